@@ -1,0 +1,84 @@
+# arsim — plain Makefile.
+#   make            build ./arsim (core in build/libarsim.a)
+#   make run        install missing packages, build, run configs/default.yaml
+#   make check      install, build, run every suite, then again under ASan+UBSan
+#   make bench      speed and memory figures against their targets (tests/bench)
+#   make asan       the suites under AddressSanitizer and UBSan only
+#   make deps       install the Debian packages that are missing (root) or print the command
+
+PKGS     := glib-2.0 yaml-0.1 libcjson check
+DEB_PKGS := libglib2.0-dev libyaml-dev libcjson-dev check gnuplot-nox pkg-config \
+            openmpi-bin libopenmpi-dev make gcc
+CC       ?= cc
+OPT      ?= -O2 -g
+CFLAGS_COMMON = -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -MMD -MP -Isim
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   = $(shell pkg-config --libs glib-2.0 yaml-0.1 libcjson 2>/dev/null) -lm -lpthread
+TEST_LIBS  = $(shell pkg-config --libs check 2>/dev/null)
+
+# BUILD selects the flavour: build/ (normal) or build-asan/ (sanitized).
+BUILD    ?= build
+ifeq ($(BUILD),build-asan)
+  OPT    := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+  LDSAN  := -fsanitize=address,undefined
+endif
+CFLAGS   = $(CFLAGS_COMMON) $(OPT) $(PKG_CFLAGS)
+LDFLAGS  += $(LDSAN)
+
+CORE_SRC := $(filter-out sim/main.c,$(wildcard sim/*.c))
+CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o)
+TEST_SRC := $(wildcard tests/unit/test_*.c)
+TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+BIN      := $(BUILD)/arsim
+
+.SECONDARY:
+.PHONY: all run check test asan bench deps clean cli-test validate validate-build
+all: arsim
+
+arsim: $(BUILD)/arsim
+	@if [ "$(BUILD)" = build ]; then cp -f $(BUILD)/arsim arsim; fi
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/libarsim.a: $(CORE_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/arsim: $(BUILD)/sim/main.o $(BUILD)/libarsim.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
+$(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(BUILD)/libarsim.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(TEST_LIBS) $(PKG_LIBS)
+
+deps:
+	@./.ci/deps.sh $(DEB_PKGS)
+
+run: deps
+	@$(MAKE) --no-print-directory arsim
+	./arsim run configs/default.yaml
+
+# Every suite: unit (Check), command-line and bad-input corpus, then the same
+# unit and CLI suites built with AddressSanitizer + UBSan.
+check: deps
+	@$(MAKE) --no-print-directory test
+	@$(MAKE) --no-print-directory asan
+
+test: arsim $(TEST_BIN)
+	@./tests/run_unit.sh $(BUILD)
+	@./tests/run_cli.sh ./arsim
+
+asan:
+	@$(MAKE) --no-print-directory BUILD=build-asan build-asan/arsim $(TEST_SRC:tests/unit/%.c=build-asan/tests/%)
+	@ASAN_OPTIONS=detect_leaks=1 ./tests/run_unit.sh build-asan
+	@ASAN_OPTIONS=detect_leaks=1 ./tests/run_cli.sh ./build-asan/arsim
+
+bench: deps arsim
+	@./tests/bench/run.sh ./arsim
+
+clean:
+	rm -rf build build-asan arsim
+
+-include $(CORE_OBJ:.o=.d) $(BUILD)/sim/main.d $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/unit/%.d)

@@ -1,0 +1,95 @@
+/* coll — all-reduce algorithms as pure schedule generators (LogGOPSim).
+ *
+ * A CollSchedule is data: for each rank, an ordered list of steps. A step
+ * may send a range of the vector to one peer and receive a range from
+ * another (MPI_Sendrecv semantics): the send carries the values the range
+ * holds when the step begins; the received values are added into the
+ * range (reduce) or copied over it. A step ends when its send was
+ * delivered and its receive arrived (and was reduced). The k-th message
+ * from rank a to rank b matches b's k-th receive from a (MPI's
+ * non-overtaking rule). The simulator (collexec.h), the real-buffer checker
+ * (coll_verify) and the MPI harness (validate/) all run these same steps.
+ *
+ * Generators work on a group: ranks[i] is the global rank of member i, and
+ * they touch elements [off, off + count) only, so algorithms compose
+ * (hierarchical = ring reduce-scatter + inner all-reduce + ring all-gather).
+ */
+#ifndef ARSIM_COLL_H
+#define ARSIM_COLL_H
+
+#include <glib.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef enum {
+    COLL_RING,          /* reduce-scatter + all-gather around a ring */
+    COLL_BUTTERFLY,     /* recursive doubling, whole vector each step */
+    COLL_RABENSEIFNER,  /* recursive-halving reduce-scatter + recursive-doubling all-gather */
+    COLL_TREE,          /* binomial reduce to rank 0 + binomial broadcast */
+    COLL_HIERARCHICAL,  /* intra-node reduce-scatter, inter-node all-reduce, intra-node all-gather */
+    COLL_TORUS2D,       /* ring reduce-scatter along X, all-reduce along Y, all-gather along X */
+    COLL_NALGOS
+} CollAlgo;
+
+const char *coll_algo_name(CollAlgo a);
+bool coll_algo_parse(const char *name, CollAlgo *out);
+
+typedef struct {
+    int32_t send_peer;   /* global rank sent to, or -1 for no send */
+    int32_t recv_peer;   /* global rank received from, or -1 for no receive */
+    uint64_t send_off;   /* first element sent */
+    uint64_t send_len;   /* elements sent (0 allowed: an empty message) */
+    uint64_t recv_off;   /* first element received into */
+    uint64_t recv_len;   /* elements received */
+    bool reduce;         /* true: add received values; false: copy them */
+} CollStep;
+
+typedef struct {
+    int p;               /* ranks, >= 1 */
+    uint64_t count;      /* elements in the vector */
+    GArray **steps;      /* p arrays of CollStep, in execution order; owned */
+} CollSchedule;
+
+typedef struct {
+    int gpus_per_node;   /* hierarchical: ranks per node (consecutive ranks), >= 1; must divide p */
+    CollAlgo inter;      /* hierarchical: the inter-node algorithm */
+    int torus_x;         /* torus2d: X (ranks r and r+1 are X neighbours); X*Y must equal p */
+    int torus_y;
+} CollParams;
+
+void coll_params_init(CollParams *prm);   /* G = 1, inter = ring, torus 0x0 (auto square) */
+
+CollSchedule *coll_schedule_new(int p, uint64_t count);
+void coll_schedule_free(CollSchedule *s);
+
+/* Fills an empty schedule with algorithm a for all s->p ranks. False and
+ * *err (g_free) if the parameters do not fit (e.g. G does not divide p). */
+bool coll_build(CollSchedule *s, CollAlgo a, const CollParams *prm, char **err);
+
+/* Group generators (see the banner). */
+void coll_gen_ring(CollSchedule *s, const int *ranks, int p, uint64_t off, uint64_t count);
+void coll_gen_ring_reduce_scatter(CollSchedule *s, const int *ranks, int p, uint64_t off, uint64_t count);
+void coll_gen_ring_allgather(CollSchedule *s, const int *ranks, int p, uint64_t off, uint64_t count);
+void coll_gen_butterfly(CollSchedule *s, const int *ranks, int p, uint64_t off, uint64_t count);
+void coll_gen_rabenseifner(CollSchedule *s, const int *ranks, int p, uint64_t off, uint64_t count);
+void coll_gen_tree(CollSchedule *s, const int *ranks, int p, uint64_t off, uint64_t count);
+/* Element range [*off, *off + *len) that member i of a p-group holds after
+ * a ring reduce-scatter of [off, off+count) (block i of an even split). */
+void coll_ring_block(int p, int i, uint64_t off, uint64_t count, uint64_t *boff, uint64_t *blen);
+
+/* Totals over the schedule, for conservation checks. */
+uint64_t coll_schedule_elems_sent(const CollSchedule *s);
+uint64_t coll_schedule_msgs(const CollSchedule *s);
+
+/* Runs the schedule on real vectors of doubles (rank r's element i starts
+ * as a value unique to (r, i)) in a dependency-respecting order and checks
+ * that every rank ends with the exact sum. False and *err on a wrong
+ * result, a deadlock or an unmatched message. */
+bool coll_verify(const CollSchedule *s, char **err);
+
+/* α-β-γ closed-form time of algorithm a on p ranks and n bytes, as in
+ * DESIGN.md and README.md (non-power-of-two folds included); used by the
+ * `auto` chooser. */
+double coll_cost(CollAlgo a, const CollParams *prm, int p, double n, double alpha, double beta, double gamma);
+
+#endif

@@ -1,0 +1,46 @@
+/* evq — the event queue: a binary min-heap on (time, seq).
+ *
+ * The one hand-written container of arsim (DESIGN.md). Events at equal
+ * times pop in the order they were pushed (seq breaks ties), so every run
+ * is deterministic. Push, pop and cancel are O(log n). No global state:
+ * every Evq is independent, so several simulations run side by side.
+ */
+#ifndef ARSIM_EVQ_H
+#define ARSIM_EVQ_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef uint64_t simtime_t;            /* picoseconds since the start of a run */
+#define SIMTIME_MAX UINT64_MAX
+#define PS_PER_S 1000000000000.0       /* picoseconds in a second */
+
+/* An event's action: ctx is the component's context, data its opaque datum. */
+typedef void (*EvqFn)(void *ctx, void *data);
+
+/* A handle names one pushed event; 0 names none. A handle stays unique
+ * after its event ran or was cancelled (a generation counter), so a stale
+ * handle can never cancel a newer event. */
+typedef uint64_t EvqHandle;
+
+typedef struct Evq Evq;
+
+Evq *evq_new(void);
+void evq_free(Evq *q);
+
+/* Schedules fn(ctx, data) at time t. Never fails (memory aside). */
+EvqHandle evq_push(Evq *q, simtime_t t, EvqFn fn, void *ctx, void *data);
+
+/* Removes a pending event; returns false if it already ran or was cancelled. */
+bool evq_cancel(Evq *q, EvqHandle h);
+
+/* Pops the earliest event into the out-parameters; false when empty. */
+bool evq_pop(Evq *q, simtime_t *t, EvqFn *fn, void **ctx, void **data);
+
+/* Time of the earliest event, or SIMTIME_MAX when empty. */
+simtime_t evq_peek_time(const Evq *q);
+
+size_t evq_len(const Evq *q);
+
+#endif

@@ -1,0 +1,31 @@
+/* units — sizes, rates and times with units, as DESIGN.md's contract says.
+ *
+ * Sizes: a bare number is bytes; KB/MB/GB/TB are powers of 10 and
+ * KiB/MiB/GiB/TiB powers of 2 (B accepted). Rates: Mbps/Gbps/Tbps/Kbps/bps
+ * or Mbit/s/Gbit/s (bits per second, powers of 10), or B/s, KB/s, MB/s,
+ * GB/s (bytes per second); `inf` is an infinitely fast link. Times: ns, us,
+ * ms, s (a bare 0 is allowed). Every parser returns false and sets *why to
+ * a static "what is wrong; what is expected" text on bad input; it never
+ * accepts trailing garbage, negative values, NaN or values that overflow.
+ */
+#ifndef ARSIM_UNITS_H
+#define ARSIM_UNITS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stddef.h>
+
+bool units_parse_bytes(const char *s, uint64_t *out, const char **why);
+/* Out: bytes per second, > 0 (INFINITY for `inf`). */
+bool units_parse_rate(const char *s, double *out, const char **why);
+/* Out: seconds, >= 0. */
+bool units_parse_time(const char *s, double *out, const char **why);
+/* Out: a finite double, >= 0. */
+bool units_parse_nonneg(const char *s, double *out, const char **why);
+
+/* Human-readable forms for tables: "64 MiB", "10 Gbps", "12.3 us". */
+void units_fmt_bytes(char *buf, size_t n, uint64_t bytes);
+void units_fmt_rate(char *buf, size_t n, double bytes_per_s);
+void units_fmt_time(char *buf, size_t n, double seconds);
+
+#endif

@@ -1,0 +1,155 @@
+/* test_evq — event queue and engine: order, ties, cancel, overflow. */
+#include "engine.h"
+#include "units.h"
+
+#include <check.h>
+#include <math.h>
+
+typedef struct {
+    int log[64];   /* ids in the order they ran */
+    int n;         /* entries in log */
+} Log;
+
+static void record(void *ctx, void *data)
+{
+    Log *l = ctx;
+    l->log[l->n++] = GPOINTER_TO_INT(data);
+}
+
+START_TEST(test_order_and_ties)
+{
+    Sim *s = sim_new(1);
+    Log l = {0};
+    sim_at(s, 30, record, &l, GINT_TO_POINTER(3));
+    sim_at(s, 10, record, &l, GINT_TO_POINTER(1));
+    sim_at(s, 20, record, &l, GINT_TO_POINTER(2));
+    for (int i = 4; i < 14; i++)            /* ten events at one time keep push order */
+        sim_at(s, 20, record, &l, GINT_TO_POINTER(i));
+    ck_assert(sim_run(s));
+    ck_assert_int_eq(l.n, 13);
+    ck_assert_int_eq(l.log[0], 1);
+    ck_assert_int_eq(l.log[1], 2);
+    for (int i = 2; i < 12; i++)
+        ck_assert_int_eq(l.log[i], i + 2);
+    ck_assert_int_eq(l.log[12], 3);
+    ck_assert_uint_eq(s->now, 30);
+    ck_assert_uint_eq(s->events, 13);
+    sim_free(s);
+}
+END_TEST
+
+START_TEST(test_cancel)
+{
+    Sim *s = sim_new(1);
+    Log l = {0};
+    EvqHandle a = sim_at(s, 5, record, &l, GINT_TO_POINTER(1));
+    EvqHandle b = sim_at(s, 6, record, &l, GINT_TO_POINTER(2));
+    sim_at(s, 7, record, &l, GINT_TO_POINTER(3));
+    ck_assert(sim_cancel(s, b));
+    ck_assert(!sim_cancel(s, b));            /* twice: already gone */
+    ck_assert(sim_run(s));
+    ck_assert(!sim_cancel(s, a));            /* ran: stale handle */
+    ck_assert_int_eq(l.n, 2);
+    ck_assert_int_eq(l.log[0], 1);
+    ck_assert_int_eq(l.log[1], 3);
+    sim_free(s);
+}
+END_TEST
+
+/* Random pushes and cancels against a sorted reference. */
+START_TEST(test_heap_random)
+{
+    Evq *q = evq_new();
+    GRand *r = g_rand_new_with_seed(42);
+    enum { N = 5000 };
+    EvqHandle h[N];
+    simtime_t t[N];
+    bool live[N];
+    for (int i = 0; i < N; i++) {
+        t[i] = g_rand_int_range(r, 0, 1000);
+        h[i] = evq_push(q, t[i], record, NULL, GINT_TO_POINTER(i));
+        live[i] = true;
+    }
+    for (int i = 0; i < N; i += 3) {
+        ck_assert(evq_cancel(q, h[i]));
+        live[i] = false;
+    }
+    simtime_t last_t = 0;
+    int last_id = -1, popped = 0;
+    simtime_t tt;
+    EvqFn fn;
+    void *ctx, *data;
+    while (evq_pop(q, &tt, &fn, &ctx, &data)) {
+        int id = GPOINTER_TO_INT(data);
+        ck_assert(live[id]);
+        ck_assert_uint_eq(tt, t[id]);
+        ck_assert(tt > last_t || (tt == last_t && id > last_id) || popped == 0);
+        last_t = tt;
+        last_id = id;
+        live[id] = false;
+        popped++;
+    }
+    ck_assert_int_eq(popped, N - (N + 2) / 3);
+    g_rand_free(r);
+    evq_free(q);
+}
+END_TEST
+
+START_TEST(test_overflow)
+{
+    Sim *s = sim_new(1);
+    Log l = {0};
+    sim_at(s, SIMTIME_MAX - 5, record, &l, GINT_TO_POINTER(1));
+    ck_assert(sim_run(s));
+    sim_after(s, 10, record, &l, GINT_TO_POINTER(2));
+    ck_assert(s->failed);
+    ck_assert_ptr_nonnull(strstr(s->error, "overflow"));
+    simtime_t ps;
+    ck_assert(!sim_seconds_to_ps(1e9, &ps));
+    ck_assert(sim_seconds_to_ps(5e-6, &ps));
+    ck_assert_uint_eq(ps, 5000000);
+    sim_free(s);
+}
+END_TEST
+
+START_TEST(test_units)
+{
+    uint64_t b;
+    double d;
+    const char *why;
+    ck_assert(units_parse_bytes("64MiB", &b, &why) && b == 67108864);
+    ck_assert(units_parse_bytes("1KB", &b, &why) && b == 1000);
+    ck_assert(units_parse_bytes("4096", &b, &why) && b == 4096);
+    ck_assert(!units_parse_bytes("-1", &b, &why));
+    ck_assert(!units_parse_bytes("1XB", &b, &why));
+    ck_assert(!units_parse_bytes("100000000TiB", &b, &why));   /* > 2^64 */
+    ck_assert(units_parse_rate("10Gbps", &d, &why) && d == 1.25e9);
+    ck_assert(units_parse_rate("100Gbit/s", &d, &why) && d == 12.5e9);
+    ck_assert(units_parse_rate("12.5GB/s", &d, &why) && d == 12.5e9);
+    ck_assert(units_parse_rate("inf", &d, &why) && isinf(d));
+    ck_assert(!units_parse_rate("0Gbps", &d, &why));
+    ck_assert(!units_parse_rate("10", &d, &why));
+    ck_assert(!units_parse_rate("nan", &d, &why));
+    ck_assert(units_parse_time("5us", &d, &why) && fabs(d - 5e-6) < 1e-18);
+    ck_assert(units_parse_time("0", &d, &why) && d == 0);
+    ck_assert(!units_parse_time("5", &d, &why));
+    ck_assert(!units_parse_time("-5us", &d, &why));
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("evq");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, test_order_and_ties);
+    tcase_add_test(tc, test_cancel);
+    tcase_add_test(tc, test_heap_random);
+    tcase_add_test(tc, test_overflow);
+    tcase_add_test(tc, test_units);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}
