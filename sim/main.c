@@ -1,10 +1,254 @@
-/* main — option parsing and wiring only (placeholder until the CLI lands). */
+/* main — arsim's command line: parses options, wires modules, maps
+ * results to exit status (0 ok, 2 bad input or usage, 1 anything else).
+ * Every bad-input message is one line on stderr. */
+#include "cmdcoll.h"
+#include "cmdlist.h"
+#include "cmdrun.h"
+#include "units.h"
+
+#include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ARSIM_USAGE                                                                                    \
+    "usage: arsim run CONFIG [--set KEY=VALUE]... [--json FILE] [--csv FILE] [--trace FILE] [--plot DIR]\n" \
+    "       arsim collective [--topology NAME|FILE] [--ranks P] [--bandwidth B] [--latency L]\n"        \
+    "                        [--packet SIZE] [--gamma S_PER_BYTE] --algo ALGO --size S[,S...] [--json]\n" \
+    "       arsim check CONFIG\n"                                                                      \
+    "       arsim list models|gpus|topologies|algorithms|policies [--json]\n"
+
+/* Prints "arsim: <msg>" and returns 2 (usage / bad input). */
+static int bad(char *msg)
+{
+    fprintf(stderr, "%s\n", msg);
+    g_free(msg);
+    return 2;
+}
+
+static int parse_sizes(const char *arg, GArray *sizes, char **err)
+{
+    gchar **parts = g_strsplit(arg, ",", -1);
+    int rc = 0;
+    for (int i = 0; parts[i]; i++) {
+        uint64_t b;
+        const char *why;
+        if (!units_parse_bytes(parts[i], &b, &why)) {
+            *err = g_strdup_printf("--size: '%s': %s", parts[i], why);
+            rc = 2;
+            break;
+        }
+        g_array_append_val(sizes, b);
+    }
+    g_strfreev(parts);
+    if (rc == 0 && sizes->len == 0) {
+        *err = g_strdup("--size: no sizes; expected --size S[,S...] such as 1KB,1MB");
+        rc = 2;
+    }
+    return rc;
+}
+
+static int parse_int_opt(const char *flag, const char *arg, int min, int max, int *out, char **err)
+{
+    char *end;
+    long v = strtol(arg, &end, 10);
+    if (end == arg || *end || v < min || v > max) {
+        *err = g_strdup_printf("%s: '%s' is not an integer from %d to %d; expected such an integer", flag, arg,
+                               min, max);
+        return 2;
+    }
+    *out = (int)v;
+    return 0;
+}
+
+static int cmd_collective(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"topology", required_argument, 0, 't'}, {"ranks", required_argument, 0, 'p'},
+        {"bandwidth", required_argument, 0, 'b'}, {"latency", required_argument, 0, 'l'},
+        {"packet", required_argument, 0, 'k'},    {"gamma", required_argument, 0, 'g'},
+        {"algo", required_argument, 0, 'a'},      {"size", required_argument, 0, 's'},
+        {"inter", required_argument, 0, 'i'},     {"gpus-per-node", required_argument, 0, 'G'},
+        {"elem-bytes", required_argument, 0, 'e'}, {"json", no_argument, 0, 'j'},
+        {0, 0, 0, 0}};
+    CmdCollOpts o = {.elem_bytes = 1, .sizes = g_array_new(FALSE, FALSE, sizeof(uint64_t))};
+    coll_params_init(&o.prm);
+    bool have_algo = false;
+    char *err = NULL;
+    int rc = 0, c, ival;
+    const char *why;
+    optind = 1;
+    opterr = 0;
+    while (rc == 0 && (c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+        switch (c) {
+        case 't': o.topology = optarg; break;
+        case 'p': rc = parse_int_opt("--ranks", optarg, 1, 1 << 20, &o.ranks, &err); break;
+        case 'G': rc = parse_int_opt("--gpus-per-node", optarg, 1, 1 << 16, &o.prm.gpus_per_node, &err); break;
+        case 'e':
+            rc = parse_int_opt("--elem-bytes", optarg, 1, 1 << 20, &ival, &err);
+            o.elem_bytes = (uint32_t)ival;
+            break;
+        case 'b':
+            o.set_bw = true;
+            if (!units_parse_rate(optarg, &o.link.bw_Bps, &why)) {
+                err = g_strdup_printf("--bandwidth: '%s': %s", optarg, why);
+                rc = 2;
+            }
+            break;
+        case 'l':
+            o.set_lat = true;
+            if (!units_parse_time(optarg, &o.link.latency_s, &why)) {
+                err = g_strdup_printf("--latency: '%s': %s", optarg, why);
+                rc = 2;
+            }
+            break;
+        case 'k':
+            o.set_packet = true;
+            if (strcmp(optarg, "message") != 0 && (!units_parse_bytes(optarg, &o.packet, &why) || o.packet == 0)) {
+                err = g_strdup_printf("--packet: '%s': %s", optarg,
+                                      o.packet == 0 ? "packet size must be positive; expected a size such as 64KiB or message" : why);
+                rc = 2;
+            }
+            break;
+        case 'g':
+            if (!units_parse_nonneg(optarg, &o.gamma, &why)) {
+                err = g_strdup_printf("--gamma: '%s': %s (seconds per byte)", optarg, why);
+                rc = 2;
+            }
+            break;
+        case 'a':
+        case 'i': {
+            CollAlgo a;
+            if (!coll_algo_parse(optarg, &a) || (c == 'i' && a == COLL_HIERARCHICAL)) {
+                err = g_strdup_printf("--%s: unknown algorithm '%s'; expected ring, butterfly, rabenseifner, tree, "
+                                      "hierarchical or torus2d", c == 'a' ? "algo" : "inter", optarg);
+                rc = 2;
+            } else if (c == 'a') {
+                o.algo = a;
+                have_algo = true;
+            } else {
+                o.prm.inter = a;
+            }
+            break;
+        }
+        case 's': rc = parse_sizes(optarg, o.sizes, &err); break;
+        case 'j': o.json = true; break;
+        case ':':
+            err = g_strdup_printf("%s: missing value; expected %s VALUE", argv[optind - 1], argv[optind - 1]);
+            rc = 2;
+            break;
+        default:
+            err = g_strdup_printf("%s: unknown option; expected one of --topology --ranks --bandwidth --latency "
+                                  "--packet --gamma --algo --size --inter --gpus-per-node --elem-bytes --json",
+                                  argv[optind - 1]);
+            rc = 2;
+            break;
+        }
+    }
+    if (rc == 0 && optind < argc) {
+        err = g_strdup_printf("%s: unexpected argument; expected options only", argv[optind]);
+        rc = 2;
+    }
+    if (rc == 0 && !have_algo) {
+        err = g_strdup("--algo: missing; expected --algo ring|butterfly|rabenseifner|tree|hierarchical|torus2d");
+        rc = 2;
+    }
+    if (rc == 0 && o.sizes->len == 0) {
+        err = g_strdup("--size: missing; expected --size S[,S...] such as 1KB,1MB");
+        rc = 2;
+    }
+    if (rc == 0)
+        rc = cmdcoll_run(&o, stdout, &err);
+    g_array_free(o.sizes, TRUE);
+    return rc == 0 ? 0 : err ? bad(err) : rc;
+}
+
+/* `run` and `check` share their option parsing; check takes --set only. */
+static int cmd_run(int argc, char **argv, bool check)
+{
+    static const struct option opts[] = {
+        {"set", required_argument, 0, 'S'},   {"json", required_argument, 0, 'j'},
+        {"csv", required_argument, 0, 'c'},   {"trace", required_argument, 0, 't'},
+        {"plot", required_argument, 0, 'P'},  {"layers", no_argument, 0, 'L'},
+        {"trace-policy", required_argument, 0, 'p'}, {"trace-batch", required_argument, 0, 'b'},
+        {0, 0, 0, 0}};
+    CmdRunOpts o = {0};
+    GPtrArray *sets = g_ptr_array_new();
+    char *err = NULL;
+    int rc = 0, c;
+    optind = 1;
+    opterr = 0;
+    while (rc == 0 && (c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+        if (check && c != 'S' && c != ':' && c != '?') {
+            err = g_strdup_printf("%s: not an option of check; expected arsim check CONFIG [--set KEY=VALUE]...",
+                                  argv[optind - 1]);
+            rc = 2;
+            break;
+        }
+        switch (c) {
+        case 'S': g_ptr_array_add(sets, optarg); break;
+        case 'j': o.json = optarg; break;
+        case 'c': o.csv = optarg; break;
+        case 't': o.trace = optarg; break;
+        case 'P': o.plot = optarg; break;
+        case 'L': o.layers = true; break;
+        case 'p': o.trace_policy = optarg; break;
+        case 'b': rc = parse_int_opt("--trace-batch", optarg, 1, 1 << 20, &o.trace_batch, &err); break;
+        case ':':
+            err = g_strdup_printf("%s: missing value; expected %s VALUE", argv[optind - 1], argv[optind - 1]);
+            rc = 2;
+            break;
+        default:
+            err = g_strdup_printf("%s: unknown option; expected --set --json --csv --trace --plot --layers "
+                                  "--trace-policy --trace-batch", argv[optind - 1]);
+            rc = 2;
+            break;
+        }
+    }
+    if (rc == 0 && optind != argc - 1) {
+        err = g_strdup_printf("%s: expected exactly one CONFIG file; usage: arsim %s CONFIG [options]",
+                              optind < argc ? argv[optind + 1 < argc ? optind + 1 : optind] : argv[0],
+                              check ? "check" : "run");
+        rc = 2;
+    }
+    g_ptr_array_add(sets, NULL);
+    if (rc == 0) {
+        o.config = argv[optind];
+        o.sets = sets;
+        rc = check ? cmdrun_check(o.config, sets, stdout, &err) : cmdrun_run(&o, stdout, &err);
+    }
+    g_ptr_array_free(sets, TRUE);
+    if (rc && err) {
+        fprintf(stderr, "%s\n", err);
+        g_free(err);
+    }
+    return rc;
+}
+
+static int cmd_list(int argc, char **argv)
+{
+    bool json = argc > 2 && strcmp(argv[2], "--json") == 0;
+    if (argc < 2 || argc > 3 || (argc == 3 && !json))
+        return bad(g_strdup("list: expected arsim list models|gpus|topologies|algorithms|policies [--json]"));
+    char *err = NULL;
+    int rc = cmdlist_run(argv[1], json, stdout, &err);
+    return rc && err ? bad(err) : rc;
+}
 
 int main(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "arsim: not built yet\n");
-    return 1;
+    if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+        fputs(ARSIM_USAGE, argc < 2 ? stderr : stdout);
+        return argc < 2 ? 2 : 0;
+    }
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "collective") == 0)
+        return cmd_collective(argc - 1, argv + 1);
+    if (strcmp(cmd, "run") == 0 || strcmp(cmd, "check") == 0)
+        return cmd_run(argc - 1, argv + 1, strcmp(cmd, "check") == 0);
+    if (strcmp(cmd, "list") == 0)
+        return cmd_list(argc - 1, argv + 1);
+    fprintf(stderr, "%s: unknown command; expected run, collective, sweep, plot, calibrate, compare, check, "
+            "import-profile or list\n", cmd);
+    return 2;
 }

@@ -1,0 +1,13 @@
+/* report — tables on stdout and JSON/CSV files: the only code that sees
+ * cJSON. Key names carry SI units (_s, _bytes, _Bps). */
+#ifndef ARSIM_REPORT_H
+#define ARSIM_REPORT_H
+
+#include "cmdcoll.h"
+
+#include <stdio.h>
+
+void report_coll_table(FILE *out, const CmdCollRow *rows, size_t n);
+void report_coll_json(FILE *out, const CmdCollRow *rows, size_t n);
+
+#endif
