@@ -1,0 +1,112 @@
+/* cmdrun — `arsim run` / `arsim check`; see cmdrun.h. */
+#include "cmdrun.h"
+#include "reportrun.h"
+
+#include <string.h>
+
+typedef struct {
+    const Scenario *s;       /* scenario */
+    const GArray *results;   /* TrainResult */
+    const TrainResult *one;  /* the traced result */
+} RunOut;
+
+static void write_json(FILE *f, void *ctx)
+{
+    RunOut *o = ctx;
+    cJSON *root = report_run_json(o->s, o->results);
+    report_print_json(f, root);
+    cJSON_Delete(root);
+}
+
+static void write_csv(FILE *f, void *ctx)
+{
+    RunOut *o = ctx;
+    report_run_csv(f, o->s, o->results);
+}
+
+static void write_trace(FILE *f, void *ctx)
+{
+    RunOut *o = ctx;
+    report_run_trace(f, o->s, o->one, 2);
+}
+
+/* Index of the policy to trace, or -1 (with *err). */
+static int trace_policy(const Scenario *s, const char *name, char **err)
+{
+    if (!name) {
+        for (guint i = 0; i < s->policies->len; i++)
+            if ((int)i != s->baseline)
+                return (int)i;
+        return s->baseline;
+    }
+    for (guint i = 0; i < s->policies->len; i++)
+        if (strcmp(((Policy *)g_ptr_array_index(s->policies, i))->name, name) == 0)
+            return (int)i;
+    *err = g_strdup_printf("--trace-policy: no policy '%s' in the scenario; expected one of its policy names", name);
+    return -1;
+}
+
+static char **sets_of(GPtrArray *sets)
+{
+    return sets ? (char **)sets->pdata : NULL;
+}
+
+int cmdrun_run(const CmdRunOpts *o, FILE *out, char **err)
+{
+    Scenario *s = scenario_load(o->config, sets_of(o->sets), err);
+    if (!s)
+        return 2;
+    int tp = o->trace ? trace_policy(s, o->trace_policy, err) : 0;
+    int tb = o->trace_batch ? o->trace_batch : g_array_index(s->batches, int, 0);
+    bool batch_ok = false;
+    for (guint i = 0; i < s->batches->len; i++)
+        batch_ok |= g_array_index(s->batches, int, i) == tb;
+    if (tp < 0 || !batch_ok) {
+        if (!batch_ok)
+            *err = g_strdup_printf("--trace-batch: %d is not a batch of the scenario; expected one of its batches", tb);
+        scenario_free(s);
+        return 2;
+    }
+    TrainOpts opts = {.layers = o->layers || o->json, .trace = false};
+    GArray *res = train_run_all(s, &opts, err);
+    if (!res) {
+        scenario_free(s);
+        return 1;
+    }
+    int rc = 0;
+    RunOut ro = {s, res, NULL};
+    TrainResult traced = {0};
+    if (o->trace) {
+        TrainOpts to = {.layers = false, .trace = true};
+        if (!train_run(s, tb, tp, &to, &traced, err))
+            rc = 1;
+        ro.one = &traced;
+    }
+    if (rc == 0 && o->json && !report_write_file(o->json, write_json, &ro, err))
+        rc = 1;
+    if (rc == 0 && o->csv && !report_write_file(o->csv, write_csv, &ro, err))
+        rc = 1;
+    if (rc == 0 && o->trace && !report_write_file(o->trace, write_trace, &ro, err))
+        rc = 1;
+    if (rc == 0)
+        report_run_table(out, s, res, o->layers);
+    if (traced.spans) {
+        GArray *one = g_array_new(FALSE, TRUE, sizeof(TrainResult));
+        g_array_append_val(one, traced);
+        train_results_free(one);
+    }
+    train_results_free(res);
+    scenario_free(s);
+    return rc;
+}
+
+int cmdrun_check(const char *config, GPtrArray *sets, FILE *out, char **err)
+{
+    Scenario *s = scenario_load(config, sets_of(sets), err);
+    if (!s)
+        return 2;
+    fprintf(out, "%s: ok: %s, %u batch sizes x %u policies, %d GPUs (%d nodes x %d)\n", config, s->model->name,
+            s->batches->len, s->policies->len, s->world, s->nodes, s->gpus_per_node);
+    scenario_free(s);
+    return 0;
+}
