@@ -156,6 +156,10 @@ void report_run_trace(FILE *out, const Scenario *s, const TrainResult *r, int ra
     cJSON *root = cJSON_CreateObject();
     cJSON *ev = cJSON_AddArrayToObject(root, "traceEvents");
     int ranks[2] = {0, s->world - 1};
+    double t0 = 0;   /* the previous iteration's syncs start before 0: shift so every ts >= 0 */
+    for (guint i = 0; r->spans && i < r->spans->len; i++)
+        if (g_array_index(r->spans, TrainSpan, i).start_s < t0)
+            t0 = g_array_index(r->spans, TrainSpan, i).start_s;
     int nr = ranks_shown < 2 || s->world == 1 ? 1 : 2;
     for (int k = 0; k < nr; k++) {
         cJSON *m = cJSON_CreateObject();
@@ -184,7 +188,7 @@ void report_run_trace(FILE *out, const Scenario *s, const TrainResult *r, int ra
             cJSON_AddStringToObject(x, "ph", "X");
             cJSON_AddNumberToObject(x, "pid", ranks[k]);
             cJSON_AddNumberToObject(x, "tid", sp->track);
-            cJSON_AddNumberToObject(x, "ts", sp->start_s * 1e6);
+            cJSON_AddNumberToObject(x, "ts", (sp->start_s - t0) * 1e6);
             cJSON_AddNumberToObject(x, "dur", sp->dur_s * 1e6);
             cJSON_AddItemToArray(ev, x);
             if (sp->track == 1 && k == 0) {
@@ -194,7 +198,7 @@ void report_run_trace(FILE *out, const Scenario *s, const TrainResult *r, int ra
                     cJSON_AddStringToObject(c, "name", "link utilization");
                     cJSON_AddStringToObject(c, "ph", "C");
                     cJSON_AddNumberToObject(c, "pid", ranks[k]);
-                    cJSON_AddNumberToObject(c, "ts", (sp->start_s + (edge ? sp->dur_s : 0)) * 1e6);
+                    cJSON_AddNumberToObject(c, "ts", (sp->start_s - t0 + (edge ? sp->dur_s : 0)) * 1e6);
                     cJSON_AddNumberToObject(cJSON_AddObjectToObject(c, "args"), "NIC egress %",
                                             edge ? 0 : 100.0 * sp->value);
                     cJSON_AddItemToArray(ev, c);

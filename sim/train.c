@@ -59,6 +59,8 @@ typedef struct {
     guint next_ddp;          /* ddp: next bucket to launch */
     bool live;               /* run collectives on the shared network */
     int rec_iter;            /* iteration recorded for --layers / --trace */
+    int arm_iter;            /* iteration whose units st[] describes */
+    UnitState *rec_st;       /* st[] of rec_iter, saved when the next iteration re-arms */
     GArray *spans;           /* TrainSpan for rec_iter, or NULL */
     GPtrArray *execs;        /* live CollExec*; owned */
     simtime_t comm_ps;       /* sum of unit durations in rec_iter */
@@ -67,12 +69,15 @@ typedef struct {
 
 static void stream_advance(Train *t);
 
-static void add_span(Train *t, const char *name, int track, simtime_t start, simtime_t dur, double value)
+/* Records a span of iteration `iter` if it is the recorded one (compute
+ * and syncs) or the one before (syncs only: the next forward waits on them). */
+static void add_span(Train *t, TrainSpan sp, int iter, simtime_t start, simtime_t dur)
 {
-    if (!t->spans || t->iter != t->rec_iter)
+    if (!t->spans || iter > t->rec_iter || iter < t->rec_iter - (sp.track ? 1 : 0))
         return;
-    TrainSpan sp = {g_strdup(name), track, sim_ps_to_seconds(start - t->iter_start[t->rec_iter]),
-                    sim_ps_to_seconds(dur), value};
+    sp.iter = iter - t->rec_iter;
+    sp.start_s = sim_ps_to_seconds(start);   /* absolute until the run ends (see rebase_spans) */
+    sp.dur_s = sim_ps_to_seconds(dur);
     g_array_append_val(t->spans, sp);
 }
 
@@ -84,10 +89,12 @@ static void unit_finished(Train *t, int u)
     st->done = true;
     t->in_flight--;
     t->units_left--;
-    if (t->iter == t->rec_iter) {
+    if (t->arm_iter == t->rec_iter)
         t->comm_ps += st->end - st->start;
-        add_span(t, su->name, 1, st->start, st->end - st->start, st->util);
-    }
+    if (t->spans && t->arm_iter <= t->rec_iter)
+        add_span(t, (TrainSpan){.name = g_strdup(su->name), .track = 1, .first_layer = su->first_layer,
+                                .last_layer = su->last_layer, .value = st->util},
+                 t->arm_iter, st->start, st->end - st->start);
     for (int l = su->first_layer; l <= su->last_layer; l++)
         t->pending[l]--;
 }
@@ -185,6 +192,9 @@ static void grads_ready(Train *t, int layer)
 /* A new iteration's backward begins: arm its units. */
 static void arm_units(Train *t)
 {
+    if (t->arm_iter == t->rec_iter && t->iter > t->rec_iter)
+        memcpy(t->rec_st, t->st, sizeof(UnitState) * t->units->len);
+    t->arm_iter = t->iter;
     memset(t->st, 0, sizeof(UnitState) * t->units->len);
     t->units_left = (int)t->units->len;
     t->next_ddp = 0;
@@ -206,7 +216,7 @@ static bool gate_open(const Train *t, const Task *k)
 static void note_needed(Train *t, const Task *k)
 {
     int it = k->gate == -2 ? t->iter : t->iter - 1;
-    if (it != t->rec_iter || k->gate == -1)
+    if (it != t->rec_iter || t->arm_iter != t->rec_iter || k->gate == -1)
         return;
     for (guint u = 0; u < t->units->len; u++) {
         const SyncUnit *su = &g_array_index(t->units, SyncUnit, u);
@@ -256,8 +266,12 @@ static void stream_advance(Train *t)
     t->waiting = false;
     if (k->kind == TASK_BWD && k->layer == (int)t->s->model->layers->len - 1)
         arm_units(t);
-    char buf[160];
-    add_span(t, task_name(t, k, buf, sizeof buf), 0, t->sim->now, k->dur, 0);
+    if (t->spans && t->iter == t->rec_iter) {
+        char buf[160];
+        add_span(t, (TrainSpan){.name = g_strdup(task_name(t, k, buf, sizeof buf)), .first_layer = k->layer,
+                                .last_layer = k->layer, .forward = k->kind == TASK_FWD},
+                 t->iter, t->sim->now, k->dur);
+    }
     t->busy = true;
     sim_after(t->sim, k->dur, task_done, t, (void *)k);
 }
@@ -312,6 +326,7 @@ static void train_clear(Train *t)
         g_array_free(t->tasks, TRUE);
     policy_units_free(t->units);
     g_free(t->st);
+    g_free(t->rec_st);
     g_free(t->pending);
     g_free(t->iter_start);
     commcost_free(t->cost);
@@ -320,13 +335,24 @@ static void train_clear(Train *t)
     sim_free(t->sim);
 }
 
+/* Makes span times relative to the recorded iteration's start. */
+static void rebase_spans(Train *t)
+{
+    for (guint i = 0; t->spans && i < t->spans->len; i++) {
+        TrainSpan *sp = &g_array_index(t->spans, TrainSpan, i);
+        simtime_t abs = 0;
+        sim_seconds_to_ps(sp->start_s, &abs);
+        sp->start_s = (double)((int64_t)abs - (int64_t)t->iter_start[t->rec_iter]) / PS_PER_S;
+    }
+}
+
 static void fill_rows(Train *t, TrainResult *out)
 {
     simtime_t base = t->iter_start[t->rec_iter];
     out->units = g_array_new(FALSE, TRUE, sizeof(TrainUnitRow));
     for (guint u = 0; u < t->units->len; u++) {
         const SyncUnit *su = &g_array_index(t->units, SyncUnit, u);
-        const UnitState *st = &t->st[u];
+        const UnitState *st = &t->rec_st[u];
         TrainUnitRow r = {.name = g_strdup(su->name), .bytes = su->elems * (uint64_t)t->s->elem_bytes,
                           .algo = su->algo, .reason = g_strdup(su->reason)};
         r.ready_s = sim_ps_to_seconds(st->ready - base);
@@ -372,6 +398,8 @@ bool train_run_ex(const Scenario *s, int batch, int policy, const TrainOpts *o, 
         return false;
     }
     t.st = g_new0(UnitState, t.units->len);
+    t.rec_st = g_new0(UnitState, t.units->len);
+    t.arm_iter = -1;
     t.pending = g_new0(int, s->model->layers->len);
     t.queue = g_queue_new();
     t.iters = s->warmup + s->measured + 1;
@@ -399,8 +427,11 @@ bool train_run_ex(const Scenario *s, int batch, int policy, const TrainOpts *o, 
     out->samples_per_s = out->iteration_s > 0 ? (double)batch * s->world / out->iteration_s : INFINITY;
     out->events = t.sim->events + commcost_events(t.cost);
     out->speedup = 1;
+    if (t.arm_iter == t.rec_iter)
+        memcpy(t.rec_st, t.st, sizeof(UnitState) * t.units->len);
     if (o && o->layers)
         fill_rows(&t, out);
+    rebase_spans(&t);
     out->spans = t.spans;
     t.spans = NULL;
     train_clear(&t);

@@ -24,8 +24,12 @@ typedef struct {
 typedef struct {
     char *name;              /* owned */
     int track;               /* 0 compute, 1 communication */
-    double start_s, dur_s;
-    double value;            /* counter tracks: utilization in [0,1]; spans: unused */
+    int iter;                /* 0: the recorded iteration; -1: the one before (its syncs) */
+    int first_layer;         /* compute: the layer (-1 for the whole-model update); comm: first layer carried */
+    int last_layer;          /* comm: last layer carried; compute: as first_layer */
+    bool forward;            /* compute: a forward pass (with its layer's update under layer/priority) */
+    double start_s, dur_s;   /* from the recorded iteration's start; may be < 0 for iter -1 */
+    double value;            /* comm: mean NIC egress utilization in [0,1] while it ran */
 } TrainSpan;
 
 typedef struct {
