@@ -1,0 +1,716 @@
+#!/usr/bin/env python3
+"""gen_models.py - generate arsim's model and GPU files from the architectures.
+
+MAINTAINER TOOL.  It is not needed to build, test or run arsim: its outputs are
+committed.  Running it again must reproduce them byte for byte:
+
+    python3 models/gen/gen_models.py            # rewrite the files below
+    python3 models/gen/gen_models.py --check    # exit 1 if any committed file differs
+    python3 models/gen/gen_models.py --report F # also write a Markdown summary to F
+
+Outputs (paths relative to the repository root):
+    models/{vgg16,vgg16-cifar10,resnet50,alexnet,bert-base,gpt2}.yaml
+    models/gpus.yaml
+    tests/data/ddp_buckets.txt   (PyTorch DDP bucket layouts, a test oracle)
+
+Pure Python 3, standard library only (PyYAML, when installed, is used only to
+round-trip check the YAML).  Every layer is computed from the architecture;
+the parameter totals, tensor counts and per-stage sums are asserted against
+the published figures (torchvision, Hugging Face, REFERENCES.md section 4).
+
+Counting conventions (also written into each YAML banner):
+  * params / tensors: the trainable tensors in model.parameters() order
+    (PyTorch registration order), sizes in elements.
+  * flops: forward FLOPs per sample, one multiply-add = 2 FLOPs.
+      conv    2 * Cin/groups * Kh * Kw * Cout * Hout * Wout   (bias adds ignored)
+      linear  2 * in * out per row                            (bias adds ignored)
+      maxpool Kh * Kw comparisons per output element
+      avgpool one add per input element
+      BN / LayerNorm  5 FLOPs per element (statistics: add, mul, add;
+                      apply y = x*s + t: mul, add)
+      residual add    1 FLOP per element, counted in the layer named
+      attention core  Q.K^T and P.V 2*S*S*H each, scale+mask+softmax
+                      5 FLOPs per score element
+      activations (ReLU, GELU, tanh) and dropout are folded into the
+      preceding layer at no cost (fused epilogue assumption).
+  * mem_bytes: activation bytes read + written per sample in forward at fp32
+    (input + output tensors of the layer's kernels); weights are excluded;
+    token ids are int64 (8 bytes).
+"""
+
+import argparse
+import os
+import sys
+
+FP32 = 4          # bytes per element at fp32
+INT64 = 8         # bytes per token id
+MIB = 1024 * 1024
+DDP_LIMITS = [1 * MIB, 25 * MIB]   # kDefaultFirstBucketBytes, bucket_cap_mb=25
+
+
+# ---------------------------------------------------------------------------
+# Layer records
+# ---------------------------------------------------------------------------
+
+def layer(name, kind, tensors, flops, mem_bytes):
+    """tensors: list of (suffix, numel) in registration order."""
+    assert kind in ("conv", "fc", "norm", "embedding", "attention", "pool", "act")
+    if kind in ("pool", "act"):
+        assert not tensors
+    return {"name": name, "kind": kind, "tensors": tensors,
+            "params": sum(n for _, n in tensors),
+            "flops": int(flops), "mem_bytes": int(mem_bytes)}
+
+
+def conv2d(name, cin, cout, k, stride, pad, h, w, bias=True, groups=1):
+    """Returns (layer, hout, wout).  Square kernel k, torchvision padding."""
+    ho = (h + 2 * pad - k) // stride + 1
+    wo = (w + 2 * pad - k) // stride + 1
+    t = [("weight", cout * (cin // groups) * k * k)]
+    if bias:
+        t.append(("bias", cout))
+    flops = 2 * (cin // groups) * k * k * cout * ho * wo
+    mem = (cin * h * w + cout * ho * wo) * FP32
+    return layer(name, "conv", t, flops, mem), ho, wo
+
+
+def maxpool(name, c, k, stride, pad, h, w):
+    ho = (h + 2 * pad - k) // stride + 1
+    wo = (w + 2 * pad - k) // stride + 1
+    flops = k * k * c * ho * wo
+    mem = (c * h * w + c * ho * wo) * FP32
+    return layer(name, "pool", [], flops, mem), ho, wo
+
+
+def adaptive_avgpool(name, c, h, w, ho, wo):
+    flops = c * h * w
+    mem = (c * h * w + c * ho * wo) * FP32
+    return layer(name, "pool", [], flops, mem)
+
+
+def linear(name, fin, fout, rows=1, kind="fc", bias=True, extra_flops=0,
+           extra_mem=0, weight_numel=None):
+    """A Linear (or HF Conv1D) over `rows` positions; weight_numel=0 for a
+    tied weight that is not a parameter of its own."""
+    t = []
+    wn = fin * fout if weight_numel is None else weight_numel
+    if wn:
+        t.append(("weight", wn))
+    if bias:
+        t.append(("bias", fout))
+    flops = 2 * fin * fout * rows + extra_flops
+    mem = (fin + fout) * rows * FP32 + extra_mem
+    return layer(name, kind, t, flops, mem)
+
+
+NORM_FLOPS_PER_ELEM = 5
+SOFTMAX_FLOPS_PER_ELEM = 5
+
+
+def batchnorm(name, c, h, w, residual=False):
+    """BatchNorm2d (weight, bias); residual=True folds `out += identity`
+    (and the ReLU after it) into this layer."""
+    n = c * h * w
+    flops = NORM_FLOPS_PER_ELEM * n + (n if residual else 0)
+    mem = (2 * n + (n if residual else 0)) * FP32
+    return layer(name, "norm", [("weight", c), ("bias", c)], flops, mem)
+
+
+def layernorm(name, rows, hidden, residual=False, extra_inputs=0, extra_flops=0):
+    """LayerNorm (weight, bias) over rows x hidden; residual folds an add of
+    one more input; extra_inputs counts other summed inputs read."""
+    n = rows * hidden
+    flops = NORM_FLOPS_PER_ELEM * n + (n if residual else 0) + extra_flops
+    mem = (2 + (1 if residual else 0) + extra_inputs) * n * FP32
+    return layer(name, "norm", [("weight", hidden), ("bias", hidden)], flops, mem)
+
+
+def attention_core(seq, hidden, heads):
+    """FLOPs and bytes of scores = Q.K^T, scale+mask+softmax, context = P.V
+    (full S x S scores, as HF computes them even when causal)."""
+    scores = heads * seq * seq
+    flops = (2 * seq * seq * hidden          # Q.K^T
+             + SOFTMAX_FLOPS_PER_ELEM * scores
+             + 2 * seq * seq * hidden)       # P.V
+    mem = ((2 * seq * hidden + scores)       # read Q, K; write scores
+           + 2 * scores                      # softmax read + write
+           + (scores + seq * hidden + seq * hidden)) * FP32   # read P, V; write ctx
+    return flops, mem
+
+
+# ---------------------------------------------------------------------------
+# Models
+# ---------------------------------------------------------------------------
+
+VGG16_CFG = [64, 64, "M", 128, 128, "M", 256, 256, 256, "M",
+             512, 512, 512, "M", 512, 512, 512, "M"]
+
+
+def vgg16_features(size):
+    layers, c, h, w = [], 3, size, size
+    block, idx = 1, 1
+    for v in VGG16_CFG:
+        if v == "M":
+            lay, h, w = maxpool("pool%d" % block, c, 2, 2, 0, h, w)
+            layers.append(lay)
+            block, idx = block + 1, 1
+        else:
+            lay, h, w = conv2d("conv%d_%d" % (block, idx), c, v, 3, 1, 1, h, w)
+            layers.append(lay)
+            c, idx = v, idx + 1
+    return layers, c, h, w
+
+
+def vgg16():
+    layers, c, h, w = vgg16_features(224)
+    assert (c, h, w) == (512, 7, 7)
+    layers.append(adaptive_avgpool("avgpool", c, h, w, 7, 7))
+    layers.append(linear("fc6", 512 * 7 * 7, 4096))
+    layers.append(linear("fc7", 4096, 4096))
+    layers.append(linear("fc8", 4096, 1000))
+    return layers
+
+
+def vgg16_cifar10():
+    layers, c, h, w = vgg16_features(32)
+    assert (c, h, w) == (512, 1, 1)
+    layers.append(linear("fc6", 512, 4096))
+    layers.append(linear("fc7", 4096, 4096))
+    layers.append(linear("fc8", 4096, 10))
+    return layers
+
+
+def alexnet():
+    L = []
+    lay, h, w = conv2d("conv1", 3, 64, 11, 4, 2, 224, 224); L.append(lay)
+    lay, h, w = maxpool("pool1", 64, 3, 2, 0, h, w); L.append(lay)
+    lay, h, w = conv2d("conv2", 64, 192, 5, 1, 2, h, w); L.append(lay)
+    lay, h, w = maxpool("pool2", 192, 3, 2, 0, h, w); L.append(lay)
+    lay, h, w = conv2d("conv3", 192, 384, 3, 1, 1, h, w); L.append(lay)
+    lay, h, w = conv2d("conv4", 384, 256, 3, 1, 1, h, w); L.append(lay)
+    lay, h, w = conv2d("conv5", 256, 256, 3, 1, 1, h, w); L.append(lay)
+    lay, h, w = maxpool("pool5", 256, 3, 2, 0, h, w); L.append(lay)
+    assert (h, w) == (6, 6)
+    L.append(adaptive_avgpool("avgpool", 256, h, w, 6, 6))
+    L.append(linear("fc6", 256 * 6 * 6, 4096))
+    L.append(linear("fc7", 4096, 4096))
+    L.append(linear("fc8", 4096, 1000))
+    return L
+
+
+def resnet50():
+    L = []
+    lay, h, w = conv2d("conv1", 3, 64, 7, 2, 3, 224, 224, bias=False); L.append(lay)
+    L.append(batchnorm("bn1", 64, h, w))
+    lay, h, w = maxpool("maxpool", 64, 3, 2, 1, h, w); L.append(lay)
+    inplanes = 64
+    for stage, (planes, blocks, stride) in enumerate(
+            [(64, 3, 1), (128, 4, 2), (256, 6, 2), (512, 3, 2)], start=1):
+        for b in range(blocks):
+            s = stride if b == 0 else 1
+            p = "layer%d.%d." % (stage, b)
+            out = planes * 4
+            lay, h1, w1 = conv2d(p + "conv1", inplanes, planes, 1, 1, 0, h, w, bias=False)
+            L.append(lay)
+            L.append(batchnorm(p + "bn1", planes, h1, w1))
+            # torchvision v1.5: the stride sits on the 3x3 conv
+            lay, h2, w2 = conv2d(p + "conv2", planes, planes, 3, s, 1, h1, w1, bias=False)
+            L.append(lay)
+            L.append(batchnorm(p + "bn2", planes, h2, w2))
+            lay, h3, w3 = conv2d(p + "conv3", planes, out, 1, 1, 0, h2, w2, bias=False)
+            L.append(lay)
+            L.append(batchnorm(p + "bn3", out, h3, w3, residual=True))
+            if b == 0 and (s != 1 or inplanes != out):
+                lay, hd, wd = conv2d(p + "downsample.0", inplanes, out, 1, s, 0, h, w,
+                                     bias=False)
+                L.append(lay)
+                assert (hd, wd) == (h3, w3)
+                L.append(batchnorm(p + "downsample.1", out, hd, wd))
+            inplanes, h, w = out, h3, w3
+    assert (inplanes, h, w) == (2048, 7, 7)
+    L.append(adaptive_avgpool("avgpool", 2048, h, w, 1, 1))
+    L.append(linear("fc", 2048, 1000))
+    return L
+
+
+BERT_SEQ = 128
+
+
+def bert_base():
+    V, H, NL, A, I, P, T, S = 30522, 768, 12, 12, 3072, 512, 2, BERT_SEQ
+    L = []
+    ids = S * INT64
+    L.append(layer("embeddings.word_embeddings", "embedding",
+                   [("weight", V * H)], 0, ids + S * H * FP32))
+    L.append(layer("embeddings.position_embeddings", "embedding",
+                   [("weight", P * H)], 0, ids + S * H * FP32))
+    L.append(layer("embeddings.token_type_embeddings", "embedding",
+                   [("weight", T * H)], 0, ids + S * H * FP32))
+    # the two adds word + token_type + position are counted here
+    L.append(layernorm("embeddings.LayerNorm", S, H, extra_inputs=2,
+                       extra_flops=2 * S * H))
+    for i in range(NL):
+        p = "encoder.layer.%d." % i
+        core_flops, core_mem = attention_core(S, H, A)
+        qkv_flops = 3 * 2 * S * H * H
+        qkv_mem = 3 * 2 * S * H * FP32          # three Linear kernels
+        L.append(layer(p + "attention.self", "attention",
+                       [("query.weight", H * H), ("query.bias", H),
+                        ("key.weight", H * H), ("key.bias", H),
+                        ("value.weight", H * H), ("value.bias", H)],
+                       qkv_flops + core_flops, qkv_mem + core_mem))
+        L.append(linear(p + "attention.output.dense", H, H, rows=S, kind="attention"))
+        L.append(layernorm(p + "attention.output.LayerNorm", S, H, residual=True))
+        L.append(linear(p + "intermediate.dense", H, I, rows=S))      # GELU folded
+        L.append(linear(p + "output.dense", I, H, rows=S))
+        L.append(layernorm(p + "output.LayerNorm", S, H, residual=True))
+    # pooler: dense + tanh on the first token only
+    L.append(linear("pooler.dense", H, H, rows=1))
+    return L
+
+
+GPT2_SEQ = 1024
+
+
+def gpt2():
+    V, H, NL, A, P, S = 50257, 768, 12, 12, 1024, GPT2_SEQ
+    L = []
+    ids = S * INT64
+    L.append(layer("wte", "embedding", [("weight", V * H)], 0, ids + S * H * FP32))
+    # wpe: lookup, plus the add inputs_embeds + position_embeds
+    L.append(layer("wpe", "embedding", [("weight", P * H)], S * H,
+                   ids + 3 * S * H * FP32))
+    for i in range(NL):
+        p = "h.%d." % i
+        L.append(layernorm(p + "ln_1", S, H))
+        core_flops, core_mem = attention_core(S, H, A)
+        L.append(linear(p + "attn.c_attn", H, 3 * H, rows=S, kind="attention",
+                        extra_flops=core_flops, extra_mem=core_mem))
+        # c_proj includes the residual add (reads the residual)
+        L.append(linear(p + "attn.c_proj", H, H, rows=S, kind="attention",
+                        extra_flops=S * H, extra_mem=S * H * FP32))
+        L.append(layernorm(p + "ln_2", S, H))
+        L.append(linear(p + "mlp.c_fc", H, 4 * H, rows=S))            # gelu_new folded
+        L.append(linear(p + "mlp.c_proj", 4 * H, H, rows=S,
+                        extra_flops=S * H, extra_mem=S * H * FP32))
+    L.append(layernorm("ln_f", S, H))
+    # LM head tied to wte: compute only, no parameter of its own
+    L.append(linear("lm_head", H, V, rows=S, bias=False, weight_numel=0))
+    return L
+
+
+# ---------------------------------------------------------------------------
+# Model table: file name, description, banner, builder, asserted figures
+# ---------------------------------------------------------------------------
+
+COMMON_BANNER = [
+    "Generated by models/gen/gen_models.py (maintainer tool) - do not edit by hand.",
+    "Layers in forward order (input side first).  params = sum of tensors; tensors",
+    "are the parameter tensors in model.parameters() order, sizes in elements.",
+    "flops: forward FLOPs per sample, 1 multiply-add = 2 FLOPs, bias adds ignored.",
+    "mem_bytes: activation bytes read + written per sample in forward at fp32",
+    "(inputs + outputs of the layer's kernels; weights excluded).",
+]
+
+MODELS = [
+    {
+        "file": "vgg16", "build": vgg16, "params": 138357544, "tensors": 32,
+        "description": "VGG-16 (torchvision cfg D, no BN), ImageNet 224x224",
+        "banner": [
+            "VGG-16, configuration D without batch norm: torchvision.models.vgg16().",
+            "Input 3x224x224 (ImageNet), 1000 classes.  Each conv/fc layer is",
+            "weight+bias; its ReLU (and the classifier's Dropout) is folded in at no",
+            "cost.  pool1..pool5: 2x2/2 max pools (4 comparisons per output element);",
+            "avgpool: torchvision's AdaptiveAvgPool2d((7,7)), an identity at 224x224",
+            "(1 add per element).  15.47 GMAC per image forward.",
+        ],
+    },
+    {
+        "file": "vgg16-cifar10", "build": vgg16_cifar10, "params": 33638218,
+        "tensors": 32,
+        "description": "VGG-16 (torchvision cfg D features, no BN) on CIFAR-10 32x32, "
+                       "classifier 512-4096-4096-10",
+        "banner": [
+            "VGG-16 on CIFAR-10: torchvision cfg D features (13 conv, no BN) on a",
+            "3x32x32 input, 1x1x512 after pool5, no avgpool, torchvision-style",
+            "classifier 512->4096->4096->10.  ReLU/Dropout folded in at no cost.",
+        ],
+    },
+    {
+        "file": "resnet50", "build": resnet50, "params": 25557032, "tensors": 161,
+        "description": "ResNet-50 (torchvision v1.5, stride on the 3x3 conv), "
+                       "ImageNet 224x224",
+        "banner": [
+            "ResNet-50: torchvision.models.resnet50() (Bottleneck v1.5: stride on conv2).",
+            "Input 3x224x224 (ImageNet), 1000 classes.  Layer names are torchvision",
+            "module names; each conv (no bias) and each BatchNorm2d (weight, bias) is a",
+            "layer, downsample.0 (conv) / downsample.1 (bn) included; running stats are",
+            "buffers, not parameters.  ReLUs are folded into the preceding bn; each",
+            "block's residual add and final ReLU are counted in its bn3 (1 FLOP and one",
+            "extra read per element).  BN: 5 FLOPs per element.  maxpool 3x3/2 pad 1:",
+            "9 comparisons per output element; avgpool 7x7 -> 1: 1 add per element.",
+        ],
+    },
+    {
+        "file": "alexnet", "build": alexnet, "params": 61100840, "tensors": 16,
+        "description": "AlexNet (torchvision), ImageNet 224x224",
+        "banner": [
+            "AlexNet: torchvision.models.alexnet() (the one-GPU variant, 64-192-384-",
+            "256-256 channels).  Input 3x224x224, 1000 classes.  ReLU/Dropout folded in",
+            "at no cost.  pool1/pool2/pool5: 3x3/2 max pools (9 comparisons per output",
+            "element); avgpool: AdaptiveAvgPool2d((6,6)), an identity at 224x224.",
+        ],
+    },
+    {
+        "file": "bert-base", "build": bert_base, "params": 109482240, "tensors": 199,
+        "description": "BERT-base uncased (HF BertModel with pooler, no MLM head), "
+                       "sequence length 128",
+        "banner": [
+            "BERT-base: Hugging Face BertModel('bert-base-uncased') with its pooler,",
+            "no pre-training (MLM/NSP) head.  vocab 30522, hidden 768, 12 layers,",
+            "12 heads, intermediate 3072, 512 positions, 2 token types.",
+            "FLOPs and bytes at sequence length 128 per sample.  Layer names are HF",
+            "module names.  attention.self groups query, key, value (weight, bias each)",
+            "and the attention core (Q.K^T, scale+mask+softmax at 5 FLOPs per score,",
+            "P.V; full 128x128 scores); attention.output.dense is kind attention too.",
+            "LayerNorm: 5 FLOPs per element, + the residual add (1 FLOP, one extra",
+            "read).  embeddings.LayerNorm also counts the two embedding adds.",
+            "Embedding lookups: 0 FLOPs, bytes = int64 ids + output.  GELU, tanh and",
+            "dropout folded in at no cost.  pooler.dense runs on the first token only.",
+        ],
+    },
+    {
+        "file": "gpt2", "build": gpt2, "params": 124439808, "tensors": 148,
+        "description": "GPT-2 small (HF GPT2Model + tied LM head), sequence length 1024",
+        "banner": [
+            "GPT-2 small: Hugging Face GPT2Model('gpt2') parameters (vocab 50257,",
+            "1024 positions, hidden 768, 12 layers, 12 heads, MLP 3072), plus the",
+            "language-model head of GPT2LMHeadModel, whose weight is tied to wte: the",
+            "lm_head layer has compute but no parameters (tied embeddings counted once;",
+            "model.parameters() is the same 148 tensors for both HF classes).",
+            "FLOPs and bytes at sequence length 1024 per sample.  HF Conv1D weights are",
+            "[in, out]; sizes are element counts.  attn.c_attn groups the QKV projection",
+            "and the attention core (Q.K^T, scale+mask+softmax at 5 FLOPs per score,",
+            "P.V; full 1024x1024 scores as HF computes them).  attn.c_proj and",
+            "mlp.c_proj include the residual add.  wpe includes the add",
+            "wte(ids) + wpe(pos).  LayerNorm 5 FLOPs per element.  gelu_new and dropout",
+            "folded in at no cost.  The loss (softmax over the logits) is not counted.",
+        ],
+    },
+]
+
+
+def check_model(m, layers):
+    """Assert the published totals and sub-totals."""
+    total = sum(l["params"] for l in layers)
+    ntensors = sum(len(l["tensors"]) for l in layers)
+    assert total == m["params"], (m["file"], total, m["params"])
+    assert ntensors == m["tensors"], (m["file"], ntensors, m["tensors"])
+    for l in layers:
+        assert l["params"] == sum(n for _, n in l["tensors"])
+        assert l["flops"] >= 0 and l["mem_bytes"] > 0
+    names = [l["name"] for l in layers]
+    assert len(set(names)) == len(names), m["file"]
+    by = {l["name"]: l for l in layers}
+    f = m["file"]
+    if f == "vgg16":
+        # REFERENCES.md section 4: params and GMAC per image per layer
+        ref = {"conv1_1": (1792, 0.087), "conv1_2": (36928, 1.850),
+               "conv2_1": (73856, 0.925), "conv2_2": (147584, 1.850),
+               "conv3_1": (295168, 0.925), "conv3_2": (590080, 1.850),
+               "conv3_3": (590080, 1.850), "conv4_1": (1180160, 0.925),
+               "conv4_2": (2359808, 1.850), "conv4_3": (2359808, 1.850),
+               "conv5_1": (2359808, 0.462), "conv5_2": (2359808, 0.462),
+               "conv5_3": (2359808, 0.462), "fc6": (102764544, 0.103),
+               "fc7": (16781312, 0.017), "fc8": (4097000, 0.004)}
+        for name, (p, gmac) in ref.items():
+            assert by[name]["params"] == p, name
+            assert round(by[name]["flops"] / 2e9, 3) == gmac, (name, by[name]["flops"])
+        conv = sum(l["params"] for l in layers if l["kind"] == "conv")
+        fc = sum(l["params"] for l in layers if l["kind"] == "fc")
+        assert (conv, fc) == (14714688, 123642856)
+        mac = sum(l["flops"] for l in layers if l["kind"] in ("conv", "fc")) / 2e9
+        assert round(mac, 2) == 15.47, mac
+    if f == "resnet50":
+        def stage(prefix):
+            return sum(l["params"] for l in layers if l["name"].startswith(prefix))
+        assert by["conv1"]["params"] == 9408 and by["bn1"]["params"] == 128
+        assert [stage("layer%d." % i) for i in range(1, 5)] == \
+            [215808, 1219584, 7098368, 14964736]
+        assert by["fc"]["params"] == 2049000
+        mac = sum(l["flops"] for l in layers if l["kind"] in ("conv", "fc")) / 2e9
+        assert round(mac, 2) == 4.09, mac        # torchvision: 4.09 GMAC
+    if f == "alexnet":
+        mac = sum(l["flops"] for l in layers if l["kind"] in ("conv", "fc")) / 2e9
+        assert round(mac, 2) == 0.71, mac        # torchvision: 0.71 GMAC
+    if f == "bert-base":
+        emb = sum(l["params"] for l in layers if l["name"].startswith("embeddings."))
+        enc = sum(l["params"] for l in layers if l["name"].startswith("encoder."))
+        assert (emb, enc, by["pooler.dense"]["params"]) == (23837184, 85054464, 590592)
+    if f == "gpt2":
+        assert by["wte"]["params"] == 38597376 and by["wpe"]["params"] == 786432
+        assert by["lm_head"]["params"] == 0
+    return total, ntensors
+
+
+# ---------------------------------------------------------------------------
+# YAML emission (hand-written so the bytes are fixed)
+# ---------------------------------------------------------------------------
+
+def emit_model(m, layers):
+    out = ["# models/%s.yaml - %s" % (m["file"], m["description"])]
+    out += ["# " + s for s in m["banner"]]
+    out.append("#")
+    out += ["# " + s for s in COMMON_BANNER]
+    out.append("name: %s" % m["file"])
+    out.append('description: "%s"' % m["description"])
+    out.append("params: %d" % sum(l["params"] for l in layers))
+    out.append("layers:")
+    for l in layers:
+        out.append("  - {name: %s, kind: %s, params: %d, tensors: [%s], flops: %d, "
+                   "mem_bytes: %d}" % (l["name"], l["kind"], l["params"],
+                                       ", ".join(str(n) for _, n in l["tensors"]),
+                                       l["flops"], l["mem_bytes"]))
+    return "\n".join(out) + "\n"
+
+
+GPUS = [
+    # key, name, fp32, fp16, mem GB/s, launch us, efficiencies
+    ("gtx1080ti", "NVIDIA GeForce GTX 1080 Ti", 11.3, 0, 484, 6,
+     (0.60, 0.65, 0.30, 0.30, 0.50, 0.30, 0.30, 0.50)),
+    ("v100", "NVIDIA V100 SXM2 32GB", 15.7, 125, 900, 5,
+     (0.55, 0.60, 0.30, 0.30, 0.50, 0.30, 0.30, 0.50)),
+    ("a100", "NVIDIA A100 SXM4 80GB", 19.5, 312, 2039, 4,
+     (0.55, 0.60, 0.30, 0.30, 0.50, 0.30, 0.30, 0.50)),
+    ("h100", "NVIDIA H100 SXM5 80GB", 67, 989, 3350, 4,
+     (0.45, 0.50, 0.25, 0.25, 0.40, 0.25, 0.25, 0.40)),
+]
+EFF_KINDS = ("conv", "fc", "norm", "embedding", "attention", "pool", "act", "default")
+
+
+def fmt_num(x):
+    return ("%d" % x) if float(x).is_integer() else repr(x)
+
+
+def emit_gpus():
+    out = [
+        "# models/gpus.yaml - GPU specifications for arsim's per-layer compute model.",
+        "# Generated by models/gen/gen_models.py (maintainer tool) - do not edit by hand.",
+        "# Peaks are vendor datasheet figures (dense, no sparsity), REFERENCES.md",
+        "# section 5: GTX 1080 Ti (Pascal GP102: 11.3 TFLOP/s FP32, 484 GB/s GDDR5X),",
+        "# V100 SXM2 (15.7 FP32, 125 FP16 tensor core, 900 GB/s HBM2), A100 SXM4 80GB",
+        "# (19.5 FP32, 312 FP16/BF16 tensor core, 2039 GB/s HBM2e), H100 SXM5 (67 FP32,",
+        "# 989 FP16/BF16 tensor core, 3350 GB/s HBM3).",
+        "#   fp32_tflops  peak FP32 (non-tensor-core) rate, TFLOP/s; TF32 is not modelled",
+        "#   fp16_tflops  peak dense FP16 tensor-core rate; 0 = none (fp16 runs at the",
+        "#                fp32 rate)",
+        "#   mem_GBps     peak memory bandwidth, 10^9 bytes/s",
+        "#   launch_us    per-kernel launch/dispatch overhead, added per layer per pass",
+        "#   efficiency   fraction of the peak FLOP rate (of the precision in use) that",
+        "#                a layer of that kind achieves; `default` for any other kind.",
+        "# launch_us and efficiency are ESTIMATES (typical cuDNN/cuBLAS GEMM and conv",
+        "# utilisation is 30-70% of peak), not measurements: calibrate them against",
+        "# measured per-layer times (arsim import-profile) before trusting absolute times.",
+        "gpus:",
+    ]
+    for key, name, f32, f16, mem, launch, eff in GPUS:
+        out.append("  %s:" % key)
+        out.append('    name: "%s"' % name)
+        out.append("    fp32_tflops: %s" % fmt_num(f32))
+        out.append("    fp16_tflops: %s" % fmt_num(f16))
+        out.append("    mem_GBps: %s" % fmt_num(mem))
+        out.append("    launch_us: %s" % fmt_num(launch))
+        out.append("    efficiency: {%s}" % ", ".join(
+            "%s: %.2f" % (k, e) for k, e in zip(EFF_KINDS, eff)))
+    return "\n".join(out) + "\n"
+
+
+# ---------------------------------------------------------------------------
+# DDP buckets (torch/csrc/distributed/c10d/reducer.cpp,
+# compute_bucket_assignment_by_size; REFERENCES.md section 2)
+# ---------------------------------------------------------------------------
+
+def ddp_buckets(sizes, order, limits=DDP_LIMITS, elem=FP32):
+    """sizes: numel per tensor (global forward index).  order: the tensor
+    indices in append order.  A bucket closes as soon as its byte size is >=
+    its limit; limits advance and the last one repeats.  Returns a list of
+    buckets, each a list of global indices in append order."""
+    buckets, cur, cur_bytes, li = [], [], 0, 0
+    for i in order:
+        cur.append(i)
+        cur_bytes += sizes[i] * elem
+        if cur_bytes >= limits[li]:
+            buckets.append(cur)
+            cur, cur_bytes = [], 0
+            li = min(li + 1, len(limits) - 1)
+    if cur:
+        buckets.append(cur)
+    return buckets
+
+
+def tensor_table(layers):
+    """[(global index, 'layer.suffix', numel)] in forward order."""
+    t = []
+    for l in layers:
+        for suffix, n in l["tensors"]:
+            t.append((len(t), "%s.%s" % (l["name"], suffix), n))
+    return t
+
+
+def bucket_layouts(layers):
+    tt = tensor_table(layers)
+    sizes = [n for _, _, n in tt]
+    n = len(sizes)
+    initial = list(reversed(ddp_buckets(sizes, range(n))))
+    rebuilt = ddp_buckets(sizes, range(n - 1, -1, -1))
+    for layout in (initial, rebuilt):
+        flat = sorted(i for b in layout for i in b)
+        assert flat == list(range(n))
+    return tt, initial, rebuilt
+
+
+def emit_buckets(models_layers):
+    out = [
+        "# tests/data/ddp_buckets.txt - PyTorch DDP gradient bucket layouts (test oracle).",
+        "# Generated by models/gen/gen_models.py (maintainer tool) from models/*.yaml.",
+        "# Rule (reducer.cpp compute_bucket_assignment_by_size): tensors appended one by",
+        "# one; a bucket closes as soon as its size in bytes (fp32, 4 B per element) is",
+        "# >= its limit; limits 1 MiB, then 25 MiB for every later bucket.",
+        "#   initial layout: append in forward order (global index 0, 1, ...), then the",
+        "#     bucket list is reversed; lines `MODEL k n bytes first last`",
+        "#   rebuilt layout: append in gradient-ready order (reversed: highest index",
+        "#     first), list not reversed; lines `MODEL rebuilt k n bytes first last`",
+        "# k: bucket index in launch order from 0; n: tensors in the bucket; bytes: its",
+        "# size; first, last: global tensor indices (0 = first tensor in forward order)",
+        "# of the first and last tensor appended to the bucket, so first < last in the",
+        "# initial layout and first > last in the rebuilt one.",
+    ]
+    for name, layers in models_layers:
+        tt, initial, rebuilt = bucket_layouts(layers)
+        sizes = [n for _, _, n in tt]
+        for tag, layout in (("", initial), (" rebuilt", rebuilt)):
+            for k, b in enumerate(layout):
+                out.append("%s%s %d %d %d %d %d" % (
+                    name, tag, k, len(b), sum(sizes[i] for i in b) * FP32, b[0], b[-1]))
+    return "\n".join(out) + "\n"
+
+
+# ---------------------------------------------------------------------------
+# Markdown report
+# ---------------------------------------------------------------------------
+
+def emit_report(built, bucket_models):
+    out = ["# Model files: summary (generated by models/gen/gen_models.py --report)", "",
+           "Conventions: see the banner of each models/*.yaml and of gen_models.py. "
+           "GFLOPs are forward FLOPs per sample (1 MAC = 2 FLOPs); backward is about "
+           "2x forward.", "",
+           "| model | params | layers | tensors | fwd GFLOPs/sample | fwd MB/sample |",
+           "|---|---:|---:|---:|---:|---:|"]
+    for m, layers in built:
+        out.append("| %s | %s | %d | %d | %.3f | %.1f |" % (
+            m["file"], "{:,}".format(sum(l["params"] for l in layers)), len(layers),
+            sum(len(l["tensors"]) for l in layers),
+            sum(l["flops"] for l in layers) / 1e9,
+            sum(l["mem_bytes"] for l in layers) / 1e6))
+    out += ["", "## Parameters and FLOPs by layer kind", ""]
+    for m, layers in built:
+        total = sum(l["params"] for l in layers)
+        tflops = sum(l["flops"] for l in layers)
+        out.append("**%s** (%s)" % (m["file"], m["description"]))
+        out.append("")
+        out.append("| kind | layers | params | % params | fwd GFLOPs | % FLOPs |")
+        out.append("|---|---:|---:|---:|---:|---:|")
+        for kind in ("conv", "fc", "norm", "embedding", "attention", "pool", "act"):
+            ls = [l for l in layers if l["kind"] == kind]
+            if not ls:
+                continue
+            p = sum(l["params"] for l in ls)
+            f = sum(l["flops"] for l in ls)
+            out.append("| %s | %d | %s | %.1f | %.3f | %.1f |" % (
+                kind, len(ls), "{:,}".format(p), 100.0 * p / total, f / 1e9,
+                100.0 * f / tflops))
+        out.append("")
+    out += ["## DDP buckets (fp32; limits 1 MiB then 25 MiB; also in "
+            "tests/data/ddp_buckets.txt)", ""]
+    for name, layers in bucket_models:
+        tt, initial, rebuilt = bucket_layouts(layers)
+        for title, layout in (("initial (built in forward order, list reversed)",
+                               initial),
+                              ("rebuilt (built in gradient-ready order)", rebuilt)):
+            out.append("**%s, %s**: %d buckets" % (name, title, len(layout)))
+            out.append("")
+            out.append("| k | tensors | bytes | MiB | first appended | last appended |")
+            out.append("|---:|---:|---:|---:|---|---|")
+            for k, b in enumerate(layout):
+                nbytes = sum(tt[i][2] for i in b) * FP32
+                out.append("| %d | %d | %d | %.3f | %d %s | %d %s |" % (
+                    k, len(b), nbytes, nbytes / MIB, b[0], tt[b[0]][1],
+                    b[-1], tt[b[-1]][1]))
+            out.append("")
+    return "\n".join(out) + "\n"
+
+
+# ---------------------------------------------------------------------------
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--check", action="store_true",
+                    help="compare with the files on disk; write nothing")
+    ap.add_argument("--report", metavar="FILE", help="also write a Markdown summary")
+    args = ap.parse_args()
+    root = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                         "..", ".."))
+    files, built = {}, []
+    for m in MODELS:
+        layers = m["build"]()
+        total, ntensors = check_model(m, layers)
+        flops = sum(l["flops"] for l in layers)
+        print("%-14s params %11d (%s)  layers %3d  tensors %3d  fwd %.3f GFLOPs/sample"
+              % (m["file"], total, "{:,}".format(total), len(layers), ntensors,
+                 flops / 1e9))
+        files[os.path.join("models", m["file"] + ".yaml")] = emit_model(m, layers)
+        built.append((m, layers))
+    files[os.path.join("models", "gpus.yaml")] = emit_gpus()
+    bucket_models = [(m["file"], layers) for m, layers in built
+                     if m["file"] in ("vgg16", "resnet50")]
+    files[os.path.join("tests", "data", "ddp_buckets.txt")] = emit_buckets(bucket_models)
+
+    try:
+        import yaml  # optional round-trip check only
+    except ImportError:
+        yaml = None
+    if yaml is not None:
+        for path, text in files.items():
+            if not path.endswith(".yaml"):
+                continue
+            doc = yaml.safe_load(text)
+            if "layers" in doc:
+                assert sum(l["params"] for l in doc["layers"]) == doc["params"], path
+                for l in doc["layers"]:
+                    assert sum(l["tensors"]) == l["params"], (path, l["name"])
+                    assert isinstance(l["name"], str)
+
+    bad = 0
+    for path, text in sorted(files.items()):
+        full = os.path.join(root, path)
+        if args.check:
+            try:
+                with open(full, encoding="utf-8") as fh:
+                    same = fh.read() == text
+            except OSError:
+                same = False
+            if not same:
+                print("DIFFERS: %s" % path)
+                bad = 1
+        else:
+            os.makedirs(os.path.dirname(full), exist_ok=True)
+            with open(full, "w", encoding="utf-8", newline="\n") as fh:
+                fh.write(text)
+    if args.report:
+        with open(args.report, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(emit_report(built, bucket_models))
+    return bad
+
+
+if __name__ == "__main__":
+    sys.exit(main())
