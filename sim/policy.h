@@ -45,7 +45,7 @@ typedef struct {
     LayerKind kind;          /* kind of the layer with most parameters in the unit */
     int order;               /* launch order (ddp: bucket order; layer: readiness; priority: key) */
     CollAlgo algo;           /* filled by the algorithm selection */
-    char reason[160];        /* why this algorithm (auto, hybrid, override) */
+    char reason[200];        /* why this algorithm (auto, hybrid, override) */
 } SyncUnit;
 
 /* Builds the sync units of policy p for model m (GArray of SyncUnit in

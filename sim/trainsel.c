@@ -1,6 +1,7 @@
 /* trainsel — per-unit algorithm selection; see trainsel.h. */
 #include "trainsel.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -39,11 +40,58 @@ static bool fits(const Scenario *s, CollAlgo a)
     return true;
 }
 
+/* A lower bound of every candidate's time on this cluster: the α-β-γ
+ * closed form with the smallest link latency and the largest bandwidth
+ * (contention and longer paths only add). Tree's closed form is an upper
+ * bound for p not a power of two, so it is halved there. */
+static double lower_bound(const Scenario *s, const CommCost *cost, CollAlgo a, uint64_t elems)
+{
+    (void)cost;
+    double lat = INFINITY, bw = 0;
+    const TopoSpec *nets[2] = {&s->topo, s->topo.inter};
+    for (int i = 0; i < 2; i++) {
+        if (!nets[i])
+            continue;
+        lat = fmin(lat, nets[i]->link.latency_s);
+        bw = fmax(bw, nets[i]->link.bw_Bps);
+    }
+    if (s->topo.kind == TOPO_HIERARCHICAL) {
+        lat = fmin(lat, s->topo.intra.latency_s);
+        bw = fmax(bw, s->topo.intra.bw_Bps);
+    }
+    CollParams prm;
+    coll_params_init(&prm);
+    prm.gpus_per_node = s->gpus_per_node;
+    double n = (double)elems * s->elem_bytes;
+    double lb = coll_cost(a, &prm, s->world, n, lat, 1.0 / bw, 0);
+    bool pow2 = (s->world & (s->world - 1)) == 0;
+    return (a == COLL_TREE && !pow2) || !isfinite(lb) ? 0 : lb;
+}
+
+/* Branch and bound: simulate candidates in order of their lower bounds
+ * and stop once no bound can beat the best simulated time. The choice is
+ * the same as simulating every candidate; big clusters pay for far fewer. */
 static void choose_auto(const Scenario *s, const Policy *p, SyncUnit *u, CommCost *cost, int batch)
 {
-    double best = -1, costs[COLL_NALGOS];
+    double best = -1, costs[COLL_NALGOS], lb[COLL_NALGOS];
+    int order[COLL_NALGOS], ncand = 0;
     for (int a = 0; a < COLL_NALGOS; a++) {
-        costs[a] = fits(s, (CollAlgo)a) ? predict(cost, (CollAlgo)a, u->elems) : -1;
+        costs[a] = -1;
+        if (!fits(s, (CollAlgo)a))
+            continue;
+        lb[a] = lower_bound(s, cost, (CollAlgo)a, u->elems);
+        int i = ncand++;
+        while (i > 0 && lb[order[i - 1]] > lb[a]) {
+            order[i] = order[i - 1];
+            i--;
+        }
+        order[i] = a;
+    }
+    for (int i = 0; i < ncand; i++) {
+        int a = order[i];
+        if (best >= 0 && lb[a] >= best)
+            continue;
+        costs[a] = predict(cost, (CollAlgo)a, u->elems);
         if (costs[a] >= 0 && (best < 0 || costs[a] < best)) {
             best = costs[a];
             u->algo = (CollAlgo)a;
@@ -55,9 +103,12 @@ static void choose_auto(const Scenario *s, const Policy *p, SyncUnit *u, CommCos
         if (costs[a] >= 0 && a != (int)u->algo)
             n += snprintf(u->reason + n, sizeof u->reason - n, ", %s %.3g", coll_algo_name((CollAlgo)a),
                           costs[a] * 1e3);
+        else if (costs[a] < 0 && fits(s, (CollAlgo)a))
+            n += snprintf(u->reason + n, sizeof u->reason - n, ", %s >=%.3g", coll_algo_name((CollAlgo)a),
+                          lb[a] * 1e3);
     if (n < (int)sizeof u->reason)
         snprintf(u->reason + n, sizeof u->reason - n, "; window %.3g ms, %s", w * 1e3,
-                 best <= w ? "hideable" : "exposed");
+                 best <= w ? "fits it alone" : "longer than it");
 }
 
 bool trainsel_select(const Scenario *s, const Policy *p, GArray *units, CommCost *cost, int batch, char **err)
