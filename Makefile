@@ -40,7 +40,8 @@ arsim: $(BUILD)/arsim
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -c $< -o $@
+	@echo "  CC  $<"
+	@$(CC) $(CFLAGS) -c $< -o $@
 
 $(BUILD)/libarsim.a: $(CORE_OBJ)
 	@rm -f $@

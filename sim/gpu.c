@@ -33,6 +33,11 @@ static CfgNode *load_gpus(const char *file, char **path_out, char **err)
     return root;
 }
 
+static gint cmp_names(gconstpointer a, gconstpointer b)
+{
+    return g_strcmp0(*(char *const *)a, *(char *const *)b);
+}
+
 char **gpu_list(const char *file, char **err)
 {
     CfgNode *root = load_gpus(file, NULL, err);
@@ -42,7 +47,7 @@ char **gpu_list(const char *file, char **err)
     GPtrArray *names = g_ptr_array_new();
     for (guint i = 0; i < gpus->keys->len; i++)
         g_ptr_array_add(names, g_strdup(((CfgNode *)g_ptr_array_index(gpus->keys, i))->scalar));
-    g_ptr_array_sort(names, (GCompareFunc)g_strcmp0);
+    g_ptr_array_sort(names, cmp_names);
     g_ptr_array_add(names, NULL);
     cfg_free(root);
     return (char **)g_ptr_array_free(names, FALSE);

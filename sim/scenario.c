@@ -35,7 +35,23 @@ static void policy_free_ptr(gpointer p)
     g_free(p);
 }
 
-static bool read_algo(CfgNode *n, bool allow_meta, CollAlgo *algo, AlgSel *sel, char **err)
+/* Whether algorithm a can run on the scenario's cluster (as trainsel's
+ * check, but found here so the error can point at the key). */
+static bool algo_fits(const Scenario *s, CollAlgo a, const CfgNode *n, char **err)
+{
+    if (a == COLL_HIERARCHICAL && s->gpus_per_node <= 1) {
+        *err = cfg_err(n, "hierarchical needs cluster.gpus_per_node > 1; expected another algorithm");
+        return false;
+    }
+    if (a == COLL_TORUS2D && s->topo.kind != TOPO_TORUS2D) {
+        *err = cfg_err(n, "torus2d needs a torus2d cluster topology; expected another algorithm");
+        return false;
+    }
+    return true;
+}
+
+/* Reads an algorithm name; when sc is given, it must fit sc's cluster. */
+static bool read_algo(CfgNode *n, bool allow_meta, const Scenario *sc, CollAlgo *algo, AlgSel *sel, char **err)
 {
     const char *s;
     if (!cfg_as_string(n, &s, err))
@@ -55,23 +71,23 @@ static bool read_algo(CfgNode *n, bool allow_meta, CollAlgo *algo, AlgSel *sel, 
     }
     if (sel)
         *sel = ALGSEL_FIXED;
-    return true;
+    return !sc || algo_fits(sc, *algo, n, err);
 }
 
-static bool read_hybrid(CfgNode *n, Policy *p, char **err)
+static bool read_hybrid(CfgNode *n, const Scenario *s, Policy *p, char **err)
 {
     if (!cfg_expect_map(n, "hybrid", err))
         return false;
     for (int k = 0; k < LAYER_NKINDS; k++) {
         CfgNode *v = cfg_get(n, model_kind_name((LayerKind)k));
-        if (v && !read_algo(v, false, &p->hybrid[k], NULL, err))
+        if (v && !read_algo(v, false, s, &p->hybrid[k], NULL, err))
             return false;
     }
     return cfg_opt_bytes(n, "threshold", &p->hybrid_threshold, err) &&
            cfg_check_keys(n, "hybrid", "conv, fc, norm, embedding, attention, pool, act, threshold", err);
 }
 
-static bool read_policy(CfgNode *n, Policy *p, char **err)
+static bool read_policy(CfgNode *n, const Scenario *s, Policy *p, char **err)
 {
     const char *name = NULL, *overlap = NULL, *layout = NULL;
     if (!cfg_expect_map(n, "a policy", err) || !cfg_opt_string(n, "name", &name, err) ||
@@ -89,18 +105,18 @@ static bool read_policy(CfgNode *n, Policy *p, char **err)
         return false;
     }
     CfgNode *a = cfg_get(n, "algorithm");
-    if (a && !read_algo(a, true, &p->algo, &p->select, err))
+    if (a && !read_algo(a, true, s, &p->algo, &p->select, err))
         return false;
     CfgNode *inter = cfg_get(n, "inter");
     AlgSel dummy;
-    if (inter && !read_algo(inter, false, &p->inter, &dummy, err))
+    if (inter && !read_algo(inter, false, NULL, &p->inter, &dummy, err))
         return false;
     if (inter && p->inter == COLL_HIERARCHICAL) {
         *err = cfg_err(inter, "inter cannot be hierarchical; expected ring, butterfly, rabenseifner, tree or torus2d");
         return false;
     }
     CfgNode *hy = cfg_get(n, "hybrid");
-    if (hy && !read_hybrid(hy, p, err))
+    if (hy && !read_hybrid(hy, s, p, err))
         return false;
     if (!cfg_opt_bytes(n, "bucket", &p->bucket_bytes, err) ||
         !cfg_opt_bytes(n, "first_bucket", &p->first_bucket_bytes, err) ||
@@ -123,12 +139,19 @@ static bool read_policy(CfgNode *n, Policy *p, char **err)
             return false;
         for (guint i = 0; i < ov->keys->len; i++) {
             CollAlgo alg;
-            CfgNode *v = g_ptr_array_index(ov->items, i);
+            CfgNode *k = g_ptr_array_index(ov->keys, i), *v = g_ptr_array_index(ov->items, i);
             v->used = true;
-            if (!read_algo(v, false, &alg, &dummy, err))
+            bool known = false;
+            for (guint j = 0; !known && j < s->model->layers->len; j++)
+                known = strcmp(g_array_index(s->model->layers, ModelLayer, j).name, k->scalar) == 0;
+            if (!known) {
+                *err = cfg_err(k, "no layer '%s' in model %s; expected a layer name of the model", k->scalar,
+                               s->model->name);
                 return false;
-            g_hash_table_insert(p->overrides, g_strdup(((CfgNode *)g_ptr_array_index(ov->keys, i))->scalar),
-                                GINT_TO_POINTER(alg + 1));
+            }
+            if (!read_algo(v, false, s, &alg, &dummy, err))
+                return false;
+            g_hash_table_insert(p->overrides, g_strdup(k->scalar), GINT_TO_POINTER(alg + 1));
         }
     }
     return cfg_check_keys(n, "a policy", POLICY_KEYS, err);
@@ -149,7 +172,7 @@ static bool read_policies(CfgNode *root, Scenario *s, char **err)
         policy_init(p, "");
         g_ptr_array_add(s->policies, p);
         CfgNode *n = g_ptr_array_index(list->items, i);
-        if (!read_policy(n, p, err))
+        if (!read_policy(n, s, p, err))
             return false;
         for (guint j = 0; j < i; j++)
             if (strcmp(((Policy *)g_ptr_array_index(s->policies, j))->name, p->name) == 0) {
@@ -213,75 +236,109 @@ static int fattree_k_for(int n)
 
 static bool read_calibration(CfgNode *n, Scenario *s, char **err);
 
+#define CLUSTER_NET_KEYS "link, switch_latency, packet, k, oversubscription, x, y"
+
+/* The nodes' network: a kind with the cluster's overrides, or a topology
+ * file (whose own keys stay unless the cluster overrides them). */
+static bool read_network(CfgNode *c, const char *topo, const Scenario *s, TopoSpec *net, char **err)
+{
+    topo_spec_init(net);
+    net->hosts = 0;
+    if (!topo_kind_parse(topo, &net->kind)) {
+        char *path = cfg_resolve(topo, "topologies", s->file);
+        if (!path) {
+            *err = cfg_err(cfg_peek(c, "topology"), "unknown topology '%s'; expected star, ring, torus2d, fat-tree, "
+                           "hierarchical, graph or a file in topologies/", topo);
+            return false;
+        }
+        bool ok = topocfg_load(path, net, err);
+        g_free(path);
+        if (!ok)
+            return false;
+    } else if (net->kind == TOPO_GRAPH || net->kind == TOPO_HIERARCHICAL) {
+        *err = cfg_err(cfg_peek(c, "topology"), "a %s topology needs a file; expected a topologies/ file for it "
+                       "(or gpus_per_node for a hierarchical cluster)", topo);
+        return false;
+    }
+    return topocfg_overrides(c, net, err);
+}
+
 static bool read_cluster(CfgNode *root, Scenario *s, char **err)
 {
     CfgNode *c = cfg_need(root, "cluster", "the scenario", err);
     if (!c || !cfg_expect_map(c, "cluster", err))
         return false;
-    int64_t nodes = 0, g = 1;
+    int64_t nodes = 0, g = 0;
     const char *topo = "star";
-    CfgNode *tn = cfg_get(c, "topology");
     if (!cfg_opt_string(c, "topology", &topo, err) || !cfg_opt_int(c, "nodes", 1, 1 << 20, &nodes, err) ||
         !cfg_opt_int(c, "gpus_per_node", 1, 1 << 12, &g, err))
         return false;
     TopoSpec net;
-    topo_spec_init(&net);
-    net.hosts = 0;
-    bool ok = true;
-    if (!topo_kind_parse(topo, &net.kind)) {
-        char *path = cfg_resolve(topo, "topologies", s->file);
-        if (!path) {
-            *err = cfg_err(tn, "unknown topology '%s'; expected star, ring, torus2d, fat-tree, hierarchical, graph "
-                           "or a file in topologies/", topo);
-            topo_spec_clear(&net);
-            return false;
-        }
-        ok = topocfg_load(path, &net, err);
-        g_free(path);
-    }
-    /* inline overrides: link, switch_latency, packet, k, oversubscription, x, y */
-    int saved_hosts = net.hosts;
-    ok = ok && topocfg_read(c, &net, CLUSTER_KEYS, err);
-    if (!ok) {
+    if (!read_network(c, topo, s, &net, err)) {
         topo_spec_clear(&net);
         return false;
     }
-    if (nodes == 0)
-        nodes = net.hosts > 0 ? net.hosts : saved_hosts > 0 ? saved_hosts : 8;
-    net.hosts = (int)nodes;
-    if (net.kind == TOPO_FATTREE && !cfg_peek(c, "k") && (int64_t)net.k * net.k * net.k / 4 < nodes)
-        net.k = fattree_k_for((int)nodes);
-    if (net.kind == TOPO_TORUS2D && !cfg_peek(c, "x")) {
-        int x = (int)sqrt((double)nodes);
-        while (x > 1 && nodes % x)
-            x--;
-        net.x = x;
-        net.y = (int)nodes / x;
+    topo_spec_clear(&s->topo);
+    if (net.kind == TOPO_HIERARCHICAL) {
+        /* a hierarchical file: its hosts are GPUs, its inter network's hosts the nodes */
+        s->topo = net;
+        if (g && g != net.gpus_per_node) {
+            *err = cfg_err(cfg_peek(c, "gpus_per_node"), "gpus_per_node %d differs from the topology file's %d; "
+                           "expected the file's value or none", (int)g, net.gpus_per_node);
+            return false;
+        }
+        g = net.gpus_per_node;
+        if (nodes == 0)
+            nodes = net.hosts > 0 ? net.hosts / g : net.inter->hosts;
+        s->topo.hosts = (int)(nodes * g);
+        s->topo.inter->hosts = (int)nodes;
+        CfgNode *in = cfg_get(c, "intra");
+        if (in && !topocfg_link(in, &s->topo.intra, "intra", err))
+            return false;
+    } else {
+        if (g == 0)
+            g = 1;
+        if (nodes == 0)
+            nodes = net.hosts > 0 ? net.hosts : net.kind == TOPO_GRAPH ? 0 : 8;
+        if (net.kind == TOPO_GRAPH && nodes == 0)
+            for (guint i = 0; i < net.graph_nodes->len; i++)
+                nodes += g_array_index(net.graph_nodes, TopoGraphNode, i).is_host;
+        net.hosts = (int)nodes;
+        if (net.kind == TOPO_FATTREE && !cfg_peek(c, "k") && (int64_t)net.k * net.k * net.k / 4 < nodes)
+            net.k = fattree_k_for((int)nodes);
+        if (net.kind == TOPO_TORUS2D && !cfg_peek(c, "x")) {
+            int x = (int)sqrt((double)nodes);
+            while (x > 1 && nodes % x)
+                x--;
+            net.x = x;
+            net.y = (int)nodes / x;
+        }
+        if (g > 1) {
+            topo_spec_init(&s->topo);
+            s->topo.kind = TOPO_HIERARCHICAL;
+            s->topo.hosts = (int)(nodes * g);
+            s->topo.gpus_per_node = (int)g;
+            s->topo.link = net.link;
+            s->topo.packet_bytes = net.packet_bytes;
+            s->topo.intra = (TopoLinkClass){150e9, 1e-6};   /* NVLink-class default */
+            CfgNode *in = cfg_get(c, "intra");
+            if (in && !topocfg_link(in, &s->topo.intra, "intra", err)) {
+                topo_spec_clear(&net);
+                return false;
+            }
+            s->topo.inter = g_new0(TopoSpec, 1);
+            *s->topo.inter = net;
+        } else {
+            s->topo = net;
+        }
     }
     s->nodes = (int)nodes;
     s->gpus_per_node = (int)g;
     s->world = (int)(nodes * g);
-    topo_spec_clear(&s->topo);
-    if (g > 1) {
-        topo_spec_init(&s->topo);
-        s->topo.kind = TOPO_HIERARCHICAL;
-        s->topo.hosts = s->world;
-        s->topo.gpus_per_node = (int)g;
-        s->topo.link = net.link;
-        s->topo.packet_bytes = net.packet_bytes;
-        s->topo.intra = (TopoLinkClass){150e9, 1e-6};   /* NVLink-class default */
-        CfgNode *in = cfg_get(c, "intra");
-        if (in && !topocfg_link(in, &s->topo.intra, "intra", err)) {
-            topo_spec_clear(&net);
-            return false;
-        }
-        s->topo.inter = g_new0(TopoSpec, 1);
-        *s->topo.inter = net;
-    } else {
-        s->topo = net;
-    }
     CfgNode *cal = cfg_get(c, "calibration");
     if (cal && !read_calibration(cal, s, err))
+        return false;
+    if (!cfg_check_keys(c, "cluster", CLUSTER_KEYS ", " CLUSTER_NET_KEYS, err))
         return false;
     char *why = NULL;
     Topo *t = topo_new(&s->topo, &why);
@@ -400,7 +457,16 @@ Scenario *scenario_from_cfg(CfgNode *root, char **err)
         g_free(why);
         goto fail;
     }
-    if (!gpu_load(gpu, gfile, &s->gpu, &why)) {
+    /* gpus_file, like model, is relative to the scenario file */
+    char *gpath = gfile ? cfg_resolve(gfile, "models", s->file) : NULL;
+    if (gfile && !gpath) {
+        *err = cfg_err(cfg_peek(root, "gpus_file"), "GPU file '%s' not found; expected a file like models/gpus.yaml",
+                       gfile);
+        goto fail;
+    }
+    bool gpu_ok = gpu_load(gpu, gpath, &s->gpu, &why);
+    g_free(gpath);
+    if (!gpu_ok) {
         *err = g_str_has_prefix(why, "unknown GPU") ? cfg_err(cfg_peek(root, "gpu"), "%s", why) : g_strdup(why);
         g_free(why);
         goto fail;

@@ -105,6 +105,23 @@ static bool read_graph(CfgNode *map, TopoSpec *spec, char **err)
     return ok;
 }
 
+bool topocfg_overrides(CfgNode *map, TopoSpec *spec, char **err)
+{
+    int64_t k = spec->k, x = spec->x, y = spec->y;
+    CfgNode *link = cfg_get(map, "link");
+    if (link && !topocfg_link(link, &spec->link, "link", err))
+        return false;
+    if (!cfg_opt_time(map, "switch_latency", &spec->switch_latency_s, err) || !read_packet(map, spec, err) ||
+        !cfg_opt_int(map, "k", 2, 256, &k, err) ||
+        !cfg_opt_double(map, "oversubscription", 1, 1e6, &spec->oversub, err) ||
+        !cfg_opt_int(map, "x", 1, 1 << 16, &x, err) || !cfg_opt_int(map, "y", 1, 1 << 16, &y, err))
+        return false;
+    spec->k = (int)k;
+    spec->x = (int)x;
+    spec->y = (int)y;
+    return true;
+}
+
 bool topocfg_read(CfgNode *map, TopoSpec *spec, const char *extra_known, char **err)
 {
     if (!cfg_expect_map(map, "a topology", err))
@@ -156,6 +173,11 @@ bool topocfg_read(CfgNode *map, TopoSpec *spec, const char *extra_known, char **
         *err = cfg_err(bad, "nodes/links are only for kind: graph; expected kind: graph or no nodes/links");
         return false;
     }
+    /* kinds that define their own size use all their hosts unless told */
+    if (!cfg_peek(map, "hosts") && (spec->kind == TOPO_FATTREE || spec->kind == TOPO_GRAPH ||
+                                    spec->kind == TOPO_HIERARCHICAL ||
+                                    (spec->kind == TOPO_TORUS2D && spec->x > 0 && spec->y > 0)))
+        spec->hosts = 0;
     char *known = extra_known ? g_strdup_printf("%s, %s", TOPO_KEYS, extra_known) : g_strdup(TOPO_KEYS);
     bool ok = cfg_check_keys(map, "a topology", known, err);
     g_free(known);
@@ -174,16 +196,38 @@ bool topocfg_load(const char *name, TopoSpec *spec, char **err)
     if (!root)
         return false;
     bool ok = topocfg_read(root, spec, NULL, err);
+    /* the file must describe a topology on its own (a disconnected graph,
+     * too many hosts for the kind...): build it once to find out */
+    Topo *t = ok ? topocfg_build(spec, root, err) : NULL;
+    topo_free(t);
     cfg_free(root);
-    return ok;
+    return ok && t;
 }
+
+/* Which key of a topology mapping a topo_new() complaint is about: the
+ * first entry whose text occurs in the message and whose key is present. */
+static const struct {
+    const char *text;  /* substring of the message */
+    const char *key;   /* key to blame */
+} blame_keys[] = {
+    {"hosts but hosts", "hosts"}, {"hosts but hosts", "nodes"}, {"inter-node network", "inter"},
+    {"no inter-node", "kind"},     {"disconnected", "links"},    {"graph link", "links"},
+    {"graph", "nodes"},            {"intra-node", "intra"},      {"switch latency", "switch_latency"},
+    {"fat-tree k", "k"},           {"oversubscription", "oversubscription"},
+    {"torus2d", "x"},              {"gpus_per_node", "gpus_per_node"}, {"hosts", "hosts"},
+    {"hosts", "nodes"},            {"link", "link"},
+};
 
 Topo *topocfg_build(const TopoSpec *spec, const CfgNode *n, char **err)
 {
     char *why = NULL;
     Topo *t = topo_new(spec, &why);
     if (!t) {
-        *err = n ? cfg_err(n, "%s", why) : g_strdup(why);
+        const CfgNode *at = n;
+        for (size_t i = 0; n && n->type == CFG_MAP && at == n && i < G_N_ELEMENTS(blame_keys); i++)
+            if (strstr(why, blame_keys[i].text) && cfg_peek(n, blame_keys[i].key))
+                at = cfg_peek(n, blame_keys[i].key);
+        *err = at ? cfg_err(at, "%s", why) : g_strdup(why);
         g_free(why);
     }
     return t;
