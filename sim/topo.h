@@ -43,12 +43,14 @@ typedef struct {
 typedef struct TopoSpec {
     TopoKind kind;
     int hosts;               /* hosts (ranks) wanted; 0 = all the kind has (fat-tree, torus, graph) */
-    TopoLinkClass link;      /* every link (the inter-node network's, for hierarchical) */
+    TopoLinkClass link;      /* every link (the inter-node network's, for hierarchical:
+                              * topo_new reads it from inter->link there) */
     double switch_latency_s; /* added to every link that leaves a switch; >= 0 */
     uint64_t packet_bytes;   /* 0 = message mode; else packet mode with this packet size */
     int k;                   /* fat-tree arity, even, >= 2 */
     double oversub;          /* fat-tree: edge->agg and agg->core capacity divided by this; >= 1 */
-    int x, y;                /* torus2d dimensions, >= 1 each */
+    int x, y;                /* torus2d dimensions, >= 1 each (both 0 and hosts > 0: the most
+                              * nearly square x <= y with x*y = hosts) */
     int gpus_per_node;       /* hierarchical: G >= 1 */
     TopoLinkClass intra;     /* hierarchical: GPU <-> node switch links */
     struct TopoSpec *inter;  /* hierarchical: the network of the nodes; owned; its hosts are the nodes */
