@@ -18,8 +18,11 @@ typedef void (*CollDoneFn)(void *ctx, void *data);
 
 /* Starts sched at sim->now. rank2host[r] is rank r's host (NULL: rank r on
  * host r; sched->p <= t->nhosts then). sched, net, topo and rank2host must
- * outlive the run. done(ctx, data) runs once, at the end. The caller owns
- * the returned CollExec and frees it (from done at the earliest). */
+ * outlive the run. done(ctx, data) runs once, at the end, always from an
+ * event (never inside this call). The caller owns the returned CollExec and
+ * frees it (from done at the earliest). NULL, with the Sim failed
+ * (sim->error), if a rank's host, a step's peer or the byte count is out of
+ * range. A schedule that deadlocks never calls done. */
 CollExec *collexec_start(Sim *sim, Net *net, Topo *t, const CollSchedule *sched,
                          const int *rank2host, uint32_t elem_bytes, double gamma_s_per_byte,
                          CollDoneFn done, void *ctx, void *data);

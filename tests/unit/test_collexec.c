@@ -1,0 +1,580 @@
+/* test_collexec — the executor on a contention-free star against α-β-γ
+ * closed forms written out here (α = 2L: two links per host-to-host
+ * message, β = 1/B; packet mode adds one packet's serialization s/B for
+ * the second hop), in message and packet mode, with and without γ; exact
+ * repetition; link byte counts against bytes × hops; hand-made schedules
+ * for the executor's rules (early arrival, reduction time, empty ranks,
+ * deadlock, ranks sharing a host); coll_cost against the simulation. */
+#include "collexec.h"
+
+#include <check.h>
+#include <math.h>
+
+#define BW 1.25e9          /* 10 Gbps in bytes/s */
+#define LAT 5e-6           /* per link */
+#define PKT 4096.0         /* packet size in packet mode */
+#define GAMMA 2e-10        /* reduction s/byte (5 GB/s) */
+
+static const int PS[] = {2, 3, 4, 5, 7, 8, 12, 16, 64, 100, 256};
+
+/* The cost model: α, β, γ and the packet size (0: message mode). */
+typedef struct {
+    double a, b, g, pkt;
+} Model;
+
+static Topo *star(int hosts, uint64_t packet)
+{
+    TopoSpec sp;
+    topo_spec_init(&sp);
+    sp.kind = TOPO_STAR;
+    sp.hosts = hosts;
+    sp.link.bw_Bps = BW;
+    sp.link.latency_s = LAT;
+    sp.switch_latency_s = 0;
+    sp.packet_bytes = packet;
+    char *err = NULL;
+    Topo *t = topo_new(&sp, &err);
+    ck_assert_msg(t != NULL, "topo_new: %s", err ? err : "");
+    topo_spec_clear(&sp);
+    return t;
+}
+
+static int lg_floor(int p)
+{
+    int k = 0;
+    while ((2 << k) <= p)
+        k++;
+    return k;
+}
+
+static int lg_ceil(int p)
+{
+    int k = 0;
+    while ((1 << k) < p)
+        k++;
+    return k;
+}
+
+/* One message of m bytes host to host across the switch. */
+static double msg(const Model *c, double m)
+{
+    return c->a + m * c->b + (c->pkt > 0 ? fmin(c->pkt, m) * c->b : 0);
+}
+
+static double f_ring(const Model *c, int p, double n)
+{
+    if (p < 2)
+        return 0;
+    return 2.0 * (p - 1) * msg(c, n / p) + (p - 1) * (n / p) * c->g;
+}
+
+/* Butterfly; for p not a power of two the fold costs one step with
+ * reduction before and one without after. */
+static double f_butterfly(const Model *c, int p, double n)
+{
+    int k = lg_floor(p);
+    if (p == 1 << k)
+        return k * (msg(c, n) + n * c->g);
+    return (k + 2) * msg(c, n) + (k + 1) * n * c->g;
+}
+
+/* Rabenseifner: halving steps of n/2, n/4, ... n/q reduce; doubling steps
+ * send the same sizes back; fold as above. */
+static double f_rab(const Model *c, int p, double n)
+{
+    int k = lg_floor(p);
+    double t = 0;
+    for (int j = 1; j <= k; j++) {
+        double m = n / (double)(1 << j);
+        t += 2 * msg(c, m) + m * c->g;
+    }
+    if (p != 1 << k)
+        t += 2 * msg(c, n) + n * c->g;
+    return t;
+}
+
+static double f_tree(const Model *c, int p, double n)
+{
+    int k = lg_ceil(p);
+    return 2.0 * k * msg(c, n) + k * n * c->g;
+}
+
+static double f_flat(const Model *c, CollAlgo a, int p, double n)
+{
+    switch (a) {
+    case COLL_RING: return f_ring(c, p, n);
+    case COLL_BUTTERFLY: return f_butterfly(c, p, n);
+    case COLL_RABENSEIFNER: return f_rab(c, p, n);
+    case COLL_TREE: return f_tree(c, p, n);
+    default: ck_abort_msg("no formula"); return 0;
+    }
+}
+
+static uint64_t round_up(uint64_t n, uint64_t d)
+{
+    return (n + d - 1) / d * d;
+}
+
+static uint64_t lcm(uint64_t a, uint64_t b)
+{
+    uint64_t x = a, y = b;
+    while (y) {
+        uint64_t t = x % y;
+        x = y;
+        y = t;
+    }
+    return a / x * b;
+}
+
+static double run_time(Topo *t, CollAlgo a, const CollParams *prm, int p, uint64_t n, double g, uint64_t *ev)
+{
+    char *err = NULL;
+    double s = collexec_time(t, a, prm, p, n, 1, g, ev, &err);
+    ck_assert_msg(s >= 0, "collexec_time %s p=%d n=%" G_GUINT64_FORMAT ": %s", coll_algo_name(a), p, (guint64)n,
+                  err ? err : "");
+    return s;
+}
+
+static void close_to(double got, double want, const char *what, int p, uint64_t n)
+{
+    ck_assert_msg(fabs(got - want) <= 1e-3 * want, "%s p=%d n=%" G_GUINT64_FORMAT ": simulated %.9g s, formula %.9g s",
+                  what, p, (guint64)n, got, want);
+}
+
+static const uint64_t SIZES_MSG[] = {8, 4096, 1 << 20, 64u << 20, 1u << 30};
+static const uint64_t SIZES_PKT[] = {8, 1000, 64 << 10, 512 << 10};
+
+/* Checks a simulated time against its formula f. Exact (0.1%) except
+ * where the schedule itself makes two messages share a host's link:
+ * - folded Rabenseifner (p not a power of two): ranks >= 2r skip the fold
+ *   step, run ahead, and their halving messages (n/4, n/8, ... bytes) reach
+ *   a host while it still receives another message, so f is a lower bound
+ *   and the excess is below Σ_{j>=2} n/2^j·β = nβ/2;
+ * - in packet mode, the folded schedules' first butterfly message shares
+ *   the odd rank's link with the fold message round robin: f is a lower
+ *   bound only. */
+static void check(double sim, double f, CollAlgo a, int p, uint64_t n, bool packet)
+{
+    bool folded = p != 1 << lg_floor(p) && (a == COLL_BUTTERFLY || a == COLL_RABENSEIFNER);
+    if (!folded) {
+        close_to(sim, f, coll_algo_name(a), p, n);
+        return;
+    }
+    ck_assert_msg(sim >= f * (1 - 1e-9), "%s p=%d n=%" G_GUINT64_FORMAT ": %.9g below the formula %.9g",
+                  coll_algo_name(a), p, (guint64)n, sim, f);
+    if (packet)
+        return;
+    if (a == COLL_BUTTERFLY)
+        close_to(sim, f, coll_algo_name(a), p, n);
+    else
+        ck_assert_msg(sim <= f * (1 + 1e-9) + n / BW / 2, "rabenseifner p=%d n=%" G_GUINT64_FORMAT
+                      ": %.9g above formula + nβ/2 %.9g", p, (guint64)n, sim, f + n / BW / 2);
+}
+
+/* Flat algorithms on a star, p = PS[_i], in message mode (packet 0) and
+ * packet mode, with γ = 0 and γ > 0. Ring counts are multiples of p and
+ * Rabenseifner's of q = 2^floor(lg p), so blocks are even. The tree at p
+ * not a power of two is in test_tree_bounds. */
+static void flat_case(int p, uint64_t packet)
+{
+    Topo *t = star(p, packet);
+    CollAlgo algos[] = {COLL_RING, COLL_BUTTERFLY, COLL_RABENSEIFNER, COLL_TREE};
+    const uint64_t *sizes = packet ? SIZES_PKT : SIZES_MSG;
+    size_t nsizes = packet ? G_N_ELEMENTS(SIZES_PKT) : G_N_ELEMENTS(SIZES_MSG);
+    int q = 1 << lg_floor(p);
+    for (size_t ai = 0; ai < G_N_ELEMENTS(algos); ai++) {
+        CollAlgo a = algos[ai];
+        if (a == COLL_TREE && p != q)
+            continue;
+        for (size_t si = 0; si < nsizes; si++) {
+            uint64_t d = a == COLL_RING ? (uint64_t)p : a == COLL_RABENSEIFNER ? (uint64_t)q : 1;
+            uint64_t n = round_up(sizes[si], d);
+            for (int gi = 0; gi < 2; gi++) {
+                Model c = {.a = 2 * LAT, .b = 1 / BW, .g = gi ? GAMMA : 0, .pkt = packet ? (double)packet : 0};
+                double sim = run_time(t, a, NULL, p, n, c.g, NULL);
+                check(sim, f_flat(&c, a, p, (double)n), a, p, n, packet != 0);
+            }
+        }
+    }
+    topo_free(t);
+}
+
+START_TEST(test_flat_message)
+{
+    flat_case(PS[_i], 0);
+}
+END_TEST
+
+START_TEST(test_flat_packet)
+{
+    flat_case(PS[_i], (uint64_t)PKT);
+}
+END_TEST
+
+/* Binomial tree, p not a power of two: the root's first ⌊lg p⌋ children
+ * have full subtrees, so the reduce takes at least ⌊lg p⌋ full steps, and
+ * the broadcast takes ⌈lg p⌉ sequential sends from the root; the formula
+ * 2⌈lg p⌉(α+nβ) + ⌈lg p⌉nγ bounds it from above (the root's last child
+ * has a smaller subtree and reports early). */
+static void tree_bounds(int p, uint64_t packet)
+{
+    if (p == 1 << lg_floor(p))
+        return;
+    Topo *t = star(p, packet);
+    const uint64_t *sizes = packet ? SIZES_PKT : SIZES_MSG;
+    size_t nsizes = packet ? G_N_ELEMENTS(SIZES_PKT) : G_N_ELEMENTS(SIZES_MSG);
+    for (size_t si = 0; si < nsizes; si++) {
+        uint64_t n = sizes[si];
+        Model c = {.a = 2 * LAT, .b = 1 / BW, .g = GAMMA, .pkt = packet ? (double)packet : 0};
+        double sim = run_time(t, COLL_TREE, NULL, p, n, c.g, NULL);
+        double lo = lg_floor(p) * (msg(&c, n) + n * c.g) + lg_ceil(p) * msg(&c, n);
+        double hi = f_tree(&c, p, (double)n);
+        ck_assert_msg(sim >= lo * (1 - 1e-9) && sim <= hi * (1 + 1e-9), "tree p=%d n=%" G_GUINT64_FORMAT
+                      ": %.9g not in [%.9g, %.9g]", p, (guint64)n, sim, lo, hi);
+    }
+    topo_free(t);
+}
+
+START_TEST(test_tree_bounds)
+{
+    tree_bounds(PS[_i], 0);
+    tree_bounds(PS[_i], (uint64_t)PKT);
+}
+END_TEST
+
+/* Hierarchical = ring inside the nodes + inter among them on n/G;
+ * torus2d = ring along X + ring along Y on n/X. Inner algorithms whose
+ * group size is a power of two (or ring) are contention-free. */
+static void composed_case(int p, uint64_t packet)
+{
+    Topo *t = star(p, packet);
+    const uint64_t *sizes = packet ? SIZES_PKT : SIZES_MSG;
+    size_t nsizes = packet ? G_N_ELEMENTS(SIZES_PKT) : G_N_ELEMENTS(SIZES_MSG);
+    CollAlgo inters[] = {COLL_RING, COLL_BUTTERFLY, COLL_RABENSEIFNER, COLL_TREE};
+    for (int g = 1; g <= p; g++) {
+        if (p % g)
+            continue;
+        int nodes = p / g;
+        bool pow2 = nodes == 1 << lg_floor(nodes);
+        for (size_t ai = 0; ai < G_N_ELEMENTS(inters); ai++) {
+            if (inters[ai] != COLL_RING && !pow2)
+                continue;
+            CollParams prm;
+            coll_params_init(&prm);
+            prm.gpus_per_node = g;
+            prm.inter = inters[ai];
+            uint64_t n = round_up(sizes[((size_t)g + ai) % nsizes], (uint64_t)p);
+            Model c = {.a = 2 * LAT, .b = 1 / BW, .g = GAMMA, .pkt = packet ? (double)packet : 0};
+            double want = f_ring(&c, g, (double)n) + f_flat(&c, inters[ai], nodes, (double)n / g);
+            close_to(run_time(t, COLL_HIERARCHICAL, &prm, p, n, c.g, NULL), want, "hierarchical", p, n);
+        }
+        CollParams prm;
+        coll_params_init(&prm);
+        prm.torus_x = g;
+        prm.torus_y = nodes;
+        uint64_t n = round_up(sizes[((size_t)g + 1) % nsizes], (uint64_t)p);
+        Model c = {.a = 2 * LAT, .b = 1 / BW, .g = GAMMA, .pkt = packet ? (double)packet : 0};
+        double want = f_ring(&c, g, (double)n) + f_ring(&c, nodes, (double)n / g);
+        close_to(run_time(t, COLL_TORUS2D, &prm, p, n, c.g, NULL), want, "torus2d", p, n);
+    }
+    topo_free(t);
+}
+
+START_TEST(test_composed_message)
+{
+    composed_case(PS[_i], 0);
+}
+END_TEST
+
+START_TEST(test_composed_packet)
+{
+    if (PS[_i] <= 64)
+        composed_case(PS[_i], (uint64_t)PKT);
+}
+END_TEST
+
+/* coll_cost (message mode, same α for every hop) equals the simulation
+ * wherever the schedule is contention-free; folded Rabenseifner as in
+ * check(); the tree's formula is an upper bound when p is not a power of
+ * two. */
+START_TEST(test_cost_agrees)
+{
+    int p = PS[_i], q = 1 << lg_floor(p);
+    Topo *t = star(p, 0);
+    double a = 2 * LAT, b = 1 / BW;
+    for (int algo = 0; algo < COLL_NALGOS; algo++) {
+        CollParams prm;
+        coll_params_init(&prm);
+        if (algo == COLL_HIERARCHICAL)
+            prm.gpus_per_node = p % 4 == 0 ? 4 : 1;
+        uint64_t n = round_up(3u << 20, lcm((uint64_t)p, (uint64_t)q));
+        double sim = run_time(t, (CollAlgo)algo, &prm, p, n, GAMMA, NULL);
+        double cost = coll_cost((CollAlgo)algo, &prm, p, (double)n, a, b, GAMMA);
+        if (algo == COLL_TREE && p != q)
+            ck_assert_msg(sim <= cost * (1 + 1e-9), "tree p=%d: %.9g > %.9g", p, sim, cost);
+        else
+            check(sim, cost, (CollAlgo)algo, p, n, false);
+    }
+    topo_free(t);
+}
+END_TEST
+
+/* Same inputs, same time and event count, bit for bit. */
+START_TEST(test_repeatable)
+{
+    Topo *t = star(12, 0);
+    Topo *tp = star(12, 1500);
+    for (int algo = 0; algo < COLL_NALGOS; algo++) {
+        CollParams prm;
+        coll_params_init(&prm);
+        prm.gpus_per_node = 3;
+        uint64_t e1, e2;
+        double t1 = run_time(t, (CollAlgo)algo, &prm, 12, 100003, GAMMA, &e1);
+        double t2 = run_time(t, (CollAlgo)algo, &prm, 12, 100003, GAMMA, &e2);
+        ck_assert(t1 == t2);
+        ck_assert_uint_eq(e1, e2);
+        ck_assert_uint_gt(e1, 0);
+        t1 = run_time(tp, (CollAlgo)algo, &prm, 12, 100003, GAMMA, &e1);
+        t2 = run_time(tp, (CollAlgo)algo, &prm, 12, 100003, GAMMA, &e2);
+        ck_assert(t1 == t2);
+        ck_assert_uint_eq(e1, e2);
+    }
+    topo_free(tp);
+    topo_free(t);
+}
+END_TEST
+
+typedef struct {
+    int calls;          /* times done ran */
+    simtime_t at;       /* sim time of the last call */
+    Sim *sim;           /* to read the time */
+    CollExec **self;    /* non-NULL: free the executor from done */
+} Done;
+
+static void on_done(void *ctx, void *data)
+{
+    Done *d = ctx;
+    (void)data;
+    d->calls++;
+    d->at = d->sim->now;
+    if (d->self) {
+        collexec_free(*d->self);
+        *d->self = NULL;
+    }
+}
+
+/* Runs sched on t (rank2host may be NULL); returns the done record. */
+static Done run_sched(Topo *t, const CollSchedule *s, const int *r2h, uint32_t eb, double g, bool free_in_done,
+                      Net **keep_net, Sim **keep_sim)
+{
+    Sim *sim = sim_new(7);
+    Net *net = net_new(sim, t);
+    CollExec *x = NULL;
+    Done d = {.sim = sim, .self = free_in_done ? &x : NULL};
+    x = collexec_start(sim, net, t, s, r2h, eb, g, on_done, &d, NULL);
+    ck_assert_ptr_nonnull(x);
+    ck_assert(sim_run(sim));
+    if (!free_in_done && d.calls)
+        ck_assert_uint_eq(collexec_end_time(x), d.at);
+    collexec_free(x);
+    d.sim = NULL;
+    if (keep_net) {
+        *keep_net = net;
+        *keep_sim = sim;
+    } else {
+        net_free(net);
+        sim_free(sim);
+    }
+    return d;
+}
+
+static void add(CollSchedule *s, int r, int sp, uint64_t sl, int rp, uint64_t rl, bool red)
+{
+    CollStep x = {.send_peer = sp, .send_off = 0, .send_len = sl, .recv_peer = rp, .recv_off = 0, .recv_len = rl,
+                  .reduce = red};
+    g_array_append_val(s->steps[r], x);
+}
+
+START_TEST(test_rules)
+{
+    Topo *t = star(4, 0);
+    double a = 2 * LAT, b = 1 / BW;
+
+    /* No steps anywhere: done runs once, at the start time. */
+    CollSchedule *s = coll_schedule_new(3, 10);
+    Done d = run_sched(t, s, NULL, 4, 0, false, NULL, NULL);
+    ck_assert_int_eq(d.calls, 1);
+    ck_assert_uint_eq(d.at, 0);
+    coll_schedule_free(s);
+
+    /* One exchange of 1000 4-byte elements with reduction: α + nβ + nγ. */
+    s = coll_schedule_new(2, 1000);
+    add(s, 0, 1, 1000, 1, 1000, true);
+    add(s, 1, 0, 1000, 0, 1000, true);
+    d = run_sched(t, s, NULL, 4, GAMMA, true, NULL, NULL);
+    ck_assert_int_eq(d.calls, 1);
+    ck_assert_double_eq_tol(sim_ps_to_seconds(d.at), a + 4000 * b + 4000 * GAMMA, 1e-12);
+    coll_schedule_free(s);
+
+    /* Early arrival: rank 0 sends 100 elements to rank 2 at once; rank 2
+     * first exchanges 1e6 elements with rank 1, then receives from 0 (the
+     * message arrived long before): one long step, then nothing to wait for.
+     * A step without send or receive costs nothing. Rank 0's message went
+     * first through host 2's link, so rank 1's waited 100β. */
+    s = coll_schedule_new(3, 1000000);
+    add(s, 0, 2, 100, -1, 0, false);
+    add(s, 1, 2, 1000000, 2, 1000000, false);
+    add(s, 2, 1, 1000000, 1, 1000000, false);
+    add(s, 2, -1, 0, 0, 100, true);
+    add(s, 2, -1, 0, -1, 0, false);
+    d = run_sched(t, s, NULL, 1, 0, false, NULL, NULL);
+    ck_assert_int_eq(d.calls, 1);
+    ck_assert_double_eq_tol(sim_ps_to_seconds(d.at), a + (1e6 + 100) * b, 1e-12);
+    coll_schedule_free(s);
+
+    /* Deadlock: both wait to receive first; done never runs. */
+    s = coll_schedule_new(2, 10);
+    add(s, 0, -1, 0, 1, 10, true);
+    add(s, 0, 1, 10, -1, 0, false);
+    add(s, 1, -1, 0, 0, 10, true);
+    add(s, 1, 0, 10, -1, 0, false);
+    d = run_sched(t, s, NULL, 1, 0, false, NULL, NULL);
+    ck_assert_int_eq(d.calls, 0);
+    coll_schedule_free(s);
+
+    /* Ranks 0 and 1 on host 0, rank 2 on host 3: the 0<->1 exchange is
+     * free, then rank 1 <-> rank 2 costs α + nβ. */
+    s = coll_schedule_new(3, 500);
+    add(s, 0, 1, 500, 1, 500, true);
+    add(s, 1, 0, 500, 0, 500, true);
+    add(s, 1, 2, 500, 2, 500, true);
+    add(s, 2, 1, 500, 1, 500, true);
+    int r2h[] = {0, 0, 3};
+    d = run_sched(t, s, r2h, 2, 0, false, NULL, NULL);
+    ck_assert_int_eq(d.calls, 1);
+    ck_assert_double_eq_tol(sim_ps_to_seconds(d.at), a + 1000 * b, 1e-12);
+    coll_schedule_free(s);
+    topo_free(t);
+}
+END_TEST
+
+/* Bad parameters come back as errors, not crashes. */
+START_TEST(test_errors)
+{
+    Topo *t = star(4, 0);
+    char *err = NULL;
+    ck_assert(collexec_time(t, COLL_RING, NULL, 5, 100, 1, 0, NULL, &err) < 0);
+    ck_assert_ptr_nonnull(err);
+    g_clear_pointer(&err, g_free);
+    CollParams prm;
+    coll_params_init(&prm);
+    prm.gpus_per_node = 3;
+    ck_assert(collexec_time(t, COLL_HIERARCHICAL, &prm, 4, 100, 1, 0, NULL, &err) < 0);
+    g_clear_pointer(&err, g_free);
+    ck_assert(collexec_time(t, COLL_RING, NULL, 4, 100, 0, 0, NULL, &err) < 0);
+    g_clear_pointer(&err, g_free);
+    ck_assert(collexec_time(t, COLL_RING, NULL, 4, 100, 1, -1, NULL, &err) < 0);
+    g_clear_pointer(&err, g_free);
+    /* p = 1: nothing to do, zero time. */
+    ck_assert(collexec_time(t, COLL_RING, NULL, 1, 100, 1, 0, NULL, &err) == 0);
+    /* Bytes rounded up to whole elements: 10 bytes of 4-byte elements is 3
+     * elements; butterfly on 2 ranks: α + 12β. */
+    double s = collexec_time(t, COLL_BUTTERFLY, NULL, 2, 10, 4, 0, NULL, &err);
+    ck_assert_double_eq_tol(s, 2 * LAT + 12 / BW, 1e-12);
+    Sim *sim = sim_new(1);
+    Net *net = net_new(sim, t);
+    CollSchedule *sc = coll_schedule_new(2, 4);
+    int r2h[] = {0, 9};
+    ck_assert_ptr_null(collexec_start(sim, net, t, sc, r2h, 1, 0, NULL, NULL, NULL));
+    ck_assert(sim->failed);
+    coll_schedule_free(sc);
+    net_free(net);
+    sim_free(sim);
+    topo_free(t);
+}
+END_TEST
+
+/* Every byte crosses every link of its route once: Σ link bytes =
+ * Σ over messages of bytes × hops, on a star (2 hops) and on a ring
+ * topology (hops vary with distance), in both modes. */
+START_TEST(test_link_bytes)
+{
+    for (int kind = 0; kind < 2; kind++) {
+        for (int pm = 0; pm < 2; pm++) {
+            int p = 10;
+            TopoSpec sp;
+            topo_spec_init(&sp);
+            sp.kind = kind ? TOPO_RING : TOPO_STAR;
+            sp.hosts = p;
+            sp.packet_bytes = pm ? 1000 : 0;
+            char *err = NULL;
+            Topo *t = topo_new(&sp, &err);
+            ck_assert_msg(t != NULL, "%s", err ? err : "");
+            topo_spec_clear(&sp);
+            for (int algo = 0; algo < COLL_NALGOS; algo++) {
+                CollParams prm;
+                coll_params_init(&prm);
+                prm.gpus_per_node = 5;
+                CollSchedule *s = coll_schedule_new(p, 12345);
+                ck_assert(coll_build(s, (CollAlgo)algo, &prm, &err));
+                uint64_t want = 0, want_msgs = 0;
+                for (int r = 0; r < p; r++)
+                    for (guint k = 0; k < s->steps[r]->len; k++) {
+                        CollStep *x = &g_array_index(s->steps[r], CollStep, k);
+                        if (x->send_peer < 0)
+                            continue;
+                        uint32_t h = topo_route(t, r, x->send_peer)->nhops;
+                        want += x->send_len * 8 * h;
+                        want_msgs += h;
+                    }
+                Net *net;
+                Sim *sim;
+                Done d = run_sched(t, s, NULL, 8, GAMMA, false, &net, &sim);
+                ck_assert_int_eq(d.calls, 1);
+                uint64_t got = 0, got_msgs = 0;
+                for (guint l = 0; l < t->links->len; l++) {
+                    got += net_link_stats(net, l)->bytes;
+                    got_msgs += net_link_stats(net, l)->msgs;
+                }
+                ck_assert_uint_eq(got, want);
+                if (!pm)
+                    ck_assert_uint_eq(got_msgs, want_msgs);
+                ck_assert_uint_eq(net_inflight(net), 0);
+                net_free(net);
+                sim_free(sim);
+                coll_schedule_free(s);
+            }
+            topo_free(t);
+        }
+    }
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("collexec");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 120);
+    int nps = (int)G_N_ELEMENTS(PS);
+    tcase_add_loop_test(tc, test_flat_message, 0, nps);
+    tcase_add_loop_test(tc, test_flat_packet, 0, nps);
+    tcase_add_loop_test(tc, test_tree_bounds, 0, nps);
+    tcase_add_loop_test(tc, test_composed_message, 0, nps);
+    tcase_add_loop_test(tc, test_composed_packet, 0, nps);
+    tcase_add_loop_test(tc, test_cost_agrees, 0, nps);
+    tcase_add_test(tc, test_repeatable);
+    tcase_add_test(tc, test_rules);
+    tcase_add_test(tc, test_errors);
+    tcase_add_test(tc, test_link_bytes);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}
