@@ -1,0 +1,99 @@
+#!/bin/bash
+# `arsim list models|gpus|topologies|algorithms|policies [--json]`: the
+# model totals are the published parameter counts (REFERENCES.md), written
+# here independently; the data directory is the working directory or
+# $ARSIM_HOME. Prints "ok NAME" / "FAIL NAME"; $ARSIM is the binary; cwd =
+# repo root.
+ARSIM=$(readlink -f "${ARSIM:-./arsim}")
+root=$(pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+ok() { echo "ok $1"; }
+bad() { echo "FAIL $1${2:+: $2}"; }
+check() { if [ "$2" = 0 ]; then ok "$1"; else bad "$1" "$3"; fi; }
+
+# name params layers tensors (published figures; layers and tensors counted by hand:
+# VGG-16 13 conv + 5 pool + avgpool + 3 fc, 2 tensors per conv/fc; ResNet-50 161 tensors)
+cat >"$tmp/want" <<'EOF'
+vgg16 138357544 22 32
+vgg16-cifar10 33638218 21 32
+resnet50 25557032 109 161
+alexnet 61100840 12 16
+gpt2 124439808 76 148
+EOF
+
+"$ARSIM" list models >"$tmp/table" 2>"$tmp/err"
+check models.exit $? "$(cat "$tmp/err")"
+while read -r name params layers tensors; do
+  line=$(awk -v n="$name" '$1 == n' "$tmp/table")
+  got=$(awk '{ print $2, $3, $4 }' <<<"$line")
+  check "models.table.$name" "$([ "$got" = "$params $layers $tensors" ] && echo 0)" "got '$got'"
+done <"$tmp/want"
+check models.table.bert "$(awk '$1 == "bert-base" && $2 > 109000000 && $2 < 111000000 { f = 1 } END { exit !f }' "$tmp/table" && echo 0)"
+check models.not-measured "$(awk 'NR > 1 && $NF != "no" { f = 1 } END { exit f }' "$tmp/table" && echo 0)"
+check models.no-gpus-file "$(grep -q '^gpus ' "$tmp/table" || echo 0)"
+
+# --json: an array of objects with name, params, layers (cJSON's formatted output)
+"$ARSIM" list models --json >"$tmp/json" 2>"$tmp/err"
+check models.json.exit $? "$(cat "$tmp/err")"
+awk -F'\t' '/"name":/ { gsub(/[",]/, "", $NF); n = $NF }
+            /"params":/ { gsub(/,/, "", $NF); p[n] = $NF }
+            /"layers":/ { gsub(/,/, "", $NF); l[n] = $NF }
+            /"tensors":/ { gsub(/,/, "", $NF); print n, p[n], l[n], $NF }' "$tmp/json" >"$tmp/jgot"
+while read -r name params layers tensors; do
+  got=$(awk -v n="$name" '$1 == n { print $2, $3, $4 }' "$tmp/jgot")
+  check "models.json.$name" "$([ "$got" = "$params $layers $tensors" ] && echo 0)" "got '$got'"
+done <"$tmp/want"
+check models.json.array "$(head -c1 "$tmp/json" | grep -q '\[' && tail -c2 "$tmp/json" | grep -q ']' && echo 0)"
+
+# GPUs: datasheet peaks of models/gpus.yaml
+"$ARSIM" list gpus >"$tmp/gpus" 2>"$tmp/err"
+check gpus.exit $? "$(cat "$tmp/err")"
+check gpus.v100 "$(grep -qE '^v100 .* 15\.7 +125\.0 +900 ' "$tmp/gpus" && echo 0)" "$(cat "$tmp/gpus")"
+check gpus.all "$(for g in gtx1080ti v100 a100 h100; do grep -q "^$g " "$tmp/gpus" || exit 1; done && echo 0)"
+"$ARSIM" list gpus --json | grep -q '"fp32_flops_per_s":[[:space:]]*19500000000000'
+check gpus.json $?
+
+# algorithms and policies, with descriptions
+"$ARSIM" list algorithms >"$tmp/alg"
+check algorithms.names "$([ "$(awk '{ printf "%s ", $1 }' "$tmp/alg")" = \
+  "ring butterfly rabenseifner tree hierarchical torus2d hybrid auto " ] && echo 0)" "$(cat "$tmp/alg")"
+"$ARSIM" list policies >"$tmp/pol"
+check policies.names "$([ "$(awk '{ printf "%s ", $1 }' "$tmp/pol")" = "none ddp layer priority " ] && echo 0)"
+check policies.described "$(awk 'NF < 4 { f = 1 } END { exit f }' "$tmp/pol" && echo 0)"
+n=$("$ARSIM" list policies --json | grep -c '"description":')
+check policies.json "$([ "$n" = 4 ] && echo 0)" "$n descriptions"
+
+# topologies: the kinds, then the files with their host counts
+"$ARSIM" list topologies >"$tmp/topo" 2>"$tmp/err"
+check topologies.exit "$([ -s "$tmp/topo" ] && [ ! -s "$tmp/err" ] && echo 0)" "$(cat "$tmp/err")"
+for kv in star-8-10g:8 fat-tree-k8:128 fat-tree-k16:1024 torus-8x8:64 ring-16:16 dgx-8x8:64 graph-example:8; do
+  name=${kv%%:*} hosts=${kv##*:}
+  check "topologies.$name" "$(awk -v n="$name" -v h="$hosts" '$1 == n && $3 == h { f = 1 } END { exit !f }' "$tmp/topo" && echo 0)"
+done
+check topologies.kinds "$(for k in star ring torus2d fat-tree hierarchical graph; do
+  grep -qE "^$k +\(built-in\)" "$tmp/topo" || exit 1; done && echo 0)"
+
+# the data directory: $ARSIM_HOME from elsewhere; nothing found without it
+(cd "$tmp" && ARSIM_HOME=$root "$ARSIM" list models) >"$tmp/home" 2>&1
+check home.models "$(diff "$tmp/table" "$tmp/home" >/dev/null && echo 0)"
+(cd "$tmp" && "$ARSIM" list models) >"$tmp/empty" 2>&1
+check home.none "$([ "$(wc -l <"$tmp/empty")" = 1 ] && echo 0)" "$(cat "$tmp/empty")"
+(cd "$tmp" && "$ARSIM" list gpus) >"$tmp/out" 2>"$tmp/err"
+check home.no-gpus "$([ $? = 2 ] && [ ! -s "$tmp/out" ] && [ "$(wc -l <"$tmp/err")" = 1 ] && echo 0)"
+
+# a broken model file is skipped with a note, the others still listed
+mkdir -p "$tmp/h2/models"
+cp models/vgg16.yaml models/gpus.yaml "$tmp/h2/models/"
+printf 'name: broken\nlayers: 3\n' >"$tmp/h2/models/broken.yaml"
+ARSIM_HOME=$tmp/h2 "$ARSIM" list models >"$tmp/out" 2>"$tmp/err"
+check broken.skipped "$([ $? = 0 ] && grep -q '^vgg16 ' "$tmp/out" && ! grep -q '^broken' "$tmp/out" &&
+                         grep -q 'broken.yaml:2:' "$tmp/err" && echo 0)" "$(cat "$tmp/err")"
+
+# bad category / usage: exit 2, one line, nothing on stdout
+for args in "list nothing" "list" "list models --yaml" "list models --json extra"; do
+  "$ARSIM" $args >"$tmp/out" 2>"$tmp/err"
+  check "usage.${args// /_}" "$([ $? = 2 ] && [ ! -s "$tmp/out" ] && [ "$(wc -l <"$tmp/err")" = 1 ] && echo 0)"
+done
+exit 0
