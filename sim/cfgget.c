@@ -293,8 +293,8 @@ static bool set_child(CfgNode *n, const char *part, CfgNode *val, const char *as
             return true;
         }
     }
-    *err = g_strdup_printf("--set %s: '%s' does not name an entry of %s; expected a key path such as cluster.nodes",
-                           assign, part, type_name(n));
+    *err = g_strdup_printf("--set: '%s' in %s names no entry of %s; expected a key path such as cluster.nodes",
+                           part, assign, type_name(n));
     cfg_free(val);
     return false;
 }
@@ -303,18 +303,29 @@ bool cfg_set_path(CfgNode *root, const char *assign, char **err)
 {
     const char *eq = strchr(assign, '=');
     if (!eq || eq == assign) {
-        *err = g_strdup_printf("--set %s: no KEY=VALUE; expected --set KEY=VALUE such as cluster.nodes=16", assign);
+        *err = g_strdup_printf("--set: '%s' is not KEY=VALUE; expected --set KEY=VALUE such as cluster.nodes=16",
+                               assign);
         return false;
     }
+    /* keys are plain words, so "--set PATH" reads as a file name in positions */
+    for (const char *c = assign; c < eq; c++)
+        if (!g_ascii_isalnum(*c) && *c != '_' && *c != '-' && *c != '.') {
+            *err = g_strdup_printf("--set: '%.*s' is not a key path; expected dotted keys such as "
+                                   "cluster.link.bandwidth", (int)(eq - assign), assign);
+            return false;
+        }
     char *path = g_strndup(assign, eq - assign);
     char *name = g_strdup_printf("--set %s", path);
     CfgNode *val = cfg_parse_string(eq + 1, name, err);
-    g_free(name);
-    if (!val && g_str_has_prefix(*err, "--set") && strstr(*err, "empty document")) {
+    if (!val && strstr(*err, ": empty document;")) {
+        /* KEY= (or KEY=null): a null value, which reads as the key's default */
         g_free(*err);
         *err = NULL;
-        val = cfg_parse_string("null", "--set", err);
+        val = g_new0(CfgNode, 1);
+        *val = (CfgNode){.type = CFG_SCALAR, .file = g_intern_string(name), .line = 1, .col = 1};
+        val->scalar = g_strdup("");
     }
+    g_free(name);
     if (!val) {
         g_free(path);
         return false;
@@ -324,7 +335,7 @@ bool cfg_set_path(CfgNode *root, const char *assign, char **err)
     bool ok = true;
     for (int i = 0; parts[i] && ok; i++) {
         if (parts[i][0] == '\0') {
-            *err = g_strdup_printf("--set %s: empty key in the path; expected a path such as cluster.nodes", path);
+            *err = g_strdup_printf("--set: '%s' has an empty key; expected a path such as cluster.nodes", path);
             cfg_free(val);
             ok = false;
         } else if (!parts[i + 1]) {
@@ -344,8 +355,10 @@ bool cfg_set_path(CfgNode *root, const char *assign, char **err)
                 set_child(n, parts[i], next, path, err);
             }
             if (!next || (next->type != CFG_MAP && next->type != CFG_SEQ)) {
-                *err = g_strdup_printf("--set %s: '%s' is not a mapping or list; expected a path into the scenario",
-                                       path, parts[i]);
+                *err = next ? g_strdup_printf("--set: '%s' in %s is not a mapping or list; expected a path into "
+                                              "the scenario", parts[i], path)
+                            : g_strdup_printf("--set: '%s' in %s names no entry of a list; expected an index "
+                                              "from 0", parts[i], path);
                 cfg_free(val);
                 ok = false;
             }
@@ -363,7 +376,10 @@ char *cfg_resolve(const char *name, const char *subdir, const char *including_fi
     if (pathlike) {
         if (!g_path_is_absolute(name) && including_file) {
             char *dir = g_path_get_dirname(including_file);
-            char *p = g_build_filename(dir, name, NULL);
+            const char *rel = name;
+            while (g_str_has_prefix(rel, "./"))   /* "dir/./x" reads worse in messages than "dir/x" */
+                rel += 2;
+            char *p = g_build_filename(dir, rel, NULL);
             g_free(dir);
             if (g_file_test(p, G_FILE_TEST_IS_REGULAR))
                 return p;

@@ -11,8 +11,24 @@
 typedef struct {
     yaml_parser_t parser;  /* libyaml event parser */
     const char *file;      /* interned source name */
+    const char *text;      /* the whole input (for positions of reader errors); not owned */
     char *err;             /* first error; owned */
 } Reader;
+
+/* The 1-based line and column (in characters) of byte offset off of text. */
+static void offset_position(const char *text, size_t off, int *line, int *col)
+{
+    *line = 1;
+    *col = 1;
+    for (size_t i = 0; i < off && text[i]; i++) {
+        if (text[i] == '\n') {
+            (*line)++;
+            *col = 1;
+        } else if (((unsigned char)text[i] & 0xC0) != 0x80) {
+            (*col)++;
+        }
+    }
+}
 
 static CfgNode *node_new(CfgType type, const char *file, const yaml_mark_t *m)
 {
@@ -34,6 +50,19 @@ static void reader_fail_at(Reader *r, const yaml_mark_t *m, const char *what)
         r->err = g_strdup_printf("%s:%d:%d: %s", r->file, (int)m->line + 1, (int)m->column + 1, what);
 }
 
+/* Records libyaml's failure: a reader error (bad encoding) has only a byte
+ * offset, a scanner or parser error a mark. */
+static void reader_syntax_error(Reader *r)
+{
+    const yaml_parser_t *p = &r->parser;
+    int line = (int)p->problem_mark.line + 1, col = (int)p->problem_mark.column + 1;
+    if (p->error == YAML_READER_ERROR)
+        offset_position(r->text, p->problem_offset, &line, &col);
+    if (!r->err)
+        r->err = g_strdup_printf("%s:%d:%d: YAML syntax error: %s; expected well-formed YAML", r->file, line, col,
+                                 p->problem ? p->problem : "malformed input");
+}
+
 static CfgNode *read_node(Reader *r, yaml_event_t *ev, int depth);
 
 /* Reads the items of a collection until its end event. */
@@ -42,13 +71,7 @@ static bool read_children(Reader *r, CfgNode *n, int depth)
     for (;;) {
         yaml_event_t ev;
         if (!yaml_parser_parse(&r->parser, &ev)) {
-            reader_fail_at(r, &r->parser.problem_mark, "YAML syntax error; expected well-formed YAML");
-            if (r->parser.problem) {
-                g_free(r->err);
-                r->err = g_strdup_printf("%s:%d:%d: YAML syntax error: %s; expected well-formed YAML",
-                                         r->file, (int)r->parser.problem_mark.line + 1,
-                                         (int)r->parser.problem_mark.column + 1, r->parser.problem);
-            }
+            reader_syntax_error(r);
             return false;
         }
         if (ev.type == YAML_MAPPING_END_EVENT || ev.type == YAML_SEQUENCE_END_EVENT) {
@@ -80,7 +103,7 @@ static bool read_children(Reader *r, CfgNode *n, int depth)
         }
         yaml_event_t vev;
         if (!yaml_parser_parse(&r->parser, &vev)) {
-            reader_fail_at(r, &r->parser.problem_mark, "YAML syntax error; expected a value");
+            reader_syntax_error(r);
             cfg_free(child);
             return false;
         }
@@ -140,10 +163,7 @@ static CfgNode *read_stream(Reader *r)
     while (!done && !r->err) {
         yaml_event_t ev;
         if (!yaml_parser_parse(&r->parser, &ev)) {
-            const char *p = r->parser.problem ? r->parser.problem : "malformed input";
-            char *what = g_strdup_printf("YAML syntax error: %s; expected well-formed YAML", p);
-            reader_fail_at(r, &r->parser.problem_mark, what);
-            g_free(what);
+            reader_syntax_error(r);
             break;
         }
         switch (ev.type) {
@@ -180,7 +200,7 @@ static CfgNode *read_stream(Reader *r)
 
 CfgNode *cfg_parse_string(const char *text, const char *name, char **err)
 {
-    Reader r = {.file = g_intern_string(name)};
+    Reader r = {.file = g_intern_string(name), .text = text};
     yaml_parser_initialize(&r.parser);
     yaml_parser_set_input_string(&r.parser, (const unsigned char *)text, strlen(text));
     CfgNode *root = read_stream(&r);
@@ -201,7 +221,9 @@ CfgNode *cfg_load_file(const char *path, char **err)
         return NULL;
     }
     if (strlen(text) != len) {
-        *err = g_strdup_printf("%s:1:1: file contains NUL bytes; expected YAML text", path);
+        int line, col;
+        offset_position(text, strlen(text), &line, &col);
+        *err = g_strdup_printf("%s:%d:%d: file contains a NUL byte; expected YAML text", path, line, col);
         g_free(text);
         return NULL;
     }

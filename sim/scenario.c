@@ -273,6 +273,11 @@ static bool read_cluster(CfgNode *root, Scenario *s, char **err)
     if (!cfg_opt_string(c, "topology", &topo, err) || !cfg_opt_int(c, "nodes", 1, 1 << 20, &nodes, err) ||
         !cfg_opt_int(c, "gpus_per_node", 1, 1 << 12, &g, err))
         return false;
+    if (nodes * g > (1 << 24)) {   /* the world size must fit an int (and a topology) */
+        *err = cfg_err(cfg_peek(c, "gpus_per_node"), "%" G_GINT64_FORMAT " nodes x %" G_GINT64_FORMAT " GPUs is "
+                       "more than 16777216 GPUs; expected a smaller cluster", nodes, g);
+        return false;
+    }
     TopoSpec net;
     if (!read_network(c, topo, s, &net, err)) {
         topo_spec_clear(&net);
@@ -340,15 +345,9 @@ static bool read_cluster(CfgNode *root, Scenario *s, char **err)
         return false;
     if (!cfg_check_keys(c, "cluster", CLUSTER_KEYS ", " CLUSTER_NET_KEYS, err))
         return false;
-    char *why = NULL;
-    Topo *t = topo_new(&s->topo, &why);
-    if (!t) {
-        *err = cfg_err(c, "%s", why);
-        g_free(why);
-        return false;
-    }
+    Topo *t = topocfg_build(&s->topo, c, err);   /* the error at the cluster key it is about */
     topo_free(t);
-    return true;
+    return t != NULL;
 }
 
 static bool read_alpha_beta(CfgNode *n, double *alpha, double *beta, const char *what, char **err)

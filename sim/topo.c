@@ -344,7 +344,7 @@ static bool build_graph(Build *b, const TopoSpec *s)
     if (!ok)
         return false;
     if (hosts == 0)
-        return fail(b->err, "graph has no hosts; expected at least one node with host: true");
+        return fail(b->err, "graph has no hosts; expected at least one node with type: host");
     int nh = 0;
     if (!pick_hosts(s, hosts, &nh, b->err))
         return false;
