@@ -73,8 +73,10 @@ static void stream_advance(Train *t);
  * and syncs) or the one before (syncs only: the next forward waits on them). */
 static void add_span(Train *t, TrainSpan sp, int iter, simtime_t start, simtime_t dur)
 {
-    if (!t->spans || iter > t->rec_iter || iter < t->rec_iter - (sp.track ? 1 : 0))
+    if (!t->spans || iter > t->rec_iter || iter < t->rec_iter - (sp.track ? 1 : 0)) {
+        g_free(sp.name);
         return;
+    }
     sp.iter = iter - t->rec_iter;
     sp.start_s = sim_ps_to_seconds(start);   /* absolute until the run ends (see rebase_spans) */
     sp.dur_s = sim_ps_to_seconds(dur);
@@ -410,8 +412,15 @@ bool train_run_ex(const Scenario *s, int batch, int policy, const TrainOpts *o, 
     stream_advance(&t);
     bool ok = sim_run(t.sim);
     if (!ok || t.iter < t.iters) {
-        *err = g_strdup_printf("%s: simulation of policy '%s' at batch %d failed: %s", s->file, t.pol->name, batch,
-                               t.sim->failed ? t.sim->error : "the iteration never completed (a dependency cycle)");
+        if (t.sim->failed && strstr(t.sim->error, "overflow")) {
+            /* the input asks for more simulated time than the clock holds: bad input, at the cluster */
+            const CfgNode *at = cfg_peek(s->tree, "cluster") ? cfg_peek(s->tree, "cluster") : s->tree;
+            *err = cfg_err(at, "policy '%s' at batch %d: %s; expected faster links, a smaller comm.gamma or "
+                           "smaller batches", t.pol->name, batch, t.sim->error);
+        } else {
+            *err = g_strdup_printf("%s: simulation of policy '%s' at batch %d failed: %s", s->file, t.pol->name, batch,
+                                   t.sim->failed ? t.sim->error : "the iteration never completed (a dependency cycle)");
+        }
         for (guint i = 0; t.spans && i < t.spans->len; i++)
             g_free(g_array_index(t.spans, TrainSpan, i).name);
         if (t.spans)
