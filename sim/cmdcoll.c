@@ -5,6 +5,7 @@
 #include "topocfg.h"
 
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 static double wall_now(void)
@@ -63,7 +64,16 @@ int cmdcoll_run(const CmdCollOpts *o, FILE *out, char **err)
         r.time_s = collexec_time(t, o->algo, &prm, p, r.bytes, o->elem_bytes, o->gamma, &r.events, &why);
         r.wall_s = wall_now() - w0;
         if (r.time_s < 0) {
-            *err = g_strdup_printf("--algo %s: %s", coll_algo_name(o->algo), why);
+            if (strstr(why, "overflow") || strstr(why, "2^6"))
+                *err = g_strdup_printf("--size: %s; expected a smaller --size, a faster --bandwidth or a smaller "
+                                       "--gamma", why);
+            else if (strstr(why, "; expected") && g_str_has_prefix(why, coll_algo_name(o->algo)))
+                *err = g_strdup_printf("--algo: %s", why);
+            else if (strstr(why, "; expected"))
+                *err = g_strdup_printf("--algo: %s: %s", coll_algo_name(o->algo), why);
+            else
+                *err = g_strdup_printf("--algo: %s: %s; expected parameters that fit the algorithm",
+                                       coll_algo_name(o->algo), why);
             g_free(why);
             rc = 2;
             break;
