@@ -32,7 +32,7 @@ TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 BIN      := $(BUILD)/arsim
 
 .SECONDARY:
-.PHONY: all run check test asan bench deps clean cli-test validate validate-build
+.PHONY: all run check test asan bench deps clean validate
 all: arsim
 
 arsim: $(BUILD)/arsim
@@ -81,5 +81,7 @@ bench: deps arsim
 
 clean:
 	rm -rf build build-asan arsim
+
+include validate/validate.mk
 
 -include $(CORE_OBJ:.o=.d) $(BUILD)/sim/main.d $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/unit/%.d)

@@ -1,0 +1,133 @@
+/* mbcase — repeat one case until its median is stable (see mbcase.h). */
+#include "mbcase.h"
+
+#include "mbwait.h"
+
+#include <glib.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Timer thread: the case ran past its hard limit. Runs on its own thread,
+ * so it may format; it ends the process without MPI_Finalize, which makes
+ * mpirun end the whole job. */
+static void watchdog_fire(union sigval sv)
+{
+    const MbcaseWatchdog *w = sv.sival_ptr;
+    char msg[256];
+    int n = snprintf(msg, sizeof msg, "mpibench: %s: timed out after %.3g s on rank %d; aborting the run\n",
+                     w->what, w->limit_s, w->rank);
+    if (n > 0 && write(STDERR_FILENO, msg, (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1) < 0)
+        n = 0;
+    _exit(3);
+}
+
+bool mbcase_watchdog_init(MbcaseWatchdog *w, int rank)
+{
+    memset(w, 0, sizeof *w);
+    w->rank = rank;
+    struct sigevent ev;
+    memset(&ev, 0, sizeof ev);
+    ev.sigev_notify = SIGEV_THREAD;
+    ev.sigev_notify_function = watchdog_fire;
+    ev.sigev_value.sival_ptr = w;
+    w->armed_ok = timer_create(CLOCK_MONOTONIC, &ev, &w->timer) == 0;
+    return w->armed_ok;
+}
+
+void mbcase_watchdog_free(MbcaseWatchdog *w)
+{
+    if (w->armed_ok)
+        timer_delete(w->timer);
+    w->armed_ok = false;
+}
+
+static void watchdog_arm(MbcaseWatchdog *w, const char *what, double limit_s)
+{
+    if (!w || !w->armed_ok)
+        return;
+    g_strlcpy(w->what, what, sizeof w->what);
+    w->limit_s = limit_s;
+    struct itimerspec its;
+    memset(&its, 0, sizeof its);
+    its.it_value.tv_sec = (time_t)limit_s;
+    its.it_value.tv_nsec = (long)((limit_s - floor(limit_s)) * 1e9);
+    timer_settime(w->timer, 0, &its, NULL);
+}
+
+static void watchdog_disarm(MbcaseWatchdog *w)
+{
+    if (!w || !w->armed_ok)
+        return;
+    struct itimerspec its;
+    memset(&its, 0, sizeof its);
+    timer_settime(w->timer, 0, &its, NULL);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double mbcase_median(const double *v, int n)
+{
+    double *c = g_memdup2(v, sizeof *v * (gsize)n);
+    qsort(c, (size_t)n, sizeof *c, cmp_double);
+    double m = n % 2 ? c[n / 2] : 0.5 * (c[n / 2 - 1] + c[n / 2]);
+    g_free(c);
+    return m;
+}
+
+void mbcase_result_init(MbcaseResult *r, const char *mode)
+{
+    memset(r, 0, sizeof *r);
+    g_strlcpy(r->mode, mode, sizeof r->mode);
+    r->peer_a = r->peer_b = -1;
+    r->verified = -1;
+}
+
+/* Stable: at least min_reps ran and the median of all n repetitions is
+ * within tol of the median of the first n - 2. */
+static bool is_stable(const MbcaseRule *rule, const double *t, int n)
+{
+    if (n < rule->min_reps || n < 3)
+        return false;
+    double now = mbcase_median(t, n), before = mbcase_median(t, n - 2);
+    return now > 0 ? fabs(now - before) <= rule->tol * now : before == 0;
+}
+
+void mbcase_measure(const MbcaseRule *rule, MbcaseWatchdog *w, const char *what, MPI_Comm comm,
+                    MbcaseRepFn fn, void *ctx, MbcaseResult *out)
+{
+    watchdog_arm(w, what, rule->timeout_s);
+    double start = MPI_Wtime();
+    for (int i = 0; i < rule->warmup; i++)
+        fn(ctx);
+    double *t = g_new(double, rule->max_reps);
+    int n = 0;
+    bool stable = false;
+    while (n < rule->max_reps) {
+        /* agreed[0]: this repetition's time; agreed[1]: time in the case. */
+        double mine[2] = {fn(ctx), MPI_Wtime() - start}, agreed[2];
+        MPI_Request req;
+        MPI_Iallreduce(mine, agreed, 2, MPI_DOUBLE, MPI_MAX, comm, &req);
+        mbwait_all(1, &req, rule->poll_s);
+        t[n++] = agreed[0];
+        stable = is_stable(rule, t, n);
+        if (stable || agreed[1] >= rule->case_time_s)
+            break;
+    }
+    watchdog_disarm(w);
+    out->reps = n;
+    out->stable = stable;
+    out->time_s = mbcase_median(t, n);
+    out->min_s = out->max_s = t[0];
+    for (int i = 1; i < n; i++) {
+        out->min_s = fmin(out->min_s, t[i]);
+        out->max_s = fmax(out->max_s, t[i]);
+    }
+    g_free(t);
+}

@@ -1,0 +1,79 @@
+/* mbcase — one measured case of mpibench: repeat until the median is stable.
+ *
+ * A case is a collective operation that every rank of the communicator
+ * calls together, once per repetition. mbcase_measure runs the warm-up
+ * repetitions, then measured ones; after each, the ranks agree (one
+ * all-reduce of the maximum, waited for as rule->poll_s says, mbwait.h)
+ * on the repetition's time and on the time spent in the case, so every
+ * rank takes the same decision to stop: at max_reps, when the case has
+ * used its soft time budget, or once at least min_reps ran and the median
+ * of all repetitions moved less than tol since two repetitions before. A hard per-case timeout ends the process (with a
+ * one-line message naming the case and the rank) when a repetition hangs;
+ * mpirun then ends the job, and no measurements file is written.
+ */
+#ifndef MBCASE_H
+#define MBCASE_H
+
+#include <mpi.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+typedef struct {
+    int warmup;          /* unmeasured repetitions first, >= 0 */
+    int min_reps;        /* measured repetitions at least, >= 1 */
+    int max_reps;        /* measured repetitions at most, >= min_reps */
+    double tol;          /* relative median movement that counts as stable, > 0 */
+    double case_time_s;  /* soft budget (s) per case: no new repetition after it, > 0 */
+    double timeout_s;    /* hard limit (s) per case: the process ends, > case_time_s */
+    double poll_s;       /* how ranks wait (mbwait.h): 0 busy, > 0 poll-and-sleep interval (s) */
+} MbcaseRule;
+
+/* One row of the measurements file; fields that do not apply keep their
+ * "absent" value and are not written. */
+typedef struct {
+    char mode[16];       /* "pingpong", "reduce", "allreduce", ... */
+    char klass[8];       /* pingpong: "intra" or "inter"; "" otherwise */
+    char algo[16];       /* allreduce: algorithm name; "" otherwise */
+    uint64_t bytes;      /* message or vector size in bytes */
+    int ranks;           /* ranks taking part (2 for pingpong) */
+    int peer_a, peer_b;  /* pingpong: the two ranks; -1 otherwise */
+    int gpus_per_node;   /* hierarchical: G the schedule used; 0 otherwise */
+    double time_s;       /* median repetition time (s); pingpong: one way */
+    double min_s, max_s; /* fastest and slowest repetition (s) */
+    int reps;            /* measured repetitions, >= 1 */
+    bool stable;         /* the median met tol before the rep or time limit */
+    int verified;        /* -1: not applicable; 0: a result was wrong; 1: all right */
+} MbcaseResult;
+
+/* One repetition: runs the operation on this rank and returns the local
+ * time (s) it counts; ranks that only watch return 0. Must be collective
+ * (every rank calls it for every repetition). */
+typedef double (*MbcaseRepFn)(void *ctx);
+
+/* The hard timeout: a POSIX timer whose thread prints `what` and ends the
+ * process. Owned by the caller; one per process. */
+typedef struct {
+    timer_t timer;       /* armed for each case, disarmed after it */
+    bool armed_ok;       /* timer_create succeeded */
+    int rank;            /* this process's rank, for the message */
+    char what[128];      /* the running case, for the message */
+    double limit_s;      /* the limit the timer was armed with (s) */
+} MbcaseWatchdog;
+
+bool mbcase_watchdog_init(MbcaseWatchdog *w, int rank);
+void mbcase_watchdog_free(MbcaseWatchdog *w);
+
+/* Runs the repetitions of one case and fills out->time_s, min_s, max_s,
+ * reps and stable (the other fields are the caller's). `what` names the
+ * case in a timeout message. Collective over comm. */
+void mbcase_measure(const MbcaseRule *rule, MbcaseWatchdog *w, const char *what, MPI_Comm comm,
+                    MbcaseRepFn fn, void *ctx, MbcaseResult *out);
+
+/* Median of n values (n >= 1); sorts a copy. */
+double mbcase_median(const double *v, int n);
+
+/* An empty result of the given mode (absent fields set). */
+void mbcase_result_init(MbcaseResult *r, const char *mode);
+
+#endif

@@ -1,0 +1,111 @@
+/* mbjson — the measurements file, written atomically (see mbjson.h). */
+#include "mbjson.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* A JSON string literal of s (quotes, backslashes, control characters). */
+static void put_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(f, "\\%c", *p);
+        else if (*p == '\n')
+            fputs("\\n", f);
+        else if (*p == '\t')
+            fputs("\\t", f);
+        else if (*p < 0x20)
+            fprintf(f, "\\u%04x", *p);
+        else
+            fputc(*p, f);
+    }
+    fputc('"', f);
+}
+
+static void put_case(FILE *f, const MbcaseResult *c)
+{
+    fputs("    {\"mode\": ", f);
+    put_string(f, c->mode);
+    if (c->klass[0]) {
+        fputs(", \"class\": ", f);
+        put_string(f, c->klass);
+    }
+    if (c->algo[0]) {
+        fputs(", \"algo\": ", f);
+        put_string(f, c->algo);
+    }
+    fprintf(f, ", \"ranks\": %d, \"bytes\": %" G_GUINT64_FORMAT, c->ranks, c->bytes);
+    if (c->peer_a >= 0)
+        fprintf(f, ", \"peers\": [%d, %d]", c->peer_a, c->peer_b);
+    if (c->gpus_per_node > 0)
+        fprintf(f, ", \"gpus_per_node\": %d", c->gpus_per_node);
+    fprintf(f, ", \"time_s\": %.9g, \"reps\": %d, \"min_s\": %.9g, \"max_s\": %.9g, \"stable\": %s",
+            c->time_s, c->reps, c->min_s, c->max_s, c->stable ? "true" : "false");
+    if (c->verified >= 0)
+        fprintf(f, ", \"verified\": %s", c->verified ? "true" : "false");
+    fputc('}', f);
+}
+
+bool mbjson_write(const char *path, const MbjsonEnv *env, const GArray *cases, char **err)
+{
+    char *tmp = g_strdup_printf("%s.tmp", path);
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        *err = g_strdup_printf("%s: cannot create: %s", tmp, strerror(errno));
+        g_free(tmp);
+        return false;
+    }
+    fputs("{\n  \"schema\": \"arsim-measurements/1\",\n  \"env\": {", f);
+    fprintf(f, "\"ranks\": %d, \"hosts\": %d, \"ranks_per_host\": %d, \"consecutive\": %s,\n    \"mpi_library\": ",
+            env->ranks, env->hosts, env->ranks_per_host, env->consecutive ? "true" : "false");
+    put_string(f, env->mpi_library);
+    fputs(", \"mpi_standard\": ", f);
+    put_string(f, env->mpi_standard);
+    fputs(",\n    \"date\": ", f);
+    put_string(f, env->date);
+    fputs(", \"command\": ", f);
+    put_string(f, env->command);
+    fprintf(f, ", \"poll_s\": %.9g", env->poll_s);
+    fputs(",\n    \"host_names\": [", f);
+    for (guint i = 0; i < env->host_names->len; i++) {
+        if (i)
+            fputs(", ", f);
+        put_string(f, g_ptr_array_index(env->host_names, i));
+    }
+    fputs("]},\n  \"cases\": [\n", f);
+    for (guint i = 0; i < cases->len; i++) {
+        put_case(f, &g_array_index(cases, MbcaseResult, i));
+        fputs(i + 1 < cases->len ? ",\n" : "\n", f);
+    }
+    fputs("  ]\n}\n", f);
+    bool ok = !ferror(f);
+    ok = (fflush(f) == 0) && ok;
+    ok = (fsync(fileno(f)) == 0 || errno == EINVAL) && ok;
+    ok = (fclose(f) == 0) && ok;
+    if (!ok) {
+        *err = g_strdup_printf("%s: write failed: %s", tmp, strerror(errno));
+        unlink(tmp);
+        g_free(tmp);
+        return false;
+    }
+    if (rename(tmp, path) != 0) {
+        *err = g_strdup_printf("%s: cannot rename to %s: %s", tmp, path, strerror(errno));
+        unlink(tmp);
+        g_free(tmp);
+        return false;
+    }
+    g_free(tmp);
+    return true;
+}
+
+void mbjson_now_iso8601(char *buf, size_t n)
+{
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}

@@ -1,0 +1,483 @@
+/* mbmodes — pingpong, reduce, allreduce and all (see mbmodes.h). */
+#include "mbmodes.h"
+
+#include "mbcoll.h"
+#include "mbwait.h"
+#include "units.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Default sizes (bytes): pingpong spans the α-dominated and β-dominated
+ * regimes on both sides of a 1 ms token bucket; reduce and allreduce span
+ * 4 KiB to 64 MiB as the validation plan asks. */
+static const guint64 pingpong_sizes[] = {8, 64, 512, 4096, 32768, 131072, 524288,
+                                         2097152, 8388608, 33554432};
+static const guint64 vector_sizes[] = {4096, 16384, 65536, 262144, 1048576, 4194304,
+                                       16777216, 67108864};
+enum { TAG_PINGPONG = 7201 };
+
+void mbmodes_opts_init(MbmodesOpts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->rule = (MbcaseRule){.warmup = 1, .min_reps = 5, .max_reps = 50, .tol = 0.02,
+                           .case_time_s = 30, .timeout_s = 600};
+    o->inter = COLL_RING;
+}
+
+void mbmodes_opts_clear(MbmodesOpts *o)
+{
+    if (o->sizes)
+        g_array_free(o->sizes, TRUE);
+    o->sizes = NULL;
+}
+
+void mbmodes_ctx_init(MbmodesCtx *c, const MbmodesOpts *o, MPI_Comm comm, MbcaseWatchdog *wd)
+{
+    memset(c, 0, sizeof *c);
+    c->opt = o;
+    c->comm = comm;
+    c->wd = wd;
+    c->all_verified = true;
+    c->cases = g_array_new(FALSE, TRUE, sizeof(MbcaseResult));
+    MPI_Comm_rank(comm, &c->rank);
+    MPI_Comm_size(comm, &c->p);
+    char mine[MPI_MAX_PROCESSOR_NAME] = {0};
+    int len = 0;
+    MPI_Get_processor_name(mine, &len);
+    char *all = g_malloc0((gsize)c->p * MPI_MAX_PROCESSOR_NAME);
+    MPI_Allgather(mine, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, all, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, comm);
+    c->node = g_new(int, c->p);
+    c->host_names = g_ptr_array_new_with_free_func(g_free);
+    GArray *count = g_array_new(FALSE, TRUE, sizeof(int));
+    c->consecutive = true;
+    for (int r = 0; r < c->p; r++) {
+        const char *name = all + (size_t)r * MPI_MAX_PROCESSOR_NAME;
+        int h = 0;
+        while (h < (int)c->host_names->len && strcmp(g_ptr_array_index(c->host_names, h), name) != 0)
+            h++;
+        if (h == (int)c->host_names->len) {
+            g_ptr_array_add(c->host_names, g_strndup(name, MPI_MAX_PROCESSOR_NAME));
+            int zero = 0;
+            g_array_append_val(count, zero);
+        } else if (c->node[r - 1] != h) {
+            c->consecutive = false;   /* host h seen before, but not just before */
+        }
+        c->node[r] = h;
+        g_array_index(count, int, h)++;
+    }
+    c->ranks_per_host = g_array_index(count, int, 0);
+    for (guint h = 1; h < count->len; h++)
+        if (g_array_index(count, int, h) != c->ranks_per_host)
+            c->ranks_per_host = 0;
+    g_array_free(count, TRUE);
+    g_free(all);
+}
+
+void mbmodes_ctx_clear(MbmodesCtx *c)
+{
+    g_free(c->node);
+    g_ptr_array_free(c->host_names, TRUE);
+    g_array_free(c->cases, TRUE);
+}
+
+static const guint64 *sizes_for(const MbmodesOpts *o, const guint64 *def, size_t ndef, size_t *n)
+{
+    if (o->sizes) {
+        *n = o->sizes->len;
+        return (const guint64 *)(const void *)o->sizes->data;
+    }
+    *n = ndef;
+    return def;
+}
+
+/* Appends a finished case and prints it on rank 0. */
+static void record(MbmodesCtx *c, const MbcaseResult *r)
+{
+    g_array_append_val(c->cases, *r);
+    if (c->rank != 0 || c->opt->quiet)
+        return;
+    char sz[32], t[32], who[32];
+    units_fmt_bytes(sz, sizeof sz, r->bytes);
+    units_fmt_time(t, sizeof t, r->time_s);
+    if (r->peer_a >= 0)
+        snprintf(who, sizeof who, "%s %d<->%d", r->klass, r->peer_a, r->peer_b);
+    else if (r->algo[0])
+        snprintf(who, sizeof who, "%s P=%d", r->algo, r->ranks);
+    else
+        snprintf(who, sizeof who, "P=%d", r->ranks);
+    printf("%-9s %-18s %10s  %10s  reps %2d%s%s\n", r->mode, who, sz, t, r->reps,
+           r->stable ? "" : " (not stable)",
+           r->verified < 0 ? "" : r->verified ? "  verified" : "  WRONG RESULT");
+    fflush(stdout);
+}
+
+/* ---- pingpong ---------------------------------------------------------- */
+
+typedef struct {
+    MPI_Comm comm;
+    int rank, a, b;   /* this rank; the pinging and the answering rank */
+    char *buf;        /* message buffer (a and b only) */
+    int bytes;        /* message size */
+    int trips;        /* round trips per repetition, >= 1 */
+    double poll_s;    /* how to wait in the barrier (mbwait.h); the pair itself busy-waits */
+} PingCtx;
+
+/* One repetition: `trips` round trips; a returns half the mean round trip. */
+static double ping_rep(void *vctx)
+{
+    PingCtx *x = vctx;
+    mbwait_barrier(x->comm, x->poll_s);
+    if (x->rank == x->a) {
+        double t0 = MPI_Wtime();
+        for (int k = 0; k < x->trips; k++) {
+            MPI_Send(x->buf, x->bytes, MPI_BYTE, x->b, TAG_PINGPONG, x->comm);
+            MPI_Recv(x->buf, x->bytes, MPI_BYTE, x->b, TAG_PINGPONG, x->comm, MPI_STATUS_IGNORE);
+        }
+        return (MPI_Wtime() - t0) / (2.0 * x->trips);
+    }
+    if (x->rank == x->b)
+        for (int k = 0; k < x->trips; k++) {
+            MPI_Recv(x->buf, x->bytes, MPI_BYTE, x->a, TAG_PINGPONG, x->comm, MPI_STATUS_IGNORE);
+            MPI_Send(x->buf, x->bytes, MPI_BYTE, x->a, TAG_PINGPONG, x->comm);
+        }
+    return 0;
+}
+
+/* The first pair of ranks on one host (intra) or on two hosts (inter);
+ * false if there is none. */
+static bool find_pair(const MbmodesCtx *c, bool intra, int *a, int *b)
+{
+    for (int i = 0; i < c->p; i++)
+        for (int j = i + 1; j < c->p; j++)
+            if ((c->node[i] == c->node[j]) == intra) {
+                *a = i;
+                *b = j;
+                return true;
+            }
+    return false;
+}
+
+static void run_pingpong(MbmodesCtx *c)
+{
+    size_t n;
+    const guint64 *sizes = sizes_for(c->opt, pingpong_sizes, G_N_ELEMENTS(pingpong_sizes), &n);
+    guint64 most = 0;
+    for (size_t i = 0; i < n; i++)
+        most = MAX(most, sizes[i]);
+    static const char *const klass[2] = {"inter", "intra"};
+    for (int intra = 0; intra < 2; intra++) {
+        PingCtx x = {.comm = c->comm, .rank = c->rank, .poll_s = c->opt->rule.poll_s};
+        if (!find_pair(c, intra, &x.a, &x.b)) {
+            if (c->rank == 0 && !c->opt->quiet)
+                printf("pingpong  %-18s no pair of ranks %s; skipped\n", klass[intra],
+                       intra ? "shares a host" : "is on two hosts");
+            continue;
+        }
+        x.buf = (c->rank == x.a || c->rank == x.b) ? g_malloc0(MAX(most, 1)) : NULL;
+        for (size_t i = 0; i < n; i++) {
+            x.bytes = (int)sizes[i];
+            /* Small messages: several round trips per repetition so the
+             * barrier's skew and the clock's resolution do not matter. */
+            x.trips = (int)CLAMP(262144 / MAX(sizes[i], 1), 1, 32);
+            MbcaseResult r;
+            mbcase_result_init(&r, "pingpong");
+            g_strlcpy(r.klass, klass[intra], sizeof r.klass);
+            r.bytes = sizes[i];
+            r.ranks = 2;
+            r.peer_a = x.a;
+            r.peer_b = x.b;
+            char what[128];
+            snprintf(what, sizeof what, "pingpong %s %" G_GUINT64_FORMAT " B", klass[intra], sizes[i]);
+            mbcase_measure(&c->opt->rule, c->wd, what, c->comm, ping_rep, &x, &r);
+            record(c, &r);
+        }
+        g_free(x.buf);
+    }
+}
+
+/* ---- reduce ------------------------------------------------------------ */
+
+typedef struct {
+    MPI_Comm comm;
+    double *a, *b;    /* a += b, count elements each */
+    uint64_t count;
+    int inner;        /* additions per repetition, >= 1 */
+    double poll_s;    /* how to wait in the barrier (mbwait.h) */
+} ReduceCtx;
+
+/* One repetition: every rank adds at once (as in a collective's steps). */
+static double reduce_rep(void *vctx)
+{
+    ReduceCtx *x = vctx;
+    mbwait_barrier(x->comm, x->poll_s);
+    double t0 = MPI_Wtime();
+    for (int k = 0; k < x->inner; k++)
+        mbcoll_add(x->a, x->b, x->count);
+    return (MPI_Wtime() - t0) / x->inner;
+}
+
+static void run_reduce(MbmodesCtx *c)
+{
+    size_t n;
+    const guint64 *sizes = sizes_for(c->opt, vector_sizes, G_N_ELEMENTS(vector_sizes), &n);
+    for (size_t i = 0; i < n; i++) {
+        ReduceCtx x = {.comm = c->comm, .count = sizes[i] / sizeof(double), .poll_s = c->opt->rule.poll_s};
+        x.a = g_new(double, x.count);
+        x.b = g_new(double, x.count);
+        mbcoll_fill(x.a, x.count, c->rank);
+        mbcoll_fill(x.b, x.count, c->rank + 1);
+        x.inner = (int)CLAMP(1048576 / sizes[i], 1, 64);
+        MbcaseResult r;
+        mbcase_result_init(&r, "reduce");
+        r.bytes = sizes[i];
+        r.ranks = c->p;
+        char what[128];
+        snprintf(what, sizeof what, "reduce %" G_GUINT64_FORMAT " B", sizes[i]);
+        mbcase_measure(&c->opt->rule, c->wd, what, c->comm, reduce_rep, &x, &r);
+        record(c, &r);
+        g_free(x.a);
+        g_free(x.b);
+    }
+}
+
+/* ---- allreduce --------------------------------------------------------- */
+
+typedef struct {
+    MPI_Comm comm;
+    int rank;
+    const CollSchedule *sched;  /* NULL: MPI_Allreduce */
+    double *data, *tmp;         /* the vector and the receive scratch */
+    const double *init;         /* this rank's input */
+    const double *expect;       /* the exact sum */
+    uint64_t count;             /* elements */
+    double poll_s;              /* how to wait (mbwait.h) */
+    bool wrong;                 /* some repetition ended with a wrong vector */
+    uint64_t wrong_at;          /* first wrong element of the first wrong repetition */
+} AllreduceCtx;
+
+static double allreduce_rep(void *vctx)
+{
+    AllreduceCtx *x = vctx;
+    memcpy(x->data, x->init, sizeof *x->data * x->count);
+    mbwait_barrier(x->comm, x->poll_s);
+    double t0 = MPI_Wtime();
+    if (x->sched)
+        mbcoll_exec(x->sched, x->rank, x->data, x->tmp, x->comm, x->poll_s);
+    else
+        MPI_Allreduce(MPI_IN_PLACE, x->data, (int)x->count, MPI_DOUBLE, MPI_SUM, x->comm);
+    double t = MPI_Wtime() - t0;
+    uint64_t at = mbcoll_mismatch(x->data, x->expect, x->count);
+    if (at < x->count && !x->wrong) {
+        x->wrong = true;
+        x->wrong_at = at;
+    }
+    return t;
+}
+
+/* The hierarchical G: --gpus-per-node, else the ranks per host when hosts
+ * hold equal consecutive blocks, else 1. */
+static int hier_g(const MbmodesCtx *c)
+{
+    if (c->opt->gpus_per_node > 0)
+        return c->opt->gpus_per_node;
+    return c->ranks_per_host > 0 && c->consecutive ? c->ranks_per_host : 1;
+}
+
+/* One (algorithm, size) case; algo < 0 is MPI_Allreduce. */
+static void allreduce_case(MbmodesCtx *c, int algo, guint64 bytes)
+{
+    AllreduceCtx x = {.comm = c->comm, .rank = c->rank, .count = bytes / sizeof(double), .poll_s = c->opt->rule.poll_s};
+    MbcaseResult r;
+    mbcase_result_init(&r, "allreduce");
+    g_strlcpy(r.algo, algo < 0 ? "mpi" : coll_algo_name((CollAlgo)algo), sizeof r.algo);
+    r.bytes = bytes;
+    r.ranks = c->p;
+    CollSchedule *s = NULL;
+    uint64_t scratch = 0;
+    if (algo >= 0) {
+        CollParams prm;
+        coll_params_init(&prm);
+        prm.inter = c->opt->inter;
+        if (algo == COLL_HIERARCHICAL)
+            prm.gpus_per_node = r.gpus_per_node = hier_g(c);
+        s = coll_schedule_new(c->p, x.count);
+        char *err = NULL;
+        if (!coll_build(s, (CollAlgo)algo, &prm, &err)) {
+            if (c->rank == 0)
+                fprintf(stderr, "mpibench: allreduce %s on %d ranks: %s; case skipped\n", r.algo, c->p,
+                        err ? err : "coll_build failed");
+            g_free(err);
+            coll_schedule_free(s);
+            return;
+        }
+        scratch = mbcoll_scratch(s, c->rank);
+    }
+    x.sched = s;
+    double *init = g_new(double, x.count), *expect = g_new(double, x.count);
+    mbcoll_fill(init, x.count, c->rank);
+    mbcoll_expect(expect, x.count, c->p);
+    x.init = init;
+    x.expect = expect;
+    x.data = g_new(double, x.count);
+    x.tmp = g_new(double, MAX(scratch, 1));
+    char what[128];
+    snprintf(what, sizeof what, "allreduce %s %" G_GUINT64_FORMAT " B", r.algo, bytes);
+    mbcase_measure(&c->opt->rule, c->wd, what, c->comm, allreduce_rep, &x, &r);
+    int wrong = x.wrong, any_wrong = 0;
+    MPI_Allreduce(&wrong, &any_wrong, 1, MPI_INT, MPI_LOR, c->comm);
+    r.verified = !any_wrong;
+    if (wrong)
+        fprintf(stderr, "mpibench: allreduce %s %" G_GUINT64_FORMAT " B: rank %d: wrong sum at element %"
+                G_GUINT64_FORMAT "\n", r.algo, bytes, c->rank, x.wrong_at);
+    if (any_wrong)
+        c->all_verified = false;
+    record(c, &r);
+    g_free(init);
+    g_free(expect);
+    g_free(x.data);
+    g_free(x.tmp);
+    if (s)
+        coll_schedule_free(s);
+}
+
+static void run_allreduce(MbmodesCtx *c)
+{
+    const MbmodesOpts *o = c->opt;
+    size_t n;
+    const guint64 *sizes = sizes_for(o, vector_sizes, G_N_ELEMENTS(vector_sizes), &n);
+    bool every = !o->algo_given;   /* no --algo: mpi and every algorithm but torus2d */
+    if ((every || o->algos[COLL_HIERARCHICAL]) && o->gpus_per_node > 0 && c->p % o->gpus_per_node != 0) {
+        if (c->rank == 0)
+            fprintf(stderr, "mpibench: --gpus-per-node: %d does not divide the %d ranks; expected a divisor of "
+                    "the rank count\n", o->gpus_per_node, c->p);
+        c->bad_input = true;
+        return;
+    }
+    for (int a = -1; a < COLL_NALGOS; a++) {
+        bool on = a < 0 ? (every || o->algo_mpi) : (every ? a != COLL_TORUS2D : o->algos[a]);
+        if (!on)
+            continue;
+        for (size_t i = 0; i < n; i++)
+            allreduce_case(c, a, sizes[i]);
+    }
+}
+
+static int parse_allreduce_opt(MbmodesOpts *o, const char *flag, const char *val, const char **why)
+{
+    if (strcmp(flag, "--algo") == 0) {
+        o->algo_given = true;
+        gchar **names = g_strsplit(val, ",", -1);
+        int rc = names[0] ? 1 : -1;
+        for (gchar **nm = names; *nm && rc == 1; nm++) {
+            CollAlgo a;
+            if (strcmp(*nm, "mpi") == 0)
+                o->algo_mpi = true;
+            else if (coll_algo_parse(*nm, &a))
+                o->algos[a] = true;
+            else
+                rc = -1;
+        }
+        g_strfreev(names);
+        if (rc < 0)
+            *why = "unknown algorithm; expected a comma-separated list of mpi, ring, butterfly, "
+                   "rabenseifner, tree, hierarchical, torus2d";
+        return rc;
+    }
+    if (strcmp(flag, "--inter") == 0) {
+        if (!coll_algo_parse(val, &o->inter) || o->inter == COLL_HIERARCHICAL) {
+            *why = "not an inter-node algorithm; expected ring, butterfly, rabenseifner, tree or torus2d";
+            return -1;
+        }
+        return 1;
+    }
+    if (strcmp(flag, "--gpus-per-node") == 0) {
+        char *end;
+        long g = strtol(val, &end, 10);
+        if (*val < '0' || *val > '9' || *end || g < 1 || g > 1 << 20) {
+            *why = "not a rank count; expected a positive integer that divides the number of ranks";
+            return -1;
+        }
+        o->gpus_per_node = (int)g;
+        return 1;
+    }
+    return 0;
+}
+
+/* Sizes of vectors of doubles: whole doubles and an int element count. */
+static bool check_vector_sizes(const MbmodesOpts *o, char *msg, size_t n)
+{
+    for (guint i = 0; o->sizes && i < o->sizes->len; i++) {
+        guint64 b = g_array_index(o->sizes, guint64, i);
+        if (b == 0 || b % sizeof(double) != 0 || b / sizeof(double) > INT_MAX) {
+            snprintf(msg, n, "--sizes: %" G_GUINT64_FORMAT " is not a vector size; expected a positive "
+                     "multiple of 8 bytes (whole doubles) up to 16 GiB", b);
+            return false;
+        }
+    }
+    return true;
+}
+
+static bool check_pingpong(const MbmodesOpts *o, char *msg, size_t n)
+{
+    for (guint i = 0; o->sizes && i < o->sizes->len; i++) {
+        guint64 b = g_array_index(o->sizes, guint64, i);
+        if (b > INT_MAX) {
+            snprintf(msg, n, "--sizes: %" G_GUINT64_FORMAT " is too large for a message; expected at most "
+                     "2147483647 bytes", b);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* ---- all --------------------------------------------------------------- */
+
+static void run_all(MbmodesCtx *c)
+{
+    for (const MbmodesMode *m = mbmodes_table; m->name; m++)
+        if (m->in_all)
+            m->run(c);
+}
+
+static int parse_all_opt(MbmodesOpts *o, const char *flag, const char *val, const char **why)
+{
+    for (const MbmodesMode *m = mbmodes_table; m->name; m++)
+        if (m->in_all && m->parse_opt) {
+            int rc = m->parse_opt(o, flag, val, why);
+            if (rc != 0)
+                return rc;
+        }
+    return 0;
+}
+
+static bool check_all(const MbmodesOpts *o, char *msg, size_t n)
+{
+    for (const MbmodesMode *m = mbmodes_table; m->name; m++)
+        if (m->in_all && m->check && !m->check(o, msg, n))
+            return false;
+    return true;
+}
+
+/* The mode table. `iteration --config CONFIG --policy NAME` (training
+ * iteration replay) joins as a row here with in_all = true. */
+const MbmodesMode mbmodes_table[] = {
+    {"pingpong", "one-way time against message size, for ranks on one host and on two hosts",
+     NULL, check_pingpong, run_pingpong, true},
+    {"reduce", "local reduction time of summing doubles (gamma), all ranks at once",
+     NULL, check_vector_sizes, run_reduce, true},
+    {"allreduce", "MPI_Allreduce and arsim's schedules over MPI, results checked on every rank",
+     parse_allreduce_opt, check_vector_sizes, run_allreduce, true},
+    {"all", "every mode above over its default sizes (or --sizes)",
+     parse_all_opt, check_all, run_all, false},
+    {NULL, NULL, NULL, NULL, NULL, false},
+};
+
+const MbmodesMode *mbmodes_find(const char *name)
+{
+    for (const MbmodesMode *m = mbmodes_table; m->name; m++)
+        if (strcmp(m->name, name) == 0)
+            return m;
+    return NULL;
+}

@@ -1,0 +1,22 @@
+# validate/validate.mk — builds the MPI harness validate/mpibench.
+# Included from the top-level Makefile, whose BUILD, CFLAGS, LDFLAGS and
+# PKG_LIBS it uses: `make validate-build` (or BUILD=build-x for another
+# core build). mpibench links the core library $(BUILD)/libarsim.a (the
+# schedule generators the simulator runs) and GLib; mpicc comes from
+# openmpi-bin/libopenmpi-dev (`make deps`). MPICC=mpicc.mpich for MPICH.
+MPICC        ?= mpicc
+VALIDATE_SRC := $(wildcard validate/*.c)
+VALIDATE_OBJ := $(VALIDATE_SRC:%.c=$(BUILD)/%.o)
+
+.PHONY: validate-build
+validate-build: validate/mpibench
+
+validate/mpibench: $(VALIDATE_OBJ) $(BUILD)/libarsim.a
+	$(MPICC) $(LDFLAGS) -o $@ $(VALIDATE_OBJ) $(BUILD)/libarsim.a $(PKG_LIBS)
+
+$(BUILD)/validate/%.o: validate/%.c
+	@command -v $(MPICC) >/dev/null || { echo "validate: $(MPICC) not found; run make deps (openmpi-bin, libopenmpi-dev)" >&2; exit 1; }
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CFLAGS) -Ivalidate -c $< -o $@
+
+-include $(VALIDATE_OBJ:.o=.d)
