@@ -1,0 +1,54 @@
+/* reportplot — reads what `arsim plot` draws (the cJSON side of
+ * sim/plot*.c): a sweep's results.jsonl, a `run --json` file, or a Chrome
+ * trace (`run --trace`), into plain rows and spans. Every file is checked
+ * whole before anything is drawn; an empty or malformed one is a one-line
+ * "file:line:col: what is wrong; expected ..." error.
+ */
+#ifndef ARSIM_REPORTPLOT_H
+#define ARSIM_REPORTPLOT_H
+
+#include <glib.h>
+#include <stdbool.h>
+
+/* One result row (a `run --json` result object). */
+typedef struct {
+    char *id;                /* sweep scenario id; "" for a run file; owned */
+    GPtrArray *axis_vals;    /* char*: each sweep axis value as text, parallel to PlotData.axes; owned */
+    char *policy;            /* policy name; owned */
+    char *overlap;           /* overlap kind; owned ("" when absent) */
+    char *algorithm;         /* algorithm label; owned ("" when absent) */
+    char *model, *gpu, *topology; /* scenario-level names; owned ("" when absent) */
+    int batch;               /* per-GPU batch, >= 1 */
+    int nodes, gpus_per_node, world; /* cluster shape; 0 when absent */
+    double bandwidth_Bps;    /* inter-node link rate, bytes/s; 0 when absent or infinite */
+    double iteration_s;      /* steady-state iteration time, s, > 0 */
+    double compute_s;        /* compute per iteration, s */
+    double comm_s;           /* all-reduce time per iteration, s */
+    double exposed_comm_s;   /* communication the compute stream waited for, s */
+    double samples_per_s;    /* throughput; 0 when absent */
+    double speedup;          /* baseline iteration_s / iteration_s; 0 when absent */
+} PlotRow;
+
+/* One span of a trace ("X" event). */
+typedef struct {
+    int rank;                /* pid */
+    int track;               /* tid: 0 compute, 1 communication */
+    double ts_us, dur_us;    /* start and duration, µs */
+    char *name;              /* owned */
+} PlotSpan;
+
+typedef struct {
+    GPtrArray *axes;         /* char* sweep axis paths (of the first results.jsonl read); owned */
+    GPtrArray *rows;         /* PlotRow*; owned */
+    GPtrArray *spans;        /* PlotSpan*; owned */
+    char *trace_label;       /* "scenario, policy, batch B" from a trace's otherData, or NULL; owned */
+} PlotData;
+
+void reportplot_init(PlotData *pd);
+void reportplot_clear(PlotData *pd);
+
+/* Reads path (format found from its content) and appends to pd. A
+ * results.jsonl must hold the same axes as any read before. false + *err. */
+bool reportplot_load(const char *path, PlotData *pd, char **err);
+
+#endif

@@ -1,0 +1,163 @@
+/* test_plot — what `arsim plot` reads and how it splits figures: the
+ * three input formats, one-line errors with file:line:col for empty,
+ * torn and malformed files, and the grouping of rows (dimensions an axis
+ * determines are not split twice; each figure's x dimension and what it
+ * determines are not grouped on). */
+#include "plotdims.h"
+#include "reportplot.h"
+
+#include <check.h>
+#include <glib/gstdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static char *write_tmp(const char *text)
+{
+    char *path = NULL;
+    int fd = g_file_open_tmp("plotXXXXXX.json", &path, NULL);
+    ck_assert_int_ge(fd, 0);
+    ck_assert(write(fd, text, strlen(text)) == (ssize_t)strlen(text));
+    close(fd);
+    return path;
+}
+
+/* One results.jsonl line for nodes n, bandwidth text bw: two batches x
+ * two policies. */
+static void add_line(GString *s, int idx, int n, const char *bw)
+{
+    g_string_append_printf(s, "{\"id\":\"%04d-00000000\",\"index\":%d,\"axes\":{\"cluster.nodes\":%d,"
+                              "\"cluster.link.bandwidth\":\"%s\"},\"results\":[", idx, idx, n, bw);
+    const char *pol[] = {"ddp", "thesis"};
+    for (int b = 0; b < 2; b++)
+        for (int p = 0; p < 2; p++)
+            g_string_append_printf(s, "%s{\"batch\":%d,\"policy\":\"%s\",\"overlap\":\"layer\",\"algorithm\":\"ring\","
+                                      "\"model\":\"vgg16\",\"gpu\":\"v100\",\"topology\":\"star\",\"nodes\":%d,"
+                                      "\"gpus_per_node\":1,\"world\":%d,\"bandwidth_Bps\":%s,\"iteration_s\":%g,"
+                                      "\"compute_s\":0.1,\"comm_s\":0.2,\"exposed_comm_s\":0.05,\"speedup\":%g}",
+                                   b || p ? "," : "", 16 << b, pol[p], n, n, strcmp(bw, "1Gbps") ? "1.25e9" : "1.25e8",
+                                   0.5 + p * 0.1 + b, p ? 0.9 : 1.0);
+    g_string_append(s, "]}\n");
+}
+
+START_TEST(test_sweep_rows_and_groups)
+{
+    GString *s = g_string_new(NULL);
+    int idx = 0;
+    for (int n = 8; n <= 16; n *= 2)
+        for (int k = 0; k < 2; k++)
+            add_line(s, idx++, n, k ? "10Gbps" : "1Gbps");
+    char *path = write_tmp(s->str), *err = NULL;
+    PlotData pd;
+    reportplot_init(&pd);
+    ck_assert_msg(reportplot_load(path, &pd, &err), "%s", err);
+    ck_assert_uint_eq(pd.rows->len, 4 * 4);
+    ck_assert_uint_eq(pd.axes->len, 2);
+    PlotDims *d = plotdims_new(&pd);
+    ck_assert_uint_eq(d->policies->len, 2);
+    ck_assert_str_eq(g_ptr_array_index(d->policies, 1), "thesis (layer, ring)");
+    /* batch figures: one image per (nodes, bandwidth); world and the
+     * bandwidth field are covered by their axes */
+    int xb[] = {d->batch_dim};
+    GPtrArray *g = plotdims_groups(d, xb, 1);
+    ck_assert_uint_eq(g->len, 4);
+    ck_assert_str_eq(((PlotGroup *)g_ptr_array_index(g, 1))->label, "cluster.nodes=8, cluster.link.bandwidth=10Gbps");
+    ck_assert_uint_eq(((PlotGroup *)g_ptr_array_index(g, 1))->rows->len, 4);
+    char *title = plotdims_title(d, g_ptr_array_index(g, 1));
+    ck_assert_str_eq(title, "vgg16, 8 x v100 GPUs (8 nodes x 1), star 10 Gbps");
+    g_free(title);
+    g_ptr_array_free(g, TRUE);
+    /* scaling: x = world, which determines cluster.nodes: groups are
+     * bandwidth x batch */
+    int xw[] = {d->world_dim};
+    g = plotdims_groups(d, xw, 1);
+    ck_assert_uint_eq(g->len, 2 * 2);
+    ck_assert_str_eq(((PlotGroup *)g_ptr_array_index(g, 0))->label, "cluster.link.bandwidth=1Gbps, batch=16");
+    g_ptr_array_free(g, TRUE);
+    plotdims_free(d);
+    reportplot_clear(&pd);
+    g_unlink(path);
+    g_free(path);
+    g_string_free(s, TRUE);
+}
+END_TEST
+
+START_TEST(test_run_json_and_trace)
+{
+    char *run = write_tmp("{\n\t\"scenario\": {\"name\": \"x\"},\n\t\"results\": [{\"batch\": 32, \"policy\": \"a\", "
+                          "\"iteration_s\": 1, \"compute_s\": 0.5, \"comm_s\": 0.7, \"exposed_comm_s\": 0.5}]\n}\n");
+    char *trace = write_tmp("{\"traceEvents\": [{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 0},"
+                            "{\"name\": \"fc6\", \"ph\": \"X\", \"pid\": 0, \"tid\": 1, \"ts\": 10, \"dur\": 5},"
+                            "{\"name\": \"fwd\", \"ph\": \"X\", \"pid\": 3, \"tid\": 0, \"ts\": 0, \"dur\": 8}],"
+                            "\"otherData\": {\"scenario\": \"s\", \"policy\": \"p\", \"batch\": 32}}");
+    char *err = NULL;
+    PlotData pd;
+    reportplot_init(&pd);
+    ck_assert_msg(reportplot_load(run, &pd, &err), "%s", err);
+    ck_assert_msg(reportplot_load(trace, &pd, &err), "%s", err);
+    ck_assert_uint_eq(pd.rows->len, 1);
+    ck_assert_str_eq(((PlotRow *)g_ptr_array_index(pd.rows, 0))->id, "");
+    ck_assert_uint_eq(pd.spans->len, 2);
+    const PlotSpan *sp = g_ptr_array_index(pd.spans, 1);
+    ck_assert_int_eq(sp->rank, 3);
+    ck_assert_int_eq(sp->track, 0);
+    ck_assert(sp->dur_us == 8);
+    ck_assert_str_eq(pd.trace_label, "s, policy p, batch 32");
+    reportplot_clear(&pd);
+    g_unlink(run);
+    g_unlink(trace);
+    g_free(run);
+    g_free(trace);
+}
+END_TEST
+
+/* Each bad input and the position its one-line error names. */
+START_TEST(test_errors)
+{
+    static const struct {
+        const char *text;
+        const char *where;
+        const char *what;
+    } cases[] = {
+        {"", ":1:1: ", "empty file"},
+        {"  \n\n", ":1:1: ", "empty file"},
+        {"{\"id\":\"0000-a\",\"index\":0,\"axes\":{},\"results\":[{\"batch\":1,\"policy\":\"a\",\"iteration_s\":1,"
+         "\"compute_s\":0,\"comm_s\":0,\"exposed_comm_s\":0}]}\n{\"id\":\"00", ":2:", "not valid JSON"},
+        {"{\"id\":\"0000-a\",\"index\":0,\"axes\":{},\"results\":[]}\n", ":1:", "no results"},
+        {"{\n  \"results\": [{\"batch\": 1, \"policy\": \"a\", \"iteration_s\": 0}]\n}\n", ":2:3: ",
+         "no valid 'iteration_s'"},
+        {"{\n  \"results\": [\n", ":2:15: ", "not valid JSON"},
+        {"x,y\n1,2\n", ":1:1: ", "not JSON"},
+        {"{\"traceEvents\": [{\"ph\": \"X\", \"pid\": 0}]}", ":1:1: ", "no number 'tid'"},
+    };
+    for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+        char *path = write_tmp(cases[i].text), *err = NULL;
+        PlotData pd;
+        reportplot_init(&pd);
+        ck_assert_msg(!reportplot_load(path, &pd, &err), "case %zu loaded", i);
+        char *want = g_strconcat(path, cases[i].where, NULL);
+        ck_assert_msg(g_str_has_prefix(err, want) && strstr(err, cases[i].what) && strstr(err, "expected") &&
+                          !strchr(err, '\n'),
+                      "case %zu: '%s' (want '%s...%s')", i, err, want, cases[i].what);
+        g_free(want);
+        g_free(err);
+        reportplot_clear(&pd);
+        g_unlink(path);
+        g_free(path);
+    }
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("plot");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, test_sweep_rows_and_groups);
+    tcase_add_test(tc, test_run_json_and_trace);
+    tcase_add_test(tc, test_errors);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}
