@@ -1,7 +1,11 @@
 /* cmdrun — `arsim run` / `arsim check`; see cmdrun.h. */
 #include "cmdrun.h"
+#include "plot.h"
 #include "reportrun.h"
+#include "sweep.h"
 
+#include <errno.h>
+#include <glib/gstdio.h>
 #include <string.h>
 
 typedef struct {
@@ -46,6 +50,33 @@ static int trace_policy(const Scenario *s, const char *name, char **err)
     return -1;
 }
 
+/* An error that names a position ("file:line:col: ...; expected ...") is
+ * the input's fault (exit 2); anything else is a failure (exit 1). */
+static int fail_code(const char *err)
+{
+    const char *p = err ? strchr(err, ':') : NULL;
+    int line = 0, col = 0, used = 0;
+    if (p && sscanf(p, ":%d:%d:%n", &line, &col, &used) == 2 && used > 0 && strstr(err, "; expected"))
+        return 2;
+    return 1;
+}
+
+/* --plot DIR: the run's JSON and trace go into DIR, then every figure. */
+static int plot_run(const char *dir, RunOut *ro, char **err)
+{
+    if (g_mkdir_with_parents(dir, 0755) != 0) {
+        *err = g_strdup_printf("--plot: cannot create %s (%s); expected a writable directory", dir, strerror(errno));
+        return 2;
+    }
+    char *files[2] = {g_build_filename(dir, "run.json", NULL), g_build_filename(dir, "run.trace.json", NULL)};
+    int rc = report_write_file(files[0], write_json, ro, err) && report_write_file(files[1], write_trace, ro, err)
+                 ? plot_files(files, 2, dir, stderr, err)
+                 : 1;
+    g_free(files[0]);
+    g_free(files[1]);
+    return rc;
+}
+
 static char **sets_of(GPtrArray *sets)
 {
     return sets ? (char **)sets->pdata : NULL;
@@ -56,7 +87,7 @@ int cmdrun_run(const CmdRunOpts *o, FILE *out, char **err)
     Scenario *s = scenario_load(o->config, sets_of(o->sets), err);
     if (!s)
         return 2;
-    int tp = o->trace ? trace_policy(s, o->trace_policy, err) : 0;
+    int tp = o->trace || o->plot ? trace_policy(s, o->trace_policy, err) : 0;
     int tb = o->trace_batch ? o->trace_batch : g_array_index(s->batches, int, 0);
     bool batch_ok = false;
     for (guint i = 0; i < s->batches->len; i++)
@@ -71,15 +102,15 @@ int cmdrun_run(const CmdRunOpts *o, FILE *out, char **err)
     GArray *res = train_run_all(s, &opts, err);
     if (!res) {
         scenario_free(s);
-        return 1;
+        return fail_code(*err);
     }
     int rc = 0;
     RunOut ro = {s, res, NULL};
     TrainResult traced = {0};
-    if (o->trace) {
+    if (o->trace || o->plot) {
         TrainOpts to = {.layers = false, .trace = true};
         if (!train_run(s, tb, tp, &to, &traced, err))
-            rc = 1;
+            rc = fail_code(*err);
         ro.one = &traced;
     }
     if (rc == 0 && o->json && !report_write_file(o->json, write_json, &ro, err))
@@ -90,6 +121,8 @@ int cmdrun_run(const CmdRunOpts *o, FILE *out, char **err)
         rc = 1;
     if (rc == 0)
         report_run_table(out, s, res, o->layers);
+    if (rc == 0 && o->plot)
+        rc = plot_run(o->plot, &ro, err);
     if (traced.spans) {
         GArray *one = g_array_new(FALSE, TRUE, sizeof(TrainResult));
         g_array_append_val(one, traced);
@@ -102,11 +135,6 @@ int cmdrun_run(const CmdRunOpts *o, FILE *out, char **err)
 
 int cmdrun_check(const char *config, GPtrArray *sets, FILE *out, char **err)
 {
-    Scenario *s = scenario_load(config, sets_of(sets), err);
-    if (!s)
-        return 2;
-    fprintf(out, "%s: ok: %s, %u batch sizes x %u policies, %d GPUs (%d nodes x %d)\n", config, s->model->name,
-            s->batches->len, s->policies->len, s->world, s->nodes, s->gpus_per_node);
-    scenario_free(s);
-    return 0;
+    /* a plain scenario is a sweep of one: one checker for both */
+    return sweep_check(config, sets_of(sets), out, err);
 }

@@ -2,8 +2,11 @@
  * results to exit status (0 ok, 2 bad input or usage, 1 anything else).
  * Every bad-input message is one line on stderr. */
 #include "cmdcoll.h"
+#include "cmdimport.h"
 #include "cmdlist.h"
 #include "cmdrun.h"
+#include "plot.h"
+#include "sweep.h"
 #include "units.h"
 
 #include <getopt.h>
@@ -15,7 +18,11 @@
     "usage: arsim run CONFIG [--set KEY=VALUE]... [--json FILE] [--csv FILE] [--trace FILE] [--plot DIR]\n" \
     "       arsim collective [--topology NAME|FILE] [--ranks P] [--bandwidth B] [--latency L]\n"        \
     "                        [--packet SIZE] [--gamma S_PER_BYTE] --algo ALGO --size S[,S...] [--json]\n" \
-    "       arsim check CONFIG\n"                                                                      \
+    "       arsim sweep CONFIG --out DIR [--jobs N] [--resume] [--shard I/N] [--mpi] [--set KEY=VALUE]...\n" \
+    "       arsim sweep --merge DIR... --out DIR\n"                                                      \
+    "       arsim plot RESULTS... --out DIR\n"                                                           \
+    "       arsim check CONFIG [--set KEY=VALUE]...\n"                                                   \
+    "       arsim import-profile TRACE.json --model NAME [--out FILE] [--batch B] [--gpu KEY]\n"          \
     "       arsim list models|gpus|topologies|algorithms|policies [--json]\n"
 
 /* Prints "arsim: <msg>" and returns 2 (usage / bad input). */
@@ -46,6 +53,44 @@ static int parse_sizes(const char *arg, GArray *sizes, char **err)
         rc = 2;
     }
     return rc;
+}
+
+/* The option getopt_long just rejected ('?'), as the user wrote it (up to
+ * any '='): a long option, or the short option optopt. */
+static char *rejected_option(char **argv, const struct option *opts)
+{
+    const char *a = argv[optind - 1];
+    size_t n = strcspn(a, "=");
+    if (g_str_has_prefix(a, "--") && optopt == 0)
+        return g_strndup(a, n);
+    for (const struct option *o = opts; o->name && g_str_has_prefix(a, "--"); o++)
+        if (o->val == optopt && n - 2 <= strlen(o->name) && strncmp(a + 2, o->name, n - 2) == 0)
+            return g_strndup(a, n);
+    return g_strdup_printf("-%c", optopt);
+}
+
+/* Output file i (names[i] its flag, paths[i] its value) must be creatable
+ * without touching anything else: a non-empty name, not a directory, in an
+ * existing directory, and none of paths[0..i-1] (the input, the outputs
+ * before it). Checked before anything runs, so bad input never leaves a
+ * partial output. */
+static int check_out_path(const char *const *names, const char *const *paths, int i, char **err)
+{
+    const char *flag = names[i], *path = paths[i];
+    char *dir = g_path_get_dirname(path);
+    bool dir_ok = g_file_test(dir, G_FILE_TEST_IS_DIR);
+    if (!*path)
+        *err = g_strdup_printf("%s: empty file name; expected %s FILE", flag, flag);
+    else if (g_file_test(path, G_FILE_TEST_IS_DIR))
+        *err = g_strdup_printf("%s: '%s' is a directory; expected a file name", flag, path);
+    else if (!dir_ok)
+        *err = g_strdup_printf("%s: directory '%s' does not exist; expected a file in an existing directory", flag,
+                               dir);
+    for (int j = 0; !*err && j < i; j++)
+        if (paths[j] && strcmp(paths[j], path) == 0)
+            *err = g_strdup_printf("%s: '%s' is also given as %s; expected a file of its own", flag, path, names[j]);
+    g_free(dir);
+    return *err ? 2 : 0;
 }
 
 static int parse_int_opt(const char *flag, const char *arg, int min, int max, int *out, char **err)
@@ -81,7 +126,13 @@ static int cmd_collective(int argc, char **argv)
     opterr = 0;
     while (rc == 0 && (c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
         switch (c) {
-        case 't': o.topology = optarg; break;
+        case 't':
+            o.topology = optarg;
+            if (!*optarg) {
+                err = g_strdup("--topology: empty name; expected a topology file or a name in topologies/");
+                rc = 2;
+            }
+            break;
         case 'p': rc = parse_int_opt("--ranks", optarg, 1, 1 << 20, &o.ranks, &err); break;
         case 'G': rc = parse_int_opt("--gpus-per-node", optarg, 1, 1 << 16, &o.prm.gpus_per_node, &err); break;
         case 'e':
@@ -104,9 +155,14 @@ static int cmd_collective(int argc, char **argv)
             break;
         case 'k':
             o.set_packet = true;
-            if (strcmp(optarg, "message") != 0 && (!units_parse_bytes(optarg, &o.packet, &why) || o.packet == 0)) {
-                err = g_strdup_printf("--packet: '%s': %s", optarg,
-                                      o.packet == 0 ? "packet size must be positive; expected a size such as 64KiB or message" : why);
+            if (strcmp(optarg, "message") == 0) {
+                o.packet = 0;
+            } else if (!units_parse_bytes(optarg, &o.packet, &why)) {
+                err = g_strdup_printf("--packet: '%s': %s", optarg, why);
+                rc = 2;
+            } else if (o.packet == 0) {
+                err = g_strdup_printf("--packet: '%s': packet size must be positive; expected a size such as 64KiB "
+                                      "or message", optarg);
                 rc = 2;
             }
             break;
@@ -137,12 +193,15 @@ static int cmd_collective(int argc, char **argv)
             err = g_strdup_printf("%s: missing value; expected %s VALUE", argv[optind - 1], argv[optind - 1]);
             rc = 2;
             break;
-        default:
-            err = g_strdup_printf("%s: unknown option; expected one of --topology --ranks --bandwidth --latency "
-                                  "--packet --gamma --algo --size --inter --gpus-per-node --elem-bytes --json",
-                                  argv[optind - 1]);
+        default: {
+            char *opt = rejected_option(argv, opts);
+            err = g_strdup_printf("%s: unknown option (or a value it does not take); expected one of --topology "
+                                  "--ranks --bandwidth --latency --packet --gamma --algo --size --inter "
+                                  "--gpus-per-node --elem-bytes --json", opt);
+            g_free(opt);
             rc = 2;
             break;
+        }
         }
     }
     if (rc == 0 && optind < argc) {
@@ -178,10 +237,11 @@ static int cmd_run(int argc, char **argv, bool check)
     int rc = 0, c;
     optind = 1;
     opterr = 0;
-    while (rc == 0 && (c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+    int li = 0;
+    while (rc == 0 && (c = getopt_long(argc, argv, ":", opts, &li)) != -1) {
         if (check && c != 'S' && c != ':' && c != '?') {
-            err = g_strdup_printf("%s: not an option of check; expected arsim check CONFIG [--set KEY=VALUE]...",
-                                  argv[optind - 1]);
+            err = g_strdup_printf("--%s: not an option of check; expected arsim check CONFIG [--set KEY=VALUE]...",
+                                  opts[li].name);
             rc = 2;
             break;
         }
@@ -198,19 +258,35 @@ static int cmd_run(int argc, char **argv, bool check)
             err = g_strdup_printf("%s: missing value; expected %s VALUE", argv[optind - 1], argv[optind - 1]);
             rc = 2;
             break;
-        default:
-            err = g_strdup_printf("%s: unknown option; expected --set --json --csv --trace --plot --layers "
-                                  "--trace-policy --trace-batch", argv[optind - 1]);
+        default: {
+            char *opt = rejected_option(argv, opts);
+            err = g_strdup_printf("%s: unknown option (or a value it does not take); expected --set --json --csv "
+                                  "--trace --plot --layers --trace-policy --trace-batch", opt);
+            g_free(opt);
             rc = 2;
             break;
         }
+        }
     }
-    if (rc == 0 && optind != argc - 1) {
-        err = g_strdup_printf("%s: expected exactly one CONFIG file; usage: arsim %s CONFIG [options]",
-                              optind < argc ? argv[optind + 1 < argc ? optind + 1 : optind] : argv[0],
-                              check ? "check" : "run");
+    if (rc == 0 && (optind != argc - 1 || !*argv[optind])) {
+        if (optind + 1 < argc)
+            err = g_strdup_printf("%s: unexpected argument '%s'; expected exactly one CONFIG file", argv[0],
+                                  argv[optind + 1]);
+        else
+            err = g_strdup_printf("%s: %s CONFIG file; expected arsim %s CONFIG [options]", argv[0],
+                                  optind < argc ? "empty name for the" : "no", argv[0]);
         rc = 2;
     }
+    if (rc == 0 && !o.trace && !o.plot && (o.trace_policy || o.trace_batch)) {
+        err = g_strdup_printf("%s: given without --trace or --plot; expected --trace FILE or --plot DIR with it",
+                              o.trace_policy ? "--trace-policy" : "--trace-batch");
+        rc = 2;
+    }
+    const char *const out_flags[] = {"CONFIG", "--json", "--csv", "--trace"};
+    const char *const out_paths[] = {rc == 0 ? argv[optind] : NULL, o.json, o.csv, o.trace};
+    for (int i = 1; rc == 0 && i < 4; i++)
+        if (out_paths[i])
+            rc = check_out_path(out_flags, out_paths, i, &err);
     g_ptr_array_add(sets, NULL);
     if (rc == 0) {
         o.config = argv[optind];
@@ -229,7 +305,8 @@ static int cmd_list(int argc, char **argv)
 {
     bool json = argc > 2 && strcmp(argv[2], "--json") == 0;
     if (argc < 2 || argc > 3 || (argc == 3 && !json))
-        return bad(g_strdup("list: expected arsim list models|gpus|topologies|algorithms|policies [--json]"));
+        return bad(g_strdup_printf("list: %s; expected arsim list models|gpus|topologies|algorithms|policies [--json]",
+                                   argc < 2 ? "no category" : "unexpected arguments"));
     char *err = NULL;
     int rc = cmdlist_run(argv[1], json, stdout, &err);
     return rc && err ? bad(err) : rc;
@@ -237,9 +314,11 @@ static int cmd_list(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-    if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
-        fputs(ARSIM_USAGE, argc < 2 ? stderr : stdout);
-        return argc < 2 ? 2 : 0;
+    if (argc < 2)
+        return bad(g_strdup("arsim: no command; expected arsim run|collective|check|list|... (see arsim --help)"));
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+        fputs(ARSIM_USAGE, stdout);
+        return 0;
     }
     const char *cmd = argv[1];
     if (strcmp(cmd, "collective") == 0)
@@ -248,6 +327,12 @@ int main(int argc, char **argv)
         return cmd_run(argc - 1, argv + 1, strcmp(cmd, "check") == 0);
     if (strcmp(cmd, "list") == 0)
         return cmd_list(argc - 1, argv + 1);
+    if (strcmp(cmd, "import-profile") == 0)
+        return cmdimport_main(argc - 1, argv + 1);
+    if (strcmp(cmd, "sweep") == 0)
+        return sweep_main(argc - 1, argv + 1);
+    if (strcmp(cmd, "plot") == 0)
+        return plot_main(argc - 1, argv + 1);
     fprintf(stderr, "%s: unknown command; expected run, collective, sweep, plot, calibrate, compare, check, "
             "import-profile or list\n", cmd);
     return 2;
