@@ -318,6 +318,12 @@ static bool read_cluster(CfgNode *root, Scenario *s, char **err)
             net.x = x;
             net.y = (int)nodes / x;
         }
+        if (g == 1 && cfg_peek(c, "intra")) {
+            *err = cfg_err(cfg_peek(c, "intra"), "intra links exist only with several GPUs per node; expected "
+                           "gpus_per_node > 1 or no intra");
+            topo_spec_clear(&net);
+            return false;
+        }
         if (g > 1) {
             topo_spec_init(&s->topo);
             s->topo.kind = TOPO_HIERARCHICAL;
