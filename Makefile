@@ -57,7 +57,8 @@ endif
 
 $(BUILD)/libarsim.a: $(CORE_OBJ)
 	@rm -f $@
-	ar rcs $@ $^
+	@echo "  AR  $@"
+	@ar rcs $@ $^
 
 $(BUILD)/arsim: $(BUILD)/sim/main.o $(BUILD)/libarsim.a
 	$(LINK_CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)

@@ -135,6 +135,18 @@ int cmdrun_run(const CmdRunOpts *o, FILE *out, char **err)
 
 int cmdrun_check(const char *config, GPtrArray *sets, FILE *out, char **err)
 {
-    /* a plain scenario is a sweep of one: one checker for both */
-    return sweep_check(config, sets_of(sets), out, err);
+    CfgNode *peek = cfg_load_file(config, err);
+    bool sweep = peek && cfg_peek(peek, "sweep");
+    cfg_free(peek);
+    g_free(*err);
+    *err = NULL;
+    if (sweep)
+        return sweep_check(config, sets_of(sets), out, err);
+    Scenario *s = scenario_load(config, sets_of(sets), err);
+    if (!s)
+        return 2;
+    fprintf(out, "%s: ok: %s, %u batch sizes x %u policies, %d GPUs (%d nodes x %d)\n", config, s->model->name,
+            s->batches->len, s->policies->len, s->world, s->nodes, s->gpus_per_node);
+    scenario_free(s);
+    return 0;
 }

@@ -109,7 +109,8 @@ for f in "$BAD"/scenario/* "$BAD"/model/*; do
     read_case "$f"
     check "${f#"$BAD"/} (run)" "$EXP" "$A" run "$f" --json "$O/out.json" --csv "$O/new.csv" \
         --trace "$O/new.trace.json" "${ARGS[@]}"
-    check "${f#"$BAD"/} (check)" "$EXP" "$A" check "$f" "${ARGS[@]}"
+    # `check` validates a sweep file (it expands it): sweep-* cases are for `run` only
+    case ${f##*/} in sweep-*) ;; *) check "${f#"$BAD"/} (check)" "$EXP" "$A" check "$f" "${ARGS[@]}" ;; esac
     cases=$((cases + 1))
 done
 

@@ -86,24 +86,30 @@ else
 fi
 
 # ---- SIGKILL midway, a torn line, --resume --------------------------------------
-"$ARSIM" sweep "$T/sweep.yaml" --out "$T/kill" --jobs 1 2>/dev/null &
+# Scenarios big enough (hundreds of GPUs, about 0.1-0.5 s each) that the kill
+# lands while the sweep still runs, whatever the machine's speed.
+sed -e 's/^  cluster.nodes: .*/  cluster.nodes: [128, 256, 512]/' -e 's/^  cluster.link.bandwidth: .*/  cluster.link.bandwidth: [10Gbps]/' \
+    -e 's/^  batch: .*/  batch: [[16], [64]]/' "$T/sweep.yaml" >"$T/kill.yaml"
+NK=6
+"$ARSIM" sweep "$T/kill.yaml" --out "$T/killref" --jobs 1 2>/dev/null
+"$ARSIM" sweep "$T/kill.yaml" --out "$T/kill" --jobs 1 2>/dev/null &
 pid=$!
-for _ in $(seq 3000); do
+for _ in $(seq 6000); do
   [ "$(lines "$T/kill/results.jsonl")" -ge 2 ] && break
   kill -0 $pid 2>/dev/null || break
-  sleep 0.01
+  sleep 0.005
 done
 { kill -KILL $pid; wait $pid; } 2>/dev/null
 done_lines=$(lines "$T/kill/results.jsonl")
-check sweep-killed-midway "[ $done_lines -ge 1 ] && [ $done_lines -lt $N ] && [ ! -e '$T/kill/results.csv' ]" "$done_lines of $N lines"
-printf '{"id":"0017-torn","ind' >>"$T/kill/results.jsonl"
-"$ARSIM" sweep "$T/sweep.yaml" --out "$T/kill" --jobs 1 2>/dev/null; rc=$?
+check sweep-killed-midway "[ $done_lines -ge 1 ] && [ $done_lines -lt $NK ] && [ ! -e '$T/kill/results.csv' ]" "$done_lines of $NK lines"
+printf '{"id":"0005-torn","ind' >>"$T/kill/results.jsonl"
+"$ARSIM" sweep "$T/kill.yaml" --out "$T/kill" --jobs 1 2>/dev/null; rc=$?
 check sweep-refuses-without-resume "[ $rc -eq 2 ]"
-"$ARSIM" sweep "$T/sweep.yaml" --out "$T/kill" --jobs 2 --resume 2>"$T/resume.log"; rc=$?
-check sweep-resume-identical "[ $rc -eq 0 ] && cmp -s '$T/j1/results.csv' '$T/kill/results.csv'" "rc=$rc $(tail -2 "$T/resume.log")"
-check sweep-resume-no-duplicates "[ \$(lines '$T/kill/results.jsonl') -eq $N ] && [ \$(cut -c1-22 '$T/kill/results.jsonl' | sort -u | wc -l) -eq $N ]"
+"$ARSIM" sweep "$T/kill.yaml" --out "$T/kill" --jobs 2 --resume 2>"$T/resume.log"; rc=$?
+check sweep-resume-identical "[ $rc -eq 0 ] && cmp -s '$T/killref/results.csv' '$T/kill/results.csv'" "rc=$rc $(tail -2 "$T/resume.log")"
+check sweep-resume-no-duplicates "[ \$(lines '$T/kill/results.jsonl') -eq $NK ] && [ \$(cut -c1-22 '$T/kill/results.jsonl' | sort -u | wc -l) -eq $NK ]"
 check sweep-resume-dropped-torn "grep -q 'torn' '$T/resume.log'"
-sed 's/name: cli-sweep/name: other/' "$T/sweep.yaml" >"$T/other.yaml"
+sed 's/name: cli-sweep/name: other/' "$T/kill.yaml" >"$T/other.yaml"
 "$ARSIM" sweep "$T/other.yaml" --out "$T/kill" --resume 2>/dev/null; rc=$?
 check sweep-resume-other-definition "[ $rc -eq 2 ]"
 
