@@ -14,5 +14,6 @@ for s in tests/cli/*.sh; do
   echo "$(basename "$s"): $p ok, $f failed"
   pass=$((pass + p)); fail=$((fail + f))
 done
-echo "cli ($ARSIM): $pass passed, $fail failed"
+echo "command-line suites with $ARSIM:"
+echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

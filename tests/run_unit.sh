@@ -11,5 +11,6 @@ for t in "$build"/tests/test_*; do
   pass=$((pass + c - f - e)); fail=$((fail + f + e))
   if [ $rc -ne 0 ] || [ -z "$n" ]; then bad+=("$(basename "$t")"); echo "$out" | grep -vE '^[0-9]+%: Checks' | head -40; fi
 done
-echo "unit ($build): $pass passed, $fail failed"
+echo "unit suites in $build:"
+echo "unit: $pass passed, $fail failed"
 [ ${#bad[@]} -eq 0 ] || { echo "failing suites: ${bad[*]}"; exit 1; }
