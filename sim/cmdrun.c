@@ -17,9 +17,7 @@ typedef struct {
 static void write_json(FILE *f, void *ctx)
 {
     RunOut *o = ctx;
-    cJSON *root = report_run_json(o->s, o->results);
-    report_print_json(f, root);
-    cJSON_Delete(root);
+    report_run_write_json(f, o->s, o->results);
 }
 
 static void write_csv(FILE *f, void *ctx)

@@ -16,14 +16,12 @@ void report_coll_table(FILE *out, const CmdCollRow *rows, size_t n)
     }
 }
 
-/* Prints a cJSON tree followed by a newline, then frees it. */
-static void print_json(FILE *out, cJSON *root)
+void report_print_json(FILE *out, const cJSON *root)
 {
     char *s = cJSON_Print(root);
     fputs(s, out);
     fputc('\n', out);
     cJSON_free(s);
-    cJSON_Delete(root);
 }
 
 void report_coll_json(FILE *out, const CmdCollRow *rows, size_t n)
@@ -42,5 +40,6 @@ void report_coll_json(FILE *out, const CmdCollRow *rows, size_t n)
         cJSON_AddNumberToObject(o, "wall_s", r->wall_s);
         cJSON_AddItemToArray(arr, o);
     }
-    print_json(out, arr);
+    report_print_json(out, arr);
+    cJSON_Delete(arr);
 }

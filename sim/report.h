@@ -7,6 +7,11 @@
 
 #include <stdio.h>
 
+typedef struct cJSON cJSON;   /* cJSON.h's type; only report code includes cJSON.h */
+
+/* Prints a cJSON tree to out, formatted, with a newline; frees nothing. */
+void report_print_json(FILE *out, const cJSON *root);
+
 void report_coll_table(FILE *out, const CmdCollRow *rows, size_t n);
 void report_coll_json(FILE *out, const CmdCollRow *rows, size_t n);
 

@@ -1,16 +1,14 @@
 /* reportlist — tables and JSON of `arsim list`; see reportlist.h. */
 #include "reportlist.h"
 #include "gpu.h"
+#include "report.h"
 
 #include <cJSON.h>
 
-/* Prints a cJSON tree followed by a newline, then frees it. */
+/* Prints a cJSON tree, then frees it. */
 static void print_json(FILE *out, cJSON *root)
 {
-    char *s = cJSON_Print(root);
-    fputs(s, out);
-    fputc('\n', out);
-    cJSON_free(s);
+    report_print_json(out, root);
     cJSON_Delete(root);
 }
 

@@ -3,6 +3,8 @@
 #include "reportrun.h"
 #include "units.h"
 
+#include <cJSON.h>
+
 #include <errno.h>
 #include <math.h>
 #include <string.h>
@@ -99,12 +101,11 @@ cJSON *report_run_json(const Scenario *s, const GArray *results)
     return root;
 }
 
-void report_print_json(FILE *out, const cJSON *root)
+void report_run_write_json(FILE *out, const Scenario *s, const GArray *results)
 {
-    char *txt = cJSON_Print(root);
-    fputs(txt, out);
-    fputc('\n', out);
-    cJSON_free(txt);
+    cJSON *root = report_run_json(s, results);
+    report_print_json(out, root);
+    cJSON_Delete(root);
 }
 
 void report_run_table(FILE *out, const Scenario *s, const GArray *results, bool layers)

@@ -4,10 +4,12 @@
 #ifndef ARSIM_REPORTRUN_H
 #define ARSIM_REPORTRUN_H
 
+#include "report.h"
 #include "train.h"
 
-#include <cJSON.h>
 #include <stdio.h>
+
+typedef struct cJSON cJSON;   /* cJSON.h's type; only report code includes cJSON.h */
 
 /* One result as a JSON object: batch, policy, overlap, algorithm,
  * iteration_s, compute_s, comm_s, exposed_comm_s, samples_per_s, speedup,
@@ -15,8 +17,10 @@
  * bandwidth_Bps, latency_s, topology, precision — and `layers` when the
  * result has unit rows. Caller owns it. */
 cJSON *report_result_json(const Scenario *s, const TrainResult *r);
-/* {"scenario": {...}, "results": [...]} */
+/* {"scenario": {...}, "results": [...]}; caller owns it. */
 cJSON *report_run_json(const Scenario *s, const GArray *results);
+/* Prints report_run_json's document to out. */
+void report_run_write_json(FILE *out, const Scenario *s, const GArray *results);
 
 void report_run_table(FILE *out, const Scenario *s, const GArray *results, bool layers);
 /* CSV with a header line; one line per result. */
@@ -27,7 +31,5 @@ void report_run_trace(FILE *out, const Scenario *s, const TrainResult *r, int ra
 /* Writes text produced by fn to path atomically (temp file + rename);
  * false + *err if it cannot. */
 bool report_write_file(const char *path, void (*fn)(FILE *, void *), void *ctx, char **err);
-/* Prints a cJSON tree to out (formatted), frees nothing. */
-void report_print_json(FILE *out, const cJSON *root);
 
 #endif

@@ -2,6 +2,8 @@
 #include "reportsim.h"
 #include "reportrun.h"
 
+#include <cJSON.h>
+
 char *reportsim_results_text(const Scenario *s, const GArray *results)
 {
     cJSON *arr = cJSON_CreateArray();
