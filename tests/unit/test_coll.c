@@ -4,6 +4,8 @@
  * schedules; coll_build rejects bad parameters; coll_cost spot values. */
 #include "coll.h"
 
+#include "testmain.h"
+
 #include <check.h>
 #include <math.h>
 #include <string.h>
@@ -533,9 +535,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return testmain_run(suite());
 }

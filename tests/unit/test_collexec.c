@@ -7,6 +7,8 @@
  * deadlock, ranks sharing a host); coll_cost against the simulation. */
 #include "collexec.h"
 
+#include "testmain.h"
+
 #include <check.h>
 #include <math.h>
 
@@ -572,9 +574,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return testmain_run(suite());
 }

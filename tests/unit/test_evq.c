@@ -2,6 +2,8 @@
 #include "engine.h"
 #include "units.h"
 
+#include "testmain.h"
+
 #include <check.h>
 #include <math.h>
 
@@ -147,9 +149,5 @@ int main(void)
     tcase_add_test(tc, test_overflow);
     tcase_add_test(tc, test_units);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return testmain_run(s);
 }

@@ -5,6 +5,8 @@
  * buckets that empty by cancellation). */
 #include "evq.h"
 
+#include "testmain.h"
+
 #include <check.h>
 #include <glib.h>
 
@@ -143,9 +145,5 @@ int main(void)
     tcase_add_test(tc, test_many_times);
     tcase_add_test(tc, test_same_time_after_eviction);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return testmain_run(s);
 }

@@ -5,6 +5,8 @@
  * from the little traces below. */
 #include "reportprof.h"
 
+#include "testmain.h"
+
 #include <check.h>
 #include <math.h>
 #include <string.h>
@@ -178,9 +180,5 @@ int main(void)
     tcase_add_test(tc, test_cpu_steps_meta);
     tcase_add_test(tc, test_errors);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return testmain_run(s);
 }

@@ -4,6 +4,8 @@
  * times are integer picoseconds written from the formulas. */
 #include "net.h"
 
+#include "testmain.h"
+
 #include <check.h>
 #include <math.h>
 #include <string.h>
@@ -433,9 +435,5 @@ int main(void)
     tcase_add_test(tc, test_determinism);
     tcase_add_test(tc, test_oversubscription);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return testmain_run(s);
 }

@@ -6,6 +6,8 @@
 #include "plotdims.h"
 #include "reportplot.h"
 
+#include "testmain.h"
+
 #include <check.h>
 #include <glib/gstdio.h>
 #include <string.h>
@@ -155,9 +157,5 @@ int main(void)
     tcase_add_test(tc, test_run_json_and_trace);
     tcase_add_test(tc, test_errors);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return testmain_run(s);
 }

@@ -7,6 +7,8 @@
 #include "sweepout.h"
 #include "sweepsim.h"
 
+#include "testmain.h"
+
 #include <check.h>
 #include <glib/gstdio.h>
 #include <stdio.h>
@@ -621,9 +623,5 @@ static Suite *sweep_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(sweep_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return testmain_run(sweep_suite());
 }

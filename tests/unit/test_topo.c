@@ -2,6 +2,8 @@
  * counts from closed forms, route lengths, dimension order, ECMP, errors. */
 #include "topo.h"
 
+#include "testmain.h"
+
 #include <check.h>
 #include <math.h>
 #include <string.h>
@@ -508,9 +510,5 @@ int main(void)
     tcase_add_test(tc, test_graph);
     tcase_add_test(tc, test_invalid);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return testmain_run(s);
 }

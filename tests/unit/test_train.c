@@ -5,6 +5,8 @@
  * hybrid's mapping, auto against every fixed algorithm, memo = live. */
 #include "train.h"
 
+#include "testmain.h"
+
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
@@ -403,9 +405,5 @@ int main(void)
     tcase_add_test(tc, test_memo_equals_live);
     tcase_add_test(tc, test_deterministic);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return testmain_run(s);
 }
