@@ -61,9 +61,12 @@ int cmdcoll_run(const CmdCollOpts *o, FILE *out, char **err)
     for (guint i = 0; i < o->sizes->len; i++) {
         CmdCollRow r = {.algo = o->algo, .ranks = p, .bytes = g_array_index(o->sizes, uint64_t, i)};
         double w0 = wall_now();
-        r.time_s = collexec_time(t, o->algo, &prm, p, r.bytes, o->elem_bytes, o->gamma, &r.events, &why);
+        if (o->links)
+            r.links = g_new0(NetLinkStats, t->links->len);
+        r.time_s = collexec_time_links(t, o->algo, &prm, p, r.bytes, o->elem_bytes, o->gamma, &r.events, r.links, &why);
         r.wall_s = wall_now() - w0;
         if (r.time_s < 0) {
+            g_free(r.links);
             if (strstr(why, "overflow") || strstr(why, "2^6"))
                 *err = g_strdup_printf("--size: %s; expected a smaller --size, a faster --bandwidth or a smaller "
                                        "--gamma", why);
@@ -84,10 +87,12 @@ int cmdcoll_run(const CmdCollOpts *o, FILE *out, char **err)
     }
     if (rc == 0) {
         if (o->json)
-            report_coll_json(out, (const CmdCollRow *)rows->data, rows->len);
+            report_coll_json(out, t, (const CmdCollRow *)rows->data, rows->len);
         else
-            report_coll_table(out, (const CmdCollRow *)rows->data, rows->len);
+            report_coll_table(out, t, (const CmdCollRow *)rows->data, rows->len);
     }
+    for (guint i = 0; i < rows->len; i++)
+        g_free(g_array_index(rows, CmdCollRow, i).links);
     g_array_free(rows, TRUE);
     topo_free(t);
     return rc;

@@ -4,6 +4,7 @@
 #define ARSIM_CMDCOLL_H
 
 #include "coll.h"
+#include "net.h"
 #include "topo.h"
 
 #include <stdio.h>
@@ -17,6 +18,7 @@ typedef struct {
     double busbw_Bps;       /* algbw * 2(p-1)/p */
     uint64_t events;        /* events the engine processed */
     double wall_s;          /* host seconds the simulation took */
+    NetLinkStats *links;    /* per link (topology order) with --links, else NULL; owned by the command */
 } CmdCollRow;
 
 typedef struct {
@@ -32,6 +34,7 @@ typedef struct {
     uint32_t elem_bytes;    /* element size (1: any byte count) */
     GArray *sizes;          /* uint64_t bytes, >= 1 entry */
     bool json;              /* JSON array instead of a table */
+    bool links;             /* per-link statistics too */
 } CmdCollOpts;
 
 /* Runs every size; prints to out. Returns 0, 2 (bad input: *err set) or 1. */

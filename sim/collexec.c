@@ -319,6 +319,12 @@ static void mark_done(void *ctx, void *data)
 double collexec_time(Topo *t, CollAlgo a, const CollParams *prm, int p, uint64_t bytes, uint32_t elem_bytes,
                      double gamma_s_per_byte, uint64_t *events, char **err)
 {
+    return collexec_time_links(t, a, prm, p, bytes, elem_bytes, gamma_s_per_byte, events, NULL, err);
+}
+
+double collexec_time_links(Topo *t, CollAlgo a, const CollParams *prm, int p, uint64_t bytes, uint32_t elem_bytes,
+                           double gamma_s_per_byte, uint64_t *events, NetLinkStats *links, char **err)
+{
     if (p < 1 || p > t->nhosts) {
         *err = g_strdup_printf("%d ranks on a topology of %d hosts; expected 1..%d ranks", p, t->nhosts, t->nhosts);
         return -1;
@@ -348,6 +354,8 @@ double collexec_time(Topo *t, CollAlgo a, const CollParams *prm, int p, uint64_t
         secs = sim_ps_to_seconds(collexec_end_time(x) - collexec_start_time(x));
     if (events)
         *events = sim->events;
+    for (guint l = 0; links && l < t->links->len; l++)
+        links[l] = *net_link_stats(net, l);
     collexec_free(x);
     net_free(net);
     sim_free(sim);

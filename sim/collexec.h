@@ -38,4 +38,9 @@ void collexec_free(CollExec *x);
 double collexec_time(Topo *t, CollAlgo a, const CollParams *prm, int p, uint64_t bytes,
                      uint32_t elem_bytes, double gamma_s_per_byte, uint64_t *events, char **err);
 
+/* As collexec_time; links (NULL, or an array of t->links->len entries)
+ * receives every link's statistics for the run. */
+double collexec_time_links(Topo *t, CollAlgo a, const CollParams *prm, int p, uint64_t bytes, uint32_t elem_bytes,
+                           double gamma_s_per_byte, uint64_t *events, NetLinkStats *links, char **err);
+
 #endif

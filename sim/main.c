@@ -1,7 +1,9 @@
 /* main — arsim's command line: parses options, wires modules, maps
  * results to exit status (0 ok, 2 bad input or usage, 1 anything else).
  * Every bad-input message is one line on stderr. */
+#include "cmdcalib.h"
 #include "cmdcoll.h"
+#include "cmdcompare.h"
 #include "cmdimport.h"
 #include "cmdlist.h"
 #include "cmdrun.h"
@@ -17,10 +19,12 @@
 #define ARSIM_USAGE                                                                                    \
     "usage: arsim run CONFIG [--set KEY=VALUE]... [--json FILE] [--csv FILE] [--trace FILE] [--plot DIR]\n" \
     "       arsim collective [--topology NAME|FILE] [--ranks P] [--bandwidth B] [--latency L]\n"        \
-    "                        [--packet SIZE] [--gamma S_PER_BYTE] --algo ALGO --size S[,S...] [--json]\n" \
+    "                        [--packet SIZE] [--gamma S_PER_BYTE] --algo ALGO --size S[,S...] [--json] [--links]\n" \
     "       arsim sweep CONFIG --out DIR [--jobs N] [--resume] [--shard I/N] [--mpi] [--set KEY=VALUE]...\n" \
     "       arsim sweep --merge DIR... --out DIR\n"                                                      \
     "       arsim plot RESULTS... --out DIR\n"                                                           \
+    "       arsim calibrate MEASUREMENTS.json [--out CALIBRATION.yaml]\n"                                \
+    "       arsim compare MEASUREMENTS.json --calibration CALIBRATION.yaml [--json FILE] [--plot DIR]\n"  \
     "       arsim check CONFIG [--set KEY=VALUE]...\n"                                                   \
     "       arsim import-profile TRACE.json --model NAME [--out FILE] [--batch B] [--gpu KEY]\n"          \
     "       arsim list models|gpus|topologies|algorithms|policies [--json]\n"
@@ -115,6 +119,7 @@ static int cmd_collective(int argc, char **argv)
         {"algo", required_argument, 0, 'a'},      {"size", required_argument, 0, 's'},
         {"inter", required_argument, 0, 'i'},     {"gpus-per-node", required_argument, 0, 'G'},
         {"elem-bytes", required_argument, 0, 'e'}, {"json", no_argument, 0, 'j'},
+        {"links", no_argument, 0, 'K'},
         {0, 0, 0, 0}};
     CmdCollOpts o = {.elem_bytes = 1, .sizes = g_array_new(FALSE, FALSE, sizeof(uint64_t))};
     coll_params_init(&o.prm);
@@ -189,6 +194,7 @@ static int cmd_collective(int argc, char **argv)
         }
         case 's': rc = parse_sizes(optarg, o.sizes, &err); break;
         case 'j': o.json = true; break;
+        case 'K': o.links = true; break;
         case ':':
             err = g_strdup_printf("%s: missing value; expected %s VALUE", argv[optind - 1], argv[optind - 1]);
             rc = 2;
@@ -197,7 +203,7 @@ static int cmd_collective(int argc, char **argv)
             char *opt = rejected_option(argv, opts);
             err = g_strdup_printf("%s: unknown option (or a value it does not take); expected one of --topology "
                                   "--ranks --bandwidth --latency --packet --gamma --algo --size --inter "
-                                  "--gpus-per-node --elem-bytes --json", opt);
+                                  "--gpus-per-node --elem-bytes --json --links", opt);
             g_free(opt);
             rc = 2;
             break;
@@ -331,6 +337,10 @@ int main(int argc, char **argv)
         return cmdimport_main(argc - 1, argv + 1);
     if (strcmp(cmd, "sweep") == 0)
         return sweep_main(argc - 1, argv + 1);
+    if (strcmp(cmd, "calibrate") == 0)
+        return cmdcalib_main(argc - 1, argv + 1);
+    if (strcmp(cmd, "compare") == 0)
+        return cmdcompare_main(argc - 1, argv + 1);
     if (strcmp(cmd, "plot") == 0)
         return plot_main(argc - 1, argv + 1);
     fprintf(stderr, "%s: unknown command; expected run, collective, sweep, plot, calibrate, compare, check, "

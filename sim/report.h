@@ -12,7 +12,9 @@ typedef struct cJSON cJSON;   /* cJSON.h's type; only report code includes cJSON
 /* Prints a cJSON tree to out, formatted, with a newline; frees nothing. */
 void report_print_json(FILE *out, const cJSON *root);
 
-void report_coll_table(FILE *out, const CmdCollRow *rows, size_t n);
-void report_coll_json(FILE *out, const CmdCollRow *rows, size_t n);
+/* Rows of `arsim collective`; rows with link statistics also list every
+ * link that carried bytes (the table: the busiest eight and a total). */
+void report_coll_table(FILE *out, const Topo *t, const CmdCollRow *rows, size_t n);
+void report_coll_json(FILE *out, const Topo *t, const CmdCollRow *rows, size_t n);
 
 #endif
