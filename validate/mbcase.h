@@ -44,6 +44,21 @@ typedef struct {
     int reps;            /* measured repetitions, >= 1 */
     bool stable;         /* the median met tol before the rep or time limit */
     int verified;        /* -1: not applicable; 0: a result was wrong; 1: all right */
+    /* iteration mode only (config NULL otherwise); the strings are borrowed
+     * and outlive the case list (argv, the options, static names) */
+    const char *config;      /* the scenario file as given */
+    const char *policy;      /* the policy's name */
+    const char *overlap;     /* its overlap kind: none, ddp, layer, priority */
+    const char *algorithm;   /* its algorithm label: ring, hybrid, auto, ... */
+    char *const *sets;       /* --set assignments applied, NULL-terminated; may be NULL */
+    int batch;               /* per-rank batch, >= 1 */
+    double scale;            /* compute time factor, > 0 */
+    int warmup, measured;    /* W and M iterations of each repetition */
+    int units;               /* sync units per iteration */
+    int elem_bytes;          /* bytes per gradient element */
+    double compute_s;        /* emulated compute per iteration (s) */
+    double exposed_s;        /* per iteration, time the compute stream waited on gates (s): median over
+                                repetitions of the rank's mean, maximum over ranks */
 } MbcaseResult;
 
 /* One repetition: runs the operation on this rank and returns the local

@@ -26,10 +26,34 @@ static void put_string(FILE *f, const char *s)
     fputc('"', f);
 }
 
+/* The iteration mode's own keys (after "mode"). */
+static void put_iteration(FILE *f, const MbcaseResult *c)
+{
+    fputs(", \"config\": ", f);
+    put_string(f, c->config);
+    fputs(", \"policy\": ", f);
+    put_string(f, c->policy);
+    fprintf(f, ", \"batch\": %d, \"scale\": %.9g, \"warmup\": %d, \"measured\": %d, \"sets\": [", c->batch,
+            c->scale, c->warmup, c->measured);
+    for (int i = 0; c->sets && c->sets[i]; i++) {
+        if (i)
+            fputs(", ", f);
+        put_string(f, c->sets[i]);
+    }
+    fputs("], \"overlap\": ", f);
+    put_string(f, c->overlap);
+    fputs(", \"algorithm\": ", f);
+    put_string(f, c->algorithm);
+    fprintf(f, ", \"units\": %d, \"elem_bytes\": %d, \"compute_s\": %.9g, \"exposed_s\": %.9g", c->units,
+            c->elem_bytes, c->compute_s, c->exposed_s);
+}
+
 static void put_case(FILE *f, const MbcaseResult *c)
 {
     fputs("    {\"mode\": ", f);
     put_string(f, c->mode);
+    if (c->config)
+        put_iteration(f, c);
     if (c->klass[0]) {
         fputs(", \"class\": ", f);
         put_string(f, c->klass);
@@ -70,6 +94,10 @@ bool mbjson_write(const char *path, const MbjsonEnv *env, const GArray *cases, c
     fputs(", \"command\": ", f);
     put_string(f, env->command);
     fprintf(f, ", \"poll_s\": %.9g", env->poll_s);
+    if (env->cwd) {
+        fputs(", \"cwd\": ", f);
+        put_string(f, env->cwd);
+    }
     fputs(",\n    \"host_names\": [", f);
     for (guint i = 0; i < env->host_names->len; i++) {
         if (i)

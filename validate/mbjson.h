@@ -23,6 +23,8 @@ typedef struct {
     const char *command;       /* the mpibench arguments, space-separated; borrowed */
     GPtrArray *host_names;     /* H char*: the hosts in order of first rank; borrowed */
     double poll_s;             /* --poll: how ranks waited (s); 0 = busy-polling */
+    const char *cwd;           /* rank 0's working directory (relative --config paths start there); borrowed;
+                                  NULL: not written */
 } MbjsonEnv;
 
 /* Writes env and cases (GArray of MbcaseResult) to path via path.tmp.

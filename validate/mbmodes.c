@@ -24,6 +24,7 @@ void mbmodes_opts_init(MbmodesOpts *o)
     o->rule = (MbcaseRule){.warmup = 1, .min_reps = 5, .max_reps = 50, .tol = 0.02,
                            .case_time_s = 30, .timeout_s = 600};
     o->inter = COLL_RING;
+    mbiter_opts_init(&o->iter);
 }
 
 void mbmodes_opts_clear(MbmodesOpts *o)
@@ -31,6 +32,7 @@ void mbmodes_opts_clear(MbmodesOpts *o)
     if (o->sizes)
         g_array_free(o->sizes, TRUE);
     o->sizes = NULL;
+    mbiter_opts_clear(&o->iter);
 }
 
 void mbmodes_ctx_init(MbmodesCtx *c, const MbmodesOpts *o, MPI_Comm comm, MbcaseWatchdog *wd)
@@ -101,6 +103,15 @@ static void record(MbmodesCtx *c, const MbcaseResult *r)
     char sz[32], t[32], who[32];
     units_fmt_bytes(sz, sizeof sz, r->bytes);
     units_fmt_time(t, sizeof t, r->time_s);
+    if (r->config) {
+        char comp[32], exp[32];
+        units_fmt_time(comp, sizeof comp, r->compute_s);
+        units_fmt_time(exp, sizeof exp, r->exposed_s);
+        printf("%-9s %-18s batch %d  %10s  compute %s  waited %s  reps %2d%s%s\n", r->mode, r->policy, r->batch, t,
+               comp, exp, r->reps, r->stable ? "" : " (not stable)", r->verified ? "  verified" : "  WRONG RESULT");
+        fflush(stdout);
+        return;
+    }
     if (r->peer_a >= 0)
         snprintf(who, sizeof who, "%s %d<->%d", r->klass, r->peer_a, r->peer_b);
     else if (r->algo[0])
@@ -406,7 +417,7 @@ static int parse_allreduce_opt(MbmodesOpts *o, const char *flag, const char *val
 }
 
 /* Sizes of vectors of doubles: whole doubles and an int element count. */
-static bool check_vector_sizes(const MbmodesOpts *o, char *msg, size_t n)
+static bool check_vector_sizes(MbmodesOpts *o, char *msg, size_t n)
 {
     for (guint i = 0; o->sizes && i < o->sizes->len; i++) {
         guint64 b = g_array_index(o->sizes, guint64, i);
@@ -419,7 +430,7 @@ static bool check_vector_sizes(const MbmodesOpts *o, char *msg, size_t n)
     return true;
 }
 
-static bool check_pingpong(const MbmodesOpts *o, char *msg, size_t n)
+static bool check_pingpong(MbmodesOpts *o, char *msg, size_t n)
 {
     for (guint i = 0; o->sizes && i < o->sizes->len; i++) {
         guint64 b = g_array_index(o->sizes, guint64, i);
@@ -452,7 +463,7 @@ static int parse_all_opt(MbmodesOpts *o, const char *flag, const char *val, cons
     return 0;
 }
 
-static bool check_all(const MbmodesOpts *o, char *msg, size_t n)
+static bool check_all(MbmodesOpts *o, char *msg, size_t n)
 {
     for (const MbmodesMode *m = mbmodes_table; m->name; m++)
         if (m->in_all && m->check && !m->check(o, msg, n))
@@ -460,8 +471,38 @@ static bool check_all(const MbmodesOpts *o, char *msg, size_t n)
     return true;
 }
 
-/* The mode table. `iteration --config CONFIG --policy NAME` (training
- * iteration replay) joins as a row here with in_all = true. */
+/* ---- iteration --------------------------------------------------------- */
+
+static int parse_iteration_opt(MbmodesOpts *o, const char *flag, const char *val, const char **why)
+{
+    return mbiter_parse_opt(&o->iter, flag, val, why);
+}
+
+static bool check_iteration(MbmodesOpts *o, char *msg, size_t n)
+{
+    return mbiter_prepare(&o->iter, msg, n);
+}
+
+/* The scenario's world must be the MPI world; when the launcher did not
+ * say its size before MPI_Init, this is the first place it is known. */
+static void run_iteration(MbmodesCtx *c)
+{
+    int world = mbiter_world(&c->opt->iter);
+    if (c->p != world) {
+        if (c->rank == 0)
+            fprintf(stderr, "mpibench: --config: %s has %d ranks (cluster.nodes x gpus_per_node) but MPI runs %d; "
+                    "expected mpirun -np %d (one rank per GPU)\n", c->opt->iter.config, world, c->p, world);
+        fflush(stderr);
+        MPI_Abort(c->comm, 2);
+    }
+    MbcaseResult r;
+    mbiter_measure(&c->opt->iter, &c->opt->rule, c->wd, c->comm, &r);
+    if (!r.verified)
+        c->all_verified = false;
+    record(c, &r);
+}
+
+/* The mode table; iteration is not in `all` (it needs --config). */
 const MbmodesMode mbmodes_table[] = {
     {"pingpong", "one-way time against message size, for ranks on one host and on two hosts",
      NULL, check_pingpong, run_pingpong, true},
@@ -469,7 +510,9 @@ const MbmodesMode mbmodes_table[] = {
      NULL, check_vector_sizes, run_reduce, true},
     {"allreduce", "MPI_Allreduce and arsim's schedules over MPI, results checked on every rank",
      parse_allreduce_opt, check_vector_sizes, run_allreduce, true},
-    {"all", "every mode above over its default sizes (or --sizes)",
+    {"iteration", "training iterations of a scenario replayed: emulated compute, real gradient all-reduces",
+     parse_iteration_opt, check_iteration, run_iteration, false},
+    {"all", "pingpong, reduce and allreduce over their default sizes (or --sizes)",
      parse_all_opt, check_all, run_all, false},
     {NULL, NULL, NULL, NULL, NULL, false},
 };

@@ -5,15 +5,18 @@
  * before MPI_Init), a check of the whole option set (before MPI_Init, so
  * bad input never starts MPI), and a collective run function that appends
  * its cases to the context. `all` runs every row marked in_all, in table
- * order. A new mode (e.g. `iteration --config CONFIG --policy NAME`) is a
- * new row: add its fields to MbmodesOpts, a parse_opt for its flags, a
- * check and a run, and it shows up in --help, in parsing and in `all`.
+ * order. A new mode is a new row: add its fields to MbmodesOpts, a
+ * parse_opt for its flags, a check and a run, and it shows up in --help,
+ * in parsing and (if in_all) in `all`. `iteration --config CONFIG
+ * --policy NAME` (mbiter.h) is such a row, not in `all`: it needs a
+ * scenario.
  */
 #ifndef MBMODES_H
 #define MBMODES_H
 
 #include "coll.h"
 #include "mbcase.h"
+#include "mbiter.h"
 
 #include <glib.h>
 #include <mpi.h>
@@ -31,6 +34,7 @@ typedef struct {
     bool algos[COLL_NALGOS];    /* allreduce: run arsim's schedule of each marked algorithm */
     CollAlgo inter;             /* --inter: hierarchical's inter-node algorithm (default ring) */
     int gpus_per_node;          /* --gpus-per-node: hierarchical's G; 0 = ranks per host if uniform */
+    MbiterOpts iter;            /* iteration: --config, --policy, --batch, --scale, --iterations, --set */
 } MbmodesOpts;
 
 typedef struct {
@@ -53,9 +57,10 @@ typedef struct {
     /* The mode's own option FLAG VALUE: 1 consumed, 0 not this mode's
      * flag, -1 bad value (*why: "what is wrong; what is expected"). May be NULL. */
     int (*parse_opt)(MbmodesOpts *o, const char *flag, const char *val, const char **why);
-    /* Whole-option check before MPI_Init: false with "--flag: what is
-     * wrong; what is expected" in msg. May be NULL. */
-    bool (*check)(const MbmodesOpts *o, char *msg, size_t n);
+    /* Whole-option check before MPI_Init, which may also prepare what the
+     * run needs without MPI (iteration loads its scenario here): false
+     * with "--flag: what is wrong; what is expected" in msg. May be NULL. */
+    bool (*check)(MbmodesOpts *o, char *msg, size_t n);
     void (*run)(MbmodesCtx *c);  /* collective: measures and appends cases */
     bool in_all;                 /* `all` runs it */
 } MbmodesMode;

@@ -52,6 +52,12 @@ static void usage(FILE *f)
           "                        (default: all but torus2d)\n"
           "  --inter ALGO          hierarchical: inter-node algorithm (default ring)\n"
           "  --gpus-per-node G     hierarchical: ranks per node (default: ranks per host)\n"
+          "  --config FILE         iteration: the arsim scenario to replay (its world = the MPI world)\n"
+          "  --policy NAME         iteration: one of the scenario's policies\n"
+          "  --batch B             iteration: per-rank batch (default: the scenario's first)\n"
+          "  --scale F             iteration: multiply every compute time by F (default 1)\n"
+          "  --iterations W,M      iteration: warm-up and measured iterations (default: the scenario's)\n"
+          "  --set KEY=VALUE       iteration: override a scenario key, as arsim run --set (repeatable)\n"
           "  --poll T              wait by testing every T and sleeping in between (default 0:\n"
           "                        MPI_Waitall, which busy-polls); 20us suits ranks > cores\n"
           "  --warmup N            unmeasured repetitions per case (default 1)\n"
@@ -179,13 +185,13 @@ static int parse_common(MbmodesOpts *o, const char *flag, const char *val, char 
 static bool parse_args(int argc, char **argv, MbmodesOpts *o, const MbmodesMode **mode, char *msg, size_t n)
 {
     if (argc < 2 || argv[1][0] == '-') {
-        snprintf(msg, n, "%s: missing mode; expected pingpong, reduce, allreduce or all first",
+        snprintf(msg, n, "%s: missing mode; expected pingpong, reduce, allreduce, iteration or all first",
                  argc < 2 ? "MODE" : argv[1]);
         return false;
     }
     *mode = mbmodes_find(argv[1]);
     if (!*mode) {
-        snprintf(msg, n, "%s: unknown mode; expected pingpong, reduce, allreduce or all", argv[1]);
+        snprintf(msg, n, "%s: unknown mode; expected pingpong, reduce, allreduce, iteration or all", argv[1]);
         return false;
     }
     o->mode = argv[1];
@@ -295,7 +301,7 @@ int main(int argc, char **argv)
     if (!ctx.all_verified && rank == 0)
         fprintf(stderr, "mpibench: some all-reduce results were wrong (\"verified\": false in the output)\n");
     if (rank == 0 && opt.out) {
-        char *lib = library_version(), *command = g_strjoinv(" ", argv + 1), *err = NULL;
+        char *lib = library_version(), *command = g_strjoinv(" ", argv + 1), *err = NULL, *cwd = g_get_current_dir();
         int major = 0, minor = 0;
         MPI_Get_version(&major, &minor);
         char std[16];
@@ -303,7 +309,7 @@ int main(int argc, char **argv)
         MbjsonEnv env = {.ranks = ctx.p, .hosts = (int)ctx.host_names->len, .ranks_per_host = ctx.ranks_per_host,
                          .consecutive = ctx.consecutive, .mpi_library = lib, .mpi_standard = std, .date = date,
                          .command = command, .host_names = ctx.host_names,
-                         .poll_s = opt.rule.poll_s};
+                         .poll_s = opt.rule.poll_s, .cwd = cwd};
         if (!mbjson_write(opt.out, &env, ctx.cases, &err)) {
             fprintf(stderr, "mpibench: %s\n", err);
             status = 1;
@@ -311,6 +317,7 @@ int main(int argc, char **argv)
         g_free(err);
         g_free(lib);
         g_free(command);
+        g_free(cwd);
     }
     mbmodes_ctx_clear(&ctx);
     mbcase_watchdog_free(&wd);

@@ -3,9 +3,12 @@
 # brings up 4 emulated hosts at 1 Gbit/s (validate/cluster.sh), runs
 # mpibench `all` (pingpong, reduce, and all-reduce with arsim's ring and
 # butterfly schedules, 4 KiB to 4 MiB, every result checked on every rank)
-# through mpirun, writes the measurements JSON, and always tears the hosts
-# down again. Exit status: 0 all ran and every all-reduce result was right;
-# 1 a wrong result, a failed or timed-out run, or a cluster failure; 2 usage.
+# and one short `iteration` replay of validate/vgg16-small.yaml under
+# layer-hybrid (ring and butterfly units run incrementally while compute
+# is emulated; every unit checked) through mpirun, writes the measurements
+# JSON, and always tears the hosts down again. Exit status: 0 all ran and
+# every all-reduce result was right; 1 a wrong result, a failed or
+# timed-out run, or a cluster failure; 2 usage.
 #
 #   validate/smoke.sh [--out FILE] [--prefix P] [--net A.B.C] [--mpibench PATH]
 #                     [--hosts N] [--rate RATE] [--timeout SECONDS]
@@ -57,6 +60,16 @@ rm -f -- "$out"
 timeout -k 10 "$limit" "$statedir/mpirun" -np "$hosts" "$mpibench" all --algo "$algos" --sizes "$sizes" \
     --poll 20us --case-time 5s --timeout 60s --max-reps 20 --out "$out"
 rc=$?
+if [ $rc -eq 0 ] && [ "$hosts" = 4 ]; then
+    iter=${out%.json}-iteration.json
+    rm -f -- "$iter"
+    timeout -k 10 "$limit" "$statedir/mpirun" -np "$hosts" "$mpibench" iteration \
+        --config "$here/vgg16-small.yaml" --policy layer-hybrid --scale 0.2 --iterations 1,1 \
+        --poll 20us --min-reps 1 --max-reps 1 --timeout 60s --out "$iter"
+    rc=$?
+    [ $rc -ne 0 ] || grep -q '"mode": "iteration".*"verified": true' "$iter" ||
+        { echo "$prog: the iteration replay's results are wrong or missing in $iter" >&2; exit 1; }
+fi
 end=$(date +%s)
 if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
     echo "$prog: mpirun ran past $limit s and was stopped" >&2
@@ -75,4 +88,4 @@ if [ "$bad" -ne 0 ] || [ "$good" -ne $((nsizes * nalgos)) ]; then
     echo "$prog: $bad wrong all-reduce results, $good right of $((nsizes * nalgos)) expected" >&2
     exit 1
 fi
-echo "$prog: ok: $good all-reduce cases verified on $hosts hosts in $((end - start)) s; measurements in $out"
+echo "$prog: ok: $good all-reduce cases$([ "$hosts" = 4 ] && echo " and an iteration replay") verified on $hosts hosts in $((end - start)) s; measurements in $out"

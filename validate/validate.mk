@@ -2,16 +2,19 @@
 # Included from the top-level Makefile, whose BUILD, CFLAGS, LDFLAGS and
 # PKG_LIBS it uses: `make validate-build` (or BUILD=build-x for another
 # core build). mpibench links the core library $(BUILD)/libarsim.a (the
-# schedule generators the simulator runs) and GLib; mpicc comes from
-# openmpi-bin/libopenmpi-dev (`make deps`). MPICC=mpicc.mpich for MPICH.
+# schedule generators and training plan the simulator runs) and GLib;
+# mpicc comes from openmpi-bin/libopenmpi-dev (`make deps`).
+# MPICC=mpicc.mpich for MPICH. MPIBENCH=PATH writes the program elsewhere
+# (a private build beside a validate/mpibench that others may be running).
 MPICC        ?= mpicc
+MPIBENCH     ?= validate/mpibench
 VALIDATE_SRC := $(wildcard validate/*.c)
 VALIDATE_OBJ := $(VALIDATE_SRC:%.c=$(BUILD)/%.o)
 
 .PHONY: validate-build
-validate-build: validate/mpibench
+validate-build: $(MPIBENCH)
 
-validate/mpibench: $(VALIDATE_OBJ) $(BUILD)/libarsim.a
+$(MPIBENCH): $(VALIDATE_OBJ) $(BUILD)/libarsim.a
 	$(MPICC) $(LDFLAGS) -o $@ $(VALIDATE_OBJ) $(BUILD)/libarsim.a $(PKG_LIBS)
 
 $(BUILD)/validate/%.o: validate/%.c
