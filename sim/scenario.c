@@ -360,6 +360,10 @@ static bool read_alpha_beta(CfgNode *n, double *alpha, double *beta, const char 
 {
     if (!n)
         return true;
+    if (n->type == CFG_MAP) {   /* the fit's R² and point count: known, informational */
+        cfg_get(n, "r2");
+        cfg_get(n, "points");
+    }
     return cfg_expect_map(n, what, err) && cfg_opt_double(n, "alpha_s", 0, 1e3, alpha, err) &&
            cfg_opt_double(n, "beta_s_per_byte", 1e-18, 1, beta, err) &&
            cfg_check_keys(n, what, "alpha_s, beta_s_per_byte, r2, points", err);

@@ -1,0 +1,237 @@
+#!/bin/bash
+# validate.sh — the validation loop of `make validate` (and, with --short,
+# of `make check`), as root on one machine: for each emulated cluster
+# (validate/cluster.sh: 4 hosts at 1 Gbit/s, then 8 hosts at 200 Mbit/s)
+#   1. mpibench measures ping-pong, reduce and all-reduce (MPI_Allreduce and
+#      every arsim schedule, each result checked on every rank) over
+#      4 KiB..64 MiB (ping-pong 8 B..32 MiB);
+#   2. arsim calibrate fits α, β (and γ from reduce) on ping-pong and ring
+#      all-reduce only;
+#   3. mpibench iteration replays the scaled-down VGG-16 scenario
+#      (validate/vgg16-small.yaml) under none, ddp, layer + ring and
+#      layer + hybrid, with that calibration;
+#   4. arsim compare predicts every case; the rest of the all-reduces and
+#      the replays are held out;
+# and tears the cluster down whatever happens (EXIT trap). Then it checks
+# the targets over both clusters:
+#   - held-out all-reduces of at least 256 KiB: median |error| <= 10%, max <= 25%
+#   - iteration replays: every |error| <= 10%
+#   - the ranking of the four policies is the same measured and predicted
+#   - every all-reduce result was right (mpibench "verified")
+# --short (for `make check`): 4 hosts only, sizes 4 KiB..4 MiB, ring,
+# butterfly, rabenseifner and tree, no replays; fails only on a wrong
+# result or a held-out median above --median-bound (default 0.25 there).
+#
+#   validate/validate.sh [--short] [--out DIR] [--prefix P] [--net A.B.C]
+#       [--arsim PATH] [--mpibench PATH] [--no-iteration] [--median-bound F]
+#
+# Not root, or no network namespaces: prints a SKIPPED line and exits 0.
+# Exit status: 0 targets met (or skipped), 1 a target missed or a step
+# failed, 2 usage. Everything lands in DIR (default a new directory under
+# $TMPDIR): meas-N.json, calib-N.yaml, compare-N.json, plots-N/, log.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+prog=validate.sh
+short=0
+outdir=""
+prefix=arsval
+net=10.213.4
+arsim=$root/arsim
+mpibench=$here/mpibench
+iteration=1
+median_bound=""
+max_bound=0.25
+iter_bound=0.10
+scenario=$here/vgg16-small.yaml
+policies="none-ring ddp-ring layer-ring layer-hybrid"
+
+usage() { sed -n '/^#   validate\/validate.sh/,/--median-bound F\]$/p' "$0" | sed 's/^# \{0,1\}//'; }
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --short) short=1; shift; continue ;;
+        --no-iteration) iteration=0; shift; continue ;;
+        -h|--help) usage; exit 0 ;;
+    esac
+    [ $# -ge 2 ] || { echo "$prog: $1: missing value or unknown option; see --help" >&2; exit 2; }
+    case "$1" in
+        --out) outdir=$2 ;;
+        --prefix) prefix=$2 ;;
+        --net) net=$2 ;;
+        --arsim) arsim=$2 ;;
+        --mpibench) mpibench=$2 ;;
+        --median-bound) median_bound=$2 ;;
+        *) echo "$prog: $1: unknown option; expected --short, --out, --prefix, --net, --arsim, --mpibench, --no-iteration or --median-bound" >&2
+           exit 2 ;;
+    esac
+    shift 2
+done
+[[ -z "$median_bound" || "$median_bound" =~ ^(0|[1-9][0-9]*)?(\.[0-9]+)?$ ]] ||
+    { echo "$prog: --median-bound: '$median_bound' is not a fraction; expected a number such as 0.1" >&2; exit 2; }
+[ -n "$median_bound" ] || median_bound=$([ $short = 1 ] && echo 0.25 || echo 0.10)
+
+# --- can it run here? ---------------------------------------------------------
+skip() { echo "$prog: SKIPPED: $*"; exit 0; }
+[ "$(id -u)" = 0 ] || skip "not root (the emulated cluster needs network namespaces and tc; CI runs as root)"
+for c in ip tc unshare mpirun timeout; do
+    command -v $c >/dev/null || skip "$c not found (iproute2, util-linux and Open MPI are needed: make deps)"
+done
+unshare --net true 2>/dev/null || skip "network namespaces are unavailable here (unshare --net failed)"
+for f in "$arsim" "$mpibench"; do
+    [ -x "$f" ] || { echo "$prog: $f not found; build it with make arsim validate-build" >&2; exit 1; }
+done
+case "$arsim" in /*) ;; *) arsim=$PWD/$arsim ;; esac
+case "$mpibench" in /*) ;; *) mpibench=$PWD/$mpibench ;; esac
+
+[ -n "$outdir" ] || outdir=$(mktemp -d "${TMPDIR:-/tmp}/arsim-validate.XXXXXX") || exit 1
+mkdir -p "$outdir" || exit 1
+outdir=$(cd "$outdir" && pwd)
+statedir=$(mktemp -d "${TMPDIR:-/tmp}/arsim-validate-state.XXXXXX") || exit 1
+log=$outdir/log
+: >"$log"
+up=0
+cleanup() {
+    if [ $up = 1 ]; then
+        "$here/cluster.sh" down --prefix "$prefix" --state "$statedir" >>"$log" 2>&1 ||
+            echo "$prog: teardown failed; see $statedir/state" >&2
+    fi
+    rmdir "$statedir" 2>/dev/null
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM HUP
+export LC_ALL=C
+
+# merge MAIN ADD... — appends the iteration cases of the ADD files (one
+# case per line, as mpibench writes them) to MAIN's cases, in place.
+merge() {
+    local main=$1 tmp=$1.merge
+    shift
+    awk 'FNR == 1 { file++ }
+        file == 1 { lines[++nl] = $0; next }
+        /^    \{"mode": "iteration"/ { sub(/,$/, ""); add[++na] = $0 }
+        END {
+            last = nl; while (last > 0 && lines[last] !~ /^    \{"mode"/) last--
+            for (i = 1; i <= last; i++) print lines[i] (i == last && na ? "," : "")
+            for (i = 1; i <= na; i++) print add[i] (i < na ? "," : "")
+            for (i = last + 1; i <= nl; i++) print lines[i]
+        }' "$main" "$@" >"$tmp" && awk -f "$root/tests/cli/jsonflat.awk" "$tmp" >/dev/null && mv "$tmp" "$main"
+}
+
+# errors FLAT SELECT — the |rel_error| of the cases of a compare JSON
+# (flattened) that SELECT picks: heldbig (held-out all-reduce >= 256 KiB),
+# iteration, or verified-false count via the measurements.
+errors() {
+    awk -F'\t' -v sel="$2" '
+        match($1, /^\.cases\[[0-9]+\]\./) { i = substr($1, 8, RLENGTH - 9); k = substr($1, RLENGTH + 1); v[i, k] = $2; n = i > n ? i : n }
+        END { for (i = 0; i <= n; i++) {
+            e = v[i, "rel_error"]; if (e == "" || e == "null") continue
+            if (e < 0) e = -e
+            if (sel == "heldbig" && v[i, "mode"] == "allreduce" && v[i, "fitted"] == "false" && v[i, "bytes"] >= 262144) print e
+            if (sel == "iteration" && v[i, "mode"] == "iteration") print e
+        } }' "$1"
+}
+# stats — "count median max" of numbers on stdin.
+stats() { sort -g | awk '{ a[++n] = $1 } END { if (!n) { print 0, "nan", "nan"; exit }
+    m = n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2; print n, m, a[n] }'; }
+pct() { awk -v x="$1" 'BEGIN { if (x == "nan") print "-"; else printf "%.1f%%", 100 * x }'; }
+le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a != "nan" && a <= b) }'; }
+
+if [ $short = 1 ]; then
+    clusters="4:1gbit"
+    bench=(all --algo ring,butterfly,rabenseifner,tree --sizes 4KiB,16KiB,64KiB,256KiB,1MiB,4MiB
+           --min-reps 5 --max-reps 15 --case-time 4s --timeout 60s)
+    iteration=0
+    limit=240
+else
+    clusters="4:1gbit 8:200mbit"
+    bench=(all --algo mpi,ring,butterfly,rabenseifner,tree,hierarchical,torus2d --gpus-per-node 2
+           --min-reps 7 --max-reps 40 --case-time 20s --timeout 300s)
+    limit=3000
+fi
+
+start=$(date +%s)
+fail=0
+pending=""
+for cl in $clusters; do
+    n=${cl%%:*}; rate=${cl#*:}
+    meas=$outdir/meas-$n.json cal=$outdir/calib-$n.yaml cmp=$outdir/compare-$n.json
+    echo "== $n hosts at $rate: measuring (mpibench ${bench[*]})"
+    "$here/cluster.sh" up "$n" --rate "$rate" --prefix "$prefix" --net "$net" --state "$statedir" >>"$log" 2>&1 ||
+        { echo "$prog: cluster.sh up $n failed; see $log" >&2; exit 1; }
+    up=1
+    timeout -k 10 "$limit" "$statedir/mpirun" -np "$n" "$mpibench" "${bench[@]}" --poll 20us --quiet \
+        --out "$meas" >>"$log" 2>&1
+    rc=$?
+    if [ $rc -ne 0 ]; then
+        echo "$prog: mpibench failed on $n hosts (exit $rc$([ $rc = 124 ] && echo ": past $limit s")); see $log" >&2
+        [ $rc = 1 ] && [ -f "$meas" ] && echo "$prog: a wrong all-reduce result: $(grep -c '"verified": false' "$meas") cases" >&2
+        exit 1
+    fi
+    "$arsim" calibrate "$meas" --fit pingpong,ring --out "$cal" >"$outdir/calibrate-$n.txt" 2>&1 ||
+        { echo "$prog: arsim calibrate failed:"; cat "$outdir/calibrate-$n.txt"; exit 1; } >&2
+    sed -n '3,5p' "$outdir/calibrate-$n.txt"
+    if [ $iteration = 1 ]; then
+        iters=()
+        for pol in $policies; do
+            f=$outdir/iter-$n-$pol.json
+            echo "   replaying $(basename "$scenario") under $pol"
+            timeout -k 10 "$limit" "$statedir/mpirun" -np "$n" "$mpibench" iteration --config "$scenario" \
+                --policy "$pol" --set "cluster.calibration=$cal" --set "cluster.nodes=$n" --poll 20us --quiet \
+                --min-reps 3 --max-reps 10 --case-time 60s --timeout 600s --out "$f" >>"$log" 2>&1
+            rc=$?
+            if [ $rc -eq 2 ] && tail -n 3 "$log" | grep -q "iteration"; then
+                pending="iteration replays (this mpibench has no iteration mode)"
+                break
+            fi
+            [ $rc -eq 0 ] || { echo "$prog: mpibench iteration $pol failed (exit $rc); see $log" >&2; exit 1; }
+            iters+=("$f")
+        done
+        [ ${#iters[@]} -eq 0 ] || merge "$meas" "${iters[@]}" ||
+            { echo "$prog: could not merge the replays into $meas" >&2; exit 1; }
+    fi
+    "$here/cluster.sh" down --prefix "$prefix" --state "$statedir" >>"$log" 2>&1
+    up=0
+    "$arsim" compare "$meas" --calibration "$cal" --json "$cmp" --plot "$outdir/plots-$n" >"$outdir/compare-$n.txt" 2>&1 ||
+        { echo "$prog: arsim compare failed:"; cat "$outdir/compare-$n.txt"; exit 1; } >&2
+    grep -v '^wrote ' "$outdir/compare-$n.txt"
+    echo
+done
+
+# --- targets ------------------------------------------------------------------
+heldbig=$(for cl in $clusters; do awk -f "$root/tests/cli/jsonflat.awk" "$outdir/compare-${cl%%:*}.json" >"$outdir/.flat" &&
+          errors "$outdir/.flat" heldbig; done | stats)
+iter=$(for cl in $clusters; do awk -f "$root/tests/cli/jsonflat.awk" "$outdir/compare-${cl%%:*}.json" >"$outdir/.flat" &&
+       errors "$outdir/.flat" iteration; done | stats)
+ranks_bad=$(for cl in $clusters; do awk -f "$root/tests/cli/jsonflat.awk" "$outdir/compare-${cl%%:*}.json"; done |
+            grep -c '^\.rankings\[[0-9]*\]\.same	false$')
+ranks_n=$(for cl in $clusters; do awk -f "$root/tests/cli/jsonflat.awk" "$outdir/compare-${cl%%:*}.json"; done |
+          grep -c '^\.rankings\[[0-9]*\]\.same	')
+rm -f "$outdir/.flat"
+wrong=$(cat "$outdir"/meas-*.json | grep -c '"verified": false')
+read -r hn hmed hmax <<<"$heldbig"
+read -r in imed imax <<<"$iter"
+# check TARGET MEASURED CMD... — one row of the verdict table; CMD decides.
+check() {
+    local target=$1 measured=$2 v=PASS
+    shift 2
+    "$@" || { v=FAIL; fail=1; }
+    printf '%-52s %-26s %s\n' "$target" "$measured" "$v"
+}
+ranking_ok() { [ "$ranks_n" -gt 0 ] && [ "$ranks_bad" -eq 0 ]; }
+echo "== targets ($(($(date +%s) - start)) s; results in $outdir)"
+printf '%-52s %-26s %s\n' "target" "measured" "verdict"
+check "all-reduce results right on every rank" "$wrong wrong" [ "$wrong" -eq 0 ]
+check "held-out all-reduce >= 256 KiB: median |error| <= $(pct "$median_bound")" "$(pct "$hmed") over $hn cases" \
+    le "$hmed" "$median_bound"
+if [ $short = 0 ]; then
+    check "held-out all-reduce >= 256 KiB: max |error| <= $(pct $max_bound)" "$(pct "$hmax")" le "$hmax" "$max_bound"
+    if [ -n "$pending" ] || [ $iteration = 0 ]; then
+        printf '%-52s %-26s %s\n' "iteration replays: |error| <= $(pct $iter_bound)" "-" "PENDING"
+        printf '%-52s %-26s %s\n' "policy ranking measured = predicted" "-" "PENDING"
+        echo "$prog: PENDING: ${pending:-iteration replays (--no-iteration)}"
+    else
+        check "iteration replays: |error| <= $(pct $iter_bound)" "max $(pct "$imax") over $in" le "$imax" "$iter_bound"
+        check "policy ranking measured = predicted" "$((ranks_n - ranks_bad)) of $ranks_n settings same" ranking_ok
+    fi
+fi
+exit $fail
