@@ -4,6 +4,7 @@
 #   make check      install, build, run every suite, then again under ASan+UBSan
 #   make bench      speed and memory figures against their targets (tests/bench)
 #   make asan       the suites under AddressSanitizer and UBSan only
+#   make validate   measure real MPI collectives on an emulated cluster, calibrate, report the error (root)
 #   make deps       install the Debian packages that are missing (root) or print the command
 
 PKGS     := glib-2.0 yaml-0.1 libcjson check
@@ -37,7 +38,7 @@ TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 BIN      := $(BUILD)/arsim
 
 .SECONDARY:
-.PHONY: all run check test asan bench deps clean validate
+.PHONY: all run check test asan bench deps clean validate validate-short
 all: arsim
 
 arsim: $(BUILD)/arsim
@@ -78,7 +79,19 @@ run: deps
 # unit and CLI suites built with AddressSanitizer + UBSan.
 check: deps
 	@$(MAKE) --no-print-directory test
+	@$(MAKE) --no-print-directory validate-short
 	@$(MAKE) --no-print-directory asan
+
+# The validation loop on an emulated cluster (root: network namespaces).
+validate: deps
+	@$(MAKE) --no-print-directory arsim validate-build
+	./validate/validate.sh
+
+# Its short form, part of make check: skipped (with a line saying so) when
+# not root or without network namespaces.
+validate-short:
+	@$(MAKE) --no-print-directory arsim validate-build
+	@./validate/validate.sh --short
 
 test: arsim $(TEST_BIN)
 	@./tests/run_unit.sh $(BUILD)
