@@ -6,7 +6,7 @@
 #      every arsim schedule, each result checked on every rank) over
 #      4 KiB..64 MiB (ping-pong 8 B..32 MiB);
 #   2. arsim calibrate fits α, β (and γ from reduce) on ping-pong and ring
-#      all-reduce only;
+#      all-reduce only (--fit: one of the two);
 #   3. mpibench iteration replays the scaled-down VGG-16 scenario
 #      (validate/vgg16-small.yaml) under none, ddp, layer + ring and
 #      layer + hybrid, with that calibration;
@@ -24,6 +24,7 @@
 #
 #   validate/validate.sh [--short] [--out DIR] [--prefix P] [--net A.B.C]
 #       [--arsim PATH] [--mpibench PATH] [--no-iteration] [--median-bound F]
+#       [--fit pingpong,ring|ring|pingpong]
 #
 # Not root, or no network namespaces: prints a SKIPPED line and exits 0.
 # Exit status: 0 targets met (or skipped), 1 a target missed or a step
@@ -45,8 +46,9 @@ max_bound=0.25
 iter_bound=0.10
 scenario=$here/vgg16-small.yaml
 policies="none-ring ddp-ring layer-ring layer-hybrid"
+fit=pingpong,ring
 
-usage() { sed -n '/^#   validate\/validate.sh/,/--median-bound F\]$/p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '/^#   validate\/validate.sh/,/--fit pingpong,ring|ring|pingpong\]$/p' "$0" | sed 's/^# \{0,1\}//'; }
 while [ $# -gt 0 ]; do
     case "$1" in
         --short) short=1; shift; continue ;;
@@ -61,7 +63,8 @@ while [ $# -gt 0 ]; do
         --arsim) arsim=$2 ;;
         --mpibench) mpibench=$2 ;;
         --median-bound) median_bound=$2 ;;
-        *) echo "$prog: $1: unknown option; expected --short, --out, --prefix, --net, --arsim, --mpibench, --no-iteration or --median-bound" >&2
+        --fit) fit=$2 ;;
+        *) echo "$prog: $1: unknown option; expected --short, --out, --prefix, --net, --arsim, --mpibench, --no-iteration, --median-bound or --fit" >&2
            exit 2 ;;
     esac
     shift 2
@@ -167,7 +170,7 @@ for cl in $clusters; do
         [ $rc = 1 ] && [ -f "$meas" ] && echo "$prog: a wrong all-reduce result: $(grep -c '"verified": false' "$meas") cases" >&2
         exit 1
     fi
-    "$arsim" calibrate "$meas" --fit pingpong,ring --out "$cal" >"$outdir/calibrate-$n.txt" 2>&1 ||
+    "$arsim" calibrate "$meas" --fit "$fit" --out "$cal" >"$outdir/calibrate-$n.txt" 2>&1 ||
         { echo "$prog: arsim calibrate failed:"; cat "$outdir/calibrate-$n.txt"; exit 1; } >&2
     sed -n '3,5p' "$outdir/calibrate-$n.txt"
     if [ $iteration = 1 ]; then
