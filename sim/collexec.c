@@ -139,7 +139,11 @@ static void run_rank(CollExec *x, int r)
         }
         if (k->send_wait || k->recv_wait) {
             if (k->cur + 1 < k->nsteps)
-                __builtin_prefetch(st + 1);   /* this rank's next step: other ranks run meanwhile */
+            {
+                /* this rank's next step (both cache lines a 48-byte step may span): other ranks run meanwhile */
+                __builtin_prefetch(st + 1);
+                __builtin_prefetch((const char *)(st + 2) - 1);
+            }
             return;
         }
         if (!step_over(x, r))
