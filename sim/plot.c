@@ -7,8 +7,7 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
-/* The directory of the gnuplot scripts (g_free), or NULL. */
-static char *scripts_dir(void)
+char *plot_scripts_dir(const char *script)
 {
     const char *home = g_getenv("ARSIM_HOME");
     char *exe = g_file_read_link("/proc/self/exe", NULL);
@@ -18,7 +17,7 @@ static char *scripts_dir(void)
                      exedir ? g_build_filename(exedir, "..", "plots", NULL) : NULL};
     char *found = NULL;
     for (size_t i = 0; i < G_N_ELEMENTS(tries); i++) {
-        char *probe = tries[i] ? g_build_filename(tries[i], "iteration_vs_batch.gp", NULL) : NULL;
+        char *probe = tries[i] ? g_build_filename(tries[i], script, NULL) : NULL;
         if (!found && probe && g_file_test(probe, G_FILE_TEST_IS_REGULAR))
             found = g_strdup(tries[i]);
         g_free(probe);
@@ -37,7 +36,7 @@ int plot_files(char **files, int n, const char *outdir, FILE *log, char **err)
     for (int i = 0; i < n && rc == 0; i++)
         if (!reportplot_load(files[i], &pd, err))
             rc = 2;
-    char *scripts = rc ? NULL : scripts_dir();
+    char *scripts = rc ? NULL : plot_scripts_dir("iteration_vs_batch.gp");
     char *gnuplot = rc ? NULL : g_find_program_in_path("gnuplot");
     if (rc == 0 && !scripts) {
         *err = g_strdup("plots/iteration_vs_batch.gp: not found in $ARSIM_HOME/plots, ./plots or beside arsim; "

@@ -25,4 +25,8 @@ int plot_main(int argc, char **argv);
  * the run's JSON (and trace) into DIR, then call this on them. */
 int plot_files(char **files, int n, const char *outdir, FILE *log, char **err);
 
+/* The directory holding the gnuplot script named `script` (g_free), or
+ * NULL: $ARSIM_HOME/plots, ./plots, plots/ beside or above the executable. */
+char *plot_scripts_dir(const char *script);
+
 #endif

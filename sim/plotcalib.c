@@ -1,31 +1,10 @@
 /* plotcalib — compare figures via gnuplot; see plotcalib.h. */
 #include "plotcalib.h"
+#include "plot.h"
 
 #include <errno.h>
 #include <glib/gstdio.h>
 #include <string.h>
-
-/* The directory holding calib-scatter.gp (g_free), or NULL. */
-static char *scripts_dir(void)
-{
-    const char *home = g_getenv("ARSIM_HOME");
-    char *exe = g_file_read_link("/proc/self/exe", NULL);
-    char *exedir = exe ? g_path_get_dirname(exe) : NULL;
-    char *tries[] = {home ? g_build_filename(home, "plots", NULL) : NULL, g_strdup("plots"),
-                     exedir ? g_build_filename(exedir, "plots", NULL) : NULL,
-                     exedir ? g_build_filename(exedir, "..", "plots", NULL) : NULL};
-    char *found = NULL;
-    for (size_t i = 0; i < G_N_ELEMENTS(tries); i++) {
-        char *probe = tries[i] ? g_build_filename(tries[i], "calib-scatter.gp", NULL) : NULL;
-        if (!found && probe && g_file_test(probe, G_FILE_TEST_IS_REGULAR))
-            found = g_strdup(tries[i]);
-        g_free(probe);
-        g_free(tries[i]);
-    }
-    g_free(exe);
-    g_free(exedir);
-    return found;
-}
 
 /* A gnuplot single-quoted string ('' for a quote). */
 static void gp_quote(GString *out, const char *s)
@@ -131,7 +110,7 @@ static int draw(const char *dir, const char *scripts, const char *gnuplot, const
 
 int plotcalib_draw(const CalCompare *x, const char *dir, const char *title, FILE *log, char **err)
 {
-    char *scripts = scripts_dir(), *gnuplot = g_find_program_in_path("gnuplot");
+    char *scripts = plot_scripts_dir("calib-scatter.gp"), *gnuplot = g_find_program_in_path("gnuplot");
     int rc = 0;
     if (!scripts) {
         *err = g_strdup("plots/calib-scatter.gp: not found in $ARSIM_HOME/plots, ./plots or beside arsim; expected "
