@@ -1,5 +1,6 @@
 /* calfile — writing and reading calibration YAML; see calfile.h. */
 #include "calfile.h"
+#include "report.h"
 #include "cfg.h"
 
 #include <errno.h>
@@ -101,18 +102,7 @@ char *calfile_format(const CalFile *c)
 bool calfile_write(const char *path, const CalFile *c, char **err)
 {
     char *text = calfile_format(c);
-    char *tmp = g_strdup_printf("%s.tmp", path);
-    GError *ge = NULL;
-    bool ok = g_file_set_contents(tmp, text, -1, &ge);
-    if (!ok) {
-        *err = g_strdup_printf("%s: cannot write: %s", tmp, ge->message);
-        g_error_free(ge);
-    } else if (g_rename(tmp, path) != 0) {
-        *err = g_strdup_printf("%s: cannot rename %s to it: %s", path, tmp, g_strerror(errno));
-        g_unlink(tmp);
-        ok = false;
-    }
-    g_free(tmp);
+    bool ok = report_write_text(path, text, err);
     g_free(text);
     return ok;
 }

@@ -2,6 +2,8 @@
 #include "report.h"
 #include "units.h"
 
+#include <errno.h>
+#include <glib/gstdio.h>
 #include <stdio.h>
 
 #include <cJSON.h>
@@ -111,4 +113,21 @@ void report_coll_json(FILE *out, const Topo *t, const CmdCollRow *rows, size_t n
     }
     report_print_json(out, arr);
     cJSON_Delete(arr);
+}
+
+bool report_write_text(const char *path, const char *text, char **err)
+{
+    char *tmp = g_strdup_printf("%s.tmp", path);
+    GError *ge = NULL;
+    bool ok = g_file_set_contents(tmp, text, -1, &ge);
+    if (!ok) {
+        *err = g_strdup_printf("%s: cannot write: %s", tmp, ge->message);
+        g_error_free(ge);
+    } else if (g_rename(tmp, path) != 0) {
+        *err = g_strdup_printf("%s: cannot rename %s to it: %s", path, tmp, g_strerror(errno));
+        g_unlink(tmp);
+        ok = false;
+    }
+    g_free(tmp);
+    return ok;
 }

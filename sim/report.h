@@ -5,6 +5,7 @@
 
 #include "cmdcoll.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 
 typedef struct cJSON cJSON;   /* cJSON.h's type; only report code includes cJSON.h */
@@ -16,5 +17,9 @@ void report_print_json(FILE *out, const cJSON *root);
  * link that carried bytes (the table: the busiest eight and a total). */
 void report_coll_table(FILE *out, const Topo *t, const CmdCollRow *rows, size_t n);
 void report_coll_json(FILE *out, const Topo *t, const CmdCollRow *rows, size_t n);
+
+/* Writes text to path atomically (path.tmp, then rename): an existing
+ * file is replaced whole or not at all. False + *err. */
+bool report_write_text(const char *path, const char *text, char **err);
 
 #endif

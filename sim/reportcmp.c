@@ -1,5 +1,6 @@
 /* reportcmp — compare results as JSON; see reportcmp.h. */
 #include "reportcmp.h"
+#include "report.h"
 
 #include <cJSON.h>
 
@@ -117,18 +118,7 @@ bool reportcmp_write(const char *path, const CalCompare *x, const MeasFile *m, c
                      const char *cal_path, char **err)
 {
     char *text = reportcmp_json(x, m, cal, cal_path);
-    char *tmp = g_strdup_printf("%s.tmp", path);
-    GError *ge = NULL;
-    bool ok = g_file_set_contents(tmp, text, -1, &ge);
-    if (!ok) {
-        *err = g_strdup_printf("%s: cannot write: %s", tmp, ge->message);
-        g_error_free(ge);
-    } else if (g_rename(tmp, path) != 0) {
-        *err = g_strdup_printf("%s: cannot rename %s to it: %s", path, tmp, g_strerror(errno));
-        g_unlink(tmp);
-        ok = false;
-    }
-    g_free(tmp);
+    bool ok = report_write_text(path, text, err);
     g_free(text);
     return ok;
 }
