@@ -97,6 +97,17 @@ static int check_out_path(const char *const *names, const char *const *paths, in
     return *err ? 2 : 0;
 }
 
+/* The verdict of a units_parse_* call on a flag's value: 0, or 2 with
+ * "--flag: 'value': *why" in *err. why is passed by address because the
+ * order in which a call's arguments are evaluated is unspecified. */
+static int unit_opt(const char *flag, const char *value, bool parsed, const char *const *why, char **err)
+{
+    if (parsed)
+        return 0;
+    *err = g_strdup_printf("%s: '%s': %s", flag, value, *why);   /* *why read after the parse ran */
+    return 2;
+}
+
 static int parse_int_opt(const char *flag, const char *arg, int min, int max, int *out, char **err)
 {
     char *end;
@@ -146,25 +157,18 @@ static int cmd_collective(int argc, char **argv)
             break;
         case 'b':
             o.set_bw = true;
-            if (!units_parse_rate(optarg, &o.link.bw_Bps, &why)) {
-                err = g_strdup_printf("--bandwidth: '%s': %s", optarg, why);
-                rc = 2;
-            }
+            rc = unit_opt("--bandwidth", optarg, units_parse_rate(optarg, &o.link.bw_Bps, &why), &why, &err);
             break;
         case 'l':
             o.set_lat = true;
-            if (!units_parse_time(optarg, &o.link.latency_s, &why)) {
-                err = g_strdup_printf("--latency: '%s': %s", optarg, why);
-                rc = 2;
-            }
+            rc = unit_opt("--latency", optarg, units_parse_time(optarg, &o.link.latency_s, &why), &why, &err);
             break;
         case 'k':
             o.set_packet = true;
             if (strcmp(optarg, "message") == 0) {
                 o.packet = 0;
-            } else if (!units_parse_bytes(optarg, &o.packet, &why)) {
-                err = g_strdup_printf("--packet: '%s': %s", optarg, why);
-                rc = 2;
+            } else if ((rc = unit_opt("--packet", optarg, units_parse_bytes(optarg, &o.packet, &why), &why, &err))) {
+                break;
             } else if (o.packet == 0) {
                 err = g_strdup_printf("--packet: '%s': packet size must be positive; expected a size such as 64KiB "
                                       "or message", optarg);
@@ -172,10 +176,7 @@ static int cmd_collective(int argc, char **argv)
             }
             break;
         case 'g':
-            if (!units_parse_nonneg(optarg, &o.gamma, &why)) {
-                err = g_strdup_printf("--gamma: '%s': %s (seconds per byte)", optarg, why);
-                rc = 2;
-            }
+            rc = unit_opt("--gamma", optarg, units_parse_nonneg(optarg, &o.gamma, &why), &why, &err);
             break;
         case 'a':
         case 'i': {
