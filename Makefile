@@ -9,7 +9,7 @@
 
 PKGS     := glib-2.0 yaml-0.1 libcjson check
 DEB_PKGS := libglib2.0-dev libyaml-dev libcjson-dev check gnuplot-nox pkg-config \
-            openmpi-bin libopenmpi-dev make gcc
+            openmpi-bin libopenmpi-dev iproute2 make gcc
 CC       ?= cc
 # Open MPI (a required package) builds sim/sweepmpi.c for `arsim sweep --mpi`;
 # without mpicc that file compiles to a stub that says so.
