@@ -39,6 +39,7 @@ typedef struct {
     int ranks;           /* ranks taking part (2 for pingpong) */
     int peer_a, peer_b;  /* pingpong: the two ranks; -1 otherwise */
     int gpus_per_node;   /* hierarchical: G the schedule used; 0 otherwise */
+    char inter[16];      /* hierarchical: the inter-node algorithm; "" otherwise */
     double time_s;       /* median repetition time (s); pingpong: one way */
     double min_s, max_s; /* fastest and slowest repetition (s) */
     int reps;            /* measured repetitions, >= 1 */

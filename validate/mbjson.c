@@ -67,6 +67,10 @@ static void put_case(FILE *f, const MbcaseResult *c)
         fprintf(f, ", \"peers\": [%d, %d]", c->peer_a, c->peer_b);
     if (c->gpus_per_node > 0)
         fprintf(f, ", \"gpus_per_node\": %d", c->gpus_per_node);
+    if (c->inter[0]) {
+        fputs(", \"inter\": ", f);
+        put_string(f, c->inter);
+    }
     fprintf(f, ", \"time_s\": %.9g, \"reps\": %d, \"min_s\": %.9g, \"max_s\": %.9g, \"stable\": %s",
             c->time_s, c->reps, c->min_s, c->max_s, c->stable ? "true" : "false");
     if (c->verified >= 0)

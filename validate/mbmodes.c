@@ -311,8 +311,10 @@ static void allreduce_case(MbmodesCtx *c, int algo, guint64 bytes)
         CollParams prm;
         coll_params_init(&prm);
         prm.inter = c->opt->inter;
-        if (algo == COLL_HIERARCHICAL)
+        if (algo == COLL_HIERARCHICAL) {
             prm.gpus_per_node = r.gpus_per_node = hier_g(c);
+            g_strlcpy(r.inter, coll_algo_name(prm.inter), sizeof r.inter);
+        }
         s = coll_schedule_new(c->p, x.count);
         char *err = NULL;
         if (!coll_build(s, (CollAlgo)algo, &prm, &err)) {
