@@ -27,8 +27,9 @@
 #       [--fit pingpong,ring|ring|pingpong]
 #
 # Not root, or no network namespaces: prints a SKIPPED line and exits 0.
-# Exit status: 0 targets met (or skipped), 1 a target missed or a step
-# failed, 2 usage. Everything lands in DIR (default a new directory under
+# Exit status: 0 targets met (or skipped), 1 a wrong result or a failed
+# step, 2 usage, 3 only an error target missed (the results were right).
+# Everything lands in DIR (default a new directory under
 # $TMPDIR): meas-N.json, calib-N.yaml, compare-N.json, plots-N/, log.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -237,4 +238,8 @@ if [ $short = 0 ]; then
         check "policy ranking measured = predicted" "$((ranks_n - ranks_bad)) of $ranks_n settings same" ranking_ok
     fi
 fi
-exit $fail
+# 3: only an error bound was missed (every result right, every step ran),
+# which timing noise on a busy machine can cause: a caller may try again.
+[ $fail = 0 ] && exit 0
+[ "$wrong" -eq 0 ] && exit 3
+exit 1
