@@ -73,6 +73,20 @@ static char *rejected_option(char **argv, const struct option *opts)
     return g_strdup_printf("-%c", optopt);
 }
 
+/* getopt_long's ':' (a missing value) or '?' (an unknown option) as the
+ * one-line error; returns 2. `expected` lists the command's options. */
+static int option_error(int c, char **argv, const struct option *opts, const char *expected, char **err)
+{
+    if (c == ':') {
+        *err = g_strdup_printf("%s: missing value; expected %s VALUE", argv[optind - 1], argv[optind - 1]);
+    } else {
+        char *opt = rejected_option(argv, opts);
+        *err = g_strdup_printf("%s: unknown option (or a value it does not take); expected %s", opt, expected);
+        g_free(opt);
+    }
+    return 2;
+}
+
 /* Output file i (names[i] its flag, paths[i] its value) must be creatable
  * without touching anything else: a non-empty name, not a directory, in an
  * existing directory, and none of paths[0..i-1] (the input, the outputs
@@ -196,19 +210,10 @@ static int cmd_collective(int argc, char **argv)
         case 's': rc = parse_sizes(optarg, o.sizes, &err); break;
         case 'j': o.json = true; break;
         case 'K': o.links = true; break;
-        case ':':
-            err = g_strdup_printf("%s: missing value; expected %s VALUE", argv[optind - 1], argv[optind - 1]);
-            rc = 2;
+        default:
+            rc = option_error(c, argv, opts, "one of --topology --ranks --bandwidth --latency --packet --gamma --algo "
+                              "--size --inter --gpus-per-node --elem-bytes --json --links", &err);
             break;
-        default: {
-            char *opt = rejected_option(argv, opts);
-            err = g_strdup_printf("%s: unknown option (or a value it does not take); expected one of --topology "
-                                  "--ranks --bandwidth --latency --packet --gamma --algo --size --inter "
-                                  "--gpus-per-node --elem-bytes --json --links", opt);
-            g_free(opt);
-            rc = 2;
-            break;
-        }
         }
     }
     if (rc == 0 && optind < argc) {
@@ -261,18 +266,10 @@ static int cmd_run(int argc, char **argv, bool check)
         case 'L': o.layers = true; break;
         case 'p': o.trace_policy = optarg; break;
         case 'b': rc = parse_int_opt("--trace-batch", optarg, 1, 1 << 20, &o.trace_batch, &err); break;
-        case ':':
-            err = g_strdup_printf("%s: missing value; expected %s VALUE", argv[optind - 1], argv[optind - 1]);
-            rc = 2;
+        default:
+            rc = option_error(c, argv, opts, "--set --json --csv --trace --plot --layers --trace-policy --trace-batch",
+                              &err);
             break;
-        default: {
-            char *opt = rejected_option(argv, opts);
-            err = g_strdup_printf("%s: unknown option (or a value it does not take); expected --set --json --csv "
-                                  "--trace --plot --layers --trace-policy --trace-batch", opt);
-            g_free(opt);
-            rc = 2;
-            break;
-        }
         }
     }
     if (rc == 0 && (optind != argc - 1 || !*argv[optind])) {
