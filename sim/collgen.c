@@ -58,7 +58,12 @@ static void block_range(int p, int a, int b, uint64_t off, uint64_t count, uint6
     *elen = end - *eoff;
 }
 
-void coll_gen_ring_reduce_scatter(CollSchedule *s, const int *ranks, int p, uint64_t off, uint64_t count)
+/* One ring pass of p-1 sendrecv steps: at step st member i sends block
+ * i-st-shift and receives block i-st-shift-1 from its predecessor. The
+ * reduce-scatter (shift 1, reduce) leaves member i with block i fully
+ * reduced; the all-gather (shift 0, copy) starts from block i and forwards
+ * what arrived last. */
+static void ring_pass(CollSchedule *s, const int *ranks, int p, uint64_t off, uint64_t count, int shift, bool reduce)
 {
     if (p <= 1)
         return;
@@ -66,31 +71,22 @@ void coll_gen_ring_reduce_scatter(CollSchedule *s, const int *ranks, int p, uint
         int next = ranks[(i + 1) % p], prev = ranks[(i + p - 1) % p];
         reserve(s, ranks[i], (guint)(p - 1));
         for (int st = 0; st < p - 1; st++) {
-            /* Member i sends block i-st-1 and receives block i-st-2; after
-             * p-1 steps it holds block i fully reduced. */
             uint64_t so, sl, ro, rl;
-            coll_ring_block(p, ((i - st - 1) % p + p) % p, off, count, &so, &sl);
-            coll_ring_block(p, ((i - st - 2) % p + p) % p, off, count, &ro, &rl);
-            push(s, ranks[i], next, so, sl, prev, ro, rl, true);
+            coll_ring_block(p, ((i - st - shift) % p + p) % p, off, count, &so, &sl);
+            coll_ring_block(p, ((i - st - shift - 1) % p + p) % p, off, count, &ro, &rl);
+            push(s, ranks[i], next, so, sl, prev, ro, rl, reduce);
         }
     }
 }
 
+void coll_gen_ring_reduce_scatter(CollSchedule *s, const int *ranks, int p, uint64_t off, uint64_t count)
+{
+    ring_pass(s, ranks, p, off, count, 1, true);
+}
+
 void coll_gen_ring_allgather(CollSchedule *s, const int *ranks, int p, uint64_t off, uint64_t count)
 {
-    if (p <= 1)
-        return;
-    for (int i = 0; i < p; i++) {
-        int next = ranks[(i + 1) % p], prev = ranks[(i + p - 1) % p];
-        reserve(s, ranks[i], (guint)(p - 1));
-        for (int st = 0; st < p - 1; st++) {
-            /* Member i starts with block i and forwards what it got last. */
-            uint64_t so, sl, ro, rl;
-            coll_ring_block(p, ((i - st) % p + p) % p, off, count, &so, &sl);
-            coll_ring_block(p, ((i - st - 1) % p + p) % p, off, count, &ro, &rl);
-            push(s, ranks[i], next, so, sl, prev, ro, rl, false);
-        }
-    }
+    ring_pass(s, ranks, p, off, count, 0, false);
 }
 
 void coll_gen_ring(CollSchedule *s, const int *ranks, int p, uint64_t off, uint64_t count)
