@@ -14,17 +14,8 @@ T=$(mktemp -d "${TMPDIR:-/tmp}/arsim-calib.XXXXXX") || exit 1
 trap 'rm -rf "$T"' EXIT
 export LC_ALL=C
 
-t() {
-    local name=$1 why
-    shift
-    if why=$("$@" 2>&1); then
-        echo "ok $name"
-    else
-        echo "FAIL $name: $(tr '\n' ' ' <<<"$why" | head -c 400)"
-    fi
-}
-
-flat() { awk -f tests/cli/jsonflat.awk "$1"; }
+# shellcheck source=../clilib.bash
+. tests/clilib.bash
 # yaml_num FILE CLASS KEY — the number after KEY: inside the flow map of CLASS.
 yaml_num() { sed -n "s/^$2: {.*$3: \([^,}]*\).*/\1/p" "$1"; }
 # near A B REL — |A - B| <= REL * max(|A|, |B|).

@@ -12,19 +12,8 @@ T=$(mktemp -d "${TMPDIR:-/tmp}/arsim-run.XXXXXX") || exit 1
 trap 'rm -rf "$T"' EXIT
 export LC_ALL=C
 
-# t NAME FN ARGS... — FN prints why it failed (if it did) and returns non-zero.
-t() {
-    local name=$1 why
-    shift
-    if why=$("$@" 2>&1); then
-        echo "ok $name"
-    else
-        echo "FAIL $name: $(tr '\n' ' ' <<<"$why" | head -c 400)"
-    fi
-}
-
-# flat FILE — FILE as PATH<TAB>VALUE lines (fails on invalid JSON).
-flat() { awk -f tests/cli/jsonflat.awk "$1"; }
+# shellcheck source=../clilib.bash
+. tests/clilib.bash
 # get FLAT PATH — the value at PATH.
 get() { awk -F'\t' -v p="$2" '$1 == p { print $2; found = 1; exit } END { exit !found }' "$1"; }
 # near A B REL — |A - B| <= REL * max(|A|, |B|).
