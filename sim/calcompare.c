@@ -64,7 +64,7 @@ static Topo *topo_for(Ctx *x, int p, char **err)
     if (t)
         return t;
     const CalClass *in = &x->cal->inter, *ia = x->cal->intra.set ? &x->cal->intra : &x->cal->inter;
-    TopoLinkClass link = {1 / in->beta, in->alpha_s / 2};
+    TopoLinkClass link = {1 / in->beta, in->alpha_s / 2, in->burst_bytes};
     TopoSpec s;
     topo_spec_init(&s);
     int g = x->m->ranks_per_host;
@@ -73,7 +73,7 @@ static Topo *topo_for(Ctx *x, int p, char **err)
         s.hosts = p;
         s.gpus_per_node = g;
         s.link = link;
-        s.intra = (TopoLinkClass){1 / ia->beta, ia->alpha_s / 2};
+        s.intra = (TopoLinkClass){1 / ia->beta, ia->alpha_s / 2, ia->burst_bytes};
         s.inter = g_new0(TopoSpec, 1);
         topo_spec_init(s.inter);
         s.inter->kind = TOPO_STAR;
@@ -257,8 +257,8 @@ static void predict(Ctx *x, const MeasCase *c, CalCmpRow *r)
             r->note = g_strdup_printf("no %s calibration", c->intra ? "intra" : "inter");
             return;
         }
-        r->pred_s = k->alpha_s + (double)c->bytes * k->beta;
-        r->how = g_strdup_printf("alpha+n*beta %s", c->intra ? "intra" : "inter");
+        r->pred_s = k->alpha_s + fmax(0, (double)c->bytes - k->burst_bytes) * k->beta;
+        r->how = g_strdup_printf("alpha+max(0,n-burst)*beta %s", c->intra ? "intra" : "inter");
         return;
     case MEAS_REDUCE:
         if (!x->cal->has_gamma) {

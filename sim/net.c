@@ -14,6 +14,11 @@
  * of the head flow and moves the flow to the tail if it has more. A packet
  * costs one arrival event per hop, plus a "free" event where it had to wait.
  *
+ * A link with a token bucket (burst_B > 0, a tc tbf shaper) keeps its
+ * credit: it grows at the link's rate while the link serializes nothing,
+ * up to burst_B, and the bytes of a message (or packet) that the credit
+ * covers pass at once; only the rest is serialized.
+ *
  * Messages and flow arrays come from free lists in the Net, so the hot path
  * does not allocate once the pools have grown to the peak load.
  */
@@ -60,6 +65,9 @@ typedef struct {
     uint64_t wait_n;        /* messages (message mode) or packets (packet mode) waiting */
     uint64_t wait_bytes;    /* bytes waiting */
     uint64_t serv_bytes;    /* bytes of the message or packet in service until free_ps */
+    double burst_B;         /* token bucket size, bytes, >= 0 (0: none) */
+    double tokens_B;        /* credit at tok_ps, bytes, 0..burst_B */
+    simtime_t tok_ps;       /* when tokens_B was last settled; <= the next service's start */
 } NetLink;
 
 struct Net {
@@ -89,16 +97,32 @@ static inline simtime_t tadd(Net *n, simtime_t a, simtime_t b)
 }
 
 /* Serialization time: llround(bytes / bw * 1e12) ps; 0 at infinite bandwidth. */
-static inline simtime_t ser_ps(Net *n, double bw, uint64_t bytes)
+static inline simtime_t ser_ps(Net *n, double bw, double bytes)
 {
-    if (bytes == 0 || isinf(bw))
+    if (bytes <= 0 || isinf(bw))
         return 0;
-    double ps = (double)bytes / bw * PS_PER_S;
+    double ps = bytes / bw * PS_PER_S;
     if (G_LIKELY(ps < 9.2e18))
         return (simtime_t)llround(ps);
-    sim_fail(n->sim, "serializing %" G_GUINT64_FORMAT " bytes at %g B/s takes more than 2^63 ps",
-             (guint64)bytes, bw);
+    sim_fail(n->sim, "serializing %.0f bytes at %g B/s takes more than 2^63 ps", bytes, bw);
     return SIMTIME_MAX;
+}
+
+/* The time link l serializes `bytes` that start at s, spending its token
+ * bucket's credit (refilled at the link's rate since tok_ps, up to burst_B)
+ * on the first bytes; settles the credit at the end of the serialization. */
+static simtime_t link_ser_ps(Net *n, NetLink *l, uint64_t bytes, simtime_t s)
+{
+    if (G_LIKELY(l->burst_B <= 0) || isinf(l->bw_Bps))
+        return ser_ps(n, l->bw_Bps, (double)bytes);
+    double tok = l->tokens_B + (s > l->tok_ps ? (double)(s - l->tok_ps) / PS_PER_S * l->bw_Bps : 0);
+    if (tok > l->burst_B)
+        tok = l->burst_B;
+    double rest = (double)bytes - tok;
+    simtime_t ser = ser_ps(n, l->bw_Bps, rest);
+    l->tokens_B = rest > 0 ? 0 : -rest;
+    l->tok_ps = tadd(n, s, ser);
+    return ser;
 }
 
 static inline void note_peak(NetLinkStats *st, uint64_t msgs, uint64_t bytes)
@@ -174,7 +198,7 @@ static void msg_deliver(void *ctx, void *data)
 /* Message mode: m's head takes link l at time s (>= its head time, l idle). */
 static void mm_start(Net *n, NetLink *l, NetMsg *m, simtime_t s)
 {
-    simtime_t end = tadd(n, s, ser_ps(n, l->bw_Bps, m->bytes));
+    simtime_t end = tadd(n, s, link_ser_ps(n, l, m->bytes, s));
     if (end < m->tail_ps)
         end = m->tail_ps;               /* the tail cannot leave before it arrived */
     NetLinkStats *st = &n->stats[l - n->links];
@@ -229,7 +253,7 @@ static void pm_serve(Net *n, NetLink *l)
     uint64_t sz = pkt_size(n, f->msg, f->sent++);
     l->wait_n--;
     l->wait_bytes -= sz;
-    simtime_t ser = ser_ps(n, l->bw_Bps, sz), end = tadd(n, n->sim->now, ser);
+    simtime_t ser = link_ser_ps(n, l, sz, n->sim->now), end = tadd(n, n->sim->now, ser);
     NetLinkStats *st = &n->stats[l - n->links];
     st->bytes += sz;
     st->msgs++;
@@ -315,6 +339,7 @@ Net *net_new(Sim *sim, Topo *t)
         g_queue_init(&n->links[i].wait);
         n->links[i].bw_Bps = tl->bw_Bps;
         n->links[i].lat_ps = tl->latency_ps;
+        n->links[i].burst_B = n->links[i].tokens_B = tl->burst_B;   /* full at time 0 */
     }
     n->msg_free = g_ptr_array_new();
     n->flow_free = g_ptr_array_new();

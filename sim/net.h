@@ -12,6 +12,10 @@
  * Packet mode: store-and-forward packets of packet_bytes, each queue serves
  * the messages waiting on it packet by packet, round robin. Contention-free
  * cost: sum(L) + m/B + (h-1)·s/B (s = min(packet, m)).
+ * A link with a token bucket of b bytes (TopoLink.burst_B, a tc tbf
+ * shaper) starts full and refills at B while idle; the bytes its credit
+ * covers pass at once, so an uncontended message over a star (two links
+ * of equal B and b, both full) costs sum(L) + max(0, m - b)/B.
  */
 #ifndef ARSIM_NET_H
 #define ARSIM_NET_H

@@ -331,7 +331,7 @@ static bool read_cluster(CfgNode *root, Scenario *s, char **err)
             s->topo.gpus_per_node = (int)g;
             s->topo.link = net.link;
             s->topo.packet_bytes = net.packet_bytes;
-            s->topo.intra = (TopoLinkClass){150e9, 1e-6};   /* NVLink-class default */
+            s->topo.intra = (TopoLinkClass){150e9, 1e-6, 0};   /* NVLink-class default */
             CfgNode *in = cfg_get(c, "intra");
             if (in && !topocfg_link(in, &s->topo.intra, "intra", err)) {
                 topo_spec_clear(&net);
@@ -381,7 +381,7 @@ static bool read_calibration(CfgNode *n, Scenario *s, char **err)
     }
     CfgNode *root = cfg_load_file(path, err);
     Calibration *c = &s->calib;
-    *c = (Calibration){.set = true, .file = path, -1, -1, -1, -1, -1};
+    *c = (Calibration){.set = true, .file = path, -1, -1, -1, -1, -1, -1, -1};
     if (!root)
         return false;
     bool ok = cfg_expect_map(root, "a calibration", err) &&
@@ -390,8 +390,11 @@ static bool read_calibration(CfgNode *n, Scenario *s, char **err)
               cfg_opt_double(root, "gamma_s_per_byte", 0, 1, &c->gamma, err);
     if (ok) {
         cfg_get(root, "source");
-        cfg_get(root, "fit");
-        ok = cfg_check_keys(root, "a calibration", "inter, intra, gamma_s_per_byte, source, fit", err);
+        CfgNode *fit = cfg_get(root, "fit");   /* the fit's record; only the bursts are link parameters */
+        ok = (!fit || (cfg_expect_map(fit, "fit", err) &&
+                       cfg_opt_double(fit, "inter_burst_bytes", 0, 1e15, &c->burst_inter_B, err) &&
+                       cfg_opt_double(fit, "intra_burst_bytes", 0, 1e15, &c->burst_intra_B, err))) &&
+             cfg_check_keys(root, "a calibration", "inter, intra, gamma_s_per_byte, source, fit", err);
     }
     cfg_free(root);
     if (!ok)
@@ -402,10 +405,14 @@ static bool read_calibration(CfgNode *n, Scenario *s, char **err)
         inter->link.latency_s = c->alpha_inter_s / 2;
     if (c->beta_inter > 0)
         inter->link.bw_Bps = 1.0 / c->beta_inter;
+    if (c->burst_inter_B >= 0)
+        inter->link.burst_B = c->burst_inter_B;
     if (s->topo.kind == TOPO_HIERARCHICAL && c->alpha_intra_s >= 0)
         s->topo.intra.latency_s = c->alpha_intra_s / 2;
     if (s->topo.kind == TOPO_HIERARCHICAL && c->beta_intra > 0)
         s->topo.intra.bw_Bps = 1.0 / c->beta_intra;
+    if (s->topo.kind == TOPO_HIERARCHICAL && c->burst_intra_B >= 0)
+        s->topo.intra.burst_B = c->burst_intra_B;
     return true;
 }
 

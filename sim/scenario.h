@@ -15,6 +15,9 @@ typedef struct {
     double alpha_intra_s;    /* per-message latency inside a node (< 0: keep) */
     double beta_intra;       /* s/byte inside a node (< 0: keep) */
     double gamma;            /* reduction s/byte (< 0: keep) */
+    double burst_inter_B;    /* token bucket of the links between nodes, bytes (fit.inter_burst_bytes;
+                              * < 0: keep) */
+    double burst_intra_B;    /* token bucket of the links inside a node (fit.intra_burst_bytes; < 0: keep) */
 } Calibration;
 
 typedef struct {

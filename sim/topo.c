@@ -92,6 +92,8 @@ static bool check_class(const TopoLinkClass *c, const char *what, char **err)
         return fail(err, "%s bandwidth is %g B/s; expected a rate > 0 (or inf)", what, c->bw_Bps);
     if (!isfinite(c->latency_s) || c->latency_s < 0)
         return fail(err, "%s latency is %g s; expected a finite time >= 0", what, c->latency_s);
+    if (!isfinite(c->burst_B) || c->burst_B < 0)
+        return fail(err, "%s burst is %g B; expected a finite size >= 0 (0 = no token bucket)", what, c->burst_B);
     return true;
 }
 
@@ -122,23 +124,24 @@ static int add_node(Build *b, char *name, bool is_switch)
     return b->t->nnodes++;
 }
 
-static bool add_link(Build *b, int from, int to, double bw, double lat_s)
+static bool add_link(Build *b, int from, int to, TopoLinkClass c)
 {
+    double lat_s = c.latency_s;
     if (b->rs->is_switch->data[from])
         lat_s += b->sw_lat_s;
     simtime_t ps;
     if (!sim_seconds_to_ps(lat_s, &ps))
         return fail(b->err, "link latency %g s does not fit in 64-bit picoseconds; expected at most about 1.8e7 s",
                     lat_s);
-    TopoLink l = {.from = from, .to = to, .bw_Bps = bw, .latency_ps = ps};
+    TopoLink l = {.from = from, .to = to, .bw_Bps = c.bw_Bps, .latency_ps = ps, .burst_B = c.burst_B};
     g_array_append_val(b->t->links, l);
     return true;
 }
 
 /* Two directed links: u->v gets the next id, v->u the one after. */
-static bool add_cable(Build *b, int u, int v, double bw, double lat_s)
+static bool add_cable(Build *b, int u, int v, TopoLinkClass c)
 {
-    return add_link(b, u, v, bw, lat_s) && add_link(b, v, u, bw, lat_s);
+    return add_link(b, u, v, c) && add_link(b, v, u, c);
 }
 
 static void add_hosts(Build *b, int n)
@@ -155,7 +158,7 @@ static bool build_star(Build *b, const TopoSpec *s)
     add_hosts(b, s->hosts);
     int sw = add_node(b, g_strdup("sw0"), true);
     for (int h = 0; h < s->hosts; h++)
-        if (!add_cable(b, h, sw, s->link.bw_Bps, s->link.latency_s))
+        if (!add_cable(b, h, sw, s->link))
             return false;
     return true;
 }
@@ -182,14 +185,14 @@ static bool build_grid(Build *b, const TopoSpec *s, int x, int y, int nhosts)
                 int w = (i + 1) % x + x * j;
                 tl[v * TOPOROUTE_NDIR + TOPOROUTE_XP] = (int32_t)b->t->links->len;
                 tl[w * TOPOROUTE_NDIR + TOPOROUTE_XM] = (int32_t)b->t->links->len + 1;
-                if (!add_cable(b, v, w, s->link.bw_Bps, s->link.latency_s))
+                if (!add_cable(b, v, w, s->link))
                     return false;
             }
             if (y > 1 && !(y == 2 && j == 1)) {
                 int w = i + x * ((j + 1) % y);
                 tl[v * TOPOROUTE_NDIR + TOPOROUTE_YP] = (int32_t)b->t->links->len;
                 tl[w * TOPOROUTE_NDIR + TOPOROUTE_YM] = (int32_t)b->t->links->len + 1;
-                if (!add_cable(b, v, w, s->link.bw_Bps, s->link.latency_s))
+                if (!add_cable(b, v, w, s->link))
                     return false;
             }
         }
@@ -252,19 +255,20 @@ static bool build_fattree(Build *b, const TopoSpec *s)
     int nsw = 0, edge0 = b->t->nnodes, agg0 = edge0 + k * half, core0 = agg0 + k * half;
     for (int i = 0; i < k * k + per_pod; i++)
         add_node(b, g_strdup_printf("sw%d", nsw++), true);
-    double bw = s->link.bw_Bps, up = bw / s->oversub, lat = s->link.latency_s;
+    TopoLinkClass up = s->link;
+    up.bw_Bps /= s->oversub;
     for (int h = 0; h < nh; h++)
-        if (!add_cable(b, h, edge0 + h / half, bw, lat))
+        if (!add_cable(b, h, edge0 + h / half, s->link))
             return false;
     for (int p = 0; p < k; p++)
         for (int e = 0; e < half; e++)
             for (int a = 0; a < half; a++)
-                if (!add_cable(b, edge0 + p * half + e, agg0 + p * half + a, up, lat))
+                if (!add_cable(b, edge0 + p * half + e, agg0 + p * half + a, up))
                     return false;
     for (int p = 0; p < k; p++)
         for (int a = 0; a < half; a++)
             for (int c = 0; c < half; c++)
-                if (!add_cable(b, agg0 + p * half + a, core0 + a * half + c, up, lat))
+                if (!add_cable(b, agg0 + p * half + a, core0 + a * half + c, up))
                     return false;
     return true;
 }
@@ -301,7 +305,7 @@ static bool build_hier(Build *b, const TopoSpec *s)
         add_node(b, v < in->nhosts ? g_strdup_printf("node%d", v) : g_strdup(g_ptr_array_index(in->node_names, v)),
                  true);
     for (int h = 0; h < nh; h++)
-        if (!add_cable(b, h, nh + h / g, s->intra.bw_Bps, s->intra.latency_s))
+        if (!add_cable(b, h, nh + h / g, s->intra))
             return false;
     rs->inner_link_off = b->t->links->len;
     simtime_t sw_ps;
@@ -374,7 +378,7 @@ static bool build_graph(Build *b, const TopoSpec *s)
     }
     for (guint i = 0; i < ne && ok; i++) {
         const TopoGraphEdge *e = &g_array_index(edges, TopoGraphEdge, i);
-        ok = add_cable(b, id[e->a], id[e->b], e->link.bw_Bps, e->link.latency_s);
+        ok = add_cable(b, id[e->a], id[e->b], e->link);
     }
     g_free(id);
     return ok;

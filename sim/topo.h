@@ -28,6 +28,9 @@ typedef enum {
 typedef struct {
     double bw_Bps;      /* bytes per second, > 0; INFINITY allowed */
     double latency_s;   /* seconds, >= 0, one direction */
+    double burst_B;     /* token bucket, bytes, >= 0 (0: none): an idle link saves up to this many
+                         * bytes of credit at bw_Bps, and bytes covered by credit pass at once
+                         * (a tc tbf shaper; see net.h) */
 } TopoLinkClass;
 
 typedef struct {
@@ -67,6 +70,7 @@ typedef struct {
     int from, to;            /* node ids */
     double bw_Bps;           /* bytes per second (INFINITY: no serialization) */
     simtime_t latency_ps;    /* propagation + switch forwarding latency */
+    double burst_B;          /* token bucket, bytes, >= 0 (0: none); see TopoLinkClass */
 } TopoLink;
 
 /* A route: the links a message crosses, in order. Immutable and shared by

@@ -7,13 +7,31 @@
 #define TOPO_KEYS "kind, hosts, link, switch_latency, packet, k, oversubscription, x, y, " \
                   "gpus_per_node, intra, inter, nodes, links"
 
+/* The optional `burst` key: a size in bytes (0 = no token bucket). */
+static bool topocfg_burst(CfgNode *map, double *out, char **err)
+{
+    uint64_t b = 0;
+    if (!cfg_peek(map, "burst"))
+        return true;
+    if (!cfg_opt_bytes(map, "burst", &b, err))
+        return false;
+    if (b > (UINT64_C(1) << 50)) {
+        *err = cfg_err(cfg_peek(map, "burst"), "burst is %" G_GUINT64_FORMAT " bytes; expected at most 1 PiB",
+                       (guint64)b);
+        return false;
+    }
+    *out = (double)b;
+    return true;
+}
+
 bool topocfg_link(CfgNode *n, TopoLinkClass *cls, const char *what, char **err)
 {
     if (!cfg_expect_map(n, what, err))
         return false;
-    if (!cfg_opt_rate(n, "bandwidth", &cls->bw_Bps, err) || !cfg_opt_time(n, "latency", &cls->latency_s, err))
+    if (!cfg_opt_rate(n, "bandwidth", &cls->bw_Bps, err) || !cfg_opt_time(n, "latency", &cls->latency_s, err) ||
+        !topocfg_burst(n, &cls->burst_B, err))
         return false;
-    return cfg_check_keys(n, what, "bandwidth, latency", err);
+    return cfg_check_keys(n, what, "bandwidth, latency, burst", err);
 }
 
 static bool read_packet(CfgNode *map, TopoSpec *spec, char **err)
@@ -82,8 +100,8 @@ static bool read_graph(CfgNode *map, TopoSpec *spec, char **err)
         TopoGraphEdge e = {.link = spec->link};
         ok = cfg_expect_map(ln, "a graph link", err) && cfg_opt_string(ln, "a", &a, err) &&
              cfg_opt_string(ln, "b", &b, err) && cfg_opt_rate(ln, "bandwidth", &e.link.bw_Bps, err) &&
-             cfg_opt_time(ln, "latency", &e.link.latency_s, err) &&
-             cfg_check_keys(ln, "a graph link", "a, b, bandwidth, latency", err);
+             cfg_opt_time(ln, "latency", &e.link.latency_s, err) && topocfg_burst(ln, &e.link.burst_B, err) &&
+             cfg_check_keys(ln, "a graph link", "a, b, bandwidth, latency, burst", err);
         if (!ok)
             break;
         int ia = a ? GPOINTER_TO_INT(g_hash_table_lookup(index, a)) : 0;

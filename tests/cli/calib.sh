@@ -88,6 +88,28 @@ plots() {
     done
 }
 
+# a calibration's burst b is each link's token bucket: ping-pong is
+# α + β·max(0, n - b); a 2-rank ring of n bytes (two steps of n/2, the
+# second after an idle gap of α that refills α/β) is 2α + β(n - b - α/β).
+burst() {
+    printf '%s\n' 'inter: {alpha_s: 4e-05, beta_s_per_byte: 8.4e-09}' \
+        'fit: {inter_burst_bytes: 100000, inter_rms_rel: 0}' >"$T/calb.yaml"
+    printf '%s\n' '{"schema": "arsim-measurements/1", "env": {"ranks": 2, "hosts": 2, "date": "x"}, "cases": [' \
+        '{"mode": "pingpong", "class": "inter", "ranks": 2, "bytes": 65536, "time_s": 1e-3},' \
+        '{"mode": "pingpong", "class": "inter", "ranks": 2, "bytes": 262144, "time_s": 1e-3},' \
+        '{"mode": "allreduce", "algo": "ring", "ranks": 2, "bytes": 1048576, "time_s": 1e-2}]}' >"$T/burst.json"
+    "$A" compare "$T/burst.json" --calibration "$T/calb.yaml" --json "$T/bcmp.json" >/dev/null 2>"$T/err" ||
+        { echo "exit $?: $(cat "$T/err")"; return 1; }
+    flat "$T/bcmp.json" >"$T/bcmp.flat" || return 1
+    local k got want
+    for k in "0 4e-05" "1 $(awk 'BEGIN { printf "%.12g", 4e-05 + (262144 - 100000) * 8.4e-09 }')" \
+             "2 $(awk 'BEGIN { printf "%.12g", 8e-05 + (1048576 - 100000 - 4e-05 / 8.4e-09) * 8.4e-09 }')"; do
+        set -- $k
+        got=$(awk -F'\t' -v p=".cases[$1].predicted_s" '$1 == p { print $2 }' "$T/bcmp.flat")
+        [ -n "$got" ] && near "$got" "$2" 1e-6 || { echo "case $1 predicted '$got', want $2"; return 1; }
+    done
+}
+
 # iteration cases: compare's prediction is `arsim run`'s iteration time of
 # the same scenario, policy and batch with the calibration set (8 ranks:
 # cluster.nodes=8), and the measured and predicted rankings are compared.
@@ -174,5 +196,6 @@ t calib_fit_pingpong_only fit_pingpong_only
 t calib_in_scenario scenario_uses_it
 t calib_compare_plots plots
 t calib_iteration iteration
+t calib_burst burst
 t calib_bad_files bad_inputs
 t calib_bad_options bad_options
