@@ -12,11 +12,13 @@
 # that lives in a switch namespace P-sw, so the root namespace gets no
 # interface, address or route. Every link is shaped in both directions with
 # tc tbf (host egress on P-eth, switch egress on the switch-side port) at
-# RATE with a bucket of about 1 ms of traffic. Inside each host the TCP
+# RATE with a bucket of 1 ms of traffic but at least 100 kB (a smaller one
+# loses rate once several flows keep the CPUs busy). Inside each host the TCP
 # send buffer is capped at about 2 ms of traffic (net.ipv4.tcp_wmem, a
 # per-namespace setting): with the default autotuned buffer of megabytes, a
 # rendezvous acknowledgement queues behind a whole message going the other
-# way on the same connection and pairwise exchanges run at half the rate.
+# way on the same connection and pairwise exchanges run at half the rate
+# (the mpirun wrapper also sends every message eagerly, for the same reason).
 # Idle connections keep their window (tcp_slow_start_after_idle = 0) so
 # repetitions start alike. It writes into the state
 # directory (default /run/arsim-cluster/P): `state` (exactly what was
@@ -175,7 +177,8 @@ mca_args() {
     echo "--allow-run-as-root --hostfile $statedir/hostfile" \
          "--mca plm_rsh_agent $statedir/rsh-agent --mca plm_rsh_no_tree_spawn 1 --bind-to none" \
          "--mca btl tcp,self --mca btl_tcp_if_include $iface --mca oob_tcp_if_include $iface" \
-         "--mca btl_tcp_flags send,inplace,need-ack,need-csum --mca mpi_yield_when_idle 1"
+         "--mca btl_tcp_flags send,inplace,need-ack,need-csum --mca btl_tcp_eager_limit 134217728" \
+         "--mca mpi_yield_when_idle 1"
 }
 
 cmd_mpirun_line() {
@@ -247,7 +250,7 @@ cmd_up() {
     [[ "$queue_ms" =~ ^[1-9][0-9]{0,3}$ ]] || die_usage "--queue: '$queue_ms' is not a queue time; expected whole milliseconds such as 20"
     if [ -z "$burst" ]; then
         burst=$((bps / 8 / 1000))
-        [ "$burst" -ge 3028 ] || burst=3028
+        [ "$burst" -ge 100000 ] || burst=100000
     fi
     [[ "$burst" =~ ^[1-9][0-9]{3,8}$ ]] || die_usage "--burst: '$burst' is not a burst; expected bytes from 1000 to 999999999"
     if [ -z "$sndbuf" ]; then

@@ -129,29 +129,36 @@ static void record(MbmodesCtx *c, const MbcaseResult *r)
 typedef struct {
     MPI_Comm comm;
     int rank, a, b;   /* this rank; the pinging and the answering rank */
-    char *buf;        /* message buffer (a and b only) */
+    char *buf;        /* send buffer (a and b only) */
+    char *rbuf;       /* receive buffer, apart from buf: a posts it while buf is being sent */
     int bytes;        /* message size */
     int trips;        /* round trips per repetition, >= 1 */
-    double poll_s;    /* how to wait in the barrier (mbwait.h); the pair itself busy-waits */
+    double poll_s;    /* how every wait waits (mbwait.h), as in a schedule's steps */
 } PingCtx;
 
-/* One repetition: `trips` round trips; a returns half the mean round trip. */
+/* One message each way per trip, each completed as a schedule step is
+ * (mbwait_all with the run's --poll), so α is the per-message cost the
+ * all-reduces see. The reply's receive is posted before the ping leaves. */
 static double ping_rep(void *vctx)
 {
     PingCtx *x = vctx;
+    MPI_Request req[2];
     mbwait_barrier(x->comm, x->poll_s);
     if (x->rank == x->a) {
         double t0 = MPI_Wtime();
         for (int k = 0; k < x->trips; k++) {
-            MPI_Send(x->buf, x->bytes, MPI_BYTE, x->b, TAG_PINGPONG, x->comm);
-            MPI_Recv(x->buf, x->bytes, MPI_BYTE, x->b, TAG_PINGPONG, x->comm, MPI_STATUS_IGNORE);
+            MPI_Irecv(x->rbuf, x->bytes, MPI_BYTE, x->b, TAG_PINGPONG, x->comm, &req[0]);
+            MPI_Isend(x->buf, x->bytes, MPI_BYTE, x->b, TAG_PINGPONG, x->comm, &req[1]);
+            mbwait_all(2, req, x->poll_s);
         }
         return (MPI_Wtime() - t0) / (2.0 * x->trips);
     }
     if (x->rank == x->b)
         for (int k = 0; k < x->trips; k++) {
-            MPI_Recv(x->buf, x->bytes, MPI_BYTE, x->a, TAG_PINGPONG, x->comm, MPI_STATUS_IGNORE);
-            MPI_Send(x->buf, x->bytes, MPI_BYTE, x->a, TAG_PINGPONG, x->comm);
+            MPI_Irecv(x->rbuf, x->bytes, MPI_BYTE, x->a, TAG_PINGPONG, x->comm, &req[0]);
+            mbwait_all(1, req, x->poll_s);
+            MPI_Isend(x->buf, x->bytes, MPI_BYTE, x->a, TAG_PINGPONG, x->comm, &req[1]);
+            mbwait_all(1, &req[1], x->poll_s);
         }
     return 0;
 }
@@ -186,7 +193,8 @@ static void run_pingpong(MbmodesCtx *c)
                        intra ? "shares a host" : "is on two hosts");
             continue;
         }
-        x.buf = (c->rank == x.a || c->rank == x.b) ? g_malloc0(MAX(most, 1)) : NULL;
+        x.buf = (c->rank == x.a || c->rank == x.b) ? g_malloc0(2 * MAX(most, 1)) : NULL;
+        x.rbuf = x.buf ? x.buf + MAX(most, 1) : NULL;
         for (size_t i = 0; i < n; i++) {
             x.bytes = (int)sizes[i];
             /* Small messages: several round trips per repetition so the
