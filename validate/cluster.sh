@@ -216,8 +216,10 @@ write_files() {
     cat > "$statedir/rsh-agent" <<EOF || die "cannot write $statedir/rsh-agent"
 #!/bin/sh
 # Open MPI plm_rsh_agent for the emulated cluster '$prefix' (made by validate/cluster.sh).
-# Called as: rsh-agent HOST COMMAND...; runs COMMAND with sh, the way ssh
-# would, inside HOST's network namespace and a UTS namespace named HOST.
+# Called as: rsh-agent [-x]... HOST COMMAND...; runs COMMAND with sh, the way
+# ssh would, inside HOST's network namespace and a UTS namespace named HOST
+# (options before HOST, such as the -x MPICH's launcher passes, are ignored).
+while [ \$# -gt 0 ] && [ "\${1#-}" != "\$1" ]; do shift; done
 host=\$1; shift
 case " $hosts " in
     *" \$host "*) ;;
@@ -233,9 +235,26 @@ EOF
 # starts mpirun inside $prefix-h0 (which also hosts rank 0), reaching the
 # other hosts through rsh-agent; extra arguments go to mpirun.
 exec ip netns exec $prefix-h0 unshare --uts sh -c 'hostname $prefix-h0 && exec "\$0" "\$@"' \\
-    mpirun $(mca_args) "\$@"
+    $(command -v mpirun.openmpi || echo mpirun) $(mca_args) "\$@"
 EOF
     chmod 755 "$statedir/mpirun" || die "cannot chmod $statedir/mpirun"
+    record file "$statedir/hostfile-mpich"
+    for ((i = 0; i < nhosts; i++)); do echo "$prefix-h$i:$slots"; done > "$statedir/hostfile-mpich" ||
+        die "cannot write $statedir/hostfile-mpich"
+    record file "$statedir/mpiexec-mpich"
+    cat > "$statedir/mpiexec-mpich" <<EOF || die "cannot write $statedir/mpiexec-mpich"
+#!/bin/sh
+# MPICH's mpiexec (Hydra) on the emulated cluster '$prefix' (made by
+# validate/cluster.sh), for an mpibench built with mpicc.mpich: started in
+# $prefix-h0, proxies launched through rsh-agent, control traffic on $iface;
+# UCX over TCP only (shared memory would bypass the shaped links) and
+# without its rendezvous protocol (the reason the Open MPI wrapper sends
+# eagerly); extra arguments go to mpiexec.
+exec ip netns exec $prefix-h0 unshare --uts sh -c 'hostname $prefix-h0 && exec "\$0" "\$@"' \\
+    env UCX_TLS=tcp,self UCX_NET_DEVICES=$iface UCX_RNDV_THRESH=inf \\
+    mpiexec.mpich -f $statedir/hostfile-mpich -launcher ssh -launcher-exec $statedir/rsh-agent -iface $iface "\$@"
+EOF
+    chmod 755 "$statedir/mpiexec-mpich" || die "cannot chmod $statedir/mpiexec-mpich"
 }
 
 cmd_up() {

@@ -24,8 +24,10 @@
 #
 #   validate/validate.sh [--short] [--out DIR] [--prefix P] [--net A.B.C]
 #       [--arsim PATH] [--mpibench PATH] [--no-iteration] [--median-bound F]
-#       [--fit pingpong,ring|ring|pingpong]
+#       [--fit pingpong,ring|ring|pingpong] [--mpi openmpi|mpich]
 #
+# --mpi mpich runs an mpibench built with MPICC=mpicc.mpich (pass it with
+# --mpibench) through the cluster's MPICH launcher instead of Open MPI's.
 # Not root, or no network namespaces: prints a SKIPPED line and exits 0.
 # Exit status: 0 targets met (or skipped), 1 a wrong result or a failed
 # step, 2 usage, 3 only an error target missed (the results were right).
@@ -48,8 +50,9 @@ iter_bound=0.10
 scenario=$here/vgg16-small.yaml
 policies="none-ring ddp-ring layer-ring layer-hybrid"
 fit=pingpong,ring
+mpi=openmpi
 
-usage() { sed -n '/^#   validate\/validate.sh/,/--fit pingpong,ring|ring|pingpong\]$/p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '/^#   validate\/validate.sh/,/--mpi openmpi|mpich\]$/p' "$0" | sed 's/^# \{0,1\}//'; }
 while [ $# -gt 0 ]; do
     case "$1" in
         --short) short=1; shift; continue ;;
@@ -65,20 +68,26 @@ while [ $# -gt 0 ]; do
         --mpibench) mpibench=$2 ;;
         --median-bound) median_bound=$2 ;;
         --fit) fit=$2 ;;
-        *) echo "$prog: $1: unknown option; expected --short, --out, --prefix, --net, --arsim, --mpibench, --no-iteration, --median-bound or --fit" >&2
+        --mpi) mpi=$2 ;;
+        *) echo "$prog: $1: unknown option; expected --short, --out, --prefix, --net, --arsim, --mpibench, --no-iteration, --median-bound, --fit or --mpi" >&2
            exit 2 ;;
     esac
     shift 2
 done
 [[ -z "$median_bound" || "$median_bound" =~ ^(0|[1-9][0-9]*)?(\.[0-9]+)?$ ]] ||
     { echo "$prog: --median-bound: '$median_bound' is not a fraction; expected a number such as 0.1" >&2; exit 2; }
+case "$mpi" in
+    openmpi) launcher=mpirun; mpicmd=mpirun ;;
+    mpich) launcher=mpiexec-mpich; mpicmd=mpiexec.mpich ;;
+    *) echo "$prog: --mpi: '$mpi' is not an MPI library; expected openmpi or mpich (with --mpibench built by MPICC=mpicc.mpich)" >&2; exit 2 ;;
+esac
 [ -n "$median_bound" ] || median_bound=$([ $short = 1 ] && echo 0.25 || echo 0.10)
 
 # --- can it run here? ---------------------------------------------------------
 skip() { echo "$prog: SKIPPED: $*"; exit 0; }
 [ "$(id -u)" = 0 ] || skip "not root (the emulated cluster needs network namespaces and tc; CI runs as root)"
-for c in ip tc unshare mpirun timeout; do
-    command -v $c >/dev/null || skip "$c not found (iproute2, util-linux and Open MPI are needed: make deps)"
+for c in ip tc unshare $mpicmd timeout; do
+    command -v $c >/dev/null || skip "$c not found (iproute2, util-linux and Open MPI (or MPICH for --mpi mpich) are needed: make deps)"
 done
 unshare --net true 2>/dev/null || skip "network namespaces are unavailable here (unshare --net failed)"
 for f in "$arsim" "$mpibench"; do
@@ -163,7 +172,7 @@ for cl in $clusters; do
     "$here/cluster.sh" up "$n" --rate "$rate" --prefix "$prefix" --net "$net" --state "$statedir" >>"$log" 2>&1 ||
         { echo "$prog: cluster.sh up $n failed; see $log" >&2; exit 1; }
     up=1
-    timeout -k 10 "$limit" "$statedir/mpirun" -np "$n" "$mpibench" "${bench[@]}" --poll 20us --quiet \
+    timeout -k 10 "$limit" "$statedir/$launcher" -np "$n" "$mpibench" "${bench[@]}" --poll 20us --quiet \
         --out "$meas" >>"$log" 2>&1
     rc=$?
     if [ $rc -ne 0 ]; then
@@ -179,7 +188,7 @@ for cl in $clusters; do
         for pol in $policies; do
             f=$outdir/iter-$n-$pol.json
             echo "   replaying $(basename "$scenario") under $pol"
-            timeout -k 10 "$limit" "$statedir/mpirun" -np "$n" "$mpibench" iteration --config "$scenario" \
+            timeout -k 10 "$limit" "$statedir/$launcher" -np "$n" "$mpibench" iteration --config "$scenario" \
                 --policy "$pol" --set "cluster.calibration=$cal" --set "cluster.nodes=$n" --poll 20us --quiet \
                 --min-reps 3 --max-reps 10 --case-time 60s --timeout 600s --out "$f" >>"$log" 2>&1
             rc=$?
