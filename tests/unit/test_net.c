@@ -4,6 +4,7 @@
  * times are integer picoseconds written from the formulas. */
 #include "net.h"
 
+#include "netrec.h"
 #include "testmain.h"
 
 #include <check.h>
@@ -12,20 +13,6 @@
 
 #define PS_PER_BYTE 800        /* 10 Gbps = 1.25e9 B/s: 800 ps per byte, exactly */
 #define L_PS 5000000ULL        /* 5 us */
-
-/* Delivery times, indexed by the message id passed as data. */
-typedef struct {
-    Sim *sim;              /* the clock read at delivery */
-    simtime_t t[256];      /* ps; delivery time of message i */
-    int n;                 /* deliveries so far */
-} Rec;
-
-static void on_deliver(void *ctx, void *data)
-{
-    Rec *r = ctx;
-    r->t[GPOINTER_TO_INT(data)] = r->sim->now;
-    r->n++;
-}
 
 static Topo *mk(TopoKind kind, int hosts, uint64_t packet, double sw_lat_s)
 {

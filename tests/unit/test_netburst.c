@@ -7,6 +7,7 @@
 #include "scenario.h"
 #include "topocfg.h"
 
+#include "netrec.h"
 #include "testmain.h"
 
 #include <check.h>
@@ -17,19 +18,6 @@
 #define PS_PER_BYTE 800        /* 10 Gbps = 1.25e9 B/s: 800 ps per byte, exactly */
 #define L_PS 5000000ULL        /* 5 us per link */
 #define BURST 10000ULL         /* bytes in each link's bucket */
-
-typedef struct {
-    Sim *sim;              /* the clock read at delivery */
-    simtime_t t[8];        /* delivery time of message i, ps */
-    int n;                 /* deliveries so far */
-} Rec;
-
-static void on_deliver(void *ctx, void *data)
-{
-    Rec *r = ctx;
-    r->t[GPOINTER_TO_INT(data)] = r->sim->now;
-    r->n++;
-}
 
 /* A 4-host star at 10 Gbps, 5 us per link, BURST-byte buckets. */
 static Topo *mk(uint64_t packet, double burst)
