@@ -65,10 +65,15 @@ typedef struct {
     uint64_t wait_n;        /* messages (message mode) or packets (packet mode) waiting */
     uint64_t wait_bytes;    /* bytes waiting */
     uint64_t serv_bytes;    /* bytes of the message or packet in service until free_ps */
-    double burst_B;         /* token bucket size, bytes, >= 0 (0: none) */
+} NetLink;
+
+/* A link's token bucket (kept apart from NetLink so that links without one
+ * stay as small as before on the per-packet path). */
+typedef struct {
+    double burst_B;         /* bucket size, bytes, >= 0 (0: none) */
     double tokens_B;        /* credit at tok_ps, bytes, 0..burst_B */
     simtime_t tok_ps;       /* when tokens_B was last settled; <= the next service's start */
-} NetLink;
+} NetBucket;
 
 struct Net {
     Sim *sim;               /* not owned */
@@ -77,6 +82,7 @@ struct Net {
     uint32_t nlinks;        /* directed links of the Topo */
     NetLink *links;         /* nlinks; owned */
     NetLinkStats *stats;    /* nlinks; owned */
+    NetBucket *buckets;     /* nlinks, owned; NULL when no link has a token bucket */
     uint64_t inflight;      /* messages sent and not delivered */
     GPtrArray *msg_free;    /* NetMsg* ready for reuse */
     GPtrArray *flow_free;   /* index nhops: GPtrArray* of free NetFlow[nhops+1], or NULL */
@@ -96,11 +102,11 @@ static inline simtime_t tadd(Net *n, simtime_t a, simtime_t b)
     return a + b;
 }
 
-/* Serialization time: llround(bytes / bw * 1e12) ps; 0 at infinite bandwidth. */
+/* Serialization time: llround(bytes / bw * 1e12) ps; 0 at infinite bandwidth.
+ * bytes is a double (a part of a message can be covered by a token bucket's
+ * fractional credit); whole byte counts convert exactly. */
 static inline simtime_t ser_ps(Net *n, double bw, double bytes)
 {
-    if (bytes <= 0 || isinf(bw))
-        return 0;
     double ps = bytes / bw * PS_PER_S;
     if (G_LIKELY(ps < 9.2e18))
         return (simtime_t)llround(ps);
@@ -108,21 +114,33 @@ static inline simtime_t ser_ps(Net *n, double bw, double bytes)
     return SIMTIME_MAX;
 }
 
-/* The time link l serializes `bytes` that start at s, spending its token
- * bucket's credit (refilled at the link's rate since tok_ps, up to burst_B)
- * on the first bytes; settles the credit at the end of the serialization. */
-static simtime_t link_ser_ps(Net *n, NetLink *l, uint64_t bytes, simtime_t s)
+/* link_ser_ps for a link with a token bucket: spends its credit (refilled
+ * at the link's rate since tok_ps, up to burst_B) on the first bytes and
+ * settles it at the end of the serialization. */
+static simtime_t bucket_ser_ps(Net *n, NetLink *l, uint64_t bytes, simtime_t s)
 {
-    if (G_LIKELY(l->burst_B <= 0) || isinf(l->bw_Bps))
+    NetBucket *k = &n->buckets[l - n->links];
+    if (k->burst_B <= 0)
         return ser_ps(n, l->bw_Bps, (double)bytes);
-    double tok = l->tokens_B + (s > l->tok_ps ? (double)(s - l->tok_ps) / PS_PER_S * l->bw_Bps : 0);
-    if (tok > l->burst_B)
-        tok = l->burst_B;
+    double tok = k->tokens_B + (s > k->tok_ps ? (double)(s - k->tok_ps) / PS_PER_S * l->bw_Bps : 0);
+    if (tok > k->burst_B)
+        tok = k->burst_B;
     double rest = (double)bytes - tok;
-    simtime_t ser = ser_ps(n, l->bw_Bps, rest);
-    l->tokens_B = rest > 0 ? 0 : -rest;
-    l->tok_ps = tadd(n, s, ser);
+    simtime_t ser = rest > 0 ? ser_ps(n, l->bw_Bps, rest) : 0;
+    k->tokens_B = rest > 0 ? 0 : -rest;
+    k->tok_ps = tadd(n, s, ser);
     return ser;
+}
+
+/* The time link l serializes `bytes` that start at s (the common case, no
+ * bucket, stays inline on the per-packet path). */
+static inline simtime_t link_ser_ps(Net *n, NetLink *l, uint64_t bytes, simtime_t s)
+{
+    if (bytes == 0 || isinf(l->bw_Bps))
+        return 0;
+    if (G_LIKELY(!n->buckets))
+        return ser_ps(n, l->bw_Bps, (double)bytes);
+    return bucket_ser_ps(n, l, bytes, s);
 }
 
 static inline void note_peak(NetLinkStats *st, uint64_t msgs, uint64_t bytes)
@@ -339,7 +357,10 @@ Net *net_new(Sim *sim, Topo *t)
         g_queue_init(&n->links[i].wait);
         n->links[i].bw_Bps = tl->bw_Bps;
         n->links[i].lat_ps = tl->latency_ps;
-        n->links[i].burst_B = n->links[i].tokens_B = tl->burst_B;   /* full at time 0 */
+        if (tl->burst_B > 0 && !n->buckets)
+            n->buckets = g_new0(NetBucket, n->nlinks);
+        if (tl->burst_B > 0)   /* full at time 0 */
+            n->buckets[i] = (NetBucket){.burst_B = tl->burst_B, .tokens_B = tl->burst_B};
     }
     n->msg_free = g_ptr_array_new();
     n->flow_free = g_ptr_array_new();
@@ -359,6 +380,7 @@ void net_free(Net *n)
     g_ptr_array_unref(n->allocs);
     g_free(n->links);
     g_free(n->stats);
+    g_free(n->buckets);
     g_free(n);
 }
 
