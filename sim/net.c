@@ -357,10 +357,11 @@ Net *net_new(Sim *sim, Topo *t)
         g_queue_init(&n->links[i].wait);
         n->links[i].bw_Bps = tl->bw_Bps;
         n->links[i].lat_ps = tl->latency_ps;
-        if (tl->burst_B > 0 && !n->buckets)
-            n->buckets = g_new0(NetBucket, n->nlinks);
-        if (tl->burst_B > 0)   /* full at time 0 */
+        if (tl->burst_B > 0) {   /* the bucket starts full */
+            if (!n->buckets)
+                n->buckets = g_new0(NetBucket, n->nlinks);
             n->buckets[i] = (NetBucket){.burst_B = tl->burst_B, .tokens_B = tl->burst_B};
+        }
     }
     n->msg_free = g_ptr_array_new();
     n->flow_free = g_ptr_array_new();
