@@ -1,5 +1,6 @@
 /* scenario — reading a scenario YAML into a Scenario; see scenario.h. */
 #include "scenario.h"
+#include "calfile.h"
 #include "topocfg.h"
 
 #include <math.h>
@@ -356,19 +357,8 @@ static bool read_cluster(CfgNode *root, Scenario *s, char **err)
     return t != NULL;
 }
 
-static bool read_alpha_beta(CfgNode *n, double *alpha, double *beta, const char *what, char **err)
-{
-    if (!n)
-        return true;
-    if (n->type == CFG_MAP) {   /* the fit's R² and point count: known, informational */
-        cfg_get(n, "r2");
-        cfg_get(n, "points");
-    }
-    return cfg_expect_map(n, what, err) && cfg_opt_double(n, "alpha_s", 0, 1e3, alpha, err) &&
-           cfg_opt_double(n, "beta_s_per_byte", 1e-18, 1, beta, err) &&
-           cfg_check_keys(n, what, "alpha_s, beta_s_per_byte, r2, points", err);
-}
-
+/* cluster.calibration: the file `arsim calibrate` wrote, read by calfile
+ * (the one reader of that format); its classes override the links. */
 static bool read_calibration(CfgNode *n, Scenario *s, char **err)
 {
     const char *file;
@@ -379,24 +369,25 @@ static bool read_calibration(CfgNode *n, Scenario *s, char **err)
         *err = cfg_err(n, "calibration file '%s' not found; expected a file from arsim calibrate", file);
         return false;
     }
-    CfgNode *root = cfg_load_file(path, err);
     Calibration *c = &s->calib;
     *c = (Calibration){.set = true, .file = path, -1, -1, -1, -1, -1, -1, -1};
-    if (!root)
-        return false;
-    bool ok = cfg_expect_map(root, "a calibration", err) &&
-              read_alpha_beta(cfg_get(root, "inter"), &c->alpha_inter_s, &c->beta_inter, "inter", err) &&
-              read_alpha_beta(cfg_get(root, "intra"), &c->alpha_intra_s, &c->beta_intra, "intra", err) &&
-              cfg_opt_double(root, "gamma_s_per_byte", 0, 1, &c->gamma, err);
+    CalFile cf;
+    bool ok = calfile_load(path, &cf, err);
     if (ok) {
-        cfg_get(root, "source");
-        CfgNode *fit = cfg_get(root, "fit");   /* the fit's record; only the bursts are link parameters */
-        ok = (!fit || (cfg_expect_map(fit, "fit", err) &&
-                       cfg_opt_double(fit, "inter_burst_bytes", 0, 1e15, &c->burst_inter_B, err) &&
-                       cfg_opt_double(fit, "intra_burst_bytes", 0, 1e15, &c->burst_intra_B, err))) &&
-             cfg_check_keys(root, "a calibration", "inter, intra, gamma_s_per_byte, source, fit", err);
+        if (cf.inter.set) {
+            c->alpha_inter_s = cf.inter.alpha_s;
+            c->beta_inter = cf.inter.beta;
+            c->burst_inter_B = cf.inter.burst_bytes;
+        }
+        if (cf.intra.set) {
+            c->alpha_intra_s = cf.intra.alpha_s;
+            c->beta_intra = cf.intra.beta;
+            c->burst_intra_B = cf.intra.burst_bytes;
+        }
+        if (cf.has_gamma)
+            c->gamma = cf.gamma;
     }
-    cfg_free(root);
+    calfile_clear(&cf);
     if (!ok)
         return false;
     /* A message between two hosts crosses two links of a star: each gets α/2. */
