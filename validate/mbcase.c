@@ -3,8 +3,10 @@
 
 #include "mbwait.h"
 
+#include <errno.h>
 #include <glib.h>
 #include <math.h>
+#include <stdlib.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -70,6 +72,17 @@ static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
+}
+
+bool mbcase_parse_count(const char *s, long lo, long hi, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (*s < '0' || *s > '9' || *end || errno || v < lo || v > hi)
+        return false;
+    *out = v;
+    return true;
 }
 
 double mbcase_median(const double *v, int n)

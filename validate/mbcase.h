@@ -86,6 +86,10 @@ void mbcase_watchdog_free(MbcaseWatchdog *w);
 void mbcase_measure(const MbcaseRule *rule, MbcaseWatchdog *w, const char *what, MPI_Comm comm,
                     MbcaseRepFn fn, void *ctx, MbcaseResult *out);
 
+/* A whole number in [lo, hi] written in decimal digits only (the count
+ * options of every mode); false, *out untouched, otherwise. */
+bool mbcase_parse_count(const char *s, long lo, long hi, long *out);
+
 /* Median of n values (n >= 1); sorts a copy. */
 double mbcase_median(const double *v, int n);
 

@@ -42,17 +42,6 @@ static void add_set(MbiterOpts *o, char *assign)
     g_ptr_array_add(o->sets, NULL);
 }
 
-static bool parse_count(const char *s, long lo, long hi, long *out)
-{
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (*s < '0' || *s > '9' || *end || errno || v < lo || v > hi)
-        return false;
-    *out = v;
-    return true;
-}
-
 int mbiter_parse_opt(MbiterOpts *o, const char *flag, const char *val, const char **why)
 {
     if (strcmp(flag, "--config") == 0) {
@@ -65,7 +54,7 @@ int mbiter_parse_opt(MbiterOpts *o, const char *flag, const char *val, const cha
     }
     if (strcmp(flag, "--batch") == 0) {
         long b;
-        if (!parse_count(val, 1, 1 << 24, &b)) {
+        if (!mbcase_parse_count(val, 1, 1 << 24, &b)) {
             *why = "not a batch size; expected a positive integer (per-rank batch)";
             return -1;
         }
@@ -86,7 +75,8 @@ int mbiter_parse_opt(MbiterOpts *o, const char *flag, const char *val, const cha
     if (strcmp(flag, "--iterations") == 0) {
         gchar **wm = g_strsplit(val, ",", -1);
         long w, m;
-        bool ok = g_strv_length(wm) == 2 && parse_count(wm[0], 0, 1000, &w) && parse_count(wm[1], 1, 1000, &m);
+        bool ok = g_strv_length(wm) == 2 && mbcase_parse_count(wm[0], 0, 1000, &w) &&
+                  mbcase_parse_count(wm[1], 1, 1000, &m);
         g_strfreev(wm);
         if (!ok) {
             *why = "not W,M; expected warm-up and measured iteration counts such as 2,3 (W 0..1000, M 1..1000)";
@@ -115,7 +105,7 @@ static int launcher_size(void)
     for (size_t i = 0; i < G_N_ELEMENTS(vars); i++) {
         const char *v = getenv(vars[i]);
         long n;
-        if (v && parse_count(v, 1, INT_MAX, &n))
+        if (v && mbcase_parse_count(v, 1, INT_MAX, &n))
             return (int)n;
     }
     return 0;

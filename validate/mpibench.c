@@ -69,18 +69,6 @@ static void usage(FILE *f)
           "  --quiet               no per-case lines on stdout\n", f);
 }
 
-/* Parses a whole number in [lo, hi]. */
-static bool parse_int(const char *s, int lo, int hi, int *out)
-{
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (*s < '0' || *s > '9' || *end || errno || v < lo || v > hi)
-        return false;
-    *out = (int)v;
-    return true;
-}
-
 /* The --out file must be creatable: its directory exists and is writable,
  * and it is not a directory itself. Nothing is created now. */
 static bool check_out(const char *path, char *msg, size_t n)
@@ -141,11 +129,13 @@ static int parse_common(MbmodesOpts *o, const char *flag, const char *val, char 
                 {"--max-reps", &r->max_reps, 1, 100000}};
     for (size_t i = 0; i < G_N_ELEMENTS(ints); i++)
         if (strcmp(flag, ints[i].flag) == 0) {
-            if (!parse_int(val, ints[i].lo, ints[i].hi, ints[i].dst)) {
+            long v;
+            if (!mbcase_parse_count(val, ints[i].lo, ints[i].hi, &v)) {
                 snprintf(msg, n, "%s: '%s' is not a count; expected an integer from %d to %d", flag, val,
                          ints[i].lo, ints[i].hi);
                 return -1;
             }
+            *ints[i].dst = (int)v;
             return 1;
         }
     if (strcmp(flag, "--tol") == 0) {
