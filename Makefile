@@ -96,11 +96,12 @@ validate-short:
 	@for i in 1 2 3; do ./validate/validate.sh --short; rc=$$?; [ $$rc -ne 3 ] && exit $$rc; \
 	  echo "validate-short: error bound missed on attempt $$i of 3"; done; exit 1
 
-test: arsim $(TEST_BIN)
+test: arsim validate-build $(TEST_BIN)
 	@./tests/run_unit.sh $(BUILD)
 	@./tests/run_cli.sh ./arsim
 
 asan:
+	@$(MAKE) --no-print-directory validate-build
 	@$(MAKE) --no-print-directory BUILD=build-asan build-asan/arsim $(TEST_SRC:tests/unit/%.c=build-asan/tests/%)
 	@ASAN_OPTIONS=detect_leaks=1 ./tests/run_unit.sh build-asan
 	@ASAN_OPTIONS=detect_leaks=1 ./tests/run_cli.sh ./build-asan/arsim

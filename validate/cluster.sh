@@ -13,14 +13,16 @@
 # interface, address or route. Every link is shaped in both directions with
 # tc tbf (host egress on P-eth, switch egress on the switch-side port) at
 # RATE with a bucket of 1 ms of traffic but at least 100 kB (a smaller one
-# loses rate once several flows keep the CPUs busy). Inside each host the TCP
-# send buffer is capped at about 2 ms of traffic (net.ipv4.tcp_wmem, a
-# per-namespace setting): with the default autotuned buffer of megabytes, a
-# rendezvous acknowledgement queues behind a whole message going the other
-# way on the same connection and pairwise exchanges run at half the rate
-# (the mpirun wrapper also sends every message eagerly, for the same reason).
-# Idle connections keep their window (tcp_slow_start_after_idle = 0) so
-# repetitions start alike. It writes into the state
+# loses rate once several flows keep the CPUs busy). Inside each host (all
+# per-namespace settings): TCP congestion control is reno, whatever the
+# machine's default (BBR's bandwidth probing made a shaped link's rate move
+# from one repetition to the next); the TCP send buffer is capped at about
+# 2 ms of traffic (net.ipv4.tcp_wmem), so a rank's messages leave one after
+# another as the simulator's links send them (with megabytes of buffer, a
+# send completes at once and the next message shares the wire with it: a
+# tree all-reduce ran 15-30 % slower); idle connections keep their window
+# (tcp_slow_start_after_idle = 0) so repetitions start alike. The mpirun
+# wrapper sends every message eagerly (no rendezvous handshake). It writes into the state
 # directory (default /run/arsim-cluster/P): `state` (exactly what was
 # created, with each namespace's inode so `down` never removes a namespace
 # of the same name that someone else made), `hostfile` (S slots per host),
@@ -53,17 +55,19 @@ if [ "$cmd" = up ]; then
     [ $# -ge 1 ] || die_usage "up: missing host count; expected cluster.sh up N --rate RATE"
     nhosts=$1; shift
 fi
+# up_only FLAG: refuses FLAG outside `up`.
+up_only() { [ "$cmd" = up ] || die_usage "$1: only for up; expected up N $1 VALUE"; }
 while [ $# -gt 0 ]; do
     flag=$1
     [ $# -ge 2 ] || die_usage "$flag: missing value; expected $flag VALUE"
     val=$2; shift 2
     case "$flag" in
-        --rate)   [ "$cmd" = up ] || die_usage "$flag: only for up"; rate=$val ;;
-        --net)    [ "$cmd" = up ] || die_usage "$flag: only for up"; net=$val ;;
-        --slots)  [ "$cmd" = up ] || die_usage "$flag: only for up"; slots=$val ;;
-        --burst)  [ "$cmd" = up ] || die_usage "$flag: only for up"; burst=$val ;;
-        --queue)  [ "$cmd" = up ] || die_usage "$flag: only for up"; queue_ms=$val ;;
-        --sndbuf) [ "$cmd" = up ] || die_usage "$flag: only for up"; sndbuf=$val ;;
+        --rate)   up_only "$flag"; rate=$val ;;
+        --net)    up_only "$flag"; net=$val ;;
+        --slots)  up_only "$flag"; slots=$val ;;
+        --burst)  up_only "$flag"; burst=$val ;;
+        --queue)  up_only "$flag"; queue_ms=$val ;;
+        --sndbuf) up_only "$flag"; sndbuf=$val ;;
         --prefix) prefix=$val ;;
         --state)  statedir=$val ;;
         *) die_usage "$flag: unknown option; expected --rate, --net, --slots, --burst, --queue, --sndbuf, --prefix or --state" ;;
@@ -81,11 +85,6 @@ sw=$prefix-sw
 br=$prefix-br
 iface=$prefix-eth
 
-[ "$(id -u)" = 0 ] || die "must run as root (network namespaces and tc need it)"
-for tool in ip tc unshare stat; do
-    command -v $tool >/dev/null 2>&1 || die "'$tool' not found; install iproute2 and util-linux"
-done
-
 # rate_bps RATE: bits per second of a tc rate such as 1gbit, 200mbit, 500kbit.
 rate_bps() {
     local n=${1%%[a-z]*} u=${1##*[0-9]}
@@ -96,6 +95,41 @@ rate_bps() {
         *) return 1 ;;
     esac
 }
+
+# check_up_args: every value of `up`, checked before anything else (even as
+# a user who may not run it); sets bps and the default burst and sndbuf.
+check_up_args() {
+    local oct
+    [[ "$nhosts" =~ ^[0-9]+$ ]] && [ "$nhosts" -ge 1 ] && [ "$nhosts" -le 250 ] ||
+        die_usage "up: '$nhosts' is not a host count; expected an integer from 1 to 250"
+    [ -n "$rate" ] || die_usage "--rate: missing; expected a tc rate such as 1gbit or 200mbit"
+    [[ "$rate" =~ ^[1-9][0-9]{0,6}(kbit|mbit|gbit)$ ]] && bps=$(rate_bps "$rate") ||
+        die_usage "--rate: '$rate' is not a rate; expected a whole number with kbit, mbit or gbit such as 1gbit"
+    [ "$bps" -ge 100000 ] || die_usage "--rate: '$rate' is too slow; expected at least 100kbit"
+    [[ "$slots" =~ ^[1-9][0-9]{0,2}$ ]] || die_usage "--slots: '$slots' is not a slot count; expected an integer from 1 to 999"
+    [[ "$queue_ms" =~ ^[1-9][0-9]{0,3}$ ]] || die_usage "--queue: '$queue_ms' is not a queue time; expected whole milliseconds such as 20"
+    if [ -z "$burst" ]; then
+        burst=$((bps / 8 / 1000))
+        [ "$burst" -ge 100000 ] || burst=100000
+    fi
+    [[ "$burst" =~ ^[1-9][0-9]{3,8}$ ]] || die_usage "--burst: '$burst' is not a burst; expected bytes from 1000 to 999999999"
+    if [ -z "$sndbuf" ]; then
+        sndbuf=$((bps / 8 / 500))
+        [ "$sndbuf" -ge 65536 ] || sndbuf=65536
+    fi
+    [[ "$sndbuf" =~ ^[1-9][0-9]{4,8}$ ]] || die_usage "--sndbuf: '$sndbuf' is not a buffer size; expected bytes from 10000 to 999999999"
+    [[ "$net" =~ ^(10\.[0-9]{1,3}\.[0-9]{1,3}|192\.168\.[0-9]{1,3}|172\.(1[6-9]|2[0-9]|3[01])\.[0-9]{1,3})$ ]] ||
+        die_usage "--net: '$net' is not a private /24; expected three octets such as 10.213.0 (10/8, 172.16/12 or 192.168/16)"
+    for oct in ${net//./ }; do
+        [ "$oct" -le 255 ] || die_usage "--net: '$net' has an octet above 255; expected three octets such as 10.213.0"
+    done
+}
+[ "$cmd" != up ] || check_up_args
+
+[ "$(id -u)" = 0 ] || die "must run as root (network namespaces and tc need it)"
+for tool in ip tc unshare stat; do
+    command -v $tool >/dev/null 2>&1 || die "'$tool' not found; install iproute2 and util-linux"
+done
 
 # ns_inode NAME: the inode of a named network namespace, empty if it is absent.
 ns_inode() { stat -L -c %i "/run/netns/$1" 2>/dev/null; }
@@ -258,30 +292,7 @@ EOF
 }
 
 cmd_up() {
-    local bps i h ino oct
-    [[ "$nhosts" =~ ^[0-9]+$ ]] && [ "$nhosts" -ge 1 ] && [ "$nhosts" -le 250 ] ||
-        die_usage "up: '$nhosts' is not a host count; expected an integer from 1 to 250"
-    [ -n "$rate" ] || die_usage "--rate: missing; expected a tc rate such as 1gbit or 200mbit"
-    [[ "$rate" =~ ^[1-9][0-9]{0,6}(kbit|mbit|gbit)$ ]] && bps=$(rate_bps "$rate") ||
-        die_usage "--rate: '$rate' is not a rate; expected a whole number with kbit, mbit or gbit such as 1gbit"
-    [ "$bps" -ge 100000 ] || die_usage "--rate: '$rate' is too slow; expected at least 100kbit"
-    [[ "$slots" =~ ^[1-9][0-9]{0,2}$ ]] || die_usage "--slots: '$slots' is not a slot count; expected an integer from 1 to 999"
-    [[ "$queue_ms" =~ ^[1-9][0-9]{0,3}$ ]] || die_usage "--queue: '$queue_ms' is not a queue time; expected whole milliseconds such as 20"
-    if [ -z "$burst" ]; then
-        burst=$((bps / 8 / 1000))
-        [ "$burst" -ge 100000 ] || burst=100000
-    fi
-    [[ "$burst" =~ ^[1-9][0-9]{3,8}$ ]] || die_usage "--burst: '$burst' is not a burst; expected bytes from 1000 to 999999999"
-    if [ -z "$sndbuf" ]; then
-        sndbuf=$((bps / 8 / 500))
-        [ "$sndbuf" -ge 65536 ] || sndbuf=65536
-    fi
-    [[ "$sndbuf" =~ ^[1-9][0-9]{4,8}$ ]] || die_usage "--sndbuf: '$sndbuf' is not a buffer size; expected bytes from 10000 to 999999999"
-    [[ "$net" =~ ^(10\.[0-9]{1,3}\.[0-9]{1,3}|192\.168\.[0-9]{1,3}|172\.(1[6-9]|2[0-9]|3[01])\.[0-9]{1,3})$ ]] ||
-        die_usage "--net: '$net' is not a private /24; expected three octets such as 10.213.0 (10/8, 172.16/12 or 192.168/16)"
-    for oct in ${net//./ }; do
-        [ "$oct" -le 255 ] || die_usage "--net: '$net' has an octet above 255; expected three octets such as 10.213.0"
-    done
+    local i h ino
     for h in "$sw" $(seq -f "$prefix-h%g" 0 $((nhosts - 1))); do
         [ -z "$(ns_inode "$h")" ] || die "namespace $h exists already and is not this cluster's; choose another --prefix or remove it"
     done
@@ -313,7 +324,8 @@ cmd_up() {
         try ip -n "$h" addr add "$net.$((i + 1))/24" dev "$iface"
         try ip -n "$h" link set "$iface" up
         try ip -n "$h" link set lo up
-        try ip netns exec "$h" sysctl -q -w "net.ipv4.tcp_wmem=4096 16384 $sndbuf" net.ipv4.tcp_slow_start_after_idle=0
+        try ip netns exec "$h" sysctl -q -w net.ipv4.tcp_congestion_control=reno \
+            "net.ipv4.tcp_wmem=4096 16384 $sndbuf" net.ipv4.tcp_slow_start_after_idle=0
         try tc -n "$h" qdisc add dev "$iface" root $tbf
         try tc -n "$sw" qdisc add dev "$prefix-p$i" root $tbf
         record host "$h" "$net.$((i + 1))"

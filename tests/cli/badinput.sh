@@ -16,16 +16,20 @@
 #   tests/bad/model/*      as scenario/*: scenarios naming the bad-*.yaml/.bin
 #                          model and GPU files beside them (those are not cases)
 #   tests/bad/cmdlines.txt one command line per line: ARGS # expect: ERE
+#   tests/bad/mpibench.txt the same for validate/mpibench ($MPIBENCH), no mpirun
+#   tests/bad/cluster.txt  the same for validate/cluster.sh (values are checked
+#                          before root is required and before anything is made)
 # A case file's expectation is its first line, "# expect: ERE"; an optional
 # second line "# args: ARGS" appends arguments. Files that cannot carry a
 # comment (empty, binary) are listed in tests/bad/expect.txt.
 # Prints "ok <case>" or "FAIL <case>: why" per case.
 set -u
 A=${ARSIM:?set ARSIM to the arsim binary}
+MPIBENCH=${MPIBENCH:-validate/mpibench}
 BAD=tests/bad
 # shellcheck disable=SC2034 # S and O are used by the eval'd command lines
 S=$BAD/support
-FORM='^([^:]+:[0-9]+:[0-9]+|-{1,2}[A-Za-z0-9][A-Za-z0-9-]*|[a-z][a-z-]*): .+; .+$'
+FORM='^([^:]+:[0-9]+:[0-9]+|-{1,2}[A-Za-z0-9][A-Za-z0-9-]*|[a-z][a-z.-]*): .+; .+$'
 T=$(mktemp -d "${TMPDIR:-/tmp}/arsim-bad.XXXXXX") || exit 1
 trap 'rm -rf "$T"' EXIT
 O=$T/out
@@ -114,18 +118,31 @@ for f in "$BAD"/scenario/* "$BAD"/model/*; do
     cases=$((cases + 1))
 done
 
-# cmdlines.txt: "ARGS # expect: ERE"; ARGS may quote, and use $O (the output
-# directory, holding out.json), $S (tests/bad/support) and $BAD.
-ln=0
-while IFS= read -r line || [ -n "$line" ]; do
-    ln=$((ln + 1))
-    case $line in '' | '#'*) continue ;; esac
-    args=${line%% \# expect: *}
-    exp=${line#*\# expect: }
-    [ "$exp" != "$line" ] || exp=""
-    eval "set -- $args"
-    check "cmdlines.txt:$ln: $args" "$exp" "$A" "$@"
-    cases=$((cases + 1))
-done <"$BAD/cmdlines.txt"
+# cmdlines FILE PROGRAM... — FILE: one "ARGS # expect: ERE" per line; ARGS
+# may quote, and use $O (the output directory, holding out.json), $S
+# (tests/bad/support) and $BAD; each runs as PROGRAM... ARGS.
+cmdlines() {
+    local file=$1 ln=0 line args exp
+    shift
+    while IFS= read -r line || [ -n "$line" ]; do
+        ln=$((ln + 1))
+        case $line in '' | '#'*) continue ;; esac
+        args=${line%% \# expect: *}
+        exp=${line#*\# expect: }
+        [ "$exp" != "$line" ] || exp=""
+        eval "set -- $args"
+        check "${file#"$BAD"/}:$ln: $args" "$exp" "${PROG[@]}" "$@"
+        cases=$((cases + 1))
+    done <"$file"
+}
+PROG=("$A"); cmdlines "$BAD/cmdlines.txt"
+# mpibench checks every argument before MPI_Init: no mpirun needed. It is
+# built by make validate-build, which make test runs first.
+if [ -x "$MPIBENCH" ]; then
+    PROG=("$MPIBENCH"); cmdlines "$BAD/mpibench.txt"
+else
+    echo "FAIL mpibench.txt: $MPIBENCH is not built (make validate-build)"
+fi
+PROG=(validate/cluster.sh); cmdlines "$BAD/cluster.txt"
 
 echo "# $cases bad-input cases"
