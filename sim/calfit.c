@@ -7,6 +7,8 @@
 #define CALFIT_MAXV 3               /* unknowns of the largest linear fit */
 #define CALFIT_BURST_GAIN (2.0 / 3) /* the burst must cut the squared error to this fraction */
 #define CALFIT_EXACT 1e-12          /* per-point squared relative error that counts as exact */
+#define CALFIT_REFILL_ITERS 100     /* fixed-point passes of the refill-aware fit for one burst */
+#define CALFIT_BURST_STEPS 60       /* golden-section steps polishing the burst */
 
 /* The per-rank terms of a point: k messages, H bytes through the rank's
  * link, G seconds of reduction. */
@@ -21,11 +23,40 @@ static void terms(const CalPoint *pt, double gamma, double *k, double *h, double
     }
 }
 
+/* Bytes of a point that pass on a full bucket's credit (burst b): a
+ * ping-pong message min(n, b); a ring's 2(p-1) messages of n/p bytes each
+ * take what credit is left, and in the idle gap before each next message
+ * (α, plus the reduction of n/p bytes in the reduce-scatter half) the
+ * bucket refills at the link's rate 1/β, up to b — as the simulator's
+ * links do (net.h). β = 0 refills at once. */
+static double credit_bytes(const CalPoint *pt, double alpha, double beta, double gamma, double burst)
+{
+    double n = (double)pt->bytes;
+    if (!(burst > 0))
+        return 0;
+    if (pt->kind == CALFIT_PINGPONG)
+        return fmin(n, burst);
+    if (pt->kind != CALFIT_RING)
+        return 0;
+    int p = pt->ranks, k = 2 * (p - 1);
+    double m = n / p, credit = burst, used = 0;
+    for (int j = 0; j < k; j++) {
+        if (j > 0) {
+            double gap = alpha + (j <= p - 1 ? m * gamma : 0);
+            credit = beta > 0 ? fmin(burst, credit + gap / beta) : burst;
+        }
+        double pass = fmin(credit, m);
+        used += pass;
+        credit -= pass;
+    }
+    return used;
+}
+
 double calfit_model(const CalPoint *pt, double alpha, double beta, double gamma, double burst)
 {
     double k, h, g;
     terms(pt, gamma, &k, &h, &g);
-    return k * alpha + beta * fmax(0, h - burst) + g;
+    return k * alpha + beta * (h - credit_bytes(pt, alpha, beta, gamma, burst)) + g;
 }
 
 /* Least squares of rows a (n x m, row-major) against y, each row weighted
@@ -99,17 +130,21 @@ typedef struct {
     int n;                   /* used points */
     double *k, *h, *t, *y;   /* messages, link bytes, measured time, time less the γ term */
     double *w;               /* 1 / t */
+    const CalPoint **pt;     /* the points themselves (borrowed), for their credit */
+    double gamma;            /* s/byte, known */
 } Rows;
 
 static void rows_fill(Rows *r, const GArray *pts, double gamma)
 {
     r->n = 0;
+    r->gamma = gamma;
     guint len = pts->len;
     r->k = g_new(double, len * 5 + 1);
     r->h = r->k + len;
     r->t = r->h + len;
     r->y = r->t + len;
     r->w = r->y + len;
+    r->pt = g_new(const CalPoint *, len + 1);
     for (guint i = 0; i < len; i++) {
         const CalPoint *p = &g_array_index(pts, CalPoint, i);
         if (!p->used)
@@ -119,15 +154,23 @@ static void rows_fill(Rows *r, const GArray *pts, double gamma)
         r->t[r->n] = p->time_s;
         r->y[r->n] = p->time_s - g;
         r->w[r->n] = 1 / p->time_s;
+        r->pt[r->n] = p;
         r->n++;
     }
+}
+
+static void rows_clear(Rows *r)
+{
+    g_free(r->k);
+    g_free(r->pt);
 }
 
 static double sse_of(const Rows *r, double alpha, double beta, double burst)
 {
     double s = 0;
     for (int i = 0; i < r->n; i++) {
-        double e = (r->y[i] - r->k[i] * alpha - beta * fmax(0, r->h[i] - burst)) * r->w[i];
+        double u = credit_bytes(r->pt[i], alpha, beta, r->gamma, burst);
+        double e = (r->y[i] - r->k[i] * alpha - beta * (r->h[i] - u)) * r->w[i];
         s += e * e;
     }
     return s;
@@ -143,25 +186,72 @@ static void consider(Cand *best, const Rows *r, double alpha, double beta, doubl
 }
 
 /* The best α, β >= 0 for a fixed burst b (2-variable non-negative least
- * squares: the free solution, else α = 0, else β = 0). */
-static void fit_fixed(const Rows *r, double b, Cand *best)
+ * squares: the free solution, else α = 0, else β = 0), the credit each
+ * point gets held fixed within one solve; the free solution is iterated
+ * to a fixed point, since a ring's refill depends on α/β. Returns the
+ * squared error of the best candidate found here (INFINITY: none). */
+static double fit_fixed(const Rows *r, double b, Cand *best)
 {
-    double *a = g_new(double, 2 * r->n + 2), x[2];
-    for (int i = 0; i < r->n; i++) {
-        a[2 * i] = r->k[i];
-        a[2 * i + 1] = fmax(0, r->h[i] - b);
+    double *a = g_new(double, 2 * r->n + 2), *u = g_new(double, r->n + 1), x[2];
+    double alpha = 0, beta = 1, gamma = 0;   /* first credits: no refill */
+    Cand here = {0, 0, 0, INFINITY};
+    for (int it = 0; it < CALFIT_REFILL_ITERS; it++) {
+        for (int i = 0; i < r->n; i++) {
+            u[i] = credit_bytes(r->pt[i], alpha, beta, gamma, b);
+            a[2 * i] = r->k[i];
+            a[2 * i + 1] = r->h[i] - u[i];
+        }
+        if (!lsq(a, r->y, r->w, r->n, 2, x) || !(x[0] >= 0) || !(x[1] > 0))
+            break;
+        bool still = fabs(x[0] - alpha) <= 1e-13 * x[0] && fabs(x[1] - beta) <= 1e-13 * x[1];
+        alpha = x[0];
+        beta = x[1];
+        gamma = r->gamma;
+        consider(&here, r, alpha, beta, b);
+        if (still)
+            break;
     }
-    if (lsq(a, r->y, r->w, r->n, 2, x))
-        consider(best, r, x[0], x[1], b);
     for (int i = 0; i < r->n; i++)
-        a[i] = fmax(0, r->h[i] - b);
+        a[i] = r->h[i] - u[i];
     if (lsq(a, r->y, r->w, r->n, 1, x))
-        consider(best, r, 0, x[0], b);
+        consider(&here, r, 0, x[0], b);
     for (int i = 0; i < r->n; i++)
         a[i] = r->k[i];
     if (lsq(a, r->y, r->w, r->n, 1, x))
-        consider(best, r, x[0], 0, b);
+        consider(&here, r, x[0], 0, b);
     g_free(a);
+    g_free(u);
+    if (here.sse < best->sse)
+        *best = here;
+    return here.sse;
+}
+
+/* Polishes the burst of best: a golden-section search of fit_fixed's
+ * error over [b/4, 4b] in log b (the split search above solves the model
+ * without refill exactly; a ring's refill moves the optimum a little). */
+static void polish_burst(const Rows *r, Cand *best)
+{
+    if (!(best->burst > 0))
+        return;
+    const double phi = (sqrt(5) - 1) / 2;
+    double lo = log(best->burst / 4), hi = log(best->burst * 4);
+    double x1 = hi - phi * (hi - lo), x2 = lo + phi * (hi - lo);
+    double f1 = fit_fixed(r, exp(x1), best), f2 = fit_fixed(r, exp(x2), best);
+    for (int i = 0; i < CALFIT_BURST_STEPS; i++) {
+        if (f1 <= f2) {
+            hi = x2;
+            x2 = x1;
+            f2 = f1;
+            x1 = hi - phi * (hi - lo);
+            f1 = fit_fixed(r, exp(x1), best);
+        } else {
+            lo = x1;
+            x1 = x2;
+            f1 = f2;
+            x2 = lo + phi * (hi - lo);
+            f2 = fit_fixed(r, exp(x2), best);
+        }
+    }
 }
 
 /* The burst strictly between lo and hi (the points with h <= lo pass
@@ -214,8 +304,9 @@ static Cand fit_once(const GArray *pts, double gamma, bool no_burst)
             lo = hs[i];
         }
         g_free(hs);
+        polish_burst(&r, &burst);
     }
-    g_free(r.k);
+    rows_clear(&r);
     return burst.sse < CALFIT_BURST_GAIN * naive.sse ? burst : naive;
 }
 

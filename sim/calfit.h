@@ -10,13 +10,20 @@
  * A token-bucket shaper (tc tbf: the emulated cluster) lets the first b
  * bytes of a burst pass unshaped, so a naive fit of large messages meets
  * the time axis below zero. The fit therefore also tries the model with a
- * burst term: a rank that sends H bytes in k messages takes kα +
- * β·max(0, H - b) (+ the γ term): α comes from the sizes below the burst,
- * β from the slope above it. The burst is kept only when it removes at
- * least a third of the squared relative error of the best fit without
- * it; on links without a shaper b stays 0. One pass then drops outliers
- * (relative residual beyond 4 robust standard deviations and 10%) and
- * fits again.
+ * burst term: a ping-pong message takes α + β·max(0, n - b); a ring's
+ * 2(p-1) messages of n/p bytes each take α plus β for what the bucket's
+ * credit does not cover, the credit starting at b and refilling at 1/β in
+ * the idle gap before each next message (α, plus the reduction in the
+ * reduce-scatter half), up to b — the simulator's links exactly (net.h;
+ * test_calib checks the two agree). α comes from the sizes below the
+ * burst, β from the slope above it: candidates from the model without
+ * refill (linear in α, β and βb between two sizes), then for a fixed
+ * burst a fixed-point least squares (a ring's refill depends on α/β),
+ * then a golden-section search of the burst. The burst is kept only when
+ * it removes at least a third of the squared relative error of the best
+ * fit without it; on links without a shaper b stays 0. One pass then
+ * drops outliers (relative residual beyond 4 robust standard deviations
+ * and 10%) and fits again.
  */
 #ifndef ARSIM_CALFIT_H
 #define ARSIM_CALFIT_H
