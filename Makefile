@@ -38,19 +38,28 @@ TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 BIN      := $(BUILD)/arsim
 
 .SECONDARY:
-.PHONY: all run check test asan bench deps clean validate validate-short
+.PHONY: all run check test asan bench deps clean validate validate-short FORCE
 all: arsim
 
 arsim: $(BUILD)/arsim
 	@if [ "$(BUILD)" = build ]; then cp -f $(BUILD)/arsim arsim; fi
 
-$(BUILD)/%.o: %.c
+# Every object depends on the flags it was built with: $(BUILD)/.flags
+# holds them and is rewritten only when they change, so `make OPT=-O0` or a
+# new compiler rebuilds what it must (no `make clean` needed).
+FLAGS_NOW := $(CC) $(MPICC) $(CFLAGS) $(LDFLAGS)
+$(BUILD)/.flags: FORCE
+	@mkdir -p $(BUILD)
+	@printf '%s\n' '$(FLAGS_NOW)' | cmp -s - $@ || printf '%s\n' '$(FLAGS_NOW)' > $@
+FORCE:
+
+$(BUILD)/%.o: %.c $(BUILD)/.flags
 	@mkdir -p $(dir $@)
 	@echo "  CC  $<"
 	@$(CC) $(CFLAGS) -c $< -o $@
 
 ifeq ($(HAVE_MPI),yes)
-$(BUILD)/sim/sweepmpi.o: sim/sweepmpi.c
+$(BUILD)/sim/sweepmpi.o: sim/sweepmpi.c $(BUILD)/.flags
 	@mkdir -p $(dir $@)
 	@echo "  MPICC $<"
 	@$(MPICC) $(CFLAGS) -DARSIM_MPI -c $< -o $@

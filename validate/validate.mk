@@ -20,7 +20,7 @@ validate-build: $(MPIBENCH)
 $(MPIBENCH): $(VALIDATE_OBJ) $(BUILD)/libarsim.a
 	$(MPICC) $(LDFLAGS) -o $@ $(VALIDATE_OBJ) $(BUILD)/libarsim.a $(PKG_LIBS)
 
-$(BUILD)/validate/%.o: validate/%.c
+$(BUILD)/validate/%.o: validate/%.c $(BUILD)/.flags
 	@command -v $(MPICC) >/dev/null || { echo "validate: $(MPICC) not found; run make deps (openmpi-bin, libopenmpi-dev)" >&2; exit 1; }
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CFLAGS) $(VALIDATE_CFLAGS) -Ivalidate -c $< -o $@
