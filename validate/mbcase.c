@@ -102,11 +102,12 @@ void mbcase_result_init(MbcaseResult *r, const char *mode)
     r->verified = -1;
 }
 
-/* Stable: at least min_reps ran and the median of all n repetitions is
- * within tol of the median of the first n - 2. */
-static bool is_stable(const MbcaseRule *rule, const double *t, int n)
+/* Stable: at least min_reps ran, for at least min_time_s (measured_s: the
+ * time the measured repetitions took so far), and the median of all n
+ * repetitions is within tol of the median of the first n - 2. */
+static bool is_stable(const MbcaseRule *rule, const double *t, int n, double measured_s)
 {
-    if (n < rule->min_reps || n < 3)
+    if (n < rule->min_reps || n < 3 || measured_s < rule->min_time_s)
         return false;
     double now = mbcase_median(t, n), before = mbcase_median(t, n - 2);
     return now > 0 ? fabs(now - before) <= rule->tol * now : before == 0;
@@ -122,14 +123,17 @@ void mbcase_measure(const MbcaseRule *rule, MbcaseWatchdog *w, const char *what,
     double *t = g_new(double, rule->max_reps);
     int n = 0;
     bool stable = false;
+    double measured_start = MPI_Wtime();
     while (n < rule->max_reps) {
-        /* agreed[0]: this repetition's time; agreed[1]: time in the case. */
-        double mine[2] = {fn(ctx), MPI_Wtime() - start}, agreed[2];
+        /* agreed[0]: this repetition's time; agreed[1]: time in the case;
+         * agreed[2]: time since the first measured repetition began. */
+        double rep = fn(ctx), now = MPI_Wtime();
+        double mine[3] = {rep, now - start, now - measured_start}, agreed[3];
         MPI_Request req;
-        MPI_Iallreduce(mine, agreed, 2, MPI_DOUBLE, MPI_MAX, comm, &req);
+        MPI_Iallreduce(mine, agreed, 3, MPI_DOUBLE, MPI_MAX, comm, &req);
         mbwait_all(1, &req, rule->poll_s);
         t[n++] = agreed[0];
-        stable = is_stable(rule, t, n);
+        stable = is_stable(rule, t, n, agreed[2]);
         if (stable || agreed[1] >= rule->case_time_s)
             break;
     }

@@ -6,8 +6,9 @@
  * all-reduce of the maximum, waited for as rule->poll_s says, mbwait.h)
  * on the repetition's time and on the time spent in the case, so every
  * rank takes the same decision to stop: at max_reps, when the case has
- * used its soft time budget, or once at least min_reps ran and the median
- * of all repetitions moved less than tol since two repetitions before. A hard per-case timeout ends the process (with a
+ * used its soft time budget, or once at least min_reps ran for at least
+ * min_time_s and the median of all repetitions moved less than tol since
+ * two repetitions before. A hard per-case timeout ends the process (with a
  * one-line message naming the case and the rank) when a repetition hangs;
  * mpirun then ends the job, and no measurements file is written.
  */
@@ -24,6 +25,8 @@ typedef struct {
     int min_reps;        /* measured repetitions at least, >= 1 */
     int max_reps;        /* measured repetitions at most, >= min_reps */
     double tol;          /* relative median movement that counts as stable, > 0 */
+    double min_time_s;   /* measured repetitions run at least this long (s) before a case is stable,
+                          * >= 0 and < case_time_s: fast cases then take many repetitions */
     double case_time_s;  /* soft budget (s) per case: no new repetition after it, > 0 */
     double timeout_s;    /* hard limit (s) per case: the process ends, > case_time_s */
     double poll_s;       /* how ranks wait (mbwait.h): 0 busy, > 0 poll-and-sleep interval (s) */

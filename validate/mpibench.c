@@ -64,6 +64,8 @@ static void usage(FILE *f)
           "  --min-reps N          measured repetitions at least (default 5)\n"
           "  --max-reps N          measured repetitions at most (default 50)\n"
           "  --tol F               stop once the median moves less than F (default 0.02)\n"
+          "  --min-time T          measure each case at least T before it may stop (default 0);\n"
+          "                        many repetitions of a fast case keep a tail out of the median\n"
           "  --case-time T         no new repetition after T in a case (default 30s)\n"
           "  --timeout T           a case running longer ends the run, exit 3 (default 600s)\n"
           "  --quiet               no per-case lines on stdout\n", f);
@@ -158,6 +160,16 @@ static int parse_common(MbmodesOpts *o, const char *flag, const char *val, char 
         r->poll_s = t;
         return 1;
     }
+    if (strcmp(flag, "--min-time") == 0) {
+        double t;
+        if (!units_parse_time(val, &t, &why) || t > 86400) {
+            snprintf(msg, n, "--min-time: '%s': %s", val,
+                     why ? why : "time out of range; expected a time from 0 to 86400s such as 1s");
+            return -1;
+        }
+        r->min_time_s = t;
+        return 1;
+    }
     if (strcmp(flag, "--case-time") == 0 || strcmp(flag, "--timeout") == 0) {
         double t;
         if (!units_parse_time(val, &t, &why) || t <= 0 || t > 86400) {
@@ -221,6 +233,11 @@ static bool parse_args(int argc, char **argv, MbmodesOpts *o, const MbmodesMode 
     if (r->max_reps < r->min_reps) {
         snprintf(msg, n, "--max-reps: %d is below --min-reps %d; expected max-reps >= min-reps", r->max_reps,
                  r->min_reps);
+        return false;
+    }
+    if (r->min_time_s >= r->case_time_s) {
+        snprintf(msg, n, "--min-time: %g s is not below --case-time %g s; expected a minimum below the soft budget",
+                 r->min_time_s, r->case_time_s);
         return false;
     }
     if (r->timeout_s <= r->case_time_s) {
