@@ -152,13 +152,13 @@ le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a != "nan" && a <= b) }'; }
 if [ $short = 1 ]; then
     clusters="4:1gbit"
     bench=(all --algo ring,butterfly,rabenseifner,tree --sizes 4KiB,16KiB,64KiB,256KiB,1MiB,4MiB
-           --min-reps 5 --max-reps 15 --case-time 4s --timeout 60s)
+           --min-reps 5 --max-reps 200 --min-time 0.25s --case-time 4s --timeout 60s)
     iteration=0
     limit=240
 else
     clusters="4:1gbit 8:200mbit"
     bench=(all --algo mpi,ring,butterfly,rabenseifner,tree,hierarchical,torus2d --gpus-per-node 2
-           --min-reps 7 --max-reps 40 --case-time 20s --timeout 300s)
+           --min-reps 7 --max-reps 1000 --min-time 1s --case-time 60s --timeout 300s)
     limit=3000
 fi
 
