@@ -160,26 +160,26 @@ static int parse_common(MbmodesOpts *o, const char *flag, const char *val, char 
         r->poll_s = t;
         return 1;
     }
-    if (strcmp(flag, "--min-time") == 0) {
-        double t;
-        if (!units_parse_time(val, &t, &why) || t > 86400) {
-            snprintf(msg, n, "--min-time: '%s': %s", val,
-                     why ? why : "time out of range; expected a time from 0 to 86400s such as 1s");
-            return -1;
+    /* Times up to a day; zero_ok: 0 is a value (no minimum), else a time must be above 0. */
+    static const char *const above0 = "time out of range; expected a time above 0 and at most 86400s such as 30s";
+    struct {
+        const char *flag;
+        double *dst;
+        bool zero_ok;
+        const char *range;
+    } times[] = {{"--min-time", &r->min_time_s, true, "time out of range; expected a time from 0 to 86400s such as 1s"},
+                 {"--case-time", &r->case_time_s, false, above0},
+                 {"--timeout", &r->timeout_s, false, above0}};
+    for (size_t i = 0; i < G_N_ELEMENTS(times); i++)
+        if (strcmp(flag, times[i].flag) == 0) {
+            double t;
+            if (!units_parse_time(val, &t, &why) || (t <= 0 && !times[i].zero_ok) || t > 86400) {
+                snprintf(msg, n, "%s: '%s': %s", flag, val, why ? why : times[i].range);
+                return -1;
+            }
+            *times[i].dst = t;
+            return 1;
         }
-        r->min_time_s = t;
-        return 1;
-    }
-    if (strcmp(flag, "--case-time") == 0 || strcmp(flag, "--timeout") == 0) {
-        double t;
-        if (!units_parse_time(val, &t, &why) || t <= 0 || t > 86400) {
-            snprintf(msg, n, "%s: '%s': %s", flag, val,
-                     why ? why : "time out of range; expected a time above 0 and at most 86400s such as 30s");
-            return -1;
-        }
-        *(strcmp(flag, "--timeout") == 0 ? &r->timeout_s : &r->case_time_s) = t;
-        return 1;
-    }
     return 0;
 }
 
