@@ -11,7 +11,7 @@ PKGS     := glib-2.0 yaml-0.1 libcjson check
 DEB_PKGS := libglib2.0-dev libyaml-dev libcjson-dev check gnuplot-nox pkg-config \
             openmpi-bin libopenmpi-dev iproute2 make gcc
 CC       ?= cc
-# Open MPI (a required package) builds sim/sweepmpi.c for `arsim sweep --mpi`;
+# Open MPI (a required package) builds sim/sweep/sweepmpi.c for `arsim sweep --mpi`;
 # without mpicc that file compiles to a stub that says so.
 MPICC    ?= mpicc
 HAVE_MPI := $(shell command -v $(MPICC) >/dev/null 2>&1 && echo yes)
@@ -31,7 +31,7 @@ endif
 CFLAGS   = $(CFLAGS_COMMON) $(OPT) $(PKG_CFLAGS)
 LDFLAGS  += $(LDSAN)
 
-CORE_SRC := $(filter-out sim/main.c,$(wildcard sim/*.c))
+CORE_SRC := $(filter-out sim/cli/main.c,$(wildcard sim/*/*.c))
 CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o)
 TEST_SRC := $(wildcard tests/unit/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
@@ -59,7 +59,7 @@ $(BUILD)/%.o: %.c $(BUILD)/.flags
 	@$(CC) $(CFLAGS) -c $< -o $@
 
 ifeq ($(HAVE_MPI),yes)
-$(BUILD)/sim/sweepmpi.o: sim/sweepmpi.c $(BUILD)/.flags
+$(BUILD)/sim/sweep/sweepmpi.o: sim/sweep/sweepmpi.c $(BUILD)/.flags
 	@mkdir -p $(dir $@)
 	@echo "  MPICC $<"
 	@$(MPICC) $(CFLAGS) -DARSIM_MPI -c $< -o $@
@@ -70,7 +70,7 @@ $(BUILD)/libarsim.a: $(CORE_OBJ)
 	@echo "  AR  $@"
 	@ar rcs $@ $^
 
-$(BUILD)/arsim: $(BUILD)/sim/main.o $(BUILD)/libarsim.a
+$(BUILD)/arsim: $(BUILD)/sim/cli/main.o $(BUILD)/libarsim.a
 	$(LINK_CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
 $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(BUILD)/libarsim.a
@@ -106,6 +106,7 @@ validate-short:
 	  echo "validate-short: error bound missed on attempt $$i of 3"; done; exit 1
 
 test: arsim validate-build $(TEST_BIN)
+	@./tests/layers.sh
 	@./tests/run_unit.sh $(BUILD)
 	@./tests/run_cli.sh ./arsim
 
@@ -123,4 +124,4 @@ clean:
 
 include validate/validate.mk
 
--include $(CORE_OBJ:.o=.d) $(BUILD)/sim/main.d $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/unit/%.d)
+-include $(CORE_OBJ:.o=.d) $(BUILD)/sim/cli/main.d $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/unit/%.d)

@@ -23,7 +23,7 @@
 #ifndef MBCOLL_H
 #define MBCOLL_H
 
-#include "coll.h"
+#include "coll/coll.h"
 
 #include <mpi.h>
 #include <stdbool.h>

@@ -2,11 +2,11 @@
  * replay itself is mbreplay.c. */
 #include "mbiter.h"
 
-#include "commcost.h"
-#include "computescale.h"
+#include "coll/commcost.h"
+#include "train/computescale.h"
 #include "mbreplay.h"
-#include "trainsel.h"
-#include "units.h"
+#include "train/trainsel.h"
+#include "io/units.h"
 
 #include <errno.h>
 #include <limits.h>

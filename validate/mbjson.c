@@ -1,5 +1,6 @@
 /* mbjson — the measurements file, written atomically (see mbjson.h). */
 #include "mbjson.h"
+#include "io/fileio.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -78,15 +79,15 @@ static void put_case(FILE *f, const MbcaseResult *c)
     fputc('}', f);
 }
 
-bool mbjson_write(const char *path, const MbjsonEnv *env, const GArray *cases, char **err)
+typedef struct {
+    const MbjsonEnv *env;
+    const GArray *cases;
+} Doc;
+
+static void put_doc(FILE *f, void *ctx)
 {
-    char *tmp = g_strdup_printf("%s.tmp", path);
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
-        *err = g_strdup_printf("%s: cannot create: %s", tmp, strerror(errno));
-        g_free(tmp);
-        return false;
-    }
+    const MbjsonEnv *env = ((const Doc *)ctx)->env;
+    const GArray *cases = ((const Doc *)ctx)->cases;
     fputs("{\n  \"schema\": \"arsim-measurements/1\",\n  \"env\": {", f);
     fprintf(f, "\"ranks\": %d, \"hosts\": %d, \"ranks_per_host\": %d, \"consecutive\": %s,\n    \"mpi_library\": ",
             env->ranks, env->hosts, env->ranks_per_host, env->consecutive ? "true" : "false");
@@ -114,24 +115,12 @@ bool mbjson_write(const char *path, const MbjsonEnv *env, const GArray *cases, c
         fputs(i + 1 < cases->len ? ",\n" : "\n", f);
     }
     fputs("  ]\n}\n", f);
-    bool ok = !ferror(f);
-    ok = (fflush(f) == 0) && ok;
-    ok = (fsync(fileno(f)) == 0 || errno == EINVAL) && ok;
-    ok = (fclose(f) == 0) && ok;
-    if (!ok) {
-        *err = g_strdup_printf("%s: write failed: %s", tmp, strerror(errno));
-        unlink(tmp);
-        g_free(tmp);
-        return false;
-    }
-    if (rename(tmp, path) != 0) {
-        *err = g_strdup_printf("%s: cannot rename to %s: %s", tmp, path, strerror(errno));
-        unlink(tmp);
-        g_free(tmp);
-        return false;
-    }
-    g_free(tmp);
-    return true;
+}
+
+bool mbjson_write(const char *path, const MbjsonEnv *env, const GArray *cases, char **err)
+{
+    Doc doc = {env, cases};
+    return fileio_write_with(path, put_doc, &doc, err);
 }
 
 void mbjson_now_iso8601(char *buf, size_t n)

@@ -1,8 +1,9 @@
 /* mbjson — writes mpibench's measurements file (schema arsim-measurements/1,
  * documented in validate/README-schema.md) with plain stdio.
  *
- * The file is written to PATH.tmp and renamed to PATH only once complete,
- * so a crash or an abort never leaves a complete-looking PATH.
+ * The file is written atomically (io/fileio.h: a temporary file renamed
+ * to PATH once complete), so a crash or an abort never leaves a
+ * complete-looking PATH.
  */
 #ifndef MBJSON_H
 #define MBJSON_H
@@ -27,7 +28,7 @@ typedef struct {
                                   NULL: not written */
 } MbjsonEnv;
 
-/* Writes env and cases (GArray of MbcaseResult) to path via path.tmp.
+/* Writes env and cases (GArray of MbcaseResult) to path atomically.
  * False with *err (g_free) on an I/O error; then neither file remains. */
 bool mbjson_write(const char *path, const MbjsonEnv *env, const GArray *cases, char **err);
 

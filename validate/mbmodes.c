@@ -3,7 +3,7 @@
 
 #include "mbcoll.h"
 #include "mbwait.h"
-#include "units.h"
+#include "io/units.h"
 
 #include <limits.h>
 #include <stdio.h>

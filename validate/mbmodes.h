@@ -14,7 +14,7 @@
 #ifndef MBMODES_H
 #define MBMODES_H
 
-#include "coll.h"
+#include "coll/coll.h"
 #include "mbcase.h"
 #include "mbiter.h"
 

@@ -1,10 +1,10 @@
 /* mbreplay — replays training iterations on real MPI ranks; see mbreplay.h. */
 #include "mbreplay.h"
 
-#include "commcost.h"
+#include "coll/commcost.h"
 #include "mbcoll.h"
 #include "mbwait.h"
-#include "trainsel.h"
+#include "train/trainsel.h"
 
 #include <limits.h>
 #include <stdio.h>

@@ -26,7 +26,7 @@
 #ifndef MBREPLAY_H
 #define MBREPLAY_H
 
-#include "scenario.h"
+#include "train/scenario.h"
 
 #include <mpi.h>
 #include <stdbool.h>

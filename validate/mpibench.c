@@ -17,7 +17,7 @@
 #include "mbjson.h"
 #include "mbmodes.h"
 #include "mbwait.h"
-#include "units.h"
+#include "io/units.h"
 
 #include <errno.h>
 #include <math.h>

@@ -4,7 +4,7 @@
 #ifndef ARSIM_NETREC_H
 #define ARSIM_NETREC_H
 
-#include "net.h"
+#include "net/net.h"
 
 #define NETREC_MAX 256
 

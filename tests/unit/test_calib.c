@@ -6,10 +6,10 @@
  * reader rejects bad files at the right file:line:col; the calibration
  * YAML round-trips; compare's predictions of closed-form data are exact;
  * Open MPI's all-reduce decision. */
-#include "calcompare.h"
-#include "calfile.h"
-#include "calfit.h"
-#include "reportmeas.h"
+#include "calib/calcompare.h"
+#include "io/calfile.h"
+#include "calib/calfit.h"
+#include "report/reportmeas.h"
 
 #include <check.h>
 #include <glib/gstdio.h>
@@ -280,7 +280,7 @@ START_TEST(test_meas_good)
     ck_assert(it->mode == MEAS_ITERATION && it->batch == 32 && it->scale == 2.5);
     ck_assert_str_eq(it->sets[1], "b=2");
     ck_assert(it->sets[2] == NULL);
-    reportmeas_free(m);
+    calmeas_free(m);
     g_unlink(path);
     g_free(path);
 }
@@ -380,7 +380,7 @@ START_TEST(test_compare_exact)
     ck_assert(x->stats->len > 0);
     calcompare_free(x);
     calfile_clear(&cal);
-    reportmeas_free(m);
+    calmeas_free(m);
     g_unlink(path);
     g_free(path);
     g_string_free(t, TRUE);
@@ -423,7 +423,7 @@ START_TEST(test_compare_burst)
     }
     calcompare_free(x);
     calfile_clear(&cal);
-    reportmeas_free(m);
+    calmeas_free(m);
     g_unlink(path);
     g_free(path);
     g_string_free(t, TRUE);

@@ -2,7 +2,7 @@
  * every rank (coll_verify) for p = 1..64 and awkward counts; elements and
  * messages sent match counts derived by hand; coll_verify catches broken
  * schedules; coll_build rejects bad parameters; coll_cost spot values. */
-#include "coll.h"
+#include "coll/coll.h"
 
 #include "testmain.h"
 

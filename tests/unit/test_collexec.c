@@ -5,7 +5,7 @@
  * repetition; link byte counts against bytes × hops; hand-made schedules
  * for the executor's rules (early arrival, reduction time, empty ranks,
  * deadlock, ranks sharing a host); coll_cost against the simulation. */
-#include "collexec.h"
+#include "coll/collexec.h"
 
 #include "testmain.h"
 

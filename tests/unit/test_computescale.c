@@ -2,8 +2,8 @@
  * update time (roofline and measured layers) is factor times the one at
  * factor 1, worked out by hand from the GPU's datasheet figures; γ, the
  * network and the iteration's communication stay. */
-#include "computescale.h"
-#include "train.h"
+#include "train/computescale.h"
+#include "train/train.h"
 
 #include <check.h>
 #include <stdio.h>

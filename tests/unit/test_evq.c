@@ -1,6 +1,6 @@
 /* test_evq — event queue and engine: order, ties, cancel, overflow. */
-#include "engine.h"
-#include "units.h"
+#include "engine/engine.h"
+#include "io/units.h"
 
 #include "testmain.h"
 

@@ -3,7 +3,7 @@
  * reference that sorts by (time, push order). Guards the time buckets of
  * sim/evq.c (several buckets of one time, pushes at the running time,
  * buckets that empty by cancellation). */
-#include "evq.h"
+#include "engine/evq.h"
 
 #include "testmain.h"
 

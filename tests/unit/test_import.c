@@ -3,7 +3,7 @@
  * union of overlapping kernels, CPU fallback, per-step average, metadata,
  * and errors with their positions. Expected times are written out by hand
  * from the little traces below. */
-#include "reportprof.h"
+#include "report/reportprof.h"
 
 #include "testmain.h"
 

@@ -2,7 +2,7 @@
  * against sum(L) + m/B (+ (h-1)·s/B), FIFO and round-robin contention,
  * per-link statistics, event counts, overflow and determinism. Expected
  * times are integer picoseconds written from the formulas. */
-#include "net.h"
+#include "net/net.h"
 
 #include "netrec.h"
 #include "testmain.h"

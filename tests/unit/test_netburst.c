@@ -3,9 +3,9 @@
  * messages, its refill while idle, packet mode, the YAML key and a
  * calibration's fit.inter_burst_bytes. Expected times are integer
  * picoseconds written from sum(L) + max(0, m - credit)/B. */
-#include "net.h"
-#include "scenario.h"
-#include "topocfg.h"
+#include "net/net.h"
+#include "train/scenario.h"
+#include "net/topocfg.h"
 
 #include "netrec.h"
 #include "testmain.h"

@@ -3,8 +3,8 @@
  * torn and malformed files, and the grouping of rows (dimensions an axis
  * determines are not split twice; each figure's x dimension and what it
  * determines are not grouped on). */
-#include "plotdims.h"
-#include "reportplot.h"
+#include "plot/plotdims.h"
+#include "report/reportplot.h"
 
 #include "testmain.h"
 

@@ -2,10 +2,10 @@
  * file:line:col, stable ids), results files (torn-line recovery, CSV
  * order), the engine with a fake runner (jobs, resume, shards, merge),
  * and the real scenario check on an unknown axis key. */
-#include "cfgtree.h"
-#include "sweepexec.h"
-#include "sweepout.h"
-#include "sweepsim.h"
+#include "io/cfgtree.h"
+#include "sweep/sweepexec.h"
+#include "sweep/sweepout.h"
+#include "sweep/sweepsim.h"
 
 #include "testmain.h"
 

@@ -1,6 +1,6 @@
 /* test_topo — topology builders, validation and routing: node and link
  * counts from closed forms, route lengths, dimension order, ECMP, errors. */
-#include "topo.h"
+#include "net/topo.h"
 
 #include "testmain.h"
 

@@ -3,7 +3,7 @@
  * α-β-γ all-reduces, the MG-WFBP recurrence for DDP with one unit per
  * layer, dependency invariants from the trace, DDP bucket boundaries,
  * hybrid's mapping, auto against every fixed algorithm, memo = live. */
-#include "train.h"
+#include "train/train.h"
 
 #include "testmain.h"
 

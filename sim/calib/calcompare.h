@@ -1,0 +1,79 @@
+/* calcompare — predicts every measured case with a calibration and
+ * measures the error (the engine of `arsim compare`; no printing).
+ *
+ *   pingpong   α + nβ of the case's link class (what a two-host star
+ *              gives in message mode: two links of α/2 and 1/β)
+ *   reduce     nγ
+ *   allreduce  collexec_time() of the case's schedule on a star of
+ *              `ranks` hosts with links {1/β, α/2} (a hierarchical
+ *              topology with the intra class when a host ran several
+ *              ranks), γ, 8-byte elements (doubles); hierarchical with the
+ *              case's gpus_per_node; `mpi` (MPI_Allreduce) as Open MPI
+ *              4.1's coll/tuned fixed decision for a commutative sum when
+ *              the library is Open MPI (recursive doubling -> butterfly,
+ *              ring and segmented ring -> ring, Rabenseifner ->
+ *              rabenseifner, reduce + broadcast -> tree), else as the
+ *              best of arsim's ring, butterfly, Rabenseifner and tree
+ *   iteration  train_run() on the case's scenario with
+ *              cluster.calibration set to the calibration file
+ *
+ * The relative error is (predicted - measured) / measured. Cases whose
+ * index the calibration lists as fitted (same measurement date) are
+ * marked; the rest are held out.
+ */
+#ifndef ARSIM_CALCOMPARE_H
+#define ARSIM_CALCOMPARE_H
+
+#include "io/calfile.h"
+#include "calib/calmeas.h"
+
+#define CALCOMPARE_TARGET_BYTES (256 * 1024) /* collectives from this size count for the error target */
+
+typedef struct {
+    const MeasCase *c;       /* the case; borrowed from the MeasFile */
+    char *label;             /* "allreduce ring", "pingpong inter", "iteration ddp"; owned */
+    double pred_s;           /* predicted time, s; < 0 when it could not be predicted */
+    double rel_err;          /* (pred - measured) / measured; NAN when not predicted */
+    bool fitted;             /* the calibration was fitted on this case (offered to the fit) */
+    bool outlier;            /* fitted, but the fit dropped it as an outlier */
+    char *how;               /* how it was predicted ("sim ring", "α+nβ inter", "mpi: rabenseifner (Open MPI
+                              * tuned)"); owned */
+    char *note;              /* why it was not predicted, else NULL; owned */
+} CalCmpRow;
+
+/* Error statistics of a group of predicted cases. */
+typedef struct {
+    char *group;             /* "pingpong", "allreduce", "allreduce ring", "allreduce >= 256 KiB",
+                              * "iteration"; owned */
+    bool held_out;           /* over held-out cases (else fitted ones) */
+    int cases;               /* predicted cases in the group, >= 1 */
+    double median_abs;       /* median |rel_err| */
+    double max_abs;          /* max |rel_err| */
+} CalCmpStat;
+
+/* The policies of one iteration setting, fastest first. */
+typedef struct {
+    char *config;            /* owned */
+    int batch, ranks;
+    GPtrArray *measured;     /* char* policy names by measured time; owned */
+    GPtrArray *predicted;    /* char* policy names by predicted time; owned */
+    bool same;               /* the two orders agree */
+} CalCmpRank;
+
+typedef struct {
+    GArray *rows;            /* CalCmpRow, one per case, in file order; owned */
+    GArray *stats;           /* CalCmpStat; owned */
+    GArray *ranks;           /* CalCmpRank (settings with >= 2 policies); owned */
+    char *mpi_rule;          /* how `mpi` cases are predicted, one sentence; owned */
+} CalCompare;
+
+/* Predicts every case of m with cal (read from cal_path); a case that
+ * cannot be predicted gets a note instead of a prediction. */
+CalCompare *calcompare_run(const MeasFile *m, const CalFile *cal, const char *cal_path);
+void calcompare_free(CalCompare *x);
+
+/* Open MPI 4.1 coll/tuned's fixed all-reduce choice for a commutative
+ * operation on p ranks and n bytes, as arsim's nearest schedule. */
+CollAlgo calcompare_ompi_allreduce(int p, uint64_t n);
+
+#endif

@@ -1,0 +1,442 @@
+/* calfit — α-β(-burst) and γ least-squares fits; see calfit.h. */
+#include "calib/calfit.h"
+
+#include <math.h>
+#include <string.h>
+
+#define CALFIT_MAXV 3               /* unknowns of the largest linear fit */
+#define CALFIT_BURST_GAIN (2.0 / 3) /* the burst must cut the squared error to this fraction */
+#define CALFIT_EXACT 1e-12          /* per-point squared relative error that counts as exact */
+#define CALFIT_REFILL_ITERS 100     /* fixed-point passes of the refill-aware fit for one burst */
+#define CALFIT_BURST_STEPS 60       /* golden-section steps polishing the burst */
+
+/* The per-rank terms of a point: k messages, H bytes through the rank's
+ * link, G seconds of reduction. */
+static void terms(const CalPoint *pt, double gamma, double *k, double *h, double *g)
+{
+    double n = (double)pt->bytes, p = pt->ranks;
+    *k = *h = *g = 0;
+    switch (pt->kind) {
+    case CALFIT_PINGPONG: *k = 1; *h = n; *g = 0; break;
+    case CALFIT_RING: *k = 2 * (p - 1); *h = 2 * (p - 1) / p * n; *g = (p - 1) / p * n * gamma; break;
+    case CALFIT_REDUCE: *g = n * gamma; break;
+    }
+}
+
+/* Bytes of a point that pass on a full bucket's credit (burst b): a
+ * ping-pong message min(n, b); a ring's 2(p-1) messages of n/p bytes each
+ * take what credit is left, and in the idle gap before each next message
+ * (α, plus the reduction of n/p bytes in the reduce-scatter half) the
+ * bucket refills at the link's rate 1/β, up to b — as the simulator's
+ * links do (net.h). β = 0 refills at once. */
+static double credit_bytes(const CalPoint *pt, double alpha, double beta, double gamma, double burst)
+{
+    double n = (double)pt->bytes;
+    if (!(burst > 0))
+        return 0;
+    if (pt->kind == CALFIT_PINGPONG)
+        return fmin(n, burst);
+    if (pt->kind != CALFIT_RING)
+        return 0;
+    int p = pt->ranks, k = 2 * (p - 1);
+    double m = n / p, credit = burst, used = 0;
+    for (int j = 0; j < k; j++) {
+        if (j > 0) {
+            double gap = alpha + (j <= p - 1 ? m * gamma : 0);
+            credit = beta > 0 ? fmin(burst, credit + gap / beta) : burst;
+        }
+        double pass = fmin(credit, m);
+        used += pass;
+        credit -= pass;
+    }
+    return used;
+}
+
+double calfit_model(const CalPoint *pt, double alpha, double beta, double gamma, double burst)
+{
+    double k, h, g;
+    terms(pt, gamma, &k, &h, &g);
+    return k * alpha + beta * (h - credit_bytes(pt, alpha, beta, gamma, burst)) + g;
+}
+
+/* Least squares of rows a (n x m, row-major) against y, each row weighted
+ * by w (a relative fit: w = 1/t). Columns are scaled to unit norm first and
+ * solved by modified Gram-Schmidt. false when the columns are (nearly)
+ * dependent. */
+static bool lsq(const double *a, const double *y, const double *w, int n, int m, double *x)
+{
+    double *q = g_new(double, (gsize)n * m), *b = g_new(double, n);
+    double scale[CALFIT_MAXV], r[CALFIT_MAXV][CALFIT_MAXV] = {{0}}, z[CALFIT_MAXV];
+    bool ok = n >= m;
+    for (int j = 0; ok && j < m; j++) {
+        double s = 0;
+        for (int i = 0; i < n; i++) {
+            q[j * n + i] = a[i * m + j] * w[i];
+            s += q[j * n + i] * q[j * n + i];
+        }
+        scale[j] = sqrt(s);
+        ok = scale[j] > 0;
+        for (int i = 0; ok && i < n; i++)
+            q[j * n + i] /= scale[j];
+    }
+    for (int i = 0; i < n; i++)
+        b[i] = y[i] * w[i];
+    for (int j = 0; ok && j < m; j++) {
+        for (int k = 0; k < j; k++) {
+            double d = 0;
+            for (int i = 0; i < n; i++)
+                d += q[k * n + i] * q[j * n + i];
+            r[k][j] = d;
+            for (int i = 0; i < n; i++)
+                q[j * n + i] -= d * q[k * n + i];
+        }
+        double s = 0;
+        for (int i = 0; i < n; i++)
+            s += q[j * n + i] * q[j * n + i];
+        r[j][j] = sqrt(s);
+        ok = r[j][j] > 1e-9;
+        for (int i = 0; ok && i < n; i++)
+            q[j * n + i] /= r[j][j];
+        if (ok) {
+            double d = 0;
+            for (int i = 0; i < n; i++)
+                d += q[j * n + i] * b[i];
+            z[j] = d;
+            for (int i = 0; i < n; i++)
+                b[i] -= d * q[j * n + i];
+        }
+    }
+    for (int j = m - 1; ok && j >= 0; j--) {
+        double v = z[j];
+        for (int k = j + 1; k < m; k++)
+            v -= r[j][k] * x[k];
+        x[j] = v / r[j][j];
+    }
+    for (int j = 0; ok && j < m; j++)
+        x[j] /= scale[j];
+    g_free(q);
+    g_free(b);
+    return ok;
+}
+
+/* A candidate parameter set and its squared relative error. */
+typedef struct {
+    double alpha, beta, burst; /* >= 0 each */
+    double sse;                /* Σ ((t - model) / t)² over the used points; INFINITY: none yet */
+} Cand;
+
+/* The fit's inputs, flattened over the used points. */
+typedef struct {
+    int n;                   /* used points */
+    double *k, *h, *t, *y;   /* messages, link bytes, measured time, time less the γ term */
+    double *w;               /* 1 / t */
+    const CalPoint **pt;     /* the points themselves (borrowed), for their credit */
+    double gamma;            /* s/byte, known */
+} Rows;
+
+static void rows_fill(Rows *r, const GArray *pts, double gamma)
+{
+    r->n = 0;
+    r->gamma = gamma;
+    guint len = pts->len;
+    r->k = g_new(double, len * 5 + 1);
+    r->h = r->k + len;
+    r->t = r->h + len;
+    r->y = r->t + len;
+    r->w = r->y + len;
+    r->pt = g_new(const CalPoint *, len + 1);
+    for (guint i = 0; i < len; i++) {
+        const CalPoint *p = &g_array_index(pts, CalPoint, i);
+        if (!p->used)
+            continue;
+        double g;
+        terms(p, gamma, &r->k[r->n], &r->h[r->n], &g);
+        r->t[r->n] = p->time_s;
+        r->y[r->n] = p->time_s - g;
+        r->w[r->n] = 1 / p->time_s;
+        r->pt[r->n] = p;
+        r->n++;
+    }
+}
+
+static void rows_clear(Rows *r)
+{
+    g_free(r->k);
+    g_free(r->pt);
+}
+
+static double sse_of(const Rows *r, double alpha, double beta, double burst)
+{
+    double s = 0;
+    for (int i = 0; i < r->n; i++) {
+        double u = credit_bytes(r->pt[i], alpha, beta, r->gamma, burst);
+        double e = (r->y[i] - r->k[i] * alpha - beta * (r->h[i] - u)) * r->w[i];
+        s += e * e;
+    }
+    return s;
+}
+
+static void consider(Cand *best, const Rows *r, double alpha, double beta, double burst)
+{
+    if (!(alpha >= 0) || !(beta >= 0) || !(burst >= 0) || !isfinite(alpha) || !isfinite(beta))
+        return;
+    double s = sse_of(r, alpha, beta, burst);
+    if (s < best->sse)
+        *best = (Cand){alpha, beta, burst, s};
+}
+
+/* The best α, β >= 0 for a fixed burst b (2-variable non-negative least
+ * squares: the free solution, else α = 0, else β = 0), the credit each
+ * point gets held fixed within one solve; the free solution is iterated
+ * to a fixed point, since a ring's refill depends on α/β. Returns the
+ * squared error of the best candidate found here (INFINITY: none). */
+static double fit_fixed(const Rows *r, double b, Cand *best)
+{
+    double *a = g_new(double, 2 * r->n + 2), *u = g_new(double, r->n + 1), x[2];
+    double alpha = 0, beta = 1, gamma = 0;   /* first credits: no refill */
+    Cand here = {0, 0, 0, INFINITY};
+    for (int it = 0; it < CALFIT_REFILL_ITERS; it++) {
+        for (int i = 0; i < r->n; i++) {
+            u[i] = credit_bytes(r->pt[i], alpha, beta, gamma, b);
+            a[2 * i] = r->k[i];
+            a[2 * i + 1] = r->h[i] - u[i];
+        }
+        if (!lsq(a, r->y, r->w, r->n, 2, x) || !(x[0] >= 0) || !(x[1] > 0))
+            break;
+        bool still = fabs(x[0] - alpha) <= 1e-13 * x[0] && fabs(x[1] - beta) <= 1e-13 * x[1];
+        alpha = x[0];
+        beta = x[1];
+        gamma = r->gamma;
+        consider(&here, r, alpha, beta, b);
+        if (still)
+            break;
+    }
+    for (int i = 0; i < r->n; i++)
+        a[i] = r->h[i] - u[i];
+    if (lsq(a, r->y, r->w, r->n, 1, x))
+        consider(&here, r, 0, x[0], b);
+    for (int i = 0; i < r->n; i++)
+        a[i] = r->k[i];
+    if (lsq(a, r->y, r->w, r->n, 1, x))
+        consider(&here, r, x[0], 0, b);
+    g_free(a);
+    g_free(u);
+    if (here.sse < best->sse)
+        *best = here;
+    return here.sse;
+}
+
+/* Polishes the burst of best: a golden-section search of fit_fixed's
+ * error over [b/4, 4b] in log b (the split search above solves the model
+ * without refill exactly; a ring's refill moves the optimum a little). */
+static void polish_burst(const Rows *r, Cand *best)
+{
+    if (!(best->burst > 0))
+        return;
+    const double phi = (sqrt(5) - 1) / 2;
+    double lo = log(best->burst / 4), hi = log(best->burst * 4);
+    double x1 = hi - phi * (hi - lo), x2 = lo + phi * (hi - lo);
+    double f1 = fit_fixed(r, exp(x1), best), f2 = fit_fixed(r, exp(x2), best);
+    for (int i = 0; i < CALFIT_BURST_STEPS; i++) {
+        if (f1 <= f2) {
+            hi = x2;
+            x2 = x1;
+            f2 = f1;
+            x1 = hi - phi * (hi - lo);
+            f1 = fit_fixed(r, exp(x1), best);
+        } else {
+            lo = x1;
+            x1 = x2;
+            f1 = f2;
+            x2 = lo + phi * (hi - lo);
+            f2 = fit_fixed(r, exp(x2), best);
+        }
+    }
+}
+
+/* The burst strictly between lo and hi (the points with h <= lo pass
+ * whole): unknowns α, β and c = βb, the model linear in them; kept when
+ * α >= 0 and lo < b < hi. Also with α = 0. */
+static void fit_split(const Rows *r, double lo, double hi, Cand *best)
+{
+    double *a = g_new(double, 3 * r->n + 3), x[3];
+    for (int free_alpha = 1; free_alpha >= 0; free_alpha--) {
+        int m = 2 + free_alpha;
+        for (int i = 0; i < r->n; i++) {
+            bool above = r->h[i] > lo;
+            double *row = a + m * i;
+            if (free_alpha)
+                *row++ = r->k[i];
+            row[0] = above ? r->h[i] : 0;
+            row[1] = above ? -1 : 0;
+        }
+        if (!lsq(a, r->y, r->w, r->n, m, x))
+            continue;
+        double alpha = free_alpha ? x[0] : 0, beta = x[free_alpha], c = x[free_alpha + 1];
+        if (beta > 0 && c / beta > lo && c / beta < hi)
+            consider(best, r, alpha, beta, c / beta);
+    }
+    g_free(a);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The best parameters over the used points. */
+static Cand fit_once(const GArray *pts, double gamma, bool no_burst)
+{
+    Rows r;
+    rows_fill(&r, pts, gamma);
+    Cand naive = {0, 0, 0, INFINITY}, burst = {0, 0, 0, INFINITY};
+    fit_fixed(&r, 0, &naive);
+    if (!no_burst && naive.sse > CALFIT_EXACT * r.n) {
+        double *hs = g_memdup2(r.h, sizeof(double) * r.n);
+        qsort(hs, r.n, sizeof(double), cmp_double);
+        double lo = 0;
+        for (int i = 0; i < r.n; i++) {
+            if (hs[i] <= lo * (1 + 1e-12))
+                continue;
+            fit_split(&r, lo, hs[i], &burst);
+            fit_fixed(&r, hs[i], &burst);
+            lo = hs[i];
+        }
+        g_free(hs);
+        polish_burst(&r, &burst);
+    }
+    rows_clear(&r);
+    return burst.sse < CALFIT_BURST_GAIN * naive.sse ? burst : naive;
+}
+
+static int distinct_sizes(const GArray *pts)
+{
+    GHashTable *seen = g_hash_table_new(g_int64_hash, g_int64_equal);
+    for (guint i = 0; i < pts->len; i++) {
+        CalPoint *p = &g_array_index(pts, CalPoint, i);
+        if (p->used)
+            g_hash_table_add(seen, &p->bytes);
+    }
+    int n = (int)g_hash_table_size(seen);
+    g_hash_table_destroy(seen);
+    return n;
+}
+
+/* Relative residuals of the used points, sorted; their median and a
+ * robust standard deviation (1.4826 x the median absolute deviation). */
+static void robust_spread(const GArray *pts, double *med, double *sigma)
+{
+    GArray *res = g_array_new(FALSE, FALSE, sizeof(double));
+    for (guint i = 0; i < pts->len; i++) {
+        const CalPoint *p = &g_array_index(pts, CalPoint, i);
+        double e = (p->time_s - p->pred_s) / p->time_s;
+        if (p->used)
+            g_array_append_val(res, e);
+    }
+    g_array_sort(res, cmp_double);
+    guint n = res->len;
+    *med = n ? (g_array_index(res, double, (n - 1) / 2) + g_array_index(res, double, n / 2)) / 2 : 0;
+    for (guint i = 0; i < n; i++)
+        g_array_index(res, double, i) = fabs(g_array_index(res, double, i) - *med);
+    g_array_sort(res, cmp_double);
+    *sigma = n ? 1.4826 * (g_array_index(res, double, (n - 1) / 2) + g_array_index(res, double, n / 2)) / 2 : 0;
+    g_array_free(res, TRUE);
+}
+
+static void predict_all(GArray *pts, const Cand *c, double gamma)
+{
+    for (guint i = 0; i < pts->len; i++) {
+        CalPoint *p = &g_array_index(pts, CalPoint, i);
+        p->pred_s = calfit_model(p, c->alpha, c->beta, gamma, c->burst);
+    }
+}
+
+/* R² and RMS relative residual over the used points. */
+static void goodness(const GArray *pts, double *r2, double *rms, int *n)
+{
+    double mean = 0, ss_tot = 0, ss_res = 0, rel = 0;
+    *n = 0;
+    for (guint i = 0; i < pts->len; i++) {
+        const CalPoint *p = &g_array_index(pts, CalPoint, i);
+        if (p->used) {
+            mean += p->time_s;
+            (*n)++;
+        }
+    }
+    mean /= *n > 0 ? *n : 1;
+    for (guint i = 0; i < pts->len; i++) {
+        const CalPoint *p = &g_array_index(pts, CalPoint, i);
+        if (!p->used)
+            continue;
+        ss_tot += (p->time_s - mean) * (p->time_s - mean);
+        ss_res += (p->time_s - p->pred_s) * (p->time_s - p->pred_s);
+        rel += (p->time_s - p->pred_s) * (p->time_s - p->pred_s) / (p->time_s * p->time_s);
+    }
+    *r2 = ss_tot > 0 ? 1 - ss_res / ss_tot : 1;
+    *rms = *n > 0 ? sqrt(rel / *n) : 0;
+}
+
+bool calfit_link(GArray *points, double gamma, bool no_burst, CalLinkFit *out, char **err)
+{
+    for (guint i = 0; i < points->len; i++)
+        g_array_index(points, CalPoint, i).used = true;
+    int sizes = distinct_sizes(points);
+    if (points->len < 2 || sizes < 2) {
+        *err = g_strdup_printf("%u point%s of %d size%s; expected at least 2 sizes to separate α from β",
+                               points->len, points->len == 1 ? "" : "s", sizes, sizes == 1 ? "" : "s");
+        return false;
+    }
+    Cand c = fit_once(points, gamma, no_burst);
+    predict_all(points, &c, gamma);
+    double med, sigma;
+    robust_spread(points, &med, &sigma);
+    double limit = fmax(0.10, 4 * sigma);
+    int drop = 0;
+    for (guint i = 0; i < points->len; i++) {
+        const CalPoint *p = &g_array_index(points, CalPoint, i);
+        drop += fabs((p->time_s - p->pred_s) / p->time_s - med) > limit;
+    }
+    if (drop > 0 && drop <= (int)points->len / 4) {
+        for (guint i = 0; i < points->len; i++) {
+            CalPoint *p = &g_array_index(points, CalPoint, i);
+            p->used = fabs((p->time_s - p->pred_s) / p->time_s - med) <= limit;
+        }
+        if (distinct_sizes(points) >= 2) {
+            c = fit_once(points, gamma, no_burst);
+            predict_all(points, &c, gamma);
+        } else {
+            for (guint i = 0; i < points->len; i++)
+                g_array_index(points, CalPoint, i).used = true;
+            drop = 0;
+        }
+    } else {
+        drop = 0;
+    }
+    *out = (CalLinkFit){.alpha_s = c.alpha, .beta = c.beta, .burst_bytes = c.burst, .dropped = drop};
+    goodness(points, &out->r2, &out->rms_rel, &out->points);
+    return true;
+}
+
+bool calfit_gamma(GArray *points, CalGammaFit *out, char **err)
+{
+    double st = 0, sn = 0;
+    for (guint i = 0; i < points->len; i++) {
+        CalPoint *p = &g_array_index(points, CalPoint, i);
+        p->used = true;
+        st += p->time_s;
+        sn += (double)p->bytes;
+    }
+    if (points->len == 0 || !(sn > 0)) {
+        *err = g_strdup("no reduce cases; expected mpibench reduce measurements for γ");
+        return false;
+    }
+    out->gamma = st / sn;
+    for (guint i = 0; i < points->len; i++) {
+        CalPoint *p = &g_array_index(points, CalPoint, i);
+        p->pred_s = calfit_model(p, 0, 0, out->gamma, 0);
+    }
+    double rms;
+    goodness(points, &out->r2, &rms, &out->points);
+    return true;
+}

@@ -1,0 +1,257 @@
+/* cmdcalib — `arsim calibrate`; see cmdcalib.h. */
+#include "cli/cmdcalib.h"
+#include "io/calfile.h"
+#include "calib/calfit.h"
+#include "report/reportmeas.h"
+
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef struct {
+    const char *meas;        /* MEASUREMENTS.json; borrowed from argv */
+    const char *out;         /* --out FILE or NULL (stdout) */
+    bool pingpong, ring;     /* --fit: which cases fit the inter class */
+    bool no_burst;           /* --no-burst: plain α + nβ */
+} CalibOpts;
+
+static int fail(char *msg, int rc)
+{
+    fprintf(stderr, "%s\n", msg);
+    g_free(msg);
+    return rc;
+}
+
+static int parse_fit(const char *arg, CalibOpts *o, char **err)
+{
+    o->pingpong = o->ring = false;
+    gchar **parts = g_strsplit(arg, ",", -1);
+    for (int i = 0; parts[i] && !*err; i++) {
+        if (strcmp(parts[i], "pingpong") == 0)
+            o->pingpong = true;
+        else if (strcmp(parts[i], "ring") == 0)
+            o->ring = true;
+        else
+            *err = g_strdup_printf("--fit: unknown '%s'; expected pingpong, ring or pingpong,ring", parts[i]);
+    }
+    g_strfreev(parts);
+    if (!*err && !o->pingpong && !o->ring)
+        *err = g_strdup("--fit: empty; expected pingpong, ring or pingpong,ring");
+    return *err ? 2 : 0;
+}
+
+static int parse_opts(int argc, char **argv, CalibOpts *o, char **err)
+{
+    static const struct option opts[] = {{"out", required_argument, 0, 'o'}, {"fit", required_argument, 0, 'f'},
+                                         {"no-burst", no_argument, 0, 'b'}, {0, 0, 0, 0}};
+    int c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+        switch (c) {
+        case 'o': o->out = optarg; break;
+        case 'f':
+            if (parse_fit(optarg, o, err))
+                return 2;
+            break;
+        case 'b': o->no_burst = true; break;
+        case ':':
+            *err = g_strdup_printf("%s: missing value; expected %s VALUE", argv[optind - 1], argv[optind - 1]);
+            return 2;
+        default:
+            *err = g_strdup_printf("%s: unknown option; expected --out FILE, --fit pingpong,ring or --no-burst",
+                                   argv[optind - 1]);
+            return 2;
+        }
+    }
+    if (optind != argc - 1 || !*argv[optind]) {
+        *err = g_strdup_printf("calibrate: %s; expected arsim calibrate MEASUREMENTS.json [--out FILE] "
+                               "[--fit pingpong,ring]", optind < argc - 1 ? "more than one file" : "no file");
+        return 2;
+    }
+    o->meas = argv[optind];
+    if (o->out) {
+        char *dir = g_path_get_dirname(o->out);
+        if (!*o->out)
+            *err = g_strdup("--out: empty file name; expected --out FILE");
+        else if (g_file_test(o->out, G_FILE_TEST_IS_DIR))
+            *err = g_strdup_printf("--out: '%s' is a directory; expected a file name", o->out);
+        else if (!g_file_test(dir, G_FILE_TEST_IS_DIR))
+            *err = g_strdup_printf("--out: directory '%s' does not exist; expected a file in an existing directory",
+                                   dir);
+        else if (strcmp(o->out, o->meas) == 0)
+            *err = g_strdup_printf("--out: '%s' is the measurements file; expected another file", o->out);
+        g_free(dir);
+    }
+    return *err ? 2 : 0;
+}
+
+/* The points of one class, tagged with their case index. */
+static GArray *collect(const MeasFile *m, const CalibOpts *o, bool intra, bool reduce)
+{
+    GArray *pts = g_array_new(FALSE, TRUE, sizeof(CalPoint));
+    bool one_per_host = m->ranks_per_host <= 1 || m->hosts == m->ranks;
+    for (guint i = 0; i < m->cases->len; i++) {
+        const MeasCase *c = &g_array_index(m->cases, MeasCase, i);
+        CalPoint p = {.ranks = c->ranks, .bytes = c->bytes, .time_s = c->time_s, .tag = c->index};
+        if (reduce && c->mode == MEAS_REDUCE)
+            p.kind = CALFIT_REDUCE;
+        else if (!reduce && c->mode == MEAS_PINGPONG && c->intra == intra && o->pingpong)
+            p.kind = CALFIT_PINGPONG;
+        else if (!reduce && !intra && c->mode == MEAS_ALLREDUCE && !c->mpi && c->algo == COLL_RING && o->ring &&
+                 one_per_host)
+            p.kind = CALFIT_RING;
+        else
+            continue;
+        g_array_append_val(pts, p);
+    }
+    return pts;
+}
+
+static const MeasCase *case_of(const MeasFile *m, const CalPoint *p)
+{
+    return &g_array_index(m->cases, MeasCase, p->tag);
+}
+
+static void print_points(FILE *out, const MeasFile *m, const GArray *pts, const char *cls)
+{
+    for (guint i = 0; i < pts->len; i++) {
+        const CalPoint *p = &g_array_index(pts, CalPoint, i);
+        char *lab = calmeas_case_label(case_of(m, p));
+        fprintf(out, "%-6s %5d  %-18s %6d %12" G_GUINT64_FORMAT " %14.4f %14.4f %+9.2f%%%s\n", cls, p->tag, lab,
+                p->ranks, p->bytes, p->time_s * 1e3, p->pred_s * 1e3, 100 * (p->time_s - p->pred_s) / p->time_s,
+                p->used ? "" : "  outlier, not fitted");
+        g_free(lab);
+    }
+}
+
+static void print_class(FILE *out, const char *name, const CalLinkFit *f)
+{
+    fprintf(out, "%-6s %10.3f %11.5f %14.2f %12.0f %10.6f %8.2f%% %7d %8d\n", name, f->alpha_s * 1e6, f->beta * 1e9,
+            f->beta > 0 ? 1e-6 / f->beta : INFINITY, f->burst_bytes, f->r2, 100 * f->rms_rel, f->points, f->dropped);
+}
+
+static void fill_class(CalClass *k, const CalLinkFit *f, const GArray *pts, CalFile *cal)
+{
+    *k = (CalClass){true, f->alpha_s, f->beta, f->r2, f->points, f->burst_bytes, f->rms_rel};
+    for (guint i = 0; i < pts->len; i++) {
+        const CalPoint *p = &g_array_index(pts, CalPoint, i);
+        g_array_append_val(cal->used, p->tag);
+        if (!p->used)
+            g_array_append_val(cal->outliers, p->tag);
+    }
+}
+
+static gint cmp_int(gconstpointer a, gconstpointer b)
+{
+    return *(const int *)a - *(const int *)b;
+}
+
+/* Fits a link class; 2 with *err when its points do not make a fit. */
+static int fit_class(const MeasFile *m, GArray *pts, double gamma, bool no_burst, const char *cls, CalLinkFit *f,
+                     char **err)
+{
+    char *why = NULL;
+    if (calfit_link(pts, gamma, no_burst, f, &why))
+        return 0;
+    const MeasCase *c = case_of(m, &g_array_index(pts, CalPoint, 0));
+    *err = g_strdup_printf("%s:%d:%d: too few points for the %s fit: %s (pingpong class %s%s)", m->path, c->line,
+                           c->col, cls, why, cls, strcmp(cls, "inter") == 0 ? " and ring all-reduce" : "");
+    g_free(why);
+    return 2;
+}
+
+static int run(const CalibOpts *o, char **err)
+{
+    MeasFile *m = reportmeas_load(o->meas, err);
+    if (!m)
+        return 2;
+    GArray *red = collect(m, o, false, true), *inter = collect(m, o, false, false), *intra = collect(m, o, true, false);
+    CalFile cal;
+    calfile_init(&cal);
+    CalGammaFit gf = {0};
+    CalLinkFit fi = {0}, fa = {0};
+    int rc = 0;
+    char *why = NULL;
+    cal.has_gamma = red->len > 0 && calfit_gamma(red, &gf, &why);
+    g_free(why);
+    if (inter->len == 0 && intra->len == 0)
+        *err = g_strdup_printf("%s:1:1: no %s%s%s cases; expected ping-pong or ring all-reduce measurements to fit "
+                               "α and β", m->path, o->pingpong ? "pingpong" : "", o->pingpong && o->ring ? " or " : "",
+                               o->ring ? "ring all-reduce" : "");
+    if (*err)
+        rc = 2;
+    if (rc == 0 && inter->len > 0)
+        rc = fit_class(m, inter, gf.gamma, o->no_burst, "inter", &fi, err);
+    if (rc == 0 && intra->len > 0)
+        rc = fit_class(m, intra, 0, o->no_burst, "intra", &fa, err);
+    if (rc == 0) {
+        g_free(cal.source);
+        cal.source = g_strdup(o->meas);
+        g_free(cal.modes);
+        cal.modes = g_strdup(o->pingpong && o->ring ? "pingpong,ring" : o->pingpong ? "pingpong" : "ring");
+        g_free(cal.meas_date);
+        cal.meas_date = g_strdup(m->date);
+        g_free(cal.mpi_library);
+        cal.mpi_library = g_strdup(m->mpi_library);
+        if (inter->len > 0)
+            fill_class(&cal.inter, &fi, inter, &cal);
+        if (intra->len > 0)
+            fill_class(&cal.intra, &fa, intra, &cal);
+        if (cal.has_gamma) {
+            cal.gamma = gf.gamma;
+            cal.gamma_r2 = gf.r2;
+            cal.gamma_points = gf.points;
+            for (guint i = 0; i < red->len; i++)
+                g_array_append_val(cal.used, g_array_index(red, CalPoint, i).tag);
+        }
+        g_array_sort(cal.used, cmp_int);
+        g_array_sort(cal.outliers, cmp_int);
+        printf("calibration of %s: %s; %d ranks on %d hosts; fit %s%s\n\n", m->path,
+               m->mpi_library[0] ? m->mpi_library : "MPI library unknown", m->ranks, m->hosts, cal.modes,
+               o->no_burst ? " (no burst term)" : "");
+        printf("%-6s %10s %11s %14s %12s %10s %9s %7s %8s\n", "class", "alpha(us)", "beta(ns/B)", "goodput(MB/s)",
+               "burst(B)", "R2", "rms.err", "points", "outliers");
+        if (cal.inter.set)
+            print_class(stdout, "inter", &fi);
+        if (cal.intra.set)
+            print_class(stdout, "intra", &fa);
+        if (cal.has_gamma)
+            printf("gamma  %.4g ns/B (%.3g GB/s reduction), R2 %.6f over %d reduce cases\n", gf.gamma * 1e9,
+                   gf.gamma > 0 ? 1e-9 / gf.gamma : INFINITY, gf.r2, gf.points);
+        else
+            printf("gamma  not measured (no reduce cases): 0 in the ring model, absent from the calibration\n");
+        printf("\n%-6s %5s  %-18s %6s %12s %14s %14s %10s\n", "class", "case", "mode", "ranks", "bytes",
+               "measured(ms)", "fitted(ms)", "residual");
+        print_points(stdout, m, inter, "inter");
+        print_points(stdout, m, intra, "intra");
+        print_points(stdout, m, red, "gamma");
+        if (o->out) {
+            if (!calfile_write(o->out, &cal, err))
+                rc = 1;
+            else
+                printf("\nwrote %s\n", o->out);
+        } else {
+            char *text = calfile_format(&cal);
+            printf("\n%s", text);
+            g_free(text);
+        }
+    }
+    calfile_clear(&cal);
+    g_array_free(red, TRUE);
+    g_array_free(inter, TRUE);
+    g_array_free(intra, TRUE);
+    calmeas_free(m);
+    return rc;
+}
+
+int cmdcalib_main(int argc, char **argv)
+{
+    CalibOpts o = {.pingpong = true, .ring = true};
+    char *err = NULL;
+    int rc = parse_opts(argc, argv, &o, &err);
+    if (rc == 0)
+        rc = run(&o, &err);
+    return err ? fail(err, rc ? rc : 1) : rc;
+}

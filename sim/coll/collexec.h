@@ -1,0 +1,46 @@
+/* collexec — the one executor that runs any CollSchedule on a Net.
+ *
+ * Every rank starts its first step at the time collexec_start() is called
+ * and runs its steps in order: at a step's start it sends (net_send over
+ * the topology's route between the two ranks' hosts); the step ends when
+ * that message was delivered and the receive arrived, plus gamma seconds
+ * per received byte when the step reduces (the receiving rank does the
+ * reduction). The collective ends when every rank ended its last step.
+ */
+#ifndef ARSIM_COLLEXEC_H
+#define ARSIM_COLLEXEC_H
+
+#include "coll/coll.h"
+#include "net/net.h"
+
+typedef struct CollExec CollExec;
+typedef void (*CollDoneFn)(void *ctx, void *data);
+
+/* Starts sched at sim->now. rank2host[r] is rank r's host (NULL: rank r on
+ * host r; sched->p <= t->nhosts then). sched, net, topo and rank2host must
+ * outlive the run. done(ctx, data) runs once, at the end, always from an
+ * event (never inside this call). The caller owns the returned CollExec and
+ * frees it (from done at the earliest). NULL, with the Sim failed
+ * (sim->error), if a rank's host, a step's peer or the byte count is out of
+ * range. A schedule that deadlocks never calls done. */
+CollExec *collexec_start(Sim *sim, Net *net, Topo *t, const CollSchedule *sched,
+                         const int *rank2host, uint32_t elem_bytes, double gamma_s_per_byte,
+                         CollDoneFn done, void *ctx, void *data);
+simtime_t collexec_start_time(const CollExec *x);
+simtime_t collexec_end_time(const CollExec *x);   /* valid once done ran */
+void collexec_free(CollExec *x);
+
+/* One collective alone on a fresh Sim and Net over topology t: builds the
+ * schedule of algorithm a for p ranks (hosts 0..p-1) and `bytes` bytes in
+ * elements of elem_bytes (bytes rounded up to whole elements), runs it and
+ * returns its time in seconds (events processed into *events if non-NULL).
+ * Negative and *err on bad parameters (p > hosts, G not dividing p, ...). */
+double collexec_time(Topo *t, CollAlgo a, const CollParams *prm, int p, uint64_t bytes,
+                     uint32_t elem_bytes, double gamma_s_per_byte, uint64_t *events, char **err);
+
+/* As collexec_time; links (NULL, or an array of t->links->len entries)
+ * receives every link's statistics for the run. */
+double collexec_time_links(Topo *t, CollAlgo a, const CollParams *prm, int p, uint64_t bytes, uint32_t elem_bytes,
+                           double gamma_s_per_byte, uint64_t *events, NetLinkStats *links, char **err);
+
+#endif

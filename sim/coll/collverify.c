@@ -1,0 +1,180 @@
+/* collverify — coll_verify: runs a schedule on real vectors of doubles.
+ *
+ * Rank r's element i starts as i*p + r + 1: unique to (r, i), and every
+ * partial sum is an integer below 2^53, so sums are exact in any order and
+ * the result must equal i*p*p + p(p+1)/2 bit for bit. Execution follows
+ * coll.h's semantics: at a step's start its send is snapshotted into the
+ * FIFO channel (src, dst) (sends never block, as in the simulator where a
+ * message arriving before its receive is posted counts as arrived); the
+ * step ends once the head of channel (recv_peer, self) can be consumed.
+ * Ranks are advanced round-robin until none can move.
+ */
+#include "coll/coll.h"
+
+#include <string.h>
+
+typedef struct {
+    uint64_t len;   /* elements carried */
+    double *vals;   /* len values snapshotted at the sending step's start; owned (NULL if len 0) */
+} VerifyMsg;
+
+typedef struct {
+    guint cur;      /* index of the rank's running step; steps->len when done */
+    bool begun;     /* the running step's send has been posted */
+} VerifyRank;
+
+static void msg_free(gpointer m)
+{
+    VerifyMsg *vm = m;
+    g_free(vm->vals);
+    g_free(vm);
+}
+
+static void queue_free(gpointer q)
+{
+    g_queue_free_full(q, msg_free);
+}
+
+static bool range_ok(uint64_t off, uint64_t len, uint64_t count)
+{
+    return off <= count && len <= count - off;
+}
+
+/* The channel from src to dst, created on first use. */
+static GQueue *channel(GHashTable *ch, int p, int src, int dst)
+{
+    gint64 key = (gint64)src * p + dst;
+    GQueue *q = g_hash_table_lookup(ch, &key);
+    if (!q) {
+        gint64 *k = g_new(gint64, 1);
+        *k = key;
+        q = g_queue_new();
+        g_hash_table_insert(ch, k, q);
+    }
+    return q;
+}
+
+/* Advances rank r as far as it can. Returns -1 on an error (*err set),
+ * else 1 if it moved, 0 if not. */
+static int advance(const CollSchedule *s, double *data, VerifyRank *vr, GHashTable *ch, int r, char **err)
+{
+    int p = s->p, moved = 0;
+    const GArray *steps = s->steps[r];
+    double *mine = data + (size_t)r * s->count;
+    while (vr->cur < steps->len) {
+        const CollStep *st = &g_array_index(steps, CollStep, vr->cur);
+        if (!vr->begun) {
+            if (st->send_peer >= p || st->recv_peer >= p || st->send_peer < -1 || st->recv_peer < -1 ||
+                (st->send_peer >= 0 && !range_ok(st->send_off, st->send_len, s->count)) ||
+                (st->recv_peer >= 0 && !range_ok(st->recv_off, st->recv_len, s->count))) {
+                *err = g_strdup_printf("rank %d step %u: peer or element range out of bounds (p %d, count %" G_GUINT64_FORMAT ")",
+                                       r, vr->cur, p, (guint64)s->count);
+                return -1;
+            }
+            if (st->send_peer >= 0) {
+                VerifyMsg *m = g_new0(VerifyMsg, 1);
+                m->len = st->send_len;
+                if (m->len)
+                    m->vals = g_memdup2(mine + st->send_off, m->len * sizeof(double));
+                g_queue_push_tail(channel(ch, p, r, st->send_peer), m);
+            }
+            vr->begun = true;
+            moved = 1;
+        }
+        if (st->recv_peer >= 0) {
+            GQueue *q = channel(ch, p, st->recv_peer, r);
+            VerifyMsg *m = g_queue_pop_head(q);
+            if (!m)
+                return moved;
+            if (m->len != st->recv_len) {
+                *err = g_strdup_printf("rank %d step %u receives %" G_GUINT64_FORMAT " elements from rank %d, "
+                                       "which sent %" G_GUINT64_FORMAT "; expected equal lengths",
+                                       r, vr->cur, (guint64)st->recv_len, st->recv_peer, (guint64)m->len);
+                msg_free(m);
+                return -1;
+            }
+            double *dst = mine + st->recv_off;
+            if (st->reduce) {
+                for (uint64_t i = 0; i < m->len; i++)
+                    dst[i] += m->vals[i];
+            } else if (m->len) {
+                memcpy(dst, m->vals, m->len * sizeof(double));
+            }
+            msg_free(m);
+        }
+        vr->cur++;
+        vr->begun = false;
+        moved = 1;
+    }
+    return moved;
+}
+
+/* After the run: every rank finished, every channel empty, every sum exact. */
+static bool check_end(const CollSchedule *s, const double *data, const VerifyRank *vr, GHashTable *ch, char **err)
+{
+    int p = s->p;
+    for (int r = 0; r < p; r++) {
+        if (vr[r].cur < s->steps[r]->len) {
+            const CollStep *st = &g_array_index(s->steps[r], CollStep, vr[r].cur);
+            *err = g_strdup_printf("deadlock: rank %d waits at step %u (of %u) for a message from rank %d",
+                                   r, vr[r].cur, s->steps[r]->len, st->recv_peer);
+            return false;
+        }
+    }
+    GHashTableIter it;
+    gpointer k, v;
+    g_hash_table_iter_init(&it, ch);
+    while (g_hash_table_iter_next(&it, &k, &v)) {
+        if (!g_queue_is_empty(v)) {
+            gint64 key = *(gint64 *)k;
+            *err = g_strdup_printf("unmatched message: %u from rank %d to rank %d never received",
+                                   g_queue_get_length(v), (int)(key / p), (int)(key % p));
+            return false;
+        }
+    }
+    double base = (double)p * (double)(p + 1) / 2.0, pp = (double)p * (double)p;
+    for (int r = 0; r < p; r++) {
+        for (uint64_t i = 0; i < s->count; i++) {
+            double want = (double)i * pp + base, got = data[(size_t)r * s->count + i];
+            if (got != want) {
+                *err = g_strdup_printf("rank %d element %" G_GUINT64_FORMAT " is %.17g; expected the sum %.17g",
+                                       r, (guint64)i, got, want);
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+bool coll_verify(const CollSchedule *s, char **err)
+{
+    int p = s->p;
+    /* The largest sum is about count*p*p; keep it exact (< 2^53). */
+    if ((double)s->count * p * p >= 9007199254740992.0 || (double)s->count * p > 1e9) {
+        *err = g_strdup_printf("coll_verify: %d ranks x %" G_GUINT64_FORMAT " elements is too large to check exactly",
+                               p, (guint64)s->count);
+        return false;
+    }
+    double *data = g_new(double, (size_t)p * s->count + 1);
+    for (int r = 0; r < p; r++)
+        for (uint64_t i = 0; i < s->count; i++)
+            data[(size_t)r * s->count + i] = (double)i * p + r + 1;
+    VerifyRank *vr = g_new0(VerifyRank, p);
+    GHashTable *ch = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, queue_free);
+    bool ok = true;
+    for (int moved = 1; moved && ok;) {
+        moved = 0;
+        for (int r = 0; r < p && ok; r++) {
+            int m = advance(s, data, &vr[r], ch, r, err);
+            if (m < 0)
+                ok = false;
+            moved |= m > 0;
+        }
+    }
+    if (ok)
+        ok = check_end(s, data, vr, ch, err);
+    g_hash_table_destroy(ch);
+    g_free(vr);
+    g_free(data);
+    return ok;
+}

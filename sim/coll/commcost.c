@@ -1,0 +1,126 @@
+/* commcost — memoized idle-cluster collective durations; see commcost.h. */
+#include "coll/commcost.h"
+
+typedef struct {
+    simtime_t dur;           /* ps */
+    double util;             /* mean host-egress utilization, 0..1 */
+} CostEntry;
+
+struct CommCost {
+    Topo *topo;              /* not owned */
+    int p;                   /* ranks */
+    CollParams prm;          /* hierarchical / torus parameters */
+    uint32_t elem_bytes;     /* bytes per element */
+    double gamma;            /* s/byte of reduction */
+    GHashTable *costs;       /* key (algo, elems) -> CostEntry*; owned */
+    GHashTable *scheds;      /* key (algo, elems) -> CollSchedule*; owned */
+    uint64_t events;         /* engine events of memo runs */
+};
+
+typedef struct {
+    CollAlgo algo;
+    uint64_t elems;
+} CostKey;
+
+static guint key_hash(gconstpointer k)
+{
+    const CostKey *c = k;
+    return (guint)(c->elems * 2654435761u) ^ (guint)c->algo;
+}
+
+static gboolean key_eq(gconstpointer a, gconstpointer b)
+{
+    const CostKey *x = a, *y = b;
+    return x->algo == y->algo && x->elems == y->elems;
+}
+
+CommCost *commcost_new(Topo *t, int p, const CollParams *prm, uint32_t elem_bytes, double gamma)
+{
+    CommCost *c = g_new0(CommCost, 1);
+    c->topo = t;
+    c->p = p;
+    c->prm = *prm;
+    c->elem_bytes = elem_bytes;
+    c->gamma = gamma;
+    c->costs = g_hash_table_new_full(key_hash, key_eq, g_free, g_free);
+    c->scheds = g_hash_table_new_full(key_hash, key_eq, g_free, (GDestroyNotify)coll_schedule_free);
+    return c;
+}
+
+void commcost_free(CommCost *c)
+{
+    if (!c)
+        return;
+    g_hash_table_destroy(c->costs);
+    g_hash_table_destroy(c->scheds);
+    g_free(c);
+}
+
+const CollSchedule *commcost_schedule(CommCost *c, CollAlgo a, uint64_t elems, char **err)
+{
+    CostKey k = {a, elems};
+    CollSchedule *s = g_hash_table_lookup(c->scheds, &k);
+    if (s)
+        return s;
+    s = coll_schedule_new(c->p, elems);
+    if (!coll_build(s, a, &c->prm, err)) {
+        coll_schedule_free(s);
+        return NULL;
+    }
+    g_hash_table_insert(c->scheds, g_memdup2(&k, sizeof k), s);
+    return s;
+}
+
+static void mark_done(void *ctx, void *data)
+{
+    (void)data;
+    *(bool *)ctx = true;
+}
+
+bool commcost_get(CommCost *c, CollAlgo a, uint64_t elems, simtime_t *dur, double *util, char **err)
+{
+    CostKey k = {a, elems};
+    CostEntry *e = g_hash_table_lookup(c->costs, &k);
+    if (!e) {
+        const CollSchedule *s = commcost_schedule(c, a, elems, err);
+        if (!s)
+            return false;
+        Sim *sim = sim_new(1);
+        Net *net = net_new(sim, c->topo);
+        bool done = false;
+        CollExec *x = collexec_start(sim, net, c->topo, s, NULL, c->elem_bytes, c->gamma, mark_done, &done, NULL);
+        bool ok = sim_run(sim) && done;
+        if (!ok) {
+            *err = g_strdup_printf("simulating %s failed: %s", coll_algo_name(a), sim->failed ? sim->error : "did not finish");
+        } else {
+            e = g_new0(CostEntry, 1);
+            e->dur = collexec_end_time(x) - collexec_start_time(x);
+            double bytes = 0, cap = 0;
+            for (guint l = 0; l < c->topo->links->len; l++) {
+                const TopoLink *tl = &g_array_index(c->topo->links, TopoLink, l);
+                if (tl->from < c->p) {
+                    bytes += (double)net_link_stats(net, l)->bytes;
+                    cap += tl->bw_Bps;
+                }
+            }
+            double secs = sim_ps_to_seconds(e->dur);
+            e->util = secs > 0 && cap > 0 ? bytes / (cap * secs) : 0;
+            c->events += sim->events;
+            g_hash_table_insert(c->costs, g_memdup2(&k, sizeof k), e);
+        }
+        collexec_free(x);
+        net_free(net);
+        sim_free(sim);
+        if (!ok)
+            return false;
+    }
+    *dur = e->dur;
+    if (util)
+        *util = e->util;
+    return true;
+}
+
+uint64_t commcost_events(const CommCost *c)
+{
+    return c->events;
+}

@@ -1,0 +1,30 @@
+/* commcost — durations of all-reduces on an idle cluster, memoized.
+ *
+ * With one collective in flight at a time (NCCL stream semantics, the
+ * default), every collective of a training run starts on an empty network
+ * (the previous one ended only when its last message was delivered), so
+ * its duration depends only on (algorithm, elements): simulating it once
+ * on the event engine and reusing the result is exact. The schedules are
+ * cached too, for live runs (several collectives in flight). */
+#ifndef ARSIM_COMMCOST_H
+#define ARSIM_COMMCOST_H
+
+#include "coll/coll.h"
+#include "coll/collexec.h"
+
+typedef struct CommCost CommCost;
+
+/* t must outlive the CommCost; ranks 0..p-1 are hosts 0..p-1. */
+CommCost *commcost_new(Topo *t, int p, const CollParams *prm, uint32_t elem_bytes, double gamma);
+void commcost_free(CommCost *c);
+
+/* Duration (ps) of algorithm a on `elems` elements, and the mean
+ * utilization of the hosts' egress links during it (0..1). False + *err
+ * when the algorithm does not fit the cluster. */
+bool commcost_get(CommCost *c, CollAlgo a, uint64_t elems, simtime_t *dur, double *util, char **err);
+/* The cached schedule of (a, elems); owned by c. */
+const CollSchedule *commcost_schedule(CommCost *c, CollAlgo a, uint64_t elems, char **err);
+/* Engine events spent on the memo runs so far. */
+uint64_t commcost_events(const CommCost *c);
+
+#endif

@@ -1,0 +1,325 @@
+/* evq — event queue: a 4-ary min-heap of time buckets; see evq.h.
+ *
+ * Events that are due at the same time are very common in a simulated
+ * collective (every rank of a symmetric schedule acts at once), so the
+ * heap orders *buckets*, not events: a bucket is a FIFO list of the events
+ * pushed for one time, and the heap holds one entry per bucket, keyed by
+ * (time, creation number of the bucket). A push finds the bucket of its
+ * time in a small direct-mapped cache (time -> newest bucket of that
+ * time) and appends in O(1); only a time not in the cache creates a bucket
+ * and costs a heap push. A pop takes the head of the earliest bucket and
+ * costs a heap pop only when that bucket runs empty.
+ *
+ * Order: events of one bucket run in push order (FIFO). Two buckets of
+ * the same time can exist (the cache forgot the older one); the older
+ * stops receiving events as soon as the newer is created, and the heap
+ * key runs the older first, so equal times still pop in push order.
+ *
+ * Events live in a slot pool (fn, ctx, data, the bucket list links); a
+ * slot never moves while its event is pending, so a handle (slot +
+ * generation) cancels in O(1) plus one heap removal when the bucket
+ * empties, O(log n). Heap keys are one unsigned 128-bit integer
+ * (time << 64 | bucket number) so sifting compares without branches on
+ * ties.
+ */
+#include "engine/evq.h"
+
+#include <glib.h>
+#include <stdlib.h>
+
+#define EVQ_ARITY 4u
+#define EVQ_NONE UINT32_MAX
+#define EVQ_CACHE_BITS 4u
+#define EVQ_CACHE (1u << EVQ_CACHE_BITS)
+
+typedef unsigned __int128 EvqKey;    /* time << 64 | bucket creation number */
+
+typedef struct {
+    EvqKey key;       /* the bucket's (time, creation number); unique */
+    uint32_t bucket;  /* index in Evq.buckets */
+} EvqEntry;
+
+typedef struct {
+    simtime_t t;      /* ps; due time of every event in the bucket */
+    uint32_t head;    /* first slot of the FIFO; EVQ_NONE only while the bucket is free */
+    uint32_t tail;    /* last slot of the FIFO */
+    uint32_t pos;     /* index in heap[] while in use; next free bucket when free */
+} EvqBucket;
+
+typedef struct {
+    EvqFn fn;         /* action; NULL marks a free slot */
+    void *ctx;        /* first argument of fn */
+    void *data;       /* second argument of fn */
+    uint32_t gen;     /* generation; bumped each time the slot is freed */
+    uint32_t next;    /* pending: next slot of its bucket (EVQ_NONE at the tail); free: next free slot */
+    uint32_t prev;    /* pending: previous slot of its bucket (EVQ_NONE at the head) */
+    uint32_t bucket;  /* pending: index of its bucket */
+} EvqNode;
+
+typedef struct {
+    simtime_t t;      /* time this entry maps */
+    uint32_t bucket;  /* the newest bucket of time t, in use; EVQ_NONE: entry empty */
+} EvqCacheLine;
+
+struct Evq {
+    EvqNode *nodes;       /* event slot pool, grows by doubling */
+    uint32_t nslots;      /* capacity of nodes[] */
+    uint32_t free;        /* head of the free-slot list; nslots when empty */
+    EvqBucket *buckets;   /* bucket pool, grows by doubling; capacity nbuckets */
+    EvqEntry *heap;       /* one entry per bucket in use, heap-ordered; capacity nbuckets */
+    uint32_t nbuckets;    /* capacity of buckets[] and heap[] */
+    uint32_t bfree;       /* head of the free-bucket list; nbuckets when empty */
+    uint32_t hlen;        /* buckets in use (entries in heap[]) */
+    uint32_t len;         /* pending events */
+    uint64_t bseq;        /* next bucket creation number */
+    EvqCacheLine cache[EVQ_CACHE]; /* time -> newest bucket of that time, direct-mapped */
+};
+
+static inline uint32_t cache_index(simtime_t t)
+{
+    return (uint32_t)((t * UINT64_C(0x9E3779B97F4A7C15)) >> (64 - EVQ_CACHE_BITS));
+}
+
+static inline void heap_set(Evq *q, uint32_t i, const EvqEntry *e)
+{
+    q->heap[i] = *e;
+    q->buckets[e->bucket].pos = i;
+}
+
+/* Moves e up from hole i to its place. */
+static void sift_up(Evq *q, uint32_t i, const EvqEntry *e)
+{
+    while (i > 0) {
+        uint32_t parent = (i - 1) / EVQ_ARITY;
+        if (!(e->key < q->heap[parent].key))
+            break;
+        heap_set(q, i, &q->heap[parent]);
+        i = parent;
+    }
+    heap_set(q, i, e);
+}
+
+/* Index of the smallest child of i; i must have at least one child. */
+static inline uint32_t min_child(const Evq *q, uint32_t i)
+{
+    uint32_t c = EVQ_ARITY * i + 1, end = c + EVQ_ARITY, best = c;
+    if (end > q->hlen)
+        end = q->hlen;
+    EvqKey bk = q->heap[c].key;
+    for (uint32_t j = c + 1; j < end; j++) {
+        EvqKey k = q->heap[j].key;
+        bool lt = k < bk;
+        best = lt ? j : best;
+        bk = lt ? k : bk;
+    }
+    return best;
+}
+
+/* Moves e down from hole i to its place. */
+static void sift_down(Evq *q, uint32_t i, const EvqEntry *e)
+{
+    while (EVQ_ARITY * i + 1 < q->hlen) {
+        uint32_t c = min_child(q, i);
+        if (!(q->heap[c].key < e->key))
+            break;
+        heap_set(q, i, &q->heap[c]);
+        i = c;
+    }
+    heap_set(q, i, e);
+}
+
+/* Removes the heap entry at index i, refilling the hole with the last one. */
+static void heap_remove_at(Evq *q, uint32_t i)
+{
+    EvqEntry last = q->heap[--q->hlen];
+    if (i == q->hlen)
+        return;
+    if (i > 0 && last.key < q->heap[(i - 1) / EVQ_ARITY].key)
+        sift_up(q, i, &last);
+    else
+        sift_down(q, i, &last);
+}
+
+/* Removes the root: the hole goes down to a leaf along the smaller
+ * children, then the last entry sifts up from there (it is usually late,
+ * so this saves a comparison per level). */
+static void heap_remove_root(Evq *q)
+{
+    EvqEntry last = q->heap[--q->hlen];
+    if (q->hlen == 0)
+        return;
+    uint32_t i = 0;
+    while (EVQ_ARITY * i + 1 < q->hlen) {
+        uint32_t c = min_child(q, i);
+        heap_set(q, i, &q->heap[c]);
+        i = c;
+    }
+    sift_up(q, i, &last);
+}
+
+static void grow_slots(Evq *q)
+{
+    uint32_t old = q->nslots, n = old ? old * 2 : 256;
+    q->nodes = g_renew(EvqNode, q->nodes, n);
+    for (uint32_t i = old; i < n; i++) {
+        q->nodes[i].fn = NULL;
+        q->nodes[i].gen = 1;
+        q->nodes[i].next = i + 1;
+    }
+    /* the free list was empty when grow_slots() is called: the new slots are all of it */
+    q->free = old;
+    q->nslots = n;
+}
+
+static void grow_buckets(Evq *q)
+{
+    uint32_t old = q->nbuckets, n = old ? old * 2 : 64;
+    q->buckets = g_renew(EvqBucket, q->buckets, n);
+    q->heap = g_renew(EvqEntry, q->heap, n);
+    for (uint32_t i = old; i < n; i++) {
+        q->buckets[i].head = EVQ_NONE;
+        q->buckets[i].pos = i + 1;
+    }
+    q->bfree = old;
+    q->nbuckets = n;
+}
+
+/* A new, empty bucket of time t, entered in the heap and the cache. */
+static uint32_t bucket_new(Evq *q, simtime_t t)
+{
+    if (q->bfree >= q->nbuckets)
+        grow_buckets(q);
+    uint32_t b = q->bfree;
+    EvqBucket *bk = &q->buckets[b];
+    q->bfree = bk->pos;
+    bk->t = t;
+    bk->tail = EVQ_NONE;
+    EvqEntry e = {((EvqKey)t << 64) | q->bseq++, b};
+    sift_up(q, q->hlen++, &e);
+    EvqCacheLine *c = &q->cache[cache_index(t)];
+    c->t = t;
+    c->bucket = b;
+    return b;
+}
+
+/* Returns an emptied bucket (already out of the heap) to the pool. */
+static void bucket_release(Evq *q, uint32_t b)
+{
+    EvqBucket *bk = &q->buckets[b];
+    EvqCacheLine *c = &q->cache[cache_index(bk->t)];
+    if (c->bucket == b)
+        c->bucket = EVQ_NONE;
+    bk->head = EVQ_NONE;
+    bk->pos = q->bfree;
+    q->bfree = b;
+}
+
+Evq *evq_new(void)
+{
+    Evq *q = g_new0(Evq, 1);
+    for (uint32_t i = 0; i < EVQ_CACHE; i++)
+        q->cache[i].bucket = EVQ_NONE;
+    return q;
+}
+
+void evq_free(Evq *q)
+{
+    if (!q)
+        return;
+    g_free(q->nodes);
+    g_free(q->buckets);
+    g_free(q->heap);
+    g_free(q);
+}
+
+EvqHandle evq_push(Evq *q, simtime_t t, EvqFn fn, void *ctx, void *data)
+{
+    if (q->free >= q->nslots)
+        grow_slots(q);
+    uint32_t slot = q->free;
+    EvqNode *n = &q->nodes[slot];
+    q->free = n->next;
+    n->fn = fn;
+    n->ctx = ctx;
+    n->data = data;
+    const EvqCacheLine *c = &q->cache[cache_index(t)];
+    uint32_t b = c->bucket != EVQ_NONE && c->t == t ? c->bucket : bucket_new(q, t);
+    EvqBucket *bk = &q->buckets[b];
+    n->bucket = b;
+    n->next = EVQ_NONE;
+    n->prev = bk->tail;
+    if (bk->tail == EVQ_NONE)
+        bk->head = slot;
+    else
+        q->nodes[bk->tail].next = slot;
+    bk->tail = slot;
+    q->len++;
+    return ((uint64_t)n->gen << 32) | (uint64_t)(slot + 1);
+}
+
+/* Unlinks a pending slot from its bucket, retiring the bucket if it is
+ * now empty, and returns the slot to the pool. */
+static void take(Evq *q, uint32_t slot)
+{
+    EvqNode *n = &q->nodes[slot];
+    uint32_t b = n->bucket;
+    EvqBucket *bk = &q->buckets[b];
+    if (n->prev == EVQ_NONE)
+        bk->head = n->next;
+    else
+        q->nodes[n->prev].next = n->next;
+    if (n->next == EVQ_NONE)
+        bk->tail = n->prev;
+    else
+        q->nodes[n->next].prev = n->prev;
+    if (bk->head == EVQ_NONE) {
+        if (bk->pos == 0)
+            heap_remove_root(q);
+        else
+            heap_remove_at(q, bk->pos);
+        bucket_release(q, b);
+    }
+    n->fn = NULL;
+    n->gen++;
+    n->next = q->free;
+    q->free = slot;
+    q->len--;
+}
+
+bool evq_cancel(Evq *q, EvqHandle h)
+{
+    uint32_t slot = (uint32_t)(h & 0xffffffffu);
+    if (slot == 0 || slot > q->nslots)
+        return false;
+    slot--;
+    EvqNode *n = &q->nodes[slot];
+    if (n->fn == NULL || n->gen != (uint32_t)(h >> 32))
+        return false;
+    take(q, slot);
+    return true;
+}
+
+bool evq_pop(Evq *q, simtime_t *t, EvqFn *fn, void **ctx, void **data)
+{
+    if (q->len == 0)
+        return false;
+    const EvqBucket *bk = &q->buckets[q->heap[0].bucket];
+    uint32_t slot = bk->head;
+    const EvqNode *n = &q->nodes[slot];
+    *t = bk->t;
+    *fn = n->fn;
+    *ctx = n->ctx;
+    *data = n->data;
+    take(q, slot);
+    return true;
+}
+
+simtime_t evq_peek_time(const Evq *q)
+{
+    return q->len ? q->buckets[q->heap[0].bucket].t : SIMTIME_MAX;
+}
+
+size_t evq_len(const Evq *q)
+{
+    return q->len;
+}

@@ -1,0 +1,436 @@
+/* net — serializing link queues and latency pipes over a Topo's directed
+ * links, in message mode (virtual cut-through, FIFO) or packet mode
+ * (store-and-forward, round robin among messages); see net.h.
+ *
+ * Message mode keeps, per message, the times its head and its tail reach
+ * the current hop. A link that is idle when a head arrives starts it at
+ * once; otherwise the message waits in the link's FIFO and the link
+ * schedules one "free" event for the moment its current message's tail
+ * has left. Uncontended, a message costs one event per hop.
+ *
+ * Packet mode keeps one NetFlow per (message, hop): how many of its
+ * packets reached that hop and how many left. A link's round-robin queue
+ * holds the flows that have packets waiting; each service sends one packet
+ * of the head flow and moves the flow to the tail if it has more. A packet
+ * costs one arrival event per hop, plus a "free" event where it had to wait.
+ *
+ * A link with a token bucket (burst_B > 0, a tc tbf shaper) keeps its
+ * credit: it grows at the link's rate while the link serializes nothing,
+ * up to burst_B, and the bytes of a message (or packet) that the credit
+ * covers pass at once; only the rest is serialized.
+ *
+ * Messages and flow arrays come from free lists in the Net, so the hot path
+ * does not allocate once the pools have grown to the peak load.
+ */
+#include "net/net.h"
+
+#include <math.h>
+#include <string.h>
+
+#define NET_MSG_CHUNK 256   /* messages allocated at once when the free list is empty */
+
+typedef struct NetMsg NetMsg;
+
+/* Packet mode: one message's progress at one hop of its route. */
+typedef struct {
+    GList qlink;            /* node in the link's round-robin queue; data = this flow */
+    NetMsg *msg;            /* the message; flows are msg->flows[0..nhops] */
+    uint32_t hop;           /* route index of the link; == nhops: the destination */
+    bool queued;            /* in the link's round-robin queue (iff sent < arrived) */
+    uint64_t arrived;       /* packets that reached this hop (all npkts at hop 0) */
+    uint64_t sent;          /* packets started on this hop's link; <= arrived */
+} NetFlow;
+
+struct NetMsg {
+    GList qlink;            /* message mode: node in a link's FIFO; data = this message */
+    const TopoRoute *route; /* shared, owned by the Topo; nhops >= 0 */
+    uint64_t bytes;         /* payload */
+    uint32_t hop;           /* message mode: route index of the link the head is at */
+    simtime_t head_ps;      /* message mode: when the head reaches the current hop */
+    simtime_t tail_ps;      /* message mode: when the tail reaches the current hop */
+    uint64_t npkts;         /* packet mode: ceil(bytes / packet), >= 1 */
+    uint64_t delivered;     /* packet mode: packets that reached the destination */
+    NetFlow *flows;         /* packet mode: nhops+1 flows from the pool; NULL otherwise */
+    NetDeliverFn fn;        /* delivery callback (NULL: none) */
+    void *ctx, *data;       /* its arguments */
+};
+
+typedef struct {
+    GQueue wait;            /* message mode: waiting NetMsg, FIFO; packet mode: NetFlow round robin.
+                             * Links are embedded in the elements: never g_queue_clear it */
+    double bw_Bps;          /* bytes per second (INFINITY: no serialization) */
+    simtime_t lat_ps;       /* pipe latency */
+    simtime_t free_ps;      /* end of the current service; idle at or after it */
+    bool free_pending;      /* a link_free event is scheduled; true whenever wait is non-empty */
+    uint64_t wait_n;        /* messages (message mode) or packets (packet mode) waiting */
+    uint64_t wait_bytes;    /* bytes waiting */
+    uint64_t serv_bytes;    /* bytes of the message or packet in service until free_ps */
+} NetLink;
+
+/* A link's token bucket (kept apart from NetLink so that links without one
+ * stay as small as before on the per-packet path). */
+typedef struct {
+    double burst_B;         /* bucket size, bytes, >= 0 (0: none) */
+    double tokens_B;        /* credit at tok_ps, bytes, 0..burst_B */
+    simtime_t tok_ps;       /* when tokens_B was last settled; <= the next service's start */
+} NetBucket;
+
+struct Net {
+    Sim *sim;               /* not owned */
+    Topo *topo;             /* not owned; outlives the Net */
+    uint64_t pkt;           /* packet bytes; 0 = message mode */
+    uint32_t nlinks;        /* directed links of the Topo */
+    NetLink *links;         /* nlinks; owned */
+    NetLinkStats *stats;    /* nlinks; owned */
+    NetBucket *buckets;     /* nlinks, owned; NULL when no link has a token bucket */
+    uint64_t inflight;      /* messages sent and not delivered */
+    GPtrArray *msg_free;    /* NetMsg* ready for reuse */
+    GPtrArray *flow_free;   /* index nhops: GPtrArray* of free NetFlow[nhops+1], or NULL */
+    GPtrArray *allocs;      /* every chunk of messages and flow array; g_free'd by net_free */
+};
+
+static void link_free(void *ctx, void *data);
+static void mm_arrive(void *ctx, void *data);
+static void msg_deliver(void *ctx, void *data);
+static void pm_arrive(void *ctx, void *data);
+
+/* a + b; an overflow fails the run through sim_add. */
+static inline simtime_t tadd(Net *n, simtime_t a, simtime_t b)
+{
+    if (G_UNLIKELY(a > SIMTIME_MAX - b))
+        return sim_add(n->sim, a, b);
+    return a + b;
+}
+
+/* Serialization time: llround(bytes / bw * 1e12) ps; 0 at infinite bandwidth.
+ * bytes is a double (a part of a message can be covered by a token bucket's
+ * fractional credit); whole byte counts convert exactly. */
+static inline simtime_t ser_ps(Net *n, double bw, double bytes)
+{
+    double ps = bytes / bw * PS_PER_S;
+    if (G_LIKELY(ps < 9.2e18))
+        return (simtime_t)llround(ps);
+    sim_fail(n->sim, "serializing %.0f bytes at %g B/s takes more than 2^63 ps", bytes, bw);
+    return SIMTIME_MAX;
+}
+
+/* link_ser_ps for a link with a token bucket: spends its credit (refilled
+ * at the link's rate since tok_ps, up to burst_B) on the first bytes and
+ * settles it at the end of the serialization. */
+static simtime_t bucket_ser_ps(Net *n, NetLink *l, uint64_t bytes, simtime_t s)
+{
+    NetBucket *k = &n->buckets[l - n->links];
+    if (k->burst_B <= 0)
+        return ser_ps(n, l->bw_Bps, (double)bytes);
+    double tok = k->tokens_B + (s > k->tok_ps ? (double)(s - k->tok_ps) / PS_PER_S * l->bw_Bps : 0);
+    if (tok > k->burst_B)
+        tok = k->burst_B;
+    double rest = (double)bytes - tok;
+    simtime_t ser = rest > 0 ? ser_ps(n, l->bw_Bps, rest) : 0;
+    k->tokens_B = rest > 0 ? 0 : -rest;
+    k->tok_ps = tadd(n, s, ser);
+    return ser;
+}
+
+/* The time link l serializes `bytes` that start at s (the common case, no
+ * bucket, stays inline on the per-packet path). */
+static inline simtime_t link_ser_ps(Net *n, NetLink *l, uint64_t bytes, simtime_t s)
+{
+    if (bytes == 0 || isinf(l->bw_Bps))
+        return 0;
+    if (G_LIKELY(!n->buckets))
+        return ser_ps(n, l->bw_Bps, (double)bytes);
+    return bucket_ser_ps(n, l, bytes, s);
+}
+
+static inline void note_peak(NetLinkStats *st, uint64_t msgs, uint64_t bytes)
+{
+    if (msgs > st->peak_msgs)
+        st->peak_msgs = msgs > UINT32_MAX ? UINT32_MAX : (uint32_t)msgs;
+    if (bytes > st->peak_bytes)
+        st->peak_bytes = bytes;
+}
+
+/* Records that `msgs` items of `bytes` joined link l's queue at now. */
+static inline void occupancy_grows(Net *n, NetLink *l, uint64_t msgs, uint64_t bytes)
+{
+    bool busy = l->free_ps > n->sim->now;
+    l->wait_n += msgs;
+    l->wait_bytes += bytes;
+    note_peak(&n->stats[l - n->links], l->wait_n + busy, l->wait_bytes + (busy ? l->serv_bytes : 0));
+}
+
+static NetMsg *msg_get(Net *n)
+{
+    if (n->msg_free->len == 0) {
+        NetMsg *chunk = g_new(NetMsg, NET_MSG_CHUNK);
+        g_ptr_array_add(n->allocs, chunk);
+        for (int i = NET_MSG_CHUNK - 1; i >= 0; i--)
+            g_ptr_array_add(n->msg_free, &chunk[i]);
+    }
+    return g_ptr_array_remove_index_fast(n->msg_free, n->msg_free->len - 1);
+}
+
+static NetFlow *flows_get(Net *n, uint32_t nhops)
+{
+    if (nhops < n->flow_free->len) {
+        GPtrArray *fl = g_ptr_array_index(n->flow_free, nhops);
+        if (fl && fl->len)
+            return g_ptr_array_remove_index_fast(fl, fl->len - 1);
+    }
+    NetFlow *a = g_new(NetFlow, (gsize)nhops + 1);
+    g_ptr_array_add(n->allocs, a);
+    return a;
+}
+
+static void flows_put(Net *n, NetFlow *a, uint32_t nhops)
+{
+    if (nhops >= n->flow_free->len)
+        g_ptr_array_set_size(n->flow_free, nhops + 1);
+    GPtrArray *fl = g_ptr_array_index(n->flow_free, nhops);
+    if (!fl) {
+        fl = g_ptr_array_new();
+        n->flow_free->pdata[nhops] = fl;
+    }
+    g_ptr_array_add(fl, a);
+}
+
+/* Returns m to the pools and runs its callback. */
+static void finish(Net *n, NetMsg *m)
+{
+    NetDeliverFn fn = m->fn;
+    void *ctx = m->ctx, *data = m->data;
+    if (m->flows)
+        flows_put(n, m->flows, m->route->nhops);
+    g_ptr_array_add(n->msg_free, m);
+    n->inflight--;
+    if (fn)
+        fn(ctx, data);
+}
+
+static void msg_deliver(void *ctx, void *data)
+{
+    finish(ctx, data);
+}
+
+/* Message mode: m's head takes link l at time s (>= its head time, l idle). */
+static void mm_start(Net *n, NetLink *l, NetMsg *m, simtime_t s)
+{
+    simtime_t end = tadd(n, s, link_ser_ps(n, l, m->bytes, s));
+    if (end < m->tail_ps)
+        end = m->tail_ps;               /* the tail cannot leave before it arrived */
+    NetLinkStats *st = &n->stats[l - n->links];
+    st->bytes += m->bytes;
+    st->msgs++;
+    st->busy_ps += end - s;
+    l->free_ps = end;
+    l->serv_bytes = m->bytes;
+    m->tail_ps = tadd(n, end, l->lat_ps);
+    if (++m->hop == m->route->nhops) {
+        sim_at(n->sim, m->tail_ps, msg_deliver, n, m);
+    } else {
+        m->head_ps = tadd(n, s, l->lat_ps);
+        sim_at(n->sim, m->head_ps, mm_arrive, n, m);
+    }
+}
+
+/* Message mode: m's head reaches the link of hop m->hop now. */
+static void mm_enter(Net *n, NetMsg *m)
+{
+    NetLink *l = &n->links[m->route->link[m->hop]];
+    occupancy_grows(n, l, 1, m->bytes);
+    if (l->wait_n == 1 && l->free_ps <= n->sim->now) {
+        l->wait_n = 0;
+        l->wait_bytes -= m->bytes;
+        mm_start(n, l, m, n->sim->now);
+        return;
+    }
+    m->qlink = (GList){.data = m};
+    g_queue_push_tail_link(&l->wait, &m->qlink);
+    if (!l->free_pending) {
+        l->free_pending = true;
+        sim_at(n->sim, l->free_ps, link_free, n, l);
+    }
+}
+
+static void mm_arrive(void *ctx, void *data)
+{
+    mm_enter(ctx, data);
+}
+
+static inline uint64_t pkt_size(const Net *n, const NetMsg *m, uint64_t i)
+{
+    return i + 1 < m->npkts ? n->pkt : m->bytes - (m->npkts - 1) * n->pkt;
+}
+
+/* Packet mode: link l is idle now; send one packet of the head flow. */
+static void pm_serve(Net *n, NetLink *l)
+{
+    GList *q = g_queue_pop_head_link(&l->wait);
+    NetFlow *f = q->data;
+    uint64_t sz = pkt_size(n, f->msg, f->sent++);
+    l->wait_n--;
+    l->wait_bytes -= sz;
+    simtime_t ser = link_ser_ps(n, l, sz, n->sim->now), end = tadd(n, n->sim->now, ser);
+    NetLinkStats *st = &n->stats[l - n->links];
+    st->bytes += sz;
+    st->msgs++;
+    st->busy_ps += ser;
+    l->free_ps = end;
+    l->serv_bytes = sz;
+    sim_at(n->sim, tadd(n, end, l->lat_ps), pm_arrive, n, f + 1);
+    if (f->sent < f->arrived)
+        g_queue_push_tail_link(&l->wait, q);
+    else
+        f->queued = false;
+    if (l->wait.length) {
+        l->free_pending = true;
+        sim_at(n->sim, end, link_free, n, l);
+    }
+}
+
+/* Packet mode: `pkts` packets of `bytes` joined flow f's link now. */
+static void pm_enqueue(Net *n, NetFlow *f, uint64_t pkts, uint64_t bytes)
+{
+    NetLink *l = &n->links[f->msg->route->link[f->hop]];
+    occupancy_grows(n, l, pkts, bytes);
+    if (!f->queued) {
+        f->queued = true;
+        f->qlink = (GList){.data = f};
+        g_queue_push_tail_link(&l->wait, &f->qlink);
+    }
+    if (l->free_pending)
+        return;
+    if (l->free_ps > n->sim->now) {
+        l->free_pending = true;
+        sim_at(n->sim, l->free_ps, link_free, n, l);
+    } else {
+        pm_serve(n, l);
+    }
+}
+
+/* Packet mode: one packet reached flow f's hop (or the destination). */
+static void pm_arrive(void *ctx, void *data)
+{
+    Net *n = ctx;
+    NetFlow *f = data;
+    NetMsg *m = f->msg;
+    if (f->hop == m->route->nhops) {
+        if (++m->delivered == m->npkts)
+            finish(n, m);
+        return;
+    }
+    pm_enqueue(n, f, 1, pkt_size(n, m, f->arrived++));
+}
+
+/* The link finished its service: start the next waiting message or packet. */
+static void link_free(void *ctx, void *data)
+{
+    Net *n = ctx;
+    NetLink *l = data;
+    l->free_pending = false;
+    if (n->pkt) {
+        pm_serve(n, l);
+        return;
+    }
+    NetMsg *m = g_queue_pop_head_link(&l->wait)->data;
+    l->wait_n--;
+    l->wait_bytes -= m->bytes;
+    mm_start(n, l, m, n->sim->now);
+    if (l->wait.length) {
+        l->free_pending = true;
+        sim_at(n->sim, l->free_ps, link_free, n, l);
+    }
+}
+
+Net *net_new(Sim *sim, Topo *t)
+{
+    Net *n = g_new0(Net, 1);
+    n->sim = sim;
+    n->topo = t;
+    n->pkt = t->packet_bytes;
+    n->nlinks = t->links->len;
+    n->links = g_new0(NetLink, n->nlinks ? n->nlinks : 1);
+    n->stats = g_new0(NetLinkStats, n->nlinks ? n->nlinks : 1);
+    for (uint32_t i = 0; i < n->nlinks; i++) {
+        const TopoLink *tl = &g_array_index(t->links, TopoLink, i);
+        g_queue_init(&n->links[i].wait);
+        n->links[i].bw_Bps = tl->bw_Bps;
+        n->links[i].lat_ps = tl->latency_ps;
+        if (tl->burst_B > 0) {   /* the bucket starts full */
+            if (!n->buckets)
+                n->buckets = g_new0(NetBucket, n->nlinks);
+            n->buckets[i] = (NetBucket){.burst_B = tl->burst_B, .tokens_B = tl->burst_B};
+        }
+    }
+    n->msg_free = g_ptr_array_new();
+    n->flow_free = g_ptr_array_new();
+    n->allocs = g_ptr_array_new_with_free_func(g_free);
+    return n;
+}
+
+void net_free(Net *n)
+{
+    if (!n)
+        return;
+    for (guint i = 0; i < n->flow_free->len; i++)
+        if (g_ptr_array_index(n->flow_free, i))
+            g_ptr_array_unref(g_ptr_array_index(n->flow_free, i));
+    g_ptr_array_unref(n->flow_free);
+    g_ptr_array_unref(n->msg_free);
+    g_ptr_array_unref(n->allocs);
+    g_free(n->links);
+    g_free(n->stats);
+    g_free(n->buckets);
+    g_free(n);
+}
+
+void net_send(Net *n, const TopoRoute *r, uint64_t bytes, NetDeliverFn fn, void *ctx, void *data)
+{
+    NetMsg *m = msg_get(n);
+    m->route = r;
+    m->bytes = bytes;
+    m->fn = fn;
+    m->ctx = ctx;
+    m->data = data;
+    m->flows = NULL;
+    n->inflight++;
+    if (r->nhops == 0) {
+        sim_at(n->sim, n->sim->now, msg_deliver, n, m);
+        return;
+    }
+    if (!n->pkt) {
+        m->hop = 0;
+        m->head_ps = m->tail_ps = n->sim->now;
+        mm_enter(n, m);
+        return;
+    }
+    m->npkts = bytes / n->pkt + (bytes % n->pkt != 0 || bytes == 0);
+    m->delivered = 0;
+    m->flows = flows_get(n, r->nhops);
+    for (uint32_t h = 0; h <= r->nhops; h++)
+        m->flows[h] = (NetFlow){.msg = m, .hop = h};
+    m->flows[0].arrived = m->npkts;
+    pm_enqueue(n, &m->flows[0], m->npkts, bytes);
+}
+
+uint64_t net_inflight(const Net *n)
+{
+    return n->inflight;
+}
+
+const NetLinkStats *net_link_stats(const Net *n, uint32_t link)
+{
+    g_return_val_if_fail(link < n->nlinks, NULL);
+    return &n->stats[link];
+}
+
+void net_reset_stats(Net *n)
+{
+    memset(n->stats, 0, sizeof *n->stats * n->nlinks);
+    for (uint32_t i = 0; i < n->nlinks; i++) {
+        NetLink *l = &n->links[i];
+        bool busy = l->free_ps > n->sim->now;
+        note_peak(&n->stats[i], l->wait_n + busy, l->wait_bytes + (busy ? l->serv_bytes : 0));
+    }
+}

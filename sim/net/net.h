@@ -1,0 +1,54 @@
+/* net — links as serializing queues followed by latency pipes (htsim).
+ *
+ * A message (or each of its packets) carries a shared, immutable route and
+ * a hop index; a queue serializes at its link's bandwidth, a pipe delays by
+ * its latency. Components know nothing about topology. An event is
+ * scheduled only when a queue goes from idle to busy, or a message moves
+ * to its next hop.
+ *
+ * Message mode (packet_bytes == 0): virtual cut-through. A message holds a
+ * link for m/B, FIFO; its head moves to the next link after the latency.
+ * Contention-free cost over h links: sum(L) + m/B_min.
+ * Packet mode: store-and-forward packets of packet_bytes, each queue serves
+ * the messages waiting on it packet by packet, round robin. Contention-free
+ * cost: sum(L) + m/B + (h-1)·s/B (s = min(packet, m)).
+ * A link with a token bucket of b bytes (TopoLink.burst_B, a tc tbf
+ * shaper) starts full and refills at B while idle; the bytes its credit
+ * covers pass at once, so an uncontended message over a star (two links
+ * of equal B and b, both full) costs sum(L) + max(0, m - b)/B.
+ */
+#ifndef ARSIM_NET_H
+#define ARSIM_NET_H
+
+#include "engine/engine.h"
+#include "net/topo.h"
+
+typedef struct Net Net;
+
+/* Per directed link, since the Net was made or last reset. */
+typedef struct {
+    uint64_t bytes;          /* bytes serialized onto the link */
+    uint64_t msgs;           /* messages (message mode) or packets (packet mode) sent */
+    simtime_t busy_ps;       /* time spent serializing */
+    uint64_t peak_bytes;     /* most bytes waiting or in service at once */
+    uint32_t peak_msgs;      /* most messages/packets waiting or in service at once */
+} NetLinkStats;
+
+/* Runs when the last byte of a message reached the route's last node. */
+typedef void (*NetDeliverFn)(void *ctx, void *data);
+
+/* The Net reads t's links and packet size; t must outlive it. */
+Net *net_new(Sim *sim, Topo *t);
+void net_free(Net *n);
+
+/* Sends `bytes` (0 allowed: a header-only message that still pays the
+ * latencies) along route r, starting now. fn(ctx, data) runs at delivery.
+ * A route of 0 hops delivers at once (same time, through the queue). */
+void net_send(Net *n, const TopoRoute *r, uint64_t bytes, NetDeliverFn fn, void *ctx, void *data);
+
+/* Messages sent and not yet delivered. */
+uint64_t net_inflight(const Net *n);
+const NetLinkStats *net_link_stats(const Net *n, uint32_t link);
+void net_reset_stats(Net *n);
+
+#endif

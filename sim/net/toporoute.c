@@ -1,0 +1,267 @@
+/* toporoute — adjacency, BFS distances, ECMP and the route cache; see toporoute.h. */
+#include "net/toporoute.h"
+
+#include <math.h>
+#include <string.h>
+
+/* The flat route cache (nhosts^2 pointers) is used up to this many hosts: 8 MiB. */
+#define TOPOROUTE_FLAT_MAX_HOSTS 1024
+/* Distance tables kept at once; the oldest are dropped (and recomputed if asked again). */
+#define TOPOROUTE_DIST_BUDGET ((size_t)256 << 20)
+
+ToporouteState *toporoute_state_new(void)
+{
+    ToporouteState *s = g_new0(ToporouteState, 1);
+    s->is_switch = g_byte_array_new();
+    s->routes = g_ptr_array_new_with_free_func(g_free);
+    s->self_route = g_malloc0(sizeof *s->self_route);
+    g_queue_init(&s->dist_order);
+    return s;
+}
+
+void toporoute_state_free(ToporouteState *s)
+{
+    if (!s)
+        return;
+    g_free(s->torus_link);
+    if (s->inner)
+        topo_free(s->inner);
+    g_byte_array_unref(s->is_switch);
+    g_free(s->out_start);
+    g_free(s->out_link);
+    g_free(s->in_start);
+    g_free(s->in_link);
+    g_free(s->leaf_link);
+    g_free(s->bfs_fifo);
+    if (s->dist) {
+        for (GList *l = s->dist_order.head; l; l = l->next)
+            g_free(s->dist[GPOINTER_TO_INT(l->data)]);
+        g_free(s->dist);
+    }
+    g_queue_clear(&s->dist_order);
+    g_free(s->route_flat);
+    if (s->route_hash)
+        g_hash_table_unref(s->route_hash);
+    g_ptr_array_unref(s->routes);
+    g_free(s->self_route);
+    g_free(s);
+}
+
+/* Groups link ids by one endpoint (counting sort, so ids stay ascending). */
+static void build_rows(const Topo *t, bool by_from, uint32_t **start, uint32_t **ids)
+{
+    uint32_t nl = t->links->len;
+    uint32_t *st = g_new0(uint32_t, (gsize)t->nnodes + 1);
+    uint32_t *out = g_new(uint32_t, nl ? nl : 1);
+    const TopoLink *L = (const TopoLink *)t->links->data;
+    for (uint32_t i = 0; i < nl; i++)
+        st[(by_from ? L[i].from : L[i].to) + 1]++;
+    for (int v = 0; v < t->nnodes; v++)
+        st[v + 1] += st[v];
+    uint32_t *fill = g_memdup2(st, sizeof *st * ((gsize)t->nnodes + 1));
+    for (uint32_t i = 0; i < nl; i++)
+        out[fill[by_from ? L[i].from : L[i].to]++] = i;
+    g_free(fill);
+    *start = st;
+    *ids = out;
+}
+
+void toporoute_prepare(Topo *t)
+{
+    ToporouteState *s = t->priv;
+    build_rows(t, true, &s->out_start, &s->out_link);
+    build_rows(t, false, &s->in_start, &s->in_link);
+    s->bfs_fifo = g_new(uint32_t, t->nnodes);
+    s->dist = g_new0(uint32_t *, t->nnodes);
+    s->leaf_link = g_new(uint32_t, t->nhosts);
+    for (int h = 0; h < t->nhosts; h++)
+        s->leaf_link[h] = s->in_start[h + 1] - s->in_start[h] == 1 ? s->in_link[s->in_start[h]] : UINT32_MAX;
+}
+
+int toporoute_unreachable_host(Topo *t)
+{
+    ToporouteState *s = t->priv;
+    const TopoLink *L = (const TopoLink *)t->links->data;
+    uint8_t *seen = g_new0(uint8_t, t->nnodes);
+    uint32_t head = 0, tail = 0;
+    s->bfs_fifo[tail++] = 0;
+    seen[0] = 1;
+    while (head < tail) {
+        uint32_t v = s->bfs_fifo[head++];
+        for (uint32_t i = s->out_start[v]; i < s->out_start[v + 1]; i++) {
+            int w = L[s->out_link[i]].to;
+            if (!seen[w]) {
+                seen[w] = 1;
+                s->bfs_fifo[tail++] = (uint32_t)w;
+            }
+        }
+    }
+    int bad = -1;
+    for (int h = 0; h < t->nhosts && bad < 0; h++)
+        if (!seen[h])
+            bad = h;
+    g_free(seen);
+    return bad;
+}
+
+/* Hops from every node to node d, by BFS over the reversed links. */
+static const uint32_t *dist_to(Topo *t, int d)
+{
+    ToporouteState *s = t->priv;
+    if (s->dist[d])
+        return s->dist[d];
+    size_t need = sizeof(uint32_t) * (size_t)t->nnodes;
+    while (s->dist_bytes + need > TOPOROUTE_DIST_BUDGET && !g_queue_is_empty(&s->dist_order)) {
+        int old = GPOINTER_TO_INT(g_queue_pop_head(&s->dist_order));
+        g_free(s->dist[old]);
+        s->dist[old] = NULL;
+        s->dist_bytes -= need;
+    }
+    const TopoLink *L = (const TopoLink *)t->links->data;
+    uint32_t *dist = g_new(uint32_t, t->nnodes);
+    memset(dist, 0xff, need);
+    uint32_t head = 0, tail = 0;
+    dist[d] = 0;
+    s->bfs_fifo[tail++] = (uint32_t)d;
+    while (head < tail) {
+        uint32_t v = s->bfs_fifo[head++];
+        for (uint32_t i = s->in_start[v]; i < s->in_start[v + 1]; i++) {
+            int u = L[s->in_link[i]].from;
+            if (dist[u] == UINT32_MAX) {
+                dist[u] = dist[v] + 1;
+                s->bfs_fifo[tail++] = (uint32_t)u;
+            }
+        }
+    }
+    s->dist[d] = dist;
+    s->dist_bytes += need;
+    g_queue_push_tail(&s->dist_order, GINT_TO_POINTER(d));
+    return dist;
+}
+
+/* splitmix64's finalizer: a well-mixed 64-bit hash. */
+static uint64_t mix64(uint64_t z)
+{
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+static TopoRoute *route_alloc(ToporouteState *s, uint32_t nhops)
+{
+    TopoRoute *r = g_malloc(sizeof *r + sizeof r->link[0] * (nhops ? nhops : 1));
+    r->nhops = nhops;
+    g_ptr_array_add(s->routes, r);
+    return r;
+}
+
+/* Shortest path; among next hops one hop closer, the hash of (src, dst, hop)
+ * picks. A leaf host is reached through its only incoming link, from the
+ * node at its other end (so the search aims at that node). */
+static TopoRoute *route_bfs(Topo *t, int src, int dst)
+{
+    ToporouteState *s = t->priv;
+    const TopoLink *L = (const TopoLink *)t->links->data;
+    uint32_t last = s->leaf_link[dst];
+    int aim = last == UINT32_MAX ? dst : L[last].from;
+    const uint32_t *dist = dist_to(t, aim);
+    uint32_t h = dist[src];
+    g_return_val_if_fail(h != UINT32_MAX, s->self_route);
+    TopoRoute *r = route_alloc(s, h + (last != UINT32_MAX));
+    if (last != UINT32_MAX)
+        r->link[h] = last;
+    uint64_t key = (uint64_t)src * (uint64_t)t->nhosts + (uint64_t)dst;
+    uint32_t u = (uint32_t)src;
+    for (uint32_t hop = 0; hop < h; hop++) {
+        uint32_t want = dist[u] - 1, c = 0;
+        for (uint32_t i = s->out_start[u]; i < s->out_start[u + 1]; i++)
+            c += dist[L[s->out_link[i]].to] == want;
+        uint32_t pick = c > 1 ? (uint32_t)(mix64(key + (hop + 1) * 0x9e3779b97f4a7c15ULL) % c) : 0;
+        for (uint32_t i = s->out_start[u]; i < s->out_start[u + 1]; i++) {
+            uint32_t l = s->out_link[i];
+            if (dist[L[l].to] == want && pick-- == 0) {
+                r->link[hop] = l;
+                u = (uint32_t)L[l].to;
+                break;
+            }
+        }
+    }
+    return r;
+}
+
+/* Steps along one dimension: the shorter way round, + on a tie. */
+static void torus_steps(int from, int to, int size, int *n, int *dir_plus)
+{
+    int d = ((to - from) % size + size) % size;
+    *dir_plus = d <= size - d;
+    *n = *dir_plus ? d : size - d;
+}
+
+/* Dimension-order routing: all X steps, then all Y steps. */
+static TopoRoute *route_torus(Topo *t, int src, int dst)
+{
+    ToporouteState *s = t->priv;
+    const TopoLink *L = (const TopoLink *)t->links->data;
+    int x = s->grid_x, y = s->grid_y;
+    int nx, ny, px, py;
+    torus_steps(src % x, dst % x, x, &nx, &px);
+    torus_steps(src / x, dst / x, y, &ny, &py);
+    TopoRoute *r = route_alloc(s, (uint32_t)(nx + ny));
+    int u = src, k = 0;
+    for (int i = 0; i < nx + ny; i++) {
+        int dir = i < nx ? (px ? TOPOROUTE_XP : TOPOROUTE_XM) : (py ? TOPOROUTE_YP : TOPOROUTE_YM);
+        int32_t l = s->torus_link[(size_t)u * TOPOROUTE_NDIR + dir];
+        r->link[k++] = (uint32_t)l;
+        u = L[l].to;
+    }
+    return r;
+}
+
+/* GPU up-link, the inner network's route between the nodes, GPU down-link. */
+static TopoRoute *route_hier(Topo *t, int src, int dst)
+{
+    ToporouteState *s = t->priv;
+    int g = t->gpus_per_node, na = src / g, nb = dst / g;
+    const TopoRoute *in = na == nb ? NULL : topo_route(s->inner, na, nb);
+    uint32_t mid = in ? in->nhops : 0;
+    TopoRoute *r = route_alloc(s, mid + 2);
+    r->link[0] = 2u * (uint32_t)src;
+    for (uint32_t i = 0; i < mid; i++)
+        r->link[i + 1] = s->inner_link_off + in->link[i];
+    r->link[mid + 1] = 2u * (uint32_t)dst + 1u;
+    return r;
+}
+
+const TopoRoute *toporoute_get(Topo *t, int src, int dst)
+{
+    ToporouteState *s = t->priv;
+    g_return_val_if_fail(src >= 0 && src < t->nhosts && dst >= 0 && dst < t->nhosts, s->self_route);
+    if (src == dst)
+        return s->self_route;
+    gsize key = (gsize)src * (gsize)t->nhosts + (gsize)dst;
+    if (s->route_flat && s->route_flat[key])
+        return s->route_flat[key];
+    if (s->route_hash) {
+        TopoRoute *r = g_hash_table_lookup(s->route_hash, GSIZE_TO_POINTER(key));
+        if (r)
+            return r;
+    }
+    if (!s->route_flat && !s->route_hash) {
+        if (t->nhosts <= TOPOROUTE_FLAT_MAX_HOSTS)
+            s->route_flat = g_new0(TopoRoute *, (gsize)t->nhosts * (gsize)t->nhosts);
+        else
+            s->route_hash = g_hash_table_new(g_direct_hash, g_direct_equal);
+    }
+    TopoRoute *r;
+    if (s->inner)
+        r = route_hier(t, src, dst);
+    else if (s->torus_link)
+        r = route_torus(t, src, dst);
+    else
+        r = route_bfs(t, src, dst);
+    if (s->route_flat)
+        s->route_flat[key] = r;
+    else
+        g_hash_table_insert(s->route_hash, GSIZE_TO_POINTER(key), r);
+    return r;
+}

@@ -1,0 +1,446 @@
+/* plotfig — data files and gnuplot runs for every figure; see plotfig.h. */
+#include "plot/plotfig.h"
+#include "plot/plotdims.h"
+
+#include <glib/gstdio.h>
+#include <math.h>
+#include <string.h>
+
+/* A gnuplot double-quoted string literal. */
+static void gp_str(GString *out, const char *s)
+{
+    g_string_append_c(out, '"');
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            g_string_append_c(out, '\\');
+        if (*s == '\n')
+            g_string_append(out, "\\n");
+        else
+            g_string_append_c(out, *s);
+    }
+    g_string_append_c(out, '"');
+}
+
+/* A gnuplot single-quoted string literal (paths: no escapes but ''). */
+static void gp_path(GString *out, const char *s)
+{
+    g_string_append_c(out, '\'');
+    for (; *s; s++) {
+        if (*s == '\'')
+            g_string_append_c(out, '\'');
+        g_string_append_c(out, *s);
+    }
+    g_string_append_c(out, '\'');
+}
+
+/* A string field of a .dat file: double-quoted, no inner quotes. */
+static void dat_str(GString *out, const char *s)
+{
+    g_string_append_c(out, '"');
+    for (; *s; s++)
+        g_string_append_c(out, *s == '"' ? '\'' : *s == '\n' ? ' ' : *s);
+    g_string_append_c(out, '"');
+}
+
+static char *fig_name(const char *fig, guint k, guint n)
+{
+    return n > 1 ? g_strdup_printf("%s-%02u", fig, k + 1) : g_strdup(fig);
+}
+
+/* Writes base.dat, then runs script.gp into base.png and base.svg with the
+ * extra gnuplot assignments in vars. */
+static bool draw(PlotFigCtx *c, const char *script, const char *base, const char *data, const char *vars,
+                 const char *title, const char *subtitle, char **err)
+{
+    char *dat = g_strdup_printf("%s/%s.dat", c->outdir, base), *png = g_strdup_printf("%s/%s.png", c->outdir, base);
+    char *svg = g_strdup_printf("%s/%s.svg", c->outdir, base), *gp = g_strdup_printf("%s/%s.gp", c->scripts, script);
+    GError *ge = NULL;
+    bool ok = g_file_set_contents(dat, data, -1, &ge);
+    if (!ok) {
+        *err = g_strdup_printf("%s: cannot write: %s", dat, ge->message);
+        g_error_free(ge);
+    }
+    GString *cmd = g_string_new("datafile=");
+    gp_path(cmd, dat);
+    g_string_append(cmd, "; scriptdir=");
+    gp_path(cmd, c->scripts);
+    g_string_append(cmd, "; plottitle=");
+    gp_str(cmd, title);
+    g_string_append(cmd, "; subtitle=");
+    gp_str(cmd, subtitle);
+    g_string_append_printf(cmd, "; %s; fmt='png'; outfile=", vars);
+    gp_path(cmd, png);
+    g_string_append(cmd, "; load ");
+    gp_path(cmd, gp);
+    g_string_append(cmd, "; reset; fmt='svg'; outfile=");
+    gp_path(cmd, svg);
+    g_string_append(cmd, "; load ");
+    gp_path(cmd, gp);
+    char *argv[] = {(char *)c->gnuplot, "-e", cmd->str, NULL};
+    char *errout = NULL;
+    int status = 0;
+    if (ok && !g_spawn_sync(NULL, argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL, &errout, &status, &ge)) {
+        *err = g_strdup_printf("%s: cannot run gnuplot: %s", c->gnuplot, ge->message);
+        g_error_free(ge);
+        ok = false;
+    } else if (ok && (!g_spawn_check_wait_status(status, NULL) || !g_file_test(png, G_FILE_TEST_IS_REGULAR) ||
+                      !g_file_test(svg, G_FILE_TEST_IS_REGULAR))) {
+        char *line = g_strstrip(g_strdup(errout ? errout : ""));
+        char *nl = strrchr(line, '\n');
+        *err = g_strdup_printf("%s: gnuplot failed on %s: %s", gp, dat, nl ? nl + 1 : line);
+        g_free(line);
+        g_unlink(png);
+        g_unlink(svg);
+        ok = false;
+    }
+    if (ok) {
+        c->made++;
+        fprintf(c->log, "wrote %s.png and .svg: %s%s%s\n", base, title, subtitle[0] ? "; " : "", subtitle);
+        g_string_append_printf(c->index, "%s\t%s\t%s\n", base, title, subtitle);
+    }
+    g_free(errout);
+    g_string_free(cmd, TRUE);
+    g_free(dat);
+    g_free(png);
+    g_free(svg);
+    g_free(gp);
+    return ok;
+}
+
+/* Rows of group g with policy label p, sorted by the numeric value of
+ * dim (one row per value: the first). */
+static GArray *policy_rows(const PlotDims *d, const PlotGroup *g, const char *p, int dim)
+{
+    const PlotDim *m = g_ptr_array_index(d->dims, dim);
+    GArray *out = g_array_new(FALSE, FALSE, sizeof(guint));
+    for (guint r = 0; r < m->order->len; r++) {
+        for (guint k = 0; k < g->rows->len; k++) {
+            guint row = g_array_index(g->rows, guint, k);
+            if (strcmp(g_ptr_array_index(d->row_policy, row), p) == 0 &&
+                strcmp(g_ptr_array_index(m->vals, row), g_ptr_array_index(m->order, r)) == 0) {
+                g_array_append_val(out, row);
+                break;
+            }
+        }
+    }
+    return out;
+}
+
+static const PlotRow *row_at(const PlotDims *d, guint row)
+{
+    return g_ptr_array_index(d->pd->rows, row);
+}
+
+/* The policy (label) whose speed-up is 1 on all its rows of g, or "". */
+static const char *baseline_of(const PlotDims *d, const PlotGroup *g)
+{
+    for (guint p = 0; p < d->policies->len; p++) {
+        const char *lab = g_ptr_array_index(d->policies, p);
+        bool any = false, all = true;
+        for (guint k = 0; k < g->rows->len; k++) {
+            guint row = g_array_index(g->rows, guint, k);
+            if (strcmp(g_ptr_array_index(d->row_policy, row), lab) == 0) {
+                any = true;
+                all &= fabs(row_at(d, row)->speedup - 1.0) < 1e-12;
+            }
+        }
+        if (any && all)
+            return lab;
+    }
+    return "";
+}
+
+static bool fig_batch(const PlotDims *d, PlotFigCtx *c, char **err)
+{
+    int xs[] = {d->batch_dim};
+    GPtrArray *groups = plotdims_groups(d, xs, 1);
+    bool ok = true;
+    guint n = MIN(groups->len, PLOTFIG_MAX_GROUPS);
+    for (guint gi = 0; gi < n && ok; gi++) {
+        const PlotGroup *g = g_ptr_array_index(groups, gi);
+        char *title = plotdims_title(d, g);
+        GString *lines = g_string_new("# arsim plot: per policy (one block each, its label first)\n"
+                                      "# batch(samples/GPU) iteration_ms speedup samples_per_s\n");
+        GString *bars = g_string_new("# arsim plot: per policy and batch: \"label\" compute_ms hidden_comm_ms "
+                                     "exposed_comm_ms (hidden = comm - exposed)\n");
+        int blocks = 0;
+        for (guint p = 0; p < d->policies->len; p++) {
+            GArray *rs = policy_rows(d, g, g_ptr_array_index(d->policies, p), d->batch_dim);
+            if (rs->len) {
+                dat_str(lines, g_ptr_array_index(d->policies, p));
+                g_string_append_c(lines, '\n');
+                for (guint k = 0; k < rs->len; k++) {
+                    const PlotRow *r = row_at(d, g_array_index(rs, guint, k));
+                    g_string_append_printf(lines, "%d %.9g %.9g %.9g\n", r->batch, r->iteration_s * 1e3, r->speedup,
+                                           r->samples_per_s);
+                }
+                g_string_append(lines, "\n\n");
+                blocks++;
+            }
+            g_array_free(rs, TRUE);
+        }
+        const PlotDim *bd = g_ptr_array_index(d->dims, d->batch_dim);
+        for (guint b = 0; b < bd->order->len; b++) {
+            bool any = false;
+            for (guint k = 0; k < g->rows->len; k++) {
+                guint row = g_array_index(g->rows, guint, k);
+                const PlotRow *r = row_at(d, row);
+                if (strcmp(g_ptr_array_index(bd->vals, row), g_ptr_array_index(bd->order, b)) != 0)
+                    continue;
+                char *lab = bd->order->len > 1 ? g_strdup_printf("%s b=%d", r->policy, r->batch) : g_strdup(r->policy);
+                dat_str(bars, lab);
+                g_free(lab);
+                double hidden = r->comm_s - r->exposed_comm_s;
+                g_string_append_printf(bars, " %.9g %.9g %.9g\n", r->compute_s * 1e3, hidden > 0 ? hidden * 1e3 : 0,
+                                       r->exposed_comm_s * 1e3);
+                any = true;
+            }
+            if (any && b + 1 < bd->order->len)
+                g_string_append(bars, "\"\" 0 0 0\n");
+        }
+        char *base = fig_name("iteration_vs_batch", gi, groups->len);
+        char *vars = g_strdup_printf("nblocks=%d", blocks);
+        ok = draw(c, "iteration_vs_batch", base, lines->str, vars, title, g->label, err);
+        g_free(base);
+        g_free(vars);
+        const char *bl = baseline_of(d, g);
+        GString *v = g_string_new(NULL);
+        g_string_append_printf(v, "nblocks=%d; baseline=", blocks);
+        gp_str(v, bl[0] ? bl : "the baseline");
+        base = fig_name("speedup_vs_batch", gi, groups->len);
+        ok = ok && draw(c, "speedup_vs_batch", base, lines->str, v->str, title, g->label, err);
+        g_free(base);
+        base = fig_name("breakdown", gi, groups->len);
+        ok = ok && draw(c, "breakdown", base, bars->str, "nblocks=1", title, g->label, err);
+        g_free(base);
+        g_string_free(v, TRUE);
+        g_string_free(lines, TRUE);
+        g_string_free(bars, TRUE);
+        g_free(title);
+    }
+    if (groups->len > n)
+        fprintf(c->log, "drew the first %u of %u groups of the batch figures\n", n, groups->len);
+    g_ptr_array_free(groups, TRUE);
+    return ok;
+}
+
+static bool fig_scaling(const PlotDims *d, PlotFigCtx *c, char **err)
+{
+    const PlotDim *wd = g_ptr_array_index(d->dims, d->world_dim);
+    if (!wd->varying)
+        return true;
+    int xs[] = {d->world_dim};
+    GPtrArray *groups = plotdims_groups(d, xs, 1);
+    bool ok = true;
+    guint drawn = 0;
+    for (guint gi = 0; gi < groups->len && ok && drawn < PLOTFIG_MAX_GROUPS; gi++) {
+        const PlotGroup *g = g_ptr_array_index(groups, gi);
+        GString *t = g_string_new("# arsim plot: per policy (one block each, its label first)\n"
+                                  "# gpus iteration_ms efficiency_pct samples_per_s\n");
+        int blocks = 0;
+        guint most = 0;
+        for (guint p = 0; p < d->policies->len; p++) {
+            GArray *rs = policy_rows(d, g, g_ptr_array_index(d->policies, p), d->world_dim);
+            most = MAX(most, rs->len);
+            if (rs->len) {
+                const PlotRow *r0 = row_at(d, g_array_index(rs, guint, 0));
+                dat_str(t, g_ptr_array_index(d->policies, p));
+                g_string_append_c(t, '\n');
+                for (guint k = 0; k < rs->len; k++) {
+                    const PlotRow *r = row_at(d, g_array_index(rs, guint, k));
+                    double eff = r0->samples_per_s > 0 && r->world > 0 && r0->world > 0
+                                     ? (r->samples_per_s / r->world) / (r0->samples_per_s / r0->world)
+                                     : r0->iteration_s / r->iteration_s;
+                    g_string_append_printf(t, "%d %.9g %.9g %.9g\n", r->world, r->iteration_s * 1e3, eff * 100,
+                                           r->samples_per_s);
+                }
+                g_string_append(t, "\n\n");
+                blocks++;
+            }
+            g_array_free(rs, TRUE);
+        }
+        if (most >= 2) {
+            char *title = plotdims_title(d, g), *base = fig_name("scaling", drawn, groups->len);
+            char *vars = g_strdup_printf("nblocks=%d", blocks);
+            ok = draw(c, "scaling", base, t->str, vars, title, g->label, err);
+            drawn++;
+            g_free(title);
+            g_free(base);
+            g_free(vars);
+        }
+        g_string_free(t, TRUE);
+    }
+    g_ptr_array_free(groups, TRUE);
+    return ok;
+}
+
+/* gnuplot tic list '("a" 0, "b" 1)' of a dimension's values. */
+static void tics(GString *out, const PlotDim *m)
+{
+    GString *s = g_string_new("(");
+    for (guint k = 0; k < m->order->len; k++) {
+        g_string_append(s, k ? ", " : "");
+        gp_str(s, g_ptr_array_index(m->order, k));
+        g_string_append_printf(s, " %u", k);
+    }
+    g_string_append_c(s, ')');
+    gp_path(out, s->str);
+    g_string_free(s, TRUE);
+}
+
+static bool fig_best(const PlotDims *d, PlotFigCtx *c, char **err)
+{
+    GArray *cand = g_array_new(FALSE, FALSE, sizeof(int));
+    for (guint k = 0; k < d->dims->len; k++) {
+        const PlotDim *m = g_ptr_array_index(d->dims, k);
+        int kk = (int)k;
+        if (m->varying && !m->covered && !((int)k == d->world_dim && cand->len))
+            g_array_append_val(cand, kk);
+    }
+    bool ok = true;
+    if (cand->len >= 2) {
+        int y = g_array_index(cand, int, 1);       /* batch (or the axis that sets it) when it varies */
+        for (guint k = 0; k < cand->len; k++) {
+            int c = g_array_index(cand, int, k);
+            if (((const PlotDim *)g_ptr_array_index(d->dims, d->batch_dim))->varying &&
+                (c == d->batch_dim || plotdims_determines(d, c, d->batch_dim)))
+                y = c;
+        }
+        int x = g_array_index(cand, int, 0) != y ? g_array_index(cand, int, 0) : g_array_index(cand, int, 1);
+        int xs[] = {x, y};
+        const PlotDim *mx = g_ptr_array_index(d->dims, x), *my = g_ptr_array_index(d->dims, y);
+        GPtrArray *groups = plotdims_groups(d, xs, 2);
+        guint n = MIN(groups->len, PLOTFIG_MAX_GROUPS);
+        for (guint gi = 0; gi < n && ok; gi++) {
+            const PlotGroup *g = g_ptr_array_index(groups, gi);
+            GString *t = g_string_new("# arsim plot: one cell per (x, y): x_index y_index margin_pct \"best policy\" "
+                                      "\"margin\" (margin = runner-up iteration time / best - 1; tie below 0.05%)\n");
+            for (guint yi = 0; yi < my->order->len; yi++) {
+                for (guint xi = 0; xi < mx->order->len; xi++) {
+                    double best = INFINITY, second = INFINITY;
+                    const char *who = NULL;
+                    for (guint k = 0; k < g->rows->len; k++) {
+                        guint row = g_array_index(g->rows, guint, k);
+                        if (plotdims_rank(d, x, g_ptr_array_index(mx->vals, row)) != (int)xi ||
+                            plotdims_rank(d, y, g_ptr_array_index(my->vals, row)) != (int)yi)
+                            continue;
+                        double it = row_at(d, row)->iteration_s;
+                        if (it < best) {
+                            second = best;
+                            best = it;
+                            who = row_at(d, row)->policy;
+                        } else if (it < second) {
+                            second = it;
+                        }
+                    }
+                    double margin = isfinite(second) ? (second / best - 1) * 100 : 0;
+                    g_string_append_printf(t, "%u %u ", xi, yi);
+                    if (who) {
+                        g_string_append_printf(t, "%.6g ", margin);
+                        dat_str(t, who);
+                        if (margin < 0.05)
+                            g_string_append(t, " \"tie\"\n");
+                        else
+                            g_string_append_printf(t, " \"+%.1f%%\"\n", margin);
+                    } else {
+                        g_string_append(t, "NaN \"\" \"\"\n");
+                    }
+                }
+            }
+            GString *v = g_string_new(NULL);
+            g_string_append_printf(v, "nx=%u; ny=%u; xtics=", mx->order->len, my->order->len);
+            tics(v, mx);
+            g_string_append(v, "; ytics=");
+            tics(v, my);
+            g_string_append(v, "; xlab=");
+            gp_str(v, mx->field && strcmp(mx->label, "batch") == 0 ? "per-GPU batch size (samples)" : mx->label);
+            g_string_append(v, "; ylab=");
+            gp_str(v, my->field && strcmp(my->label, "batch") == 0 ? "per-GPU batch size (samples)" : my->label);
+            char *title = plotdims_title(d, g), *base = fig_name("best_policy", gi, groups->len);
+            ok = draw(c, "best_policy", base, t->str, v->str, title, g->label, err);
+            g_free(title);
+            g_free(base);
+            g_string_free(v, TRUE);
+            g_string_free(t, TRUE);
+        }
+        g_ptr_array_free(groups, TRUE);
+    }
+    g_array_free(cand, TRUE);
+    return ok;
+}
+
+static gint by_rank_track(gconstpointer a, gconstpointer b)
+{
+    gint x = *(const gint *)a, y = *(const gint *)b;
+    return x < y ? -1 : x > y;
+}
+
+static bool fig_timeline(const PlotDims *d, PlotFigCtx *c, char **err)
+{
+    const PlotData *pd = d->pd;
+    if (pd->spans->len == 0)
+        return true;
+    GArray *tracks = g_array_new(FALSE, FALSE, sizeof(gint));   /* rank * 2 + track, sorted */
+    GHashTable *seen = g_hash_table_new(g_direct_hash, g_direct_equal);
+    for (guint i = 0; i < pd->spans->len; i++) {
+        const PlotSpan *s = g_ptr_array_index(pd->spans, i);
+        gint key = s->rank * 2 + (s->track ? 1 : 0);
+        if (!g_hash_table_contains(seen, GINT_TO_POINTER(key + 1))) {
+            g_hash_table_add(seen, GINT_TO_POINTER(key + 1));
+            g_array_append_val(tracks, key);
+        }
+    }
+    g_array_sort(tracks, by_rank_track);
+    if (tracks->len > 32)
+        g_array_set_size(tracks, 32);
+    GString *t = g_string_new("# arsim plot: one span per line: start_ms end_ms row track(0 compute, 1 comm) "
+                              "\"name\"\n");
+    GString *yt = g_string_new("(");
+    for (guint k = 0; k < tracks->len; k++) {
+        gint key = g_array_index(tracks, gint, k);
+        char *lab = g_strdup_printf("rank %d %s", key / 2, key % 2 ? "comm" : "compute");
+        g_string_append(yt, k ? ", " : "");
+        gp_str(yt, lab);
+        g_string_append_printf(yt, " %u", k);
+        g_free(lab);
+        for (guint i = 0; i < pd->spans->len; i++) {
+            const PlotSpan *s = g_ptr_array_index(pd->spans, i);
+            if (s->rank * 2 + (s->track ? 1 : 0) != key)
+                continue;
+            g_string_append_printf(t, "%.9g %.9g %u %d ", s->ts_us / 1e3, (s->ts_us + s->dur_us) / 1e3, k,
+                                   key % 2);
+            dat_str(t, s->name);
+            g_string_append_c(t, '\n');
+        }
+    }
+    g_string_append_c(yt, ')');
+    GString *v = g_string_new(NULL);
+    g_string_append_printf(v, "nrows=%u; ytics=", tracks->len);
+    gp_path(v, yt->str);
+    char *title;
+    if (d->rows->len) {
+        PlotGroup all = {.label = (char *)"", .rows = d->rows};
+        title = plotdims_title(d, &all);
+    } else {
+        title = g_strdup("one training iteration");
+    }
+    bool ok = draw(c, "timeline", "timeline", t->str, v->str, title, pd->trace_label ? pd->trace_label : "", err);
+    g_free(title);
+    g_string_free(v, TRUE);
+    g_string_free(yt, TRUE);
+    g_string_free(t, TRUE);
+    g_hash_table_destroy(seen);
+    g_array_free(tracks, TRUE);
+    return ok;
+}
+
+bool plotfig_all(const PlotData *pd, PlotFigCtx *c, char **err)
+{
+    PlotDims *d = plotdims_new(pd);
+    bool ok = true;
+    if (pd->rows->len)
+        ok = fig_batch(d, c, err) && fig_scaling(d, c, err) && fig_best(d, c, err);
+    ok = ok && fig_timeline(d, c, err);
+    plotdims_free(d);
+    return ok;
+}

@@ -1,0 +1,125 @@
+/* reportcmp — compare results as JSON; see reportcmp.h. */
+#include "report/reportcmp.h"
+#include "io/fileio.h"
+#include "report/report.h"
+
+#include <cJSON.h>
+
+#include <errno.h>
+#include <glib/gstdio.h>
+#include <math.h>
+
+static void add_num(cJSON *o, const char *k, double v)
+{
+    if (isfinite(v))
+        cJSON_AddNumberToObject(o, k, v);
+    else
+        cJSON_AddNullToObject(o, k);
+}
+
+static cJSON *case_json(const CalCmpRow *r)
+{
+    const MeasCase *c = r->c;
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "index", c->index);
+    cJSON_AddStringToObject(o, "mode", calmeas_mode_name(c->mode));
+    cJSON_AddStringToObject(o, "label", r->label);
+    if (c->mode == MEAS_PINGPONG)
+        cJSON_AddStringToObject(o, "class", c->intra ? "intra" : "inter");
+    if (c->mode == MEAS_ALLREDUCE)
+        cJSON_AddStringToObject(o, "algo", c->mpi ? "mpi" : coll_algo_name(c->algo));
+    cJSON_AddNumberToObject(o, "ranks", c->ranks);
+    if (c->mode != MEAS_ITERATION)
+        cJSON_AddNumberToObject(o, "bytes", (double)c->bytes);
+    if (c->gpus_per_node > 0)
+        cJSON_AddNumberToObject(o, "gpus_per_node", c->gpus_per_node);
+    if (c->mode == MEAS_ITERATION) {
+        cJSON_AddStringToObject(o, "config", c->config);
+        cJSON_AddStringToObject(o, "policy", c->policy);
+        cJSON_AddNumberToObject(o, "batch", c->batch);
+    }
+    add_num(o, "measured_s", c->time_s);
+    add_num(o, "predicted_s", r->pred_s >= 0 ? r->pred_s : NAN);
+    add_num(o, "rel_error", r->rel_err);
+    cJSON_AddBoolToObject(o, "fitted", r->fitted);
+    cJSON_AddBoolToObject(o, "outlier", r->outlier);
+    if (r->how)
+        cJSON_AddStringToObject(o, "how", r->how);
+    if (r->note)
+        cJSON_AddStringToObject(o, "note", r->note);
+    return o;
+}
+
+static cJSON *names_json(const GPtrArray *a)
+{
+    cJSON *arr = cJSON_CreateArray();
+    for (guint i = 0; i < a->len; i++)
+        cJSON_AddItemToArray(arr, cJSON_CreateString(g_ptr_array_index(a, i)));
+    return arr;
+}
+
+static void add_class(cJSON *o, const char *name, const CalClass *k)
+{
+    if (!k->set)
+        return;
+    char *a = g_strdup_printf("%s_alpha_s", name), *b = g_strdup_printf("%s_beta_s_per_byte", name);
+    add_num(o, a, k->alpha_s);
+    add_num(o, b, k->beta);
+    g_free(a);
+    g_free(b);
+}
+
+char *reportcmp_json(const CalCompare *x, const MeasFile *m, const CalFile *cal, const char *cal_path)
+{
+    cJSON *root = cJSON_CreateObject();
+    cJSON_AddStringToObject(root, "schema", "arsim-compare/1");
+    cJSON_AddStringToObject(root, "measurements", m->path);
+    cJSON_AddStringToObject(root, "calibration", cal_path);
+    cJSON_AddStringToObject(root, "mpi_library", m->mpi_library);
+    cJSON_AddStringToObject(root, "mpi_prediction", x->mpi_rule);
+    cJSON *cv = cJSON_AddObjectToObject(root, "calibration_values");
+    add_class(cv, "inter", &cal->inter);
+    add_class(cv, "intra", &cal->intra);
+    if (cal->has_gamma)
+        add_num(cv, "gamma_s_per_byte", cal->gamma);
+    cJSON *cases = cJSON_AddArrayToObject(root, "cases");
+    for (guint i = 0; i < x->rows->len; i++)
+        cJSON_AddItemToArray(cases, case_json(&g_array_index(x->rows, CalCmpRow, i)));
+    cJSON *sum = cJSON_AddArrayToObject(root, "summary");
+    for (guint i = 0; i < x->stats->len; i++) {
+        const CalCmpStat *s = &g_array_index(x->stats, CalCmpStat, i);
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "group", s->group);
+        cJSON_AddBoolToObject(o, "held_out", s->held_out);
+        cJSON_AddNumberToObject(o, "cases", s->cases);
+        add_num(o, "median_abs_rel_error", s->median_abs);
+        add_num(o, "max_abs_rel_error", s->max_abs);
+        cJSON_AddItemToArray(sum, o);
+    }
+    cJSON *rk = cJSON_AddArrayToObject(root, "rankings");
+    for (guint i = 0; i < x->ranks->len; i++) {
+        const CalCmpRank *r = &g_array_index(x->ranks, CalCmpRank, i);
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "config", r->config);
+        cJSON_AddNumberToObject(o, "batch", r->batch);
+        cJSON_AddNumberToObject(o, "ranks", r->ranks);
+        cJSON_AddItemToObject(o, "measured", names_json(r->measured));
+        cJSON_AddItemToObject(o, "predicted", names_json(r->predicted));
+        cJSON_AddBoolToObject(o, "same", r->same);
+        cJSON_AddItemToArray(rk, o);
+    }
+    char *txt = cJSON_Print(root);
+    char *out = g_strdup_printf("%s\n", txt);
+    cJSON_free(txt);
+    cJSON_Delete(root);
+    return out;
+}
+
+bool reportcmp_write(const char *path, const CalCompare *x, const MeasFile *m, const CalFile *cal,
+                     const char *cal_path, char **err)
+{
+    char *text = reportcmp_json(x, m, cal, cal_path);
+    bool ok = fileio_write_text(path, text, err);
+    g_free(text);
+    return ok;
+}

@@ -1,0 +1,110 @@
+/* reportcoll — the table and JSON of `arsim collective`; see reportcoll.h. */
+#include "report/reportcoll.h"
+#include "report/report.h"
+#include "io/units.h"
+
+#include <errno.h>
+#include <glib/gstdio.h>
+#include <stdio.h>
+
+#include <cJSON.h>
+
+static const char *node_name(const Topo *t, int node)
+{
+    return g_ptr_array_index(t->node_names, node);
+}
+
+/* Link ids that carried bytes, busiest (longest busy) first, ties by id. */
+static GArray *busy_links(const Topo *t, const NetLinkStats *ls)
+{
+    GArray *ids = g_array_new(FALSE, FALSE, sizeof(guint));
+    for (guint l = 0; l < t->links->len; l++)
+        if (ls[l].bytes > 0)
+            g_array_append_val(ids, l);
+    for (guint i = 1; i < ids->len; i++) {   /* insertion sort: stable and deterministic */
+        guint v = g_array_index(ids, guint, i), j = i;
+        while (j > 0 && ls[g_array_index(ids, guint, j - 1)].busy_ps < ls[v].busy_ps) {
+            g_array_index(ids, guint, j) = g_array_index(ids, guint, j - 1);
+            j--;
+        }
+        g_array_index(ids, guint, j) = v;
+    }
+    return ids;
+}
+
+static void links_table(FILE *out, const Topo *t, const ReportCollRow *r)
+{
+    GArray *ids = busy_links(t, r->links);
+    uint64_t total = 0;
+    for (guint i = 0; i < ids->len; i++)
+        total += r->links[g_array_index(ids, guint, i)].bytes;
+    fprintf(out, "    %-24s %14s %12s %8s %12s %6s\n", "link", "bytes", "busy(us)", "util(%)", "peak(B)", "peak#");
+    for (guint i = 0; i < ids->len && i < 8; i++) {
+        guint l = g_array_index(ids, guint, i);
+        const TopoLink *tl = &g_array_index(t->links, TopoLink, l);
+        const NetLinkStats *s = &r->links[l];
+        char name[64];
+        snprintf(name, sizeof name, "%s->%s", node_name(t, tl->from), node_name(t, tl->to));
+        fprintf(out, "    %-24s %14" G_GUINT64_FORMAT " %12.3f %8.1f %12" G_GUINT64_FORMAT " %6u\n", name,
+                (guint64)s->bytes, s->busy_ps / 1e6, r->time_s > 0 ? 100.0 * s->busy_ps / 1e12 / r->time_s : 0,
+                (guint64)s->peak_bytes, s->peak_msgs);
+    }
+    fprintf(out, "    %u links carried %" G_GUINT64_FORMAT " bytes in all\n", ids->len, (guint64)total);
+    g_array_free(ids, TRUE);
+}
+
+void report_coll_table(FILE *out, const Topo *t, const ReportCollRow *rows, size_t n)
+{
+    fprintf(out, "%14s %-12s %6s %12s %12s %12s %10s\n", "size(B)", "algorithm", "ranks", "time(us)",
+            "algbw(GB/s)", "busbw(GB/s)", "events");
+    for (size_t i = 0; i < n; i++) {
+        const ReportCollRow *r = &rows[i];
+        fprintf(out, "%14" G_GUINT64_FORMAT " %-12s %6d %12.3f %12.4f %12.4f %10" G_GUINT64_FORMAT "\n",
+                (guint64)r->bytes, coll_algo_name(r->algo), r->ranks, r->time_s * 1e6, r->algbw_Bps / 1e9,
+                r->busbw_Bps / 1e9, (guint64)r->events);
+        if (r->links)
+            links_table(out, t, r);
+    }
+}
+
+
+void report_coll_json(FILE *out, const Topo *t, const ReportCollRow *rows, size_t n)
+{
+    cJSON *arr = cJSON_CreateArray();
+    for (size_t i = 0; i < n; i++) {
+        const ReportCollRow *r = &rows[i];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "algorithm", coll_algo_name(r->algo));
+        cJSON_AddNumberToObject(o, "ranks", r->ranks);
+        cJSON_AddNumberToObject(o, "bytes", (double)r->bytes);
+        cJSON_AddNumberToObject(o, "time_s", r->time_s);
+        cJSON_AddNumberToObject(o, "algbw_Bps", r->algbw_Bps);
+        cJSON_AddNumberToObject(o, "busbw_Bps", r->busbw_Bps);
+        cJSON_AddNumberToObject(o, "events", (double)r->events);
+        cJSON_AddNumberToObject(o, "wall_s", r->wall_s);
+        if (r->links) {
+            cJSON *la = cJSON_AddArrayToObject(o, "links");
+            GArray *ids = busy_links(t, r->links);
+            for (guint i = 0; i < ids->len; i++) {
+                guint l = g_array_index(ids, guint, i);
+                const TopoLink *tl = &g_array_index(t->links, TopoLink, l);
+                const NetLinkStats *s = &r->links[l];
+                cJSON *x = cJSON_CreateObject();
+                cJSON_AddNumberToObject(x, "link", l);
+                cJSON_AddStringToObject(x, "from", node_name(t, tl->from));
+                cJSON_AddStringToObject(x, "to", node_name(t, tl->to));
+                cJSON_AddNumberToObject(x, "bytes", (double)s->bytes);
+                cJSON_AddNumberToObject(x, "messages", (double)s->msgs);
+                cJSON_AddNumberToObject(x, "busy_s", s->busy_ps / 1e12);
+                cJSON_AddNumberToObject(x, "utilization", r->time_s > 0 ? s->busy_ps / 1e12 / r->time_s : 0);
+                cJSON_AddNumberToObject(x, "peak_bytes", (double)s->peak_bytes);
+                cJSON_AddNumberToObject(x, "peak_messages", s->peak_msgs);
+                cJSON_AddItemToArray(la, x);
+            }
+            g_array_free(ids, TRUE);
+        }
+        cJSON_AddItemToArray(arr, o);
+    }
+    report_print_json(out, arr);
+    cJSON_Delete(arr);
+}

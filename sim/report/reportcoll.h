@@ -1,0 +1,32 @@
+/* reportcoll — what `arsim collective` prints: one row per (algorithm,
+ * size), in nccl-tests' terms (time, algbw, busbw), as a table or a JSON
+ * array; with link statistics, every link that carried bytes. */
+#ifndef ARSIM_REPORTCOLL_H
+#define ARSIM_REPORTCOLL_H
+
+#include "coll/coll.h"
+#include "net/net.h"
+#include "net/topo.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+typedef struct {
+    CollAlgo algo;          /* algorithm run */
+    int ranks;              /* p */
+    uint64_t bytes;         /* vector size */
+    double time_s;          /* simulated time */
+    double algbw_Bps;       /* bytes / time */
+    double busbw_Bps;       /* algbw * 2(p-1)/p */
+    uint64_t events;        /* events the engine processed */
+    double wall_s;          /* host seconds the simulation took */
+    NetLinkStats *links;    /* per link (topology order) with --links, else NULL; owned by the caller */
+} ReportCollRow;
+
+/* The table (the busiest eight links and a total per row with links) and
+ * the JSON array (every link that carried bytes). */
+void report_coll_table(FILE *out, const Topo *t, const ReportCollRow *rows, size_t n);
+void report_coll_json(FILE *out, const Topo *t, const ReportCollRow *rows, size_t n);
+
+#endif

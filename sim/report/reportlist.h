@@ -1,0 +1,56 @@
+/* reportlist — what `arsim list` prints: a table per category, or a JSON
+ * array of objects. Report code: the only kind that may use cJSON. Key
+ * names carry SI units (_s, _Bps, _flops_per_s). */
+#ifndef ARSIM_REPORTLIST_H
+#define ARSIM_REPORTLIST_H
+
+#include <glib.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* One models/<name>.yaml. */
+typedef struct {
+    char *name;          /* file stem: what a scenario's `model:` names; owned */
+    char *description;   /* the file's description; owned, may be "" */
+    uint64_t params;     /* trainable parameters, exact sum over layers */
+    int layers;          /* layers in the file, >= 1 */
+    uint64_t tensors;    /* parameter tensors in all layers */
+    double flops;        /* forward FLOPs per sample, summed over layers (multiply-add = 2) */
+    bool measured;       /* the file carries measured per-layer times */
+    int ref_batch;       /* measured: batch the times were taken at; 0 otherwise */
+    char *ref_gpu;       /* measured: GPU key of the times; owned, may be NULL */
+} ReportListModel;
+
+/* One topology: a built-in kind (file NULL) or a topologies/<name>.yaml. */
+typedef struct {
+    char *name;          /* kind name or file stem; owned */
+    const char *kind;    /* topology kind (static string) */
+    char *file;          /* path of the file; owned; NULL for a built-in kind */
+    int hosts;           /* ranks the file's topology has; 0 for a built-in kind */
+    double bw_Bps;       /* link bandwidth (the inter-node link of hierarchical), bytes/s; 0 for a kind */
+    double latency_s;    /* link latency, s, one direction; 0 for a kind */
+    char *description;   /* the kind's description or the file's first comment line; owned, may be "" */
+} ReportListTopo;
+
+/* A built-in name with a one-line description (algorithms, policies). */
+typedef struct {
+    const char *name;        /* static string */
+    const char *kind;        /* "fixed" or "per-unit rule" for algorithms; "overlap" for policies */
+    const char *description; /* one line, static string */
+} ReportListEntry;
+
+/* rows: ReportListModel. JSON keys: name, description, params, layers,
+ * tensors, flops_per_sample, gflops_per_sample, measured, measured_batch,
+ * measured_gpu (the last two only when measured). */
+void reportlist_models(FILE *out, const GArray *rows, bool json);
+/* rows: Gpu (gpu.h). JSON keys: key, name, fp32_flops_per_s,
+ * fp16_flops_per_s, mem_Bps, launch_s. */
+void reportlist_gpus(FILE *out, const GArray *rows, bool json);
+/* rows: ReportListTopo. JSON keys: name, kind, builtin, description, and for
+ * files: file, hosts, bandwidth_Bps, latency_s. */
+void reportlist_topos(FILE *out, const GArray *rows, bool json);
+/* Algorithms or policies. JSON keys: name, kind, description. */
+void reportlist_entries(FILE *out, const ReportListEntry *rows, size_t n, bool json);
+
+#endif

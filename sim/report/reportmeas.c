@@ -1,0 +1,414 @@
+/* reportmeas — measurements JSON to MeasFile; see reportmeas.h. */
+#include "report/reportmeas.h"
+
+#include <cJSON.h>
+
+#include <math.h>
+#include <string.h>
+
+#define EXPECT_FILE "expected a measurements file from validate/mpibench (schema " CALMEAS_SCHEMA ")"
+
+/* A walk over JSON text that cJSON already accepted (so it is valid):
+ * finds the byte offset of a value, for file:line:col messages. */
+typedef struct {
+    const char *s;           /* the text; borrowed */
+    gsize n;                 /* its length */
+    gsize i;                 /* current offset, <= n */
+} Walk;
+
+static void walk_ws(Walk *w)
+{
+    while (w->i < w->n && g_ascii_isspace(w->s[w->i]))
+        w->i++;
+}
+
+static void walk_string(Walk *w)
+{
+    for (w->i++; w->i < w->n && w->s[w->i] != '"'; w->i++)
+        if (w->s[w->i] == '\\')
+            w->i++;
+    w->i++;
+}
+
+/* Skips the value at w->i (after white space). */
+static void walk_value(Walk *w)
+{
+    walk_ws(w);
+    if (w->i >= w->n)
+        return;
+    char c = w->s[w->i];
+    if (c == '"') {
+        walk_string(w);
+    } else if (c == '{' || c == '[') {
+        w->i++;
+        walk_ws(w);
+        if (w->i < w->n && (w->s[w->i] == '}' || w->s[w->i] == ']')) {
+            w->i++;
+            return;
+        }
+        while (w->i < w->n) {
+            if (c == '{') {
+                walk_ws(w);
+                walk_string(w);
+                walk_ws(w);
+                w->i++;   /* ':' */
+            }
+            walk_value(w);
+            walk_ws(w);
+            if (w->i >= w->n)
+                return;
+            if (w->s[w->i++] != ',')
+                return;   /* the closing bracket */
+        }
+    } else {
+        while (w->i < w->n && !strchr(",]} \t\r\n", w->s[w->i]))
+            w->i++;
+    }
+}
+
+/* At an object: moves to the value of key (true), or leaves w->i alone. */
+static bool walk_key(Walk *w, const char *key)
+{
+    gsize save = w->i;
+    walk_ws(w);
+    if (w->i >= w->n || w->s[w->i] != '{')
+        return false;
+    w->i++;
+    size_t klen = strlen(key);
+    while (w->i < w->n) {
+        walk_ws(w);
+        if (w->i >= w->n || w->s[w->i] != '"')
+            break;
+        gsize k0 = w->i + 1;
+        walk_string(w);
+        bool hit = w->i - 1 - k0 == klen && strncmp(w->s + k0, key, klen) == 0;
+        walk_ws(w);
+        w->i++;   /* ':' */
+        walk_ws(w);
+        if (hit)
+            return true;
+        walk_value(w);
+        walk_ws(w);
+        if (w->i >= w->n || w->s[w->i++] != ',')
+            break;
+    }
+    w->i = save;
+    return false;
+}
+
+/* At an array: moves to element k (true), or leaves w->i alone. */
+static bool walk_index(Walk *w, int k)
+{
+    gsize save = w->i;
+    walk_ws(w);
+    if (w->i >= w->n || w->s[w->i] != '[')
+        return false;
+    w->i++;
+    for (int j = 0; w->i < w->n; j++) {
+        walk_ws(w);
+        if (j == k)
+            return true;
+        walk_value(w);
+        walk_ws(w);
+        if (w->i >= w->n || w->s[w->i++] != ',')
+            break;
+    }
+    w->i = save;
+    return false;
+}
+
+/* Offset of cases[index][key] (key NULL: of cases[index]; index < 0: of
+ * the top-level key `top`), falling back to the nearest enclosing value. */
+static gsize offset_of(const char *text, gsize len, const char *top, int index, const char *key)
+{
+    Walk w = {text, len, 0};
+    walk_ws(&w);
+    if (!walk_key(&w, top))
+        return w.i;
+    if (index >= 0 && walk_index(&w, index) && key)
+        walk_key(&w, key);
+    return w.i;
+}
+
+static void line_col(const char *text, gsize off, int *line, int *col)
+{
+    *line = 1;
+    *col = 1;
+    for (gsize i = 0; i < off && text[i]; i++) {
+        if (text[i] == '\n') {
+            (*line)++;
+            *col = 1;
+        } else {
+            (*col)++;
+        }
+    }
+}
+
+/* What parsing needs to report an error. */
+typedef struct {
+    const char *path;        /* the file; borrowed */
+    const char *text;        /* its text; borrowed */
+    gsize len;
+    char **err;              /* where the error goes */
+} Ctx;
+
+static bool fail_at(const Ctx *x, gsize off, const char *fmt, ...) G_GNUC_PRINTF(3, 4);
+static bool fail_at(const Ctx *x, gsize off, const char *fmt, ...)
+{
+    int line, col;
+    line_col(x->text, off, &line, &col);
+    va_list ap;
+    va_start(ap, fmt);
+    char *msg = g_strdup_vprintf(fmt, ap);
+    va_end(ap);
+    *x->err = g_strdup_printf("%s:%d:%d: %s", x->path, line, col, msg);
+    g_free(msg);
+    return false;
+}
+
+/* A whole number in [min, max] at key of case k; absent gives *out = dflt
+ * when dflt >= 0, else an error. */
+static bool get_uint(const Ctx *x, const cJSON *o, int k, const char *key, double min, double max, int64_t dflt,
+                     uint64_t *out)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (!v && dflt >= 0) {
+        *out = (uint64_t)dflt;
+        return true;
+    }
+    gsize off = offset_of(x->text, x->len, "cases", k, key);
+    if (!v)
+        return fail_at(x, off, "case %d has no '%s'; expected \"%s\": an integer >= %.0f", k, key, key, min);
+    if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble))
+        return fail_at(x, off, "case %d: '%s' is not a number; expected an integer >= %.0f", k, key, min);
+    double d = v->valuedouble;
+    if (d != floor(d))
+        return fail_at(x, off, "case %d: '%s' is %g, not a whole number; expected an integer >= %.0f (bytes and "
+                       "ranks are counts)", k, key, d, min);
+    if (d < min || d > max)
+        return fail_at(x, off, "case %d: '%s' is %.0f; expected an integer from %.0f to %.0f", k, key, d, min, max);
+    *out = (uint64_t)d;
+    return true;
+}
+
+/* A time in seconds at key: > 0 and finite. Absent: *out = 0 unless required. */
+static bool get_time(const Ctx *x, const cJSON *o, int k, const char *key, bool required, double *out)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    *out = 0;
+    if (!v && !required)
+        return true;
+    gsize off = offset_of(x->text, x->len, "cases", k, key);
+    if (!v)
+        return fail_at(x, off, "case %d has no '%s'; expected \"%s\": the median time in seconds", k, key, key);
+    if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble <= 0 || v->valuedouble > 1e6)
+        return fail_at(x, off, "case %d: '%s' is %s; expected a time in seconds, > 0 (times are seconds, not "
+                       "microseconds or cycles)", k, key,
+                       cJSON_IsNumber(v) ? (v->valuedouble <= 0 ? "zero or negative" : "out of range")
+                                         : "not a number");
+    *out = v->valuedouble;
+    return true;
+}
+
+static bool get_string(const Ctx *x, const cJSON *o, int k, const char *key, const char *expect, const char **out)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (cJSON_IsString(v) && v->valuestring[0]) {
+        *out = v->valuestring;
+        return true;
+    }
+    return fail_at(x, offset_of(x->text, x->len, "cases", k, key), "case %d: %s '%s'; expected %s", k,
+                   v ? "bad" : "no", key, expect);
+}
+
+static bool read_mode(const Ctx *x, const cJSON *o, int k, MeasCase *c)
+{
+    const char *mode, *s;
+    if (!get_string(x, o, k, "mode", "pingpong, reduce, allreduce or iteration", &mode))
+        return false;
+    gsize off = offset_of(x->text, x->len, "cases", k, "mode");
+    if (strcmp(mode, "pingpong") == 0) {
+        c->mode = MEAS_PINGPONG;
+        if (!get_string(x, o, k, "class", "inter or intra", &s))
+            return false;
+        if (strcmp(s, "inter") != 0 && strcmp(s, "intra") != 0)
+            return fail_at(x, offset_of(x->text, x->len, "cases", k, "class"), "case %d: unknown class '%s'; "
+                           "expected inter or intra", k, s);
+        c->intra = strcmp(s, "intra") == 0;
+    } else if (strcmp(mode, "reduce") == 0) {
+        c->mode = MEAS_REDUCE;
+    } else if (strcmp(mode, "allreduce") == 0) {
+        c->mode = MEAS_ALLREDUCE;
+        if (!get_string(x, o, k, "algo", "mpi, ring, butterfly, rabenseifner, tree, hierarchical or torus2d", &s))
+            return false;
+        c->mpi = strcmp(s, "mpi") == 0;
+        if (!c->mpi && !coll_algo_parse(s, &c->algo))
+            return fail_at(x, offset_of(x->text, x->len, "cases", k, "algo"), "case %d: unknown algo '%s'; "
+                           "expected mpi, ring, butterfly, rabenseifner, tree, hierarchical or torus2d", k, s);
+        c->inter = COLL_RING;
+        const cJSON *in = cJSON_GetObjectItemCaseSensitive(o, "inter");
+        if (in && (!cJSON_IsString(in) || !coll_algo_parse(in->valuestring, &c->inter) ||
+                   c->inter == COLL_HIERARCHICAL))
+            return fail_at(x, offset_of(x->text, x->len, "cases", k, "inter"), "case %d: bad 'inter'; expected "
+                           "hierarchical's inter-node algorithm: ring, butterfly, rabenseifner, tree or torus2d", k);
+        const cJSON *ver = cJSON_GetObjectItemCaseSensitive(o, "verified");
+        c->unverified = cJSON_IsFalse(ver);
+    } else if (strcmp(mode, "iteration") == 0) {
+        c->mode = MEAS_ITERATION;
+        if (!get_string(x, o, k, "config", "the scenario file the replay ran", &s))
+            return false;
+        c->config = g_strdup(s);
+        if (!get_string(x, o, k, "policy", "the policy's name in that scenario", &s))
+            return false;
+        c->policy = g_strdup(s);
+        const cJSON *sets = cJSON_GetObjectItemCaseSensitive(o, "sets"), *v;
+        int n = 0;
+        if (sets && !cJSON_IsArray(sets))
+            return fail_at(x, offset_of(x->text, x->len, "cases", k, "sets"), "case %d: 'sets' is not an array; "
+                           "expected the replay's --set KEY=VALUE strings", k);
+        c->sets = g_new0(char *, (gsize)cJSON_GetArraySize(sets) + 1);
+        cJSON_ArrayForEach(v, sets) {
+            if (!cJSON_IsString(v))
+                return fail_at(x, offset_of(x->text, x->len, "cases", k, "sets"), "case %d: a non-string in 'sets'; "
+                               "expected KEY=VALUE strings", k);
+            c->sets[n++] = g_strdup(v->valuestring);
+        }
+        const cJSON *sc = cJSON_GetObjectItemCaseSensitive(o, "scale");
+        c->scale = 1;
+        if (sc && (!cJSON_IsNumber(sc) || !(sc->valuedouble > 0) || !isfinite(sc->valuedouble)))
+            return fail_at(x, offset_of(x->text, x->len, "cases", k, "scale"), "case %d: bad 'scale'; expected the "
+                           "compute time factor, a number > 0", k);
+        if (sc)
+            c->scale = sc->valuedouble;
+    } else {
+        return fail_at(x, off, "case %d: unknown mode '%s'; expected pingpong, reduce, allreduce or iteration",
+                       k, mode);
+    }
+    return true;
+}
+
+static bool read_case(const Ctx *x, const cJSON *o, int k, MeasCase *c)
+{
+    gsize at = offset_of(x->text, x->len, "cases", k, NULL);
+    c->index = k;
+    line_col(x->text, at, &c->line, &c->col);
+    if (!cJSON_IsObject(o))
+        return fail_at(x, at, "case %d is not an object; expected {\"mode\": ..., \"time_s\": ...}", k);
+    if (!read_mode(x, o, k, c))
+        return false;
+    uint64_t u;
+    bool needs_bytes = c->mode != MEAS_ITERATION;
+    if (!get_uint(x, o, k, "ranks", c->mode == MEAS_REDUCE ? 1 : 2, 1 << 24, c->mode == MEAS_PINGPONG ? 2 : -1, &u))
+        return false;
+    c->ranks = (int)u;
+    if (needs_bytes && !get_uint(x, o, k, "bytes", 1, 0x1p53, -1, &c->bytes))
+        return false;
+    if (c->mode == MEAS_ALLREDUCE && !get_uint(x, o, k, "gpus_per_node", 1, c->ranks, 0, &u))
+        return false;
+    c->gpus_per_node = c->mode == MEAS_ALLREDUCE ? (int)u : 0;
+    if (c->gpus_per_node > 0 && c->ranks % c->gpus_per_node)
+        return fail_at(x, offset_of(x->text, x->len, "cases", k, "gpus_per_node"), "case %d: gpus_per_node %d does "
+                       "not divide ranks %d; expected a divisor of the rank count", k, c->gpus_per_node, c->ranks);
+    if (c->mode == MEAS_ITERATION) {
+        if (!get_uint(x, o, k, "batch", 1, 1 << 20, 0, &u))
+            return false;
+        c->batch = (int)u;
+    }
+    double lo, hi;
+    if (!get_time(x, o, k, "time_s", true, &c->time_s) || !get_time(x, o, k, "min_s", false, &lo) ||
+        !get_time(x, o, k, "max_s", false, &hi))
+        return false;
+    double slack = 1e-9 * c->time_s;
+    if ((lo > 0 && lo > c->time_s + slack) || (hi > 0 && hi < c->time_s - slack))
+        return fail_at(x, offset_of(x->text, x->len, "cases", k, lo > c->time_s + slack ? "min_s" : "max_s"),
+                       "case %d: time_s %g lies outside [min_s %g, max_s %g]; expected the median of the "
+                       "repetitions, in the same unit (seconds) as min_s and max_s", k, c->time_s, lo, hi);
+    return true;
+}
+
+static int env_int(const cJSON *env, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(env, key);
+    return cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble < 1e9 ? (int)v->valuedouble : 0;
+}
+
+static const char *env_str(const cJSON *env, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(env, key);
+    return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+static bool read_doc(const Ctx *x, const cJSON *doc, MeasFile *m)
+{
+    if (!cJSON_IsObject(doc))
+        return fail_at(x, 0, "the document is not a JSON object; " EXPECT_FILE);
+    const cJSON *sch = cJSON_GetObjectItemCaseSensitive(doc, "schema");
+    if (!cJSON_IsString(sch))
+        return fail_at(x, sch ? offset_of(x->text, x->len, "schema", -1, NULL) : 0, "%s 'schema' key; " EXPECT_FILE,
+                       sch ? "a non-string" : "no");
+    if (strcmp(sch->valuestring, CALMEAS_SCHEMA) != 0)
+        return fail_at(x, offset_of(x->text, x->len, "schema", -1, NULL), "unknown schema '%s'; expected \"%s\"",
+                       sch->valuestring, CALMEAS_SCHEMA);
+    const cJSON *env = cJSON_GetObjectItemCaseSensitive(doc, "env");
+    m->mpi_library = g_strdup(env_str(env, "mpi_library"));
+    m->date = g_strdup(env_str(env, "date"));
+    m->cwd = g_strdup(env_str(env, "cwd"));
+    m->ranks = env_int(env, "ranks");
+    m->hosts = env_int(env, "hosts");
+    m->ranks_per_host = env_int(env, "ranks_per_host");
+    const cJSON *cases = cJSON_GetObjectItemCaseSensitive(doc, "cases");
+    if (!cJSON_IsArray(cases) || cJSON_GetArraySize(cases) == 0)
+        return fail_at(x, cases ? offset_of(x->text, x->len, "cases", -1, NULL) : 0,
+                       "%s 'cases'; expected a non-empty array of case objects", cases ? "empty or non-array" : "no");
+    int k = 0;
+    const cJSON *o;
+    cJSON_ArrayForEach(o, cases) {
+        MeasCase c = {0};
+        g_array_append_val(m->cases, c);
+        if (!read_case(x, o, k, &g_array_index(m->cases, MeasCase, k)))
+            return false;
+        k++;
+    }
+    return true;
+}
+
+MeasFile *reportmeas_load(const char *path, char **err)
+{
+    char *text = NULL;
+    gsize len = 0;
+    GError *ge = NULL;
+    if (!g_file_get_contents(path, &text, &len, &ge)) {
+        *err = g_strdup_printf("%s:1:1: cannot read: %s; " EXPECT_FILE, path, ge->message);
+        g_error_free(ge);
+        return NULL;
+    }
+    MeasFile *m = calmeas_new(path);
+    Ctx x = {path, text, len, err};
+    gsize s = 0;
+    while (s < len && g_ascii_isspace(text[s]))
+        s++;
+    bool ok;
+    if (s == len) {
+        ok = fail_at(&x, 0, "empty file; " EXPECT_FILE);
+    } else if (strlen(text) != len) {
+        ok = fail_at(&x, strlen(text), "a NUL byte; " EXPECT_FILE);
+    } else {
+        const char *stop = NULL;
+        cJSON *doc = cJSON_ParseWithLengthOpts(text, len, &stop, FALSE);
+        while (doc && stop && stop < text + len && g_ascii_isspace(*stop))
+            stop++;
+        if (!doc)
+            ok = fail_at(&x, stop ? (gsize)(stop - text) : s, "not valid JSON; " EXPECT_FILE);
+        else if (stop && stop != text + len)
+            ok = fail_at(&x, (gsize)(stop - text), "text after the JSON document; " EXPECT_FILE);
+        else
+            ok = read_doc(&x, doc, m);
+        cJSON_Delete(doc);
+    }
+    g_free(text);
+    if (!ok) {
+        calmeas_free(m);
+        return NULL;
+    }
+    return m;
+}

@@ -1,0 +1,218 @@
+/* reportrun — `arsim run` output: table, JSON, CSV, Chrome trace; see
+ * reportrun.h. */
+#include "report/reportrun.h"
+#include "io/units.h"
+
+#include <cJSON.h>
+
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+#include <unistd.h>
+
+static const Policy *policy_of(const Scenario *s, const TrainResult *r)
+{
+    return g_ptr_array_index(s->policies, r->policy);
+}
+
+static const TopoLinkClass *net_link(const Scenario *s)
+{
+    return s->topo.kind == TOPO_HIERARCHICAL ? &s->topo.inter->link : &s->topo.link;
+}
+
+static const char *net_kind(const Scenario *s)
+{
+    return topo_kind_name(s->topo.kind == TOPO_HIERARCHICAL ? s->topo.inter->kind : s->topo.kind);
+}
+
+/* JSON has no infinity: an infinite rate is written as null. */
+static void add_num(cJSON *o, const char *k, double v)
+{
+    if (isfinite(v))
+        cJSON_AddNumberToObject(o, k, v);
+    else
+        cJSON_AddNullToObject(o, k);
+}
+
+cJSON *report_result_json(const Scenario *s, const TrainResult *r)
+{
+    const Policy *p = policy_of(s, r);
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "scenario", s->name);
+    cJSON_AddStringToObject(o, "model", s->model->name);
+    cJSON_AddStringToObject(o, "gpu", s->gpu.key);
+    cJSON_AddStringToObject(o, "precision", s->elem_bytes == 4 ? "fp32" : "fp16");
+    cJSON_AddStringToObject(o, "topology", net_kind(s));
+    cJSON_AddNumberToObject(o, "nodes", s->nodes);
+    cJSON_AddNumberToObject(o, "gpus_per_node", s->gpus_per_node);
+    cJSON_AddNumberToObject(o, "world", s->world);
+    add_num(o, "bandwidth_Bps", net_link(s)->bw_Bps);
+    add_num(o, "latency_s", net_link(s)->latency_s);
+    cJSON_AddNumberToObject(o, "batch", r->batch);
+    cJSON_AddStringToObject(o, "policy", p->name);
+    cJSON_AddStringToObject(o, "overlap", policy_overlap_name(p->overlap));
+    cJSON_AddStringToObject(o, "algorithm", policy_algo_label(p));
+    add_num(o, "iteration_s", r->iteration_s);
+    add_num(o, "compute_s", r->compute_s);
+    add_num(o, "comm_s", r->comm_s);
+    add_num(o, "exposed_comm_s", r->exposed_comm_s);
+    add_num(o, "samples_per_s", r->samples_per_s);
+    add_num(o, "speedup", r->speedup);
+    cJSON_AddNumberToObject(o, "events", (double)r->events);
+    if (r->units) {
+        cJSON *arr = cJSON_AddArrayToObject(o, "layers");
+        for (guint i = 0; i < r->units->len; i++) {
+            const TrainUnitRow *u = &g_array_index(r->units, TrainUnitRow, i);
+            cJSON *x = cJSON_CreateObject();
+            cJSON_AddStringToObject(x, "name", u->name);
+            cJSON_AddNumberToObject(x, "bytes", (double)u->bytes);
+            cJSON_AddStringToObject(x, "algorithm", coll_algo_name(u->algo));
+            cJSON_AddStringToObject(x, "reason", u->reason);
+            cJSON_AddNumberToObject(x, "ready_s", u->ready_s);
+            cJSON_AddNumberToObject(x, "start_s", u->start_s);
+            cJSON_AddNumberToObject(x, "end_s", u->end_s);
+            cJSON_AddNumberToObject(x, "needed_s", u->needed_s);
+            cJSON_AddNumberToObject(x, "hidden_s", u->hidden_s);
+            cJSON_AddItemToArray(arr, x);
+        }
+    }
+    return o;
+}
+
+cJSON *report_run_json(const Scenario *s, const GArray *results)
+{
+    cJSON *root = cJSON_CreateObject();
+    cJSON *sc = cJSON_AddObjectToObject(root, "scenario");
+    cJSON_AddStringToObject(sc, "name", s->name);
+    cJSON_AddStringToObject(sc, "file", s->file);
+    cJSON_AddStringToObject(sc, "model", s->model->name);
+    cJSON_AddNumberToObject(sc, "params", (double)s->model->params);
+    cJSON_AddStringToObject(sc, "gpu", s->gpu.key);
+    cJSON_AddStringToObject(sc, "topology", net_kind(s));
+    cJSON_AddNumberToObject(sc, "nodes", s->nodes);
+    cJSON_AddNumberToObject(sc, "gpus_per_node", s->gpus_per_node);
+    cJSON_AddNumberToObject(sc, "world", s->world);
+    add_num(sc, "bandwidth_Bps", net_link(s)->bw_Bps);
+    add_num(sc, "latency_s", net_link(s)->latency_s);
+    cJSON_AddStringToObject(sc, "baseline", ((Policy *)g_ptr_array_index(s->policies, s->baseline))->name);
+    cJSON *arr = cJSON_AddArrayToObject(root, "results");
+    for (guint i = 0; i < results->len; i++)
+        cJSON_AddItemToArray(arr, report_result_json(s, &g_array_index(results, TrainResult, i)));
+    return root;
+}
+
+void report_run_write_json(FILE *out, const Scenario *s, const GArray *results)
+{
+    cJSON *root = report_run_json(s, results);
+    report_print_json(out, root);
+    cJSON_Delete(root);
+}
+
+void report_run_table(FILE *out, const Scenario *s, const GArray *results, bool layers)
+{
+    char bw[32];
+    units_fmt_rate(bw, sizeof bw, net_link(s)->bw_Bps);
+    fprintf(out, "# %s: %s on %d x %d %s (%s %s), %s; baseline %s\n", s->name, s->model->name, s->nodes,
+            s->gpus_per_node, s->gpu.key, net_kind(s), bw, s->elem_bytes == 4 ? "fp32" : "fp16",
+            ((Policy *)g_ptr_array_index(s->policies, s->baseline))->name);
+    fprintf(out, "%6s %-18s %-9s %-12s %11s %11s %11s %11s %12s %8s\n", "batch", "policy", "overlap", "algorithm",
+            "iter(ms)", "compute(ms)", "comm(ms)", "exposed(ms)", "samples/s", "speedup");
+    for (guint i = 0; i < results->len; i++) {
+        const TrainResult *r = &g_array_index(results, TrainResult, i);
+        const Policy *p = policy_of(s, r);
+        fprintf(out, "%6d %-18s %-9s %-12s %11.3f %11.3f %11.3f %11.3f %12.1f %8.3f\n", r->batch, p->name,
+                policy_overlap_name(p->overlap), policy_algo_label(p), r->iteration_s * 1e3, r->compute_s * 1e3,
+                r->comm_s * 1e3, r->exposed_comm_s * 1e3, r->samples_per_s, r->speedup);
+        if (!layers || !r->units)
+            continue;
+        fprintf(out, "    %-22s %12s %-12s %10s %10s %10s %10s %10s  %s\n", "unit", "bytes", "algorithm", "ready(ms)",
+                "start(ms)", "end(ms)", "needed(ms)", "hidden(%)", "reason");
+        for (guint j = 0; j < r->units->len; j++) {
+            const TrainUnitRow *u = &g_array_index(r->units, TrainUnitRow, j);
+            double dur = u->end_s - u->start_s;
+            fprintf(out, "    %-22s %12" G_GUINT64_FORMAT " %-12s %10.3f %10.3f %10.3f %10.3f %10.1f  %s\n", u->name,
+                    (guint64)u->bytes, coll_algo_name(u->algo), u->ready_s * 1e3, u->start_s * 1e3, u->end_s * 1e3,
+                    u->needed_s * 1e3, dur > 0 ? 100.0 * u->hidden_s / dur : 100.0, u->reason);
+        }
+    }
+}
+
+void report_run_csv(FILE *out, const Scenario *s, const GArray *results)
+{
+    fprintf(out, "scenario,model,gpu,topology,nodes,gpus_per_node,world,bandwidth_Bps,batch,policy,overlap,algorithm,"
+                 "iteration_s,compute_s,comm_s,exposed_comm_s,samples_per_s,speedup\n");
+    for (guint i = 0; i < results->len; i++) {
+        const TrainResult *r = &g_array_index(results, TrainResult, i);
+        const Policy *p = policy_of(s, r);
+        fprintf(out, "%s,%s,%s,%s,%d,%d,%d,%.17g,%d,%s,%s,%s,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g\n", s->name,
+                s->model->name, s->gpu.key, net_kind(s), s->nodes, s->gpus_per_node, s->world, net_link(s)->bw_Bps,
+                r->batch, p->name, policy_overlap_name(p->overlap), policy_algo_label(p), r->iteration_s, r->compute_s,
+                r->comm_s, r->exposed_comm_s, r->samples_per_s, r->speedup);
+    }
+}
+
+void report_run_trace(FILE *out, const Scenario *s, const TrainResult *r, int ranks_shown)
+{
+    const Policy *p = policy_of(s, r);
+    cJSON *root = cJSON_CreateObject();
+    cJSON *ev = cJSON_AddArrayToObject(root, "traceEvents");
+    int ranks[2] = {0, s->world - 1};
+    double t0 = 0;   /* the previous iteration's syncs start before 0: shift so every ts >= 0 */
+    for (guint i = 0; r->spans && i < r->spans->len; i++)
+        if (g_array_index(r->spans, TrainSpan, i).start_s < t0)
+            t0 = g_array_index(r->spans, TrainSpan, i).start_s;
+    int nr = ranks_shown < 2 || s->world == 1 ? 1 : 2;
+    for (int k = 0; k < nr; k++) {
+        cJSON *m = cJSON_CreateObject();
+        cJSON_AddStringToObject(m, "name", "process_name");
+        cJSON_AddStringToObject(m, "ph", "M");
+        cJSON_AddNumberToObject(m, "pid", ranks[k]);
+        cJSON *a = cJSON_AddObjectToObject(m, "args");
+        char nm[64];
+        snprintf(nm, sizeof nm, "rank %d", ranks[k]);
+        cJSON_AddStringToObject(a, "name", nm);
+        cJSON_AddItemToArray(ev, m);
+        for (int tid = 0; tid < 2; tid++) {
+            cJSON *t = cJSON_CreateObject();
+            cJSON_AddStringToObject(t, "name", "thread_name");
+            cJSON_AddStringToObject(t, "ph", "M");
+            cJSON_AddNumberToObject(t, "pid", ranks[k]);
+            cJSON_AddNumberToObject(t, "tid", tid);
+            cJSON_AddStringToObject(cJSON_AddObjectToObject(t, "args"), "name", tid ? "communication" : "compute");
+            cJSON_AddItemToArray(ev, t);
+        }
+        for (guint i = 0; r->spans && i < r->spans->len; i++) {
+            const TrainSpan *sp = &g_array_index(r->spans, TrainSpan, i);
+            cJSON *x = cJSON_CreateObject();
+            cJSON_AddStringToObject(x, "name", sp->name);
+            cJSON_AddStringToObject(x, "cat", sp->track ? "comm" : "compute");
+            cJSON_AddStringToObject(x, "ph", "X");
+            cJSON_AddNumberToObject(x, "pid", ranks[k]);
+            cJSON_AddNumberToObject(x, "tid", sp->track);
+            cJSON_AddNumberToObject(x, "ts", (sp->start_s - t0) * 1e6);
+            cJSON_AddNumberToObject(x, "dur", sp->dur_s * 1e6);
+            cJSON_AddItemToArray(ev, x);
+            if (sp->track == 1 && k == 0) {
+                /* counter track: NIC egress utilization while the all-reduce runs */
+                for (int edge = 0; edge < 2; edge++) {
+                    cJSON *c = cJSON_CreateObject();
+                    cJSON_AddStringToObject(c, "name", "link utilization");
+                    cJSON_AddStringToObject(c, "ph", "C");
+                    cJSON_AddNumberToObject(c, "pid", ranks[k]);
+                    cJSON_AddNumberToObject(c, "ts", (sp->start_s - t0 + (edge ? sp->dur_s : 0)) * 1e6);
+                    cJSON_AddNumberToObject(cJSON_AddObjectToObject(c, "args"), "NIC egress %",
+                                            edge ? 0 : 100.0 * sp->value);
+                    cJSON_AddItemToArray(ev, c);
+                }
+            }
+        }
+    }
+    cJSON *meta = cJSON_AddObjectToObject(root, "otherData");
+    cJSON_AddStringToObject(meta, "scenario", s->name);
+    cJSON_AddStringToObject(meta, "policy", p->name);
+    cJSON_AddNumberToObject(meta, "batch", r->batch);
+    cJSON_AddNumberToObject(meta, "iteration_s", r->iteration_s);
+    cJSON_AddStringToObject(root, "displayTimeUnit", "ms");
+    report_print_json(out, root);
+    cJSON_Delete(root);
+}

@@ -1,0 +1,13 @@
+/* sweepsim — the simulator as a sweep runner (sweepexec.h): each call
+ * reads its own Scenario from the tree and runs train_run_all on it, so
+ * calls on different threads share nothing. */
+#ifndef ARSIM_SWEEPSIM_H
+#define ARSIM_SWEEPSIM_H
+
+#include "sweep/sweepexec.h"
+
+/* The runner: check = scenario_from_cfg; run = train_run_all rendered as
+ * a JSON array of report_result_json objects (no per-layer rows). */
+const SweepRunner *sweepsim_runner(void);
+
+#endif

@@ -1,0 +1,43 @@
+/* model — a DNN as data: layers in forward order with parameter tensors,
+ * forward FLOPs and activation traffic per sample, or measured times.
+ * Loaded from models/<name>.yaml (schema in README.md). */
+#ifndef ARSIM_MODEL_H
+#define ARSIM_MODEL_H
+
+#include "io/cfg.h"
+
+typedef enum {
+    LAYER_CONV, LAYER_FC, LAYER_NORM, LAYER_EMBEDDING, LAYER_ATTENTION, LAYER_POOL, LAYER_ACT, LAYER_NKINDS
+} LayerKind;
+
+const char *model_kind_name(LayerKind k);
+bool model_kind_parse(const char *name, LayerKind *out);
+
+typedef struct {
+    char *name;          /* unique within the model; owned */
+    LayerKind kind;
+    uint64_t params;     /* trainable parameters = sum of tensors */
+    GArray *tensors;     /* uint64_t elements per parameter tensor, PyTorch order; owned */
+    double flops;        /* forward FLOPs per sample (multiply-add = 2) */
+    double mem_bytes;    /* forward activation bytes read+written per sample (fp32) */
+    double fwd_s;        /* measured forward seconds at the model's ref_batch; < 0 if not measured */
+    double bwd_s;        /* measured backward seconds at ref_batch; < 0 if not measured */
+} ModelLayer;
+
+typedef struct {
+    char *name;          /* owned */
+    char *description;   /* owned; may be "" */
+    GArray *layers;      /* ModelLayer, forward order (index 0 = input side); owned */
+    uint64_t params;     /* total; equals the sum over layers (checked at load) */
+    uint64_t ntensors;   /* parameter tensors in all layers */
+    bool measured;       /* every layer has fwd_s and bwd_s */
+    int ref_batch;       /* batch of the measured times (measured only) */
+    char *ref_gpu;       /* GPU the times were measured on (measured only); owned */
+} Model;
+
+/* Loads a model by name (models/<name>.yaml) or path. NULL + *err. */
+Model *model_load(const char *name_or_path, const char *including_file, char **err);
+Model *model_from_cfg(CfgNode *root, char **err);
+void model_free(Model *m);
+
+#endif

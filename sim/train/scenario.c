@@ -1,0 +1,510 @@
+/* scenario — reading a scenario YAML into a Scenario; see scenario.h. */
+#include "train/scenario.h"
+#include "io/calfile.h"
+#include "net/topocfg.h"
+
+#include <math.h>
+#include <string.h>
+
+#define SCENARIO_KEYS "name, description, model, gpu, gpus_file, precision, batch, cluster, policies, baseline, " \
+                      "iterations, compute, comm"
+#define CLUSTER_KEYS "topology, nodes, gpus_per_node, intra, calibration"
+#define POLICY_KEYS "name, overlap, algorithm, inter, bucket, first_bucket, ddp_layout, partition, fusion, " \
+                    "hybrid, overrides"
+
+void scenario_free(Scenario *s)
+{
+    if (!s)
+        return;
+    g_free(s->name);
+    g_free(s->file);
+    model_free(s->model);
+    gpu_clear(&s->gpu);
+    if (s->batches)
+        g_array_free(s->batches, TRUE);
+    topo_spec_clear(&s->topo);
+    g_free(s->calib.file);
+    if (s->policies)
+        g_ptr_array_free(s->policies, TRUE);
+    cfg_free(s->tree);
+    g_free(s);
+}
+
+static void policy_free_ptr(gpointer p)
+{
+    policy_clear(p);
+    g_free(p);
+}
+
+/* Whether algorithm a can run on the scenario's cluster (as trainsel's
+ * check, but found here so the error can point at the key). */
+static bool algo_fits(const Scenario *s, CollAlgo a, const CfgNode *n, char **err)
+{
+    if (a == COLL_HIERARCHICAL && s->gpus_per_node <= 1) {
+        *err = cfg_err(n, "hierarchical needs cluster.gpus_per_node > 1; expected another algorithm");
+        return false;
+    }
+    if (a == COLL_TORUS2D && s->topo.kind != TOPO_TORUS2D) {
+        *err = cfg_err(n, "torus2d needs a torus2d cluster topology; expected another algorithm");
+        return false;
+    }
+    return true;
+}
+
+/* Reads an algorithm name; when sc is given, it must fit sc's cluster. */
+static bool read_algo(CfgNode *n, bool allow_meta, const Scenario *sc, CollAlgo *algo, AlgSel *sel, char **err)
+{
+    const char *s;
+    if (!cfg_as_string(n, &s, err))
+        return false;
+    if (allow_meta && strcmp(s, "hybrid") == 0) {
+        *sel = ALGSEL_HYBRID;
+        return true;
+    }
+    if (allow_meta && strcmp(s, "auto") == 0) {
+        *sel = ALGSEL_AUTO;
+        return true;
+    }
+    if (!coll_algo_parse(s, algo)) {
+        *err = cfg_err(n, "unknown algorithm '%s'; expected ring, butterfly, rabenseifner, tree, hierarchical, "
+                       "torus2d%s", s, allow_meta ? ", hybrid or auto" : "");
+        return false;
+    }
+    if (sel)
+        *sel = ALGSEL_FIXED;
+    return !sc || algo_fits(sc, *algo, n, err);
+}
+
+static bool read_hybrid(CfgNode *n, const Scenario *s, Policy *p, char **err)
+{
+    if (!cfg_expect_map(n, "hybrid", err))
+        return false;
+    for (int k = 0; k < LAYER_NKINDS; k++) {
+        CfgNode *v = cfg_get(n, model_kind_name((LayerKind)k));
+        if (v && !read_algo(v, false, s, &p->hybrid[k], NULL, err))
+            return false;
+    }
+    return cfg_opt_bytes(n, "threshold", &p->hybrid_threshold, err) &&
+           cfg_check_keys(n, "hybrid", "conv, fc, norm, embedding, attention, pool, act, threshold", err);
+}
+
+static bool read_policy(CfgNode *n, const Scenario *s, Policy *p, char **err)
+{
+    const char *name = NULL, *overlap = NULL, *layout = NULL;
+    if (!cfg_expect_map(n, "a policy", err) || !cfg_opt_string(n, "name", &name, err) ||
+        !cfg_opt_string(n, "overlap", &overlap, err))
+        return false;
+    if (!name) {
+        *err = cfg_err(n, "policy without a name; expected {name: NAME, overlap: ..., algorithm: ...}");
+        return false;
+    }
+    g_free(p->name);
+    p->name = g_strdup(name);
+    if (overlap && !policy_overlap_parse(overlap, &p->overlap)) {
+        *err = cfg_err(cfg_peek(n, "overlap"), "unknown overlap policy '%s'; expected none, ddp, layer or priority",
+                       overlap);
+        return false;
+    }
+    CfgNode *a = cfg_get(n, "algorithm");
+    if (a && !read_algo(a, true, s, &p->algo, &p->select, err))
+        return false;
+    CfgNode *inter = cfg_get(n, "inter");
+    AlgSel dummy;
+    if (inter && !read_algo(inter, false, NULL, &p->inter, &dummy, err))
+        return false;
+    if (inter && p->inter == COLL_HIERARCHICAL) {
+        *err = cfg_err(inter, "inter cannot be hierarchical; expected ring, butterfly, rabenseifner, tree or torus2d");
+        return false;
+    }
+    CfgNode *hy = cfg_get(n, "hybrid");
+    if (hy && !read_hybrid(hy, s, p, err))
+        return false;
+    if (!cfg_opt_bytes(n, "bucket", &p->bucket_bytes, err) ||
+        !cfg_opt_bytes(n, "first_bucket", &p->first_bucket_bytes, err) ||
+        !cfg_opt_string(n, "ddp_layout", &layout, err) || !cfg_opt_bytes(n, "partition", &p->partition_bytes, err) ||
+        !cfg_opt_bytes(n, "fusion", &p->fusion_bytes, err))
+        return false;
+    if (p->bucket_bytes == 0 || p->first_bucket_bytes == 0) {
+        *err = cfg_err(cfg_peek(n, p->bucket_bytes == 0 ? "bucket" : "first_bucket"),
+                       "bucket size 0; expected a positive size such as 25MiB");
+        return false;
+    }
+    if (layout && strcmp(layout, "initial") != 0 && strcmp(layout, "rebuilt") != 0) {
+        *err = cfg_err(cfg_peek(n, "ddp_layout"), "unknown ddp_layout '%s'; expected initial or rebuilt", layout);
+        return false;
+    }
+    p->ddp_rebuilt = layout && strcmp(layout, "rebuilt") == 0;
+    CfgNode *ov = cfg_get(n, "overrides");
+    if (ov) {
+        if (!cfg_expect_map(ov, "overrides", err))
+            return false;
+        for (guint i = 0; i < ov->keys->len; i++) {
+            CollAlgo alg;
+            CfgNode *k = g_ptr_array_index(ov->keys, i), *v = g_ptr_array_index(ov->items, i);
+            v->used = true;
+            bool known = false;
+            for (guint j = 0; !known && j < s->model->layers->len; j++)
+                known = strcmp(g_array_index(s->model->layers, ModelLayer, j).name, k->scalar) == 0;
+            if (!known) {
+                *err = cfg_err(k, "no layer '%s' in model %s; expected a layer name of the model", k->scalar,
+                               s->model->name);
+                return false;
+            }
+            if (!read_algo(v, false, s, &alg, &dummy, err))
+                return false;
+            g_hash_table_insert(p->overrides, g_strdup(k->scalar), GINT_TO_POINTER(alg + 1));
+        }
+    }
+    return cfg_check_keys(n, "a policy", POLICY_KEYS, err);
+}
+
+static bool read_policies(CfgNode *root, Scenario *s, char **err)
+{
+    s->policies = g_ptr_array_new_with_free_func(policy_free_ptr);
+    CfgNode *list = cfg_need(root, "policies", "the scenario", err);
+    if (!list)
+        return false;
+    if (list->type != CFG_SEQ || list->items->len == 0) {
+        *err = cfg_err(list, "policies is not a non-empty list; expected a list of {name, overlap, algorithm}");
+        return false;
+    }
+    for (guint i = 0; i < list->items->len; i++) {
+        Policy *p = g_new0(Policy, 1);
+        policy_init(p, "");
+        g_ptr_array_add(s->policies, p);
+        CfgNode *n = g_ptr_array_index(list->items, i);
+        if (!read_policy(n, s, p, err))
+            return false;
+        for (guint j = 0; j < i; j++)
+            if (strcmp(((Policy *)g_ptr_array_index(s->policies, j))->name, p->name) == 0) {
+                *err = cfg_err(n, "duplicate policy name '%s'; expected unique names", p->name);
+                return false;
+            }
+    }
+    const char *base = NULL;
+    if (!cfg_opt_string(root, "baseline", &base, err))
+        return false;
+    s->baseline = 0;
+    if (base) {
+        s->baseline = -1;
+        for (guint j = 0; j < s->policies->len; j++)
+            if (strcmp(((Policy *)g_ptr_array_index(s->policies, j))->name, base) == 0)
+                s->baseline = (int)j;
+        if (s->baseline < 0) {
+            *err = cfg_err(cfg_peek(root, "baseline"), "baseline '%s' is not a policy; expected one of the "
+                           "policies' names", base);
+            return false;
+        }
+    }
+    return true;
+}
+
+static bool read_batches(CfgNode *root, Scenario *s, char **err)
+{
+    s->batches = g_array_new(FALSE, FALSE, sizeof(int));
+    CfgNode *b = cfg_need(root, "batch", "the scenario", err);
+    if (!b)
+        return false;
+    GPtrArray one = {0};
+    gpointer single[1] = {b};
+    const GPtrArray *items = b->type == CFG_SEQ ? b->items : &one;
+    if (b->type != CFG_SEQ) {
+        one.pdata = single;
+        one.len = 1;
+    }
+    if (items->len == 0) {
+        *err = cfg_err(b, "batch list is empty; expected per-GPU batch sizes such as [16, 32]");
+        return false;
+    }
+    for (guint i = 0; i < items->len; i++) {
+        int64_t v;
+        if (!cfg_as_int(g_ptr_array_index(items, i), 1, 1 << 20, &v, err))
+            return false;
+        int iv = (int)v;
+        g_array_append_val(s->batches, iv);
+    }
+    return true;
+}
+
+/* Smallest even k whose fat-tree holds n hosts. */
+static int fattree_k_for(int n)
+{
+    int k = 2;
+    while ((int64_t)k * k * k / 4 < n)
+        k += 2;
+    return k;
+}
+
+static bool read_calibration(CfgNode *n, Scenario *s, char **err);
+
+#define CLUSTER_NET_KEYS "link, switch_latency, packet, k, oversubscription, x, y"
+
+/* The nodes' network: a kind with the cluster's overrides, or a topology
+ * file (whose own keys stay unless the cluster overrides them). */
+static bool read_network(CfgNode *c, const char *topo, const Scenario *s, TopoSpec *net, char **err)
+{
+    topo_spec_init(net);
+    net->hosts = 0;
+    if (!topo_kind_parse(topo, &net->kind)) {
+        char *path = cfg_resolve(topo, "topologies", s->file);
+        if (!path) {
+            *err = cfg_err(cfg_peek(c, "topology"), "unknown topology '%s'; expected star, ring, torus2d, fat-tree, "
+                           "hierarchical, graph or a file in topologies/", topo);
+            return false;
+        }
+        bool ok = topocfg_load(path, net, err);
+        g_free(path);
+        if (!ok)
+            return false;
+    } else if (net->kind == TOPO_GRAPH || net->kind == TOPO_HIERARCHICAL) {
+        *err = cfg_err(cfg_peek(c, "topology"), "a %s topology needs a file; expected a topologies/ file for it "
+                       "(or gpus_per_node for a hierarchical cluster)", topo);
+        return false;
+    }
+    return topocfg_overrides(c, net, err);
+}
+
+static bool read_cluster(CfgNode *root, Scenario *s, char **err)
+{
+    CfgNode *c = cfg_need(root, "cluster", "the scenario", err);
+    if (!c || !cfg_expect_map(c, "cluster", err))
+        return false;
+    int64_t nodes = 0, g = 0;
+    const char *topo = "star";
+    if (!cfg_opt_string(c, "topology", &topo, err) || !cfg_opt_int(c, "nodes", 1, 1 << 20, &nodes, err) ||
+        !cfg_opt_int(c, "gpus_per_node", 1, 1 << 12, &g, err))
+        return false;
+    if (nodes * g > (1 << 24)) {   /* the world size must fit an int (and a topology) */
+        *err = cfg_err(cfg_peek(c, "gpus_per_node"), "%" G_GINT64_FORMAT " nodes x %" G_GINT64_FORMAT " GPUs is "
+                       "more than 16777216 GPUs; expected a smaller cluster", nodes, g);
+        return false;
+    }
+    TopoSpec net;
+    if (!read_network(c, topo, s, &net, err)) {
+        topo_spec_clear(&net);
+        return false;
+    }
+    topo_spec_clear(&s->topo);
+    if (net.kind == TOPO_HIERARCHICAL) {
+        /* a hierarchical file: its hosts are GPUs, its inter network's hosts the nodes */
+        s->topo = net;
+        if (g && g != net.gpus_per_node) {
+            *err = cfg_err(cfg_peek(c, "gpus_per_node"), "gpus_per_node %d differs from the topology file's %d; "
+                           "expected the file's value or none", (int)g, net.gpus_per_node);
+            return false;
+        }
+        g = net.gpus_per_node;
+        if (nodes == 0)
+            nodes = net.hosts > 0 ? net.hosts / g : net.inter->hosts;
+        s->topo.hosts = (int)(nodes * g);
+        s->topo.inter->hosts = (int)nodes;
+        CfgNode *in = cfg_get(c, "intra");
+        if (in && !topocfg_link(in, &s->topo.intra, "intra", err))
+            return false;
+    } else {
+        if (g == 0)
+            g = 1;
+        if (nodes == 0)
+            nodes = net.hosts > 0 ? net.hosts : net.kind == TOPO_GRAPH ? 0 : 8;
+        if (net.kind == TOPO_GRAPH && nodes == 0)
+            for (guint i = 0; i < net.graph_nodes->len; i++)
+                nodes += g_array_index(net.graph_nodes, TopoGraphNode, i).is_host;
+        net.hosts = (int)nodes;
+        if (net.kind == TOPO_FATTREE && !cfg_peek(c, "k") && (int64_t)net.k * net.k * net.k / 4 < nodes)
+            net.k = fattree_k_for((int)nodes);
+        if (net.kind == TOPO_TORUS2D && !cfg_peek(c, "x")) {
+            int x = (int)sqrt((double)nodes);
+            while (x > 1 && nodes % x)
+                x--;
+            net.x = x;
+            net.y = (int)nodes / x;
+        }
+        if (g == 1 && cfg_peek(c, "intra")) {
+            *err = cfg_err(cfg_peek(c, "intra"), "intra links exist only with several GPUs per node; expected "
+                           "gpus_per_node > 1 or no intra");
+            topo_spec_clear(&net);
+            return false;
+        }
+        if (g > 1) {
+            topo_spec_init(&s->topo);
+            s->topo.kind = TOPO_HIERARCHICAL;
+            s->topo.hosts = (int)(nodes * g);
+            s->topo.gpus_per_node = (int)g;
+            s->topo.link = net.link;
+            s->topo.packet_bytes = net.packet_bytes;
+            s->topo.intra = (TopoLinkClass){150e9, 1e-6, 0};   /* NVLink-class default */
+            CfgNode *in = cfg_get(c, "intra");
+            if (in && !topocfg_link(in, &s->topo.intra, "intra", err)) {
+                topo_spec_clear(&net);
+                return false;
+            }
+            s->topo.inter = g_new0(TopoSpec, 1);
+            *s->topo.inter = net;
+        } else {
+            s->topo = net;
+        }
+    }
+    s->nodes = (int)nodes;
+    s->gpus_per_node = (int)g;
+    s->world = (int)(nodes * g);
+    CfgNode *cal = cfg_get(c, "calibration");
+    if (cal && !read_calibration(cal, s, err))
+        return false;
+    if (!cfg_check_keys(c, "cluster", CLUSTER_KEYS ", " CLUSTER_NET_KEYS, err))
+        return false;
+    Topo *t = topocfg_build(&s->topo, c, err);   /* the error at the cluster key it is about */
+    topo_free(t);
+    return t != NULL;
+}
+
+/* cluster.calibration: the file `arsim calibrate` wrote, read by calfile
+ * (the one reader of that format); its classes override the links. */
+static bool read_calibration(CfgNode *n, Scenario *s, char **err)
+{
+    const char *file;
+    if (!cfg_as_string(n, &file, err))
+        return false;
+    char *path = cfg_resolve(file, ".", s->file);
+    if (!path) {
+        *err = cfg_err(n, "calibration file '%s' not found; expected a file from arsim calibrate", file);
+        return false;
+    }
+    Calibration *c = &s->calib;
+    *c = (Calibration){.set = true, .file = path, -1, -1, -1, -1, -1, -1, -1};
+    CalFile cf;
+    bool ok = calfile_load(path, &cf, err);
+    if (ok) {
+        if (cf.inter.set) {
+            c->alpha_inter_s = cf.inter.alpha_s;
+            c->beta_inter = cf.inter.beta;
+            c->burst_inter_B = cf.inter.burst_bytes;
+        }
+        if (cf.intra.set) {
+            c->alpha_intra_s = cf.intra.alpha_s;
+            c->beta_intra = cf.intra.beta;
+            c->burst_intra_B = cf.intra.burst_bytes;
+        }
+        if (cf.has_gamma)
+            c->gamma = cf.gamma;
+    }
+    calfile_clear(&cf);
+    if (!ok)
+        return false;
+    /* A message between two hosts crosses two links of a star: each gets α/2. */
+    TopoSpec *inter = s->topo.kind == TOPO_HIERARCHICAL ? s->topo.inter : &s->topo;
+    if (c->alpha_inter_s >= 0)
+        inter->link.latency_s = c->alpha_inter_s / 2;
+    if (c->beta_inter > 0)
+        inter->link.bw_Bps = 1.0 / c->beta_inter;
+    if (c->burst_inter_B >= 0)
+        inter->link.burst_B = c->burst_inter_B;
+    if (s->topo.kind == TOPO_HIERARCHICAL && c->alpha_intra_s >= 0)
+        s->topo.intra.latency_s = c->alpha_intra_s / 2;
+    if (s->topo.kind == TOPO_HIERARCHICAL && c->beta_intra > 0)
+        s->topo.intra.bw_Bps = 1.0 / c->beta_intra;
+    if (s->topo.kind == TOPO_HIERARCHICAL && c->burst_intra_B >= 0)
+        s->topo.intra.burst_B = c->burst_intra_B;
+    return true;
+}
+
+static bool read_sections(CfgNode *root, Scenario *s, char **err)
+{
+    CfgNode *it = cfg_get(root, "iterations");
+    int64_t w = 2, m = 3, streams = 1;
+    if (it && !(cfg_expect_map(it, "iterations", err) && cfg_opt_int(it, "warmup", 0, 1000, &w, err) &&
+                cfg_opt_int(it, "measured", 1, 1000, &m, err) &&
+                cfg_check_keys(it, "iterations", "warmup, measured", err)))
+        return false;
+    s->warmup = (int)w;
+    s->measured = (int)m;
+    s->bwd_ratio = 2.0;
+    s->update_bytes_per_param = 12;
+    CfgNode *cp = cfg_get(root, "compute");
+    if (cp && !(cfg_expect_map(cp, "compute", err) &&
+                cfg_opt_double(cp, "backward_ratio", 1e-3, 1e3, &s->bwd_ratio, err) &&
+                cfg_opt_double(cp, "update_bytes_per_param", 0, 1e6, &s->update_bytes_per_param, err) &&
+                cfg_check_keys(cp, "compute", "backward_ratio, update_bytes_per_param", err)))
+        return false;
+    s->gamma = 3.0 / s->gpu.mem_Bps;
+    CfgNode *cm = cfg_get(root, "comm");
+    if (cm && !(cfg_expect_map(cm, "comm", err) && cfg_opt_int(cm, "streams", 1, 64, &streams, err) &&
+                cfg_opt_double(cm, "gamma", 0, 1, &s->gamma, err) &&
+                cfg_check_keys(cm, "comm", "streams, gamma", err)))
+        return false;
+    if (s->calib.set && s->calib.gamma >= 0)
+        s->gamma = s->calib.gamma;
+    s->comm_streams = (int)streams;
+    return true;
+}
+
+Scenario *scenario_from_cfg(CfgNode *root, char **err)
+{
+    Scenario *s = g_new0(Scenario, 1);
+    s->tree = root;
+    s->file = g_strdup(root->file);
+    topo_spec_init(&s->topo);
+    if (!cfg_expect_map(root, "a scenario", err))
+        goto fail;
+    if (cfg_peek(root, "sweep")) {
+        *err = cfg_err(cfg_peek(root, "sweep"), "this file defines a sweep; expected `arsim sweep` for it");
+        goto fail;
+    }
+    const char *name = NULL, *desc = NULL, *model = NULL, *gpu = "v100", *gfile = NULL, *prec = "fp32";
+    if (!cfg_opt_string(root, "name", &name, err) || !cfg_opt_string(root, "description", &desc, err) ||
+        !cfg_opt_string(root, "gpu", &gpu, err) || !cfg_opt_string(root, "gpus_file", &gfile, err) ||
+        !cfg_opt_string(root, "precision", &prec, err))
+        goto fail;
+    CfgNode *mn = cfg_need(root, "model", "the scenario", err);
+    if (!mn || !cfg_as_string(mn, &model, err))
+        goto fail;
+    char *why = NULL;
+    s->model = model_load(model, s->file, &why);
+    if (!s->model) {
+        *err = g_str_has_prefix(why, "unknown model") ? cfg_err(mn, "%s", why) : g_strdup(why);
+        g_free(why);
+        goto fail;
+    }
+    /* gpus_file, like model, is relative to the scenario file */
+    char *gpath = gfile ? cfg_resolve(gfile, "models", s->file) : NULL;
+    if (gfile && !gpath) {
+        *err = cfg_err(cfg_peek(root, "gpus_file"), "GPU file '%s' not found; expected a file like models/gpus.yaml",
+                       gfile);
+        goto fail;
+    }
+    bool gpu_ok = gpu_load(gpu, gpath, &s->gpu, &why);
+    g_free(gpath);
+    if (!gpu_ok) {
+        *err = g_str_has_prefix(why, "unknown GPU") ? cfg_err(cfg_peek(root, "gpu"), "%s", why) : g_strdup(why);
+        g_free(why);
+        goto fail;
+    }
+    if (strcmp(prec, "fp32") == 0)
+        s->elem_bytes = 4;
+    else if (strcmp(prec, "fp16") == 0 || strcmp(prec, "bf16") == 0)
+        s->elem_bytes = 2;
+    else {
+        *err = cfg_err(cfg_peek(root, "precision"), "unknown precision '%s'; expected fp32, fp16 or bf16", prec);
+        goto fail;
+    }
+    s->name = g_strdup(name ? name : s->model->name);
+    if (!read_batches(root, s, err) || !read_cluster(root, s, err) || !read_policies(root, s, err) ||
+        !read_sections(root, s, err) || !cfg_check_keys(root, "the scenario", SCENARIO_KEYS, err))
+        goto fail;
+    return s;
+fail:
+    scenario_free(s);
+    return NULL;
+}
+
+Scenario *scenario_load(const char *file, char **sets, char **err)
+{
+    CfgNode *root = cfg_load_file(file, err);
+    if (!root)
+        return NULL;
+    for (int i = 0; sets && sets[i]; i++)
+        if (!cfg_set_path(root, sets[i], err)) {
+            cfg_free(root);
+            return NULL;
+        }
+    return scenario_from_cfg(root, err);
+}

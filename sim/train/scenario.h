@@ -1,0 +1,51 @@
+/* scenario — a whole scenario from YAML (DESIGN.md "A scenario"), every
+ * key checked, every error with file:line:col. */
+#ifndef ARSIM_SCENARIO_H
+#define ARSIM_SCENARIO_H
+
+#include "train/gpu.h"
+#include "train/policy.h"
+#include "net/topo.h"
+
+typedef struct {
+    bool set;                /* a calibration file was named */
+    char *file;              /* its path; owned */
+    double alpha_inter_s;    /* per-message latency between nodes, s (< 0: keep the link's) */
+    double beta_inter;       /* s/byte between nodes (< 0: keep) */
+    double alpha_intra_s;    /* per-message latency inside a node (< 0: keep) */
+    double beta_intra;       /* s/byte inside a node (< 0: keep) */
+    double gamma;            /* reduction s/byte (< 0: keep) */
+    double burst_inter_B;    /* token bucket of the links between nodes, bytes (fit.inter_burst_bytes;
+                              * < 0: keep) */
+    double burst_intra_B;    /* token bucket of the links inside a node (fit.intra_burst_bytes; < 0: keep) */
+} Calibration;
+
+typedef struct {
+    char *name;              /* owned */
+    char *file;              /* the scenario file; owned */
+    Model *model;            /* owned */
+    Gpu gpu;                 /* owned members */
+    int elem_bytes;          /* bytes per gradient element: fp32 4, fp16/bf16 2 */
+    GArray *batches;         /* int per-GPU batch sizes, >= 1 entry */
+    TopoSpec topo;           /* the cluster's network (hierarchical when gpus_per_node > 1) */
+    int nodes;               /* nodes, >= 1 */
+    int gpus_per_node;       /* >= 1 */
+    int world;               /* ranks = nodes * gpus_per_node */
+    Calibration calib;
+    GPtrArray *policies;     /* Policy*, owned, >= 1 */
+    int baseline;            /* index into policies */
+    int warmup, measured;    /* iterations (>= 0, >= 1) */
+    double bwd_ratio;        /* backward / forward FLOP time, > 0 */
+    double gamma;            /* reduction s/byte on a GPU (default 3 / memory bandwidth) */
+    double update_bytes_per_param; /* optimizer memory traffic per parameter */
+    int comm_streams;        /* collectives in flight at once, >= 1 */
+    CfgNode *tree;           /* the (overridden) tree it was read from; owned */
+} Scenario;
+
+/* Reads a scenario from a tree (consumed: the Scenario owns it). */
+Scenario *scenario_from_cfg(CfgNode *root, char **err);
+/* Loads FILE, applies --set assignments (char* array, may be NULL), reads. */
+Scenario *scenario_load(const char *file, char **sets, char **err);
+void scenario_free(Scenario *s);
+
+#endif

@@ -1,0 +1,63 @@
+/* train — simulates training iterations of a scenario under one policy
+ * and batch size: the per-rank compute stream (forward 1..L, backward
+ * L..1, optimizer updates) and the communicator that runs the sync units'
+ * all-reduces on the simulated network; reports the steady state. */
+#ifndef ARSIM_TRAIN_H
+#define ARSIM_TRAIN_H
+
+#include "train/scenario.h"
+
+/* One sync unit in the last measured iteration (times from its start). */
+typedef struct {
+    char *name;              /* owned */
+    uint64_t bytes;          /* gradient bytes */
+    CollAlgo algo;
+    char *reason;            /* owned */
+    double ready_s;          /* gradient ready (backward of its layers ended) */
+    double start_s;          /* all-reduce started */
+    double end_s;            /* all-reduce ended */
+    double needed_s;         /* next forward (or the optimizer step) needed it */
+    double hidden_s;         /* part of [start, end] before needed_s */
+} TrainUnitRow;
+
+/* One span on a timeline track, for the Chrome trace. */
+typedef struct {
+    char *name;              /* owned */
+    int track;               /* 0 compute, 1 communication */
+    int iter;                /* 0: the recorded iteration; -1: the one before (its syncs) */
+    int first_layer;         /* compute: the layer (-1 for the whole-model update); comm: first layer carried */
+    int last_layer;          /* comm: last layer carried; compute: as first_layer */
+    bool forward;            /* compute: a forward pass (with its layer's update under layer/priority) */
+    double start_s, dur_s;   /* from the recorded iteration's start; may be < 0 for iter -1 */
+    double value;            /* comm: mean NIC egress utilization in [0,1] while it ran */
+} TrainSpan;
+
+typedef struct {
+    int batch;
+    int policy;              /* index into the scenario's policies */
+    double iteration_s;      /* steady-state iteration time */
+    double compute_s;        /* forward + backward + update per iteration */
+    double comm_s;           /* sum of all-reduce durations per iteration */
+    double exposed_comm_s;   /* iteration_s - compute_s: compute stream waiting on sync */
+    double samples_per_s;    /* batch * world / iteration_s */
+    double speedup;          /* baseline iteration_s / iteration_s (filled by train_run_all) */
+    uint64_t events;         /* engine events */
+    GArray *units;           /* TrainUnitRow (when asked), else NULL */
+    GArray *spans;           /* TrainSpan of the last measured iteration (when asked), else NULL */
+} TrainResult;
+
+typedef struct {
+    bool layers;             /* fill units */
+    bool trace;              /* fill spans */
+} TrainOpts;
+
+bool train_run(const Scenario *s, int batch, int policy, const TrainOpts *o, TrainResult *out, char **err);
+/* As train_run; force_live runs every collective on the shared network
+ * even with one stream (the memo's exactness is tested against it). */
+bool train_run_ex(const Scenario *s, int batch, int policy, const TrainOpts *o, bool force_live, TrainResult *out,
+                  char **err);
+/* Every (batch, policy) in order batch-major; fills speedup. GArray of TrainResult. */
+GArray *train_run_all(const Scenario *s, const TrainOpts *o, char **err);
+void train_results_free(GArray *results);
+
+#endif

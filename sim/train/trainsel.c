@@ -1,0 +1,148 @@
+/* trainsel — per-unit algorithm selection; see trainsel.h. */
+#include "train/trainsel.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Idle-cluster time of a on the unit, in seconds (< 0 if it does not fit). */
+static double predict(CommCost *cost, CollAlgo a, uint64_t elems)
+{
+    simtime_t d;
+    char *why = NULL;
+    if (!commcost_get(cost, a, elems, &d, NULL, &why)) {
+        g_free(why);
+        return -1;
+    }
+    return sim_ps_to_seconds(d);
+}
+
+/* Predicted overlap window of a unit: compute time between its gradients
+ * being ready and the next forward needing it (no communication stalls). */
+static double window_s(const Scenario *s, const Policy *p, const SyncUnit *u, int batch)
+{
+    const Model *m = s->model;
+    double w = 0;
+    for (int l = 0; l < u->ready_layer; l++)
+        w += gpu_backward_s(&s->gpu, m, &g_array_index(m->layers, ModelLayer, l), batch, s->elem_bytes, s->bwd_ratio);
+    if (p->overlap == OVERLAP_LAYER || p->overlap == OVERLAP_PRIORITY)
+        for (int l = 0; l < u->need_layer; l++)
+            w += gpu_forward_s(&s->gpu, m, &g_array_index(m->layers, ModelLayer, l), batch, s->elem_bytes);
+    return w;
+}
+
+static bool fits(const Scenario *s, CollAlgo a)
+{
+    if (a == COLL_HIERARCHICAL)
+        return s->gpus_per_node > 1;
+    if (a == COLL_TORUS2D)
+        return s->topo.kind == TOPO_TORUS2D;
+    return true;
+}
+
+/* A lower bound of every candidate's time on this cluster: the α-β-γ
+ * closed form with the smallest link latency and the largest bandwidth
+ * (contention and longer paths only add). Tree's closed form is an upper
+ * bound for p not a power of two, so it is halved there. */
+static double lower_bound(const Scenario *s, const CommCost *cost, CollAlgo a, uint64_t elems)
+{
+    (void)cost;
+    double lat = INFINITY, bw = 0;
+    const TopoSpec *nets[2] = {&s->topo, s->topo.inter};
+    for (int i = 0; i < 2; i++) {
+        if (!nets[i])
+            continue;
+        lat = fmin(lat, nets[i]->link.latency_s);
+        bw = fmax(bw, nets[i]->link.bw_Bps);
+    }
+    if (s->topo.kind == TOPO_HIERARCHICAL) {
+        lat = fmin(lat, s->topo.intra.latency_s);
+        bw = fmax(bw, s->topo.intra.bw_Bps);
+    }
+    CollParams prm;
+    coll_params_init(&prm);
+    prm.gpus_per_node = s->gpus_per_node;
+    double n = (double)elems * s->elem_bytes;
+    double lb = coll_cost(a, &prm, s->world, n, lat, 1.0 / bw, 0);
+    bool pow2 = (s->world & (s->world - 1)) == 0;
+    return (a == COLL_TREE && !pow2) || !isfinite(lb) ? 0 : lb;
+}
+
+/* Branch and bound: simulate candidates in order of their lower bounds
+ * and stop once no bound can beat the best simulated time. The choice is
+ * the same as simulating every candidate; big clusters pay for far fewer. */
+static void choose_auto(const Scenario *s, const Policy *p, SyncUnit *u, CommCost *cost, int batch)
+{
+    double best = -1, costs[COLL_NALGOS], lb[COLL_NALGOS];
+    int order[COLL_NALGOS], ncand = 0;
+    for (int a = 0; a < COLL_NALGOS; a++) {
+        costs[a] = -1;
+        if (!fits(s, (CollAlgo)a))
+            continue;
+        lb[a] = lower_bound(s, cost, (CollAlgo)a, u->elems);
+        int i = ncand++;
+        while (i > 0 && lb[order[i - 1]] > lb[a]) {
+            order[i] = order[i - 1];
+            i--;
+        }
+        order[i] = a;
+    }
+    for (int i = 0; i < ncand; i++) {
+        int a = order[i];
+        if (best >= 0 && lb[a] >= best)
+            continue;
+        costs[a] = predict(cost, (CollAlgo)a, u->elems);
+        if (costs[a] >= 0 && (best < 0 || costs[a] < best)) {
+            best = costs[a];
+            u->algo = (CollAlgo)a;
+        }
+    }
+    double w = window_s(s, p, u, batch);
+    int n = snprintf(u->reason, sizeof u->reason, "auto: %s %.3g ms", coll_algo_name(u->algo), best * 1e3);
+    for (int a = 0; a < COLL_NALGOS && n < (int)sizeof u->reason; a++)
+        if (costs[a] >= 0 && a != (int)u->algo)
+            n += snprintf(u->reason + n, sizeof u->reason - n, ", %s %.3g", coll_algo_name((CollAlgo)a),
+                          costs[a] * 1e3);
+        else if (costs[a] < 0 && fits(s, (CollAlgo)a))
+            n += snprintf(u->reason + n, sizeof u->reason - n, ", %s >=%.3g", coll_algo_name((CollAlgo)a),
+                          lb[a] * 1e3);
+    if (n < (int)sizeof u->reason)
+        snprintf(u->reason + n, sizeof u->reason - n, "; window %.3g ms, %s", w * 1e3,
+                 best <= w ? "fits it alone" : "longer than it");
+}
+
+bool trainsel_select(const Scenario *s, const Policy *p, GArray *units, CommCost *cost, int batch, char **err)
+{
+    const Model *m = s->model;
+    for (guint i = 0; i < units->len; i++) {
+        SyncUnit *u = &g_array_index(units, SyncUnit, i);
+        uint64_t bytes = u->elems * (uint64_t)s->elem_bytes;
+        gpointer ov = NULL;
+        if (u->first_layer == u->last_layer)
+            ov = g_hash_table_lookup(p->overrides, g_array_index(m->layers, ModelLayer, u->first_layer).name);
+        if (ov) {
+            u->algo = (CollAlgo)(GPOINTER_TO_INT(ov) - 1);
+            snprintf(u->reason, sizeof u->reason, "override");
+        } else if (p->select == ALGSEL_AUTO) {
+            choose_auto(s, p, u, cost, batch);
+        } else if (p->select == ALGSEL_HYBRID) {
+            if (p->hybrid_threshold > 0 && bytes <= p->hybrid_threshold) {
+                u->algo = COLL_BUTTERFLY;
+                snprintf(u->reason, sizeof u->reason, "hybrid: %" G_GUINT64_FORMAT " B <= threshold", (guint64)bytes);
+            } else {
+                u->algo = p->hybrid[u->kind];
+                snprintf(u->reason, sizeof u->reason, "hybrid: %s layer", model_kind_name(u->kind));
+            }
+        } else {
+            u->algo = p->algo;
+            snprintf(u->reason, sizeof u->reason, "fixed");
+        }
+        if (!fits(s, u->algo)) {
+            *err = g_strdup_printf("%s: policy '%s' uses %s, which needs %s; expected another algorithm", s->file,
+                                   p->name, coll_algo_name(u->algo),
+                                   u->algo == COLL_HIERARCHICAL ? "gpus_per_node > 1" : "a torus2d topology");
+            return false;
+        }
+    }
+    return true;
+}
