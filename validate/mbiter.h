@@ -1,7 +1,7 @@
 /* mbiter — mpibench's `iteration` mode: replays training iterations of an
  * arsim scenario on real MPI ranks (one rank = one GPU of the scenario).
  *
- * The replay is the simulator's DAG (sim/train.c, REFERENCES.md §2) run
+ * The replay is the simulator's DAG (sim/train/train.c, docs/design.md §8.4) run
  * for real: one compute stream per rank — forward 1..L, backward L..1,
  * updates — whose tasks last exactly the simulator's durations
  * (gpu_forward_s etc. on the scenario after computescale_apply(--scale))

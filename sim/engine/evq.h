@@ -1,6 +1,6 @@
 /* evq — the event queue: a binary min-heap on (time, seq).
  *
- * The one hand-written container of arsim (DESIGN.md). Events at equal
+ * The one hand-written container of arsim (docs/design.md §5.1). Events at equal
  * times pop in the order they were pushed (seq breaks ties), so every run
  * is deterministic. Push, pop and cancel are O(log n). No global state:
  * every Evq is independent, so several simulations run side by side.

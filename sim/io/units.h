@@ -1,4 +1,4 @@
-/* units — sizes, rates and times with units, as DESIGN.md's contract says.
+/* units — sizes, rates and times with units, as docs/design.md §13.2 says.
  *
  * Sizes: a bare number is bytes; KB/MB/GB/TB are powers of 10 and
  * KiB/MiB/GiB/TiB powers of 2 (B accepted). Rates: Mbps/Gbps/Tbps/Kbps/bps

@@ -7,7 +7,7 @@
  * (commcost.h); with several collectives in flight (comm.streams > 1)
  * they run live on one shared network so that they contend.
  *
- * Dependencies (REFERENCES.md §2): none — all units after B[t,1], U after
+ * Dependencies (docs/design.md §8.4): none — all units after B[t,1], U after
  * all; ddp — buckets launch in order once ready, U after all; layer —
  * C[t,l] after B[t,l], U[t,l]+F[t+1,l] after C[t,l]; priority — as layer,
  * ready units served lowest layer first. */

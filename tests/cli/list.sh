@@ -1,6 +1,6 @@
 #!/bin/bash
 # `arsim list models|gpus|topologies|algorithms|policies [--json]`: the
-# model totals are the published parameter counts (REFERENCES.md), written
+# model totals are the published parameter counts (docs/references.md §4), written
 # here independently; the data directory is the working directory or
 # $ARSIM_HOME. Prints "ok NAME" / "FAIL NAME"; $ARSIM is the binary; cwd =
 # repo root.

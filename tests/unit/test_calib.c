@@ -327,7 +327,7 @@ START_TEST(test_calfile_roundtrip)
 }
 END_TEST
 
-/* Closed-form all-reduce times on a contention-free star (DESIGN.md). */
+/* Closed-form all-reduce times on a contention-free star (docs/design.md §7.7). */
 static double t_algo(const char *algo, int p, double n)
 {
     double lg = log2(p), a = ALPHA, b = BETA, g = GAMMA;

@@ -36,7 +36,7 @@ static TrainResult *res(GArray *r, guint i)
     return &g_array_index(r, TrainResult, i);
 }
 
-/* Ring all-reduce closed form (DESIGN.md). */
+/* Ring all-reduce closed form (docs/design.md §7.7). */
 static double ring_time(int p, double n, double alpha, double beta, double gamma)
 {
     return 2.0 * (p - 1) * alpha + 2.0 * (p - 1) / p * n * beta + (double)(p - 1) / p * n * gamma;
@@ -59,7 +59,7 @@ START_TEST(test_model_totals)
             ck_assert_uint_eq(m->ntensors, want[i].tensors);
         model_free(m);
     }
-    /* VGG-16 per layer (REFERENCES.md §4) */
+    /* VGG-16 per layer (docs/references.md §4.1) */
     static const struct {
         const char *layer;
         uint64_t params;
@@ -173,7 +173,7 @@ START_TEST(test_none_is_compute_plus_allreduces)
 }
 END_TEST
 
-/* MG-WFBP's recurrence (REFERENCES.md §2) for one FIFO channel: DDP with
+/* MG-WFBP's recurrence (docs/references.md §2.6) for one FIFO channel: DDP with
  * one bucket per layer (caps of 1 byte) and one tensor per layer. */
 START_TEST(test_ddp_matches_wfbp_recurrence)
 {
