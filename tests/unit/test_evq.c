@@ -142,12 +142,14 @@ END_TEST
 int main(void)
 {
     Suite *s = suite_create("evq");
-    TCase *tc = tcase_create("core");
+    TCase *tc = testmain_case(s, "order");
     tcase_add_test(tc, test_order_and_ties);
     tcase_add_test(tc, test_cancel);
+    tc = testmain_case(s, "oracle");
     tcase_add_test(tc, test_heap_random);
+    tc = testmain_case(s, "bad-input");
     tcase_add_test(tc, test_overflow);
+    tc = testmain_case(s, "units");
     tcase_add_test(tc, test_units);
-    suite_add_tcase(s, tc);
     return testmain_run(s);
 }

@@ -602,22 +602,23 @@ END_TEST
 static Suite *sweep_suite(void)
 {
     Suite *s = suite_create("sweep");
-    TCase *tc = tcase_create("core");
-    tcase_set_timeout(tc, 30);
+    TCase *tc = testmain_case(s, "expansion");
     tcase_add_test(tc, test_counts_and_order);
     tcase_add_test(tc, test_zip_groups);
-    tcase_add_test(tc, test_errors_have_positions);
-    tcase_add_test(tc, test_unknown_axis_key);
-    tcase_add_test(tc, test_unknown_axis_key_real_scenario);
     tcase_add_test(tc, test_set_axes);
     tcase_add_test(tc, test_ids_stable);
     tcase_add_test(tc, test_cfgtree_set_and_emit);
+    tc = testmain_case(s, "bad-input");
+    tcase_add_test(tc, test_errors_have_positions);
+    tcase_add_test(tc, test_unknown_axis_key);
+    tcase_add_test(tc, test_unknown_axis_key_real_scenario);
+    tc = testmain_case(s, "results");
     tcase_add_test(tc, test_torn_line_recovery);
-    tcase_add_test(tc, test_csv_sorted_jobs_independent);
     tcase_add_test(tc, test_resume_after_kill);
     tcase_add_test(tc, test_failures_not_recorded);
     tcase_add_test(tc, test_shards_and_merge);
-    suite_add_tcase(s, tc);
+    tc = testmain_case(s, "determinism");
+    tcase_add_test(tc, test_csv_sorted_jobs_independent);
     return s;
 }
 

@@ -389,16 +389,11 @@ END_TEST
 int main(void)
 {
     Suite *s = suite_create("trainplan");
-    TCase *shipped = tcase_create("shipped");
-    tcase_set_timeout(shipped, 300);
-    tcase_add_test(shipped, test_shipped_configs);
-    suite_add_tcase(s, shipped);
-    TCase *comb = tcase_create("combinations");
-    tcase_set_timeout(comb, 300);
-    tcase_add_test(comb, test_combinations);
-    suite_add_tcase(s, comb);
-    TCase *bad = tcase_create("bad input");
-    tcase_add_test(bad, test_plan_errors);
-    suite_add_tcase(s, bad);
+    TCase *tc = testmain_case(s, "shipped");
+    tcase_add_test(tc, test_shipped_configs);
+    tc = testmain_case(s, "combinations");
+    tcase_add_test(tc, test_combinations);
+    tc = testmain_case(s, "bad-input");
+    tcase_add_test(tc, test_plan_errors);
     return testmain_run(s);
 }
