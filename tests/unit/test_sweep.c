@@ -3,6 +3,7 @@
  * order), the engine with a fake runner (jobs, resume, shards, merge),
  * and the real scenario check on an unknown axis key. */
 #include "io/cfgtree.h"
+#include "io/units.h"
 #include "sweep/sweepexec.h"
 #include "sweep/sweepout.h"
 #include "sweep/sweepsim.h"
@@ -121,7 +122,7 @@ static char *fake_run(CfgNode *t, void *ctx, char **err)
     GString *s = g_string_new("[");
     for (int i = (int)b->items->len - 1; i >= 0; i--) {
         int64_t batch;
-        cfg_as_int(g_ptr_array_index(b->items, i), 1, 1 << 20, &batch, err);
+        cfg_as_int(g_ptr_array_index(b->items, i), 1, UNITS_COUNT_MAX, &batch, err);
         for (guint j = 0; j < p->items->len; j++) {
             const char *pol = ((CfgNode *)g_ptr_array_index(p->items, j))->scalar;
             g_string_append_printf(s, "%s{\"batch\":%d,\"policy\":\"%s\",\"iteration_s\":%.3f,\"nodes\":%d}",
