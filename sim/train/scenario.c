@@ -1,5 +1,6 @@
 /* scenario — reading a scenario YAML into a Scenario; see scenario.h. */
 #include "train/scenario.h"
+#include "engine/engine.h"
 #include "io/calfile.h"
 #include "io/units.h"
 #include "net/topocfg.h"
@@ -435,6 +436,7 @@ static bool read_sections(CfgNode *root, Scenario *s, char **err)
     if (s->calib.set && s->calib.gamma >= 0)
         s->gamma = s->calib.gamma;
     s->comm_streams = (int)streams;
+    s->seed = SIM_DEFAULT_SEED;
     return true;
 }
 

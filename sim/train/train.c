@@ -100,8 +100,9 @@ static void comm_start(Train *t, int u)
     if (!t->live) {
         simtime_t dur;
         char *why = NULL;
-        if (!commcost_get(t->plan->cost, su->algo, su->elems, &dur, &st->util, &why)) {
-            sim_fail(t->sim, "%s", why);
+        SimErr code;
+        if (!commcost_get(t->plan->cost, su->algo, su->elems, &dur, &st->util, &code, &why)) {
+            sim_fail_code(t->sim, code, "%s", why);
             g_free(why);
             return;
         }
@@ -264,7 +265,7 @@ bool train_run_ex(const Scenario *s, int batch, int policy, const TrainOpts *o, 
     t.pol = t.plan->pol;
     t.units = t.plan->units;
     trainwalk_init(&t.w, t.plan);
-    t.sim = sim_new(1);
+    t.sim = sim_new(s->seed);
     t.live = force_live || s->comm_streams > 1;
     if (t.live)
         t.net = net_new(t.sim, t.plan->topo);
@@ -280,7 +281,7 @@ bool train_run_ex(const Scenario *s, int batch, int policy, const TrainOpts *o, 
     stream_advance(&t);
     bool ok = sim_run(t.sim);
     if (!ok || t.w.iter < t.iters) {
-        if (t.sim->failed && strstr(t.sim->error, "overflow")) {
+        if (t.sim->failed && t.sim->code == SIM_ERR_CLOCK) {
             /* the input asks for more simulated time than the clock holds: bad input, at the cluster */
             const CfgNode *at = cfg_peek(s->tree, "cluster") ? cfg_peek(s->tree, "cluster") : s->tree;
             *err = cfg_err(at, "policy '%s' at batch %d: %s; expected faster links, a smaller comm.gamma or "
