@@ -17,7 +17,7 @@ ok() { echo "ok $1"; }
 fail() { echo "FAIL $1${2:+: $2}"; }
 
 if ! command -v mpirun >/dev/null || ! command -v "${MPICC:-mpicc}" >/dev/null; then
-    echo "skipped mpibench: no mpirun/mpicc (Open MPI: make deps installs openmpi-bin and libopenmpi-dev)"
+    echo "skipped mpibench: mpirun or ${MPICC:-mpicc} not found, so validate/mpibench is not built (Open MPI: make deps installs openmpi-bin and libopenmpi-dev)"
     exit 0
 fi
 if [ ! -x "$MPIBENCH" ]; then
