@@ -123,7 +123,7 @@ void mbcase_measure(const MbcaseRule *rule, MbcaseWatchdog *w, const char *what,
     double *t = g_new(double, rule->max_reps);
     int n = 0;
     bool stable = false;
-    double measured_start = MPI_Wtime();
+    double measured_start = MPI_Wtime(), measured = 0;
     while (n < rule->max_reps) {
         /* agreed[0]: this repetition's time; agreed[1]: time in the case;
          * agreed[2]: time since the first measured repetition began. */
@@ -133,13 +133,15 @@ void mbcase_measure(const MbcaseRule *rule, MbcaseWatchdog *w, const char *what,
         MPI_Iallreduce(mine, agreed, 3, MPI_DOUBLE, MPI_MAX, comm, &req);
         mbwait_all(1, &req, rule->poll_s);
         t[n++] = agreed[0];
-        stable = is_stable(rule, t, n, agreed[2]);
+        measured = agreed[2];
+        stable = is_stable(rule, t, n, measured);
         if (stable || agreed[1] >= rule->case_time_s)
             break;
     }
     watchdog_disarm(w);
     out->reps = n;
     out->stable = stable;
+    out->measured_s = measured;
     out->time_s = mbcase_median(t, n);
     out->min_s = out->max_s = t[0];
     for (int i = 1; i < n; i++) {

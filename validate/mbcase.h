@@ -45,6 +45,8 @@ typedef struct {
     char inter[16];      /* hierarchical: the inter-node algorithm; "" otherwise */
     double time_s;       /* median repetition time (s); pingpong: one way */
     double min_s, max_s; /* fastest and slowest repetition (s) */
+    double measured_s;   /* from the first measured repetition's start to the last one's end, the
+                          * maximum over ranks (s): the span min_time_s bounds */
     int reps;            /* measured repetitions, >= 1 */
     bool stable;         /* the median met tol before the rep or time limit */
     int verified;        /* -1: not applicable; 0: a result was wrong; 1: all right */
@@ -84,7 +86,7 @@ bool mbcase_watchdog_init(MbcaseWatchdog *w, int rank);
 void mbcase_watchdog_free(MbcaseWatchdog *w);
 
 /* Runs the repetitions of one case and fills out->time_s, min_s, max_s,
- * reps and stable (the other fields are the caller's). `what` names the
+ * measured_s, reps and stable (the other fields are the caller's). `what` names the
  * case in a timeout message. Collective over comm. */
 void mbcase_measure(const MbcaseRule *rule, MbcaseWatchdog *w, const char *what, MPI_Comm comm,
                     MbcaseRepFn fn, void *ctx, MbcaseResult *out);

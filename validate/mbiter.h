@@ -1,16 +1,15 @@
 /* mbiter — mpibench's `iteration` mode: replays training iterations of an
  * arsim scenario on real MPI ranks (one rank = one GPU of the scenario).
  *
- * The replay is the simulator's DAG (sim/train/train.c, docs/design.md §8.4) run
- * for real: one compute stream per rank — forward 1..L, backward L..1,
- * updates — whose tasks last exactly the simulator's durations
- * (gpu_forward_s etc. on the scenario after computescale_apply(--scale))
- * and are emulated by waiting on the clock while polling MPI; the policy's
- * sync units (policy_units), their algorithms (trainsel_select, on a
- * CommCost of the scenario's topology as train_run builds it) and their
- * schedules (commcost_schedule: coll_build) run as real all-reduces over
- * real gradient buffers with non-blocking point-to-point (MbcollRun),
- * comm.streams of them at a time, gated as train.c gates them: none — all
+ * The replay is the simulator's own training plan (train/trainplan.h,
+ * the one train_run simulates; docs/design.md §8.4) run for real: one compute stream per
+ * rank — forward 1..L, backward L..1, updates — whose tasks last exactly
+ * the plan's durations (on the scenario after computescale_apply(--scale))
+ * and are emulated by waiting on the clock while polling MPI; the plan's
+ * sync units with their algorithms and schedules (commcost_schedule:
+ * coll_build) run as real all-reduces over real gradient buffers with
+ * non-blocking point-to-point (MbcollRun), comm.streams of them at a
+ * time, gated by the plan's walk (TrainWalk), as train.c gates them: none — all
  * units after the last backward, update after all; ddp — buckets launch
  * strictly in order once ready, update after all; layer — a unit after
  * its layer's backward, forward of layer l (with its update) after its

@@ -72,8 +72,8 @@ static void put_case(FILE *f, const MbcaseResult *c)
         fputs(", \"inter\": ", f);
         put_string(f, c->inter);
     }
-    fprintf(f, ", \"time_s\": %.9g, \"reps\": %d, \"min_s\": %.9g, \"max_s\": %.9g, \"stable\": %s",
-            c->time_s, c->reps, c->min_s, c->max_s, c->stable ? "true" : "false");
+    fprintf(f, ", \"time_s\": %.9g, \"reps\": %d, \"min_s\": %.9g, \"max_s\": %.9g, \"measured_s\": %.9g, "
+            "\"stable\": %s", c->time_s, c->reps, c->min_s, c->max_s, c->measured_s, c->stable ? "true" : "false");
     if (c->verified >= 0)
         fprintf(f, ", \"verified\": %s", c->verified ? "true" : "false");
     fputc('}', f);

@@ -416,7 +416,7 @@ static int parse_allreduce_opt(MbmodesOpts *o, const char *flag, const char *val
     if (strcmp(flag, "--gpus-per-node") == 0) {
         char *end;
         long g = strtol(val, &end, 10);
-        if (*val < '0' || *val > '9' || *end || g < 1 || g > 1 << 20) {
+        if (*val < '0' || *val > '9' || *end || g < 1 || g > UNITS_COUNT_MAX) {
             *why = "not a rank count; expected a positive integer that divides the number of ranks";
             return -1;
         }

@@ -1,10 +1,9 @@
 /* mbreplay — replays training iterations on real MPI ranks; see mbreplay.h. */
 #include "mbreplay.h"
 
-#include "coll/commcost.h"
 #include "mbcoll.h"
 #include "mbwait.h"
-#include "train/trainsel.h"
+#include "train/trainplan.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -17,73 +16,24 @@ enum {
     MAX_TAGGED_UNITS = 30000  /* so TAG_UNIT_BASE + u stays below MPI's guaranteed tag bound 32767 */
 };
 
-typedef enum { TASK_FWD, TASK_BWD, TASK_UPDATE_ALL } TaskKind;
-
-typedef struct {
-    TaskKind kind;
-    int layer;               /* layer index (TASK_UPDATE_ALL: -1) */
-    double dur_s;            /* seconds on the compute stream (scaled) */
-    int gate;                /* layer whose units must be done first; -1 none; -2 all units */
-} Task;
-
 struct MbreplayPlan {
     Scenario *s;             /* owned; compute already scaled */
-    const Policy *pol;       /* in s */
-    Topo *topo;              /* owned; the CommCost's */
-    CommCost *cost;          /* owned; holds the schedules */
-    GArray *units;           /* SyncUnit, in launch order (policy_units); owned */
-    const CollSchedule **sched; /* per unit, owned by cost */
+    TrainPlan *plan;         /* owned: the simulator's plan of (s, policy, batch) */
+    const CollSchedule **sched; /* per unit, owned by plan->cost */
     uint64_t *first;         /* per unit: index of its first element in the gradient vector */
     uint64_t total;          /* elements in all units */
-    GArray *tasks;           /* Task, one iteration in stream order; owned */
     MbcollElem elem;         /* element type of the gradients */
     int streams;             /* all-reduces in flight at once (comm.streams), >= 1 */
     MbreplayInfo info;
 };
 
-/* One iteration's tasks exactly as train.c's build_tasks; returns the
- * compute seconds. */
-static double build_tasks(MbreplayPlan *pl, int batch)
-{
-    const Scenario *s = pl->s;
-    const Model *m = s->model;
-    int L = (int)m->layers->len;
-    bool per_layer = pl->pol->overlap == OVERLAP_LAYER || pl->pol->overlap == OVERLAP_PRIORITY;
-    double total = 0, upd_all = 0;
-    for (int l = 0; l < L; l++) {
-        const ModelLayer *ml = &g_array_index(m->layers, ModelLayer, l);
-        double f = gpu_forward_s(&s->gpu, m, ml, batch, s->elem_bytes);
-        double u = gpu_update_s(&s->gpu, ml, s->update_bytes_per_param);
-        Task k = {TASK_FWD, l, per_layer ? f + u : f, per_layer ? l : -1};
-        g_array_append_val(pl->tasks, k);
-        total += f + u;
-        upd_all += u;
-    }
-    for (int l = L - 1; l >= 0; l--) {
-        const ModelLayer *ml = &g_array_index(m->layers, ModelLayer, l);
-        double b = gpu_backward_s(&s->gpu, m, ml, batch, s->elem_bytes, s->bwd_ratio);
-        Task k = {TASK_BWD, l, b, -1};
-        g_array_append_val(pl->tasks, k);
-        total += b;
-    }
-    if (!per_layer) {
-        Task k = {TASK_UPDATE_ALL, -1, upd_all, -2};
-        g_array_append_val(pl->tasks, k);
-    }
-    return total;
-}
-
 void mbreplay_plan_free(MbreplayPlan *p)
 {
     if (!p)
         return;
-    if (p->tasks)
-        g_array_free(p->tasks, TRUE);
     g_free(p->sched);
     g_free(p->first);
-    policy_units_free(p->units);
-    commcost_free(p->cost);
-    topo_free(p->topo);
+    trainplan_free(p->plan);
     scenario_free(p->s);
     g_free(p);
 }
@@ -97,49 +47,33 @@ MbreplayPlan *mbreplay_plan_new(Scenario *s, int policy, int batch, char **err)
 {
     MbreplayPlan *pl = g_new0(MbreplayPlan, 1);
     pl->s = s;
-    pl->pol = g_ptr_array_index(s->policies, policy);
-    pl->topo = topo_new(&s->topo, err);
-    if (!pl->topo) {
+    pl->plan = trainplan_new(s, policy, batch, err);
+    if (!pl->plan) {
         mbreplay_plan_free(pl);
         return NULL;
     }
-    /* the CommCost train_run_ex makes: its parameters decide hierarchical's G and the torus */
-    CollParams prm;
-    coll_params_init(&prm);
-    prm.gpus_per_node = s->gpus_per_node;
-    prm.inter = pl->pol->inter;
-    if (pl->topo->torus_x * pl->topo->torus_y == s->world) {
-        prm.torus_x = pl->topo->torus_x;
-        prm.torus_y = pl->topo->torus_y;
-    }
-    pl->cost = commcost_new(pl->topo, s->world, &prm, (uint32_t)s->elem_bytes, s->gamma);
-    pl->units = policy_units(pl->pol, s->model, s->elem_bytes);
-    pl->tasks = g_array_new(FALSE, TRUE, sizeof(Task));
-    double compute = build_tasks(pl, batch);
-    if (!trainsel_select(s, pl->pol, pl->units, pl->cost, batch, err)) {
-        mbreplay_plan_free(pl);
-        return NULL;
-    }
-    guint n = pl->units->len;
+    const Policy *pol = pl->plan->pol;
+    const GArray *units = pl->plan->units;
+    guint n = units->len;
     pl->streams = s->comm_streams;
     if (pl->streams > 1 && n > MAX_TAGGED_UNITS) {
         *err = g_strdup_printf("policy '%s' has %u sync units and comm.streams = %d; expected at most %d units "
                                "when several all-reduces run at once (one MPI tag each), or comm.streams = 1",
-                               pl->pol->name, n, pl->streams, MAX_TAGGED_UNITS);
+                               pol->name, n, pl->streams, MAX_TAGGED_UNITS);
         mbreplay_plan_free(pl);
         return NULL;
     }
     pl->sched = g_new0(const CollSchedule *, MAX(n, 1));
     pl->first = g_new0(uint64_t, MAX(n, 1));
     for (guint u = 0; u < n; u++) {
-        const SyncUnit *su = &g_array_index(pl->units, SyncUnit, u);
+        const SyncUnit *su = &g_array_index(units, SyncUnit, u);
         if (su->elems > INT_MAX) {
             *err = g_strdup_printf("sync unit '%s' of policy '%s' has %" G_GUINT64_FORMAT " elements; expected at "
-                                   "most %d (an MPI count)", su->name, pl->pol->name, (guint64)su->elems, INT_MAX);
+                                   "most %d (an MPI count)", su->name, pol->name, (guint64)su->elems, INT_MAX);
             mbreplay_plan_free(pl);
             return NULL;
         }
-        pl->sched[u] = commcost_schedule(pl->cost, su->algo, su->elems, err);
+        pl->sched[u] = commcost_schedule(pl->plan->cost, su->algo, su->elems, err);
         if (!pl->sched[u]) {
             mbreplay_plan_free(pl);
             return NULL;
@@ -150,9 +84,8 @@ MbreplayPlan *mbreplay_plan_new(Scenario *s, int policy, int batch, char **err)
     pl->elem = s->elem_bytes == 8 ? MBCOLL_F64 : s->elem_bytes == 4 ? MBCOLL_F32 : MBCOLL_U16;
     pl->info = (MbreplayInfo){.world = s->world, .batch = batch, .warmup = s->warmup, .measured = s->measured,
                               .units = (int)n, .elem_bytes = s->elem_bytes,
-                              .bytes = pl->total * (uint64_t)s->elem_bytes, .compute_s = compute,
-                              .overlap = policy_overlap_name(pl->pol->overlap),
-                              .algorithm = policy_algo_label(pl->pol)};
+                              .bytes = pl->total * (uint64_t)s->elem_bytes, .compute_s = pl->plan->compute_s,
+                              .overlap = policy_overlap_name(pol->overlap), .algorithm = policy_algo_label(pol)};
     return pl;
 }
 
@@ -172,22 +105,17 @@ struct MbreplayRun {
     double poll_s;           /* --poll: 0 busy-polls */
     char *grad;              /* pl->total elements: the units' gradients back to back; owned */
     Slot *slots;             /* pl->streams; owned */
-    bool *grad_ready;        /* per unit: the backward of its ready layer ended (this iteration) */
+    TrainWalk w;             /* the stream's position and the armed iteration's pending units */
     bool *released;          /* per unit: handed to the communicator (ddp: in bucket order) and not
                                 started yet — so a decision of rank 0's for the next iteration's
                                 unit waits until this rank's backward released it again */
-    int *pending;            /* per layer: units covering it not done */
-    int units_left;          /* units of the armed iteration not done */
-    guint next_ddp;          /* ddp: next bucket to release */
-    GQueue *queue;           /* released, not started (GINT units): FIFO, or by lowest layer (priority) */
+    GQueue *queue;           /* released, not started (GINT units): trainplan_enqueue's order */
     bool coordinated;        /* priority: rank 0 picks the order and broadcasts it */
     GQueue *decided;         /* coordinated, rank != 0: units rank 0 started, not yet started here */
     int *dec_buf;            /* coordinated: the k-th started unit, per replay */
     MPI_Request *dec_req;    /* coordinated: the k-th MPI_Ibcast */
     int dec_total;           /* units started per replay: units x (W + M) */
     int dec_posted, dec_done;/* broadcasts posted and completed so far */
-    int iter;                /* the stream's iteration */
-    int arm_iter;            /* iteration whose units the state describes; -1 none */
     double *iter_start;      /* W + M + 1: when the stream reached each iteration's first task (MPI_Wtime) */
     int replays;             /* replays run so far */
     bool verify;             /* check units finishing in iteration 0 of this replay (the first only) */
@@ -203,7 +131,7 @@ MbreplayRun *mbreplay_run_new(const MbreplayPlan *p, MPI_Comm comm, double poll_
     MPI_Comm_size(comm, &r->p);
     r->poll_s = poll_s;
     size_t es = mbcoll_elem_size(p->elem);
-    guint n = p->units->len;
+    guint n = p->plan->units->len;
     r->grad = g_malloc(MAX(p->total, 1) * es);
     uint64_t scratch = 1;
     for (guint u = 0; u < n; u++)
@@ -211,12 +139,11 @@ MbreplayRun *mbreplay_run_new(const MbreplayPlan *p, MPI_Comm comm, double poll_
     r->slots = g_new0(Slot, p->streams);
     for (int k = 0; k < p->streams; k++)
         r->slots[k].scratch = g_malloc(scratch * es);
-    r->grad_ready = g_new0(bool, MAX(n, 1));
+    trainwalk_init(&r->w, p->plan);
     r->released = g_new0(bool, MAX(n, 1));
-    r->pending = g_new0(int, p->s->model->layers->len);
     r->queue = g_queue_new();
     r->decided = g_queue_new();
-    r->coordinated = p->pol->overlap == OVERLAP_PRIORITY && r->p > 1;
+    r->coordinated = p->plan->pol->overlap == OVERLAP_PRIORITY && r->p > 1;
     r->dec_total = (int)n * (p->info.warmup + p->info.measured);
     r->dec_buf = g_new0(int, MAX(r->dec_total, 1));
     r->dec_req = g_new0(MPI_Request, MAX(r->dec_total, 1));
@@ -232,9 +159,8 @@ void mbreplay_run_free(MbreplayRun *r)
         g_free(r->slots[k].scratch);
     g_free(r->slots);
     g_free(r->grad);
-    g_free(r->grad_ready);
+    trainwalk_clear(&r->w);
     g_free(r->released);
-    g_free(r->pending);
     g_queue_free(r->queue);
     g_queue_free(r->decided);
     g_free(r->dec_buf);
@@ -250,17 +176,15 @@ bool mbreplay_run_wrong(const MbreplayRun *r)
 
 static const SyncUnit *unit_at(const MbreplayRun *r, int u)
 {
-    return &g_array_index(r->pl->units, SyncUnit, u);
+    return &g_array_index(r->pl->plan->units, SyncUnit, u);
 }
 
 /* The unit's all-reduce completed on this rank. */
 static void unit_finished(MbreplayRun *r, int u)
 {
     const SyncUnit *su = unit_at(r, u);
-    r->units_left--;
-    for (int l = su->first_layer; l <= su->last_layer; l++)
-        r->pending[l]--;
-    if (!r->verify || r->arm_iter != 0)
+    trainwalk_unit_done(&r->w, u);
+    if (!r->verify || r->w.arm_iter != 0)
         return;
     size_t es = mbcoll_elem_size(r->pl->elem);
     uint64_t at = mbcoll_check_elem(r->grad + r->pl->first[u] * es, r->pl->elem, su->elems, r->p, r->pl->first[u]);
@@ -372,130 +296,74 @@ static void idle(const MbreplayRun *r, double until)
     nanosleep(&ts, NULL);
 }
 
-static gint prio_cmp(gconstpointer a, gconstpointer b, gpointer data)
+/* A backward released unit u (a TrainReleaseFn): hand it to the communicator. */
+static void release(void *ctx, int u)
 {
-    const MbreplayRun *r = data;
-    const SyncUnit *x = unit_at(r, GPOINTER_TO_INT(a)), *y = unit_at(r, GPOINTER_TO_INT(b));
-    if (x->need_layer != y->need_layer)
-        return x->need_layer < y->need_layer ? -1 : 1;
-    return x->order < y->order ? -1 : x->order > y->order;
-}
-
-/* Hands unit u to the communicator (train.c's unit_ready). */
-static void release(MbreplayRun *r, int u)
-{
+    MbreplayRun *r = ctx;
     r->released[u] = true;
     if (r->coordinated && r->rank != 0)
         return;   /* started in rank 0's order (r->decided) */
-    if (r->pl->pol->overlap == OVERLAP_PRIORITY)
-        g_queue_insert_sorted(r->queue, GINT_TO_POINTER(u), prio_cmp, r);
-    else
-        g_queue_push_tail(r->queue, GINT_TO_POINTER(u));
+    trainplan_enqueue(r->pl->plan, r->queue, u);
 }
 
-/* Backward of `layer` ended: release what became ready (train.c's grads_ready). */
-static void grads_ready(MbreplayRun *r, int layer)
-{
-    OverlapKind ov = r->pl->pol->overlap;
-    guint n = r->pl->units->len;
-    if (ov == OVERLAP_NONE) {
-        if (layer == 0)
-            for (guint u = 0; u < n; u++)
-                release(r, (int)u);
-    } else if (ov == OVERLAP_DDP) {
-        for (guint u = 0; u < n; u++)
-            if (unit_at(r, (int)u)->ready_layer == layer)
-                r->grad_ready[u] = true;
-        while (r->next_ddp < n && r->grad_ready[r->next_ddp])   /* strictly in bucket order */
-            release(r, (int)r->next_ddp++);
-    } else {
-        for (guint u = 0; u < n; u++)
-            if (unit_at(r, (int)u)->ready_layer == layer)
-                release(r, (int)u);
-    }
-}
-
-/* The backward of iteration r->iter begins: its units become pending.
- * Every unit of the iteration before is done (each forward waited for
- * its layer's units, or the update for all). */
+/* The backward of a new iteration begins (the walk arms its units): every
+ * unit of the iteration before is done (each forward waited for its
+ * layer's units, or the update for all). */
 static void arm_units(MbreplayRun *r)
 {
-    guint n = r->pl->units->len;
-    g_assert(r->units_left == 0 && g_queue_is_empty(r->queue));
-    r->arm_iter = r->iter;
-    r->units_left = (int)n;
-    r->next_ddp = 0;
-    memset(r->grad_ready, 0, sizeof(bool) * MAX(n, 1));
-    memset(r->released, 0, sizeof(bool) * MAX(n, 1));
-    for (guint u = 0; u < n; u++) {
-        const SyncUnit *su = unit_at(r, (int)u);
-        for (int l = su->first_layer; l <= su->last_layer; l++)
-            r->pending[l]++;
-    }
-}
-
-static bool gate_open(const MbreplayRun *r, const Task *k)
-{
-    if (k->gate == -2)
-        return r->units_left == 0;
-    return k->gate < 0 || r->iter == 0 || r->pending[k->gate] == 0;
+    g_assert(r->w.units_left == 0 && g_queue_is_empty(r->queue));
+    memset(r->released, 0, sizeof(bool) * MAX(r->pl->plan->units->len, 1));
 }
 
 static void reset(MbreplayRun *r)
 {
     g_queue_clear(r->queue);
     g_queue_clear(r->decided);
-    memset(r->pending, 0, sizeof(int) * r->pl->s->model->layers->len);
-    r->units_left = 0;
+    trainwalk_reset(&r->w);
     r->dec_posted = r->dec_done = 0;
-    r->iter = 0;
-    r->arm_iter = -1;
     r->verify = r->replays == 0;
 }
 
 double mbreplay_run_once(MbreplayRun *r, double *exposed_s)
 {
     const MbreplayPlan *pl = r->pl;
-    int W = pl->info.warmup, M = pl->info.measured, L = (int)pl->s->model->layers->len;
+    int W = pl->info.warmup, M = pl->info.measured;
+    TrainWalk *w = &r->w;
     reset(r);
     mbcoll_fill_elem(r->grad, pl->elem, pl->total, r->rank, 0);
     mbwait_barrier(r->comm, r->poll_s);
     double free_at = MPI_Wtime(), exposed = 0;
-    guint next = 0;
     for (;;) {
-        const Task *k = &g_array_index(pl->tasks, Task, next);
+        const TrainTask *k = trainwalk_task(w);
         double start = free_at;   /* the stream reached the task when the one before ended */
-        if (next == 0) {
-            r->iter_start[r->iter] = start;
-            if (r->iter == W + M)
+        if (w->next == 0) {
+            r->iter_start[w->iter] = start;
+            if (w->iter == W + M)
                 break;
         }
-        if (!gate_open(r, k)) {
-            while (!gate_open(r, k))
+        if (!trainwalk_gate_open(w)) {
+            while (!trainwalk_gate_open(w))
                 if (!progress(r))
                     idle(r, 0);
             start = MPI_Wtime();
-            if (r->iter >= W)
+            if (w->iter >= W)
                 exposed += start - free_at;
         }
-        if (k->kind == TASK_BWD && k->layer == L - 1)
+        if (trainwalk_arms(w))
             arm_units(r);
-        double end = start + k->dur_s;
+        trainwalk_start(w);
+        double end = start + sim_ps_to_seconds(k->dur);
         while (MPI_Wtime() < end)
             if (!progress(r))
                 idle(r, end);
         free_at = end;
-        if (k->kind == TASK_BWD) {
-            grads_ready(r, k->layer);
+        bool backward = k->kind == TRAIN_TASK_BWD;
+        trainwalk_end(w, release, r);
+        if (backward)
             progress(r);
-        }
-        if (++next == pl->tasks->len) {
-            next = 0;
-            r->iter++;
-        }
     }
     /* drain: the last iteration's all-reduces still in flight (layer, priority) */
-    while (r->units_left > 0 || outstanding(r))
+    while (w->units_left > 0 || outstanding(r))
         if (!progress(r))
             idle(r, 0);
     r->replays++;

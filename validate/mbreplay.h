@@ -2,10 +2,12 @@
  * says what it replays and how it is timed).
  *
  * A plan is everything that does not need MPI, made before MPI_Init on
- * every rank alike: the scenario (compute already scaled), the policy's
- * sync units with their algorithms and schedules, and one iteration's
- * compute tasks in stream order with their gates — built exactly as
- * train_run builds them. A run is one rank's state for replaying it:
+ * every rank alike: the scenario (compute already scaled) and the
+ * simulator's TrainPlan of it (train/trainplan.h: the policy's sync units
+ * with their algorithms and schedules, one iteration's compute tasks in
+ * stream order with their gates — the plan train_run simulates), plus
+ * where each unit lies in the gradient vector. A run is one rank's state
+ * for replaying it: the plan's walk (TrainWalk: the dependency rules),
  * gradient buffers, receive scratch, the communicator's queue and the
  * in-flight all-reduces.
  *

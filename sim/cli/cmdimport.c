@@ -4,6 +4,7 @@
 #include "cli/cmdimport.h"
 #include "io/fileio.h"
 #include "io/cfg.h"
+#include "io/units.h"
 #include "train/gpu.h"
 #include "train/model.h"
 #include "report/reportprof.h"
@@ -71,9 +72,9 @@ static int parse_opts(int argc, char **argv, ImportOpts *o, char **err)
         case 'b': {
             char *end;
             long v = strtol(optarg, &end, 10);
-            if (end == optarg || *end || v < 1 || v > (1 << 20)) {
-                *err = g_strdup_printf("--batch: '%s' is not an integer from 1 to 1048576; expected the per-GPU "
-                                       "batch size the trace was recorded at", optarg);
+            if (end == optarg || *end || v < 1 || v > UNITS_COUNT_MAX) {
+                *err = g_strdup_printf("--batch: '%s' is not an integer from 1 to %d; expected the per-GPU "
+                                       "batch size the trace was recorded at", optarg, UNITS_COUNT_MAX);
                 return 2;
             }
             o->batch = (int)v;

@@ -163,10 +163,10 @@ static int cmd_collective(int argc, char **argv)
                 rc = 2;
             }
             break;
-        case 'p': rc = parse_int_opt("--ranks", optarg, 1, 1 << 20, &o.ranks, &err); break;
+        case 'p': rc = parse_int_opt("--ranks", optarg, 1, UNITS_COUNT_MAX, &o.ranks, &err); break;
         case 'G': rc = parse_int_opt("--gpus-per-node", optarg, 1, 1 << 16, &o.prm.gpus_per_node, &err); break;
         case 'e':
-            rc = parse_int_opt("--elem-bytes", optarg, 1, 1 << 20, &ival, &err);
+            rc = parse_int_opt("--elem-bytes", optarg, 1, UNITS_COUNT_MAX, &ival, &err);
             o.elem_bytes = (uint32_t)ival;
             break;
         case 'b':
@@ -265,7 +265,7 @@ static int cmd_run(int argc, char **argv, bool check)
         case 'P': o.plot = optarg; break;
         case 'L': o.layers = true; break;
         case 'p': o.trace_policy = optarg; break;
-        case 'b': rc = parse_int_opt("--trace-batch", optarg, 1, 1 << 20, &o.trace_batch, &err); break;
+        case 'b': rc = parse_int_opt("--trace-batch", optarg, 1, UNITS_COUNT_MAX, &o.trace_batch, &err); break;
         default:
             rc = option_error(c, argv, opts, "--set --json --csv --trace --plot --layers --trace-policy --trace-batch",
                               &err);

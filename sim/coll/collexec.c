@@ -344,7 +344,7 @@ double collexec_time_links(Topo *t, CollAlgo a, const CollParams *prm, int p, ui
         coll_schedule_free(s);
         return -1;
     }
-    Sim *sim = sim_new(1);
+    Sim *sim = sim_new(SIM_DEFAULT_SEED);   /* an idle-network run draws nothing */
     Net *net = net_new(sim, t);
     bool fired = false;
     CollExec *x = collexec_start(sim, net, t, s, NULL, elem_bytes, gamma_s_per_byte, mark_done, &fired, NULL);

@@ -77,21 +77,26 @@ static void mark_done(void *ctx, void *data)
     *(bool *)ctx = true;
 }
 
-bool commcost_get(CommCost *c, CollAlgo a, uint64_t elems, simtime_t *dur, double *util, char **err)
+bool commcost_get(CommCost *c, CollAlgo a, uint64_t elems, simtime_t *dur, double *util, SimErr *code, char **err)
 {
     CostKey k = {a, elems};
     CostEntry *e = g_hash_table_lookup(c->costs, &k);
     if (!e) {
         const CollSchedule *s = commcost_schedule(c, a, elems, err);
-        if (!s)
+        if (!s) {
+            if (code)
+                *code = SIM_ERR_MODEL;
             return false;
-        Sim *sim = sim_new(1);
+        }
+        Sim *sim = sim_new(SIM_DEFAULT_SEED);   /* an idle-network run draws nothing */
         Net *net = net_new(sim, c->topo);
         bool done = false;
         CollExec *x = collexec_start(sim, net, c->topo, s, NULL, c->elem_bytes, c->gamma, mark_done, &done, NULL);
         bool ok = sim_run(sim) && done;
         if (!ok) {
             *err = g_strdup_printf("simulating %s failed: %s", coll_algo_name(a), sim->failed ? sim->error : "did not finish");
+            if (code)
+                *code = sim->failed ? sim->code : SIM_ERR_MODEL;
         } else {
             e = g_new0(CostEntry, 1);
             e->dur = collexec_end_time(x) - collexec_start_time(x);

@@ -20,8 +20,10 @@ void commcost_free(CommCost *c);
 
 /* Duration (ps) of algorithm a on `elems` elements, and the mean
  * utilization of the hosts' egress links during it (0..1). False + *err
- * when the algorithm does not fit the cluster. */
-bool commcost_get(CommCost *c, CollAlgo a, uint64_t elems, simtime_t *dur, double *util, char **err);
+ * when the algorithm does not fit the cluster or its simulation failed;
+ * then *code (unless NULL) says why: SIM_ERR_CLOCK when the collective
+ * takes more simulated time than the clock holds, else SIM_ERR_MODEL. */
+bool commcost_get(CommCost *c, CollAlgo a, uint64_t elems, simtime_t *dur, double *util, SimErr *code, char **err);
 /* The cached schedule of (a, elems); owned by c. */
 const CollSchedule *commcost_schedule(CommCost *c, CollAlgo a, uint64_t elems, char **err);
 /* Engine events spent on the memo runs so far. */

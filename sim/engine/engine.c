@@ -63,21 +63,37 @@ bool sim_run(Sim *s)
     return sim_run_until(s, SIMTIME_MAX);
 }
 
-void sim_fail(Sim *s, const char *fmt, ...)
+static void fail_v(Sim *s, SimErr code, const char *fmt, va_list ap) G_GNUC_PRINTF(3, 0);
+
+static void fail_v(Sim *s, SimErr code, const char *fmt, va_list ap)
 {
     if (s->failed)
         return;
+    vsnprintf(s->error, sizeof s->error, fmt, ap);
+    s->failed = true;
+    s->code = code;
+}
+
+void sim_fail_code(Sim *s, SimErr code, const char *fmt, ...)
+{
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(s->error, sizeof s->error, fmt, ap);
+    fail_v(s, code, fmt, ap);
     va_end(ap);
-    s->failed = true;
+}
+
+void sim_fail(Sim *s, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fail_v(s, SIM_ERR_MODEL, fmt, ap);
+    va_end(ap);
 }
 
 simtime_t sim_add(Sim *s, simtime_t a, simtime_t b)
 {
     if (a > SIMTIME_MAX - b) {
-        sim_fail(s, "simulated time overflows 2^64 ps (about 213 days)");
+        sim_fail_code(s, SIM_ERR_CLOCK, "simulated time overflows 2^64 ps (about 213 days)");
         return SIMTIME_MAX;
     }
     return a + b;

@@ -13,15 +13,30 @@
 
 #include <glib.h>
 
+/* Why a run failed (Sim.code). */
+typedef enum {
+    SIM_ERR_NONE,        /* it has not failed */
+    SIM_ERR_CLOCK,       /* a time or a duration does not fit the 64-bit picosecond clock: the input
+                          * asks for more simulated time than the clock holds */
+    SIM_ERR_MODEL        /* anything else: a component found the run inconsistent */
+} SimErr;
+
 typedef struct Sim {
     simtime_t now;       /* ps; time of the event being run (monotone) */
     Evq *q;              /* pending events; owned */
     uint64_t events;     /* events run so far */
-    GRand *rng;          /* seeded RNG; owned; the only randomness a run uses */
+    GRand *rng;          /* seeded RNG; owned; the only randomness a run may use (no model draws yet) */
     bool failed;         /* set by sim_fail; sim_run stops at the next event */
+    SimErr code;         /* the first failure's kind when failed, else SIM_ERR_NONE */
     char error[256];     /* the first failure's message when failed */
 } Sim;
 
+/* The seed of every run whose input names none: callers pass it (or an
+ * input's seed) explicitly. Outputs depend on the seed only through
+ * Sim.rng. */
+#define SIM_DEFAULT_SEED UINT64_C(1)
+
+/* A Sim at time 0 whose rng is seeded with `seed`. */
 Sim *sim_new(uint64_t seed);
 void sim_free(Sim *s);
 
@@ -36,10 +51,13 @@ bool sim_run(Sim *s);
 /* Runs events with time <= until. Returns !failed. */
 bool sim_run_until(Sim *s, simtime_t until);
 
-/* Records the first failure (printf format) and stops the run. */
+/* Records the first failure, its kind and message (printf format), and
+ * stops the run; later failures are ignored. */
+void sim_fail_code(Sim *s, SimErr code, const char *fmt, ...) G_GNUC_PRINTF(3, 4);
+/* sim_fail_code with SIM_ERR_MODEL. */
 void sim_fail(Sim *s, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
 
-/* a + b, or SIMTIME_MAX and a failure of s when the sum overflows. */
+/* a + b, or SIMTIME_MAX and a SIM_ERR_CLOCK failure of s when the sum overflows. */
 simtime_t sim_add(Sim *s, simtime_t a, simtime_t b);
 
 /* Seconds (finite, >= 0) to picoseconds, rounded to nearest; false if it

@@ -1,9 +1,13 @@
-/* evq — the event queue: a binary min-heap on (time, seq).
+/* evq — the event queue: a 4-ary min-heap of time buckets (evq.c).
  *
- * The one hand-written container of arsim (docs/design.md §5.1). Events at equal
- * times pop in the order they were pushed (seq breaks ties), so every run
- * is deterministic. Push, pop and cancel are O(log n). No global state:
- * every Evq is independent, so several simulations run side by side.
+ * The one hand-written container of arsim (docs/design.md §5.1): events due at one time form a
+ * FIFO bucket, and the heap orders the buckets by (time, creation), so
+ * events at equal times pop in the order they were pushed and every run
+ * is deterministic. A push to a time whose bucket is cached is O(1),
+ * otherwise it creates a bucket, O(log b) for b buckets; a pop is O(1)
+ * until its bucket runs empty, then O(log b); a cancel is O(1) plus
+ * O(log b) when it empties its bucket. No global state: every Evq is
+ * independent, so several simulations run side by side.
  */
 #ifndef ARSIM_EVQ_H
 #define ARSIM_EVQ_H

@@ -1,4 +1,5 @@
-/* units — sizes, rates and times with units, as docs/design.md §13.2 says.
+/* units — sizes, rates and times with units (docs/design.md §13.2), and
+ * the bound on counts.
  *
  * Sizes: a bare number is bytes; KB/MB/GB/TB are powers of 10 and
  * KiB/MiB/GiB/TiB powers of 2 (B accepted). Rates: Mbps/Gbps/Tbps/Kbps/bps
@@ -14,6 +15,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stddef.h>
+
+/* The largest count an input may give: ranks, hosts, nodes, a batch,
+ * bytes per element (2^20, so products of two counts stay far inside
+ * 64 bits). */
+#define UNITS_COUNT_MAX (1 << 20)
 
 bool units_parse_bytes(const char *s, uint64_t *out, const char **why);
 /* Out: bytes per second, > 0 (INFINITY for `inf`). */

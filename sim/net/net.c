@@ -110,7 +110,7 @@ static inline simtime_t ser_ps(Net *n, double bw, double bytes)
     double ps = bytes / bw * PS_PER_S;
     if (G_LIKELY(ps < 9.2e18))
         return (simtime_t)llround(ps);
-    sim_fail(n->sim, "serializing %.0f bytes at %g B/s takes more than 2^63 ps", bytes, bw);
+    sim_fail_code(n->sim, SIM_ERR_CLOCK, "serializing %.0f bytes at %g B/s takes more than 2^63 ps", bytes, bw);
     return SIMTIME_MAX;
 }
 

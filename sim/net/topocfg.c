@@ -1,5 +1,6 @@
 /* topocfg — YAML topology descriptions to TopoSpec; see topocfg.h. */
 #include "net/topocfg.h"
+#include "io/units.h"
 
 #include <math.h>
 #include <string.h>
@@ -156,7 +157,7 @@ bool topocfg_read(CfgNode *map, TopoSpec *spec, const char *extra_known, char **
     CfgNode *link = cfg_get(map, "link");
     if (link && !topocfg_link(link, &spec->link, "link", err))
         return false;
-    if (!cfg_opt_int(map, "hosts", 1, 1 << 20, &hosts, err) ||
+    if (!cfg_opt_int(map, "hosts", 1, UNITS_COUNT_MAX, &hosts, err) ||
         !cfg_opt_time(map, "switch_latency", &spec->switch_latency_s, err) || !read_packet(map, spec, err) ||
         !cfg_opt_int(map, "k", 2, 256, &k, err) ||
         !cfg_opt_double(map, "oversubscription", 1, 1e6, &spec->oversub, err) ||

@@ -1,5 +1,6 @@
 /* reportmeas — measurements JSON to MeasFile; see reportmeas.h. */
 #include "report/reportmeas.h"
+#include "io/units.h"
 
 #include <cJSON.h>
 
@@ -310,7 +311,7 @@ static bool read_case(const Ctx *x, const cJSON *o, int k, MeasCase *c)
         return fail_at(x, offset_of(x->text, x->len, "cases", k, "gpus_per_node"), "case %d: gpus_per_node %d does "
                        "not divide ranks %d; expected a divisor of the rank count", k, c->gpus_per_node, c->ranks);
     if (c->mode == MEAS_ITERATION) {
-        if (!get_uint(x, o, k, "batch", 1, 1 << 20, 0, &u))
+        if (!get_uint(x, o, k, "batch", 1, UNITS_COUNT_MAX, 0, &u))
             return false;
         c->batch = (int)u;
     }

@@ -1,6 +1,7 @@
 /* reportprof — per-layer times from a PyTorch profiler Chrome trace; see
  * reportprof.h for the rules that find layers and kernels. */
 #include "report/reportprof.h"
+#include "io/units.h"
 
 #include <cJSON.h>
 #include <errno.h>
@@ -158,8 +159,10 @@ static bool read_meta(ParseState *st, int i, const char *name, char **err)
     if (g_str_has_prefix(kv, "batch=")) {
         char *end;
         long b = strtol(kv + 6, &end, 10);
-        if (end == kv + 6 || *end || b < 1 || b > (1 << 20)) {
-            *err = event_err(st, i, name, "batch is not an integer from 1 to 1048576; expected arsim:batch=B");
+        if (end == kv + 6 || *end || b < 1 || b > UNITS_COUNT_MAX) {
+            char *what = g_strdup_printf("batch is not an integer from 1 to %d; expected arsim:batch=B", UNITS_COUNT_MAX);
+            *err = event_err(st, i, name, what);
+            g_free(what);
             return false;
         }
         st->prof->batch = (int)b;

@@ -1,5 +1,6 @@
 /* model — loading DNN model files; see model.h. */
 #include "train/model.h"
+#include "io/units.h"
 
 #include <string.h>
 
@@ -113,7 +114,7 @@ Model *model_from_cfg(CfgNode *root, char **err)
               cfg_opt_int(root, "params", 0, INT64_C(1) << 50, &total, err);
     if (ok && meas) {
         m->measured = true;
-        ok = cfg_expect_map(meas, "measured", err) && cfg_opt_int(meas, "batch", 1, 1 << 20, &ref_batch, err) &&
+        ok = cfg_expect_map(meas, "measured", err) && cfg_opt_int(meas, "batch", 1, UNITS_COUNT_MAX, &ref_batch, err) &&
              cfg_opt_string(meas, "gpu", &ref_gpu, err);
         const char *src = NULL, *prec = NULL;
         ok = ok && cfg_opt_string(meas, "source", &src, err) && cfg_opt_string(meas, "precision", &prec, err) &&

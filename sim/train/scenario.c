@@ -1,6 +1,8 @@
 /* scenario — reading a scenario YAML into a Scenario; see scenario.h. */
 #include "train/scenario.h"
+#include "engine/engine.h"
 #include "io/calfile.h"
+#include "io/units.h"
 #include "net/topocfg.h"
 
 #include <math.h>
@@ -218,7 +220,7 @@ static bool read_batches(CfgNode *root, Scenario *s, char **err)
     }
     for (guint i = 0; i < items->len; i++) {
         int64_t v;
-        if (!cfg_as_int(g_ptr_array_index(items, i), 1, 1 << 20, &v, err))
+        if (!cfg_as_int(g_ptr_array_index(items, i), 1, UNITS_COUNT_MAX, &v, err))
             return false;
         int iv = (int)v;
         g_array_append_val(s->batches, iv);
@@ -271,7 +273,7 @@ static bool read_cluster(CfgNode *root, Scenario *s, char **err)
         return false;
     int64_t nodes = 0, g = 0;
     const char *topo = "star";
-    if (!cfg_opt_string(c, "topology", &topo, err) || !cfg_opt_int(c, "nodes", 1, 1 << 20, &nodes, err) ||
+    if (!cfg_opt_string(c, "topology", &topo, err) || !cfg_opt_int(c, "nodes", 1, UNITS_COUNT_MAX, &nodes, err) ||
         !cfg_opt_int(c, "gpus_per_node", 1, 1 << 12, &g, err))
         return false;
     if (nodes * g > (1 << 24)) {   /* the world size must fit an int (and a topology) */
@@ -434,6 +436,7 @@ static bool read_sections(CfgNode *root, Scenario *s, char **err)
     if (s->calib.set && s->calib.gamma >= 0)
         s->gamma = s->calib.gamma;
     s->comm_streams = (int)streams;
+    s->seed = SIM_DEFAULT_SEED;
     return true;
 }
 

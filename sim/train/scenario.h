@@ -39,6 +39,7 @@ typedef struct {
     double gamma;            /* reduction s/byte on a GPU (default 3 / memory bandwidth) */
     double update_bytes_per_param; /* optimizer memory traffic per parameter */
     int comm_streams;        /* collectives in flight at once, >= 1 */
+    uint64_t seed;           /* RNG seed of its simulations: SIM_DEFAULT_SEED (no key names one yet) */
     CfgNode *tree;           /* the (overridden) tree it was read from; owned */
 } Scenario;
 

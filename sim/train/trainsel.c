@@ -10,7 +10,7 @@ static double predict(CommCost *cost, CollAlgo a, uint64_t elems)
 {
     simtime_t d;
     char *why = NULL;
-    if (!commcost_get(cost, a, elems, &d, NULL, &why)) {
+    if (!commcost_get(cost, a, elems, &d, NULL, NULL, &why)) {
         g_free(why);
         return -1;
     }

@@ -11,6 +11,8 @@
 #include "calib/calfit.h"
 #include "report/reportmeas.h"
 
+#include "testmain.h"
+
 #include <check.h>
 #include <glib/gstdio.h>
 #include <math.h>
@@ -446,24 +448,21 @@ END_TEST
 int main(void)
 {
     Suite *s = suite_create("calib");
-    TCase *tc = tcase_create("core");
-    tcase_set_timeout(tc, 30);
+    TCase *tc = testmain_case(s, "closed-forms");
     tcase_add_test(tc, test_fit_exact);
     tcase_add_test(tc, test_fit_burst);
     tcase_add_test(tc, test_ring_refill);
-    tcase_add_test(tc, test_compare_burst);
-    tcase_add_test(tc, test_fit_outlier);
-    tcase_add_test(tc, test_fit_too_few);
     tcase_add_test(tc, test_gamma);
+    tcase_add_test(tc, test_compare_exact);
+    tcase_add_test(tc, test_compare_burst);
+    tcase_add_test(tc, test_ompi_decision);
+    tc = testmain_case(s, "robustness");
+    tcase_add_test(tc, test_fit_outlier);
+    tc = testmain_case(s, "bad-input");
+    tcase_add_test(tc, test_fit_too_few);
     tcase_add_test(tc, test_meas_bad);
+    tc = testmain_case(s, "files");
     tcase_add_test(tc, test_meas_good);
     tcase_add_test(tc, test_calfile_roundtrip);
-    tcase_add_test(tc, test_compare_exact);
-    tcase_add_test(tc, test_ompi_decision);
-    suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return testmain_run(s);
 }

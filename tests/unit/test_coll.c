@@ -514,22 +514,23 @@ END_TEST
 static Suite *suite(void)
 {
     Suite *s = suite_create("coll");
-    TCase *tc = tcase_create("core");
-    tcase_set_timeout(tc, 60);
-    tcase_add_test(tc, test_names);
+    TCase *tc = testmain_case(s, "verification");
     tcase_add_loop_test(tc, test_verify_flat, 1, 65);
     tcase_add_loop_test(tc, test_verify_hierarchical, 1, 65);
     tcase_add_loop_test(tc, test_verify_torus, 1, 65);
+    tcase_add_test(tc, test_verify_catches);
+    tc = testmain_case(s, "closed-forms");
     tcase_add_test(tc, test_ring_counts);
     tcase_add_test(tc, test_butterfly_counts);
     tcase_add_test(tc, test_other_counts);
+    tcase_add_test(tc, test_cost_values);
+    tc = testmain_case(s, "hand-written");
+    tcase_add_test(tc, test_names);
     tcase_add_test(tc, test_tree_shape);
     tcase_add_test(tc, test_fold_shape);
     tcase_add_test(tc, test_rabenseifner_shape);
-    tcase_add_test(tc, test_verify_catches);
+    tc = testmain_case(s, "bad-input");
     tcase_add_test(tc, test_build_errors);
-    tcase_add_test(tc, test_cost_values);
-    suite_add_tcase(s, tc);
     return s;
 }
 

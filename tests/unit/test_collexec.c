@@ -555,20 +555,22 @@ END_TEST
 static Suite *suite(void)
 {
     Suite *s = suite_create("collexec");
-    TCase *tc = tcase_create("core");
-    tcase_set_timeout(tc, 120);
     int nps = (int)G_N_ELEMENTS(PS);
+    TCase *tc = testmain_case(s, "closed-forms");
     tcase_add_loop_test(tc, test_flat_message, 0, nps);
     tcase_add_loop_test(tc, test_flat_packet, 0, nps);
     tcase_add_loop_test(tc, test_tree_bounds, 0, nps);
     tcase_add_loop_test(tc, test_composed_message, 0, nps);
     tcase_add_loop_test(tc, test_composed_packet, 0, nps);
     tcase_add_loop_test(tc, test_cost_agrees, 0, nps);
-    tcase_add_test(tc, test_repeatable);
-    tcase_add_test(tc, test_rules);
-    tcase_add_test(tc, test_errors);
+    tc = testmain_case(s, "conservation");
     tcase_add_test(tc, test_link_bytes);
-    suite_add_tcase(s, tc);
+    tc = testmain_case(s, "rules");
+    tcase_add_test(tc, test_rules);
+    tc = testmain_case(s, "determinism");
+    tcase_add_test(tc, test_repeatable);
+    tc = testmain_case(s, "bad-input");
+    tcase_add_test(tc, test_errors);
     return s;
 }
 

@@ -5,6 +5,8 @@
 #include "train/computescale.h"
 #include "train/train.h"
 
+#include "testmain.h"
+
 #include <check.h>
 #include <stdio.h>
 #include <unistd.h>
@@ -110,14 +112,10 @@ END_TEST
 int main(void)
 {
     Suite *su = suite_create("computescale");
-    TCase *tc = tcase_create("core");
+    TCase *tc = testmain_case(su, "scaling");
     tcase_add_test(tc, test_roofline_times_scale);
     tcase_add_test(tc, test_measured_times_scale);
+    tc = testmain_case(su, "closed-forms");
     tcase_add_test(tc, test_iteration_compute_scales);
-    suite_add_tcase(su, tc);
-    SRunner *sr = srunner_create(su);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return testmain_run(su);
 }

@@ -105,12 +105,41 @@ START_TEST(test_overflow)
     ck_assert(sim_run(s));
     sim_after(s, 10, record, &l, GINT_TO_POINTER(2));
     ck_assert(s->failed);
+    ck_assert_int_eq(s->code, SIM_ERR_CLOCK);
     ck_assert_ptr_nonnull(strstr(s->error, "overflow"));
+    sim_fail(s, "a later failure");   /* the first one stays */
+    ck_assert_int_eq(s->code, SIM_ERR_CLOCK);
     simtime_t ps;
     ck_assert(!sim_seconds_to_ps(1e9, &ps));
     ck_assert(sim_seconds_to_ps(5e-6, &ps));
     ck_assert_uint_eq(ps, 5000000);
     sim_free(s);
+}
+END_TEST
+
+/* A Sim's rng is seeded with sim_new's seed: one seed, one stream; the
+ * default seed is GLib's stream of that seed. A model failure has its code. */
+START_TEST(test_seed_and_codes)
+{
+    Sim *a = sim_new(SIM_DEFAULT_SEED), *b = sim_new(SIM_DEFAULT_SEED), *c = sim_new(SIM_DEFAULT_SEED + 1);
+    GRand *ref = g_rand_new_with_seed((guint32)SIM_DEFAULT_SEED);
+    bool differs = false;
+    for (int i = 0; i < 16; i++) {
+        guint32 x = g_rand_int(a->rng), y = g_rand_int(b->rng), z = g_rand_int(c->rng);
+        ck_assert_uint_eq(x, y);
+        ck_assert_uint_eq(x, g_rand_int(ref));
+        differs |= x != z;
+    }
+    ck_assert(differs);
+    ck_assert_int_eq(a->code, SIM_ERR_NONE);
+    sim_fail(a, "component says %d", 7);
+    ck_assert(a->failed);
+    ck_assert_int_eq(a->code, SIM_ERR_MODEL);
+    ck_assert_str_eq(a->error, "component says 7");
+    g_rand_free(ref);
+    sim_free(a);
+    sim_free(b);
+    sim_free(c);
 }
 END_TEST
 
@@ -142,12 +171,16 @@ END_TEST
 int main(void)
 {
     Suite *s = suite_create("evq");
-    TCase *tc = tcase_create("core");
+    TCase *tc = testmain_case(s, "order");
     tcase_add_test(tc, test_order_and_ties);
     tcase_add_test(tc, test_cancel);
+    tc = testmain_case(s, "oracle");
     tcase_add_test(tc, test_heap_random);
+    tc = testmain_case(s, "bad-input");
     tcase_add_test(tc, test_overflow);
+    tc = testmain_case(s, "determinism");
+    tcase_add_test(tc, test_seed_and_codes);
+    tc = testmain_case(s, "units");
     tcase_add_test(tc, test_units);
-    suite_add_tcase(s, tc);
     return testmain_run(s);
 }

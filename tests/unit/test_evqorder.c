@@ -140,10 +140,10 @@ END_TEST
 int main(void)
 {
     Suite *s = suite_create("evqorder");
-    TCase *tc = tcase_create("core");
+    TCase *tc = testmain_case(s, "oracle");
     tcase_add_test(tc, test_few_times);
     tcase_add_test(tc, test_many_times);
+    tc = testmain_case(s, "order");
     tcase_add_test(tc, test_same_time_after_eviction);
-    suite_add_tcase(s, tc);
     return testmain_run(s);
 }

@@ -174,11 +174,11 @@ END_TEST
 int main(void)
 {
     Suite *s = suite_create("import");
-    TCase *tc = tcase_create("core");
+    TCase *tc = testmain_case(s, "attribution");
     tcase_add_test(tc, test_correlation_union);
     tcase_add_test(tc, test_flow_thread_innermost);
     tcase_add_test(tc, test_cpu_steps_meta);
+    tc = testmain_case(s, "bad-input");
     tcase_add_test(tc, test_errors);
-    suite_add_tcase(s, tc);
     return testmain_run(s);
 }

@@ -409,18 +409,19 @@ END_TEST
 int main(void)
 {
     Suite *s = suite_create("net");
-    TCase *tc = tcase_create("core");
-    tcase_set_timeout(tc, 30);
+    TCase *tc = testmain_case(s, "closed-forms");
     tcase_add_test(tc, test_star_message);
     tcase_add_test(tc, test_star_packet);
     tcase_add_test(tc, test_multi_hop);
     tcase_add_test(tc, test_bottleneck_message);
     tcase_add_test(tc, test_contention_message);
     tcase_add_test(tc, test_contention_packet);
-    tcase_add_test(tc, test_route_counters);
-    tcase_add_test(tc, test_zero_hop_and_overflow);
-    tcase_add_test(tc, test_determinism);
     tcase_add_test(tc, test_oversubscription);
-    suite_add_tcase(s, tc);
+    tc = testmain_case(s, "conservation");
+    tcase_add_test(tc, test_route_counters);
+    tc = testmain_case(s, "edge-cases");
+    tcase_add_test(tc, test_zero_hop_and_overflow);
+    tc = testmain_case(s, "determinism");
+    tcase_add_test(tc, test_determinism);
     return testmain_run(s);
 }

@@ -182,13 +182,13 @@ END_TEST
 int main(void)
 {
     Suite *s = suite_create("netburst");
-    TCase *tc = tcase_create("core");
+    TCase *tc = testmain_case(s, "closed-forms");
     tcase_add_test(tc, test_full_bucket);
     tcase_add_test(tc, test_back_to_back);
     tcase_add_test(tc, test_refill);
     tcase_add_test(tc, test_packet_mode);
+    tc = testmain_case(s, "config");
     tcase_add_test(tc, test_yaml_key);
     tcase_add_test(tc, test_calibration_burst);
-    suite_add_tcase(s, tc);
     return testmain_run(s);
 }

@@ -152,10 +152,10 @@ END_TEST
 int main(void)
 {
     Suite *s = suite_create("plot");
-    TCase *tc = tcase_create("core");
+    TCase *tc = testmain_case(s, "data");
     tcase_add_test(tc, test_sweep_rows_and_groups);
     tcase_add_test(tc, test_run_json_and_trace);
+    tc = testmain_case(s, "bad-input");
     tcase_add_test(tc, test_errors);
-    suite_add_tcase(s, tc);
     return testmain_run(s);
 }

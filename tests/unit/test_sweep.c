@@ -3,6 +3,7 @@
  * order), the engine with a fake runner (jobs, resume, shards, merge),
  * and the real scenario check on an unknown axis key. */
 #include "io/cfgtree.h"
+#include "io/units.h"
 #include "sweep/sweepexec.h"
 #include "sweep/sweepout.h"
 #include "sweep/sweepsim.h"
@@ -121,7 +122,7 @@ static char *fake_run(CfgNode *t, void *ctx, char **err)
     GString *s = g_string_new("[");
     for (int i = (int)b->items->len - 1; i >= 0; i--) {
         int64_t batch;
-        cfg_as_int(g_ptr_array_index(b->items, i), 1, 1 << 20, &batch, err);
+        cfg_as_int(g_ptr_array_index(b->items, i), 1, UNITS_COUNT_MAX, &batch, err);
         for (guint j = 0; j < p->items->len; j++) {
             const char *pol = ((CfgNode *)g_ptr_array_index(p->items, j))->scalar;
             g_string_append_printf(s, "%s{\"batch\":%d,\"policy\":\"%s\",\"iteration_s\":%.3f,\"nodes\":%d}",
@@ -602,22 +603,23 @@ END_TEST
 static Suite *sweep_suite(void)
 {
     Suite *s = suite_create("sweep");
-    TCase *tc = tcase_create("core");
-    tcase_set_timeout(tc, 30);
+    TCase *tc = testmain_case(s, "expansion");
     tcase_add_test(tc, test_counts_and_order);
     tcase_add_test(tc, test_zip_groups);
-    tcase_add_test(tc, test_errors_have_positions);
-    tcase_add_test(tc, test_unknown_axis_key);
-    tcase_add_test(tc, test_unknown_axis_key_real_scenario);
     tcase_add_test(tc, test_set_axes);
     tcase_add_test(tc, test_ids_stable);
     tcase_add_test(tc, test_cfgtree_set_and_emit);
+    tc = testmain_case(s, "bad-input");
+    tcase_add_test(tc, test_errors_have_positions);
+    tcase_add_test(tc, test_unknown_axis_key);
+    tcase_add_test(tc, test_unknown_axis_key_real_scenario);
+    tc = testmain_case(s, "results");
     tcase_add_test(tc, test_torn_line_recovery);
-    tcase_add_test(tc, test_csv_sorted_jobs_independent);
     tcase_add_test(tc, test_resume_after_kill);
     tcase_add_test(tc, test_failures_not_recorded);
     tcase_add_test(tc, test_shards_and_merge);
-    suite_add_tcase(s, tc);
+    tc = testmain_case(s, "determinism");
+    tcase_add_test(tc, test_csv_sorted_jobs_independent);
     return s;
 }
 

@@ -496,8 +496,7 @@ END_TEST
 int main(void)
 {
     Suite *s = suite_create("topo");
-    TCase *tc = tcase_create("core");
-    tcase_set_timeout(tc, 30);
+    TCase *tc = testmain_case(s, "shapes");
     tcase_add_test(tc, test_kind_names);
     tcase_add_test(tc, test_star);
     tcase_add_test(tc, test_ring);
@@ -505,10 +504,11 @@ int main(void)
     tcase_add_test(tc, test_fattree_k4);
     tcase_add_test(tc, test_fattree_k8);
     tcase_add_test(tc, test_fattree_fewer_and_oversub);
-    tcase_add_test(tc, test_fattree_1024_routes);
     tcase_add_test(tc, test_hierarchical);
     tcase_add_test(tc, test_graph);
+    tc = testmain_case(s, "routes");
+    tcase_add_test(tc, test_fattree_1024_routes);
+    tc = testmain_case(s, "bad-input");
     tcase_add_test(tc, test_invalid);
-    suite_add_tcase(s, tc);
     return testmain_run(s);
 }

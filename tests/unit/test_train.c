@@ -391,19 +391,19 @@ END_TEST
 int main(void)
 {
     Suite *s = suite_create("train");
-    TCase *tc = tcase_create("core");
-    tcase_set_timeout(tc, 120);
+    TCase *tc = testmain_case(s, "closed-forms");
     tcase_add_test(tc, test_model_totals);
     tcase_add_test(tc, test_infinite_network_is_compute);
     tcase_add_test(tc, test_zero_compute_none_is_sum_of_allreduces);
     tcase_add_test(tc, test_none_is_compute_plus_allreduces);
     tcase_add_test(tc, test_ddp_matches_wfbp_recurrence);
+    tc = testmain_case(s, "rules");
     tcase_add_test(tc, test_trace_dependencies);
     tcase_add_test(tc, test_ddp_buckets);
     tcase_add_test(tc, test_hybrid_mapping);
     tcase_add_test(tc, test_auto_not_worse);
+    tc = testmain_case(s, "determinism");
     tcase_add_test(tc, test_memo_equals_live);
     tcase_add_test(tc, test_deterministic);
-    suite_add_tcase(s, tc);
     return testmain_run(s);
 }

@@ -1,0 +1,119 @@
+/* trainplan — the training plan of one (scenario, policy, batch) and the
+ * walk that follows its dependency rules, independent of how time passes.
+ *
+ * A plan is what one iteration does: the sync units (policy_units, their
+ * algorithms selected by trainsel) with the cluster's CommCost that holds
+ * their schedules, and the compute tasks in stream order (forward 1..L,
+ * backward L..1, the whole-model update unless it is per layer), each
+ * with its duration and its gate. train.c simulates a plan on the event
+ * engine; validate/mpibench replays the same plan on real MPI ranks, so
+ * both run one set of rules.
+ *
+ * The rules (per overlap kind):
+ *   none      every unit is released when the backward of layer 0 ends;
+ *             the update waits for every unit of its iteration.
+ *   ddp       a bucket's gradients are ready when the backward of its
+ *             ready layer ends; buckets are released strictly in bucket
+ *             order; the update waits for every unit.
+ *   layer     a unit is released when the backward of its ready layer
+ *             ends; the forward of layer l (with its update) waits for
+ *             the previous iteration's units carrying l.
+ *   priority  as layer; released units are started lowest need layer
+ *             first (then launch order).
+ * Released units start in release order (FIFO) unless priority.
+ *
+ * A walk (TrainWalk) is the stream's position and the dependency state:
+ * which units of the armed iteration are still pending per layer. The
+ * caller owns the clock and the communicator: it asks whether the current
+ * task's gate is open, starts it, ends it (a backward releases units
+ * through a callback), and reports each finished unit.
+ */
+#ifndef ARSIM_TRAINPLAN_H
+#define ARSIM_TRAINPLAN_H
+
+#include "coll/commcost.h"
+#include "train/scenario.h"
+
+typedef enum { TRAIN_TASK_FWD, TRAIN_TASK_BWD, TRAIN_TASK_UPDATE_ALL } TrainTaskKind;
+
+enum {
+    TRAIN_GATE_NONE = -1,    /* the task waits for nothing */
+    TRAIN_GATE_ALL = -2      /* the task waits for every unit of its own iteration */
+};
+
+/* One task of the compute stream. */
+typedef struct {
+    TrainTaskKind kind;
+    int layer;               /* layer index; TRAIN_TASK_UPDATE_ALL: -1 */
+    simtime_t dur;           /* ps on the compute stream */
+    int gate;                /* a layer: the previous iteration's units carrying it must be done
+                              * (from iteration 1 on); TRAIN_GATE_NONE or TRAIN_GATE_ALL */
+} TrainTask;
+
+typedef struct {
+    const Scenario *s;       /* borrowed; outlives the plan */
+    const Policy *pol;       /* the policy, in s */
+    int batch;               /* per-rank batch, >= 1 */
+    Topo *topo;              /* the cluster's network; owned */
+    CommCost *cost;          /* durations and schedules of the units' all-reduces on topo; owned */
+    GArray *units;           /* SyncUnit in launch order, algorithm and reason selected; owned */
+    GArray *tasks;           /* TrainTask, one iteration in stream order; owned */
+    double compute_s;        /* forward + backward + update per iteration (s), unrounded */
+} TrainPlan;
+
+/* The plan of policy `policy` (an index into s->policies) at `batch`;
+ * NULL + *err (g_free) when the cluster does not build or an algorithm
+ * does not fit it. */
+TrainPlan *trainplan_new(const Scenario *s, int policy, int batch, char **err);
+void trainplan_free(TrainPlan *p);
+
+/* True when task k waits for unit u (of the previous iteration for a
+ * layer gate, of its own for TRAIN_GATE_ALL). */
+bool trainplan_task_waits_for(const TrainTask *k, const SyncUnit *u);
+
+/* Queues unit u (an index into p->units) among the released units not
+ * started yet: at the tail, or by (need layer, launch order) for
+ * priority. q holds GINT_TO_POINTER unit indices; the head starts next. */
+void trainplan_enqueue(const TrainPlan *p, GQueue *q, int u);
+
+/* Called for each unit a backward released, in release order. */
+typedef void (*TrainReleaseFn)(void *ctx, int unit);
+
+typedef struct {
+    const TrainPlan *plan;   /* borrowed */
+    int iter;                /* the stream's iteration, from 0 */
+    guint next;              /* the stream's current task, an index into plan->tasks */
+    int arm_iter;            /* iteration whose units the counts below describe; -1 none yet */
+    int *pending;            /* per layer: units of arm_iter carrying it, not done */
+    int units_left;          /* units of arm_iter not done */
+    bool *grad_ready;        /* ddp, per unit: its ready layer's backward ended in arm_iter */
+    guint next_ddp;          /* ddp: next bucket to release */
+} TrainWalk;
+
+/* A walk at iteration 0's first task; trainwalk_clear frees its arrays. */
+void trainwalk_init(TrainWalk *w, const TrainPlan *p);
+void trainwalk_clear(TrainWalk *w);
+/* Back to iteration 0's first task with nothing pending. */
+void trainwalk_reset(TrainWalk *w);
+
+static inline const TrainTask *trainwalk_task(const TrainWalk *w)
+{
+    return &g_array_index(w->plan->tasks, TrainTask, w->next);
+}
+
+/* May the current task start: its gate's units are done (a layer gate is
+ * open in iteration 0, when nothing ran before). */
+bool trainwalk_gate_open(const TrainWalk *w);
+/* The current task is the first backward of an iteration: starting it
+ * arms that iteration's units (every one pending). */
+bool trainwalk_arms(const TrainWalk *w);
+/* The current task starts (its gate is open); arms when trainwalk_arms. */
+void trainwalk_start(TrainWalk *w);
+/* The current task ended: a backward releases what became ready
+ * (release(ctx, u) per unit, in release order); then the walk moves to
+ * the next task (the next iteration's first after the last). */
+void trainwalk_end(TrainWalk *w, TrainReleaseFn release, void *ctx);
+/* Unit u of the armed iteration finished its all-reduce. */
+void trainwalk_unit_done(TrainWalk *w, int u);
+
+#endif

@@ -1,0 +1,399 @@
+/* test_trainplan — the training plan that train.c simulates and
+ * validate/mpibench replays (trainplan.h), for every policy of every
+ * shipped config and every overlap x algorithm-selection combination
+ * (with both DDP layouts, partitions and fusion):
+ *  - the plan is train_run's: its compute time and its units (name,
+ *    bytes, algorithm, reason) are what train_run reports;
+ *  - its tasks are the stream order the rules give, with durations from
+ *    the GPU model rounded to whole picoseconds;
+ *  - its walk (TrainWalk, the state both train.c and mbreplay.c step),
+ *    driven through seeded random interleavings of compute and
+ *    completions on 1 and 3 streams, agrees at every step with an oracle
+ *    of the rules that keeps sets of done units instead of counters:
+ *    every gate decision, every release, every start order. */
+#include "sweep/sweepexp.h"
+#include "train/train.h"
+#include "train/trainplan.h"
+
+#include "testmain.h"
+
+#include <check.h>
+#include <glob.h>
+#include <math.h>
+#include <string.h>
+
+static Scenario *load_tree(CfgNode *root)
+{
+    char *err = NULL;
+    Scenario *s = scenario_from_cfg(root, &err);
+    ck_assert_msg(s, "%s", err);
+    return s;
+}
+
+static Scenario *load_yaml(const char *yaml)
+{
+    char *err = NULL;
+    CfgNode *root = cfg_parse_string(yaml, "test.yaml", &err);
+    ck_assert_msg(root, "%s", err);
+    return load_tree(root);
+}
+
+/* The plan's units and compute time are the ones train_run reports. */
+static void check_is_trains(const Scenario *s, int policy, int batch, const TrainPlan *p)
+{
+    TrainOpts o = {.layers = true};
+    TrainResult r;
+    char *err = NULL;
+    ck_assert_msg(train_run(s, batch, policy, &o, &r, &err), "%s", err);
+    ck_assert_double_eq(r.compute_s, p->compute_s);
+    ck_assert_uint_eq(r.units->len, p->units->len);
+    for (guint u = 0; u < p->units->len; u++) {
+        const SyncUnit *su = &g_array_index(p->units, SyncUnit, u);
+        const TrainUnitRow *row = &g_array_index(r.units, TrainUnitRow, u);
+        ck_assert_str_eq(row->name, su->name);
+        ck_assert_uint_eq(row->bytes, su->elems * (uint64_t)s->elem_bytes);
+        ck_assert_int_eq(row->algo, su->algo);
+        ck_assert_str_eq(row->reason, su->reason);
+    }
+    GArray *one = g_array_new(FALSE, TRUE, sizeof(TrainResult));
+    g_array_append_val(one, r);
+    train_results_free(one);
+}
+
+static simtime_t to_ps(double s)
+{
+    return (simtime_t)nearbyint(s * PS_PER_S);
+}
+
+/* Tasks: forward 0..L-1 (with the layer's update and a gate on that layer
+ * under layer/priority), backward L-1..0, then the whole-model update
+ * gated on every unit otherwise. */
+static void check_tasks(const Scenario *s, const TrainPlan *p)
+{
+    const Model *m = s->model;
+    int L = (int)m->layers->len;
+    bool per_layer = p->pol->overlap == OVERLAP_LAYER || p->pol->overlap == OVERLAP_PRIORITY;
+    ck_assert_uint_eq(p->tasks->len, (guint)(2 * L + (per_layer ? 0 : 1)));
+    double compute = 0, updates = 0;
+    for (int i = 0; i < (int)p->tasks->len; i++) {
+        const TrainTask *k = &g_array_index(p->tasks, TrainTask, i);
+        if (i < L) {
+            const ModelLayer *ml = &g_array_index(m->layers, ModelLayer, i);
+            double f = gpu_forward_s(&s->gpu, m, ml, p->batch, s->elem_bytes);
+            double u = gpu_update_s(&s->gpu, ml, s->update_bytes_per_param);
+            ck_assert_int_eq(k->kind, TRAIN_TASK_FWD);
+            ck_assert_int_eq(k->layer, i);
+            ck_assert_int_eq(k->gate, per_layer ? i : TRAIN_GATE_NONE);
+            ck_assert_uint_eq(k->dur, to_ps(per_layer ? f + u : f));
+            compute += f + u;
+            updates += u;
+        } else if (i < 2 * L) {
+            int l = 2 * L - 1 - i;
+            const ModelLayer *ml = &g_array_index(m->layers, ModelLayer, l);
+            double b = gpu_backward_s(&s->gpu, m, ml, p->batch, s->elem_bytes, s->bwd_ratio);
+            ck_assert_int_eq(k->kind, TRAIN_TASK_BWD);
+            ck_assert_int_eq(k->layer, l);
+            ck_assert_int_eq(k->gate, TRAIN_GATE_NONE);
+            ck_assert_uint_eq(k->dur, to_ps(b));
+            compute += b;
+        } else {
+            ck_assert_int_eq(k->kind, TRAIN_TASK_UPDATE_ALL);
+            ck_assert_int_eq(k->layer, -1);
+            ck_assert_int_eq(k->gate, TRAIN_GATE_ALL);
+            ck_assert_uint_eq(k->dur, to_ps(updates));
+        }
+    }
+    ck_assert_double_eq_tol(p->compute_s, compute, 1e-12 * compute);
+}
+
+/* ---- the walk against an oracle of the rules ---------------------------- */
+
+#define WALK_ITERS 4
+
+typedef struct {
+    const TrainPlan *p;
+    int n;                   /* units */
+    int armed;               /* iteration whose units are tracked; -1 none */
+    bool *done;              /* per unit of `armed` */
+    bool *released;          /* per unit of `armed` */
+    bool *bwd_ended;         /* per layer: its backward ended in `armed` */
+    GArray *got;             /* int: units the walk released by the current backward, in order */
+    GArray *order;           /* int: every unit released in `armed` not started yet, in release order */
+    GQueue *q;               /* the communicator's queue, filled by trainplan_enqueue */
+    GArray *flight;          /* int: units started, not done */
+    int streams;             /* units in flight at most */
+} Oracle;
+
+static void on_release(void *ctx, int u)
+{
+    Oracle *o = ctx;
+    g_array_append_val(o->got, u);
+    trainplan_enqueue(o->p, o->q, u);
+}
+
+static bool covers(const SyncUnit *u, int layer)
+{
+    return u->first_layer <= layer && layer <= u->last_layer;
+}
+
+static const SyncUnit *unit(const Oracle *o, int u)
+{
+    return &g_array_index(o->p->units, SyncUnit, u);
+}
+
+/* Whether the current task may start, from the rules alone. */
+static bool oracle_gate(const Oracle *o, const TrainTask *k, int iter)
+{
+    if (k->gate == TRAIN_GATE_NONE)
+        return true;
+    if (k->gate == TRAIN_GATE_ALL) {
+        ck_assert_int_eq(o->armed, iter);
+        for (int u = 0; u < o->n; u++)
+            if (!o->done[u])
+                return false;
+        return true;
+    }
+    if (iter == 0)
+        return true;
+    ck_assert_int_eq(o->armed, iter - 1);   /* this iteration's backward has not begun */
+    for (int u = 0; u < o->n; u++)
+        if (covers(unit(o, u), k->gate) && !o->done[u])
+            return false;
+    return true;
+}
+
+/* The units the rules release when the backward of `layer` ends, in order. */
+static GArray *oracle_release(Oracle *o, int layer)
+{
+    GArray *want = g_array_new(FALSE, FALSE, sizeof(int));
+    OverlapKind ov = o->p->pol->overlap;
+    o->bwd_ended[layer] = true;
+    for (int u = 0; u < o->n; u++) {
+        bool ready = ov == OVERLAP_NONE ? layer == 0 : o->bwd_ended[unit(o, u)->ready_layer];
+        if (ov == OVERLAP_DDP && !ready)
+            break;   /* buckets strictly in order: nothing after an unready one */
+        if (ready && !o->released[u] && (ov == OVERLAP_DDP || ov == OVERLAP_NONE || unit(o, u)->ready_layer == layer))
+            g_array_append_val(want, u);
+    }
+    return want;
+}
+
+/* Starts queued units while there is room; the head must be the rules'
+ * choice among the released, not started units. */
+static void dispatch(Oracle *o)
+{
+    while ((int)o->flight->len < o->streams && !g_queue_is_empty(o->q)) {
+        int u = GPOINTER_TO_INT(g_queue_pop_head(o->q));
+        guint best = 0;
+        for (guint i = 1; o->p->pol->overlap == OVERLAP_PRIORITY && i < o->order->len; i++) {
+            const SyncUnit *x = unit(o, g_array_index(o->order, int, i));
+            const SyncUnit *y = unit(o, g_array_index(o->order, int, best));
+            if (x->need_layer < y->need_layer || (x->need_layer == y->need_layer && x->order < y->order))
+                best = i;
+        }
+        ck_assert_uint_gt(o->order->len, 0);
+        ck_assert_int_eq(u, g_array_index(o->order, int, best));
+        g_array_remove_index(o->order, best);
+        g_array_append_val(o->flight, u);
+    }
+}
+
+static void oracle_arm(Oracle *o, int iter)
+{
+    for (int u = 0; u < o->n; u++)   /* every unit of the iteration before ran */
+        ck_assert_msg(o->armed < 0 || o->done[u], "unit %d of iteration %d not done at the next backward", u, o->armed);
+    ck_assert(g_queue_is_empty(o->q));
+    o->armed = iter;
+    memset(o->done, 0, sizeof(bool) * (gsize)o->n);
+    memset(o->released, 0, sizeof(bool) * (gsize)o->n);
+    memset(o->bwd_ended, 0, sizeof(bool) * o->p->s->model->layers->len);
+}
+
+static void walk_check(const TrainPlan *p, int streams, guint32 seed)
+{
+    Oracle o = {.p = p, .n = (int)p->units->len, .armed = -1, .streams = streams};
+    o.done = g_new0(bool, MAX(o.n, 1));
+    o.released = g_new0(bool, MAX(o.n, 1));
+    o.bwd_ended = g_new0(bool, p->s->model->layers->len);
+    o.got = g_array_new(FALSE, FALSE, sizeof(int));
+    o.order = g_array_new(FALSE, FALSE, sizeof(int));
+    o.flight = g_array_new(FALSE, FALSE, sizeof(int));
+    o.q = g_queue_new();
+    GRand *rng = g_rand_new_with_seed(seed);
+    TrainWalk w;
+    trainwalk_init(&w, p);
+    int L = (int)p->s->model->layers->len, closed = 0, opened = 0;
+    guint released_total = 0;
+    while (w.iter < WALK_ITERS) {
+        const TrainTask *k = trainwalk_task(&w);
+        bool open = oracle_gate(&o, k, w.iter);
+        ck_assert_int_eq(trainwalk_gate_open(&w), open);
+        closed += !open;
+        if (!open || (o.flight->len > 0 && g_rand_boolean(rng))) {
+            /* a unit finishes: any one in flight (several streams finish in any order) */
+            ck_assert_msg(o.flight->len > 0, "deadlock: task %u of iteration %d waits, nothing in flight", w.next,
+                          w.iter);
+            guint i = (guint)g_rand_int_range(rng, 0, (gint32)o.flight->len);
+            int u = g_array_index(o.flight, int, i);
+            g_array_remove_index(o.flight, i);
+            ck_assert(!o.done[u]);
+            o.done[u] = true;
+            trainwalk_unit_done(&w, u);
+            dispatch(&o);
+            continue;
+        }
+        opened++;
+        bool arms = k->kind == TRAIN_TASK_BWD && k->layer == L - 1;
+        ck_assert_int_eq(trainwalk_arms(&w), arms);
+        if (arms)
+            oracle_arm(&o, w.iter);
+        trainwalk_start(&w);
+        if (arms)
+            ck_assert_int_eq(w.units_left, o.n);
+        int iter = w.iter;
+        guint next = w.next;
+        g_array_set_size(o.got, 0);
+        GArray *want = k->kind == TRAIN_TASK_BWD ? oracle_release(&o, k->layer) : g_array_new(FALSE, FALSE, sizeof(int));
+        trainwalk_end(&w, on_release, &o);
+        ck_assert_uint_eq(o.got->len, want->len);
+        for (guint i = 0; i < want->len; i++) {
+            int u = g_array_index(want, int, i);
+            ck_assert_int_eq(g_array_index(o.got, int, i), u);
+            o.released[u] = true;
+            g_array_append_val(o.order, u);
+        }
+        released_total += want->len;
+        g_array_free(want, TRUE);
+        /* the stream moves to the next task, the next iteration after the last */
+        ck_assert_int_eq(w.iter, next + 1 == p->tasks->len ? iter + 1 : iter);
+        ck_assert_uint_eq(w.next, next + 1 == p->tasks->len ? 0 : next + 1);
+        dispatch(&o);
+    }
+    /* every unit of every iteration was released once (the last may still run) */
+    ck_assert_uint_eq(released_total, (guint)(o.n * WALK_ITERS));
+    ck_assert_int_eq(opened, (int)p->tasks->len * WALK_ITERS);
+    ck_assert_msg(closed > 0 || o.n == 0, "%s: no gate was ever closed; the walk checked nothing", p->pol->name);
+    trainwalk_clear(&w);
+    g_rand_free(rng);
+    g_queue_free(o.q);
+    g_array_free(o.flight, TRUE);
+    g_array_free(o.order, TRUE);
+    g_array_free(o.got, TRUE);
+    g_free(o.bwd_ended);
+    g_free(o.released);
+    g_free(o.done);
+}
+
+/* Everything above for policy `policy` of s at `batch`. */
+static void check_policy(const Scenario *s, int policy, int batch)
+{
+    char *err = NULL;
+    TrainPlan *p = trainplan_new(s, policy, batch, &err);
+    ck_assert_msg(p, "%s", err);
+    ck_assert_uint_gt(p->units->len, 0);
+    for (guint u = 0; u < p->units->len; u++) {
+        /* ready when the backward of the lowest layer it carries ends; that layer's forward needs it first */
+        const SyncUnit *su = &g_array_index(p->units, SyncUnit, u);
+        ck_assert_int_le(su->first_layer, su->last_layer);
+        ck_assert_int_eq(su->ready_layer, su->first_layer);
+        ck_assert_int_eq(su->need_layer, su->first_layer);
+    }
+    check_tasks(s, p);
+    check_is_trains(s, policy, batch, p);
+    for (guint32 seed = 1; seed <= 3; seed++) {
+        walk_check(p, 1, seed);
+        walk_check(p, 3, seed);
+    }
+    trainplan_free(p);
+}
+
+START_TEST(test_shipped_configs)
+{
+    glob_t g;
+    ck_assert_int_eq(glob("configs/*.yaml", 0, NULL, &g), 0);
+    ck_assert_uint_ge(g.gl_pathc, 6);
+    int checked = 0;
+    for (size_t f = 0; f < g.gl_pathc; f++) {
+        char *err = NULL;
+        SweepDef *d = sweepexp_load(g.gl_pathv[f], NULL, &err);   /* a sweep's base scenario; a plain file as is */
+        ck_assert_msg(d, "%s", err);
+        CfgNode *tree = sweepexp_tree(d, 0, &err);
+        ck_assert_msg(tree, "%s", err);
+        Scenario *s = load_tree(tree);
+        int first = g_array_index(s->batches, int, 0);
+        int last = g_array_index(s->batches, int, s->batches->len - 1);
+        for (guint p = 0; p < s->policies->len; p++) {
+            check_policy(s, (int)p, first);
+            if (last != first)
+                check_policy(s, (int)p, last);
+            checked++;
+        }
+        scenario_free(s);
+        sweepexp_free(d);
+    }
+    globfree(&g);
+    ck_assert_int_ge(checked, 30);
+}
+END_TEST
+
+/* Every overlap x {fixed, hybrid, auto}, each with its variants: DDP's two
+ * layouts and a small bucket cap, priority with and without partitions,
+ * layer and priority with and without fusion. ResNet-50 on 4 nodes of 2
+ * GPUs: norm layers without updates between convolutions, many buckets. */
+START_TEST(test_combinations)
+{
+    static const char *const overlaps[] = {"none", "ddp", "layer", "priority"};
+    static const char *const algos[] = {"ring", "hierarchical", "hybrid", "auto"};
+    static const char *const variants[][4] = {
+        /* none */ {"", NULL},
+        /* ddp */ {"", ", ddp_layout: rebuilt", ", bucket: 4MiB, first_bucket: 256KiB", NULL},
+        /* layer */ {"", ", fusion: 2MiB", NULL},
+        /* priority */ {"", ", partition: 0", ", partition: 512KiB, fusion: 1MiB", NULL},
+    };
+    GString *y = g_string_new("model: resnet50\ngpu: v100\nbatch: [32]\n"
+                              "cluster: {topology: star, nodes: 4, gpus_per_node: 2, "
+                              "link: {bandwidth: 10Gbps, latency: 5us}}\npolicies:\n");
+    int n = 0;
+    for (int o = 0; o < 4; o++)
+        for (int a = 0; a < 4; a++)
+            for (int v = 0; variants[o][v]; v++)
+                g_string_append_printf(y, "  - {name: p%d, overlap: %s, algorithm: %s%s}\n", n++, overlaps[o],
+                                       algos[a], variants[o][v]);
+    Scenario *s = load_yaml(y->str);
+    ck_assert_uint_eq(s->policies->len, (guint)n);
+    for (int p = 0; p < n; p++)
+        check_policy(s, p, 32);
+    scenario_free(s);
+    g_string_free(y, TRUE);
+}
+END_TEST
+
+/* A plan that cannot be built says why, and builds nothing (the scenario
+ * reader refuses such a policy; a caller that builds one itself gets the
+ * plan's own check). */
+START_TEST(test_plan_errors)
+{
+    Scenario *s = load_yaml("model: vgg16-cifar10\ngpu: v100\nbatch: [32]\n"
+                            "cluster: {topology: star, nodes: 8}\n"
+                            "policies: [{name: t, overlap: layer, algorithm: ring}]\n");
+    ((Policy *)g_ptr_array_index(s->policies, 0))->algo = COLL_TORUS2D;
+    char *err = NULL;
+    ck_assert_ptr_null(trainplan_new(s, 0, 32, &err));
+    ck_assert_ptr_nonnull(err);
+    ck_assert_msg(strstr(err, "torus2d"), "%s", err);
+    g_free(err);
+    scenario_free(s);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("trainplan");
+    TCase *tc = testmain_case(s, "shipped");
+    tcase_add_test(tc, test_shipped_configs);
+    tc = testmain_case(s, "combinations");
+    tcase_add_test(tc, test_combinations);
+    tc = testmain_case(s, "bad-input");
+    tcase_add_test(tc, test_plan_errors);
+    return testmain_run(s);
+}
