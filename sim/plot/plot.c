@@ -3,8 +3,6 @@
 #include "plot/plotfig.h"
 #include "plot/plotgp.h"
 
-#include <getopt.h>
-
 int plot_files(char *const *files, int n, const char *outdir, FILE *log, char **err)
 {
     PlotData pd;
@@ -35,38 +33,5 @@ int plot_files(char *const *files, int n, const char *outdir, FILE *log, char **
     }
     plotgp_close(&gp);
     reportplot_clear(&pd);
-    return rc;
-}
-
-int plot_main(int argc, char **argv)
-{
-    static const struct option opts[] = {{"out", required_argument, 0, 'o'}, {0, 0, 0, 0}};
-    const char *out = NULL;
-    char *msg = NULL;
-    int c;
-    optind = 1;
-    opterr = 0;
-    while (!msg && (c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
-        if (c == 'o')
-            out = optarg;
-        else
-            msg = g_strdup_printf("%s: %s; expected arsim plot RESULTS... --out DIR", argv[optind - 1],
-                                  c == ':' ? "missing value" : "unknown option");
-    }
-    if (!msg && !out)
-        msg = g_strdup("--out: missing; expected arsim plot RESULTS... --out DIR");
-    if (!msg && optind >= argc)
-        msg = g_strdup("no RESULTS file; expected arsim plot RESULTS... --out DIR (a results.jsonl, a run --json "
-                       "file or a run --trace file)");
-    if (msg) {
-        fprintf(stderr, "%s\n", msg);
-        g_free(msg);
-        return 2;
-    }
-    char *err = NULL;
-    int rc = plot_files(argv + optind, argc - optind, out, stdout, &err);
-    if (rc)
-        fprintf(stderr, "%s\n", err);
-    g_free(err);
     return rc;
 }

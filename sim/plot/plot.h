@@ -1,5 +1,5 @@
 /* plot — the drawing behind `arsim plot RESULTS... --out DIR` and `arsim
- * run --plot DIR`.
+ * run --plot DIR` (the command itself is cli/cmdplot.c).
  *
  * RESULTS: a sweep's results.jsonl, a `run --json` file or a `run --trace`
  * Chrome trace (several may be given: a run's JSON and its trace). Every
@@ -10,9 +10,6 @@
 #define ARSIM_PLOT_H
 
 #include <stdio.h>
-
-/* argv[0] is the command name ("plot"). */
-int plot_main(int argc, char **argv);
 
 /* Draws the figures of files[0..n) into outdir; progress lines to log.
  * Returns the exit status: 0, 2 bad input (*err "file:line:col: ...;
