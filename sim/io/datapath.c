@@ -6,7 +6,7 @@
 #include <glib.h>
 
 #ifndef ARSIM_DATADIR
-#define ARSIM_DATADIR "/usr/local/share/arsim"
+#error "ARSIM_DATADIR: the Makefile defines it, $(PREFIX)/share/arsim"
 #endif
 
 const char *datapath_installed(void)
