@@ -374,7 +374,7 @@ static char *check_out_path(char *const *names, char *const *paths, guint i)
     return msg;
 }
 
-/* The CLI_OUT and CLI_DIR checks of cli_parse. */
+/* The CLI_OUT and CLI_DIR checks of parse. */
 static char *check_outputs(const CliCmd *cmd, void *opts, const GPtrArray *args)
 {
     GPtrArray *names = g_ptr_array_new_with_free_func(g_free), *paths = g_ptr_array_new();
@@ -420,7 +420,9 @@ static char *apply_defaults(const CliCmd *cmd, void *opts)
     return msg;
 }
 
-bool cli_parse(const CliCmd *cmd, int argc, char **argv, void *opts, FILE *out, int *status, char **err)
+/* cli_main's parse and checks: true to run the command; false: *status
+ * is the exit status, 0 after --help was written to out, 2 with *err. */
+static bool parse(const CliCmd *cmd, int argc, char **argv, void *opts, FILE *out, int *status, char **err)
 {
     GPtrArray **args = args_of(cmd, opts);
     *args = g_ptr_array_new_null_terminated(4, g_free, TRUE);
@@ -472,7 +474,8 @@ bool cli_parse(const CliCmd *cmd, int argc, char **argv, void *opts, FILE *out, 
     return run;
 }
 
-void cli_clear(const CliCmd *cmd, void *opts)
+/* Frees every string and list the rows (and the arguments) hold in opts. */
+static void clear(const CliCmd *cmd, void *opts)
 {
     for (const CliOpt *o = cmd->opts; o->name; o++) {
         void *f = field_of(opts, o);
@@ -488,6 +491,16 @@ void cli_clear(const CliCmd *cmd, void *opts)
     if (*args)
         g_ptr_array_free(*args, TRUE);
     *args = NULL;
+}
+
+int cli_main(const CliCmd *cmd, int argc, char **argv, void *opts, int (*run)(void *opts, char **err))
+{
+    char *err = NULL;
+    int rc;
+    if (parse(cmd, argc, argv, opts, stdout, &rc, &err))
+        rc = run(opts, &err);
+    clear(cmd, opts);
+    return cli_exit(rc, err);
 }
 
 int cli_exit(int rc, char *err)

@@ -6,16 +6,14 @@
  *
  * Each command (sim/cli/cmdX.c) has an options struct, one CliOpt row
  * per option, and a CliCmd; its --help, the man page and the bash
- * completion (cli/clidoc.h) are written from the rows, so
- * adding an option is one row and one field. A command's main is
+ * completion (cli/clidoc.h) are written from the rows, so adding an
+ * option is one row and one field. A command's main is
  *
  *   Opts o = {...};               // the defaults that are not a row's deflt
- *   char *err = NULL;
- *   int rc;
- *   if (cli_parse(&cmd, argc, argv, &o, stdout, &rc, &err))
- *       rc = run(&o, &err);
- *   cli_clear(&cmd, &o);
- *   return cli_exit(rc, err);
+ *   return cli_main(&cmd, argc, argv, &o, run);
+ *
+ * with run(&o, &err) the command itself, called once the command line
+ * passed every check.
  */
 #ifndef ARSIM_CLI_H
 #define ARSIM_CLI_H
@@ -29,7 +27,7 @@ typedef enum {
     CLI_FLAG,      /* bool: given or not; takes no value */
     CLI_STR,       /* char * (owned): any text */
     CLI_IN,        /* char * (owned): an input file or a name on the data search path; not empty */
-    CLI_OUT,       /* char * (owned): an output file (cli_parse checks it) */
+    CLI_OUT,       /* char * (owned): an output file (cli_main checks it) */
     CLI_DIR,       /* char * (owned): an output directory: not empty, not an existing non-directory */
     CLI_LIST,      /* GPtrArray * (owned) of char *, NULL-terminated: every use of a repeatable option */
     CLI_INT,       /* int, from .min to .max */
@@ -79,20 +77,20 @@ struct CliCmd {
     int (*main)(int argc, char **argv);   /* argv[0] is the command word; returns the exit status */
 };
 
-/* Parses argv (argv[0] the command word) into opts, the command's options
- * struct: the rows' defaults first, then the command line in order. Then
- * checks that no option is unknown, the number of arguments, that every
- * required option is given, and that each CLI_OUT file is a non-empty
- * name, not a directory, in an existing directory, and not an argument, a
- * CLI_IN file or another output; each CLI_DIR is a non-empty name that is
- * not an existing non-directory. true: run the command. false: do not;
- * *status is the exit status: 0 after --help was written to out, 2 with
- * the one-line message in *err. Either way cli_clear() frees what it
- * stored in opts. */
-bool cli_parse(const CliCmd *cmd, int argc, char **argv, void *opts, FILE *out, int *status, char **err);
-
-/* Frees every string and list the rows (and the arguments) hold in opts. */
-void cli_clear(const CliCmd *cmd, void *opts);
+/* A command's main. Parses argv (argv[0] the command word) into opts, the
+ * command's options struct: the rows' defaults first, then the command
+ * line in order. Then checks that no option is unknown, the number of
+ * arguments, that every required option is given, and that each CLI_OUT
+ * file is a non-empty name, not a directory, in an existing directory,
+ * and not an argument, a CLI_IN file or another output; each CLI_DIR is a
+ * non-empty name that is not an existing non-directory. If all is well,
+ * calls run(opts, &err), the command itself, which returns the exit
+ * status and sets err to its one-line message; --help writes the help on
+ * stdout instead (exit status 0); a check that fails writes its message
+ * on stderr (exit status 2). Frees what it stored in opts (strings, lists,
+ * the arguments; CLI_CUSTOM fields are the command's) and returns the
+ * exit status. */
+int cli_main(const CliCmd *cmd, int argc, char **argv, void *opts, int (*run)(void *opts, char **err));
 
 /* Writes err (if any, and rc is not 0) as one line on stderr, frees it;
  * returns rc. */

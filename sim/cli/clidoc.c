@@ -243,7 +243,8 @@ void clidoc_bash(FILE *out, const CliCmd *const *cmds, int n)
         bash_cmd(out, cmds[i]);
         g_string_append_printf(names, "%s ", cmds[i]->name);
     }
-    fprintf(out, "    help)\n        [[ ${#w[@]} -eq 2 ]] && COMPREPLY=($(compgen -W \"%s\" -- \"$cur\")) ;;\n", names->str);
+    fprintf(out, "    help)\n        [[ ${#w[@]} -eq 2 ]] && COMPREPLY=($(compgen -W \"%s\" -- \"$cur\")) ;;\n",
+            names->str);
     fprintf(out, "    \"\")\n        COMPREPLY=($(compgen -W \"%shelp --help --version\" -- \"$cur\")) ;;\n"
                  "    esac\n}\ncomplete -F _arsim arsim\n", names->str);
     g_string_free(names, TRUE);

@@ -132,7 +132,8 @@ static int run(const CalibOpts *o, char **err)
     g_free(why);
     if (inter->len == 0 && intra->len == 0)
         *err = g_strdup_printf("%s:1:1: no %s%s%s cases; expected ping-pong or ring all-reduce measurements to fit "
-                               "α and β", m->path, o->fit.pingpong ? "pingpong" : "", o->fit.pingpong && o->fit.ring ? " or " : "",
+                               "α and β", m->path, o->fit.pingpong ? "pingpong" : "",
+                               o->fit.pingpong && o->fit.ring ? " or " : "",
                                o->fit.ring ? "ring all-reduce" : "");
     if (*err)
         rc = 2;
@@ -201,14 +202,14 @@ static int run(const CalibOpts *o, char **err)
 }
 
 static const CliOpt opts[] = {
-    {"out", CLI_OUT, offsetof(CalibOpts, out), .help = "write the calibration YAML to FILE (atomically)",
-     .note = "after the table, on stdout"},
-    {"fit", CLI_CUSTOM, offsetof(CalibOpts, fit), .help = "the cases that fit the inter-node class: ping-pong, ring "
-                                                   "all-reduce or both",
-     .value = "pingpong,ring", .unit = "pingpong, ring or pingpong,ring", .deflt = "pingpong,ring",
-     .words = "pingpong ring pingpong,ring", .parse = parse_fit},
-    {"no-burst", CLI_FLAG, offsetof(CalibOpts, no_burst), .help = "fit the plain alpha + n beta model, without the burst "
-                                                          "term"},
+    {"out", CLI_OUT, offsetof(CalibOpts, out),
+     .help = "write the calibration YAML to FILE (atomically)", .note = "after the table, on stdout"},
+    {"fit", CLI_CUSTOM, offsetof(CalibOpts, fit),
+     .help = "the cases that fit the inter-node class: ping-pong, ring all-reduce or both", .value = "pingpong,ring",
+     .unit = "pingpong, ring or pingpong,ring", .deflt = "pingpong,ring", .words = "pingpong ring pingpong,ring",
+     .parse = parse_fit},
+    {"no-burst", CLI_FLAG, offsetof(CalibOpts, no_burst),
+     .help = "fit the plain alpha + n beta model, without the burst term"},
     {NULL},
 };
 
@@ -226,15 +227,15 @@ const CliCmd cmdcalib_cli = {
     .main = cmdcalib_main,
 };
 
+static int calib(void *opts, char **err)
+{
+    CalibOpts *o = opts;
+    o->meas = o->args->pdata[0];
+    return run(o, err);
+}
+
 int cmdcalib_main(int argc, char **argv)
 {
     CalibOpts o = {0};
-    char *err = NULL;
-    int rc;
-    if (cli_parse(&cmdcalib_cli, argc, argv, &o, stdout, &rc, &err)) {
-        o.meas = o.args->pdata[0];
-        rc = run(&o, &err);
-    }
-    cli_clear(&cmdcalib_cli, &o);
-    return cli_exit(rc, err);
+    return cli_main(&cmdcalib_cli, argc, argv, &o, calib);
 }

@@ -44,16 +44,17 @@ const CliCmd cmdcheck_cli = {
     .main = cmdcheck_main,
 };
 
+static int check_main(void *opts, char **err)
+{
+    CmdCheckOpts *o = opts;
+    char *config = cmdrun_config_path(o->args->pdata[0]);
+    int rc = check(config, cmdrun_sets(o->sets), stdout, err);
+    g_free(config);
+    return rc;
+}
+
 int cmdcheck_main(int argc, char **argv)
 {
     CmdCheckOpts o = {0};
-    char *err = NULL;
-    int rc;
-    if (cli_parse(&cmdcheck_cli, argc, argv, &o, stdout, &rc, &err)) {
-        char *config = cmdrun_config_path(o.args->pdata[0]);
-        rc = check(config, cmdrun_sets(o.sets), stdout, &err);
-        g_free(config);
-    }
-    cli_clear(&cmdcheck_cli, &o);
-    return cli_exit(rc, err);
+    return cli_main(&cmdcheck_cli, argc, argv, &o, check_main);
 }

@@ -64,7 +64,8 @@ int cmdcoll_run(const CmdCollOpts *o, FILE *out, char **err)
         double w0 = wall_now();
         if (o->links)
             r.links = g_new0(NetLinkStats, t->links->len);
-        r.time_s = collexec_time_links(t, o->algo, &prm, p, r.bytes, (uint32_t)o->elem_bytes, o->gamma, &r.events, r.links, &why);
+        r.time_s = collexec_time_links(t, o->algo, &prm, p, r.bytes, (uint32_t)o->elem_bytes, o->gamma, &r.events,
+                                       r.links, &why);
         r.wall_s = wall_now() - w0;
         if (r.time_s < 0) {
             g_free(r.links);
@@ -153,33 +154,42 @@ static bool parse_packet(void *field, const CliOpt *opt, const char *value, char
 #define ALGOS "ring butterfly rabenseifner tree hierarchical torus2d"
 
 static const CliOpt opts[] = {
-    {"topology", CLI_IN, offsetof(CmdCollOpts, topology), .help = "the network: a topology file, or a name in topologies/",
-     .value = "FILE|NAME", .note = "a star of --ranks hosts", .names = "topologies"},
-    {"ranks", CLI_INT, offsetof(CmdCollOpts, ranks), .help = "ranks taking part, one per host", .min = 1, .max = 1 << 20,
+    {"topology", CLI_IN, offsetof(CmdCollOpts, topology),
+     .help = "the network: a topology file, or a name in topologies/", .value = "FILE|NAME",
+     .note = "a star of --ranks hosts", .names = "topologies"},
+    {"ranks", CLI_INT, offsetof(CmdCollOpts, ranks),
+     .help = "ranks taking part, one per host", .min = 1, .max = 1 << 20,
      .note = "every host of the topology (8 on the default star)"},
-    {"bandwidth", CLI_RATE, offsetof(CmdCollOpts, bw_Bps), "each link's bandwidth, instead of the topology's",
+    {"bandwidth", CLI_RATE, offsetof(CmdCollOpts, bw_Bps),
+     .help = "each link's bandwidth, instead of the topology's",
      .note = "the topology's (10Gbps on the default star)"},
-    {"latency", CLI_TIME, offsetof(CmdCollOpts, latency_s), .help = "each link's latency, instead of the topology's",
-     .note = "the topology's (5us on the default star)"},
-    {"packet", CLI_CUSTOM, offsetof(CmdCollOpts, packet), .help = "the packet size, or message: whole messages",
-     .value = "SIZE|message", .unit = "a size: 9000, 64KiB", .note = "the topology's (message on the default star)",
-     .parse = parse_packet},
-    {"gamma", CLI_NUMBER, offsetof(CmdCollOpts, gamma), .help = "reduction cost, seconds per byte", .value = "S_PER_BYTE",
-     .deflt = "0"},
-    {"algo", CLI_CUSTOM, offsetof(CmdCollOpts, algo), .help = "the all-reduce algorithm", .value = "ALGO",
+    {"latency", CLI_TIME, offsetof(CmdCollOpts, latency_s),
+     .help = "each link's latency, instead of the topology's", .note = "the topology's (5us on the default star)"},
+    {"packet", CLI_CUSTOM, offsetof(CmdCollOpts, packet),
+     .help = "the packet size, or message: whole messages", .value = "SIZE|message", .unit = "a size: 9000, 64KiB",
+     .note = "the topology's (message on the default star)", .parse = parse_packet},
+    {"gamma", CLI_NUMBER, offsetof(CmdCollOpts, gamma),
+     .help = "reduction cost, seconds per byte", .value = "S_PER_BYTE", .deflt = "0"},
+    {"algo", CLI_CUSTOM, offsetof(CmdCollOpts, algo),
+     .help = "the all-reduce algorithm", .value = "ALGO",
      .unit = "ring, butterfly, rabenseifner, tree, hierarchical or torus2d", .words = ALGOS, .required = true,
      .parse = parse_algo},
-    {"size", CLI_CUSTOM, offsetof(CmdCollOpts, sizes), .help = "the vector sizes, one all-reduce each", .value = "S[,S...]",
-     .unit = "sizes: 4096, 64KiB, 1MB", .required = true, .parse = parse_sizes},
-    {"inter", CLI_CUSTOM, offsetof(CmdCollOpts, prm.inter), .help = "the inter-node algorithm of hierarchical",
-     .value = "ALGO", .unit = "ring, butterfly, rabenseifner, tree or torus2d", .deflt = "ring",
+    {"size", CLI_CUSTOM, offsetof(CmdCollOpts, sizes),
+     .help = "the vector sizes, one all-reduce each", .value = "S[,S...]", .unit = "sizes: 4096, 64KiB, 1MB",
+     .required = true, .parse = parse_sizes},
+    {"inter", CLI_CUSTOM, offsetof(CmdCollOpts, prm.inter),
+     .help = "the inter-node algorithm of hierarchical", .value = "ALGO",
+     .unit = "ring, butterfly, rabenseifner, tree or torus2d", .deflt = "ring",
      .words = "ring butterfly rabenseifner tree torus2d", .parse = parse_algo},
-    {"gpus-per-node", CLI_INT, offsetof(CmdCollOpts, prm.gpus_per_node), .help = "ranks per node, for hierarchical",
-     .min = 1, .max = 1 << 16, .note = "the topology's (1 on a flat topology)"},
-    {"elem-bytes", CLI_INT, offsetof(CmdCollOpts, elem_bytes), .help = "element size: sizes are split in whole elements",
-     .min = 1, .max = 1 << 20, .deflt = "1"},
-    {"json", CLI_FLAG, offsetof(CmdCollOpts, json), .help = "print a JSON array instead of the table"},
-    {"links", CLI_FLAG, offsetof(CmdCollOpts, links), .help = "add each link's bytes, busy time and peak queue depth"},
+    {"gpus-per-node", CLI_INT, offsetof(CmdCollOpts, prm.gpus_per_node),
+     .help = "ranks per node, for hierarchical", .min = 1, .max = 1 << 16,
+     .note = "the topology's (1 on a flat topology)"},
+    {"elem-bytes", CLI_INT, offsetof(CmdCollOpts, elem_bytes),
+     .help = "element size: sizes are split in whole elements", .min = 1, .max = 1 << 20, .deflt = "1"},
+    {"json", CLI_FLAG, offsetof(CmdCollOpts, json),
+     .help = "print a JSON array instead of the table"},
+    {"links", CLI_FLAG, offsetof(CmdCollOpts, links),
+     .help = "add each link's bytes, busy time and peak queue depth"},
     {NULL},
 };
 
@@ -193,16 +203,17 @@ const CliCmd cmdcoll_cli = {
     .main = cmdcoll_main,
 };
 
+static int coll_main(void *opts, char **err)
+{
+    return cmdcoll_run(opts, stdout, err);
+}
+
 int cmdcoll_main(int argc, char **argv)
 {
     CmdCollOpts o = {.latency_s = -1, .packet = CMDCOLL_PACKET_TOPO,
                      .sizes = g_array_new(FALSE, FALSE, sizeof(uint64_t))};
     coll_params_init(&o.prm);
-    char *err = NULL;
-    int rc;
-    if (cli_parse(&cmdcoll_cli, argc, argv, &o, stdout, &rc, &err))
-        rc = cmdcoll_run(&o, stdout, &err);
+    int rc = cli_main(&cmdcoll_cli, argc, argv, &o, coll_main);
     g_array_free(o.sizes, TRUE);
-    cli_clear(&cmdcoll_cli, &o);
-    return cli_exit(rc, err);
+    return rc;
 }

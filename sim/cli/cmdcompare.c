@@ -98,12 +98,12 @@ static int run(const CompareOpts *o, char **err)
 }
 
 static const CliOpt opts[] = {
-    {"calibration", CLI_IN, offsetof(CompareOpts, cal), .help = "the calibration to test, from arsim calibrate",
-     .required = true},
-    {"json", CLI_OUT, offsetof(CompareOpts, json), .help = "write every case, the error statistics and the rankings as "
-                                                   "JSON"},
-    {"plot", CLI_DIR, offsetof(CompareOpts, plot), .help = "draw predicted against measured, and the error against size, "
-                                                   "into DIR (created)"},
+    {"calibration", CLI_IN, offsetof(CompareOpts, cal),
+     .help = "the calibration to test, from arsim calibrate", .required = true},
+    {"json", CLI_OUT, offsetof(CompareOpts, json),
+     .help = "write every case, the error statistics and the rankings as JSON"},
+    {"plot", CLI_DIR, offsetof(CompareOpts, plot),
+     .help = "draw predicted against measured, and the error against size, into DIR (created)"},
     {NULL},
 };
 
@@ -122,15 +122,15 @@ const CliCmd cmdcompare_cli = {
     .main = cmdcompare_main,
 };
 
+static int compare(void *opts, char **err)
+{
+    CompareOpts *o = opts;
+    o->meas = o->args->pdata[0];
+    return run(o, err);
+}
+
 int cmdcompare_main(int argc, char **argv)
 {
     CompareOpts o = {0};
-    char *err = NULL;
-    int rc;
-    if (cli_parse(&cmdcompare_cli, argc, argv, &o, stdout, &rc, &err)) {
-        o.meas = o.args->pdata[0];
-        rc = run(&o, &err);
-    }
-    cli_clear(&cmdcompare_cli, &o);
-    return cli_exit(rc, err);
+    return cli_main(&cmdcompare_cli, argc, argv, &o, compare);
 }

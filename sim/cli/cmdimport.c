@@ -264,17 +264,21 @@ static int import(const ImportOpts *o, char **err)
 }
 
 static const CliOpt opts[] = {
-    {"model", CLI_IN, offsetof(ImportOpts, model), .help = "the model the trace profiled: a name in models/ or a file",
-     .value = "NAME", .required = true, .names = "models"},
-    {"out", CLI_OUT, offsetof(ImportOpts, out), .help = "write the measured model file to FILE (atomically); its name is "
-                                                "the file's stem",
+    {"model", CLI_IN, offsetof(ImportOpts, model),
+     .help = "the model the trace profiled: a name in models/ or a file", .value = "NAME", .required = true,
+     .names = "models"},
+    {"out", CLI_OUT, offsetof(ImportOpts, out),
+     .help = "write the measured model file to FILE (atomically); its name is the file's stem",
      .note = "on stdout, named MODEL-measured"},
-    {"batch", CLI_INT, offsetof(ImportOpts, batch), .help = "the per-GPU batch size of the profiled step", .value = "B",
-     .min = 1, .max = 1 << 20, .note = "the trace's arsim:batch=B range"},
-    {"gpu", CLI_STR, offsetof(ImportOpts, gpu), .help = "the GPU it ran on", .value = "KEY",
-     .unit = "a key of models/gpus.yaml", .note = "matched from the trace's device name", .names = "gpus"},
-    {"precision", CLI_STR, offsetof(ImportOpts, precision), .help = "the precision it ran in", .value = "P",
-     .unit = "fp32, fp16 or bf16", .note = "the trace's, else fp32", .words = "fp32 fp16 bf16"},
+    {"batch", CLI_INT, offsetof(ImportOpts, batch),
+     .help = "the per-GPU batch size of the profiled step", .value = "B", .min = 1, .max = 1 << 20,
+     .note = "the trace's arsim:batch=B range"},
+    {"gpu", CLI_STR, offsetof(ImportOpts, gpu),
+     .help = "the GPU it ran on", .value = "KEY", .unit = "a key of models/gpus.yaml",
+     .note = "matched from the trace's device name", .names = "gpus"},
+    {"precision", CLI_STR, offsetof(ImportOpts, precision),
+     .help = "the precision it ran in", .value = "P", .unit = "fp32, fp16 or bf16", .note = "the trace's, else fp32",
+     .words = "fp32 fp16 bf16"},
     {NULL},
 };
 
@@ -292,15 +296,15 @@ const CliCmd cmdimport_cli = {
     .main = cmdimport_main,
 };
 
+static int import_main(void *opts, char **err)
+{
+    ImportOpts *o = opts;
+    o->trace = o->args->pdata[0];
+    return import(o, err);
+}
+
 int cmdimport_main(int argc, char **argv)
 {
     ImportOpts o = {0};
-    char *err = NULL;
-    int rc;
-    if (cli_parse(&cmdimport_cli, argc, argv, &o, stdout, &rc, &err)) {
-        o.trace = o.args->pdata[0];
-        rc = import(&o, &err);
-    }
-    cli_clear(&cmdimport_cli, &o);
-    return cli_exit(rc, err);
+    return cli_main(&cmdimport_cli, argc, argv, &o, import_main);
 }

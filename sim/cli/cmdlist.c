@@ -290,9 +290,10 @@ int cmdlist_run(const char *what, const CmdListOpts *o, FILE *out, char **err)
 }
 
 static const CliOpt opts[] = {
-    {"json", CLI_FLAG, offsetof(CmdListOpts, json), .help = "print a JSON array instead of the table"},
-    {"names", CLI_FLAG, offsetof(CmdListOpts, names), .help = "print the names only, one a line (for scripts and "
-                                                      "completion)"},
+    {"json", CLI_FLAG, offsetof(CmdListOpts, json),
+     .help = "print a JSON array instead of the table"},
+    {"names", CLI_FLAG, offsetof(CmdListOpts, names),
+     .help = "print the names only, one a line (for scripts and completion)"},
     {NULL},
 };
 
@@ -313,19 +314,18 @@ const CliCmd cmdlist_cli = {
     .main = cmdlist_main,
 };
 
+static int list_main(void *opts, char **err)
+{
+    CmdListOpts *o = opts;
+    if (o->json && o->names) {
+        *err = g_strdup("--names: given with --json; expected one of them");
+        return 2;
+    }
+    return cmdlist_run(o->args->pdata[0], o, stdout, err);
+}
+
 int cmdlist_main(int argc, char **argv)
 {
     CmdListOpts o = {0};
-    char *err = NULL;
-    int rc;
-    if (cli_parse(&cmdlist_cli, argc, argv, &o, stdout, &rc, &err)) {
-        if (o.json && o.names) {
-            err = g_strdup("--names: given with --json; expected one of them");
-            rc = 2;
-        } else {
-            rc = cmdlist_run(o.args->pdata[0], &o, stdout, &err);
-        }
-    }
-    cli_clear(&cmdlist_cli, &o);
-    return cli_exit(rc, err);
+    return cli_main(&cmdlist_cli, argc, argv, &o, list_main);
 }

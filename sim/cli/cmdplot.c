@@ -8,9 +8,8 @@ typedef struct {
 } PlotCmdOpts;
 
 static const CliOpt opts[] = {
-    {"out", CLI_DIR, offsetof(PlotCmdOpts, out), .help = "the directory of the figures (created): PNG, SVG and .dat files, "
-                                                 "figures.txt",
-     .required = true},
+    {"out", CLI_DIR, offsetof(PlotCmdOpts, out),
+     .help = "the directory of the figures (created): PNG, SVG and .dat files, figures.txt", .required = true},
     {NULL},
 };
 
@@ -28,13 +27,14 @@ const CliCmd cmdplot_cli = {
     .main = cmdplot_main,
 };
 
+static int plot_main(void *opts, char **err)
+{
+    PlotCmdOpts *o = opts;
+    return plot_files((char *const *)o->args->pdata, (int)o->args->len, o->out, stdout, err);
+}
+
 int cmdplot_main(int argc, char **argv)
 {
     PlotCmdOpts o = {0};
-    char *err = NULL;
-    int rc;
-    if (cli_parse(&cmdplot_cli, argc, argv, &o, stdout, &rc, &err))
-        rc = plot_files((char *const *)o.args->pdata, (int)o.args->len, o.out, stdout, &err);
-    cli_clear(&cmdplot_cli, &o);
-    return cli_exit(rc, err);
+    return cli_main(&cmdplot_cli, argc, argv, &o, plot_main);
 }

@@ -140,17 +140,22 @@ int cmdrun_run(const CmdRunOpts *o, FILE *out, char **err)
 
 static const CliOpt opts[] = {
     CMDRUN_SET_ROW(CmdRunOpts),
-    {"json", CLI_OUT, offsetof(CmdRunOpts, json), .help = "write every result, with per-layer detail, as JSON"},
-    {"csv", CLI_OUT, offsetof(CmdRunOpts, csv), .help = "write the table as CSV"},
-    {"trace", CLI_OUT, offsetof(CmdRunOpts, trace), .help = "write one iteration's timeline as a Chrome/Perfetto trace"},
-    {"plot", CLI_DIR, offsetof(CmdRunOpts, plot), .help = "draw the figures of this run into DIR (created), with its JSON "
-                                                  "and trace"},
-    {"layers", CLI_FLAG, offsetof(CmdRunOpts, layers), .help = "add a table per sync unit: bytes, algorithm, ready, start, "
-                                                       "end, needed, hidden"},
-    {"trace-policy", CLI_STR, offsetof(CmdRunOpts, trace_policy), .help = "the policy --trace and --plot trace",
-     .value = "NAME", .unit = "a policy name of the scenario", .note = "the first policy that is not the baseline"},
-    {"trace-batch", CLI_INT, offsetof(CmdRunOpts, trace_batch), .help = "the batch --trace and --plot trace", .value = "B",
-     .min = 1, .max = 1 << 20, .note = "the scenario's first batch"},
+    {"json", CLI_OUT, offsetof(CmdRunOpts, json),
+     .help = "write every result, with per-layer detail, as JSON"},
+    {"csv", CLI_OUT, offsetof(CmdRunOpts, csv),
+     .help = "write the table as CSV"},
+    {"trace", CLI_OUT, offsetof(CmdRunOpts, trace),
+     .help = "write one iteration's timeline as a Chrome/Perfetto trace"},
+    {"plot", CLI_DIR, offsetof(CmdRunOpts, plot),
+     .help = "draw the figures of this run into DIR (created), with its JSON and trace"},
+    {"layers", CLI_FLAG, offsetof(CmdRunOpts, layers),
+     .help = "add a table per sync unit: bytes, algorithm, ready, start, end, needed, hidden"},
+    {"trace-policy", CLI_STR, offsetof(CmdRunOpts, trace_policy),
+     .help = "the policy --trace and --plot trace", .value = "NAME", .unit = "a policy name of the scenario",
+     .note = "the first policy that is not the baseline"},
+    {"trace-batch", CLI_INT, offsetof(CmdRunOpts, trace_batch),
+     .help = "the batch --trace and --plot trace", .value = "B", .min = 1, .max = 1 << 20,
+     .note = "the scenario's first batch"},
     {NULL},
 };
 
@@ -168,22 +173,23 @@ const CliCmd cmdrun_cli = {
     .main = cmdrun_main,
 };
 
+static int run_main(void *opts, char **err)
+{
+    CmdRunOpts *o = opts;
+    if (!o->trace && !o->plot && (o->trace_policy || o->trace_batch)) {
+        *err = g_strdup_printf("%s: given without --trace or --plot; expected --trace FILE or --plot DIR with it",
+                               o->trace_policy ? "--trace-policy" : "--trace-batch");
+        return 2;
+    }
+    char *config = cmdrun_config_path(o->args->pdata[0]);
+    o->config = config;
+    int rc = cmdrun_run(o, stdout, err);
+    g_free(config);
+    return rc;
+}
+
 int cmdrun_main(int argc, char **argv)
 {
     CmdRunOpts o = {0};
-    char *err = NULL, *config = NULL;
-    int rc;
-    if (cli_parse(&cmdrun_cli, argc, argv, &o, stdout, &rc, &err)) {
-        if (!o.trace && !o.plot && (o.trace_policy || o.trace_batch)) {
-            err = g_strdup_printf("%s: given without --trace or --plot; expected --trace FILE or --plot DIR with it",
-                                  o.trace_policy ? "--trace-policy" : "--trace-batch");
-            rc = 2;
-        } else {
-            o.config = config = cmdrun_config_path(o.args->pdata[0]);
-            rc = cmdrun_run(&o, stdout, &err);
-        }
-    }
-    g_free(config);
-    cli_clear(&cmdrun_cli, &o);
-    return cli_exit(rc, err);
+    return cli_main(&cmdrun_cli, argc, argv, &o, run_main);
 }

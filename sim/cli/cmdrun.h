@@ -26,7 +26,8 @@ extern const CliCmd cmdrun_cli;
 
 /* The --set row of a command whose options struct T has `GPtrArray *sets`. */
 #define CMDRUN_SET_ROW(T)                                                                                      \
-    {"set", CLI_LIST, offsetof(T, sets), .help = "change one key of the scenario, as YAML; repeatable", .value = "KEY=VALUE", \
+    {"set", CLI_LIST, offsetof(T, sets),                                                                       \
+     .help = "change one key of the scenario, as YAML; repeatable", .value = "KEY=VALUE",                     \
      .unit = "KEY a dotted path: cluster.nodes=32, batch=[32,64], policies.1.overlap=layer", .names = "settings"}
 
 /* argv[0] is "run". Returns the exit status. */

@@ -44,17 +44,20 @@ static bool parse_shard(void *field, const CliOpt *opt, const char *value, char 
 }
 
 static const CliOpt opts[] = {
-    {"out", CLI_DIR, offsetof(SweepCmdOpts, out), .help = "the output directory: sweep.yaml, results.jsonl, results.csv "
-                                                  "(created; without --resume it must hold no results)",
-     .required = true},
-    {"jobs", CLI_INT, offsetof(SweepCmdOpts, jobs), .help = "scenarios simulated at once, on threads", .min = 1,
-     .max = 4096, .note = "one per processor"},
-    {"resume", CLI_FLAG, offsetof(SweepCmdOpts, resume), .help = "continue an interrupted sweep in --out"},
-    {"shard", CLI_CUSTOM, offsetof(SweepCmdOpts, shard), .help = "run only share I of N of the scenarios", .value = "I/N",
-     .unit = "0 <= I < N, such as 0/4", .note = "all of them", .parse = parse_shard},
-    {"mpi", CLI_FLAG, offsetof(SweepCmdOpts, mpi), .help = "share the scenarios among MPI ranks (under mpirun)"},
-    {"merge", CLI_FLAG, offsetof(SweepCmdOpts, merge), .help = "merge the output directories given as arguments "
-                                                       "(shards) into --out"},
+    {"out", CLI_DIR, offsetof(SweepCmdOpts, out),
+     .help = "the output directory: sweep.yaml, results.jsonl, results.csv (created; without --resume it must hold "
+             "no results)", .required = true},
+    {"jobs", CLI_INT, offsetof(SweepCmdOpts, jobs),
+     .help = "scenarios simulated at once, on threads", .min = 1, .max = 4096, .note = "one per processor"},
+    {"resume", CLI_FLAG, offsetof(SweepCmdOpts, resume),
+     .help = "continue an interrupted sweep in --out"},
+    {"shard", CLI_CUSTOM, offsetof(SweepCmdOpts, shard),
+     .help = "run only share I of N of the scenarios", .value = "I/N", .unit = "0 <= I < N, such as 0/4",
+     .note = "all of them", .parse = parse_shard},
+    {"mpi", CLI_FLAG, offsetof(SweepCmdOpts, mpi),
+     .help = "share the scenarios among MPI ranks (under mpirun)"},
+    {"merge", CLI_FLAG, offsetof(SweepCmdOpts, merge),
+     .help = "merge the output directories given as arguments (shards) into --out"},
     CMDRUN_SET_ROW(SweepCmdOpts),
     {NULL},
 };
@@ -73,7 +76,7 @@ const CliCmd cmdsweep_cli = {
     .main = cmdsweep_main,
 };
 
-/* What cli_parse cannot see: the arguments --merge takes or not. */
+/* What cli_main cannot check: the arguments --merge takes or not. */
 static char *check_mode(const SweepCmdOpts *o)
 {
     guint n = o->args->len;
@@ -88,8 +91,11 @@ static char *check_mode(const SweepCmdOpts *o)
     return NULL;
 }
 
-static int run(const SweepCmdOpts *o, char **err)
+static int run(void *opts, char **err)
 {
+    const SweepCmdOpts *o = opts;
+    if ((*err = check_mode(o)))
+        return 2;
     if (o->merge)
         return sweepout_merge((char **)o->args->pdata, (int)o->args->len, o->out, stderr, err);
     SweepOpts so = {.out = o->out, .jobs = o->jobs ? o->jobs : (int)g_get_num_processors(), .resume = o->resume,
@@ -111,10 +117,5 @@ static int run(const SweepCmdOpts *o, char **err)
 int cmdsweep_main(int argc, char **argv)
 {
     SweepCmdOpts o = {0};
-    char *err = NULL;
-    int rc;
-    if (cli_parse(&cmdsweep_cli, argc, argv, &o, stdout, &rc, &err))
-        rc = (err = check_mode(&o)) ? 2 : run(&o, &err);
-    cli_clear(&cmdsweep_cli, &o);
-    return cli_exit(rc, err);
+    return cli_main(&cmdsweep_cli, argc, argv, &o, run);
 }
