@@ -190,9 +190,9 @@ static gboolean on_option(const gchar *name, const gchar *value, gpointer data, 
     return FALSE;
 }
 
-/* A GOptionContext over cmd's rows calling on_option with p; the strings
- * it points to go into keep. */
-static GOptionContext *context_new(const CliCmd *cmd, CliParse *p, GPtrArray *keep)
+/* A GOptionContext over cmd's rows calling on_option with p; *entries
+ * (g_free after the context) is the array it points to. */
+static GOptionContext *context_new(const CliCmd *cmd, CliParse *p, GOptionEntry **entries)
 {
     GOptionContext *ctx = g_option_context_new(NULL);
     g_option_context_set_help_enabled(ctx, FALSE);
@@ -201,7 +201,6 @@ static GOptionContext *context_new(const CliCmd *cmd, CliParse *p, GPtrArray *ke
     while (cmd->opts[n].name)
         n++;
     GOptionEntry *e = g_new0(GOptionEntry, n + 2);
-    g_ptr_array_add(keep, e);
     for (int i = 0; i < n; i++) {
         const CliOpt *o = &cmd->opts[i];
         e[i] = (GOptionEntry){o->name, 0, o->kind == CLI_FLAG ? G_OPTION_FLAG_NO_ARG : G_OPTION_FLAG_FILENAME,
@@ -211,6 +210,7 @@ static GOptionContext *context_new(const CliCmd *cmd, CliParse *p, GPtrArray *ke
     GOptionGroup *g = g_option_group_new(cmd->name, cmd->summary, cmd->summary, p, NULL);
     g_option_group_add_entries(g, e);
     g_option_context_set_main_group(ctx, g);
+    *entries = e;
     return ctx;
 }
 
@@ -434,23 +434,27 @@ static bool parse(const CliCmd *cmd, int argc, char **argv, void *opts, FILE *ou
     if (!msg)
         msg = pre_scan(cmd, argc, argv);
     int ac = argc;
-    char **av = g_memdup2(argv, sizeof *argv * (size_t)(argc + 1));
-    char **av_block = av;   /* GLib may move av; the block is ours */
+    /* GLib rearranges the array and may write into the strings: it gets
+     * copies of both; own keeps the strings to free. */
+    char **own = g_new0(char *, argc + 1);
+    for (int i = 0; i < argc; i++)
+        own[i] = g_strdup(argv[i]);
+    char **av = g_memdup2(own, sizeof *own * (size_t)(argc + 1)), **av_block = av;
     if (!msg) {
-        GPtrArray *keep = g_ptr_array_new_with_free_func(g_free);
-        GOptionContext *ctx = context_new(cmd, &p, keep);
+        GOptionEntry *entries;
+        GOptionContext *ctx = context_new(cmd, &p, &entries);
         GError *ge = NULL;
-        if (!g_option_context_parse(ctx, &ac, &av, &ge)) {
+        if (g_option_context_parse(ctx, &ac, &av, &ge)) {
+            msg = take_args(cmd, ac, av, *args);
+        } else {
             char *usage = cli_usage(cmd);
             msg = p.err ? g_strdup(p.err) : g_strdup_printf("%s: %s; expected %s", cmd->name, ge->message, usage);
             g_free(usage);
             g_error_free(ge);
         }
         g_option_context_free(ctx);
-        g_ptr_array_free(keep, TRUE);
+        g_free(entries);
     }
-    if (!msg)
-        msg = take_args(cmd, ac, av, *args);
     bool run = false;
     *status = 2;
     if (!msg && p.help) {
@@ -469,6 +473,7 @@ static bool parse(const CliCmd *cmd, int argc, char **argv, void *opts, FILE *ou
     }
     *err = msg;
     g_free(av_block);
+    g_strfreev(own);
     g_free(p.given);
     g_free(p.err);
     return run;
