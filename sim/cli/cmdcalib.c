@@ -116,8 +116,10 @@ static int fit_class(const MeasFile *m, GArray *pts, double gamma, bool no_burst
     return 2;
 }
 
-static int run(const CalibOpts *o, char **err)
+static int run(void *opts, char **err)
 {
+    CalibOpts *o = opts;
+    o->meas = o->args->pdata[0];
     MeasFile *m = reportmeas_load(o->meas, err);
     if (!m)
         return 2;
@@ -227,15 +229,8 @@ const CliCmd cmdcalib_cli = {
     .main = cmdcalib_main,
 };
 
-static int calib(void *opts, char **err)
-{
-    CalibOpts *o = opts;
-    o->meas = o->args->pdata[0];
-    return run(o, err);
-}
-
 int cmdcalib_main(int argc, char **argv)
 {
     CalibOpts o = {0};
-    return cli_main(&cmdcalib_cli, argc, argv, &o, calib);
+    return cli_main(&cmdcalib_cli, argc, argv, &o, run);
 }

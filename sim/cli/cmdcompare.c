@@ -59,8 +59,10 @@ static void print_summary(const CalCompare *x)
     }
 }
 
-static int run(const CompareOpts *o, char **err)
+static int run(void *opts, char **err)
 {
+    CompareOpts *o = opts;
+    o->meas = o->args->pdata[0];
     MeasFile *m = reportmeas_load(o->meas, err);
     if (!m)
         return 2;
@@ -122,15 +124,8 @@ const CliCmd cmdcompare_cli = {
     .main = cmdcompare_main,
 };
 
-static int compare(void *opts, char **err)
-{
-    CompareOpts *o = opts;
-    o->meas = o->args->pdata[0];
-    return run(o, err);
-}
-
 int cmdcompare_main(int argc, char **argv)
 {
     CompareOpts o = {0};
-    return cli_main(&cmdcompare_cli, argc, argv, &o, compare);
+    return cli_main(&cmdcompare_cli, argc, argv, &o, run);
 }

@@ -208,8 +208,10 @@ static char *new_name(const ImportOpts *o, const Model *m)
     return base;
 }
 
-static int import(const ImportOpts *o, char **err)
+static int import(void *opts, char **err)
 {
+    ImportOpts *o = opts;
+    o->trace = o->args->pdata[0];
     char *why = NULL;
     Model *m = model_load(o->model, NULL, &why);
     if (!m) {
@@ -296,15 +298,8 @@ const CliCmd cmdimport_cli = {
     .main = cmdimport_main,
 };
 
-static int import_main(void *opts, char **err)
-{
-    ImportOpts *o = opts;
-    o->trace = o->args->pdata[0];
-    return import(o, err);
-}
-
 int cmdimport_main(int argc, char **argv)
 {
     ImportOpts o = {0};
-    return cli_main(&cmdimport_cli, argc, argv, &o, import_main);
+    return cli_main(&cmdimport_cli, argc, argv, &o, import);
 }
