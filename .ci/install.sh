@@ -13,7 +13,8 @@
 # PREFIX/share/arsim/.installed ("f PATH" / "d PATH", PATH without
 # DESTDIR), so that uninstall removes exactly those and nothing more: a
 # directory that holds anything else stays, with a note. Installing again
-# first uninstalls what the manifest lists.
+# first uninstalls what the manifest lists; an install that fails
+# half-way removes what it wrote.
 set -eu
 mode=$1 dest=$2 prefix=$3
 case $prefix in /*) ;; *) echo "make $mode: PREFIX '$prefix' is not an absolute path; expected PREFIX=/usr/local or such" >&2; exit 2 ;; esac
@@ -54,7 +55,9 @@ put() {
 }
 
 list=$(mktemp)
-trap 'rm -f "$list"' EXIT
+done=""
+# an install that fails half-way takes back what it wrote
+trap 'if [ "$mode" = install ] && [ -z "$done" ]; then uninstall "$list"; fi; rm -f "$list"' EXIT
 if [ "$mode" = uninstall ]; then
     if [ ! -f "$dest$manifest" ]; then
         echo "make uninstall: $dest$manifest: no manifest; expected an arsim installed by make install with this PREFIX and DESTDIR" >&2
@@ -79,5 +82,6 @@ for f in "$@"; do
     put "$f" "$datadir/$f" 644
 done
 install -m 644 "$list" "$dest$manifest"
+done=yes
 echo "installed arsim in $dest$prefix (bin/arsim, share/arsim, share/man/man1/arsim.1, bash completion);" \
      "make uninstall PREFIX=$prefix${dest:+ DESTDIR=$dest} removes it"
