@@ -7,6 +7,10 @@
 #   make asan       the suites under AddressSanitizer and UBSan only
 #   make validate   measure real MPI collectives on an emulated cluster, calibrate, report the error (root)
 #   make deps       install the Debian packages that are missing (root) or print the command
+#   make install    install into PREFIX (default /usr/local; DESTDIR= for packagers): bin/arsim,
+#                   share/arsim/ (models, topologies, configs, plots), share/man/man1/arsim.1,
+#                   share/bash-completion/completions/arsim; the data directory is compiled in
+#   make uninstall  remove exactly what make install put there (its manifest, share/arsim/.installed)
 # Without mpicc (Open MPI) the MPI parts are skipped, each with a line saying so,
 # instead of failing: validate-build (validate/mpibench), tests/cli/mpibench.sh,
 # the mpibench bad-input cases and sweep --mpi (arsim's sweep --mpi is then a stub).
@@ -26,6 +30,14 @@ PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs glib-2.0 yaml-0.1 libcjson 2>/dev/null) -lm -lpthread
 TEST_LIBS  = $(shell pkg-config --libs check 2>/dev/null)
 
+# Where make install puts arsim. io/datapath.c has DATADIR compiled in: the
+# last place arsim looks for its data (README: "Where arsim finds files").
+PREFIX   ?= /usr/local
+DESTDIR  ?=
+DATADIR   = $(PREFIX)/share/arsim
+# The files installed under DATADIR, as paths in the checkout.
+DATA_FILES := $(wildcard models/*.yaml topologies/*.yaml configs/*.yaml plots/*.gp) models/gen/profile_model.py
+
 # BUILD selects the flavour: build/ (normal) or build-asan/ (sanitized).
 BUILD    ?= build
 ifeq ($(BUILD),build-asan)
@@ -42,7 +54,7 @@ TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 BIN      := $(BUILD)/arsim
 
 .SECONDARY:
-.PHONY: all run check test asan bench deps clean validate validate-short FORCE
+.PHONY: all run check test asan bench deps clean validate validate-short install uninstall FORCE
 all: arsim
 
 arsim: $(BUILD)/arsim
@@ -62,6 +74,17 @@ $(BUILD)/%.o: %.c $(BUILD)/.flags
 	@echo "  CC  $<"
 	@$(CC) $(CFLAGS) -c $< -o $@
 
+# datapath.o alone has DATADIR compiled in; $(BUILD)/.datadir holds it and
+# changes with PREFIX, so a new PREFIX rebuilds that one object.
+$(BUILD)/.datadir: FORCE
+	@mkdir -p $(BUILD)
+	@printf '%s\n' '$(DATADIR)' | cmp -s - $@ || printf '%s\n' '$(DATADIR)' > $@
+
+$(BUILD)/sim/io/datapath.o: sim/io/datapath.c $(BUILD)/.flags $(BUILD)/.datadir
+	@mkdir -p $(dir $@)
+	@echo "  CC  $<"
+	@$(CC) $(CFLAGS) -DARSIM_DATADIR='"$(DATADIR)"' -c $< -o $@
+
 ifeq ($(HAVE_MPI),yes)
 $(BUILD)/sim/sweep/sweepmpi.o: sim/sweep/sweepmpi.c $(BUILD)/.flags
 	@mkdir -p $(dir $@)
@@ -80,6 +103,18 @@ $(BUILD)/arsim: $(BUILD)/sim/cli/main.o $(BUILD)/libarsim.a
 $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(BUILD)/libarsim.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(TEST_LIBS) $(PKG_LIBS)
+
+# The man page and the bash completion, written by arsim from its option tables.
+$(BUILD)/arsim.1: $(BUILD)/arsim
+	@$(BUILD)/arsim --man > $@.tmp && mv $@.tmp $@
+$(BUILD)/arsim.bash: $(BUILD)/arsim
+	@$(BUILD)/arsim --bash-completion > $@.tmp && mv $@.tmp $@
+
+install: $(BUILD)/arsim $(BUILD)/arsim.1 $(BUILD)/arsim.bash
+	@./.ci/install.sh install "$(DESTDIR)" "$(PREFIX)" $(BUILD) $(DATA_FILES)
+
+uninstall:
+	@./.ci/install.sh uninstall "$(DESTDIR)" "$(PREFIX)"
 
 deps:
 	@./.ci/deps.sh $(DEB_PKGS)

@@ -4,87 +4,41 @@
 #include "calib/calfit.h"
 #include "report/reportmeas.h"
 
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 typedef struct {
-    const char *meas;        /* MEASUREMENTS.json; borrowed from argv */
-    const char *out;         /* --out FILE or NULL (stdout) */
-    bool pingpong, ring;     /* --fit: which cases fit the inter class */
+    bool pingpong, ring;     /* which cases fit the inter class */
+} CalibFit;
+
+typedef struct {
+    const char *meas;        /* MEASUREMENTS.json; the first argument */
+    char *out;               /* --out FILE or NULL (stdout) */
+    CalibFit fit;            /* --fit */
     bool no_burst;           /* --no-burst: plain α + nβ */
+    GPtrArray *args;         /* the arguments: MEASUREMENTS.json */
 } CalibOpts;
 
-static int fail(char *msg, int rc)
+/* --fit pingpong,ring (either or both). */
+static bool parse_fit(void *field, const CliOpt *opt, const char *value, char **err)
 {
-    fprintf(stderr, "%s\n", msg);
-    g_free(msg);
-    return rc;
-}
-
-static int parse_fit(const char *arg, CalibOpts *o, char **err)
-{
-    o->pingpong = o->ring = false;
-    gchar **parts = g_strsplit(arg, ",", -1);
+    CalibFit *f = field;
+    *f = (CalibFit){false, false};
+    gchar **parts = g_strsplit(value, ",", -1);
     for (int i = 0; parts[i] && !*err; i++) {
         if (strcmp(parts[i], "pingpong") == 0)
-            o->pingpong = true;
+            f->pingpong = true;
         else if (strcmp(parts[i], "ring") == 0)
-            o->ring = true;
+            f->ring = true;
         else
-            *err = g_strdup_printf("--fit: unknown '%s'; expected pingpong, ring or pingpong,ring", parts[i]);
+            *err = g_strdup_printf("--%s: unknown '%s'; expected pingpong, ring or pingpong,ring", opt->name,
+                                   parts[i]);
     }
     g_strfreev(parts);
-    if (!*err && !o->pingpong && !o->ring)
-        *err = g_strdup("--fit: empty; expected pingpong, ring or pingpong,ring");
-    return *err ? 2 : 0;
-}
-
-static int parse_opts(int argc, char **argv, CalibOpts *o, char **err)
-{
-    static const struct option opts[] = {{"out", required_argument, 0, 'o'}, {"fit", required_argument, 0, 'f'},
-                                         {"no-burst", no_argument, 0, 'b'}, {0, 0, 0, 0}};
-    int c;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
-        switch (c) {
-        case 'o': o->out = optarg; break;
-        case 'f':
-            if (parse_fit(optarg, o, err))
-                return 2;
-            break;
-        case 'b': o->no_burst = true; break;
-        case ':':
-            *err = g_strdup_printf("%s: missing value; expected %s VALUE", argv[optind - 1], argv[optind - 1]);
-            return 2;
-        default:
-            *err = g_strdup_printf("%s: unknown option; expected --out FILE, --fit pingpong,ring or --no-burst",
-                                   argv[optind - 1]);
-            return 2;
-        }
-    }
-    if (optind != argc - 1 || !*argv[optind]) {
-        *err = g_strdup_printf("calibrate: %s; expected arsim calibrate MEASUREMENTS.json [--out FILE] "
-                               "[--fit pingpong,ring]", optind < argc - 1 ? "more than one file" : "no file");
-        return 2;
-    }
-    o->meas = argv[optind];
-    if (o->out) {
-        char *dir = g_path_get_dirname(o->out);
-        if (!*o->out)
-            *err = g_strdup("--out: empty file name; expected --out FILE");
-        else if (g_file_test(o->out, G_FILE_TEST_IS_DIR))
-            *err = g_strdup_printf("--out: '%s' is a directory; expected a file name", o->out);
-        else if (!g_file_test(dir, G_FILE_TEST_IS_DIR))
-            *err = g_strdup_printf("--out: directory '%s' does not exist; expected a file in an existing directory",
-                                   dir);
-        else if (strcmp(o->out, o->meas) == 0)
-            *err = g_strdup_printf("--out: '%s' is the measurements file; expected another file", o->out);
-        g_free(dir);
-    }
-    return *err ? 2 : 0;
+    if (!*err && !f->pingpong && !f->ring)
+        *err = g_strdup_printf("--%s: empty; expected pingpong, ring or pingpong,ring", opt->name);
+    return !*err;
 }
 
 /* The points of one class, tagged with their case index. */
@@ -97,9 +51,9 @@ static GArray *collect(const MeasFile *m, const CalibOpts *o, bool intra, bool r
         CalPoint p = {.ranks = c->ranks, .bytes = c->bytes, .time_s = c->time_s, .tag = c->index};
         if (reduce && c->mode == MEAS_REDUCE)
             p.kind = CALFIT_REDUCE;
-        else if (!reduce && c->mode == MEAS_PINGPONG && c->intra == intra && o->pingpong)
+        else if (!reduce && c->mode == MEAS_PINGPONG && c->intra == intra && o->fit.pingpong)
             p.kind = CALFIT_PINGPONG;
-        else if (!reduce && !intra && c->mode == MEAS_ALLREDUCE && !c->mpi && c->algo == COLL_RING && o->ring &&
+        else if (!reduce && !intra && c->mode == MEAS_ALLREDUCE && !c->mpi && c->algo == COLL_RING && o->fit.ring &&
                  one_per_host)
             p.kind = CALFIT_RING;
         else
@@ -162,8 +116,10 @@ static int fit_class(const MeasFile *m, GArray *pts, double gamma, bool no_burst
     return 2;
 }
 
-static int run(const CalibOpts *o, char **err)
+static int run(void *opts, char **err)
 {
+    CalibOpts *o = opts;
+    o->meas = o->args->pdata[0];
     MeasFile *m = reportmeas_load(o->meas, err);
     if (!m)
         return 2;
@@ -178,8 +134,9 @@ static int run(const CalibOpts *o, char **err)
     g_free(why);
     if (inter->len == 0 && intra->len == 0)
         *err = g_strdup_printf("%s:1:1: no %s%s%s cases; expected ping-pong or ring all-reduce measurements to fit "
-                               "α and β", m->path, o->pingpong ? "pingpong" : "", o->pingpong && o->ring ? " or " : "",
-                               o->ring ? "ring all-reduce" : "");
+                               "α and β", m->path, o->fit.pingpong ? "pingpong" : "",
+                               o->fit.pingpong && o->fit.ring ? " or " : "",
+                               o->fit.ring ? "ring all-reduce" : "");
     if (*err)
         rc = 2;
     if (rc == 0 && inter->len > 0)
@@ -190,7 +147,7 @@ static int run(const CalibOpts *o, char **err)
         g_free(cal.source);
         cal.source = g_strdup(o->meas);
         g_free(cal.modes);
-        cal.modes = g_strdup(o->pingpong && o->ring ? "pingpong,ring" : o->pingpong ? "pingpong" : "ring");
+        cal.modes = g_strdup(o->fit.pingpong && o->fit.ring ? "pingpong,ring" : o->fit.pingpong ? "pingpong" : "ring");
         g_free(cal.meas_date);
         cal.meas_date = g_strdup(m->date);
         g_free(cal.mpi_library);
@@ -246,12 +203,34 @@ static int run(const CalibOpts *o, char **err)
     return rc;
 }
 
+static const CliOpt opts[] = {
+    {"out", CLI_OUT, offsetof(CalibOpts, out),
+     .help = "write the calibration YAML to FILE (atomically)", .note = "after the table, on stdout"},
+    {"fit", CLI_CUSTOM, offsetof(CalibOpts, fit),
+     .help = "the cases that fit the inter-node class: ping-pong, ring all-reduce or both", .value = "pingpong,ring",
+     .unit = "pingpong, ring or pingpong,ring", .deflt = "pingpong,ring", .words = "pingpong ring pingpong,ring",
+     .parse = parse_fit},
+    {"no-burst", CLI_FLAG, offsetof(CalibOpts, no_burst),
+     .help = "fit the plain alpha + n beta model, without the burst term"},
+    {NULL},
+};
+
+const CliCmd cmdcalib_cli = {
+    .name = "calibrate",
+    .summary = "fit alpha, beta and gamma per link class to measured collectives",
+    .about = "MEASUREMENTS.json: the measurements file of validate/mpibench. Prints the fit, R2 and every point's "
+             "residual, and writes the calibration a scenario's cluster.calibration reads.",
+    .args = "MEASUREMENTS.json",
+    .arg_what = "MEASUREMENTS.json file",
+    .min_args = 1,
+    .max_args = 1,
+    .args_field = offsetof(CalibOpts, args),
+    .opts = opts,
+    .main = cmdcalib_main,
+};
+
 int cmdcalib_main(int argc, char **argv)
 {
-    CalibOpts o = {.pingpong = true, .ring = true};
-    char *err = NULL;
-    int rc = parse_opts(argc, argv, &o, &err);
-    if (rc == 0)
-        rc = run(&o, &err);
-    return err ? fail(err, rc ? rc : 1) : rc;
+    CalibOpts o = {0};
+    return cli_main(&cmdcalib_cli, argc, argv, &o, run);
 }

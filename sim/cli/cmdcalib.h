@@ -1,8 +1,8 @@
 /* cmdcalib — `arsim calibrate MEASUREMENTS.json [--out CALIBRATION.yaml]
  * [--fit pingpong,ring] [--no-burst]`: fits α and β per link class and γ
- * (sim/calfit.h) to a measurements file (validate/README-schema.md),
+ * (calib/calfit.h) to a measurements file (validate/README-schema.md),
  * prints the fit, R² and every point's residual as a table on stdout,
- * and writes the calibration YAML (sim/calfile.h) atomically to FILE, or
+ * and writes the calibration YAML (io/calfile.h) atomically to FILE, or
  * after the table on stdout without --out.
  *
  *   inter  ping-pong class inter (with --fit pingpong) and ring all-reduce
@@ -17,8 +17,12 @@
 #ifndef ARSIM_CMDCALIB_H
 #define ARSIM_CMDCALIB_H
 
-/* argv[0] is the command name ("calibrate"). Returns the exit status: 0,
- * 2 bad input or usage, 1 anything else. */
+#include "cli/cli.h"
+
+extern const CliCmd cmdcalib_cli;
+
+/* argv[0] is "calibrate". Returns the exit status: 0, 2 bad input or
+ * usage, 1 anything else. */
 int cmdcalib_main(int argc, char **argv);
 
 #endif

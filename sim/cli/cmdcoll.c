@@ -1,8 +1,9 @@
-/* cmdcoll — `arsim collective`; see cmdcoll.h. */
+/* cmdcoll — `arsim collective`: its options and its run; see cmdcoll.h. */
 #include "cli/cmdcoll.h"
 #include "coll/collexec.h"
-#include "report/reportcoll.h"
+#include "io/units.h"
 #include "net/topocfg.h"
+#include "report/reportcoll.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -28,11 +29,11 @@ int cmdcoll_run(const CmdCollOpts *o, FILE *out, char **err)
         spec.kind = TOPO_STAR;
         spec.hosts = o->ranks > 0 ? o->ranks : 8;
     }
-    if (o->set_bw)
-        spec.link.bw_Bps = o->link.bw_Bps;
-    if (o->set_lat)
-        spec.link.latency_s = o->link.latency_s;
-    if (o->set_packet)
+    if (o->bw_Bps > 0)
+        spec.link.bw_Bps = o->bw_Bps;
+    if (o->latency_s >= 0)
+        spec.link.latency_s = o->latency_s;
+    if (o->packet != CMDCOLL_PACKET_TOPO)
         spec.packet_bytes = o->packet;
     char *why = NULL;
     Topo *t = topo_new(&spec, &why);
@@ -63,7 +64,8 @@ int cmdcoll_run(const CmdCollOpts *o, FILE *out, char **err)
         double w0 = wall_now();
         if (o->links)
             r.links = g_new0(NetLinkStats, t->links->len);
-        r.time_s = collexec_time_links(t, o->algo, &prm, p, r.bytes, o->elem_bytes, o->gamma, &r.events, r.links, &why);
+        r.time_s = collexec_time_links(t, o->algo, &prm, p, r.bytes, (uint32_t)o->elem_bytes, o->gamma, &r.events,
+                                       r.links, &why);
         r.wall_s = wall_now() - w0;
         if (r.time_s < 0) {
             g_free(r.links);
@@ -95,5 +97,123 @@ int cmdcoll_run(const CmdCollOpts *o, FILE *out, char **err)
         g_free(g_array_index(rows, ReportCollRow, i).links);
     g_array_free(rows, TRUE);
     topo_free(t);
+    return rc;
+}
+
+/* --algo and --inter: an algorithm name (--inter: not hierarchical). */
+static bool parse_algo(void *field, const CliOpt *opt, const char *value, char **err)
+{
+    CollAlgo a;
+    if (coll_algo_parse(value, &a) && !(a == COLL_HIERARCHICAL && strcmp(opt->name, "inter") == 0)) {
+        *(CollAlgo *)field = a;
+        return true;
+    }
+    *err = g_strdup_printf("--%s: unknown algorithm '%s'; expected ring, butterfly, rabenseifner, tree, hierarchical "
+                           "or torus2d", opt->name, value);
+    return false;
+}
+
+/* --size S[,S...]: appended to the sizes. */
+static bool parse_sizes(void *field, const CliOpt *opt, const char *value, char **err)
+{
+    GArray *sizes = *(GArray **)field;
+    gchar **parts = g_strsplit(value, ",", -1);
+    bool ok = true;
+    for (int i = 0; ok && parts[i]; i++) {
+        uint64_t b;
+        const char *why;
+        if ((ok = units_parse_bytes(parts[i], &b, &why)))
+            g_array_append_val(sizes, b);
+        else
+            *err = g_strdup_printf("--%s: '%s': %s", opt->name, parts[i], why);
+    }
+    if (ok && !parts[0]) {
+        *err = g_strdup_printf("--%s: no sizes; expected --%s S[,S...] such as 1KB,1MB", opt->name, opt->name);
+        ok = false;
+    }
+    g_strfreev(parts);
+    return ok;
+}
+
+/* --packet: a size > 0, or `message`. */
+static bool parse_packet(void *field, const CliOpt *opt, const char *value, char **err)
+{
+    uint64_t *packet = field;
+    const char *why;
+    if (strcmp(value, "message") == 0) {
+        *packet = 0;
+    } else if (!units_parse_bytes(value, packet, &why)) {
+        *err = g_strdup_printf("--%s: '%s': %s", opt->name, value, why);
+    } else if (*packet == 0) {
+        *err = g_strdup_printf("--%s: '%s': packet size must be positive; expected a size such as 64KiB or message",
+                               opt->name, value);
+    }
+    return !*err;
+}
+
+#define ALGOS "ring butterfly rabenseifner tree hierarchical torus2d"
+
+static const CliOpt opts[] = {
+    {"topology", CLI_IN, offsetof(CmdCollOpts, topology),
+     .help = "the network: a topology file, or a name in topologies/", .value = "FILE|NAME",
+     .note = "a star of --ranks hosts", .names = "topologies"},
+    {"ranks", CLI_INT, offsetof(CmdCollOpts, ranks),
+     .help = "ranks taking part, one per host", .min = 1, .max = UNITS_COUNT_MAX,
+     .note = "every host of the topology (8 on the default star)"},
+    {"bandwidth", CLI_RATE, offsetof(CmdCollOpts, bw_Bps),
+     .help = "each link's bandwidth, instead of the topology's",
+     .note = "the topology's (10Gbps on the default star)"},
+    {"latency", CLI_TIME, offsetof(CmdCollOpts, latency_s),
+     .help = "each link's latency, instead of the topology's", .note = "the topology's (5us on the default star)"},
+    {"packet", CLI_CUSTOM, offsetof(CmdCollOpts, packet),
+     .help = "the packet size, or message: whole messages", .value = "SIZE|message", .unit = "a size: 9000, 64KiB",
+     .note = "the topology's (message on the default star)", .parse = parse_packet},
+    {"gamma", CLI_NUMBER, offsetof(CmdCollOpts, gamma),
+     .help = "reduction cost, seconds per byte", .value = "S_PER_BYTE", .deflt = "0"},
+    {"algo", CLI_CUSTOM, offsetof(CmdCollOpts, algo),
+     .help = "the all-reduce algorithm", .value = "ALGO",
+     .unit = "ring, butterfly, rabenseifner, tree, hierarchical or torus2d", .words = ALGOS, .required = true,
+     .parse = parse_algo},
+    {"size", CLI_CUSTOM, offsetof(CmdCollOpts, sizes),
+     .help = "the vector sizes, one all-reduce each", .value = "S[,S...]", .unit = "sizes: 4096, 64KiB, 1MB",
+     .required = true, .parse = parse_sizes},
+    {"inter", CLI_CUSTOM, offsetof(CmdCollOpts, prm.inter),
+     .help = "the inter-node algorithm of hierarchical", .value = "ALGO",
+     .unit = "ring, butterfly, rabenseifner, tree or torus2d", .deflt = "ring",
+     .words = "ring butterfly rabenseifner tree torus2d", .parse = parse_algo},
+    {"gpus-per-node", CLI_INT, offsetof(CmdCollOpts, prm.gpus_per_node),
+     .help = "ranks per node, for hierarchical", .min = 1, .max = 1 << 16,
+     .note = "the topology's (1 on a flat topology)"},
+    {"elem-bytes", CLI_INT, offsetof(CmdCollOpts, elem_bytes),
+     .help = "element size: sizes are split in whole elements", .min = 1, .max = UNITS_COUNT_MAX, .deflt = "1"},
+    {"json", CLI_FLAG, offsetof(CmdCollOpts, json),
+     .help = "print a JSON array instead of the table"},
+    {"links", CLI_FLAG, offsetof(CmdCollOpts, links),
+     .help = "add each link's bytes, busy time and peak queue depth"},
+    {NULL},
+};
+
+const CliCmd cmdcoll_cli = {
+    .name = "collective",
+    .summary = "time one all-reduce per size on a topology, in nccl-tests' terms (time, algbw, busbw)",
+    .about = "Without --topology the network is a star of --ranks hosts; --bandwidth, --latency and --packet "
+             "override the topology's links.",
+    .args_field = offsetof(CmdCollOpts, args),
+    .opts = opts,
+    .main = cmdcoll_main,
+};
+
+static int coll_main(void *opts, char **err)
+{
+    return cmdcoll_run(opts, stdout, err);
+}
+
+int cmdcoll_main(int argc, char **argv)
+{
+    CmdCollOpts o = {.latency_s = -1, .packet = CMDCOLL_PACKET_TOPO,
+                     .sizes = g_array_new(FALSE, FALSE, sizeof(uint64_t))};
+    coll_params_init(&o.prm);
+    int rc = cli_main(&cmdcoll_cli, argc, argv, &o, coll_main);
+    g_array_free(o.sizes, TRUE);
     return rc;
 }

@@ -3,27 +3,34 @@
 #ifndef ARSIM_CMDCOLL_H
 #define ARSIM_CMDCOLL_H
 
+#include "cli/cli.h"
 #include "coll/coll.h"
-#include "net/net.h"
-#include "net/topo.h"
 
+#include <stdint.h>
 #include <stdio.h>
 
+#define CMDCOLL_PACKET_TOPO UINT64_MAX   /* --packet not given: as the topology says */
+
 typedef struct {
-    const char *topology;   /* NULL: a star of `ranks` hosts with the link below */
-    int ranks;              /* 0: every host of the topology (8 for the default star) */
-    TopoLinkClass link;     /* star links; overrides the topology file's link when set_link */
-    bool set_bw, set_lat;   /* --bandwidth / --latency given */
-    uint64_t packet;        /* --packet; 0 = as the topology says */
-    bool set_packet;
-    double gamma;           /* s/byte of reduction; default 0 */
-    CollAlgo algo;
-    CollParams prm;         /* inter algorithm for hierarchical, torus dims */
-    uint32_t elem_bytes;    /* element size (1: any byte count) */
-    GArray *sizes;          /* uint64_t bytes, >= 1 entry */
-    bool json;              /* JSON array instead of a table */
-    bool links;             /* per-link statistics too */
+    char *topology;          /* --topology FILE or NAME; NULL: a star of `ranks` hosts */
+    int ranks;               /* --ranks; 0: every host of the topology (8 for the default star) */
+    double bw_Bps;           /* --bandwidth, bytes/s; 0: the topology's */
+    double latency_s;        /* --latency, s; < 0: the topology's */
+    uint64_t packet;         /* --packet, bytes; 0: whole messages; CMDCOLL_PACKET_TOPO: the topology's */
+    double gamma;            /* --gamma, s/byte of reduction */
+    CollAlgo algo;           /* --algo */
+    CollParams prm;          /* .inter (--inter), .gpus_per_node (--gpus-per-node); torus dims */
+    int elem_bytes;          /* --elem-bytes: element size, bytes (1: any byte count) */
+    GArray *sizes;           /* --size: uint64_t bytes, >= 1 entry; the command's to free */
+    bool json;               /* --json: a JSON array instead of a table */
+    bool links;              /* --links: per-link statistics too */
+    GPtrArray *args;         /* arguments: none are taken */
 } CmdCollOpts;
+
+extern const CliCmd cmdcoll_cli;
+
+/* argv[0] is "collective". Returns the exit status. */
+int cmdcoll_main(int argc, char **argv);
 
 /* Runs every size; prints to out. Returns 0, 2 (bad input: *err set) or 1. */
 int cmdcoll_run(const CmdCollOpts *o, FILE *out, char **err);

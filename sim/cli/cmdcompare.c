@@ -5,79 +5,17 @@
 #include "plot/plotcalib.h"
 #include "report/reportcmp.h"
 
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 typedef struct {
-    const char *meas;        /* MEASUREMENTS.json; borrowed from argv */
-    const char *cal;         /* --calibration FILE */
-    const char *json;        /* --json FILE or NULL */
-    const char *plot;        /* --plot DIR or NULL */
+    const char *meas;        /* MEASUREMENTS.json; the first argument */
+    char *cal;               /* --calibration FILE */
+    char *json;              /* --json FILE or NULL */
+    char *plot;              /* --plot DIR or NULL */
+    GPtrArray *args;         /* the arguments: MEASUREMENTS.json */
 } CompareOpts;
-
-static int fail(char *msg, int rc)
-{
-    fprintf(stderr, "%s\n", msg);
-    g_free(msg);
-    return rc;
-}
-
-/* An output file must be creatable and not one of the inputs. */
-static void check_out(const CompareOpts *o, char **err)
-{
-    if (!o->json)
-        return;
-    char *dir = g_path_get_dirname(o->json);
-    if (!*o->json)
-        *err = g_strdup("--json: empty file name; expected --json FILE");
-    else if (g_file_test(o->json, G_FILE_TEST_IS_DIR))
-        *err = g_strdup_printf("--json: '%s' is a directory; expected a file name", o->json);
-    else if (!g_file_test(dir, G_FILE_TEST_IS_DIR))
-        *err = g_strdup_printf("--json: directory '%s' does not exist; expected a file in an existing directory", dir);
-    else if (strcmp(o->json, o->meas) == 0 || strcmp(o->json, o->cal) == 0)
-        *err = g_strdup_printf("--json: '%s' is an input file; expected another file", o->json);
-    g_free(dir);
-}
-
-static int parse_opts(int argc, char **argv, CompareOpts *o, char **err)
-{
-    static const struct option opts[] = {{"calibration", required_argument, 0, 'c'},
-                                         {"json", required_argument, 0, 'j'},
-                                         {"plot", required_argument, 0, 'p'},
-                                         {0, 0, 0, 0}};
-    int c;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
-        switch (c) {
-        case 'c': o->cal = optarg; break;
-        case 'j': o->json = optarg; break;
-        case 'p': o->plot = optarg; break;
-        case ':':
-            *err = g_strdup_printf("%s: missing value; expected %s VALUE", argv[optind - 1], argv[optind - 1]);
-            return 2;
-        default:
-            *err = g_strdup_printf("%s: unknown option; expected --calibration FILE, --json FILE or --plot DIR",
-                                   argv[optind - 1]);
-            return 2;
-        }
-    }
-    if (optind != argc - 1 || !*argv[optind])
-        *err = g_strdup_printf("compare: %s; expected arsim compare MEASUREMENTS.json --calibration FILE [--json "
-                               "FILE] [--plot DIR]", optind < argc - 1 ? "more than one file" : "no file");
-    else if (!o->cal || !*o->cal)
-        *err = g_strdup("--calibration: missing; expected --calibration FILE from arsim calibrate");
-    else if (o->plot && (!*o->plot || (g_file_test(o->plot, G_FILE_TEST_EXISTS) &&
-                                       !g_file_test(o->plot, G_FILE_TEST_IS_DIR))))
-        *err = g_strdup_printf("--plot: '%s' is not a directory name; expected --plot DIR", o->plot);
-    if (*err)
-        return 2;
-    o->meas = argv[optind];
-    check_out(o, err);
-    return *err ? 2 : 0;
-}
 
 static void print_rows(const CalCompare *x)
 {
@@ -121,8 +59,10 @@ static void print_summary(const CalCompare *x)
     }
 }
 
-static int run(const CompareOpts *o, char **err)
+static int run(void *opts, char **err)
 {
+    CompareOpts *o = opts;
+    o->meas = o->args->pdata[0];
     MeasFile *m = reportmeas_load(o->meas, err);
     if (!m)
         return 2;
@@ -159,12 +99,33 @@ static int run(const CompareOpts *o, char **err)
     return rc;
 }
 
+static const CliOpt opts[] = {
+    {"calibration", CLI_IN, offsetof(CompareOpts, cal),
+     .help = "the calibration to test, from arsim calibrate", .required = true},
+    {"json", CLI_OUT, offsetof(CompareOpts, json),
+     .help = "write every case, the error statistics and the rankings as JSON"},
+    {"plot", CLI_DIR, offsetof(CompareOpts, plot),
+     .help = "draw predicted against measured, and the error against size, into DIR (created)"},
+    {NULL},
+};
+
+const CliCmd cmdcompare_cli = {
+    .name = "compare",
+    .summary = "predict every measured case with a calibration and report the error",
+    .about = "Prints measured, predicted and relative error per case (marking the cases the calibration was "
+             "fitted on; the rest are held out), the median and maximum error per mode and algorithm, and the "
+             "policy rankings, measured against predicted.",
+    .args = "MEASUREMENTS.json",
+    .arg_what = "MEASUREMENTS.json file",
+    .min_args = 1,
+    .max_args = 1,
+    .args_field = offsetof(CompareOpts, args),
+    .opts = opts,
+    .main = cmdcompare_main,
+};
+
 int cmdcompare_main(int argc, char **argv)
 {
     CompareOpts o = {0};
-    char *err = NULL;
-    int rc = parse_opts(argc, argv, &o, &err);
-    if (rc == 0)
-        rc = run(&o, &err);
-    return err ? fail(err, rc ? rc : 1) : rc;
+    return cli_main(&cmdcompare_cli, argc, argv, &o, run);
 }

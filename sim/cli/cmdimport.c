@@ -10,18 +10,18 @@
 #include "report/reportprof.h"
 #include "report/reportrun.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 typedef struct {
-    const char *trace;       /* TRACE.json; borrowed from argv */
-    const char *model;       /* --model NAME or path; borrowed */
-    const char *out;         /* --out FILE; NULL: stdout */
-    const char *gpu;         /* --gpu KEY; NULL: from the trace's device */
-    const char *precision;   /* --precision; NULL: from the trace, else fp32 */
+    const char *trace;       /* TRACE.json; the first argument */
+    char *model;             /* --model NAME or path */
+    char *out;               /* --out FILE; NULL: stdout */
+    char *gpu;               /* --gpu KEY; NULL: from the trace's device */
+    char *precision;         /* --precision; NULL: from the trace, else fp32 */
     int batch;               /* --batch; 0: from the trace */
+    GPtrArray *args;         /* the arguments: TRACE.json */
 } ImportOpts;
 
 /* What the output file says besides the layers. */
@@ -31,77 +31,6 @@ typedef struct {
     const char *precision;   /* fp32, fp16 or bf16; borrowed */
     int batch;               /* batch of the trace, >= 1 */
 } ImportMeta;
-
-static int fail(char *msg, int rc)
-{
-    fprintf(stderr, "%s\n", msg);
-    g_free(msg);
-    return rc;
-}
-
-/* --out must be creatable before anything is read: a non-empty name, not
- * a directory, in an existing directory. */
-static int check_out(const char *path, char **err)
-{
-    char *dir = g_path_get_dirname(path);
-    if (!*path)
-        *err = g_strdup("--out: empty file name; expected --out FILE");
-    else if (g_file_test(path, G_FILE_TEST_IS_DIR))
-        *err = g_strdup_printf("--out: '%s' is a directory; expected a file name", path);
-    else if (!g_file_test(dir, G_FILE_TEST_IS_DIR))
-        *err = g_strdup_printf("--out: directory '%s' does not exist; expected a file in an existing directory", dir);
-    g_free(dir);
-    return *err ? 2 : 0;
-}
-
-static int parse_opts(int argc, char **argv, ImportOpts *o, char **err)
-{
-    static const struct option opts[] = {
-        {"model", required_argument, 0, 'm'}, {"out", required_argument, 0, 'o'},
-        {"batch", required_argument, 0, 'b'}, {"gpu", required_argument, 0, 'g'},
-        {"precision", required_argument, 0, 'p'}, {0, 0, 0, 0}};
-    int c;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
-        switch (c) {
-        case 'm': o->model = optarg; break;
-        case 'o': o->out = optarg; break;
-        case 'g': o->gpu = optarg; break;
-        case 'p': o->precision = optarg; break;
-        case 'b': {
-            char *end;
-            long v = strtol(optarg, &end, 10);
-            if (end == optarg || *end || v < 1 || v > UNITS_COUNT_MAX) {
-                *err = g_strdup_printf("--batch: '%s' is not an integer from 1 to %d; expected the per-GPU "
-                                       "batch size the trace was recorded at", optarg, UNITS_COUNT_MAX);
-                return 2;
-            }
-            o->batch = (int)v;
-            break;
-        }
-        case ':':
-            *err = g_strdup_printf("%s: missing value; expected %s VALUE", argv[optind - 1], argv[optind - 1]);
-            return 2;
-        default:
-            *err = g_strdup_printf("%s: unknown option; expected --model --out --batch --gpu --precision",
-                                   argv[optind - 1]);
-            return 2;
-        }
-    }
-    if (optind != argc - 1) {
-        *err = g_strdup_printf("import-profile: %d trace files given; expected exactly one: arsim import-profile "
-                               "TRACE.json --model NAME [--out FILE] [--batch B] [--gpu KEY] [--precision P]",
-                               argc - optind);
-        return 2;
-    }
-    o->trace = argv[optind];
-    if (!o->model) {
-        *err = g_strdup("--model: missing; expected --model NAME (a model in models/, arsim list models)");
-        return 2;
-    }
-    return o->out ? check_out(o->out, err) : 0;
-}
 
 /* Lower-case letters and digits of s only. */
 static char *squash(const char *s)
@@ -280,8 +209,10 @@ static char *new_name(const ImportOpts *o, const Model *m)
     return base;
 }
 
-static int import(const ImportOpts *o, char **err)
+static int import(void *opts, char **err)
 {
+    ImportOpts *o = opts;
+    o->trace = o->args->pdata[0];
     char *why = NULL;
     Model *m = model_load(o->model, NULL, &why);
     if (!m) {
@@ -335,12 +266,41 @@ static int import(const ImportOpts *o, char **err)
     return rc;
 }
 
+static const CliOpt opts[] = {
+    {"model", CLI_IN, offsetof(ImportOpts, model),
+     .help = "the model the trace profiled: a name in models/ or a file", .value = "NAME", .required = true,
+     .names = "models"},
+    {"out", CLI_OUT, offsetof(ImportOpts, out),
+     .help = "write the measured model file to FILE (atomically); its name is the file's stem",
+     .note = "on stdout, named MODEL-measured"},
+    {"batch", CLI_INT, offsetof(ImportOpts, batch),
+     .help = "the per-GPU batch size of the profiled step", .value = "B", .min = 1, .max = UNITS_COUNT_MAX,
+     .note = "the trace's arsim:batch=B range"},
+    {"gpu", CLI_STR, offsetof(ImportOpts, gpu),
+     .help = "the GPU it ran on", .value = "KEY", .unit = "a key of models/gpus.yaml",
+     .note = "matched from the trace's device name", .names = "gpus"},
+    {"precision", CLI_STR, offsetof(ImportOpts, precision),
+     .help = "the precision it ran in", .value = "P", .unit = "fp32, fp16 or bf16", .note = "the trace's, else fp32",
+     .words = "fp32 fp16 bf16"},
+    {NULL},
+};
+
+const CliCmd cmdimport_cli = {
+    .name = "import-profile",
+    .summary = "make a measured model file from a PyTorch profiler trace of one training step",
+    .about = "TRACE.json: a torch.profiler Chrome trace with fwd:LAYER and bwd:LAYER ranges (models/gen/"
+             "profile_model.py records them); the model file gets per-layer fwd_ms and bwd_ms.",
+    .args = "TRACE.json",
+    .arg_what = "TRACE.json file",
+    .min_args = 1,
+    .max_args = 1,
+    .args_field = offsetof(ImportOpts, args),
+    .opts = opts,
+    .main = cmdimport_main,
+};
+
 int cmdimport_main(int argc, char **argv)
 {
     ImportOpts o = {0};
-    char *err = NULL;
-    int rc = parse_opts(argc, argv, &o, &err);
-    if (rc == 0)
-        rc = import(&o, &err);
-    return rc && err ? fail(err, rc) : rc;
+    return cli_main(&cmdimport_cli, argc, argv, &o, import);
 }

@@ -8,9 +8,12 @@
 #ifndef ARSIM_CMDIMPORT_H
 #define ARSIM_CMDIMPORT_H
 
-/* argv[0] is the command name ("import-profile"). Parses its own options;
- * prints one-line errors on stderr. Returns the exit status: 0 success, 2
- * bad input or usage, 1 anything else. */
+#include "cli/cli.h"
+
+extern const CliCmd cmdimport_cli;
+
+/* argv[0] is "import-profile". Prints one-line errors on stderr. Returns
+ * the exit status: 0 success, 2 bad input or usage, 1 anything else. */
 int cmdimport_main(int argc, char **argv);
 
 #endif

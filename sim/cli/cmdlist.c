@@ -1,7 +1,8 @@
 /* cmdlist — `arsim list`; see cmdlist.h. Collects rows from the data
- * directory and the built-in tables; reportlist.c prints them. */
+ * search path and the built-in tables; reportlist.c prints them. */
 #include "cli/cmdlist.h"
 #include "coll/coll.h"
+#include "io/datapath.h"
 #include "train/gpu.h"
 #include "train/model.h"
 #include "report/reportlist.h"
@@ -46,35 +47,47 @@ static const char *const kind_descriptions[] = {
     [TOPO_GRAPH] = "explicit hosts, switches and links; shortest-path routing with deterministic ECMP",
 };
 
-/* The data directory: $ARSIM_HOME if set, else the working directory
- * (the rule cfg_resolve applies to names). */
-static const char *data_dir(void)
+static gint cmp_basename(gconstpointer a, gconstpointer b)
 {
-    const char *home = g_getenv("ARSIM_HOME");
-    return home ? home : ".";
+    char *x = g_path_get_basename(*(char *const *)a), *y = g_path_get_basename(*(char *const *)b);
+    gint c = g_strcmp0(x, y);
+    g_free(x);
+    g_free(y);
+    return c;
 }
 
-static gint cmp_str_ptr(gconstpointer a, gconstpointer b)
+/* The .yaml files of <dir>/<subdir> over the data search path, sorted by
+ * name; a name found in an earlier directory hides the later ones (as
+ * cfg_resolve finds it). Paths, g_free'd with the array. */
+static GPtrArray *data_files(const char *subdir)
 {
-    return g_strcmp0(*(char *const *)a, *(char *const *)b);
+    GPtrArray *paths = g_ptr_array_new_with_free_func(g_free);
+    GHashTable *seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    DataPathDir dirs[DATAPATH_MAX];
+    int n = datapath_dirs(NULL, dirs);
+    for (int i = 0; i < n; i++) {
+        char *dir = g_build_filename(dirs[i].dir, subdir, NULL);
+        GDir *d = g_dir_open(dir, 0, NULL);
+        const char *f;
+        while (d && (f = g_dir_read_name(d)))
+            if (g_str_has_suffix(f, ".yaml") && strlen(f) > 5 && g_hash_table_add(seen, g_strdup(f)))
+                g_ptr_array_add(paths, g_build_filename(dir, f, NULL));
+        if (d)
+            g_dir_close(d);
+        g_free(dir);
+    }
+    datapath_clear(dirs, n);
+    g_hash_table_destroy(seen);
+    g_ptr_array_sort(paths, cmp_basename);
+    return paths;
 }
 
-/* Sorted stems of the .yaml files in <data>/<subdir>; caller frees. */
-static GPtrArray *yaml_stems(const char *subdir)
+/* A data file's name: its basename less ".yaml" (g_free). */
+static char *stem_of(const char *path)
 {
-    GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
-    char *dir = g_build_filename(data_dir(), subdir, NULL);
-    GDir *d = g_dir_open(dir, 0, NULL);
-    g_free(dir);
-    if (!d)
-        return names;
-    const char *f;
-    while ((f = g_dir_read_name(d)))
-        if (g_str_has_suffix(f, ".yaml") && strlen(f) > 5)
-            g_ptr_array_add(names, g_strndup(f, strlen(f) - 5));
-    g_dir_close(d);
-    g_ptr_array_sort(names, cmp_str_ptr);
-    return names;
+    char *base = g_path_get_basename(path);
+    base[strlen(base) - 5] = '\0';
+    return base;
 }
 
 static void note_skip(const char *err)
@@ -96,33 +109,31 @@ static GArray *collect_models(void)
 {
     GArray *rows = g_array_new(FALSE, TRUE, sizeof(ReportListModel));
     g_array_set_clear_func(rows, model_row_clear);
-    GPtrArray *stems = yaml_stems("models");
-    for (guint i = 0; i < stems->len; i++) {
-        const char *stem = g_ptr_array_index(stems, i);
-        char *file = g_strdup_printf("%s.yaml", stem);
-        char *path = g_build_filename(data_dir(), "models", file, NULL);
-        g_free(file);
-        char *err = NULL;
+    GPtrArray *files = data_files("models");
+    for (guint i = 0; i < files->len; i++) {
+        const char *path = g_ptr_array_index(files, i);
+        char *stem = stem_of(path), *err = NULL;
         CfgNode *root = cfg_load_file(path, &err);
         Model *m = NULL;
         if (root && !(root->type == CFG_MAP && cfg_peek(root, "gpus")))
             m = model_from_cfg(root, &err);
         if (m) {
-            ReportListModel r = {.name = g_strdup(stem), .description = g_strdup(m->description),
+            ReportListModel r = {.name = stem, .description = g_strdup(m->description),
                               .params = m->params, .layers = (int)m->layers->len, .tensors = m->ntensors,
                               .measured = m->measured, .ref_batch = m->ref_batch, .ref_gpu = g_strdup(m->ref_gpu)};
             for (guint j = 0; j < m->layers->len; j++)
                 r.flops += g_array_index(m->layers, ModelLayer, j).flops;
             g_array_append_val(rows, r);
+            stem = NULL;
         } else if (err) {
             note_skip(err);
         }
+        g_free(stem);
         g_free(err);
         model_free(m);
         cfg_free(root);
-        g_free(path);
     }
-    g_ptr_array_free(stems, TRUE);
+    g_ptr_array_free(files, TRUE);
     return rows;
 }
 
@@ -205,19 +216,16 @@ static GArray *collect_topos(void)
                          .description = g_strdup(kind_descriptions[k])};
         g_array_append_val(rows, r);
     }
-    GPtrArray *stems = yaml_stems("topologies");
-    for (guint i = 0; i < stems->len; i++) {
-        const char *stem = g_ptr_array_index(stems, i);
-        char *file = g_strdup_printf("%s.yaml", stem);
-        char *path = g_build_filename(data_dir(), "topologies", file, NULL);
-        g_free(file);
+    GPtrArray *files = data_files("topologies");
+    for (guint i = 0; i < files->len; i++) {
+        char *path = g_strdup(g_ptr_array_index(files, i));
         TopoSpec spec;
         topo_spec_init(&spec);
         char *err = NULL;
         Topo *t = topocfg_load(path, &spec, &err) ? topo_new(&spec, &err) : NULL;
         if (t) {
             const TopoLinkClass *l = spec.kind == TOPO_HIERARCHICAL && spec.inter ? &spec.inter->link : &spec.link;
-            ReportListTopo r = {.name = g_strdup(stem), .kind = topo_kind_name(spec.kind), .file = path,
+            ReportListTopo r = {.name = stem_of(path), .kind = topo_kind_name(spec.kind), .file = path,
                              .hosts = t->nhosts, .bw_Bps = l->bw_Bps, .latency_s = l->latency_s,
                              .description = first_comment(path)};
             g_array_append_val(rows, r);
@@ -232,39 +240,92 @@ static GArray *collect_topos(void)
         g_free(err);
         g_free(path);
     }
-    g_ptr_array_free(stems, TRUE);
+    g_ptr_array_free(files, TRUE);
     return rows;
 }
 
-int cmdlist_run(const char *what, bool json, FILE *out, char **err)
+/* The first field of each row, a char *name, one a line. */
+static void print_names(FILE *out, const GArray *rows)
+{
+    guint size = g_array_get_element_size((GArray *)rows);
+    for (guint i = 0; i < rows->len; i++)
+        fprintf(out, "%s\n", *(char *const *)(rows->data + (size_t)i * size));
+}
+
+int cmdlist_run(const char *what, const CmdListOpts *o, FILE *out, char **err)
 {
     if (strcmp(what, "algorithms") == 0 || strcmp(what, "policies") == 0) {
         bool alg = what[0] == 'a';
-        reportlist_entries(out, alg ? algorithms : policies,
-                           alg ? G_N_ELEMENTS(algorithms) : G_N_ELEMENTS(policies), json);
+        const ReportListEntry *e = alg ? algorithms : policies;
+        size_t n = alg ? G_N_ELEMENTS(algorithms) : G_N_ELEMENTS(policies);
+        for (size_t i = 0; o->names && i < n; i++)
+            fprintf(out, "%s\n", e[i].name);
+        if (!o->names)
+            reportlist_entries(out, e, n, o->json);
         return 0;
     }
+    GArray *rows = NULL;
     if (strcmp(what, "models") == 0) {
-        GArray *rows = collect_models();
-        reportlist_models(out, rows, json);
-        g_array_free(rows, TRUE);
-        return 0;
-    }
-    if (strcmp(what, "gpus") == 0) {
-        GArray *rows = collect_gpus(err);
-        if (!rows)
+        rows = collect_models();
+        if (!o->names)
+            reportlist_models(out, rows, o->json);
+    } else if (strcmp(what, "gpus") == 0) {
+        if (!(rows = collect_gpus(err)))
             return 2;
-        reportlist_gpus(out, rows, json);
-        g_array_free(rows, TRUE);
-        return 0;
+        if (!o->names)
+            reportlist_gpus(out, rows, o->json);
+    } else if (strcmp(what, "topologies") == 0) {
+        rows = collect_topos();
+        if (!o->names)
+            reportlist_topos(out, rows, o->json);
+    } else {
+        *err = g_strdup_printf("list: unknown category '%s'; expected models, gpus, topologies, algorithms or "
+                               "policies", what);
+        return 2;
     }
-    if (strcmp(what, "topologies") == 0) {
-        GArray *rows = collect_topos();
-        reportlist_topos(out, rows, json);
-        g_array_free(rows, TRUE);
-        return 0;
+    if (o->names)
+        print_names(out, rows);
+    g_array_free(rows, TRUE);
+    return 0;
+}
+
+static const CliOpt opts[] = {
+    {"json", CLI_FLAG, offsetof(CmdListOpts, json),
+     .help = "print a JSON array instead of the table"},
+    {"names", CLI_FLAG, offsetof(CmdListOpts, names),
+     .help = "print the names only, one a line (for scripts and completion)"},
+    {NULL},
+};
+
+#define CATEGORIES "models gpus topologies algorithms policies"
+
+const CliCmd cmdlist_cli = {
+    .name = "list",
+    .summary = "list the models, GPUs, topologies, algorithms or policies arsim knows",
+    .about = "Models, GPUs and topology files are read along the data search path (a name found earlier hides "
+             "the same name later); topology kinds, algorithms and policies are built in.",
+    .args = "models|gpus|topologies|algorithms|policies",
+    .arg_what = "category",
+    .arg_words = CATEGORIES,
+    .min_args = 1,
+    .max_args = 1,
+    .args_field = offsetof(CmdListOpts, args),
+    .opts = opts,
+    .main = cmdlist_main,
+};
+
+static int list_main(void *opts, char **err)
+{
+    CmdListOpts *o = opts;
+    if (o->json && o->names) {
+        *err = g_strdup("--names: given with --json; expected one of them");
+        return 2;
     }
-    *err = g_strdup_printf("list: unknown category '%s'; expected models, gpus, topologies, algorithms or policies",
-                           what);
-    return 2;
+    return cmdlist_run(o->args->pdata[0], o, stdout, err);
+}
+
+int cmdlist_main(int argc, char **argv)
+{
+    CmdListOpts o = {0};
+    return cli_main(&cmdlist_cli, argc, argv, &o, list_main);
 }

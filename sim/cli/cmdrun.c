@@ -1,9 +1,10 @@
-/* cmdrun — `arsim run` / `arsim check`; see cmdrun.h. */
+/* cmdrun — `arsim run`: its options and its run; see cmdrun.h. */
 #include "cli/cmdrun.h"
+#include "io/datapath.h"
 #include "io/fileio.h"
+#include "io/units.h"
 #include "plot/plot.h"
 #include "report/reportrun.h"
-#include "sweep/sweep.h"
 
 #include <errno.h>
 #include <glib/gstdio.h>
@@ -76,14 +77,20 @@ static int plot_run(const char *dir, RunOut *ro, char **err)
     return rc;
 }
 
-static char **sets_of(GPtrArray *sets)
+char **cmdrun_sets(GPtrArray *sets)
 {
     return sets ? (char **)sets->pdata : NULL;
 }
 
+char *cmdrun_config_path(const char *arg)
+{
+    char *path = *arg && !g_path_is_absolute(arg) ? datapath_find(arg) : NULL;
+    return path ? path : g_strdup(arg);
+}
+
 int cmdrun_run(const CmdRunOpts *o, FILE *out, char **err)
 {
-    Scenario *s = scenario_load(o->config, sets_of(o->sets), err);
+    Scenario *s = scenario_load(o->config, cmdrun_sets(o->sets), err);
     if (!s)
         return 2;
     int tp = o->trace || o->plot ? trace_policy(s, o->trace_policy, err) : 0;
@@ -132,20 +139,58 @@ int cmdrun_run(const CmdRunOpts *o, FILE *out, char **err)
     return rc;
 }
 
-int cmdrun_check(const char *config, GPtrArray *sets, FILE *out, char **err)
+static const CliOpt opts[] = {
+    CMDRUN_SET_ROW(CmdRunOpts),
+    {"json", CLI_OUT, offsetof(CmdRunOpts, json),
+     .help = "write every result, with per-layer detail, as JSON"},
+    {"csv", CLI_OUT, offsetof(CmdRunOpts, csv),
+     .help = "write the table as CSV"},
+    {"trace", CLI_OUT, offsetof(CmdRunOpts, trace),
+     .help = "write one iteration's timeline as a Chrome/Perfetto trace"},
+    {"plot", CLI_DIR, offsetof(CmdRunOpts, plot),
+     .help = "draw the figures of this run into DIR (created), with its JSON and trace"},
+    {"layers", CLI_FLAG, offsetof(CmdRunOpts, layers),
+     .help = "add a table per sync unit: bytes, algorithm, ready, start, end, needed, hidden"},
+    {"trace-policy", CLI_STR, offsetof(CmdRunOpts, trace_policy),
+     .help = "the policy --trace and --plot trace", .value = "NAME", .unit = "a policy name of the scenario",
+     .note = "the first policy that is not the baseline"},
+    {"trace-batch", CLI_INT, offsetof(CmdRunOpts, trace_batch),
+     .help = "the batch --trace and --plot trace", .value = "B", .min = 1, .max = UNITS_COUNT_MAX,
+     .note = "the scenario's first batch"},
+    {NULL},
+};
+
+const CliCmd cmdrun_cli = {
+    .name = "run",
+    .summary = "simulate a scenario, every batch x policy, and print the table",
+    .about = "CONFIG is a scenario file (configs/); the table has one row per (batch, policy): iteration time, "
+             "compute, communication, exposed communication, samples/s and speed-up against the baseline.",
+    .args = "CONFIG",
+    .arg_what = "CONFIG file",
+    .min_args = 1,
+    .max_args = 1,
+    .args_field = offsetof(CmdRunOpts, args),
+    .opts = opts,
+    .main = cmdrun_main,
+};
+
+static int run_main(void *opts, char **err)
 {
-    CfgNode *peek = cfg_load_file(config, err);
-    bool sweep = peek && cfg_peek(peek, "sweep");
-    cfg_free(peek);
-    g_free(*err);
-    *err = NULL;
-    if (sweep)
-        return sweep_check(config, sets_of(sets), out, err);
-    Scenario *s = scenario_load(config, sets_of(sets), err);
-    if (!s)
+    CmdRunOpts *o = opts;
+    if (!o->trace && !o->plot && (o->trace_policy || o->trace_batch)) {
+        *err = g_strdup_printf("%s: given without --trace or --plot; expected --trace FILE or --plot DIR with it",
+                               o->trace_policy ? "--trace-policy" : "--trace-batch");
         return 2;
-    fprintf(out, "%s: ok: %s, %u batch sizes x %u policies, %d GPUs (%d nodes x %d)\n", config, s->model->name,
-            s->batches->len, s->policies->len, s->world, s->nodes, s->gpus_per_node);
-    scenario_free(s);
-    return 0;
+    }
+    char *config = cmdrun_config_path(o->args->pdata[0]);
+    o->config = config;
+    int rc = cmdrun_run(o, stdout, err);
+    g_free(config);
+    return rc;
+}
+
+int cmdrun_main(int argc, char **argv)
+{
+    CmdRunOpts o = {0};
+    return cli_main(&cmdrun_cli, argc, argv, &o, run_main);
 }

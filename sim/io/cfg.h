@@ -78,10 +78,12 @@ CfgNode *cfg_need(CfgNode *map, const char *key, const char *what, char **err);
  * a numeric part indexes a sequence) with the YAML value text. */
 bool cfg_set_path(CfgNode *root, const char *assignment, char **err);
 
-/* Resolves a name against a directory: "vgg16" -> "<dir>/vgg16.yaml" if it
- * exists; a path with '/' or ending in .yaml is taken as is (relative to
- * base_dir of the including file first, then the working directory). The
- * result is g_strdup'd, or NULL if no file exists. */
+/* Resolves a name along the data search path (io/datapath.h) of
+ * including_file (NULL: a name from the command line): "vgg16" ->
+ * "<dir>/<subdir>/vgg16.yaml" in the first directory that has it; a path
+ * with '/' or ending in .yaml is "<dir>/<path>" (in the working directory:
+ * the path as written); an absolute path is taken as is. The result is
+ * g_strdup'd, or NULL if no file exists. */
 char *cfg_resolve(const char *name, const char *subdir, const char *including_file);
 
 #endif

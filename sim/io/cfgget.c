@@ -1,6 +1,7 @@
 /* cfgget — typed getters, unknown-key checks and edits on CfgNode trees
  * (cfg.h). Knows nothing of libyaml. */
 #include "io/cfg.h"
+#include "io/datapath.h"
 #include "io/units.h"
 
 #include <errno.h>
@@ -373,30 +374,29 @@ bool cfg_set_path(CfgNode *root, const char *assign, char **err)
 char *cfg_resolve(const char *name, const char *subdir, const char *including_file)
 {
     bool pathlike = strchr(name, '/') || g_str_has_suffix(name, ".yaml") || g_str_has_suffix(name, ".yml");
-    if (pathlike) {
-        if (!g_path_is_absolute(name) && including_file) {
-            char *dir = g_path_get_dirname(including_file);
-            const char *rel = name;
-            while (g_str_has_prefix(rel, "./"))   /* "dir/./x" reads worse in messages than "dir/x" */
-                rel += 2;
-            char *p = g_build_filename(dir, rel, NULL);
-            g_free(dir);
-            if (g_file_test(p, G_FILE_TEST_IS_REGULAR))
-                return p;
-            g_free(p);
-        }
+    if (pathlike && g_path_is_absolute(name))
         return g_file_test(name, G_FILE_TEST_IS_REGULAR) ? g_strdup(name) : NULL;
-    }
-    for (const char *c = name; *c; c++)
+    for (const char *c = name; !pathlike && *c; c++)
         if (!g_ascii_isalnum(*c) && *c != '-' && *c != '_' && *c != '.')
             return NULL;
-    char *file = g_strdup_printf("%s.yaml", name);
-    /* the data directory: ARSIM_HOME if set, else the working directory */
-    const char *home = g_getenv("ARSIM_HOME");
-    char *p = g_build_filename(home ? home : ".", subdir, file, NULL);
+    const char *rel = name;
+    while (pathlike && g_str_has_prefix(rel, "./"))   /* "dir/./x" reads worse in messages than "dir/x" */
+        rel += 2;
+    char *file = pathlike ? NULL : g_strdup_printf("%s.yaml", name);
+    DataPathDir dirs[DATAPATH_MAX];
+    int n = datapath_dirs(including_file, dirs);
+    char *found = NULL;
+    for (int i = 0; i < n && !found; i++) {
+        /* a path in the working directory is named as the user wrote it */
+        char *p = !pathlike ? g_build_filename(dirs[i].dir, subdir, file, NULL)
+                  : dirs[i].kind == DATAPATH_CWD ? g_strdup(name)
+                                                 : g_build_filename(dirs[i].dir, rel, NULL);
+        if (g_file_test(p, G_FILE_TEST_IS_REGULAR))
+            found = p;
+        else
+            g_free(p);
+    }
+    datapath_clear(dirs, n);
     g_free(file);
-    if (g_file_test(p, G_FILE_TEST_IS_REGULAR))
-        return p;
-    g_free(p);
-    return NULL;
+    return found;
 }

@@ -1,13 +1,12 @@
 /* plotcalib — the figures of `arsim compare --plot DIR`, drawn like `arsim
- * plot`'s (sim/plotfig.h): a data file (.dat: a whitespace table with a
+ * plot`'s (plot/plotfig.h): a data file (.dat: a whitespace table with a
  * header comment, one block per case kind, its quoted label first) and
  * its gnuplot script from plots/ drawn into a PNG (pngcairo) and an SVG:
  *
  *   calib-scatter  predicted against measured time, log-log, diagonal = exact
  *   calib-error    relative error against size (cases with a size)
  *
- * The scripts are found in $ARSIM_HOME/plots, ./plots, or plots/ beside
- * or above the arsim executable. DIR is created.
+ * The scripts are found by plotgp.h. DIR is created.
  */
 #ifndef ARSIM_PLOTCALIB_H
 #define ARSIM_PLOTCALIB_H

@@ -1,37 +1,11 @@
 /* plotfig — data files and gnuplot runs for every figure; see plotfig.h. */
 #include "plot/plotfig.h"
 #include "plot/plotdims.h"
+#include "plot/plotgp.h"
 
 #include <glib/gstdio.h>
 #include <math.h>
 #include <string.h>
-
-/* A gnuplot double-quoted string literal. */
-static void gp_str(GString *out, const char *s)
-{
-    g_string_append_c(out, '"');
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\')
-            g_string_append_c(out, '\\');
-        if (*s == '\n')
-            g_string_append(out, "\\n");
-        else
-            g_string_append_c(out, *s);
-    }
-    g_string_append_c(out, '"');
-}
-
-/* A gnuplot single-quoted string literal (paths: no escapes but ''). */
-static void gp_path(GString *out, const char *s)
-{
-    g_string_append_c(out, '\'');
-    for (; *s; s++) {
-        if (*s == '\'')
-            g_string_append_c(out, '\'');
-        g_string_append_c(out, *s);
-    }
-    g_string_append_c(out, '\'');
-}
 
 /* A string field of a .dat file: double-quoted, no inner quotes. */
 static void dat_str(GString *out, const char *s)
@@ -48,62 +22,22 @@ static char *fig_name(const char *fig, guint k, guint n)
 }
 
 /* Writes base.dat, then runs script.gp into base.png and base.svg with the
- * extra gnuplot assignments in vars. */
+ * title, the subtitle and the extra gnuplot assignments in vars. */
 static bool draw(PlotFigCtx *c, const char *script, const char *base, const char *data, const char *vars,
                  const char *title, const char *subtitle, char **err)
 {
-    char *dat = g_strdup_printf("%s/%s.dat", c->outdir, base), *png = g_strdup_printf("%s/%s.png", c->outdir, base);
-    char *svg = g_strdup_printf("%s/%s.svg", c->outdir, base), *gp = g_strdup_printf("%s/%s.gp", c->scripts, script);
-    GError *ge = NULL;
-    bool ok = g_file_set_contents(dat, data, -1, &ge);
-    if (!ok) {
-        *err = g_strdup_printf("%s: cannot write: %s", dat, ge->message);
-        g_error_free(ge);
-    }
-    GString *cmd = g_string_new("datafile=");
-    gp_path(cmd, dat);
-    g_string_append(cmd, "; scriptdir=");
-    gp_path(cmd, c->scripts);
-    g_string_append(cmd, "; plottitle=");
-    gp_str(cmd, title);
-    g_string_append(cmd, "; subtitle=");
-    gp_str(cmd, subtitle);
-    g_string_append_printf(cmd, "; %s; fmt='png'; outfile=", vars);
-    gp_path(cmd, png);
-    g_string_append(cmd, "; load ");
-    gp_path(cmd, gp);
-    g_string_append(cmd, "; reset; fmt='svg'; outfile=");
-    gp_path(cmd, svg);
-    g_string_append(cmd, "; load ");
-    gp_path(cmd, gp);
-    char *argv[] = {(char *)c->gnuplot, "-e", cmd->str, NULL};
-    char *errout = NULL;
-    int status = 0;
-    if (ok && !g_spawn_sync(NULL, argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL, &errout, &status, &ge)) {
-        *err = g_strdup_printf("%s: cannot run gnuplot: %s", c->gnuplot, ge->message);
-        g_error_free(ge);
-        ok = false;
-    } else if (ok && (!g_spawn_check_wait_status(status, NULL) || !g_file_test(png, G_FILE_TEST_IS_REGULAR) ||
-                      !g_file_test(svg, G_FILE_TEST_IS_REGULAR))) {
-        char *line = g_strstrip(g_strdup(errout ? errout : ""));
-        char *nl = strrchr(line, '\n');
-        *err = g_strdup_printf("%s: gnuplot failed on %s: %s", gp, dat, nl ? nl + 1 : line);
-        g_free(line);
-        g_unlink(png);
-        g_unlink(svg);
-        ok = false;
-    }
+    GString *v = g_string_new("plottitle=");
+    plotgp_str(v, title);
+    g_string_append(v, "; subtitle=");
+    plotgp_str(v, subtitle);
+    g_string_append_printf(v, "; %s", vars);
+    bool ok = plotgp_draw(c->gp, c->outdir, script, base, data, v->str, err);
     if (ok) {
         c->made++;
         fprintf(c->log, "wrote %s.png and .svg: %s%s%s\n", base, title, subtitle[0] ? "; " : "", subtitle);
         g_string_append_printf(c->index, "%s\t%s\t%s\n", base, title, subtitle);
     }
-    g_free(errout);
-    g_string_free(cmd, TRUE);
-    g_free(dat);
-    g_free(png);
-    g_free(svg);
-    g_free(gp);
+    g_string_free(v, TRUE);
     return ok;
 }
 
@@ -206,7 +140,7 @@ static bool fig_batch(const PlotDims *d, PlotFigCtx *c, char **err)
         const char *bl = baseline_of(d, g);
         GString *v = g_string_new(NULL);
         g_string_append_printf(v, "nblocks=%d; baseline=", blocks);
-        gp_str(v, bl[0] ? bl : "the baseline");
+        plotgp_str(v, bl[0] ? bl : "the baseline");
         base = fig_name("speedup_vs_batch", gi, groups->len);
         ok = ok && draw(c, "speedup_vs_batch", base, lines->str, v->str, title, g->label, err);
         g_free(base);
@@ -280,11 +214,11 @@ static void tics(GString *out, const PlotDim *m)
     GString *s = g_string_new("(");
     for (guint k = 0; k < m->order->len; k++) {
         g_string_append(s, k ? ", " : "");
-        gp_str(s, g_ptr_array_index(m->order, k));
+        plotgp_str(s, g_ptr_array_index(m->order, k));
         g_string_append_printf(s, " %u", k);
     }
     g_string_append_c(s, ')');
-    gp_path(out, s->str);
+    plotgp_path(out, s->str);
     g_string_free(s, TRUE);
 }
 
@@ -353,9 +287,9 @@ static bool fig_best(const PlotDims *d, PlotFigCtx *c, char **err)
             g_string_append(v, "; ytics=");
             tics(v, my);
             g_string_append(v, "; xlab=");
-            gp_str(v, mx->field && strcmp(mx->label, "batch") == 0 ? "per-GPU batch size (samples)" : mx->label);
+            plotgp_str(v, mx->field && strcmp(mx->label, "batch") == 0 ? "per-GPU batch size (samples)" : mx->label);
             g_string_append(v, "; ylab=");
-            gp_str(v, my->field && strcmp(my->label, "batch") == 0 ? "per-GPU batch size (samples)" : my->label);
+            plotgp_str(v, my->field && strcmp(my->label, "batch") == 0 ? "per-GPU batch size (samples)" : my->label);
             char *title = plotdims_title(d, g), *base = fig_name("best_policy", gi, groups->len);
             ok = draw(c, "best_policy", base, t->str, v->str, title, g->label, err);
             g_free(title);
@@ -400,7 +334,7 @@ static bool fig_timeline(const PlotDims *d, PlotFigCtx *c, char **err)
         gint key = g_array_index(tracks, gint, k);
         char *lab = g_strdup_printf("rank %d %s", key / 2, key % 2 ? "comm" : "compute");
         g_string_append(yt, k ? ", " : "");
-        gp_str(yt, lab);
+        plotgp_str(yt, lab);
         g_string_append_printf(yt, " %u", k);
         g_free(lab);
         for (guint i = 0; i < pd->spans->len; i++) {
@@ -416,7 +350,7 @@ static bool fig_timeline(const PlotDims *d, PlotFigCtx *c, char **err)
     g_string_append_c(yt, ')');
     GString *v = g_string_new(NULL);
     g_string_append_printf(v, "nrows=%u; ytics=", tracks->len);
-    gp_path(v, yt->str);
+    plotgp_path(v, yt->str);
     char *title;
     if (d->rows->len) {
         PlotGroup all = {.label = (char *)"", .rows = d->rows};

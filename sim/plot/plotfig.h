@@ -17,6 +17,7 @@
 #ifndef ARSIM_PLOTFIG_H
 #define ARSIM_PLOTFIG_H
 
+#include "plot/plotgp.h"
 #include "report/reportplot.h"
 
 #include <stdio.h>
@@ -27,8 +28,7 @@
 
 typedef struct {
     const char *outdir;      /* where .dat, .png, .svg go (exists) */
-    const char *scripts;     /* the directory holding the .gp scripts */
-    const char *gnuplot;     /* the gnuplot executable */
+    const PlotGp *gp;        /* the scripts and gnuplot */
     FILE *log;               /* one line per image */
     GString *index;          /* figures.txt being built */
     int made;                /* images drawn (PNG + SVG pairs) */

@@ -125,10 +125,10 @@ check cpu.times "$(grep -q 'name: "conv", .*fwd_ms: 0.1, bwd_ms: 0.2}' "$tmp/cpu
 # --- bad input ----------------------------------------------------------------
 expect_bad bad.no-model '^--model: missing; expected' "$TRACE"
 expect_bad bad.unknown-model '^--model: unknown model .nosuch.; expected' "$TRACE" --model nosuch
-expect_bad bad.no-trace '^import-profile: 0 trace files given; expected exactly one' --model vgg16-cifar10
-expect_bad bad.two-traces '^import-profile: 2 trace files given; expected exactly one' "$TRACE" "$TRACE" --model vgg16-cifar10
+expect_bad bad.no-trace '^import-profile: no TRACE.json file; expected arsim import-profile TRACE.json' --model vgg16-cifar10
+expect_bad bad.two-traces "^import-profile: unexpected argument '$TRACE'; expected exactly one TRACE.json file" "$TRACE" "$TRACE" --model vgg16-cifar10
 expect_bad bad.missing-file "^$tmp/none.json:1:1: cannot read the trace" "$tmp/none.json" --model vgg16-cifar10
-expect_bad bad.unknown-option '^--bogus: unknown option; expected' "$TRACE" --model vgg16-cifar10 --bogus
+expect_bad bad.unknown-option '^--bogus: unknown option \(or a value it does not take\); expected one of --model' "$TRACE" --model vgg16-cifar10 --bogus
 expect_bad bad.batch-zero '^--batch: .0. is not an integer from 1' "$TRACE" --model vgg16-cifar10 --batch 0
 expect_bad bad.gpu '^--gpu: unknown GPU .tpu.; expected' "$TRACE" --model vgg16-cifar10 --gpu tpu
 expect_bad bad.precision '^--precision: unknown precision .fp8.; expected' "$TRACE" --model vgg16-cifar10 --precision fp8

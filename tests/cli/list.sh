@@ -1,9 +1,9 @@
 #!/bin/bash
 # `arsim list models|gpus|topologies|algorithms|policies [--json]`: the
 # model totals are the published parameter counts (docs/references.md §4), written
-# here independently; the data directory is the working directory or
-# $ARSIM_HOME. Prints "ok NAME" / "FAIL NAME"; $ARSIM is the binary; cwd =
-# repo root.
+# here independently; the data files are found along the data search path
+# ($ARSIM_DATA, the working directory, the installed directory). Prints
+# "ok NAME" / "FAIL NAME"; $ARSIM is the binary; cwd = repo root.
 ARSIM=$(readlink -f "${ARSIM:-./arsim}")
 root=$(pwd)
 tmp=$(mktemp -d)
@@ -75,19 +75,35 @@ done
 check topologies.kinds "$(for k in star ring torus2d fat-tree hierarchical graph; do
   grep -qE "^$k +\(built-in\)" "$tmp/topo" || exit 1; done && echo 0)"
 
-# the data directory: $ARSIM_HOME from elsewhere; nothing found without it
+# --names: the first column of the table, one a line (the header left out)
+for what in models gpus topologies algorithms policies; do
+  "$ARSIM" list "$what" >"$tmp/t.$what" && "$ARSIM" list "$what" --names >"$tmp/n.$what"
+  skip=1; case $what in algorithms | policies) skip=0 ;; esac
+  check "names.$what" "$(awk -v s=$skip 'NR > s { print $1 }' "$tmp/t.$what" | diff - "$tmp/n.$what" >/dev/null && echo 0)" \
+    "$(head -3 "$tmp/n.$what")"
+done
+
+# the data search path: $ARSIM_DATA (or its older name $ARSIM_HOME) from
+# elsewhere; nothing found without it, unless arsim is installed (the
+# installed directory is the last place searched; --help names it)
+(cd "$tmp" && ARSIM_DATA=$root "$ARSIM" list models) >"$tmp/home" 2>&1
+check data.models "$(diff "$tmp/table" "$tmp/home" >/dev/null && echo 0)"
 (cd "$tmp" && ARSIM_HOME=$root "$ARSIM" list models) >"$tmp/home" 2>&1
 check home.models "$(diff "$tmp/table" "$tmp/home" >/dev/null && echo 0)"
-(cd "$tmp" && "$ARSIM" list models) >"$tmp/empty" 2>&1
-check home.none "$([ "$(wc -l <"$tmp/empty")" = 1 ] && echo 0)" "$(cat "$tmp/empty")"
-(cd "$tmp" && "$ARSIM" list gpus) >"$tmp/out" 2>"$tmp/err"
-check home.no-gpus "$([ $? = 2 ] && [ ! -s "$tmp/out" ] && [ "$(wc -l <"$tmp/err")" = 1 ] && echo 0)"
+installed=$("$ARSIM" --help | tr '\n' ' ' | sed -n 's/.* 4\. \([^ ,]*\),.*/\1/p')
+check data.installed-named "$([ -n "$installed" ] && echo 0)"
+if [ ! -e "$installed" ]; then
+  (cd "$tmp" && "$ARSIM" list models) >"$tmp/empty" 2>&1
+  check home.none "$([ "$(wc -l <"$tmp/empty")" = 1 ] && echo 0)" "$(cat "$tmp/empty")"
+  (cd "$tmp" && "$ARSIM" list gpus) >"$tmp/out" 2>"$tmp/err"
+  check home.no-gpus "$([ $? = 2 ] && [ ! -s "$tmp/out" ] && [ "$(wc -l <"$tmp/err")" = 1 ] && echo 0)"
+fi
 
 # a broken model file is skipped with a note, the others still listed
 mkdir -p "$tmp/h2/models"
 cp models/vgg16.yaml models/gpus.yaml "$tmp/h2/models/"
 printf 'name: broken\nlayers: 3\n' >"$tmp/h2/models/broken.yaml"
-ARSIM_HOME=$tmp/h2 "$ARSIM" list models >"$tmp/out" 2>"$tmp/err"
+ARSIM_DATA=$tmp/h2 "$ARSIM" list models >"$tmp/out" 2>"$tmp/err"
 check broken.skipped "$([ $? = 0 ] && grep -q '^vgg16 ' "$tmp/out" && ! grep -q '^broken' "$tmp/out" &&
                          grep -q 'broken.yaml:2:' "$tmp/err" && echo 0)" "$(cat "$tmp/err")"
 

@@ -223,7 +223,7 @@ coll_topology_file() {
     near "$(get "$T/c3.flat" '[0].time_s')" 2.65536e-05 1e-3 || { echo "time_s $(get "$T/c3.flat" '[0].time_s')"; return 1; }
 }
 
-# --- arsim list, --help ----------------------------------------------------------
+# --- arsim list ----------------------------------------------------------
 
 # The algorithm names of docs/design.md §13.4, one per line (first word), and in --json.
 list_algorithms() {
@@ -233,13 +233,6 @@ list_algorithms() {
     "$A" list algorithms --json >"$T/algos.json" 2>"$T/err" || { echo "--json: exit $?"; return 1; }
     got=$(flat "$T/algos.json" | awk -F'\t' '$1 ~ /^\[[0-9]+\]\.name$/ { print $2 }' | sort | tr '\n' ' ')
     [ "$got" = "$names " ] || { echo "--json names: $got"; return 1; }
-}
-
-help_usage() {
-    local out
-    out=$("$A" --help 2>"$T/err") || { echo "exit $?"; return 1; }
-    grep -q '^usage: arsim run CONFIG' <<<"$out" || { echo "no usage on stdout"; return 1; }
-    [ ! -s "$T/err" ] || { echo "stderr: $(cat "$T/err")"; return 1; }
 }
 
 t "run: table" run_table
@@ -256,4 +249,3 @@ t "collective --json: keys and closed form" coll_json
 t "collective --json: deterministic" coll_deterministic
 t "collective --topology FILE" coll_topology_file
 t "list algorithms" list_algorithms
-t "--help" help_usage

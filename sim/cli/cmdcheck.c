@@ -1,0 +1,60 @@
+/* cmdcheck — `arsim check`; see cmdcheck.h. A sweep file is checked by
+ * sweep_check, a scenario here. */
+#include "cli/cmdcheck.h"
+#include "cli/cmdrun.h"
+#include "io/cfg.h"
+#include "sweep/sweep.h"
+#include "train/scenario.h"
+
+static int check(const char *config, char **sets, FILE *out, char **err)
+{
+    CfgNode *peek = cfg_load_file(config, err);
+    bool sweep = peek && cfg_peek(peek, "sweep");
+    cfg_free(peek);
+    g_free(*err);
+    *err = NULL;
+    if (sweep)
+        return sweep_check(config, sets, out, err);
+    Scenario *s = scenario_load(config, sets, err);
+    if (!s)
+        return 2;
+    fprintf(out, "%s: ok: %s, %u batch sizes x %u policies, %d GPUs (%d nodes x %d)\n", config, s->model->name,
+            s->batches->len, s->policies->len, s->world, s->nodes, s->gpus_per_node);
+    scenario_free(s);
+    return 0;
+}
+
+static const CliOpt opts[] = {
+    CMDRUN_SET_ROW(CmdCheckOpts),
+    {NULL},
+};
+
+const CliCmd cmdcheck_cli = {
+    .name = "check",
+    .summary = "validate a scenario or a sweep without running it",
+    .about = "Reads CONFIG as `run` and `sweep` would (every scenario of a sweep) and prints one line: what it "
+             "found, or the first error.",
+    .args = "CONFIG",
+    .arg_what = "CONFIG file",
+    .min_args = 1,
+    .max_args = 1,
+    .args_field = offsetof(CmdCheckOpts, args),
+    .opts = opts,
+    .near = &cmdrun_cli,
+    .main = cmdcheck_main,
+};
+
+static int check_main(void *opts, char **err)
+{
+    CmdCheckOpts *o = opts;
+    char *config = cmdrun_config_path(o->args->pdata[0]);
+    int rc = check(config, cmdrun_sets(o->sets), stdout, err);
+    g_free(config);
+    return rc;
+}
+
+int cmdcheck_main(int argc, char **argv)
+{
+    CmdCheckOpts o = {0};
+    return cli_main(&cmdcheck_cli, argc, argv, &o, check_main);
+}
