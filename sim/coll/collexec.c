@@ -263,22 +263,23 @@ static bool prepare(CollExec *x, const int *rank2host)
     return true;
 }
 
-CollExec *collexec_start(Sim *sim, Net *net, Topo *t, const CollSchedule *sched, const int *rank2host,
-                         uint32_t elem_bytes, double gamma_s_per_byte, CollDoneFn done, void *ctx, void *data)
+CollExec *collexec_start(const CollRunSpec *spec)
 {
+    Sim *sim = spec->sim;
+    const CollSchedule *sched = spec->sched;
     CollExec *x = g_new0(CollExec, 1);
     x->sim = sim;
-    x->net = net;
-    x->topo = t;
+    x->net = spec->net;
+    x->topo = spec->topo;
     x->sched = sched;
-    x->elem_bytes = elem_bytes;
-    x->gamma = gamma_s_per_byte;
-    x->done = done;
-    x->ctx = ctx;
-    x->data = data;
+    x->elem_bytes = spec->elem_bytes;
+    x->gamma = spec->gamma;
+    x->done = spec->done;
+    x->ctx = spec->ctx;
+    x->data = spec->data;
     x->start_ps = sim->now;
     x->ranks = g_new0(ExecRank, sched->p > 0 ? sched->p : 1);
-    if (!prepare(x, rank2host)) {
+    if (!prepare(x, spec->rank2host)) {
         collexec_free(x);
         return NULL;
     }
@@ -347,7 +348,9 @@ double collexec_time_links(Topo *t, CollAlgo a, const CollParams *prm, int p, ui
     Sim *sim = sim_new(1);
     Net *net = net_new(sim, t);
     bool fired = false;
-    CollExec *x = collexec_start(sim, net, t, s, NULL, elem_bytes, gamma_s_per_byte, mark_done, &fired, NULL);
+    CollRunSpec run = {.sim = sim, .net = net, .topo = t, .sched = s, .elem_bytes = elem_bytes,
+                       .gamma = gamma_s_per_byte, .done = mark_done, .ctx = &fired};
+    CollExec *x = collexec_start(&run);
     sim_run(sim);
     double secs = -1;
     if (sim->failed)

@@ -16,16 +16,27 @@
 typedef struct CollExec CollExec;
 typedef void (*CollDoneFn)(void *ctx, void *data);
 
-/* Starts sched at sim->now. rank2host[r] is rank r's host (NULL: rank r on
- * host r; sched->p <= t->nhosts then). sched, net, topo and rank2host must
+/* What one run needs. */
+typedef struct {
+    Sim *sim;                  /* the clock and event queue; not owned */
+    Net *net;                  /* the network the messages cross; not owned */
+    Topo *topo;                /* routes, and the protocol of each route's class; not owned */
+    const CollSchedule *sched; /* the steps; not owned */
+    const int *rank2host;      /* rank r's host (NULL: rank r on host r, and sched->p <= topo->nhosts);
+                                * not owned */
+    uint32_t elem_bytes;       /* bytes per element, >= 1 */
+    double gamma;              /* reduction seconds per received byte, >= 0 */
+    CollDoneFn done;           /* run once at the end (NULL: nothing) */
+    void *ctx, *data;          /* done's arguments */
+} CollRunSpec;
+
+/* Starts spec->sched at sim->now. Everything the spec points to must
  * outlive the run. done(ctx, data) runs once, at the end, always from an
- * event (never inside this call). The caller owns the returned CollExec and
- * frees it (from done at the earliest). NULL, with the Sim failed
- * (sim->error), if a rank's host, a step's peer or the byte count is out of
- * range. A schedule that deadlocks never calls done. */
-CollExec *collexec_start(Sim *sim, Net *net, Topo *t, const CollSchedule *sched,
-                         const int *rank2host, uint32_t elem_bytes, double gamma_s_per_byte,
-                         CollDoneFn done, void *ctx, void *data);
+ * event (never inside this call). The caller owns the returned CollExec
+ * and frees it (from done at the earliest). NULL, with the Sim failed
+ * (sim->error), if a rank's host, a step's peer or the byte count is out
+ * of range. A schedule that deadlocks never calls done. */
+CollExec *collexec_start(const CollRunSpec *spec);
 simtime_t collexec_start_time(const CollExec *x);
 simtime_t collexec_end_time(const CollExec *x);   /* valid once done ran */
 void collexec_free(CollExec *x);

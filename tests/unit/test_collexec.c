@@ -373,7 +373,9 @@ static Done run_sched(Topo *t, const CollSchedule *s, const int *r2h, uint32_t e
     Net *net = net_new(sim, t);
     CollExec *x = NULL;
     Done d = {.sim = sim, .self = free_in_done ? &x : NULL};
-    x = collexec_start(sim, net, t, s, r2h, eb, g, on_done, &d, NULL);
+    CollRunSpec run = {.sim = sim, .net = net, .topo = t, .sched = s, .rank2host = r2h, .elem_bytes = eb,
+                       .gamma = g, .done = on_done, .ctx = &d};
+    x = collexec_start(&run);
     ck_assert_ptr_nonnull(x);
     ck_assert(sim_run(sim));
     if (!free_in_done && d.calls)
@@ -487,7 +489,8 @@ START_TEST(test_errors)
     Net *net = net_new(sim, t);
     CollSchedule *sc = coll_schedule_new(2, 4);
     int r2h[] = {0, 9};
-    ck_assert_ptr_null(collexec_start(sim, net, t, sc, r2h, 1, 0, NULL, NULL, NULL));
+    CollRunSpec run = {.sim = sim, .net = net, .topo = t, .sched = sc, .rank2host = r2h, .elem_bytes = 1};
+    ck_assert_ptr_null(collexec_start(&run));
     ck_assert(sim->failed);
     coll_schedule_free(sc);
     net_free(net);
