@@ -1,11 +1,28 @@
-/* collexec — the one executor that runs any CollSchedule on a Net.
+/* collexec — the one executor that runs any CollSchedule on a Net, and
+ * the protocol layer between the schedules and the network (the rules of
+ * io/protocol.h, with the protocol of each message's route class).
  *
  * Every rank starts its first step at the time collexec_start() is called
- * and runs its steps in order: at a step's start it sends (net_send over
- * the topology's route between the two ranks' hosts); the step ends when
- * that message was delivered and the receive arrived, plus gamma seconds
- * per received byte when the step reduces (the receiving rank does the
- * reduction). The collective ends when every rank ended its last step.
+ * and runs its steps in order. At a step's start the rank posts its
+ * receive and sends: after `overhead` of its CPU, a message below the
+ * eager limit enters the network at once (net_send over the topology's
+ * route between the two ranks' hosts); a larger one waits until the
+ * receiver has posted the matching receive (the receiving rank reached
+ * that step) — with handshake rtt it first sends a request-to-send, and
+ * the receiver a clear-to-send once posted, both payload-free messages on
+ * the routes. A received message costs the receiver `overhead` of CPU
+ * once it arrived and was posted. The step ends when its message was
+ * delivered (reached the receiver's host) and its receive completed,
+ * plus gamma seconds per received byte when the step reduces. A rank's
+ * overheads and reductions use its one CPU in the order they were asked
+ * for (a run's own: collectives in flight at once do not wait for each
+ * other's). With a segment, each rank runs its steps as K independent pieces
+ * (see io/protocol.h), piece k of a message matched with piece k of the
+ * receive. The collective ends when every rank ended its last step.
+ *
+ * Under protocol_init_eager() (every message eager, no overhead, no
+ * segment) this is exactly the executor before the protocol layer: the
+ * same events in the same order.
  */
 #ifndef ARSIM_COLLEXEC_H
 #define ARSIM_COLLEXEC_H

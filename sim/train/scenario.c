@@ -237,7 +237,7 @@ static int fattree_k_for(int n)
 
 static bool read_calibration(CfgNode *n, Scenario *s, char **err);
 
-#define CLUSTER_NET_KEYS "link, switch_latency, packet, k, oversubscription, x, y"
+#define CLUSTER_NET_KEYS "link, switch_latency, packet, k, oversubscription, x, y, protocol"
 
 /* The nodes' network: a kind with the cluster's overrides, or a topology
  * file (whose own keys stay unless the cluster overrides them). */
@@ -299,7 +299,7 @@ static bool read_cluster(CfgNode *root, Scenario *s, char **err)
         s->topo.hosts = (int)(nodes * g);
         s->topo.inter->hosts = (int)nodes;
         CfgNode *in = cfg_get(c, "intra");
-        if (in && !topocfg_link(in, &s->topo.intra, "intra", err))
+        if (in && !topocfg_intra(in, &s->topo, err))
             return false;
     } else {
         if (g == 0)
@@ -333,8 +333,9 @@ static bool read_cluster(CfgNode *root, Scenario *s, char **err)
             s->topo.link = net.link;
             s->topo.packet_bytes = net.packet_bytes;
             s->topo.intra = (TopoLinkClass){150e9, 1e-6, 0};   /* NVLink-class default */
+            s->topo.protocol = net.protocol;
             CfgNode *in = cfg_get(c, "intra");
-            if (in && !topocfg_link(in, &s->topo.intra, "intra", err)) {
+            if (in && !topocfg_intra(in, &s->topo, err)) {
                 topo_spec_clear(&net);
                 return false;
             }
