@@ -387,6 +387,10 @@ static bool read_calibration(CfgNode *n, Scenario *s, char **err)
         }
         if (cf.has_gamma)
             c->gamma = cf.gamma;
+        c->proto_inter_set = cf.inter_protocol.set;
+        c->proto_inter = cf.inter_protocol.p;
+        c->proto_intra_set = cf.intra_protocol.set;
+        c->proto_intra = cf.intra_protocol.p;
     }
     calfile_clear(&cf);
     if (!ok)
@@ -405,6 +409,17 @@ static bool read_calibration(CfgNode *n, Scenario *s, char **err)
         s->topo.intra.bw_Bps = 1.0 / c->beta_intra;
     if (s->topo.kind == TOPO_HIERARCHICAL && c->burst_intra_B >= 0)
         s->topo.intra.burst_B = c->burst_intra_B;
+    /* The protocol: what the calibration measured; the segment is the cluster's. */
+    uint64_t seg = s->topo.protocol.segment_bytes;
+    if (c->proto_inter_set) {
+        s->topo.protocol = c->proto_inter;
+        s->topo.protocol.segment_bytes = seg;
+    }
+    if (s->topo.kind == TOPO_HIERARCHICAL && c->proto_intra_set) {
+        s->topo.intra_protocol = c->proto_intra;
+        s->topo.intra_protocol.segment_bytes = seg;
+        s->topo.intra_protocol_set = true;
+    }
     return true;
 }
 
