@@ -36,7 +36,7 @@ void topo_spec_init(TopoSpec *s)
     s->oversub = 1;
     s->gpus_per_node = 1;
     s->intra = s->link;
-    protocol_init_eager(&s->protocol);
+    protocol_init(&s->protocol);
     s->intra_protocol = s->protocol;
 }
 
