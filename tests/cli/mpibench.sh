@@ -4,7 +4,8 @@
 # after 3 repetitions, so a 4 KiB all-reduce stops there; --min-time 0.3s
 # must keep it going for 0.3 s, which at microseconds a repetition is
 # hundreds of repetitions (20 is a bound any machine clears). Every result
-# is checked on every rank ("verified": true).
+# is checked on every rank ("verified": true). Each case carries the TCP
+# counters of its hosts (retransmissions, timeouts).
 . tests/clilib.bash
 MPIBENCH=${MPIBENCH:-validate/mpibench}
 ok() { echo "ok $1"; }
@@ -30,7 +31,7 @@ run() {
     timeout 120 mpirun $MPIFLAGS -np 2 "$MPIBENCH" allreduce --algo ring --sizes 4KiB --min-reps 3 \
         --max-reps 100000 --tol 0.99 --case-time 10s --quiet --out "$T/$name.json" "$@" >"$T/$name.log" 2>&1 ||
         { echo "mpirun exited $?: $(tail -3 "$T/$name.log")"; return 1; }
-    flat "$T/$name.json" | awk -F'\t' '$1 ~ /^\.cases\[0\]\.(reps|stable|verified)$/ { sub(/^\.cases\[0\]\./, "", $1); print $1 "=" $2 }'
+    flat "$T/$name.json" | awk -F'\t' '$1 ~ /^\.cases\[0\]\.(reps|stable|verified|tcp\.[a-z_]+)$/ { sub(/^\.cases\[0\]\./, "", $1); print $1 "=" $2 }'
 }
 
 plain=$(run plain) || { fail mpibench-local "$plain"; exit 0; }
@@ -44,3 +45,12 @@ reps=$(sed -n 's/^reps=//p' <<<"$timed")
 [ -n "$reps" ] && [ "$reps" -ge 20 ] && grep -q '^stable=true$' <<<"$timed" && grep -q '^verified=true$' <<<"$timed" &&
     ok "--min-time 0.3s keeps a fast case going ($reps reps), stable and right" ||
     fail "--min-time 0.3s keeps a fast case going" "$timed"
+
+# The case records the host's TCP trouble (mbtcp.h): retransmitted
+# segments, retransmission timeouts, tail-loss probes, its slow
+# repetitions (fewer than all) and of those the ones after a timeout.
+tcp_ok=$(awk -F= '$1 ~ /^tcp\.(retrans|timeouts|loss_probes|slow_reps|slow_timeout_reps)$/ && $2 ~ /^[0-9]+$/ { n++ }
+    $1 == "tcp.slow_reps" { s = $2 } $1 == "tcp.slow_timeout_reps" { st = $2 } $1 == "reps" { reps = $2 }
+    END { print (n == 5 && s < reps && st <= s) ? "yes" : "no" }' <<<"$timed")
+[ "$tcp_ok" = yes ] && ok "each case records its TCP retransmissions and timeouts" ||
+    fail "each case records its TCP retransmissions and timeouts" "$timed"
