@@ -34,6 +34,19 @@ int cmdcoll_run(const CmdCollOpts *o, FILE *out, char **err)
         spec.link.latency_s = o->link.latency_s;
     if (o->set_packet)
         spec.packet_bytes = o->packet;
+    Protocol *classes[] = {&spec.protocol, spec.intra_protocol_set ? &spec.intra_protocol : NULL};
+    for (size_t i = 0; i < G_N_ELEMENTS(classes); i++) {
+        if (!classes[i])
+            continue;
+        if (o->set_eager)
+            classes[i]->eager_limit = o->proto.eager_limit;
+        if (o->set_handshake)
+            classes[i]->handshake = o->proto.handshake;
+        if (o->set_overhead)
+            classes[i]->overhead_s = o->proto.overhead_s;
+        if (o->set_segment)
+            classes[i]->segment_bytes = o->proto.segment_bytes;
+    }
     char *why = NULL;
     Topo *t = topo_new(&spec, &why);
     topo_spec_clear(&spec);

@@ -23,6 +23,9 @@ typedef struct {
     GArray *sizes;          /* uint64_t bytes, >= 1 entry */
     bool json;              /* JSON array instead of a table */
     bool links;             /* per-link statistics too */
+    Protocol proto;         /* --eager-limit, --handshake, --overhead, --segment values */
+    bool set_eager, set_handshake, set_overhead, set_segment; /* which were given: they override the
+                             * topology's protocol (every route class) */
 } CmdCollOpts;
 
 /* Runs every size; prints to out. Returns 0, 2 (bad input: *err set) or 1. */

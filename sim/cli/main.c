@@ -20,6 +20,7 @@
     "usage: arsim run CONFIG [--set KEY=VALUE]... [--json FILE] [--csv FILE] [--trace FILE] [--plot DIR]\n" \
     "       arsim collective [--topology NAME|FILE] [--ranks P] [--bandwidth B] [--latency L]\n"        \
     "                        [--packet SIZE] [--gamma S_PER_BYTE] --algo ALGO --size S[,S...] [--json] [--links]\n" \
+    "                        [--eager-limit SIZE|inf] [--handshake none|rtt] [--overhead TIME] [--segment SIZE|none]\n" \
     "       arsim sweep CONFIG --out DIR [--jobs N] [--resume] [--shard I/N] [--mpi] [--set KEY=VALUE]...\n" \
     "       arsim sweep --merge DIR... --out DIR\n"                                                      \
     "       arsim plot RESULTS... --out DIR\n"                                                           \
@@ -144,10 +145,13 @@ static int cmd_collective(int argc, char **argv)
         {"algo", required_argument, 0, 'a'},      {"size", required_argument, 0, 's'},
         {"inter", required_argument, 0, 'i'},     {"gpus-per-node", required_argument, 0, 'G'},
         {"elem-bytes", required_argument, 0, 'e'}, {"json", no_argument, 0, 'j'},
-        {"links", no_argument, 0, 'K'},
+        {"links", no_argument, 0, 'K'},           {"eager-limit", required_argument, 0, 'E'},
+        {"handshake", required_argument, 0, 'H'}, {"overhead", required_argument, 0, 'O'},
+        {"segment", required_argument, 0, 'S'},
         {0, 0, 0, 0}};
     CmdCollOpts o = {.elem_bytes = 1, .sizes = g_array_new(FALSE, FALSE, sizeof(uint64_t))};
     coll_params_init(&o.prm);
+    protocol_init(&o.proto);
     bool have_algo = false;
     char *err = NULL;
     int rc = 0, c, ival;
@@ -210,9 +214,33 @@ static int cmd_collective(int argc, char **argv)
         case 's': rc = parse_sizes(optarg, o.sizes, &err); break;
         case 'j': o.json = true; break;
         case 'K': o.links = true; break;
+        case 'E':
+            o.set_eager = true;
+            rc = unit_opt("--eager-limit", optarg, protocol_parse_eager_limit(optarg, &o.proto.eager_limit, &why),
+                          &why, &err);
+            break;
+        case 'H':
+            o.set_handshake = true;
+            if (!protocol_handshake_parse(optarg, &o.proto.handshake)) {
+                err = g_strdup_printf("--handshake: unknown handshake '%s'; expected none (data leaves when the "
+                                      "receive is posted) or rtt (request-to-send, clear-to-send)", optarg);
+                rc = 2;
+            }
+            break;
+        case 'O':
+            o.set_overhead = true;
+            rc = unit_opt("--overhead", optarg, protocol_parse_overhead(optarg, &o.proto.overhead_s, &why), &why,
+                          &err);
+            break;
+        case 'S':
+            o.set_segment = true;
+            rc = unit_opt("--segment", optarg, protocol_parse_segment(optarg, &o.proto.segment_bytes, &why), &why,
+                          &err);
+            break;
         default:
             rc = option_error(c, argv, opts, "one of --topology --ranks --bandwidth --latency --packet --gamma --algo "
-                              "--size --inter --gpus-per-node --elem-bytes --json --links", &err);
+                              "--size --inter --gpus-per-node --elem-bytes --json --links --eager-limit --handshake "
+                              "--overhead --segment", &err);
             break;
         }
     }
