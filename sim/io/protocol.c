@@ -74,23 +74,11 @@ bool protocol_parse_overhead(const char *s, double *out, const char **why)
     return true;
 }
 
-/* One scalar value through a command-line parser, the error at the node. */
-static bool read_value(CfgNode *map, const char *key, bool (*parse)(const char *, void *, const char **), void *out,
-                       const char *expected, char **err)
+/* The value of key (absent or null: *out untouched) through a parser. */
+static bool read_value(CfgNode *map, const char *key, CfgParseFn parse, void *out, const char *expected, char **err)
 {
     CfgNode *v = cfg_get(map, key);
-    if (!v || cfg_is_null(v))
-        return true;
-    const char *why = NULL;
-    if (v->type != CFG_SCALAR) {
-        *err = cfg_err(v, "%s is not a scalar; expected %s", key, expected);
-        return false;
-    }
-    if (!parse(v->scalar, out, &why)) {
-        *err = cfg_err(v, "%s '%s': %s", key, v->scalar, why);
-        return false;
-    }
-    return true;
+    return !v || cfg_is_null(v) || cfg_as_with(v, parse, out, expected, err);
 }
 
 static bool parse_limit(const char *s, void *o, const char **w) { return protocol_parse_eager_limit(s, o, w); }

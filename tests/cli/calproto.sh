@@ -17,8 +17,6 @@ export LC_ALL=C
 
 # shellcheck source=../clilib.bash
 . tests/clilib.bash
-near() { awk -v a="$1" -v b="$2" -v r="$3" 'BEGIN { d = a - b; m = a < 0 ? -a : a; n = b < 0 ? -b : b;
-    if (n > m) m = n; exit !((d < 0 ? -d : d) <= r * m) }'; }
 
 generator() {
     tests/data/gen_calib_protocol.sh >"$T/gen.json" || { echo "generator failed"; return 1; }

@@ -14,6 +14,7 @@
 #include "report/reportmeas.h"
 #include "train/scenario.h"
 
+#include "testfix.h"
 #include "testmain.h"
 
 #include <check.h>
@@ -202,17 +203,6 @@ START_TEST(test_fit_none)
     g_array_free(pts, TRUE);
 }
 END_TEST
-
-/* Writes text to a temporary file (g_free the name, unlink it). */
-static char *tmp_file(const char *text, const char *pattern)
-{
-    char *path = NULL;
-    int fd = g_file_open_tmp(pattern, &path, NULL);
-    ck_assert(fd >= 0);
-    close(fd);
-    ck_assert(g_file_set_contents(path, text, -1, NULL));
-    return path;
-}
 
 /* The calibration file carries each class's protocol; a scenario naming it
  * gets the eager limit, handshake and overhead (its own segment stays);

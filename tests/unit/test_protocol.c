@@ -3,7 +3,7 @@
  * eager limit with either handshake and with overhead, including a late
  * receiver and an early arrival; every flat algorithm on a contention-free
  * star, p = 2 ... 256 (non-powers of two included), message and packet
- * mode, against closed forms written out here (exact where every step's
+ * mode, against the closed forms of collform.h (exact where every step's
  * two ends start together, bounds where folds let ranks start early);
  * coll_cost_model against the simulation; segments (a pipelined exchange
  * and ring exactly, every algorithm within its bounds, capped pieces);
@@ -13,6 +13,8 @@
 #include "coll/commcost.h"
 #include "train/train.h"
 
+#include "collform.h"
+#include "testfix.h"
 #include "testmain.h"
 
 #include <check.h>
@@ -20,10 +22,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#define BW 1.25e9          /* 10 Gbps in bytes/s */
-#define LAT 5e-6           /* per link: α = 2 LAT host to host */
-#define PKT 4096.0         /* packet size in packet mode */
-#define GAMMA 2e-10        /* reduction s/byte */
 #define O 2e-6             /* overhead in the overhead cases */
 #define EAGER 65536        /* eager limit in the rendezvous cases */
 
@@ -41,14 +39,6 @@ static const struct {
     {"rtt+o", PROTOCOL_HANDSHAKE_RTT, O},
 };
 
-/* The cost model: α, β, γ, o, the eager limit (bytes), rtt, the packet size
- * (0: message mode). */
-typedef struct {
-    double a, b, g, o, eager;
-    bool rtt;
-    double pkt;
-} Cost;
-
 static Protocol proto(ProtocolHandshake hs, double o, uint64_t eager, uint64_t segment)
 {
     Protocol p;
@@ -58,105 +48,6 @@ static Protocol proto(ProtocolHandshake hs, double o, uint64_t eager, uint64_t s
     p.eager_limit = eager;
     p.segment_bytes = segment;
     return p;
-}
-
-static Topo *star(int hosts, uint64_t packet, const Protocol *pr)
-{
-    TopoSpec sp;
-    topo_spec_init(&sp);
-    sp.kind = TOPO_STAR;
-    sp.hosts = hosts;
-    sp.link.bw_Bps = BW;
-    sp.link.latency_s = LAT;
-    sp.switch_latency_s = 0;
-    sp.packet_bytes = packet;
-    sp.protocol = *pr;
-    char *err = NULL;
-    Topo *t = topo_new(&sp, &err);
-    ck_assert_msg(t != NULL, "topo_new: %s", err ? err : "");
-    topo_spec_clear(&sp);
-    return t;
-}
-
-static int lg_floor(int p)
-{
-    int k = 0;
-    while ((2 << k) <= p)
-        k++;
-    return k;
-}
-
-static int lg_ceil(int p)
-{
-    int k = 0;
-    while ((1 << k) < p)
-        k++;
-    return k;
-}
-
-/* One message of m bytes host to host across the switch: its payload
- * (store and forward adds one packet on the second link), o at each end,
- * and with rtt above the eager limit a payload-free request-to-send and
- * clear-to-send, α each. */
-static double msg(const Cost *c, double m)
-{
-    double t = c->a + m * c->b + (c->pkt > 0 ? fmin(c->pkt, m) * c->b : 0) + 2 * c->o;
-    return c->rtt && m >= c->eager ? t + 2 * c->a : t;
-}
-
-static double f_ring(const Cost *c, int p, double n)
-{
-    return p < 2 ? 0 : 2.0 * (p - 1) * msg(c, n / p) + (p - 1) * (n / p) * c->g;
-}
-
-static double f_butterfly(const Cost *c, int p, double n)
-{
-    int k = lg_floor(p);
-    if (p == 1 << k)
-        return k * (msg(c, n) + n * c->g);
-    return (k + 2) * msg(c, n) + (k + 1) * n * c->g;
-}
-
-static double f_rab(const Cost *c, int p, double n)
-{
-    int k = lg_floor(p);
-    double t = p != 1 << k ? 2 * msg(c, n) + n * c->g : 0;
-    for (int j = 1; j <= k; j++) {
-        double m = n / (double)(1 << j);
-        t += 2 * msg(c, m) + m * c->g;
-    }
-    return t;
-}
-
-static double f_tree(const Cost *c, int p, double n)
-{
-    int k = lg_ceil(p);
-    return 2.0 * k * msg(c, n) + k * n * c->g;
-}
-
-static double f_flat(const Cost *c, CollAlgo a, int p, double n)
-{
-    switch (a) {
-    case COLL_RING: return f_ring(c, p, n);
-    case COLL_BUTTERFLY: return f_butterfly(c, p, n);
-    case COLL_RABENSEIFNER: return f_rab(c, p, n);
-    case COLL_TREE: return f_tree(c, p, n);
-    default: ck_abort_msg("no formula"); return 0;
-    }
-}
-
-static uint64_t round_up(uint64_t n, uint64_t d)
-{
-    return (n + d - 1) / d * d;
-}
-
-static double run_time(Topo *t, CollAlgo a, const CollParams *prm, int p, uint64_t n, double g, uint64_t *ev)
-{
-    char *err = NULL;
-    double s = collexec_time(t, a, prm, p, n, 1, g, ev, &err);
-    ck_assert_msg(s >= 0, "collexec_time %s p=%d n=%" G_GUINT64_FORMAT ": %s", coll_algo_name(a), p, (guint64)n,
-                  err ? err : "");
-    return s;
 }
 
 static void within(double got, double lo, double hi, const char *what, int p, uint64_t n)
@@ -209,13 +100,13 @@ START_TEST(test_settings)
     static const struct {
         const char *yaml, *want;   /* input, the start of the error */
     } bad[] = {
-        {"{eager_limit: -1KiB}", "b.yaml:1:15: eager_limit '-1KiB': not an eager limit; expected"},
-        {"{eager_limit: lots}", "b.yaml:1:15: eager_limit 'lots': not an eager limit; expected"},
-        {"{handshake: rendezvous}", "b.yaml:1:13: handshake 'rendezvous': unknown handshake; expected none"},
-        {"{overhead: -3us}", "b.yaml:1:12: overhead '-3us': not a time; expected"},
-        {"{overhead: 2s}", "b.yaml:1:12: overhead '2s': overhead above 1 s per message; expected"},
-        {"{segment: 0}", "b.yaml:1:11: segment '0': not a segment size; expected a positive size"},
-        {"{segment: [1]}", "b.yaml:1:11: segment is not a scalar; expected"},
+        {"{eager_limit: -1KiB}", "b.yaml:1:15: '-1KiB': not an eager limit; expected"},
+        {"{eager_limit: lots}", "b.yaml:1:15: 'lots': not an eager limit; expected"},
+        {"{handshake: rendezvous}", "b.yaml:1:13: 'rendezvous': unknown handshake; expected none"},
+        {"{overhead: -3us}", "b.yaml:1:12: '-3us': not a time; expected"},
+        {"{overhead: 2s}", "b.yaml:1:12: '2s': overhead above 1 s per message; expected"},
+        {"{segment: 0}", "b.yaml:1:11: '0': not a segment size; expected a positive size"},
+        {"{segment: [1]}", "b.yaml:1:11: wrong type: a list; expected a size or none"},
         {"{eager: 1KiB}", "b.yaml:1:2: unknown key 'eager' in protocol; expected one of"},
         {"64KiB", "b.yaml:1:1: "},
     };
@@ -267,7 +158,7 @@ START_TEST(test_one_message)
     const uint64_t sizes[] = {0, 1, EAGER - 1, EAGER, 3 * EAGER};
     for (size_t pi = 0; pi < G_N_ELEMENTS(PROTOS); pi++) {
         Protocol pr = proto(PROTOS[pi].hs, PROTOS[pi].o, EAGER, 0);
-        Topo *t = star(2, 0, &pr);
+        Topo *t = star_proto(2, 0, &pr);
         for (size_t si = 0; si < G_N_ELEMENTS(sizes); si++) {
             uint64_t m = sizes[si];
             CollSchedule *s = coll_schedule_new(2, m);
@@ -300,7 +191,7 @@ START_TEST(test_late_receiver)
         double o = PROTOS[pi].o;
         bool rtt = PROTOS[pi].hs == PROTOCOL_HANDSHAKE_RTT;
         Protocol pr = proto(PROTOS[pi].hs, o, EAGER, 0);
-        Topo *t = star(3, 0, &pr);
+        Topo *t = star_proto(3, 0, &pr);
         for (int big = 0; big < 2; big++) {
             uint64_t m = big ? 2 * EAGER : 1000;
             CollSchedule *s = coll_schedule_new(3, B);
@@ -333,7 +224,7 @@ START_TEST(test_cpu_serial)
 {
     const double a = 2 * LAT, b = 1 / BW, o = 3e-6;
     Protocol pr = proto(PROTOCOL_HANDSHAKE_NONE, o, EAGER, 0);
-    Topo *t = star(3, 0, &pr);
+    Topo *t = star_proto(3, 0, &pr);
     const uint64_t B = 1000000;
     CollSchedule *s = coll_schedule_new(4, B);
     add(s, 0, 1, 1000, -1, 0, false);
@@ -374,7 +265,7 @@ static const uint64_t SIZES_PKT[] = {8, 1000, 64 << 10, 512 << 10};
  *   link round robin: f - k·o is a lower bound only.
  * The tree's formula is an upper bound for p not a power of two (its
  * incomplete subtrees report early) and exact otherwise. */
-static void check(double sim, const Cost *c, CollAlgo a, int p, uint64_t n, const char *what)
+static void check(double sim, const FormCost *c, CollAlgo a, int p, uint64_t n, const char *what)
 {
     int k = lg_floor(p);
     double f = f_flat(c, a, p, (double)n), nb = (double)n * c->b;
@@ -406,14 +297,14 @@ static void flat_case(int p, uint64_t packet)
     int q = 1 << lg_floor(p);
     for (size_t pi = 0; pi < G_N_ELEMENTS(PROTOS); pi++) {
         Protocol pr = proto(PROTOS[pi].hs, PROTOS[pi].o, EAGER, 0);
-        Topo *t = star(p, packet, &pr);
+        Topo *t = star_proto(p, packet, &pr);
         for (size_t ai = 0; ai < G_N_ELEMENTS(algos); ai++) {
             CollAlgo a = algos[ai];
             for (size_t si = 0; si < nsizes; si++) {
                 uint64_t d = a == COLL_RING ? (uint64_t)p : a == COLL_RABENSEIFNER ? (uint64_t)q : 1;
                 uint64_t n = round_up(sizes[si], d);
                 for (int gi = 0; gi < 2; gi++) {
-                    Cost c = {.a = 2 * LAT, .b = 1 / BW, .g = gi ? GAMMA : 0, .o = PROTOS[pi].o, .eager = EAGER,
+                    FormCost c = {.a = 2 * LAT, .b = 1 / BW, .g = gi ? GAMMA : 0, .o = PROTOS[pi].o, .eager = EAGER,
                                .rtt = PROTOS[pi].hs == PROTOCOL_HANDSHAKE_RTT, .pkt = packet ? (double)packet : 0};
                     check(run_time(t, a, NULL, p, n, c.g, NULL), &c, a, p, n, PROTOS[pi].name);
                 }
@@ -444,10 +335,10 @@ START_TEST(test_cost_model)
     int p = PS[_i], q = 1 << lg_floor(p);
     for (size_t pi = 0; pi < G_N_ELEMENTS(PROTOS); pi++) {
         Protocol pr = proto(PROTOS[pi].hs, PROTOS[pi].o, EAGER, 0);
-        Topo *t = star(p, 0, &pr);
+        Topo *t = star_proto(p, 0, &pr);
         CollCostModel cm = {.alpha = 2 * LAT, .beta = 1 / BW, .gamma = GAMMA, .overhead = PROTOS[pi].o,
                             .eager_limit = EAGER, .rtt = PROTOS[pi].hs == PROTOCOL_HANDSHAKE_RTT};
-        Cost c = {.a = cm.alpha, .b = cm.beta, .g = GAMMA, .o = cm.overhead, .eager = EAGER, .rtt = cm.rtt};
+        FormCost c = {.a = cm.alpha, .b = cm.beta, .g = GAMMA, .o = cm.overhead, .eager = EAGER, .rtt = cm.rtt};
         for (int algo = 0; algo < COLL_NALGOS; algo++) {
             CollParams prm;
             coll_params_init(&prm);
@@ -478,7 +369,7 @@ START_TEST(test_no_deadlock)
         for (int hs = 0; hs < 2; hs++) {
             for (int segmented = 0; segmented < 2; segmented++) {
                 Protocol pr = proto((ProtocolHandshake)hs, hs ? O : 0, 0, segmented ? 1000 : 0);
-                Topo *t = star(p, 0, &pr);
+                Topo *t = star_proto(p, 0, &pr);
                 for (int algo = 0; algo < COLL_NALGOS; algo++) {
                     CollParams prm;
                     coll_params_init(&prm);
@@ -509,7 +400,7 @@ START_TEST(test_segment_exchange)
     const uint32_t ks[] = {1, 2, 3, 8, 100};
     for (size_t i = 0; i < G_N_ELEMENTS(ks); i++) {
         Protocol pr = proto(PROTOCOL_HANDSHAKE_NONE, 0, PROTOCOL_INF, m / ks[i]);
-        Topo *t = star(2, 0, &pr);
+        Topo *t = star_proto(2, 0, &pr);
         double got = run_time(t, COLL_BUTTERFLY, NULL, 2, m, GAMMA, NULL);
         double want = a + m * b + (double)m / ks[i] * GAMMA;
         ck_assert_msg(fabs(got - want) < 1e-12, "K=%u: %.12g, want %.12g", ks[i], got, want);
@@ -536,7 +427,7 @@ START_TEST(test_segment_ring)
                 uint32_t K = ks[ki];
                 uint64_t n = (uint64_t)p * K * seg;
                 Protocol pr = proto(PROTOCOL_HANDSHAKE_NONE, 0, PROTOCOL_INF, seg);
-                Topo *t = star(p, 0, &pr);
+                Topo *t = star_proto(p, 0, &pr);
                 double s = (double)seg, want = fmax(S * (a + s * b) + (K - 1) * s * b, S * K * s * b + a);
                 within(run_time(t, COLL_RING, NULL, p, n, 0, NULL), want, want, "segmented ring", p, n);
                 topo_free(t);
@@ -560,7 +451,7 @@ START_TEST(test_segment_bounds)
             uint64_t n = round_up(1 << 20, (uint64_t)p * 8), seg = cap ? 1 : 16384;
             Protocol whole = proto(PROTOS[pi].hs, PROTOS[pi].o, EAGER, 0);
             Protocol cut = proto(PROTOS[pi].hs, PROTOS[pi].o, EAGER, seg);
-            Topo *tw = star(p, 0, &whole), *tc = star(p, 0, &cut);
+            Topo *tw = star_proto(p, 0, &whole), *tc = star_proto(p, 0, &cut);
             for (int algo = 0; algo < COLL_NALGOS; algo++) {
                 CollParams prm;
                 coll_params_init(&prm);
@@ -604,16 +495,6 @@ START_TEST(test_segment_bounds)
     }
 }
 END_TEST
-
-static Scenario *load(const char *yaml)
-{
-    char *err = NULL;
-    CfgNode *root = cfg_parse_string(yaml, "test.yaml", &err);
-    ck_assert_msg(root, "%s", err);
-    Scenario *s = scenario_from_cfg(root, &err);
-    ck_assert_msg(s, "%s", err);
-    return s;
-}
 
 #define TRAIN_POLICIES                                                                            \
     "policies:\n"                                                                                 \
