@@ -3,6 +3,7 @@
 # of a compare JSON, their statistics, and summaries of the network's
 # trouble. Sourced by validate.sh; tests/cli/vallib.sh tests them. Needs
 # $root (the repository, for tests/cli/jsonflat.awk) and LC_ALL=C.
+: "${root:?vallib.bash: set root to the repository first}"
 
 # merge MAIN ADD... — appends the iteration cases of the ADD files (one
 # case per line, as mpibench writes them) to MAIN's cases, in place.
