@@ -34,7 +34,7 @@
  *                slice k of the data; piece k of a rank's step i waits only
  *                for piece k of its step i-1 (its own slice), so the
  *                slices flow through the schedule as a pipeline (NCCL's
- *                chunks, MPICH's and Open MPI's segmented rings). Each
+ *                chunks, Open MPI's segmented ring). Each
  *                piece is a message of its own (eager or not by its size).
  *                none (0): whole messages.
  *
