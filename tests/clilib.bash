@@ -14,3 +14,7 @@ t() {
 
 # flat FILE — FILE as PATH<TAB>VALUE lines (fails on invalid JSON).
 flat() { awk -f tests/cli/jsonflat.awk "$1"; }
+
+# near A B REL — |A - B| <= REL * max(|A|, |B|).
+near() { awk -v a="$1" -v b="$2" -v r="$3" 'BEGIN { d = a - b; m = a < 0 ? -a : a; n = b < 0 ? -b : b;
+    if (n > m) m = n; exit !((d < 0 ? -d : d) <= r * m) }'; }

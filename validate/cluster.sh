@@ -2,9 +2,10 @@
 # cluster.sh — an emulated cluster on one machine, for validate/mpibench.
 #
 #   cluster.sh up N --rate RATE [--prefix P] [--net A.B.C] [--state DIR]
-#                               [--slots S] [--burst BYTES] [--queue MS] [--sndbuf BYTES]
+#                               [--slots S] [--burst BYTES] [--queue MS] [--sndbuf BYTES] [--eager]
 #   cluster.sh down   [--prefix P] [--state DIR]
 #   cluster.sh status [--prefix P] [--state DIR]
+#   cluster.sh stats  [--prefix P] [--state DIR]        (tc drops and TCP retransmissions per host)
 #   cluster.sh mpirun-line [--prefix P] [--state DIR]   (prints the mpirun command)
 #
 # `up` makes N hosts as network namespaces P-h0..P-h(N-1), each with one
@@ -21,8 +22,12 @@
 # another as the simulator's links send them (with megabytes of buffer, a
 # send completes at once and the next message shares the wire with it: a
 # tree all-reduce ran 15-30 % slower); idle connections keep their window
-# (tcp_slow_start_after_idle = 0) so repetitions start alike. The mpirun
-# wrapper sends every message eagerly (no rendezvous handshake), and both
+# (tcp_slow_start_after_idle = 0) so repetitions start alike. The
+# launchers keep each MPI library's own eager limit and rendezvous protocol
+# (what users' clusters run; arsim models it: cluster.protocol); --eager
+# makes them send every message up to 128 MiB eagerly instead (Open MPI's
+# btl_tcp_eager_limit, UCX_RNDV_THRESH=inf for MPICH), the setting the
+# validation used before arsim had a protocol layer. Both
 # launchers turn off glibc's mmap of large blocks in every rank: MPI
 # libraries allocate a message-sized scratch buffer in each large
 # MPI_Allreduce, and with 4-8 ranks on 2 cores faulting 64 MiB afresh in
@@ -34,6 +39,10 @@
 # `rsh-agent` (Open MPI's plm_rsh_agent: runs the command in the host's
 # namespace and in its own UTS namespace named after the host) and `mpirun`
 # (mpirun started inside P-h0 with every setting the emulation needs).
+# `stats` prints, per host, the drops and overlimits of the two tbf
+# shapers of its link (host egress, switch egress) and its TCP
+# retransmitted segments, retransmission timeouts and tail-loss probes
+# (cumulative since `up`: take two and subtract).
 # A failing or interrupted `up` removes what it made before it exits.
 # `down` removes exactly what `state` lists and nothing else. Root only.
 set -u
@@ -44,18 +53,18 @@ die_usage() { echo "$prog: $*" >&2; exit 2; }
 die() { echo "$prog: $*" >&2; exit 1; }
 
 usage() {
-    sed -n '3,8p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '3,9p' "$0" | sed 's/^# \{0,1\}//'
 }
 
 [ $# -ge 1 ] || { usage >&2; exit 2; }
 cmd=$1; shift
 case "$cmd" in
-    up|down|status|mpirun-line) ;;
+    up|down|status|stats|mpirun-line) ;;
     -h|--help|help) usage; exit 0 ;;
-    *) die_usage "'$cmd': unknown command; expected up, down, status or mpirun-line" ;;
+    *) die_usage "'$cmd': unknown command; expected up, down, status, stats or mpirun-line" ;;
 esac
 
-nhosts=""; rate=""; prefix=arsim; net=10.213.0; statedir=""; slots=1; burst=""; queue_ms=20; sndbuf=""
+nhosts=""; rate=""; prefix=arsim; net=10.213.0; statedir=""; slots=1; burst=""; queue_ms=20; sndbuf=""; eager=0
 if [ "$cmd" = up ]; then
     [ $# -ge 1 ] || die_usage "up: missing host count; expected cluster.sh up N --rate RATE"
     nhosts=$1; shift
@@ -64,6 +73,10 @@ fi
 up_only() { [ "$cmd" = up ] || die_usage "$1: only for up; expected up N $1 VALUE"; }
 while [ $# -gt 0 ]; do
     flag=$1
+    if [ "$flag" = --eager ]; then
+        [ "$cmd" = up ] || die_usage "--eager: only for up; expected up N --rate RATE --eager"
+        eager=1; shift; continue
+    fi
     [ $# -ge 2 ] || die_usage "$flag: missing value; expected $flag VALUE"
     val=$2; shift 2
     case "$flag" in
@@ -75,7 +88,7 @@ while [ $# -gt 0 ]; do
         --sndbuf) up_only "$flag"; sndbuf=$val ;;
         --prefix) prefix=$val ;;
         --state)  statedir=$val ;;
-        *) die_usage "$flag: unknown option; expected --rate, --net, --slots, --burst, --queue, --sndbuf, --prefix or --state" ;;
+        *) die_usage "$flag: unknown option; expected --rate, --net, --slots, --burst, --queue, --sndbuf, --eager, --prefix or --state" ;;
     esac
 done
 
@@ -211,12 +224,15 @@ cmd_status() {
     [ "$phase" = up ]
 }
 
-# The Open MPI settings the emulation needs (see validate/README-schema.md).
+# The Open MPI settings the emulation needs (see validate/README-schema.md):
+# TCP only, no RDMA put, yield when idle; the eager limit and the
+# rendezvous protocol are Open MPI's own unless EAGER (1: 128 MiB eager).
 mca_args() {
     echo "--allow-run-as-root --hostfile $statedir/hostfile" \
          "--mca plm_rsh_agent $statedir/rsh-agent --mca plm_rsh_no_tree_spawn 1 --bind-to none" \
          "--mca btl tcp,self --mca btl_tcp_if_include $iface --mca oob_tcp_if_include $iface" \
-         "--mca btl_tcp_flags send,inplace,need-ack,need-csum --mca btl_tcp_eager_limit 134217728" \
+         "--mca btl_tcp_flags send,inplace,need-ack,need-csum" \
+         "$([ "${1:-0}" = 1 ] && echo "--mca btl_tcp_eager_limit 134217728")" \
          "--mca mpi_yield_when_idle 1" $(for v in $(malloc_env); do printf -- '-x %s ' "$v"; done)
 }
 
@@ -227,7 +243,7 @@ malloc_env() { echo "MALLOC_MMAP_MAX_=0 MALLOC_TRIM_THRESHOLD_=4294967296"; }
 cmd_mpirun_line() {
     [ -f "$state" ] || die "no cluster state at $state; run cluster.sh up first"
     echo "ip netns exec $prefix-h0 unshare --uts sh -c 'hostname $prefix-h0 && exec \"\$0\" \"\$@\"'" \
-         "mpirun $(mca_args) -np $(( $(state_get hosts) * $(state_get slots) ))"
+         "mpirun $(mca_args "$(state_get eager)") -np $(( $(state_get hosts) * $(state_get slots) ))"
 }
 
 # record LINE: appends a line to the state file (what was just created).
@@ -278,7 +294,7 @@ EOF
 # starts mpirun inside $prefix-h0 (which also hosts rank 0), reaching the
 # other hosts through rsh-agent; extra arguments go to mpirun.
 exec ip netns exec $prefix-h0 unshare --uts sh -c 'hostname $prefix-h0 && exec "\$0" "\$@"' \\
-    $(command -v mpirun.openmpi || echo mpirun) $(mca_args) "\$@"
+    $(command -v mpirun.openmpi || echo mpirun) $(mca_args "$eager") "\$@"
 EOF
     chmod 755 "$statedir/mpirun" || die "cannot chmod $statedir/mpirun"
     record file "$statedir/hostfile-mpich"
@@ -290,11 +306,11 @@ EOF
 # MPICH's mpiexec (Hydra) on the emulated cluster '$prefix' (made by
 # validate/cluster.sh), for an mpibench built with mpicc.mpich: started in
 # $prefix-h0, proxies launched through rsh-agent, control traffic on $iface;
-# UCX over TCP only (shared memory would bypass the shaped links) and
-# without its rendezvous protocol (the reason the Open MPI wrapper sends
-# eagerly); extra arguments go to mpiexec.
+# UCX over TCP only (shared memory would bypass the shaped links), with
+# UCX's own rendezvous threshold$([ "$eager" = 1 ] && echo " raised to infinity (cluster.sh up --eager)");
+# extra arguments go to mpiexec.
 exec ip netns exec $prefix-h0 unshare --uts sh -c 'hostname $prefix-h0 && exec "\$0" "\$@"' \\
-    env UCX_TLS=tcp,self UCX_NET_DEVICES=$iface UCX_RNDV_THRESH=inf $(malloc_env) \\
+    env UCX_TLS=tcp,self UCX_NET_DEVICES=$iface $([ "$eager" = 1 ] && echo "UCX_RNDV_THRESH=inf ")$(malloc_env) \\
     mpiexec.mpich -f $statedir/hostfile-mpich -launcher ssh -launcher-exec $statedir/rsh-agent -iface $iface "\$@"
 EOF
     chmod 755 "$statedir/mpiexec-mpich" || die "cannot chmod $statedir/mpiexec-mpich"
@@ -311,8 +327,8 @@ cmd_up() {
 
     trap up_rollback EXIT
     trap 'exit 130' INT TERM HUP
-    printf 'arsim-cluster 1\nprefix %s\nhosts %s\nrate %s\nrate_bps %s\nburst %s\nqueue_ms %s\nsndbuf %s\nnet %s\niface %s\nslots %s\nphase creating\n' \
-        "$prefix" "$nhosts" "$rate" "$bps" "$burst" "$queue_ms" "$sndbuf" "$net" "$iface" "$slots" > "$state" ||
+    printf 'arsim-cluster 1\nprefix %s\nhosts %s\nrate %s\nrate_bps %s\nburst %s\nqueue_ms %s\nsndbuf %s\nnet %s\niface %s\nslots %s\neager %s\nphase creating\n' \
+        "$prefix" "$nhosts" "$rate" "$bps" "$burst" "$queue_ms" "$sndbuf" "$net" "$iface" "$slots" "$eager" > "$state" ||
         die "cannot write $state"
 
     # A namespace is recorded only once `ip netns add` made it, so a
@@ -344,13 +360,43 @@ cmd_up() {
     up_done=1
     trap - EXIT INT TERM HUP
     rm -f -- "$statedir/lock"
-    echo "$prog: cluster $prefix up: $nhosts hosts at $rate (burst $burst B), $net.1-$nhosts on $iface"
+    echo "$prog: cluster $prefix up: $nhosts hosts at $rate (burst $burst B), $net.1-$nhosts on $iface," \
+         "$([ "$eager" = 1 ] && echo "every message eager up to 128 MiB (--eager)" || echo "MPI's own eager limit")"
     echo "run:  $statedir/mpirun -np $((nhosts * slots)) PROGRAM ARGS..."
+}
+
+# tbf_counts NS DEV: "dropped overlimits" of the tbf qdisc on DEV in NS.
+tbf_counts() {
+    tc -s -n "$1" qdisc show dev "$2" 2>/dev/null | awk '/^qdisc tbf/ { t = 1 } t && /dropped/ {
+        gsub(/[(),]/, " "); for (k = 1; k < NF; k++) { if ($k == "dropped") d = $(k + 1); if ($k == "overlimits") o = $(k + 1) }
+        print d + 0, o + 0; exit }'
+}
+
+# tcp_counts NS: "retransmitted-segments timeouts loss-probes" of NS.
+tcp_counts() {
+    ip netns exec "$1" cat /proc/net/snmp /proc/net/netstat 2>/dev/null | awk '
+        $1 == "Tcp:" && !th { for (k = 2; k <= NF; k++) tn[k] = $k; th = 1; next }
+        $1 == "Tcp:" { for (k = 2; k <= NF; k++) if (tn[k] == "RetransSegs") r = $k }
+        $1 == "TcpExt:" && !xh { for (k = 2; k <= NF; k++) xn[k] = $k; xh = 1; next }
+        $1 == "TcpExt:" { for (k = 2; k <= NF; k++) { if (xn[k] == "TCPTimeouts") t = $k; if (xn[k] == "TCPLossProbes") p = $k } }
+        END { print r + 0, t + 0, p + 0 }'
+}
+
+cmd_stats() {
+    [ -f "$state" ] || die "no cluster state at $state; run cluster.sh up first"
+    local h i
+    printf '%-10s %10s %12s %10s %12s %10s %9s %8s\n' host tbf_drops tbf_overlim sw_drops sw_overlim tcp_retrans timeouts probes
+    while read -r _ h _; do
+        i=${h##*-h}
+        printf '%-10s %10s %12s %10s %12s %10s %9s %8s\n' "$h" $(tbf_counts "$h" "$iface") \
+            $(tbf_counts "$sw" "$prefix-p$i") $(tcp_counts "$h")
+    done < <(awk '$1 == "host"' "$state")
 }
 
 case "$cmd" in
     up) cmd_up ;;
     down) cmd_down ;;
     status) cmd_status ;;
+    stats) cmd_stats ;;
     mpirun-line) cmd_mpirun_line ;;
 esac

@@ -1,6 +1,7 @@
 /* mbcase — repeat one case until its median is stable (see mbcase.h). */
 #include "mbcase.h"
 
+#include "mbtcp.h"
 #include "mbwait.h"
 
 #include <errno.h>
@@ -11,6 +12,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+
+#define MBCASE_SLOW 3.0   /* a repetition this many times the median so far counts as slow */
 
 /* Timer thread: the case ran past its hard limit. Runs on its own thread,
  * so it may format; it ends the process without MPI_Finalize, which makes
@@ -113,16 +116,40 @@ static bool is_stable(const MbcaseRule *rule, const double *t, int n, double mea
     return now > 0 ? fabs(now - before) <= rule->tol * now : before == 0;
 }
 
+/* The TCP counters' growth since *from, summed over the hosts of comm (one
+ * leader each); out->tcp_ok only if every host could read them. */
+static void tcp_total(MPI_Comm comm, bool leader, const MbTcp *from, MbcaseResult *out)
+{
+    MbTcp now;
+    mbtcp_read(&now);
+    bool ok = now.ok && from->ok;
+    unsigned long long mine[4] = {0, 0, 0, ok ? 0 : 1}, sum[4];
+    if (leader && ok) {
+        mine[0] = now.retrans - from->retrans;
+        mine[1] = now.timeouts - from->timeouts;
+        mine[2] = now.probes - from->probes;
+    }
+    MPI_Allreduce(mine, sum, 4, MPI_UNSIGNED_LONG_LONG, MPI_SUM, comm);
+    out->tcp_ok = sum[3] == 0;
+    out->tcp_retrans = sum[0];
+    out->tcp_timeouts = sum[1];
+    out->tcp_probes = sum[2];
+}
+
 void mbcase_measure(const MbcaseRule *rule, MbcaseWatchdog *w, const char *what, MPI_Comm comm,
                     MbcaseRepFn fn, void *ctx, MbcaseResult *out)
 {
+    bool leader = mbtcp_leader(comm);
     watchdog_arm(w, what, rule->timeout_s);
     double start = MPI_Wtime();
     for (int i = 0; i < rule->warmup; i++)
         fn(ctx);
     double *t = g_new(double, rule->max_reps);
-    int n = 0;
+    int n = 0, slow = 0, slow_timeouts = 0;
     bool stable = false;
+    MbTcp first, last;
+    mbtcp_read(&first);
+    last = first;
     double measured_start = MPI_Wtime(), measured = 0;
     while (n < rule->max_reps) {
         /* agreed[0]: this repetition's time; agreed[1]: time in the case;
@@ -134,11 +161,26 @@ void mbcase_measure(const MbcaseRule *rule, MbcaseWatchdog *w, const char *what,
         mbwait_all(1, &req, rule->poll_s);
         t[n++] = agreed[0];
         measured = agreed[2];
+        /* A slow repetition (above MBCASE_SLOW x the median so far, every rank
+         * agreeing): did some host's retransmission timer fire since the
+         * last look? Read only then, so fast cases pay nothing. */
+        if (n > 1 && agreed[0] > MBCASE_SLOW * mbcase_median(t, n - 1)) {
+            MbTcp tcp;
+            mbtcp_read(&tcp);
+            unsigned long long d = tcp.ok && last.ok ? tcp.timeouts - last.timeouts : 0, any;
+            MPI_Allreduce(&d, &any, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, comm);
+            slow++;
+            slow_timeouts += any > 0;
+            last = tcp;
+        }
         stable = is_stable(rule, t, n, measured);
         if (stable || agreed[1] >= rule->case_time_s)
             break;
     }
     watchdog_disarm(w);
+    tcp_total(comm, leader, &first, out);
+    out->slow_reps = slow;
+    out->slow_timeout_reps = slow_timeouts;
     out->reps = n;
     out->stable = stable;
     out->measured_s = measured;

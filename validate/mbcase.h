@@ -50,6 +50,15 @@ typedef struct {
     int reps;            /* measured repetitions, >= 1 */
     bool stable;         /* the median met tol before the rep or time limit */
     int verified;        /* -1: not applicable; 0: a result was wrong; 1: all right */
+    /* TCP trouble during the measured repetitions, summed over the hosts
+     * (mbtcp.h); written only when tcp_ok */
+    bool tcp_ok;             /* every host could read its counters */
+    uint64_t tcp_retrans;    /* segments retransmitted */
+    uint64_t tcp_timeouts;   /* retransmission timeouts */
+    uint64_t tcp_probes;     /* tail-loss probes */
+    int slow_reps;           /* measured repetitions above 3 x the median of those before */
+    int slow_timeout_reps;   /* of those, the ones some host had a retransmission timeout before (since the
+                              * previous slow one) */
     /* iteration mode only (config NULL otherwise); the strings are borrowed
      * and outlive the case list (argv, the options, static names) */
     const char *config;      /* the scenario file as given */
@@ -86,7 +95,7 @@ bool mbcase_watchdog_init(MbcaseWatchdog *w, int rank);
 void mbcase_watchdog_free(MbcaseWatchdog *w);
 
 /* Runs the repetitions of one case and fills out->time_s, min_s, max_s,
- * measured_s, reps and stable (the other fields are the caller's). `what` names the
+ * measured_s, reps, stable and the tcp_* counters (the other fields are the caller's). `what` names the
  * case in a timeout message. Collective over comm. */
 void mbcase_measure(const MbcaseRule *rule, MbcaseWatchdog *w, const char *what, MPI_Comm comm,
                     MbcaseRepFn fn, void *ctx, MbcaseResult *out);

@@ -76,6 +76,11 @@ static void put_case(FILE *f, const MbcaseResult *c)
             "\"stable\": %s", c->time_s, c->reps, c->min_s, c->max_s, c->measured_s, c->stable ? "true" : "false");
     if (c->verified >= 0)
         fprintf(f, ", \"verified\": %s", c->verified ? "true" : "false");
+    if (c->tcp_ok)
+        fprintf(f, ", \"tcp\": {\"retrans\": %" G_GUINT64_FORMAT ", \"timeouts\": %" G_GUINT64_FORMAT
+                ", \"loss_probes\": %" G_GUINT64_FORMAT ", \"slow_reps\": %d, \"slow_timeout_reps\": %d}",
+                (guint64)c->tcp_retrans, (guint64)c->tcp_timeouts, (guint64)c->tcp_probes, c->slow_reps,
+                c->slow_timeout_reps);
     fputc('}', f);
 }
 

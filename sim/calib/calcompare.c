@@ -1,5 +1,6 @@
 /* calcompare — predictions, errors, rankings; see calcompare.h. */
 #include "calib/calcompare.h"
+#include "calib/calfit.h"
 #include "coll/collexec.h"
 #include "train/computescale.h"
 #include "train/train.h"
@@ -67,6 +68,8 @@ static Topo *topo_for(Ctx *x, int p, char **err)
     TopoLinkClass link = {1 / in->beta, in->alpha_s / 2, in->burst_bytes};
     TopoSpec s;
     topo_spec_init(&s);
+    if (x->cal->inter_protocol.set)
+        s.protocol = x->cal->inter_protocol.p;
     int g = x->m->ranks_per_host;
     if (g > 1 && p % g == 0 && p > g) {
         s.kind = TOPO_HIERARCHICAL;
@@ -74,6 +77,8 @@ static Topo *topo_for(Ctx *x, int p, char **err)
         s.gpus_per_node = g;
         s.link = link;
         s.intra = (TopoLinkClass){1 / ia->beta, ia->alpha_s / 2, ia->burst_bytes};
+        s.intra_protocol_set = x->cal->intra.set && x->cal->intra_protocol.set;
+        s.intra_protocol = x->cal->intra_protocol.p;
         s.inter = g_new0(TopoSpec, 1);
         topo_spec_init(s.inter);
         s.inter->kind = TOPO_STAR;
@@ -248,6 +253,23 @@ static void predict_iteration(Ctx *x, const MeasCase *c, CalCmpRow *r)
     r->how = g_strdup_printf("train %s batch %d", c->policy, batch);
 }
 
+/* One message of the case's class, as the fit models it (calfit.h; the
+ * simulator on a two-host star gives the same): α + 2o + β·max(0, n - b),
+ * 2α more with a handshake from the eager limit on. */
+static double pingpong_time(const CalFile *cal, const MeasCase *c)
+{
+    const CalClass *k = c->intra ? &cal->intra : &cal->inter;
+    const CalProtocol *pr = c->intra ? &cal->intra_protocol : &cal->inter_protocol;
+    CalModel m = {.alpha = k->alpha_s, .beta = k->beta, .burst = k->burst_bytes, .eager_limit = INFINITY};
+    if (pr->set) {
+        m.overhead = pr->p.overhead_s;
+        m.rtt = pr->p.handshake == PROTOCOL_HANDSHAKE_RTT;
+        m.eager_limit = pr->p.eager_limit == PROTOCOL_INF ? INFINITY : (double)pr->p.eager_limit;
+    }
+    CalPoint pt = {.kind = CALFIT_PINGPONG, .ranks = 2, .bytes = c->bytes};
+    return calfit_predict(&pt, &m);
+}
+
 static void predict(Ctx *x, const MeasCase *c, CalCmpRow *r)
 {
     const CalClass *k = c->intra ? &x->cal->intra : &x->cal->inter;
@@ -257,8 +279,8 @@ static void predict(Ctx *x, const MeasCase *c, CalCmpRow *r)
             r->note = g_strdup_printf("no %s calibration", c->intra ? "intra" : "inter");
             return;
         }
-        r->pred_s = k->alpha_s + fmax(0, (double)c->bytes - k->burst_bytes) * k->beta;
-        r->how = g_strdup_printf("alpha+max(0,n-burst)*beta %s", c->intra ? "intra" : "inter");
+        r->pred_s = pingpong_time(x->cal, c);
+        r->how = g_strdup_printf("alpha+max(0,n-burst)*beta+protocol %s", c->intra ? "intra" : "inter");
         return;
     case MEAS_REDUCE:
         if (!x->cal->has_gamma) {

@@ -1,11 +1,14 @@
 /* calcompare — predicts every measured case with a calibration and
  * measures the error (the engine of `arsim compare`; no printing).
  *
- *   pingpong   α + nβ of the case's link class (what a two-host star
- *              gives in message mode: two links of α/2 and 1/β)
+ *   pingpong   the fit's model of the case's link class (calfit.h:
+ *              α + 2o + β·max(0, n - burst), 2α more from the eager limit
+ *              on with the rtt handshake) — what a two-host star gives in
+ *              message mode: two links of α/2 and 1/β, the class's protocol
  *   reduce     nγ
  *   allreduce  collexec_time() of the case's schedule on a star of
- *              `ranks` hosts with links {1/β, α/2} (a hierarchical
+ *              `ranks` hosts with links {1/β, α/2} and the calibration's
+ *              protocol (else the default; a hierarchical
  *              topology with the intra class when a host ran several
  *              ranks), γ, 8-byte elements (doubles); hierarchical with the
  *              case's gpus_per_node; `mpi` (MPI_Allreduce) as Open MPI

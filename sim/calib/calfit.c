@@ -4,34 +4,40 @@
 #include <math.h>
 #include <string.h>
 
-#define CALFIT_MAXV 3               /* unknowns of the largest linear fit */
-#define CALFIT_BURST_GAIN (2.0 / 3) /* the burst must cut the squared error to this fraction */
+#define CALFIT_MAXV 4               /* unknowns of the largest linear fit */
+#define CALFIT_BURST_GAIN (2.0 / 3) /* the burst (and the handshake) must cut the squared error to this fraction */
 #define CALFIT_EXACT 1e-12          /* per-point squared relative error that counts as exact */
 #define CALFIT_REFILL_ITERS 100     /* fixed-point passes of the refill-aware fit for one burst */
 #define CALFIT_BURST_STEPS 60       /* golden-section steps polishing the burst */
 
-/* The per-rank terms of a point: k messages, H bytes through the rank's
- * link, G seconds of reduction. */
-static void terms(const CalPoint *pt, double gamma, double *k, double *h, double *g)
+/* The per-rank terms of a point: k messages of m bytes each, H bytes
+ * through the rank's link, G seconds of reduction. */
+static void terms(const CalPoint *pt, double gamma, double *k, double *m, double *h, double *g)
 {
     double n = (double)pt->bytes, p = pt->ranks;
-    *k = *h = *g = 0;
+    *k = *m = *h = *g = 0;
     switch (pt->kind) {
-    case CALFIT_PINGPONG: *k = 1; *h = n; *g = 0; break;
-    case CALFIT_RING: *k = 2 * (p - 1); *h = 2 * (p - 1) / p * n; *g = (p - 1) / p * n * gamma; break;
+    case CALFIT_PINGPONG: *k = 1; *m = n; *h = n; *g = 0; break;
+    case CALFIT_RING: *k = 2 * (p - 1); *m = n / p; *h = 2 * (p - 1) / p * n; *g = (p - 1) / p * n * gamma; break;
     case CALFIT_REDUCE: *g = n * gamma; break;
     }
+}
+
+/* Whether a message of m bytes pays the handshake. */
+static bool pays_handshake(const CalModel *c, double m)
+{
+    return c->rtt && m >= c->eager_limit;
 }
 
 /* Bytes of a point that pass on a full bucket's credit (burst b): a
  * ping-pong message min(n, b); a ring's 2(p-1) messages of n/p bytes each
  * take what credit is left, and in the idle gap before each next message
- * (α, plus the reduction of n/p bytes in the reduce-scatter half) the
- * bucket refills at the link's rate 1/β, up to b — as the simulator's
- * links do (net.h). β = 0 refills at once. */
-static double credit_bytes(const CalPoint *pt, double alpha, double beta, double gamma, double burst)
+ * (α + 2o, 2α more with a handshake, plus the reduction of n/p bytes in
+ * the reduce-scatter half) the bucket refills at the link's rate 1/β, up
+ * to b — as the simulator's links do (net.h). β = 0 refills at once. */
+static double credit_bytes(const CalPoint *pt, const CalModel *c)
 {
-    double n = (double)pt->bytes;
+    double n = (double)pt->bytes, burst = c->burst;
     if (!(burst > 0))
         return 0;
     if (pt->kind == CALFIT_PINGPONG)
@@ -40,10 +46,11 @@ static double credit_bytes(const CalPoint *pt, double alpha, double beta, double
         return 0;
     int p = pt->ranks, k = 2 * (p - 1);
     double m = n / p, credit = burst, used = 0;
+    double lat = c->alpha + 2 * c->overhead + (pays_handshake(c, m) ? 2 * c->alpha : 0);
     for (int j = 0; j < k; j++) {
         if (j > 0) {
-            double gap = alpha + (j <= p - 1 ? m * gamma : 0);
-            credit = beta > 0 ? fmin(burst, credit + gap / beta) : burst;
+            double gap = lat + (j <= p - 1 ? m * c->gamma : 0);
+            credit = c->beta > 0 ? fmin(burst, credit + gap / c->beta) : burst;
         }
         double pass = fmin(credit, m);
         used += pass;
@@ -52,11 +59,18 @@ static double credit_bytes(const CalPoint *pt, double alpha, double beta, double
     return used;
 }
 
+double calfit_predict(const CalPoint *pt, const CalModel *c)
+{
+    double k, m, h, g;
+    terms(pt, c->gamma, &k, &m, &h, &g);
+    double lat = c->alpha + 2 * c->overhead + (pays_handshake(c, m) ? 2 * c->alpha : 0);
+    return k * lat + c->beta * (h - credit_bytes(pt, c)) + g;
+}
+
 double calfit_model(const CalPoint *pt, double alpha, double beta, double gamma, double burst)
 {
-    double k, h, g;
-    terms(pt, gamma, &k, &h, &g);
-    return k * alpha + beta * (h - credit_bytes(pt, alpha, beta, gamma, burst)) + g;
+    CalModel c = {.alpha = alpha, .beta = beta, .gamma = gamma, .burst = burst, .eager_limit = INFINITY};
+    return calfit_predict(pt, &c);
 }
 
 /* Least squares of rows a (n x m, row-major) against y, each row weighted
@@ -121,7 +135,8 @@ static bool lsq(const double *a, const double *y, const double *w, int n, int m,
 
 /* A candidate parameter set and its squared relative error. */
 typedef struct {
-    double alpha, beta, burst; /* >= 0 each */
+    double alpha, beta, burst, overhead; /* >= 0 each */
+    double eager;              /* the eager limit it was fitted with (INFINITY: none) */
     double sse;                /* Σ ((t - model) / t)² over the used points; INFINITY: none yet */
 } Cand;
 
@@ -129,28 +144,35 @@ typedef struct {
 typedef struct {
     int n;                   /* used points */
     double *k, *h, *t, *y;   /* messages, link bytes, measured time, time less the γ term */
+    double *kr;              /* messages that pay the handshake (0 without one) */
     double *w;               /* 1 / t */
     const CalPoint **pt;     /* the points themselves (borrowed), for their credit */
     double gamma;            /* s/byte, known */
+    double eager;            /* the eager limit being tried (INFINITY: none) */
+    bool rtt;                /* a handshake is being tried: o is a column of its own */
 } Rows;
 
-static void rows_fill(Rows *r, const GArray *pts, double gamma)
+static void rows_fill(Rows *r, const GArray *pts, double gamma, double eager)
 {
     r->n = 0;
     r->gamma = gamma;
+    r->eager = eager;
+    r->rtt = isfinite(eager);
     guint len = pts->len;
-    r->k = g_new(double, len * 5 + 1);
+    r->k = g_new(double, len * 6 + 1);
     r->h = r->k + len;
     r->t = r->h + len;
     r->y = r->t + len;
     r->w = r->y + len;
+    r->kr = r->w + len;
     r->pt = g_new(const CalPoint *, len + 1);
     for (guint i = 0; i < len; i++) {
         const CalPoint *p = &g_array_index(pts, CalPoint, i);
         if (!p->used)
             continue;
-        double g;
-        terms(p, gamma, &r->k[r->n], &r->h[r->n], &g);
+        double g, m;
+        terms(p, gamma, &r->k[r->n], &m, &r->h[r->n], &g);
+        r->kr[r->n] = r->rtt && m >= eager ? r->k[r->n] : 0;
         r->t[r->n] = p->time_s;
         r->y[r->n] = p->time_s - g;
         r->w[r->n] = 1 / p->time_s;
@@ -165,61 +187,99 @@ static void rows_clear(Rows *r)
     g_free(r->pt);
 }
 
-static double sse_of(const Rows *r, double alpha, double beta, double burst)
+static CalModel model_of(const Rows *r, double alpha, double beta, double burst, double overhead)
 {
+    return (CalModel){.alpha = alpha, .beta = beta, .gamma = r->gamma, .burst = burst, .overhead = overhead,
+                      .eager_limit = r->eager, .rtt = r->rtt};
+}
+
+static double sse_of(const Rows *r, double alpha, double beta, double burst, double overhead)
+{
+    CalModel c = model_of(r, alpha, beta, burst, overhead);
     double s = 0;
     for (int i = 0; i < r->n; i++) {
-        double u = credit_bytes(r->pt[i], alpha, beta, r->gamma, burst);
-        double e = (r->y[i] - r->k[i] * alpha - beta * (r->h[i] - u)) * r->w[i];
+        double u = credit_bytes(r->pt[i], &c);
+        double e = (r->y[i] - (r->k[i] + 2 * r->kr[i]) * alpha - 2 * r->k[i] * overhead - beta * (r->h[i] - u)) *
+                   r->w[i];
         s += e * e;
     }
     return s;
 }
 
-static void consider(Cand *best, const Rows *r, double alpha, double beta, double burst)
+static void consider(Cand *best, const Rows *r, double alpha, double beta, double burst, double overhead)
 {
-    if (!(alpha >= 0) || !(beta >= 0) || !(burst >= 0) || !isfinite(alpha) || !isfinite(beta))
+    if (!(alpha >= 0) || !(beta >= 0) || !(burst >= 0) || !(overhead >= 0) || !isfinite(alpha) ||
+        !isfinite(beta) || !isfinite(overhead))
         return;
-    double s = sse_of(r, alpha, beta, burst);
+    double s = sse_of(r, alpha, beta, burst, overhead);
     if (s < best->sse)
-        *best = (Cand){alpha, beta, burst, s};
+        *best = (Cand){alpha, beta, burst, overhead, r->eager, s};
 }
 
-/* The best α, β >= 0 for a fixed burst b (2-variable non-negative least
- * squares: the free solution, else α = 0, else β = 0), the credit each
- * point gets held fixed within one solve; the free solution is iterated
- * to a fixed point, since a ring's refill depends on α/β. Returns the
- * squared error of the best candidate found here (INFINITY: none). */
+/* The unknowns a solve may leave free. */
+enum { FREE_ALPHA = 1, FREE_BETA = 2, FREE_O = 4 };
+
+/* Least squares of the model with the credits u held fixed, over the
+ * unknowns in `free` (the others 0): x gets α, β, o in that order. */
+static bool solve(const Rows *r, const double *u, unsigned free, double *alpha, double *beta, double *o)
+{
+    int m = 0;
+    double *a = g_new(double, 3 * r->n + 3), x[3] = {0};
+    for (int i = 0; i < r->n; i++) {
+        double *row = a + i * __builtin_popcount(free);
+        if (free & FREE_ALPHA)
+            *row++ = r->k[i] + 2 * r->kr[i];
+        if (free & FREE_BETA)
+            *row++ = r->h[i] - u[i];
+        if (free & FREE_O)
+            *row++ = 2 * r->k[i];
+    }
+    m = __builtin_popcount(free);
+    bool ok = lsq(a, r->y, r->w, r->n, m, x);
+    int j = 0;
+    *alpha = free & FREE_ALPHA ? x[j++] : 0;
+    *beta = free & FREE_BETA ? x[j++] : 0;
+    *o = free & FREE_O ? x[j++] : 0;
+    g_free(a);
+    return ok;
+}
+
+/* The best α, β (and o, with a handshake) >= 0 for a fixed burst b: the
+ * free solution iterated to a fixed point (a ring's refill depends on the
+ * parameters), then solutions with one unknown held at 0; the credit each
+ * point gets held fixed within one solve. Returns the squared error of the
+ * best candidate found here (INFINITY: none). */
 static double fit_fixed(const Rows *r, double b, Cand *best)
 {
-    double *a = g_new(double, 2 * r->n + 2), *u = g_new(double, r->n + 1), x[2];
-    double alpha = 0, beta = 1, gamma = 0;   /* first credits: no refill */
-    Cand here = {0, 0, 0, INFINITY};
+    double *u = g_new(double, r->n + 1);
+    double alpha = 0, beta = 1, o = 0;
+    CalModel c = model_of(r, 0, 1, b, 0);
+    c.gamma = 0;   /* first credits: no refill */
+    Cand here = {0, 0, 0, 0, r->eager, INFINITY};
+    unsigned all = FREE_ALPHA | FREE_BETA | (r->rtt ? FREE_O : 0);
     for (int it = 0; it < CALFIT_REFILL_ITERS; it++) {
-        for (int i = 0; i < r->n; i++) {
-            u[i] = credit_bytes(r->pt[i], alpha, beta, gamma, b);
-            a[2 * i] = r->k[i];
-            a[2 * i + 1] = r->h[i] - u[i];
-        }
-        if (!lsq(a, r->y, r->w, r->n, 2, x) || !(x[0] >= 0) || !(x[1] > 0))
+        for (int i = 0; i < r->n; i++)
+            u[i] = credit_bytes(r->pt[i], &c);
+        double a1, b1, o1;
+        if (!solve(r, u, all, &a1, &b1, &o1) || !(a1 >= 0) || !(b1 > 0) || !(o1 >= 0))
             break;
-        bool still = fabs(x[0] - alpha) <= 1e-13 * x[0] && fabs(x[1] - beta) <= 1e-13 * x[1];
-        alpha = x[0];
-        beta = x[1];
-        gamma = r->gamma;
-        consider(&here, r, alpha, beta, b);
+        bool still = fabs(a1 - alpha) <= 1e-13 * a1 && fabs(b1 - beta) <= 1e-13 * b1 && fabs(o1 - o) <= 1e-13 * o1;
+        alpha = a1;
+        beta = b1;
+        o = o1;
+        c = model_of(r, alpha, beta, b, o);
+        consider(&here, r, alpha, beta, b, o);
         if (still)
             break;
     }
-    for (int i = 0; i < r->n; i++)
-        a[i] = r->h[i] - u[i];
-    if (lsq(a, r->y, r->w, r->n, 1, x))
-        consider(&here, r, 0, x[0], b);
-    for (int i = 0; i < r->n; i++)
-        a[i] = r->k[i];
-    if (lsq(a, r->y, r->w, r->n, 1, x))
-        consider(&here, r, x[0], 0, b);
-    g_free(a);
+    static const unsigned partial[] = {FREE_ALPHA | FREE_BETA, FREE_BETA | FREE_O, FREE_BETA, FREE_ALPHA};
+    for (size_t v = 0; v < G_N_ELEMENTS(partial); v++) {
+        double a1, b1, o1;
+        if ((partial[v] & FREE_O) && !r->rtt)
+            continue;
+        if (solve(r, u, partial[v], &a1, &b1, &o1))
+            consider(&here, r, a1, b1, b, o1);
+    }
     g_free(u);
     if (here.sse < best->sse)
         *best = here;
@@ -255,26 +315,30 @@ static void polish_burst(const Rows *r, Cand *best)
 }
 
 /* The burst strictly between lo and hi (the points with h <= lo pass
- * whole): unknowns α, β and c = βb, the model linear in them; kept when
- * α >= 0 and lo < b < hi. Also with α = 0. */
+ * whole): unknowns α, (o), β and c = βb, the model linear in them; kept
+ * when α >= 0 and lo < b < hi. Also with α = 0. */
 static void fit_split(const Rows *r, double lo, double hi, Cand *best)
 {
-    double *a = g_new(double, 3 * r->n + 3), x[3];
+    double *a = g_new(double, CALFIT_MAXV * r->n + CALFIT_MAXV), x[CALFIT_MAXV];
+    int with_o = r->rtt;
     for (int free_alpha = 1; free_alpha >= 0; free_alpha--) {
-        int m = 2 + free_alpha;
+        int m = 2 + free_alpha + with_o;
         for (int i = 0; i < r->n; i++) {
             bool above = r->h[i] > lo;
             double *row = a + m * i;
             if (free_alpha)
-                *row++ = r->k[i];
+                *row++ = r->k[i] + 2 * r->kr[i];
+            if (with_o)
+                *row++ = 2 * r->k[i];
             row[0] = above ? r->h[i] : 0;
             row[1] = above ? -1 : 0;
         }
         if (!lsq(a, r->y, r->w, r->n, m, x))
             continue;
-        double alpha = free_alpha ? x[0] : 0, beta = x[free_alpha], c = x[free_alpha + 1];
+        double alpha = free_alpha ? x[0] : 0, o = with_o ? x[free_alpha] : 0;
+        double beta = x[free_alpha + with_o], c = x[free_alpha + with_o + 1];
         if (beta > 0 && c / beta > lo && c / beta < hi)
-            consider(best, r, alpha, beta, c / beta);
+            consider(best, r, alpha, beta, c / beta, o);
     }
     g_free(a);
 }
@@ -285,14 +349,15 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* The best parameters over the used points. */
-static Cand fit_once(const GArray *pts, double gamma, bool no_burst)
+/* The best parameters over the used points with eager limit `eager`
+ * (INFINITY: no handshake). */
+static Cand fit_eager(const GArray *pts, double gamma, unsigned flags, double eager)
 {
     Rows r;
-    rows_fill(&r, pts, gamma);
-    Cand naive = {0, 0, 0, INFINITY}, burst = {0, 0, 0, INFINITY};
+    rows_fill(&r, pts, gamma, eager);
+    Cand naive = {0, 0, 0, 0, eager, INFINITY}, burst = {0, 0, 0, 0, eager, INFINITY};
     fit_fixed(&r, 0, &naive);
-    if (!no_burst && naive.sse > CALFIT_EXACT * r.n) {
+    if (!(flags & CALFIT_NO_BURST) && naive.sse > CALFIT_EXACT * r.n) {
         double *hs = g_memdup2(r.h, sizeof(double) * r.n);
         qsort(hs, r.n, sizeof(double), cmp_double);
         double lo = 0;
@@ -308,6 +373,46 @@ static Cand fit_once(const GArray *pts, double gamma, bool no_burst)
     }
     rows_clear(&r);
     return burst.sse < CALFIT_BURST_GAIN * naive.sse ? burst : naive;
+}
+
+/* The message sizes of the used points (ping-pong n, ring n/p), sorted,
+ * each once. */
+static GArray *message_sizes(const GArray *pts)
+{
+    GArray *m = g_array_new(FALSE, FALSE, sizeof(double));
+    for (guint i = 0; i < pts->len; i++) {
+        const CalPoint *p = &g_array_index(pts, CalPoint, i);
+        double k, size, h, g;
+        terms(p, 0, &k, &size, &h, &g);
+        if (p->used && k > 0)
+            g_array_append_val(m, size);
+    }
+    g_array_sort(m, cmp_double);
+    guint u = 0;
+    for (guint i = 0; i < m->len; i++)
+        if (u == 0 || g_array_index(m, double, i) != g_array_index(m, double, u - 1))
+            g_array_index(m, double, u++) = g_array_index(m, double, i);
+    g_array_set_size(m, u);
+    return m;
+}
+
+/* The best parameters over the used points: without a handshake, and with
+ * one from each measured message size on (one size at least below it);
+ * the handshake is kept when it cuts the squared error to
+ * CALFIT_BURST_GAIN of the fit without. */
+static Cand fit_once(const GArray *pts, double gamma, unsigned flags)
+{
+    Cand plain = fit_eager(pts, gamma, flags, INFINITY), hs = {0, 0, 0, 0, INFINITY, INFINITY};
+    if ((flags & CALFIT_NO_PROTOCOL) || plain.sse <= CALFIT_EXACT * pts->len)
+        return plain;
+    GArray *sizes = message_sizes(pts);
+    for (guint i = 1; i < sizes->len; i++) {
+        Cand c = fit_eager(pts, gamma, flags, g_array_index(sizes, double, i));
+        if (c.sse < hs.sse && c.alpha > 0)
+            hs = c;
+    }
+    g_array_free(sizes, TRUE);
+    return hs.sse < CALFIT_BURST_GAIN * plain.sse ? hs : plain;
 }
 
 static int distinct_sizes(const GArray *pts)
@@ -344,11 +449,18 @@ static void robust_spread(const GArray *pts, double *med, double *sigma)
     g_array_free(res, TRUE);
 }
 
+static CalModel cand_model(const Cand *c, double gamma)
+{
+    return (CalModel){.alpha = c->alpha, .beta = c->beta, .gamma = gamma, .burst = c->burst,
+                      .overhead = c->overhead, .eager_limit = c->eager, .rtt = isfinite(c->eager)};
+}
+
 static void predict_all(GArray *pts, const Cand *c, double gamma)
 {
+    CalModel m = cand_model(c, gamma);
     for (guint i = 0; i < pts->len; i++) {
         CalPoint *p = &g_array_index(pts, CalPoint, i);
-        p->pred_s = calfit_model(p, c->alpha, c->beta, gamma, c->burst);
+        p->pred_s = calfit_predict(p, &m);
     }
 }
 
@@ -377,7 +489,7 @@ static void goodness(const GArray *pts, double *r2, double *rms, int *n)
     *rms = *n > 0 ? sqrt(rel / *n) : 0;
 }
 
-bool calfit_link(GArray *points, double gamma, bool no_burst, CalLinkFit *out, char **err)
+bool calfit_link(GArray *points, double gamma, unsigned flags, CalLinkFit *out, char **err)
 {
     for (guint i = 0; i < points->len; i++)
         g_array_index(points, CalPoint, i).used = true;
@@ -387,7 +499,7 @@ bool calfit_link(GArray *points, double gamma, bool no_burst, CalLinkFit *out, c
                                points->len, points->len == 1 ? "" : "s", sizes, sizes == 1 ? "" : "s");
         return false;
     }
-    Cand c = fit_once(points, gamma, no_burst);
+    Cand c = fit_once(points, gamma, flags);
     predict_all(points, &c, gamma);
     double med, sigma;
     robust_spread(points, &med, &sigma);
@@ -403,7 +515,7 @@ bool calfit_link(GArray *points, double gamma, bool no_burst, CalLinkFit *out, c
             p->used = fabs((p->time_s - p->pred_s) / p->time_s - med) <= limit;
         }
         if (distinct_sizes(points) >= 2) {
-            c = fit_once(points, gamma, no_burst);
+            c = fit_once(points, gamma, flags);
             predict_all(points, &c, gamma);
         } else {
             for (guint i = 0; i < points->len; i++)
@@ -413,7 +525,9 @@ bool calfit_link(GArray *points, double gamma, bool no_burst, CalLinkFit *out, c
     } else {
         drop = 0;
     }
-    *out = (CalLinkFit){.alpha_s = c.alpha, .beta = c.beta, .burst_bytes = c.burst, .dropped = drop};
+    *out = (CalLinkFit){.alpha_s = c.alpha, .beta = c.beta, .burst_bytes = c.burst, .overhead_s = c.overhead,
+                        .eager_limit = isfinite(c.eager) ? (uint64_t)c.eager : PROTOCOL_INF,
+                        .rtt = isfinite(c.eager), .dropped = drop};
     goodness(points, &out->r2, &out->rms_rel, &out->points);
     return true;
 }

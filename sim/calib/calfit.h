@@ -24,6 +24,18 @@
  * fit without it; on links without a shaper b stays 0. One pass then
  * drops outliers (relative residual beyond 4 robust standard deviations
  * and 10%) and fits again.
+ *
+ * The protocol (io/protocol.h): every message also costs 2o of CPU, and
+ * with handshake rtt a message of at least the eager limit E costs 2α
+ * more (a request-to-send and a clear-to-send; the idle gap a ring's
+ * bucket refills in grows by the same). A ping-pong's or ring's steps
+ * start together, so a rendezvous without a handshake costs nothing there
+ * and only rtt is visible: as a step of 2α between two sizes. The fit
+ * tries E at every distinct message size (ping-pong n, ring n/p) with α,
+ * o and β free (the step gives α, the intercept α + 2o), and keeps the
+ * best when it removes at least a third of the squared relative error of
+ * the fit without; else E is inf (no rendezvous seen up to the largest
+ * size) and o is 0 (α + 2o is all that ping-pong and ring can tell).
  */
 #ifndef ARSIM_CALFIT_H
 #define ARSIM_CALFIT_H
@@ -31,6 +43,8 @@
 #include <glib.h>
 #include <stdbool.h>
 #include <stdint.h>
+
+#include "io/protocol.h"
 
 typedef enum {
     CALFIT_PINGPONG,         /* one message of `bytes` between two hosts, one way */
@@ -48,10 +62,24 @@ typedef struct {
     bool used;               /* filled by the fit: false for a dropped outlier */
 } CalPoint;
 
+/* The model's parameters. */
+typedef struct {
+    double alpha;            /* per-message latency, s, >= 0 */
+    double beta;             /* transfer time, s/byte, >= 0 */
+    double gamma;            /* reduction, s/byte, >= 0 */
+    double burst;            /* bytes per path that pass unshaped, >= 0 */
+    double overhead;         /* o: CPU s per message at each end, >= 0 */
+    double eager_limit;      /* bytes: messages of at least this many are rendezvous (INFINITY: none) */
+    bool rtt;                /* rendezvous messages pay a request-to-send and a clear-to-send */
+} CalModel;
+
 typedef struct {
     double alpha_s;          /* per-message latency, s, >= 0 */
     double beta;             /* transfer time, s/byte, >= 0 (1/β = goodput) */
     double burst_bytes;      /* bytes per path that pass unshaped, >= 0 (0: no burst term) */
+    double overhead_s;       /* o, s, >= 0 (0 unless a handshake separated it from α) */
+    uint64_t eager_limit;    /* smallest size that paid the handshake; PROTOCOL_INF: none seen */
+    bool rtt;                /* a handshake was seen (eager_limit < PROTOCOL_INF) */
     double r2;               /* 1 - SSres/SStot over the used points (1 when SStot is 0) */
     double rms_rel;          /* root mean square relative residual of the used points */
     int points;              /* points used */
@@ -65,13 +93,18 @@ typedef struct {
 } CalGammaFit;
 
 /* The model's time for one point. */
+double calfit_predict(const CalPoint *pt, const CalModel *m);
+/* The same without the protocol (o = 0, every message eager). */
 double calfit_model(const CalPoint *pt, double alpha, double beta, double gamma, double burst);
 
-/* Fits α and β (and the burst, unless no_burst) to points (CalPoint of
- * kinds PINGPONG and RING; pred_s and used filled) with γ known. false and
- * *err ("what is wrong; what is expected") with fewer than 2 distinct
- * sizes. */
-bool calfit_link(GArray *points, double gamma, bool no_burst, CalLinkFit *out, char **err);
+#define CALFIT_NO_BURST 1u     /* calfit_link: plain α + nβ, no burst term */
+#define CALFIT_NO_PROTOCOL 2u  /* calfit_link: no eager limit, handshake or overhead */
+
+/* Fits α and β (and the burst and the protocol, unless flags say no) to
+ * points (CalPoint of kinds PINGPONG and RING; pred_s and used filled)
+ * with γ known. false and *err ("what is wrong; what is expected") with
+ * fewer than 2 distinct sizes. */
+bool calfit_link(GArray *points, double gamma, unsigned flags, CalLinkFit *out, char **err);
 
 /* γ = Σt / Σn over REDUCE points (least squares with weights 1/n: the
  * large sizes, where the loop's own overhead vanishes, dominate). false

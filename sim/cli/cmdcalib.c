@@ -17,6 +17,7 @@ typedef struct {
     char *out;               /* --out FILE or NULL (stdout) */
     CalibFit fit;            /* --fit */
     bool no_burst;           /* --no-burst: plain α + nβ */
+    bool no_protocol;        /* --no-protocol: no eager limit, handshake or overhead */
     GPtrArray *args;         /* the arguments: MEASUREMENTS.json */
 } CalibOpts;
 
@@ -86,9 +87,38 @@ static void print_class(FILE *out, const char *name, const CalLinkFit *f)
             f->beta > 0 ? 1e-6 / f->beta : INFINITY, f->burst_bytes, f->r2, 100 * f->rms_rel, f->points, f->dropped);
 }
 
-static void fill_class(CalClass *k, const CalLinkFit *f, const GArray *pts, CalFile *cal)
+/* The protocol line of a class: what the fit found, and where between the
+ * measured message sizes the handshake's step is. */
+static void print_protocol(FILE *out, const char *name, const CalLinkFit *f, const GArray *pts)
+{
+    double below = 0, most = 0;
+    for (guint i = 0; i < pts->len; i++) {
+        const CalPoint *p = &g_array_index(pts, CalPoint, i);
+        double m = p->kind == CALFIT_RING ? (double)p->bytes / p->ranks : (double)p->bytes;
+        most = fmax(most, m);
+        if (m < (double)f->eager_limit)
+            below = fmax(below, m);
+    }
+    if (f->rtt)
+        fprintf(out, "protocol %s: eager_limit %" G_GUINT64_FORMAT " B (a handshake from there on; the largest "
+                "eager size measured is %.0f B), handshake rtt, overhead %.3f us\n", name, (guint64)f->eager_limit,
+                below, f->overhead_s * 1e6);
+    else
+        fprintf(out, "protocol %s: no handshake step seen up to %.0f B: eager_limit inf, handshake none; overhead 0 "
+                "(alpha holds alpha + 2o: without a handshake the two cannot be told apart)\n", name, most);
+}
+
+static void fill_class(CalClass *k, CalProtocol *kp, const CalLinkFit *f, bool protocol, const GArray *pts,
+                       CalFile *cal)
 {
     *k = (CalClass){true, f->alpha_s, f->beta, f->r2, f->points, f->burst_bytes, f->rms_rel};
+    if (protocol) {
+        kp->set = true;
+        protocol_init(&kp->p);
+        kp->p.eager_limit = f->eager_limit;
+        kp->p.handshake = f->rtt ? PROTOCOL_HANDSHAKE_RTT : PROTOCOL_HANDSHAKE_NONE;
+        kp->p.overhead_s = f->overhead_s;
+    }
     for (guint i = 0; i < pts->len; i++) {
         const CalPoint *p = &g_array_index(pts, CalPoint, i);
         g_array_append_val(cal->used, p->tag);
@@ -103,11 +133,11 @@ static gint cmp_int(gconstpointer a, gconstpointer b)
 }
 
 /* Fits a link class; 2 with *err when its points do not make a fit. */
-static int fit_class(const MeasFile *m, GArray *pts, double gamma, bool no_burst, const char *cls, CalLinkFit *f,
+static int fit_class(const MeasFile *m, GArray *pts, double gamma, unsigned flags, const char *cls, CalLinkFit *f,
                      char **err)
 {
     char *why = NULL;
-    if (calfit_link(pts, gamma, no_burst, f, &why))
+    if (calfit_link(pts, gamma, flags, f, &why))
         return 0;
     const MeasCase *c = case_of(m, &g_array_index(pts, CalPoint, 0));
     *err = g_strdup_printf("%s:%d:%d: too few points for the %s fit: %s (pingpong class %s%s)", m->path, c->line,
@@ -139,10 +169,11 @@ static int run(void *opts, char **err)
                                o->fit.ring ? "ring all-reduce" : "");
     if (*err)
         rc = 2;
+    unsigned flags = (o->no_burst ? CALFIT_NO_BURST : 0) | (o->no_protocol ? CALFIT_NO_PROTOCOL : 0);
     if (rc == 0 && inter->len > 0)
-        rc = fit_class(m, inter, gf.gamma, o->no_burst, "inter", &fi, err);
+        rc = fit_class(m, inter, gf.gamma, flags, "inter", &fi, err);
     if (rc == 0 && intra->len > 0)
-        rc = fit_class(m, intra, 0, o->no_burst, "intra", &fa, err);
+        rc = fit_class(m, intra, 0, flags, "intra", &fa, err);
     if (rc == 0) {
         g_free(cal.source);
         cal.source = g_strdup(o->meas);
@@ -153,9 +184,9 @@ static int run(void *opts, char **err)
         g_free(cal.mpi_library);
         cal.mpi_library = g_strdup(m->mpi_library);
         if (inter->len > 0)
-            fill_class(&cal.inter, &fi, inter, &cal);
+            fill_class(&cal.inter, &cal.inter_protocol, &fi, !o->no_protocol, inter, &cal);
         if (intra->len > 0)
-            fill_class(&cal.intra, &fa, intra, &cal);
+            fill_class(&cal.intra, &cal.intra_protocol, &fa, !o->no_protocol, intra, &cal);
         if (cal.has_gamma) {
             cal.gamma = gf.gamma;
             cal.gamma_r2 = gf.r2;
@@ -165,15 +196,19 @@ static int run(void *opts, char **err)
         }
         g_array_sort(cal.used, cmp_int);
         g_array_sort(cal.outliers, cmp_int);
-        printf("calibration of %s: %s; %d ranks on %d hosts; fit %s%s\n\n", m->path,
+        printf("calibration of %s: %s; %d ranks on %d hosts; fit %s%s%s\n\n", m->path,
                m->mpi_library[0] ? m->mpi_library : "MPI library unknown", m->ranks, m->hosts, cal.modes,
-               o->no_burst ? " (no burst term)" : "");
+               o->no_burst ? " (no burst term)" : "", o->no_protocol ? " (no protocol)" : "");
         printf("%-6s %10s %11s %14s %12s %10s %9s %7s %8s\n", "class", "alpha(us)", "beta(ns/B)", "goodput(MB/s)",
                "burst(B)", "R2", "rms.err", "points", "outliers");
         if (cal.inter.set)
             print_class(stdout, "inter", &fi);
         if (cal.intra.set)
             print_class(stdout, "intra", &fa);
+        if (cal.inter_protocol.set)
+            print_protocol(stdout, "inter", &fi, inter);
+        if (cal.intra_protocol.set)
+            print_protocol(stdout, "intra", &fa, intra);
         if (cal.has_gamma)
             printf("gamma  %.4g ns/B (%.3g GB/s reduction), R2 %.6f over %d reduce cases\n", gf.gamma * 1e9,
                    gf.gamma > 0 ? 1e-9 / gf.gamma : INFINITY, gf.r2, gf.points);
@@ -212,12 +247,14 @@ static const CliOpt opts[] = {
      .parse = parse_fit},
     {"no-burst", CLI_FLAG, offsetof(CalibOpts, no_burst),
      .help = "fit the plain alpha + n beta model, without the burst term"},
+    {"no-protocol", CLI_FLAG, offsetof(CalibOpts, no_protocol),
+     .help = "fit no protocol: no eager limit, handshake or per-message overhead (eager_limit inf)"},
     {NULL},
 };
 
 const CliCmd cmdcalib_cli = {
     .name = "calibrate",
-    .summary = "fit alpha, beta and gamma per link class to measured collectives",
+    .summary = "fit alpha, beta, gamma and the protocol per link class to measured collectives",
     .about = "MEASUREMENTS.json: the measurements file of validate/mpibench. Prints the fit, R2 and every point's "
              "residual, and writes the calibration a scenario's cluster.calibration reads.",
     .args = "MEASUREMENTS.json",

@@ -35,6 +35,19 @@ int cmdcoll_run(const CmdCollOpts *o, FILE *out, char **err)
         spec.link.latency_s = o->latency_s;
     if (o->packet != CMDCOLL_PACKET_TOPO)
         spec.packet_bytes = o->packet;
+    Protocol *classes[] = {&spec.protocol, spec.intra_protocol_set ? &spec.intra_protocol : NULL};
+    for (size_t i = 0; i < G_N_ELEMENTS(classes); i++) {
+        if (!classes[i])
+            continue;
+        if (o->proto.eager_limit)
+            classes[i]->eager_limit = o->proto.value.eager_limit;
+        if (o->proto.handshake)
+            classes[i]->handshake = o->proto.value.handshake;
+        if (o->proto.overhead)
+            classes[i]->overhead_s = o->proto.value.overhead_s;
+        if (o->proto.segment)
+            classes[i]->segment_bytes = o->proto.value.segment_bytes;
+    }
     char *why = NULL;
     Topo *t = topo_new(&spec, &why);
     topo_spec_clear(&spec);
@@ -151,6 +164,35 @@ static bool parse_packet(void *field, const CliOpt *opt, const char *value, char
     return !*err;
 }
 
+/* --eager-limit, --handshake, --overhead, --segment: one field (the
+ * protocol overrides), told apart by the row's name. */
+static bool parse_protocol(void *field, const CliOpt *opt, const char *value, char **err)
+{
+    CmdCollProtocol *pr = field;
+    const char *why = NULL;
+    bool ok;
+    if (strcmp(opt->name, "handshake") == 0) {
+        if (!(ok = protocol_handshake_parse(value, &pr->value.handshake)))
+            *err = g_strdup_printf("--%s: unknown handshake '%s'; expected none (data leaves when the receive is "
+                                   "posted) or rtt (request-to-send, clear-to-send)", opt->name, value);
+        pr->handshake = true;
+        return ok;
+    }
+    if (strcmp(opt->name, "eager-limit") == 0) {
+        ok = protocol_parse_eager_limit(value, &pr->value.eager_limit, &why);
+        pr->eager_limit = true;
+    } else if (strcmp(opt->name, "overhead") == 0) {
+        ok = protocol_parse_overhead(value, &pr->value.overhead_s, &why);
+        pr->overhead = true;
+    } else {
+        ok = protocol_parse_segment(value, &pr->value.segment_bytes, &why);
+        pr->segment = true;
+    }
+    if (!ok)
+        *err = g_strdup_printf("--%s: '%s': %s", opt->name, value, why);
+    return ok;
+}
+
 #define ALGOS "ring butterfly rabenseifner tree hierarchical torus2d"
 
 static const CliOpt opts[] = {
@@ -190,6 +232,21 @@ static const CliOpt opts[] = {
      .help = "print a JSON array instead of the table"},
     {"links", CLI_FLAG, offsetof(CmdCollOpts, links),
      .help = "add each link's bytes, busy time and peak queue depth"},
+    {"eager-limit", CLI_CUSTOM, offsetof(CmdCollOpts, proto),
+     .help = "messages of fewer bytes leave at once; larger ones wait for their receive (rendezvous)",
+     .value = "SIZE|inf", .unit = "a size: 65536, 64KiB; inf: every message eager",
+     .note = "the topology's (64KiB by default)", .parse = parse_protocol},
+    {"handshake", CLI_CUSTOM, offsetof(CmdCollOpts, proto),
+     .help = "what a rendezvous message waits for: none (the posted receive) or rtt (request- and clear-to-send)",
+     .value = "none|rtt", .unit = "none or rtt", .words = "none rtt", .note = "the topology's (none by default)",
+     .parse = parse_protocol},
+    {"overhead", CLI_CUSTOM, offsetof(CmdCollOpts, proto),
+     .help = "CPU time per message on the sending and on the receiving rank (LogGP's o)", .value = "TIME",
+     .unit = "a time: 0, 2us, 1.5ms", .note = "the topology's (0 by default)", .parse = parse_protocol},
+    {"segment", CLI_CUSTOM, offsetof(CmdCollOpts, proto),
+     .help = "cut each step's message into pipelined pieces of SIZE, or none", .value = "SIZE|none",
+     .unit = "a size: 1MiB; none: whole messages", .note = "the topology's (none by default)",
+     .parse = parse_protocol},
     {NULL},
 };
 

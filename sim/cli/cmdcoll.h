@@ -5,11 +5,22 @@
 
 #include "cli/cli.h"
 #include "coll/coll.h"
+#include "io/protocol.h"
 
 #include <stdint.h>
 #include <stdio.h>
 
 #define CMDCOLL_PACKET_TOPO UINT64_MAX   /* --packet not given: as the topology says */
+
+/* The protocol options given: each overrides that setting of the
+ * topology's protocol in every route class. */
+typedef struct {
+    Protocol value;          /* the values given (the others unused) */
+    bool eager_limit;        /* --eager-limit given */
+    bool handshake;          /* --handshake given */
+    bool overhead;           /* --overhead given */
+    bool segment;            /* --segment given */
+} CmdCollProtocol;
 
 typedef struct {
     char *topology;          /* --topology FILE or NAME; NULL: a star of `ranks` hosts */
@@ -24,6 +35,7 @@ typedef struct {
     GArray *sizes;           /* --size: uint64_t bytes, >= 1 entry; the command's to free */
     bool json;               /* --json: a JSON array instead of a table */
     bool links;              /* --links: per-link statistics too */
+    CmdCollProtocol proto;   /* --eager-limit, --handshake, --overhead, --segment */
     GPtrArray *args;         /* arguments: none are taken */
 } CmdCollOpts;
 

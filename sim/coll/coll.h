@@ -93,4 +93,18 @@ bool coll_verify(const CollSchedule *s, char **err);
  * means coll_params_init's defaults (also accepted by coll_build). */
 double coll_cost(CollAlgo a, const CollParams *prm, int p, double n, double alpha, double beta, double gamma);
 
+/* The cost model of the protocol layer (io/protocol.h) on top of α-β-γ. */
+typedef struct {
+    double alpha;            /* s per message, host to host */
+    double beta;             /* s per byte */
+    double gamma;            /* s per byte reduced */
+    double overhead;         /* o: CPU s per message at each end */
+    double eager_limit;      /* bytes: messages of at least this many are rendezvous (INFINITY: none) */
+    bool rtt;                /* rendezvous messages wait for a request-to-send and a clear-to-send */
+} CollCostModel;
+
+/* coll_cost with the protocol (collcost.c states the formulas); coll_cost
+ * is this with o = 0 and every message eager. */
+double coll_cost_model(CollAlgo a, const CollParams *prm, int p, double n, const CollCostModel *c);
+
 #endif

@@ -28,6 +28,25 @@
  *   torus2d       X×Y: ring(X, n) + ring(Y, n/X)
  *                 = 2(X+Y-2)α + 2(XY-1)/(XY)·nβ + (XY-1)/(XY)·nγ
  *
+ * The protocol layer (coll_cost_model) changes one message of m bytes
+ * from α + mβ to
+ *
+ *   msg(m) = α + mβ + 2o + [m >= eager limit and handshake rtt]·2α
+ *
+ * (o of CPU at each end; a rendezvous message with rtt first sends a
+ * request-to-send and waits for the clear-to-send, two payload-free
+ * messages of α each; with handshake none it waits for the posted
+ * receive, which in a step where both ends start together costs nothing)
+ * and every formula above is the sum of its steps' msg() plus the
+ * reductions: ring 2(p-1)·msg(n/p) + (p-1)/p·nγ; butterfly k·(msg(n) + nγ),
+ * folded (k+2)·msg(n) + (k+1)·nγ; Rabenseifner Σ_{j=1..k} (2·msg(n/2^j) +
+ * n/2^j·γ), folded + 2·msg(n) + nγ; tree 2⌈lgp⌉·msg(n) + ⌈lgp⌉·nγ; the
+ * compositions as above. Exact on a contention-free network where every
+ * step's two ends start together (p a power of two, ring, torus2d); with
+ * folds, ranks that start a step early make some steps shorter or let
+ * small eager messages run ahead (tests/unit/test_protocol.c bounds it).
+ * Segments are not in the formulas (a pipeline; see io/protocol.h).
+ *
  * Every hop uses the same α. Parameters that coll_build would reject
  * (G not dividing p, X·Y ≠ p, a hierarchical inter algorithm) cost
  * INFINITY, so a chooser never picks them.
@@ -52,35 +71,45 @@ static int ceil_lg(int p)
     return k;
 }
 
-static double ring_cost(int p, double n, double a, double b, double g)
+/* One message of m bytes. */
+static double msg(const CollCostModel *c, double m)
+{
+    double t = c->alpha + m * c->beta + 2 * c->overhead;
+    return c->rtt && m >= c->eager_limit ? t + 2 * c->alpha : t;
+}
+
+static double ring_cost(int p, double n, const CollCostModel *c)
 {
     if (p <= 1)
         return 0;
     double f = (double)(p - 1) / p;
-    return 2.0 * (p - 1) * a + 2.0 * f * n * b + f * n * g;
+    return 2.0 * (p - 1) * msg(c, n / p) + f * n * c->gamma;
 }
 
-static double flat_cost(CollAlgo algo, const CollParams *prm, int p, double n, double a, double b, double g,
-                        bool nested)
+static double flat_cost(CollAlgo algo, const CollParams *prm, int p, double n, const CollCostModel *c, bool nested)
 {
     if (p < 1)
         return INFINITY;
     int k = floor_lg(p), q = 1 << k;
-    double f = (double)(q - 1) / q;
+    double g = c->gamma;
     switch (algo) {
     case COLL_RING:
-        return ring_cost(p, n, a, b, g);
+        return ring_cost(p, n, c);
     case COLL_BUTTERFLY:
         if (p == q)
-            return k * (a + n * b + n * g);
-        return (k + 2) * (a + n * b) + (k + 1) * n * g;
-    case COLL_RABENSEIFNER:
-        if (p == q)
-            return 2.0 * k * a + 2.0 * f * n * b + f * n * g;
-        return (2.0 * k + 2) * a + (2.0 * f + 2) * n * b + (1 + f) * n * g;
+            return k * (msg(c, n) + n * g);
+        return (k + 2) * msg(c, n) + (k + 1) * n * g;
+    case COLL_RABENSEIFNER: {
+        double t = p == q ? 0 : 2 * msg(c, n) + n * g, m = n;
+        for (int j = 1; j <= k; j++) {
+            m /= 2;
+            t += 2 * msg(c, m) + m * g;
+        }
+        return t;
+    }
     case COLL_TREE: {
-        int c = ceil_lg(p);
-        return 2.0 * c * (a + n * b) + c * n * g;
+        int d = ceil_lg(p);
+        return 2.0 * d * msg(c, n) + d * n * g;
     }
     case COLL_TORUS2D: {
         int x = prm->torus_x, y = prm->torus_y;
@@ -93,14 +122,14 @@ static double flat_cost(CollAlgo algo, const CollParams *prm, int p, double n, d
         }
         if (x < 1 || y < 1 || (long)x * y != p)
             return INFINITY;
-        return ring_cost(x, n, a, b, g) + ring_cost(y, n / x, a, b, g);
+        return ring_cost(x, n, c) + ring_cost(y, n / x, c);
     }
     default:
         return INFINITY;
     }
 }
 
-double coll_cost(CollAlgo a, const CollParams *prm, int p, double n, double alpha, double beta, double gamma)
+double coll_cost_model(CollAlgo a, const CollParams *prm, int p, double n, const CollCostModel *c)
 {
     CollParams dflt;
     if (!prm) {
@@ -108,9 +137,15 @@ double coll_cost(CollAlgo a, const CollParams *prm, int p, double n, double alph
         prm = &dflt;
     }
     if (a != COLL_HIERARCHICAL)
-        return flat_cost(a, prm, p, n, alpha, beta, gamma, false);
+        return flat_cost(a, prm, p, n, c, false);
     int g = prm->gpus_per_node;
     if (p < 1 || g < 1 || p % g != 0 || prm->inter == COLL_HIERARCHICAL)
         return INFINITY;
-    return ring_cost(g, n, alpha, beta, gamma) + flat_cost(prm->inter, prm, p / g, n / g, alpha, beta, gamma, true);
+    return ring_cost(g, n, c) + flat_cost(prm->inter, prm, p / g, n / g, c, true);
+}
+
+double coll_cost(CollAlgo a, const CollParams *prm, int p, double n, double alpha, double beta, double gamma)
+{
+    CollCostModel c = {.alpha = alpha, .beta = beta, .gamma = gamma, .eager_limit = INFINITY};
+    return coll_cost_model(a, prm, p, n, &c);
 }

@@ -1,11 +1,28 @@
-/* collexec — the one executor that runs any CollSchedule on a Net.
+/* collexec — the one executor that runs any CollSchedule on a Net, and
+ * the protocol layer between the schedules and the network (the rules of
+ * io/protocol.h, with the protocol of each message's route class).
  *
  * Every rank starts its first step at the time collexec_start() is called
- * and runs its steps in order: at a step's start it sends (net_send over
- * the topology's route between the two ranks' hosts); the step ends when
- * that message was delivered and the receive arrived, plus gamma seconds
- * per received byte when the step reduces (the receiving rank does the
- * reduction). The collective ends when every rank ended its last step.
+ * and runs its steps in order. At a step's start the rank posts its
+ * receive and sends: after `overhead` of its CPU, a message below the
+ * eager limit enters the network at once (net_send over the topology's
+ * route between the two ranks' hosts); a larger one waits until the
+ * receiver has posted the matching receive (the receiving rank reached
+ * that step) — with handshake rtt it first sends a request-to-send, and
+ * the receiver a clear-to-send once posted, both payload-free messages on
+ * the routes. A received message costs the receiver `overhead` of CPU
+ * once it arrived and was posted. The step ends when its message was
+ * delivered (reached the receiver's host) and its receive completed,
+ * plus gamma seconds per received byte when the step reduces. A rank's
+ * overheads and reductions use its one CPU in the order they were asked
+ * for (a run's own: collectives in flight at once do not wait for each
+ * other's). With a segment, each rank runs its steps as K independent pieces
+ * (see io/protocol.h), piece k of a message matched with piece k of the
+ * receive. The collective ends when every rank ended its last step.
+ *
+ * Under protocol_init_eager() (every message eager, no overhead, no
+ * segment) this is exactly the executor before the protocol layer: the
+ * same events in the same order.
  */
 #ifndef ARSIM_COLLEXEC_H
 #define ARSIM_COLLEXEC_H
@@ -16,16 +33,27 @@
 typedef struct CollExec CollExec;
 typedef void (*CollDoneFn)(void *ctx, void *data);
 
-/* Starts sched at sim->now. rank2host[r] is rank r's host (NULL: rank r on
- * host r; sched->p <= t->nhosts then). sched, net, topo and rank2host must
+/* What one run needs. */
+typedef struct {
+    Sim *sim;                  /* the clock and event queue; not owned */
+    Net *net;                  /* the network the messages cross; not owned */
+    Topo *topo;                /* routes, and the protocol of each route's class; not owned */
+    const CollSchedule *sched; /* the steps; not owned */
+    const int *rank2host;      /* rank r's host (NULL: rank r on host r, and sched->p <= topo->nhosts);
+                                * not owned */
+    uint32_t elem_bytes;       /* bytes per element, >= 1 */
+    double gamma;              /* reduction seconds per received byte, >= 0 */
+    CollDoneFn done;           /* run once at the end (NULL: nothing) */
+    void *ctx, *data;          /* done's arguments */
+} CollRunSpec;
+
+/* Starts spec->sched at sim->now. Everything the spec points to must
  * outlive the run. done(ctx, data) runs once, at the end, always from an
- * event (never inside this call). The caller owns the returned CollExec and
- * frees it (from done at the earliest). NULL, with the Sim failed
- * (sim->error), if a rank's host, a step's peer or the byte count is out of
- * range. A schedule that deadlocks never calls done. */
-CollExec *collexec_start(Sim *sim, Net *net, Topo *t, const CollSchedule *sched,
-                         const int *rank2host, uint32_t elem_bytes, double gamma_s_per_byte,
-                         CollDoneFn done, void *ctx, void *data);
+ * event (never inside this call). The caller owns the returned CollExec
+ * and frees it (from done at the earliest). NULL, with the Sim failed
+ * (sim->error), if a rank's host, a step's peer or the byte count is out
+ * of range. A schedule that deadlocks never calls done. */
+CollExec *collexec_start(const CollRunSpec *spec);
 simtime_t collexec_start_time(const CollExec *x);
 simtime_t collexec_end_time(const CollExec *x);   /* valid once done ran */
 void collexec_free(CollExec *x);

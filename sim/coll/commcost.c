@@ -91,7 +91,9 @@ bool commcost_get(CommCost *c, CollAlgo a, uint64_t elems, simtime_t *dur, doubl
         Sim *sim = sim_new(SIM_DEFAULT_SEED);   /* an idle-network run draws nothing */
         Net *net = net_new(sim, c->topo);
         bool done = false;
-        CollExec *x = collexec_start(sim, net, c->topo, s, NULL, c->elem_bytes, c->gamma, mark_done, &done, NULL);
+        CollRunSpec run = {.sim = sim, .net = net, .topo = c->topo, .sched = s, .elem_bytes = c->elem_bytes,
+                           .gamma = c->gamma, .done = mark_done, .ctx = &done};
+        CollExec *x = collexec_start(&run);
         bool ok = sim_run(sim) && done;
         if (!ok) {
             *err = g_strdup_printf("simulating %s failed: %s", coll_algo_name(a), sim->failed ? sim->error : "did not finish");

@@ -49,14 +49,20 @@ static void yaml_str(GString *out, const char *s)
     g_string_append_c(out, '"');
 }
 
-static void class_line(GString *out, const char *name, const CalClass *k)
+static void class_line(GString *out, const char *name, const CalClass *k, const CalProtocol *pr)
 {
     if (!k->set)
         return;
     g_string_append_printf(out, "%s: {alpha_s: %.9g, beta_s_per_byte: %.9g", name, k->alpha_s, k->beta);
     if (isfinite(k->r2))
         g_string_append_printf(out, ", r2: %.9g", k->r2);
-    g_string_append_printf(out, ", points: %d}\n", k->points);
+    g_string_append_printf(out, ", points: %d", k->points);
+    if (pr->set) {
+        char *p = protocol_format(&pr->p);
+        g_string_append_printf(out, ",\n  protocol: %s", p);
+        g_free(p);
+    }
+    g_string_append(out, "}\n");
 }
 
 char *calfile_format(const CalFile *c)
@@ -66,8 +72,8 @@ char *calfile_format(const CalFile *c)
     g_string_append(o, "source: ");
     yaml_str(o, c->source);
     g_string_append_c(o, '\n');
-    class_line(o, "inter", &c->inter);
-    class_line(o, "intra", &c->intra);
+    class_line(o, "inter", &c->inter, &c->inter_protocol);
+    class_line(o, "intra", &c->intra, &c->intra_protocol);
     if (c->has_gamma)
         g_string_append_printf(o, "gamma_s_per_byte: %.9g\n", c->gamma);
     g_string_append(o, "fit:\n  modes: [");
@@ -107,7 +113,7 @@ bool calfile_write(const char *path, const CalFile *c, char **err)
     return ok;
 }
 
-static bool read_class(CfgNode *root, const char *name, CalClass *k, char **err)
+static bool read_class(CfgNode *root, const char *name, CalClass *k, CalProtocol *kp, char **err)
 {
     CfgNode *n = cfg_get(root, name);
     if (!n)
@@ -117,11 +123,22 @@ static bool read_class(CfgNode *root, const char *name, CalClass *k, char **err)
     if (!cfg_expect_map(n, name, err) || !cfg_need(n, "alpha_s", name, err) ||
         !cfg_opt_double(n, "alpha_s", 0, 1e3, &k->alpha_s, err) || !cfg_need(n, "beta_s_per_byte", name, err) ||
         !cfg_opt_double(n, "beta_s_per_byte", 1e-18, 1, &k->beta, err) ||
-        !cfg_opt_double(n, "r2", -1e300, 1, &k->r2, err) || !cfg_opt_int(n, "points", 0, 1 << 30, &pts, err) ||
-        !cfg_check_keys(n, name, "alpha_s, beta_s_per_byte, r2, points", err))
+        !cfg_opt_double(n, "r2", -1e300, 1, &k->r2, err) || !cfg_opt_int(n, "points", 0, 1 << 30, &pts, err))
         return false;
+    CfgNode *pr = cfg_get(n, "protocol");
+    if (pr && !cfg_is_null(pr)) {
+        protocol_init(&kp->p);
+        if (!protocol_read(pr, &kp->p, err))
+            return false;
+        if (kp->p.segment_bytes) {
+            *err = cfg_err(cfg_peek(pr, "segment"), "a calibration does not measure segments; expected segment: "
+                           "none (set a segment in the scenario's cluster.protocol)");
+            return false;
+        }
+        kp->set = true;
+    }
     k->points = (int)pts;
-    return true;
+    return cfg_check_keys(n, name, "alpha_s, beta_s_per_byte, r2, points, protocol", err);
 }
 
 /* A list of case indices under key of fit, appended to out. */
@@ -205,8 +222,8 @@ bool calfile_load(const char *path, CalFile *c, char **err)
     if (!root)
         return false;
     const char *src = NULL;
-    bool ok = cfg_expect_map(root, "a calibration", err) && read_class(root, "inter", &c->inter, err) &&
-              read_class(root, "intra", &c->intra, err) && cfg_opt_string(root, "source", &src, err);
+    bool ok = cfg_expect_map(root, "a calibration", err) && read_class(root, "inter", &c->inter, &c->inter_protocol, err) &&
+              read_class(root, "intra", &c->intra, &c->intra_protocol, err) && cfg_opt_string(root, "source", &src, err);
     CfgNode *g = ok ? cfg_get(root, "gamma_s_per_byte") : NULL;
     if (ok && g) {
         ok = cfg_as_double(g, 0, 1, &c->gamma, err);

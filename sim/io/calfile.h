@@ -4,7 +4,8 @@
  * host-to-host message crosses two links — and bandwidth = 1/β):
  *
  *   source: "meas.json"
- *   inter: {alpha_s: 5.1e-05, beta_s_per_byte: 8.37e-09, r2: 0.9999, points: 14}
+ *   inter: {alpha_s: 5.1e-05, beta_s_per_byte: 8.37e-09, r2: 0.9999, points: 14,
+ *           protocol: {eager_limit: 65536, handshake: rtt, overhead: 1.2e-05s, segment: none}}
  *   intra: {alpha_s: ..., beta_s_per_byte: ..., r2: ..., points: ...}   (when measured)
  *   gamma_s_per_byte: 1.2e-10                                            (when measured)
  *   fit: {modes: [pingpong, ring], used_cases: [0, 1, ...], ...}         (free-form)
@@ -12,10 +13,16 @@
  * `fit` records how the numbers were found: the modes fitted, the
  * measurement file's date and the indices of the cases that took part
  * (so `arsim compare` can tell fitted cases from held-out ones), the
- * burst of a token-bucket shaper, per-class residuals.
+ * burst of a token-bucket shaper, per-class residuals. A class's
+ * `protocol` (io/protocol.h; written when the fit ran with it) is what the
+ * fit found: the eager limit, the handshake and the overhead; a scenario
+ * naming the calibration takes them for that class. `segment` is not
+ * measured and must be none.
  */
 #ifndef ARSIM_CALFILE_H
 #define ARSIM_CALFILE_H
+
+#include "io/protocol.h"
 
 #include <glib.h>
 #include <stdbool.h>
@@ -30,9 +37,17 @@ typedef struct {
     double rms_rel;          /* RMS relative residual of the fit (fit.<class>_rms_rel), >= 0 */
 } CalClass;
 
+/* A class's protocol (a field of CalFile beside the class). */
+typedef struct {
+    bool set;                /* the class carries a protocol */
+    Protocol p;              /* set: the fitted eager limit, handshake, overhead (segment 0) */
+} CalProtocol;
+
 typedef struct {
     CalClass inter;          /* between hosts */
     CalClass intra;          /* inside a host */
+    CalProtocol inter_protocol; /* the protocol found between hosts */
+    CalProtocol intra_protocol; /* ... inside a host */
     bool has_gamma;          /* gamma_s_per_byte present */
     double gamma;            /* reduction s/byte, >= 0 */
     double gamma_r2;         /* fit.gamma_r2 (NAN: unknown) */

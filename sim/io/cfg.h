@@ -62,6 +62,10 @@ bool cfg_as_bool(const CfgNode *n, bool *out, char **err);
 bool cfg_as_bytes(const CfgNode *n, uint64_t *out, char **err);
 bool cfg_as_rate(const CfgNode *n, double *out, char **err);     /* bytes/s */
 bool cfg_as_time(const CfgNode *n, double *out, char **err);     /* seconds */
+/* A scalar through a units-style parser (false and a static *why "what is
+ * wrong; what is expected"); expected names the value for a non-scalar. */
+typedef bool (*CfgParseFn)(const char *s, void *out, const char **why);
+bool cfg_as_with(const CfgNode *n, CfgParseFn parse, void *out, const char *expected, char **err);
 
 /* Optional-key helpers: absent (or null) leaves *out unchanged and succeeds. */
 bool cfg_opt_string(CfgNode *map, const char *key, const char **out, char **err);

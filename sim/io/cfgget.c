@@ -186,9 +186,7 @@ bool cfg_as_bool(const CfgNode *n, bool *out, char **err)
     return false;
 }
 
-typedef bool (*UnitParser)(const char *s, void *out, const char **why);
-
-static bool as_unit(const CfgNode *n, UnitParser parse, void *out, const char *expected, char **err)
+bool cfg_as_with(const CfgNode *n, CfgParseFn parse, void *out, const char *expected, char **err)
 {
     if (!need_scalar(n, expected, err))
         return false;
@@ -206,17 +204,17 @@ static bool parse_time(const char *s, void *o, const char **w) { return units_pa
 
 bool cfg_as_bytes(const CfgNode *n, uint64_t *out, char **err)
 {
-    return as_unit(n, parse_bytes, out, "a size such as 64MiB", err);
+    return cfg_as_with(n, parse_bytes, out, "a size such as 64MiB", err);
 }
 
 bool cfg_as_rate(const CfgNode *n, double *out, char **err)
 {
-    return as_unit(n, parse_rate, out, "a rate such as 10Gbps", err);
+    return cfg_as_with(n, parse_rate, out, "a rate such as 10Gbps", err);
 }
 
 bool cfg_as_time(const CfgNode *n, double *out, char **err)
 {
-    return as_unit(n, parse_time, out, "a time such as 5us", err);
+    return cfg_as_with(n, parse_time, out, "a time such as 5us", err);
 }
 
 #define CFG_OPT(fn, call)                              \

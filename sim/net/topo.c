@@ -36,6 +36,8 @@ void topo_spec_init(TopoSpec *s)
     s->oversub = 1;
     s->gpus_per_node = 1;
     s->intra = s->link;
+    protocol_init(&s->protocol);
+    s->intra_protocol = s->protocol;
 }
 
 void topo_spec_clear(TopoSpec *s)
@@ -84,6 +86,16 @@ static bool G_GNUC_PRINTF(2, 3) fail(char **err, const char *fmt, ...)
         va_end(ap);
     }
     return false;
+}
+
+static bool check_protocol(const Protocol *p, const char *what, char **err)
+{
+    if (!(p->overhead_s >= 0 && p->overhead_s <= PROTOCOL_MAX_OVERHEAD_S))
+        return fail(err, "%s overhead is %g s; expected a time from 0 to %g s", what, p->overhead_s,
+                    PROTOCOL_MAX_OVERHEAD_S);
+    if ((unsigned)p->handshake > PROTOCOL_HANDSHAKE_RTT)
+        return fail(err, "%s handshake %d is unknown; expected none or rtt", what, (int)p->handshake);
+    return true;
 }
 
 static bool check_class(const TopoLinkClass *c, const char *what, char **err)
@@ -285,6 +297,12 @@ static bool build_hier(Build *b, const TopoSpec *s)
         return fail(b->err, "the inter-node network is hierarchical; expected star, ring, torus2d, fat-tree or graph");
     if (!check_class(&s->intra, "intra-node link", b->err))
         return false;
+    if (s->intra_protocol_set && s->intra_protocol.segment_bytes != s->protocol.segment_bytes)
+        return fail(b->err, "intra-node protocol segment %" G_GUINT64_FORMAT " B differs from the cluster's %"
+                    G_GUINT64_FORMAT " B; expected the same segment (a collective has one pipeline)",
+                    (guint64)s->intra_protocol.segment_bytes, (guint64)s->protocol.segment_bytes);
+    if (s->intra_protocol_set)
+        b->t->protocol[TOPO_CLASS_INTRA] = s->intra_protocol;
     char *ierr = NULL;
     Topo *in = topo_new(s->inter, &ierr);
     if (!in) {
@@ -401,12 +419,16 @@ static Topo *build(const TopoSpec *s, char **err)
     }
     if (s->kind != TOPO_HIERARCHICAL && s->kind != TOPO_GRAPH && !check_class(&s->link, "link", err))
         return NULL;
+    if (!check_protocol(&s->protocol, "protocol", err) ||
+        (s->intra_protocol_set && !check_protocol(&s->intra_protocol, "intra-node protocol", err)))
+        return NULL;
     Topo *t = g_new0(Topo, 1);
     t->kind = s->kind;
     t->links = g_array_new(FALSE, FALSE, sizeof(TopoLink));
     t->node_names = g_ptr_array_new_with_free_func(g_free);
     t->packet_bytes = s->packet_bytes;
     t->gpus_per_node = 1;
+    t->protocol[TOPO_CLASS_INTER] = t->protocol[TOPO_CLASS_INTRA] = s->protocol;
     t->priv = toporoute_state_new();
     Build b = {.t = t, .rs = t->priv, .sw_lat_s = s->switch_latency_s, .err = err};
     bool ok = false;

@@ -11,6 +11,7 @@
 #define ARSIM_TOPO_H
 
 #include "engine/evq.h"
+#include "io/protocol.h"
 
 #include <glib.h>
 #include <stdbool.h>
@@ -59,6 +60,11 @@ typedef struct TopoSpec {
     struct TopoSpec *inter;  /* hierarchical: the network of the nodes; owned; its hosts are the nodes */
     GArray *graph_nodes;     /* graph: TopoGraphNode; owned */
     GArray *graph_edges;     /* graph: TopoGraphEdge; owned */
+    Protocol protocol;       /* messages between the network's hosts (hierarchical: between nodes; its
+                              * inter network's own protocol is not used) */
+    bool intra_protocol_set; /* hierarchical: intra_protocol given; false: inside a node as between nodes */
+    Protocol intra_protocol; /* hierarchical: messages between GPUs of one node; its segment must equal
+                              * protocol's (the pipeline is the collective's) */
 } TopoSpec;
 
 void topo_spec_init(TopoSpec *s);          /* star, 8 hosts, 10 Gbps, 5 us, message mode */
@@ -80,6 +86,13 @@ typedef struct {
     uint32_t link[];         /* link ids */
 } TopoRoute;
 
+/* The two classes of route a message can take, each with its protocol. */
+typedef enum {
+    TOPO_CLASS_INTER,        /* between hosts, or between the nodes of a hierarchical topology */
+    TOPO_CLASS_INTRA,        /* between GPUs of one node (hierarchical) */
+    TOPO_NCLASSES
+} TopoClass;
+
 typedef struct Topo Topo;
 struct Topo {
     TopoKind kind;
@@ -90,6 +103,7 @@ struct Topo {
     uint64_t packet_bytes;   /* 0 = message mode */
     int gpus_per_node;       /* consecutive hosts that share a node (1 if flat) */
     int torus_x, torus_y;    /* torus dimensions (0 if not a torus) */
+    Protocol protocol[TOPO_NCLASSES]; /* per route class; equal segment_bytes */
     void *priv;              /* adjacency, distance tables, route cache */
 };
 
@@ -100,6 +114,13 @@ void topo_free(Topo *t);
 
 /* The route from host src to host dst (both < nhosts). Cached; never NULL. */
 const TopoRoute *topo_route(Topo *t, int src, int dst);
+
+/* The protocol of messages from host src to host dst. */
+static inline const Protocol *topo_protocol(const Topo *t, int src, int dst)
+{
+    int g = t->gpus_per_node;
+    return &t->protocol[g > 1 && src / g == dst / g ? TOPO_CLASS_INTRA : TOPO_CLASS_INTER];
+}
 
 /* Sum of link latencies and min bandwidth along a route (for cost models). */
 double topo_route_latency_s(const Topo *t, const TopoRoute *r);

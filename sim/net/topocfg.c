@@ -6,7 +6,7 @@
 #include <string.h>
 
 #define TOPO_KEYS "kind, hosts, link, switch_latency, packet, k, oversubscription, x, y, " \
-                  "gpus_per_node, intra, inter, nodes, links"
+                  "gpus_per_node, intra, inter, nodes, links, protocol"
 
 /* The optional `burst` key: a size in bytes (0 = no token bucket). */
 static bool topocfg_burst(CfgNode *map, double *out, char **err)
@@ -25,14 +25,42 @@ static bool topocfg_burst(CfgNode *map, double *out, char **err)
     return true;
 }
 
-bool topocfg_link(CfgNode *n, TopoLinkClass *cls, const char *what, char **err)
+/* A link-class mapping; `protocol` (when proto is not NULL) read into
+ * *proto, *proto_set then true. */
+static bool read_class(CfgNode *n, TopoLinkClass *cls, Protocol *proto, bool *proto_set, const char *what,
+                       char **err)
 {
     if (!cfg_expect_map(n, what, err))
         return false;
     if (!cfg_opt_rate(n, "bandwidth", &cls->bw_Bps, err) || !cfg_opt_time(n, "latency", &cls->latency_s, err) ||
         !topocfg_burst(n, &cls->burst_B, err))
         return false;
-    return cfg_check_keys(n, what, "bandwidth, latency, burst", err);
+    CfgNode *pr = proto ? cfg_get(n, "protocol") : NULL;
+    if (pr && !cfg_is_null(pr)) {
+        if (!protocol_read(pr, proto, err))
+            return false;
+        *proto_set = true;
+    }
+    return cfg_check_keys(n, what, proto ? "bandwidth, latency, burst, protocol" : "bandwidth, latency, burst", err);
+}
+
+bool topocfg_link(CfgNode *n, TopoLinkClass *cls, const char *what, char **err)
+{
+    return read_class(n, cls, NULL, NULL, what, err);
+}
+
+bool topocfg_intra(CfgNode *n, TopoSpec *spec, char **err)
+{
+    if (!spec->intra_protocol_set)
+        spec->intra_protocol = spec->protocol;
+    return read_class(n, &spec->intra, &spec->intra_protocol, &spec->intra_protocol_set, "intra", err);
+}
+
+/* The optional `protocol` of a network. */
+static bool read_protocol(CfgNode *map, TopoSpec *spec, char **err)
+{
+    CfgNode *pr = cfg_get(map, "protocol");
+    return !pr || cfg_is_null(pr) || protocol_read(pr, &spec->protocol, err);
 }
 
 static bool read_packet(CfgNode *map, TopoSpec *spec, char **err)
@@ -138,7 +166,7 @@ bool topocfg_overrides(CfgNode *map, TopoSpec *spec, char **err)
     spec->k = (int)k;
     spec->x = (int)x;
     spec->y = (int)y;
-    return true;
+    return read_protocol(map, spec, err);
 }
 
 bool topocfg_read(CfgNode *map, TopoSpec *spec, const char *extra_known, char **err)
@@ -169,13 +197,20 @@ bool topocfg_read(CfgNode *map, TopoSpec *spec, const char *extra_known, char **
     spec->x = (int)x;
     spec->y = (int)y;
     spec->gpus_per_node = (int)g;
+    if (!read_protocol(map, spec, err))
+        return false;
     CfgNode *intra = cfg_get(map, "intra");
-    if (intra && !topocfg_link(intra, &spec->intra, "intra", err))
+    if (intra && !topocfg_intra(intra, spec, err))
         return false;
     CfgNode *inter = cfg_get(map, "inter");
     if (inter) {
         if (spec->kind != TOPO_HIERARCHICAL) {
             *err = cfg_err(inter, "inter is only for kind: hierarchical; expected no inter here");
+            return false;
+        }
+        if (inter->type == CFG_MAP && cfg_peek(inter, "protocol")) {
+            *err = cfg_err(cfg_peek(inter, "protocol"), "the protocol between nodes is the hierarchical "
+                           "topology's own; expected protocol at the top level, not in inter");
             return false;
         }
         spec->inter = g_new0(TopoSpec, 1);
@@ -231,7 +266,7 @@ static const struct {
 } blame_keys[] = {
     {"hosts but hosts", "hosts"}, {"hosts but hosts", "nodes"}, {"inter-node network", "inter"},
     {"no inter-node", "kind"},     {"disconnected", "links"},    {"graph link", "links"},
-    {"graph", "nodes"},            {"intra-node", "intra"},      {"switch latency", "switch_latency"},
+    {"graph", "nodes"},            {"intra-node", "intra"},      {"protocol", "protocol"},      {"switch latency", "switch_latency"},
     {"fat-tree k", "k"},           {"oversubscription", "oversubscription"},
     {"torus2d", "x"},              {"gpus_per_node", "gpus_per_node"}, {"hosts", "hosts"},
     {"hosts", "nodes"},            {"link", "link"},

@@ -14,11 +14,15 @@
 bool topocfg_read(CfgNode *map, TopoSpec *spec, const char *extra_known, char **err);
 
 /* Reads only the network overrides a scenario's cluster may carry (link,
- * switch_latency, packet, k, oversubscription, x, y) into spec. */
+ * switch_latency, packet, k, oversubscription, x, y, protocol) into spec. */
 bool topocfg_overrides(CfgNode *map, TopoSpec *spec, char **err);
 
-/* Reads a {bandwidth, latency} link mapping into cls (keys optional). */
+/* Reads a {bandwidth, latency, burst} link mapping into cls (keys optional). */
 bool topocfg_link(CfgNode *n, TopoLinkClass *cls, const char *what, char **err);
+/* Reads a hierarchical topology's `intra` mapping: the link class into
+ * spec->intra and, when it has one, its `protocol` into
+ * spec->intra_protocol (starting from spec->protocol). */
+bool topocfg_intra(CfgNode *n, TopoSpec *spec, char **err);
 
 /* Loads a topology file (a kind name resolves to topologies/<name>.yaml)
  * and checks that it builds (topo_new) as written. */

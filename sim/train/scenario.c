@@ -239,7 +239,7 @@ static int fattree_k_for(int n)
 
 static bool read_calibration(CfgNode *n, Scenario *s, char **err);
 
-#define CLUSTER_NET_KEYS "link, switch_latency, packet, k, oversubscription, x, y"
+#define CLUSTER_NET_KEYS "link, switch_latency, packet, k, oversubscription, x, y, protocol"
 
 /* The nodes' network: a kind with the cluster's overrides, or a topology
  * file (whose own keys stay unless the cluster overrides them). */
@@ -301,7 +301,7 @@ static bool read_cluster(CfgNode *root, Scenario *s, char **err)
         s->topo.hosts = (int)(nodes * g);
         s->topo.inter->hosts = (int)nodes;
         CfgNode *in = cfg_get(c, "intra");
-        if (in && !topocfg_link(in, &s->topo.intra, "intra", err))
+        if (in && !topocfg_intra(in, &s->topo, err))
             return false;
     } else {
         if (g == 0)
@@ -335,8 +335,9 @@ static bool read_cluster(CfgNode *root, Scenario *s, char **err)
             s->topo.link = net.link;
             s->topo.packet_bytes = net.packet_bytes;
             s->topo.intra = (TopoLinkClass){150e9, 1e-6, 0};   /* NVLink-class default */
+            s->topo.protocol = net.protocol;
             CfgNode *in = cfg_get(c, "intra");
-            if (in && !topocfg_link(in, &s->topo.intra, "intra", err)) {
+            if (in && !topocfg_intra(in, &s->topo, err)) {
                 topo_spec_clear(&net);
                 return false;
             }
@@ -388,6 +389,10 @@ static bool read_calibration(CfgNode *n, Scenario *s, char **err)
         }
         if (cf.has_gamma)
             c->gamma = cf.gamma;
+        c->proto_inter_set = cf.inter_protocol.set;
+        c->proto_inter = cf.inter_protocol.p;
+        c->proto_intra_set = cf.intra_protocol.set;
+        c->proto_intra = cf.intra_protocol.p;
     }
     calfile_clear(&cf);
     if (!ok)
@@ -406,6 +411,17 @@ static bool read_calibration(CfgNode *n, Scenario *s, char **err)
         s->topo.intra.bw_Bps = 1.0 / c->beta_intra;
     if (s->topo.kind == TOPO_HIERARCHICAL && c->burst_intra_B >= 0)
         s->topo.intra.burst_B = c->burst_intra_B;
+    /* The protocol: what the calibration measured; the segment is the cluster's. */
+    uint64_t seg = s->topo.protocol.segment_bytes;
+    if (c->proto_inter_set) {
+        s->topo.protocol = c->proto_inter;
+        s->topo.protocol.segment_bytes = seg;
+    }
+    if (s->topo.kind == TOPO_HIERARCHICAL && c->proto_intra_set) {
+        s->topo.intra_protocol = c->proto_intra;
+        s->topo.intra_protocol.segment_bytes = seg;
+        s->topo.intra_protocol_set = true;
+    }
     return true;
 }
 

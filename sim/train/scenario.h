@@ -18,6 +18,10 @@ typedef struct {
     double burst_inter_B;    /* token bucket of the links between nodes, bytes (fit.inter_burst_bytes;
                               * < 0: keep) */
     double burst_intra_B;    /* token bucket of the links inside a node (fit.intra_burst_bytes; < 0: keep) */
+    bool proto_inter_set;    /* the calibration has a protocol between nodes */
+    Protocol proto_inter;    /* its eager limit, handshake and overhead (the cluster's segment stays) */
+    bool proto_intra_set;    /* ... inside a node */
+    Protocol proto_intra;
 } Calibration;
 
 typedef struct {

@@ -117,8 +117,10 @@ static void comm_start(Train *t, int u)
         g_free(why);
         return;
     }
-    g_ptr_array_add(t->execs, collexec_start(t->sim, t->net, t->plan->topo, sc, NULL, (uint32_t)t->s->elem_bytes,
-                                             t->s->gamma, on_memo_done, t, GINT_TO_POINTER(u)));
+    CollRunSpec run = {.sim = t->sim, .net = t->net, .topo = t->plan->topo, .sched = sc,
+                       .elem_bytes = (uint32_t)t->s->elem_bytes, .gamma = t->s->gamma, .done = on_memo_done,
+                       .ctx = t, .data = GINT_TO_POINTER(u)};
+    g_ptr_array_add(t->execs, collexec_start(&run));
 }
 
 /* Starts queued units while the communicator has room. */

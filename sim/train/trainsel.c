@@ -42,11 +42,15 @@ static bool fits(const Scenario *s, CollAlgo a)
 
 /* A lower bound of every candidate's time on this cluster: the α-β-γ
  * closed form with the smallest link latency and the largest bandwidth
- * (contention and longer paths only add). Tree's closed form is an upper
- * bound for p not a power of two, so it is halved there. */
+ * (contention, longer paths, the protocol's overheads and handshakes only
+ * add). Tree's closed form is an upper bound for p not a power of two, so
+ * it gives no bound (0) there. Segments pipeline steps, which the closed forms do
+ * not: with a segment there is no bound (0), every candidate is simulated. */
 static double lower_bound(const Scenario *s, const CommCost *cost, CollAlgo a, uint64_t elems)
 {
     (void)cost;
+    if (s->topo.protocol.segment_bytes > 0)
+        return 0;
     double lat = INFINITY, bw = 0;
     const TopoSpec *nets[2] = {&s->topo, s->topo.inter};
     for (int i = 0; i < 2; i++) {

@@ -18,9 +18,6 @@ export LC_ALL=C
 . tests/clilib.bash
 # yaml_num FILE CLASS KEY — the number after KEY: inside the flow map of CLASS.
 yaml_num() { sed -n "s/^$2: {.*$3: \([^,}]*\).*/\1/p" "$1"; }
-# near A B REL — |A - B| <= REL * max(|A|, |B|).
-near() { awk -v a="$1" -v b="$2" -v r="$3" 'BEGIN { d = a - b; m = a < 0 ? -a : a; n = b < 0 ? -b : b;
-    if (n > m) m = n; exit !((d < 0 ? -d : d) <= r * m) }'; }
 
 generator() {
     tests/data/gen_calib_synthetic.sh >"$T/gen.json" || { echo "generator failed"; return 1; }

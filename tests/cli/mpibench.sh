@@ -10,7 +10,8 @@
 # (then measured_s must reach --min-time) or, on a machine fast enough to
 # run --max-reps before --min-time, stops there unstable: both obey the
 # rule, which is what is asserted. Every result is checked on every rank
-# ("verified": true). Without mpirun/mpicc the suite says it is skipped.
+# ("verified": true), and each case carries the TCP
+# counters of its hosts (retransmissions, timeouts). Without mpirun/mpicc the suite says it is skipped.
 . tests/clilib.bash
 MPIBENCH=${MPIBENCH:-validate/mpibench}
 ok() { echo "ok $1"; }
@@ -40,7 +41,7 @@ run() {
         --min-reps $MIN_REPS --max-reps $MAX_REPS --tol 0.99 --case-time ${CASE_TIME}s --quiet \
         --out "$T/$name.json" "$@" >"$T/$name.log" 2>&1 ||
         { echo "mpirun exited $?: $(tail -3 "$T/$name.log")"; return 1; }
-    flat "$T/$name.json" | awk -F'\t' '$1 ~ /^\.cases\[0\]\.(reps|stable|verified|measured_s)$/ {
+    flat "$T/$name.json" | awk -F'\t' '$1 ~ /^\.cases\[0\]\.(reps|stable|verified|measured_s|tcp\.[a-z_]+)$/ {
         sub(/^\.cases\[0\]\./, "", $1); print $1 "=" $2 }'
 }
 
@@ -72,3 +73,12 @@ else fail "without --min-time a case obeys the rule" "$why"; fi
 timed=$(run timed --min-time 0.3s) || { fail mpibench-min-time "$timed"; exit 0; }
 if why=$(rule 0.3 "$timed"); then ok "with --min-time 0.3s a case is stable only after 0.3 s: $why"
 else fail "with --min-time 0.3s a case is stable only after 0.3 s" "$why"; fi
+
+# The case records the host's TCP trouble (mbtcp.h): retransmitted
+# segments, retransmission timeouts, tail-loss probes, its slow
+# repetitions (fewer than all) and of those the ones after a timeout.
+tcp_ok=$(awk -F= '$1 ~ /^tcp\.(retrans|timeouts|loss_probes|slow_reps|slow_timeout_reps)$/ && $2 ~ /^[0-9]+$/ { n++ }
+    $1 == "tcp.slow_reps" { s = $2 } $1 == "tcp.slow_timeout_reps" { st = $2 } $1 == "reps" { reps = $2 }
+    END { print (n == 5 && s < reps && st <= s) ? "yes" : "no" }' <<<"$timed")
+[ "$tcp_ok" = yes ] && ok "each case records its TCP retransmissions and timeouts" ||
+    fail "each case records its TCP retransmissions and timeouts" "$timed"

@@ -16,9 +16,6 @@ export LC_ALL=C
 . tests/clilib.bash
 # get FLAT PATH — the value at PATH.
 get() { awk -F'\t' -v p="$2" '$1 == p { print $2; found = 1; exit } END { exit !found }' "$1"; }
-# near A B REL — |A - B| <= REL * max(|A|, |B|).
-near() { awk -v a="$1" -v b="$2" -v r="$3" 'BEGIN { d = a - b; m = a < 0 ? -a : a; n = b < 0 ? -b : b;
-    if (n > m) m = n; exit !((d < 0 ? -d : d) <= r * m) }'; }
 
 # --- arsim run ---------------------------------------------------------------
 

@@ -12,6 +12,7 @@
 #include "report/reportmeas.h"
 
 #include "testmain.h"
+#include "testfix.h"
 
 #include <check.h>
 #include <glib/gstdio.h>
@@ -192,17 +193,6 @@ START_TEST(test_gamma)
     g_array_free(pts, TRUE);
 }
 END_TEST
-
-/* Writes text to a temporary file (g_free the name, unlink it). */
-static char *tmp_file(const char *text, const char *pattern)
-{
-    char *path = NULL;
-    int fd = g_file_open_tmp(pattern, &path, NULL);
-    ck_assert(fd >= 0);
-    close(fd);
-    ck_assert(g_file_set_contents(path, text, -1, NULL));
-    return path;
-}
 
 /* "path:line:col:" of the first occurrence of needle in text, found here by substring. */
 static char *pos_of(const char *path, const char *text, const char *needle)

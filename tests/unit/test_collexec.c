@@ -1,5 +1,5 @@
 /* test_collexec — the executor on a contention-free star against α-β-γ
- * closed forms written out here (α = 2L: two links per host-to-host
+ * closed forms of collform.h (α = 2L: two links per host-to-host
  * message, β = 1/B; packet mode adds one packet's serialization s/B for
  * the second hop), in message and packet mode, with and without γ; exact
  * repetition; link byte counts against bytes × hops; hand-made schedules
@@ -7,115 +7,13 @@
  * deadlock, ranks sharing a host); coll_cost against the simulation. */
 #include "coll/collexec.h"
 
+#include "collform.h"
 #include "testmain.h"
 
 #include <check.h>
 #include <math.h>
 
-#define BW 1.25e9          /* 10 Gbps in bytes/s */
-#define LAT 5e-6           /* per link */
-#define PKT 4096.0         /* packet size in packet mode */
-#define GAMMA 2e-10        /* reduction s/byte (5 GB/s) */
-
 static const int PS[] = {2, 3, 4, 5, 7, 8, 12, 16, 64, 100, 256};
-
-/* The cost model: α, β, γ and the packet size (0: message mode). */
-typedef struct {
-    double a, b, g, pkt;
-} Model;
-
-static Topo *star(int hosts, uint64_t packet)
-{
-    TopoSpec sp;
-    topo_spec_init(&sp);
-    sp.kind = TOPO_STAR;
-    sp.hosts = hosts;
-    sp.link.bw_Bps = BW;
-    sp.link.latency_s = LAT;
-    sp.switch_latency_s = 0;
-    sp.packet_bytes = packet;
-    char *err = NULL;
-    Topo *t = topo_new(&sp, &err);
-    ck_assert_msg(t != NULL, "topo_new: %s", err ? err : "");
-    topo_spec_clear(&sp);
-    return t;
-}
-
-static int lg_floor(int p)
-{
-    int k = 0;
-    while ((2 << k) <= p)
-        k++;
-    return k;
-}
-
-static int lg_ceil(int p)
-{
-    int k = 0;
-    while ((1 << k) < p)
-        k++;
-    return k;
-}
-
-/* One message of m bytes host to host across the switch. */
-static double msg(const Model *c, double m)
-{
-    return c->a + m * c->b + (c->pkt > 0 ? fmin(c->pkt, m) * c->b : 0);
-}
-
-static double f_ring(const Model *c, int p, double n)
-{
-    if (p < 2)
-        return 0;
-    return 2.0 * (p - 1) * msg(c, n / p) + (p - 1) * (n / p) * c->g;
-}
-
-/* Butterfly; for p not a power of two the fold costs one step with
- * reduction before and one without after. */
-static double f_butterfly(const Model *c, int p, double n)
-{
-    int k = lg_floor(p);
-    if (p == 1 << k)
-        return k * (msg(c, n) + n * c->g);
-    return (k + 2) * msg(c, n) + (k + 1) * n * c->g;
-}
-
-/* Rabenseifner: halving steps of n/2, n/4, ... n/q reduce; doubling steps
- * send the same sizes back; fold as above. */
-static double f_rab(const Model *c, int p, double n)
-{
-    int k = lg_floor(p);
-    double t = 0;
-    for (int j = 1; j <= k; j++) {
-        double m = n / (double)(1 << j);
-        t += 2 * msg(c, m) + m * c->g;
-    }
-    if (p != 1 << k)
-        t += 2 * msg(c, n) + n * c->g;
-    return t;
-}
-
-static double f_tree(const Model *c, int p, double n)
-{
-    int k = lg_ceil(p);
-    return 2.0 * k * msg(c, n) + k * n * c->g;
-}
-
-static double f_flat(const Model *c, CollAlgo a, int p, double n)
-{
-    switch (a) {
-    case COLL_RING: return f_ring(c, p, n);
-    case COLL_BUTTERFLY: return f_butterfly(c, p, n);
-    case COLL_RABENSEIFNER: return f_rab(c, p, n);
-    case COLL_TREE: return f_tree(c, p, n);
-    default: ck_abort_msg("no formula"); return 0;
-    }
-}
-
-static uint64_t round_up(uint64_t n, uint64_t d)
-{
-    return (n + d - 1) / d * d;
-}
 
 static uint64_t lcm(uint64_t a, uint64_t b)
 {
@@ -126,15 +24,6 @@ static uint64_t lcm(uint64_t a, uint64_t b)
         y = t;
     }
     return a / x * b;
-}
-
-static double run_time(Topo *t, CollAlgo a, const CollParams *prm, int p, uint64_t n, double g, uint64_t *ev)
-{
-    char *err = NULL;
-    double s = collexec_time(t, a, prm, p, n, 1, g, ev, &err);
-    ck_assert_msg(s >= 0, "collexec_time %s p=%d n=%" G_GUINT64_FORMAT ": %s", coll_algo_name(a), p, (guint64)n,
-                  err ? err : "");
-    return s;
 }
 
 static void close_to(double got, double want, const char *what, int p, uint64_t n)
@@ -192,7 +81,7 @@ static void flat_case(int p, uint64_t packet)
             uint64_t d = a == COLL_RING ? (uint64_t)p : a == COLL_RABENSEIFNER ? (uint64_t)q : 1;
             uint64_t n = round_up(sizes[si], d);
             for (int gi = 0; gi < 2; gi++) {
-                Model c = {.a = 2 * LAT, .b = 1 / BW, .g = gi ? GAMMA : 0, .pkt = packet ? (double)packet : 0};
+                FormCost c = {.a = 2 * LAT, .b = 1 / BW, .g = gi ? GAMMA : 0, .pkt = packet ? (double)packet : 0};
                 double sim = run_time(t, a, NULL, p, n, c.g, NULL);
                 check(sim, f_flat(&c, a, p, (double)n), a, p, n, packet != 0);
             }
@@ -227,7 +116,7 @@ static void tree_bounds(int p, uint64_t packet)
     size_t nsizes = packet ? G_N_ELEMENTS(SIZES_PKT) : G_N_ELEMENTS(SIZES_MSG);
     for (size_t si = 0; si < nsizes; si++) {
         uint64_t n = sizes[si];
-        Model c = {.a = 2 * LAT, .b = 1 / BW, .g = GAMMA, .pkt = packet ? (double)packet : 0};
+        FormCost c = {.a = 2 * LAT, .b = 1 / BW, .g = GAMMA, .pkt = packet ? (double)packet : 0};
         double sim = run_time(t, COLL_TREE, NULL, p, n, c.g, NULL);
         double lo = lg_floor(p) * (msg(&c, n) + n * c.g) + lg_ceil(p) * msg(&c, n);
         double hi = f_tree(&c, p, (double)n);
@@ -266,7 +155,7 @@ static void composed_case(int p, uint64_t packet)
             prm.gpus_per_node = g;
             prm.inter = inters[ai];
             uint64_t n = round_up(sizes[((size_t)g + ai) % nsizes], (uint64_t)p);
-            Model c = {.a = 2 * LAT, .b = 1 / BW, .g = GAMMA, .pkt = packet ? (double)packet : 0};
+            FormCost c = {.a = 2 * LAT, .b = 1 / BW, .g = GAMMA, .pkt = packet ? (double)packet : 0};
             double want = f_ring(&c, g, (double)n) + f_flat(&c, inters[ai], nodes, (double)n / g);
             close_to(run_time(t, COLL_HIERARCHICAL, &prm, p, n, c.g, NULL), want, "hierarchical", p, n);
         }
@@ -275,7 +164,7 @@ static void composed_case(int p, uint64_t packet)
         prm.torus_x = g;
         prm.torus_y = nodes;
         uint64_t n = round_up(sizes[((size_t)g + 1) % nsizes], (uint64_t)p);
-        Model c = {.a = 2 * LAT, .b = 1 / BW, .g = GAMMA, .pkt = packet ? (double)packet : 0};
+        FormCost c = {.a = 2 * LAT, .b = 1 / BW, .g = GAMMA, .pkt = packet ? (double)packet : 0};
         double want = f_ring(&c, g, (double)n) + f_ring(&c, nodes, (double)n / g);
         close_to(run_time(t, COLL_TORUS2D, &prm, p, n, c.g, NULL), want, "torus2d", p, n);
     }
@@ -373,7 +262,9 @@ static Done run_sched(Topo *t, const CollSchedule *s, const int *r2h, uint32_t e
     Net *net = net_new(sim, t);
     CollExec *x = NULL;
     Done d = {.sim = sim, .self = free_in_done ? &x : NULL};
-    x = collexec_start(sim, net, t, s, r2h, eb, g, on_done, &d, NULL);
+    CollRunSpec run = {.sim = sim, .net = net, .topo = t, .sched = s, .rank2host = r2h, .elem_bytes = eb,
+                       .gamma = g, .done = on_done, .ctx = &d};
+    x = collexec_start(&run);
     ck_assert_ptr_nonnull(x);
     ck_assert(sim_run(sim));
     if (!free_in_done && d.calls)
@@ -487,7 +378,8 @@ START_TEST(test_errors)
     Net *net = net_new(sim, t);
     CollSchedule *sc = coll_schedule_new(2, 4);
     int r2h[] = {0, 9};
-    ck_assert_ptr_null(collexec_start(sim, net, t, sc, r2h, 1, 0, NULL, NULL, NULL));
+    CollRunSpec run = {.sim = sim, .net = net, .topo = t, .sched = sc, .rank2host = r2h, .elem_bytes = 1};
+    ck_assert_ptr_null(collexec_start(&run));
     ck_assert(sim->failed);
     coll_schedule_free(sc);
     net_free(net);

@@ -6,20 +6,11 @@
 #include "train/train.h"
 
 #include "testmain.h"
+#include "testfix.h"
 
 #include <check.h>
 #include <stdio.h>
 #include <unistd.h>
-
-static Scenario *load(const char *yaml)
-{
-    char *err = NULL;
-    CfgNode *root = cfg_parse_string(yaml, "test.yaml", &err);
-    ck_assert_msg(root, "%s", err);
-    Scenario *s = scenario_from_cfg(root, &err);
-    ck_assert_msg(s, "%s", err);
-    return s;
-}
 
 /* One conv layer of 2e9 FLOPs and 1e6 activation bytes per sample, one fc
  * of 1e6 parameters; measured adds fwd/bwd times at batch 8. */

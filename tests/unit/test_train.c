@@ -5,22 +5,13 @@
  * hybrid's mapping, auto against every fixed algorithm, memo = live. */
 #include "train/train.h"
 
+#include "testfix.h"
 #include "testmain.h"
 
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-
-static Scenario *load(const char *yaml)
-{
-    char *err = NULL;
-    CfgNode *root = cfg_parse_string(yaml, "test.yaml", &err);
-    ck_assert_msg(root, "%s", err);
-    Scenario *s = scenario_from_cfg(root, &err);
-    ck_assert_msg(s, "%s", err);
-    return s;
-}
 
 static GArray *run_all(Scenario *s, bool layers, bool trace)
 {

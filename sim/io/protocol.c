@@ -1,0 +1,126 @@
+/* protocol — reading and writing the protocol layer's settings; see protocol.h. */
+#include "io/protocol.h"
+#include "io/units.h"
+
+#include <string.h>
+
+#define PROTOCOL_KEYS "eager_limit, handshake, overhead, segment"
+
+void protocol_init(Protocol *p)
+{
+    *p = (Protocol){.eager_limit = PROTOCOL_DEFAULT_EAGER, .handshake = PROTOCOL_HANDSHAKE_NONE};
+}
+
+void protocol_init_eager(Protocol *p)
+{
+    *p = (Protocol){.eager_limit = PROTOCOL_INF, .handshake = PROTOCOL_HANDSHAKE_NONE};
+}
+
+bool protocol_is_eager(const Protocol *p)
+{
+    return p->eager_limit == PROTOCOL_INF && p->overhead_s == 0 && p->segment_bytes == 0;
+}
+
+const char *protocol_handshake_name(ProtocolHandshake h)
+{
+    return h == PROTOCOL_HANDSHAKE_RTT ? "rtt" : "none";
+}
+
+bool protocol_handshake_parse(const char *name, ProtocolHandshake *out)
+{
+    if (g_strcmp0(name, "none") == 0)
+        *out = PROTOCOL_HANDSHAKE_NONE;
+    else if (g_strcmp0(name, "rtt") == 0)
+        *out = PROTOCOL_HANDSHAKE_RTT;
+    else
+        return false;
+    return true;
+}
+
+bool protocol_parse_eager_limit(const char *s, uint64_t *out, const char **why)
+{
+    if (g_strcmp0(s, "inf") == 0) {
+        *out = PROTOCOL_INF;
+        return true;
+    }
+    if (!units_parse_bytes(s, out, why)) {
+        *why = "not an eager limit; expected a size such as 64KiB (messages below it are eager) or inf";
+        return false;
+    }
+    return true;
+}
+
+bool protocol_parse_segment(const char *s, uint64_t *out, const char **why)
+{
+    if (g_strcmp0(s, "none") == 0) {
+        *out = 0;
+        return true;
+    }
+    if (!units_parse_bytes(s, out, why) || *out == 0) {
+        *why = "not a segment size; expected a positive size such as 128KiB or none";
+        return false;
+    }
+    return true;
+}
+
+bool protocol_parse_overhead(const char *s, double *out, const char **why)
+{
+    if (!units_parse_time(s, out, why))
+        return false;
+    if (*out > PROTOCOL_MAX_OVERHEAD_S) {
+        *why = "overhead above 1 s per message; expected a CPU time per message such as 5us";
+        return false;
+    }
+    return true;
+}
+
+/* The value of key (absent or null: *out untouched) through a parser. */
+static bool read_value(CfgNode *map, const char *key, CfgParseFn parse, void *out, const char *expected, char **err)
+{
+    CfgNode *v = cfg_get(map, key);
+    return !v || cfg_is_null(v) || cfg_as_with(v, parse, out, expected, err);
+}
+
+static bool parse_limit(const char *s, void *o, const char **w) { return protocol_parse_eager_limit(s, o, w); }
+static bool parse_segment(const char *s, void *o, const char **w) { return protocol_parse_segment(s, o, w); }
+static bool parse_overhead(const char *s, void *o, const char **w) { return protocol_parse_overhead(s, o, w); }
+
+static bool parse_handshake(const char *s, void *o, const char **w)
+{
+    if (protocol_handshake_parse(s, o))
+        return true;
+    *w = "unknown handshake; expected none (data leaves when the receive is posted) or rtt (request-to-send, "
+         "clear-to-send)";
+    return false;
+}
+
+bool protocol_read(CfgNode *map, Protocol *p, char **err)
+{
+    if (!cfg_expect_map(map, "protocol", err))
+        return false;
+    Protocol q = *p;
+    if (!read_value(map, "eager_limit", parse_limit, &q.eager_limit, "a size or inf", err) ||
+        !read_value(map, "handshake", parse_handshake, &q.handshake, "none or rtt", err) ||
+        !read_value(map, "overhead", parse_overhead, &q.overhead_s, "a time such as 5us", err) ||
+        !read_value(map, "segment", parse_segment, &q.segment_bytes, "a size or none", err) ||
+        !cfg_check_keys(map, "protocol", PROTOCOL_KEYS, err))
+        return false;
+    *p = q;
+    return true;
+}
+
+char *protocol_format(const Protocol *p)
+{
+    GString *s = g_string_new("{eager_limit: ");
+    if (p->eager_limit == PROTOCOL_INF)
+        g_string_append(s, "inf");
+    else
+        g_string_append_printf(s, "%" G_GUINT64_FORMAT, (guint64)p->eager_limit);
+    g_string_append_printf(s, ", handshake: %s, overhead: %.9gs, segment: ", protocol_handshake_name(p->handshake),
+                           p->overhead_s);
+    if (p->segment_bytes)
+        g_string_append_printf(s, "%" G_GUINT64_FORMAT "}", (guint64)p->segment_bytes);
+    else
+        g_string_append(s, "none}");
+    return g_string_free(s, FALSE);
+}

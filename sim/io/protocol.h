@@ -1,0 +1,100 @@
+/* protocol — the settings of the protocol layer: how MPI sends a
+ * point-to-point message (eager or rendezvous, the handshake, the CPU
+ * overhead per message, pipelined segments). Plain data and its one
+ * reader and writer, shared by topology files, scenarios (cluster.protocol),
+ * calibration files and the command line; the rules themselves run in the
+ * collective executor (coll/collexec.h), which alone knows when a rank
+ * posts a receive.
+ *
+ * In YAML: {eager_limit: SIZE | inf, handshake: none | rtt, overhead: TIME,
+ * segment: SIZE | none}, every key optional (an absent key keeps the value
+ * it had), an unknown key an error.
+ *
+ *   eager_limit  a message of fewer bytes leaves when it is sent; one of
+ *                eager_limit bytes or more (rendezvous) starts moving only
+ *                once its receiver posted the matching receive. `inf`:
+ *                every message is eager (arsim before the protocol layer).
+ *                "Fewer than" as SimGrid SMPI's send-is-detached-thresh
+ *                (size < 65536) and Open MPI's TCP eager limit (which
+ *                counts its match header) both draw it.
+ *   handshake    none: the rendezvous message leaves the moment the
+ *                receive is posted (SMPI); rtt: the sender sends a
+ *                request-to-send, the receiver answers with a
+ *                clear-to-send once the receive is posted, and only then
+ *                does the data leave (Open MPI ob1, MPICH). Both control
+ *                messages carry no payload, cross the route and queue on
+ *                its links like any message, and cost no overhead.
+ *   overhead     o, CPU time per data message on the sending rank (before
+ *                it leaves) and on the receiving rank (after it arrived and
+ *                the receive was posted); a rank's overheads and
+ *                reductions run one at a time (LogGP's o).
+ *   segment      S: every step's message is cut into K pieces, K =
+ *                ceil(M / S) for the collective's largest message M (at
+ *                most PROTOCOL_MAX_SEGMENTS), so piece k of every step carries
+ *                slice k of the data; piece k of a rank's step i waits only
+ *                for piece k of its step i-1 (its own slice), so the
+ *                slices flow through the schedule as a pipeline (NCCL's
+ *                chunks, Open MPI's segmented ring). Each
+ *                piece is a message of its own (eager or not by its size).
+ *                none (0): whole messages.
+ *
+ * Defaults (protocol_init): 64 KiB, none, 0, none — SMPI's semantics.
+ */
+#ifndef ARSIM_PROTOCOL_H
+#define ARSIM_PROTOCOL_H
+
+#include "io/cfg.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define PROTOCOL_INF UINT64_MAX            /* eager_limit: every message is eager */
+#define PROTOCOL_DEFAULT_EAGER (64u << 10) /* 64 KiB */
+#define PROTOCOL_MAX_OVERHEAD_S 1.0        /* larger per-message overheads are refused */
+#define PROTOCOL_MAX_SEGMENTS 256          /* pieces per message at most (a smaller segment grows) */
+
+typedef enum {
+    PROTOCOL_HANDSHAKE_NONE,   /* data leaves when the receive is posted */
+    PROTOCOL_HANDSHAKE_RTT,    /* request-to-send, clear-to-send, then data */
+} ProtocolHandshake;
+
+typedef struct {
+    uint64_t eager_limit;        /* bytes: messages below it are eager; PROTOCOL_INF: all */
+    ProtocolHandshake handshake; /* what a rendezvous message waits for */
+    double overhead_s;           /* CPU seconds per data message at each end, 0..PROTOCOL_MAX_OVERHEAD_S */
+    uint64_t segment_bytes;      /* bytes per pipelined piece; 0: whole messages */
+} Protocol;
+
+/* The defaults above. */
+void protocol_init(Protocol *p);
+/* Every message eager, no overhead, whole messages: arsim's model before
+ * the protocol layer. */
+void protocol_init_eager(Protocol *p);
+/* Whether p is protocol_init_eager's (nothing for the layer to do). */
+bool protocol_is_eager(const Protocol *p);
+/* Whether a message of `bytes` bytes waits for its receive. */
+static inline bool protocol_rendezvous(const Protocol *p, uint64_t bytes)
+{
+    return p->eager_limit != PROTOCOL_INF && bytes >= p->eager_limit;
+}
+
+const char *protocol_handshake_name(ProtocolHandshake h);
+bool protocol_handshake_parse(const char *name, ProtocolHandshake *out);
+
+/* Command-line values: "SIZE" or "inf" / "SIZE" or "none" / "TIME" (at most
+ * PROTOCOL_MAX_OVERHEAD_S). false and *why (static text "what is wrong;
+ * what is expected"). */
+bool protocol_parse_eager_limit(const char *s, uint64_t *out, const char **why);
+bool protocol_parse_segment(const char *s, uint64_t *out, const char **why);
+bool protocol_parse_overhead(const char *s, double *out, const char **why);
+
+/* Reads a protocol mapping into *p (keys absent keep *p's values). false
+ * and *err "file:line:col: what is wrong; what is expected". */
+bool protocol_read(CfgNode *map, Protocol *p, char **err);
+
+/* The YAML flow mapping protocol_read reads back (overhead to 9 digits), e.g.
+ * "{eager_limit: 65536, handshake: none, overhead: 0s, segment: none}"
+ * (g_free). */
+char *protocol_format(const Protocol *p);
+
+#endif

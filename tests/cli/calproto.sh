@@ -1,0 +1,72 @@
+#!/bin/bash
+# calproto — `arsim calibrate` learns the protocol: on
+# tests/data/calib-protocol.json (times from the protocol layer's closed
+# forms, made by tests/data/gen_calib_protocol.sh: α 100 us, β 8.4 ns/B,
+# γ 0.2 ns/B, eager limit 64 KiB, rtt, o 15 us) it gives back every
+# parameter, prints the protocol line, writes it into the calibration, and
+# `arsim compare` then predicts every case (the held-out butterfly,
+# Rabenseifner and tree included) with ~0 error; --no-protocol leaves the
+# protocol out; a scenario naming the calibration takes it.
+# Prints "ok <test>" or "FAIL <test>: why" per test.
+set -u
+A=${ARSIM:?set ARSIM to the arsim binary}
+SYN=tests/data/calib-protocol.json
+T=$(mktemp -d "${TMPDIR:-/tmp}/arsim-calproto.XXXXXX") || exit 1
+trap 'rm -rf "$T"' EXIT
+export LC_ALL=C
+
+# shellcheck source=../clilib.bash
+. tests/clilib.bash
+
+generator() {
+    tests/data/gen_calib_protocol.sh >"$T/gen.json" || { echo "generator failed"; return 1; }
+    cmp -s "$T/gen.json" "$SYN" || { echo "tests/data/gen_calib_protocol.sh does not reproduce $SYN"; return 1; }
+}
+
+fit() {
+    "$A" calibrate "$SYN" --out "$T/cal.yaml" >"$T/table" 2>"$T/err" || { echo "exit $?: $(cat "$T/err")"; return 1; }
+    [ ! -s "$T/err" ] || { echo "stderr: $(cat "$T/err")"; return 1; }
+    grep -Eq '^inter +100\.000 +8\.40000 ' "$T/table" || { echo "no inter row 100 us, 8.4 ns/B"; return 1; }
+    grep -q '^protocol inter: eager_limit 65536 B (a handshake from there on; the largest eager size measured is 61440 B), handshake rtt, overhead 15.000 us$' \
+        "$T/table" || { echo "no protocol line with 65536 B, rtt, 15 us"; return 1; }
+    grep -q '^  protocol: {eager_limit: 65536, handshake: rtt, overhead: 1.5e-05s, segment: none}}$' "$T/cal.yaml" ||
+        { echo "calibration lacks the protocol: $(grep protocol "$T/cal.yaml")"; return 1; }
+}
+
+roundtrip() {
+    "$A" compare "$SYN" --calibration "$T/cal.yaml" --json "$T/cmp.json" >"$T/ctable" 2>"$T/err" ||
+        { echo "exit $?: $(cat "$T/err")"; return 1; }
+    flat "$T/cmp.json" >"$T/cmp.flat" || return 1
+    local n bad
+    n=$(grep -c '^\.cases\[[0-9]*\]\.rel_error	' "$T/cmp.flat")
+    [ "$n" -eq 50 ] || { echo "$n predicted cases, want 50"; return 1; }
+    bad=$(awk -F'\t' '$1 ~ /\.rel_error$/ { v = $2 < 0 ? -$2 : $2; if (v > 1e-6) print $1, $2 }' "$T/cmp.flat")
+    [ -z "$bad" ] || { echo "errors beyond 1e-6: $bad"; return 1; }
+}
+
+no_protocol() {
+    "$A" calibrate "$SYN" --no-protocol --out "$T/np.yaml" >"$T/nptable" 2>"$T/err" || { cat "$T/err"; return 1; }
+    ! grep -q "protocol: {" "$T/np.yaml" || { echo "--no-protocol wrote a protocol"; return 1; }
+    grep -q '^calibration of .* fit pingpong,ring (no protocol)$' "$T/nptable" || { echo "no '(no protocol)' in the title"; return 1; }
+    "$A" compare "$SYN" --calibration "$T/np.yaml" --json "$T/np.json" >/dev/null 2>"$T/err" || { cat "$T/err"; return 1; }
+    local worst
+    worst=$(flat "$T/np.json" | awk -F'\t' '$1 ~ /\.rel_error$/ { v = $2 < 0 ? -$2 : $2; if (v > m) m = v } END { print m + 0 }')
+    awk -v w="$worst" 'BEGIN { exit !(w > 0.05) }' || { echo "without the protocol the worst error is only $worst"; return 1; }
+}
+
+scenario() {
+    "$A" run tests/bad/support/ok.yaml --set "cluster.calibration=$T/cal.yaml" --json "$T/with.json" >/dev/null 2>"$T/err" ||
+        { echo "exit $?: $(cat "$T/err")"; return 1; }
+    "$A" run tests/bad/support/ok.yaml --set "cluster.calibration=$T/np.yaml" --json "$T/without.json" >/dev/null 2>"$T/err" ||
+        { echo "exit $?: $(cat "$T/err")"; return 1; }
+    local a b
+    a=$(flat "$T/with.json" | awk -F'\t' '$1 == ".results[0].comm_s" { print $2 }')
+    b=$(flat "$T/without.json" | awk -F'\t' '$1 == ".results[0].comm_s" { print $2 }')
+    [ -n "$a" ] && [ -n "$b" ] && ! near "$a" "$b" 1e-9 || { echo "the protocol did not change comm_s ($a vs $b)"; return 1; }
+}
+
+t calproto_generator generator
+t calproto_fit fit
+t calproto_compare_roundtrip roundtrip
+t calproto_no_protocol no_protocol
+t calproto_scenario scenario

@@ -1,0 +1,43 @@
+#!/bin/bash
+# protocol — `arsim collective`'s protocol flags against closed forms
+# (sim/coll/collcost.c), on a star of 8 ranks, 10 Gbit/s and 5 us per link
+# (α = 10 us, β = 0.8 ns/B), 1 MiB ring (14 steps of 128 KiB): the default
+# (64 KiB eager limit, no handshake) and --eager-limit inf give the α-β
+# form 14(α + 131072β); --handshake rtt adds 2α per step, --overhead 5us
+# 2o per step; --segment 16KiB (K = 8 pieces of 16 KiB, every one eager
+# with --eager-limit inf) pipelines the ring: max(14(α + sβ) + 7sβ,
+# 14·8·sβ + α); the flags reach a hierarchical topology's intra class too.
+# Prints "ok <test>" or "FAIL <test>: why" per test.
+set -u
+A=${ARSIM:?set ARSIM to the arsim binary}
+export LC_ALL=C
+# shellcheck source=../clilib.bash
+. tests/clilib.bash
+
+# us ARGS... — the ring's time in us (the table's time column).
+us() { "$A" collective --ranks 8 --bandwidth 10Gbps --latency 5us --algo ring --size 1MiB "$@" | awk 'NR == 2 { print $4 }'; }
+# is GOT WANT — equal to the table's three decimals.
+is() { awk -v g="$1" -v w="$2" 'BEGIN { exit !(sprintf("%.3f", g) == sprintf("%.3f", w)) }' || { echo "got $1 us, want $2"; return 1; }; }
+
+ring_flags() {
+    local s
+    s=$(awk 'BEGIN { printf "%.4f", 14 * (10 + 131072 * 0.0008) }')
+    is "$(us)" "$s" || return 1
+    is "$(us --eager-limit inf)" "$s" || return 1
+    is "$(us --handshake rtt)" "$(awk -v s="$s" 'BEGIN { printf "%.4f", s + 14 * 20 }')" || return 1
+    is "$(us --overhead 5us)" "$(awk -v s="$s" 'BEGIN { printf "%.4f", s + 14 * 10 }')" || return 1
+    is "$(us --handshake rtt --overhead 5us --eager-limit 256KiB)" "$(awk -v s="$s" 'BEGIN { printf "%.4f", s + 14 * 10 }')" || return 1
+    is "$(us --segment 16KiB --eager-limit inf)" \
+        "$(awk 'BEGIN { sb = 16384 * 0.0008; a = 14 * (10 + sb) + 7 * sb; b = 14 * 8 * sb + 10; printf "%.4f", (a > b ? a : b) }')" || return 1
+}
+
+hierarchical() {
+    local plain rtt
+    plain=$("$A" collective --topology topologies/dgx-8x8.yaml --algo hierarchical --size 64MiB | awk 'NR == 2 { print $4 }')
+    rtt=$("$A" collective --topology topologies/dgx-8x8.yaml --algo hierarchical --size 64MiB --handshake rtt --overhead 1us |
+          awk 'NR == 2 { print $4 }')
+    awk -v a="$plain" -v b="$rtt" 'BEGIN { exit !(b > a) }' || { echo "rtt and overhead did not slow it: $plain -> $rtt us"; return 1; }
+}
+
+t protocol_ring_flags ring_flags
+t protocol_hierarchical hierarchical

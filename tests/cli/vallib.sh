@@ -1,0 +1,74 @@
+#!/bin/bash
+# vallib — validate/vallib.bash, the helpers validate.sh reports with, on
+# hand-made compare and measurement files (no root, no cluster): the
+# held-out error sets (>= 256 KiB, 16-128 KiB, replays) and their count,
+# median and maximum; the network line from two `cluster.sh stats`
+# snapshots; the cases whose repetitions met a TCP retransmission timeout,
+# with their error. Prints "ok <test>" or "FAIL <test>: why" per test.
+set -u
+T=$(mktemp -d "${TMPDIR:-/tmp}/arsim-vallib.XXXXXX") || exit 1
+trap 'rm -rf "$T"' EXIT
+export LC_ALL=C
+root=$PWD
+# shellcheck source=../clilib.bash
+. tests/clilib.bash
+# shellcheck source=../../validate/vallib.bash
+. validate/vallib.bash
+
+cat >"$T/cmp.json" <<'J'
+{"cases": [
+  {"mode": "allreduce", "bytes": 16384, "fitted": false, "rel_error": -0.30},
+  {"mode": "allreduce", "bytes": 65536, "fitted": false, "rel_error": 0.10},
+  {"mode": "allreduce", "bytes": 131072, "fitted": false, "rel_error": -0.05},
+  {"mode": "allreduce", "bytes": 131072, "fitted": true, "rel_error": 0.90},
+  {"mode": "allreduce", "bytes": 262144, "fitted": false, "rel_error": 0.02},
+  {"mode": "allreduce", "bytes": 67108864, "fitted": false, "rel_error": -0.12},
+  {"mode": "allreduce", "bytes": 4096, "fitted": false, "rel_error": 0.70},
+  {"mode": "pingpong", "bytes": 262144, "fitted": false, "rel_error": 0.50},
+  {"mode": "iteration", "bytes": 0, "fitted": false, "rel_error": -0.04},
+  {"mode": "allreduce", "bytes": 1048576, "fitted": false, "rel_error": null}
+]}
+J
+
+error_sets() {
+    flat "$T/cmp.json" >"$T/flat" || return 1
+    local got
+    got=$(errors "$T/flat" heldbig | stats); [ "$got" = "2 0.07 0.12" ] || { echo "heldbig: '$got', want '2 0.07 0.12'"; return 1; }
+    got=$(errors "$T/flat" heldsmall | stats); [ "$got" = "3 0.10 0.3" ] || { echo "heldsmall: '$got', want '3 0.10 0.3'"; return 1; }
+    got=$(errors "$T/flat" iteration | stats); [ "$got" = "1 0.04 0.04" ] || { echo "iteration: '$got'"; return 1; }
+    got=$(printf '' | stats); [ "$got" = "0 nan nan" ] || { echo "empty: '$got'"; return 1; }
+    le 0.1 0.2 && ! le nan 0.2 && ! le 0.3 0.2 || { echo "le"; return 1; }
+    [ "$(pct 0.0712)" = "7.1%" ] && [ "$(pct nan)" = "-" ] || { echo "pct"; return 1; }
+}
+
+network() {
+    printf '%s\n' 'host tbf_drops tbf_overlim sw_drops sw_overlim tcp_retrans timeouts probes' \
+        'ars-h0 1 10 0 5 100 2 7' 'ars-h1 0 3 1 0 50 0 1' >"$T/n0"
+    printf '%s\n' 'host tbf_drops tbf_overlim sw_drops sw_overlim tcp_retrans timeouts probes' \
+        'ars-h0 4 30 0 9 130 3 9' 'ars-h1 0 8 2 1 51 1 1' >"$T/n1"
+    local got want="   network during the test: tbf drops 3 (host) + 1 (switch), overlimits 25 + 5; TCP 31 segments retransmitted, 2 timeouts, 2 loss probes"
+    got=$(netgrowth "$T/n0" "$T/n1" "the test")
+    [ "$got" = "$want" ] || { echo "got '$got'"; return 1; }
+}
+
+timeout_cases() {
+    cat >"$T/meas.json" <<'J'
+{"schema": "arsim-measurements/1", "cases": [
+  {"mode": "allreduce", "algo": "butterfly", "ranks": 8, "bytes": 262144, "time_s": 0.031, "max_s": 0.125,
+   "tcp": {"retrans": 12, "timeouts": 3, "loss_probes": 0, "slow_reps": 4, "slow_timeout_reps": 3}},
+  {"mode": "allreduce", "algo": "ring", "ranks": 8, "bytes": 262144, "time_s": 0.02, "max_s": 0.021,
+   "tcp": {"retrans": 0, "timeouts": 0, "loss_probes": 0, "slow_reps": 0, "slow_timeout_reps": 0}}
+]}
+J
+    printf '%s\n' '{"cases": [{"rel_error": -0.75}, {"rel_error": 0.01}]}' >"$T/c2.json"
+    local got want="   case 0 allreduce butterfly 262144 B: 3 TCP timeouts, 3 of 4 slow repetitions after one; median 31.000 ms, max 125.000 ms; error -75.0%"
+    got=$(timeouts "$T/meas.json" "$T/c2.json")
+    [ "$got" = "$want" ] || { echo "got '$got'"; return 1; }
+    printf '%s\n' '{"cases": [{"mode": "pingpong", "bytes": 8, "time_s": 1e-4, "max_s": 2e-4}]}' >"$T/m3.json"
+    got=$(timeouts "$T/m3.json" "$T/c2.json")
+    [ "$got" = "   no case saw a TCP retransmission timeout" ] || { echo "none: got '$got'"; return 1; }
+}
+
+t vallib_error_sets error_sets
+t vallib_network network
+t vallib_timeouts timeout_cases

@@ -1,0 +1,138 @@
+/* collform — what the collective suites share: a contention-free star
+ * (BW and LAT per link, so α = 2·LAT host to host and β = 1/BW), and the
+ * α-β-γ closed forms of the flat algorithms written out here, independent
+ * of collcost.c, with the protocol layer's terms (o at each end of every
+ * message; 2α more for a message at or above the eager limit with the rtt
+ * handshake) and packet mode's store and forward (one packet more on the
+ * second link); running one collective. Header-only, static functions. */
+#ifndef ARSIM_COLLFORM_H
+#define ARSIM_COLLFORM_H
+
+#include "coll/collexec.h"
+
+#include <check.h>
+#include <math.h>
+
+#define BW 1.25e9          /* 10 Gbps in bytes/s */
+#define LAT 5e-6           /* per link */
+#define PKT 4096.0         /* packet size in packet mode */
+#define GAMMA 2e-10        /* reduction s/byte */
+
+/* The cost model: α, β, γ, o, the eager limit (bytes), rtt, and the
+ * packet size (0: message mode). Zero o and rtt false: plain α-β-γ. */
+typedef struct {
+    double a, b, g, o, eager;
+    bool rtt;
+    double pkt;
+} FormCost;
+
+/* A star of `hosts` hosts with protocol pr (NULL: topo_spec_init's). */
+static inline Topo *star_proto(int hosts, uint64_t packet, const Protocol *pr)
+{
+    TopoSpec sp;
+    topo_spec_init(&sp);
+    sp.kind = TOPO_STAR;
+    sp.hosts = hosts;
+    sp.link.bw_Bps = BW;
+    sp.link.latency_s = LAT;
+    sp.switch_latency_s = 0;
+    sp.packet_bytes = packet;
+    if (pr)
+        sp.protocol = *pr;
+    char *err = NULL;
+    Topo *t = topo_new(&sp, &err);
+    ck_assert_msg(t != NULL, "topo_new: %s", err ? err : "");
+    topo_spec_clear(&sp);
+    return t;
+}
+
+static inline Topo *star(int hosts, uint64_t packet)
+{
+    return star_proto(hosts, packet, NULL);
+}
+
+static inline int lg_floor(int p)
+{
+    int k = 0;
+    while ((2 << k) <= p)
+        k++;
+    return k;
+}
+
+static inline int lg_ceil(int p)
+{
+    int k = 0;
+    while ((1 << k) < p)
+        k++;
+    return k;
+}
+
+/* One message of m bytes host to host across the switch. */
+static inline double msg(const FormCost *c, double m)
+{
+    double t = c->a + m * c->b + (c->pkt > 0 ? fmin(c->pkt, m) * c->b : 0) + 2 * c->o;
+    return c->rtt && m >= c->eager ? t + 2 * c->a : t;
+}
+
+static inline double f_ring(const FormCost *c, int p, double n)
+{
+    return p < 2 ? 0 : 2.0 * (p - 1) * msg(c, n / p) + (p - 1) * (n / p) * c->g;
+}
+
+/* Butterfly; for p not a power of two the fold costs one step with
+ * reduction before and one without after. */
+static inline double f_butterfly(const FormCost *c, int p, double n)
+{
+    int k = lg_floor(p);
+    if (p == 1 << k)
+        return k * (msg(c, n) + n * c->g);
+    return (k + 2) * msg(c, n) + (k + 1) * n * c->g;
+}
+
+/* Rabenseifner: halving steps of n/2, n/4, ... n/q reduce; doubling steps
+ * send the same sizes back; fold as above. */
+static inline double f_rab(const FormCost *c, int p, double n)
+{
+    int k = lg_floor(p);
+    double t = p != 1 << k ? 2 * msg(c, n) + n * c->g : 0;
+    for (int j = 1; j <= k; j++) {
+        double m = n / (double)(1 << j);
+        t += 2 * msg(c, m) + m * c->g;
+    }
+    return t;
+}
+
+static inline double f_tree(const FormCost *c, int p, double n)
+{
+    int k = lg_ceil(p);
+    return 2.0 * k * msg(c, n) + k * n * c->g;
+}
+
+static inline double f_flat(const FormCost *c, CollAlgo a, int p, double n)
+{
+    switch (a) {
+    case COLL_RING: return f_ring(c, p, n);
+    case COLL_BUTTERFLY: return f_butterfly(c, p, n);
+    case COLL_RABENSEIFNER: return f_rab(c, p, n);
+    case COLL_TREE: return f_tree(c, p, n);
+    default: ck_abort_msg("no formula"); return 0;
+    }
+}
+
+/* collexec_time of algorithm a on t with 1-byte elements; the test fails
+ * on an error. */
+static inline double run_time(Topo *t, CollAlgo a, const CollParams *prm, int p, uint64_t n, double g, uint64_t *ev)
+{
+    char *err = NULL;
+    double s = collexec_time(t, a, prm, p, n, 1, g, ev, &err);
+    ck_assert_msg(s >= 0, "collexec_time %s p=%d n=%" G_GUINT64_FORMAT ": %s", coll_algo_name(a), p, (guint64)n,
+                  err ? err : "");
+    return s;
+}
+
+static inline uint64_t round_up(uint64_t n, uint64_t d)
+{
+    return (n + d - 1) / d * d;
+}
+
+#endif

@@ -1,0 +1,596 @@
+/* test_protocol — the protocol layer (io/protocol.h, coll/collexec.h):
+ * its settings' reader and writer; single messages on both sides of the
+ * eager limit with either handshake and with overhead, including a late
+ * receiver and an early arrival; every flat algorithm on a contention-free
+ * star, p = 2 ... 256 (non-powers of two included), message and packet
+ * mode, against the closed forms of collform.h (exact where every step's
+ * two ends start together, bounds where folds let ranks start early);
+ * coll_cost_model against the simulation; segments (a pipelined exchange
+ * and ring exactly, every algorithm within its bounds, capped pieces);
+ * no schedule deadlocks under rendezvous; and training (memo = live, the
+ * `none` policy = compute + the protocol-aware all-reduces). */
+#include "coll/collexec.h"
+#include "coll/commcost.h"
+#include "train/train.h"
+
+#include "collform.h"
+#include "testfix.h"
+#include "testmain.h"
+
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define O 2e-6             /* overhead in the overhead cases */
+#define EAGER 65536        /* eager limit in the rendezvous cases */
+
+static const int PS[] = {2, 3, 4, 5, 6, 7, 8, 12, 16, 64, 100, 256};
+
+/* The protocols every flat case runs under. */
+static const struct {
+    const char *name;
+    ProtocolHandshake hs;
+    double o;
+} PROTOS[] = {
+    {"none", PROTOCOL_HANDSHAKE_NONE, 0},
+    {"rtt", PROTOCOL_HANDSHAKE_RTT, 0},
+    {"none+o", PROTOCOL_HANDSHAKE_NONE, O},
+    {"rtt+o", PROTOCOL_HANDSHAKE_RTT, O},
+};
+
+static Protocol proto(ProtocolHandshake hs, double o, uint64_t eager, uint64_t segment)
+{
+    Protocol p;
+    protocol_init(&p);
+    p.handshake = hs;
+    p.overhead_s = o;
+    p.eager_limit = eager;
+    p.segment_bytes = segment;
+    return p;
+}
+
+static void within(double got, double lo, double hi, const char *what, int p, uint64_t n)
+{
+    ck_assert_msg(got >= lo * (1 - 1e-9) - 1e-15 && got <= hi * (1 + 1e-9) + 1e-15,
+                  "%s p=%d n=%" G_GUINT64_FORMAT ": simulated %.9g s, expected [%.9g, %.9g]", what, p, (guint64)n,
+                  got, lo, hi);
+}
+
+START_TEST(test_settings)
+{
+    Protocol p;
+    protocol_init(&p);
+    ck_assert_uint_eq(p.eager_limit, 65536);
+    ck_assert_int_eq(p.handshake, PROTOCOL_HANDSHAKE_NONE);
+    ck_assert(p.overhead_s == 0 && p.segment_bytes == 0 && !protocol_is_eager(&p));
+    ck_assert(!protocol_rendezvous(&p, 65535) && protocol_rendezvous(&p, 65536));
+    protocol_init_eager(&p);
+    ck_assert(protocol_is_eager(&p) && !protocol_rendezvous(&p, UINT64_MAX - 1));
+
+    char *err = NULL;
+    CfgNode *n = cfg_parse_string("{eager_limit: 128KiB, handshake: rtt, overhead: 12us, segment: 1MiB}", "p.yaml",
+                                  &err);
+    ck_assert_msg(n, "%s", err);
+    protocol_init(&p);
+    ck_assert_msg(protocol_read(n, &p, &err), "%s", err);
+    ck_assert_uint_eq(p.eager_limit, 131072);
+    ck_assert_int_eq(p.handshake, PROTOCOL_HANDSHAKE_RTT);
+    ck_assert_double_eq_tol(p.overhead_s, 12e-6, 1e-18);
+    ck_assert_uint_eq(p.segment_bytes, 1 << 20);
+    cfg_free(n);
+    /* the writer's text reads back to the same values */
+    char *text = protocol_format(&p);
+    ck_assert_str_eq(text, "{eager_limit: 131072, handshake: rtt, overhead: 1.2e-05s, segment: 1048576}");
+    n = cfg_parse_string(text, "q.yaml", &err);
+    Protocol q;
+    protocol_init_eager(&q);
+    ck_assert_msg(n && protocol_read(n, &q, &err), "%s", err);
+    ck_assert(memcmp(&p, &q, sizeof p) == 0);
+    cfg_free(n);
+    g_free(text);
+    /* absent keys keep their values; inf and none */
+    n = cfg_parse_string("{eager_limit: inf, segment: none}", "r.yaml", &err);
+    ck_assert_msg(n && protocol_read(n, &q, &err), "%s", err);
+    ck_assert_uint_eq(q.eager_limit, PROTOCOL_INF);
+    ck_assert_uint_eq(q.segment_bytes, 0);
+    ck_assert_int_eq(q.handshake, PROTOCOL_HANDSHAKE_RTT);
+    cfg_free(n);
+
+    static const struct {
+        const char *yaml, *want;   /* input, the start of the error */
+    } bad[] = {
+        {"{eager_limit: -1KiB}", "b.yaml:1:15: '-1KiB': not an eager limit; expected"},
+        {"{eager_limit: lots}", "b.yaml:1:15: 'lots': not an eager limit; expected"},
+        {"{handshake: rendezvous}", "b.yaml:1:13: 'rendezvous': unknown handshake; expected none"},
+        {"{overhead: -3us}", "b.yaml:1:12: '-3us': not a time; expected"},
+        {"{overhead: 2s}", "b.yaml:1:12: '2s': overhead above 1 s per message; expected"},
+        {"{segment: 0}", "b.yaml:1:11: '0': not a segment size; expected a positive size"},
+        {"{segment: [1]}", "b.yaml:1:11: wrong type: a list; expected a size or none"},
+        {"{eager: 1KiB}", "b.yaml:1:2: unknown key 'eager' in protocol; expected one of"},
+        {"64KiB", "b.yaml:1:1: "},
+    };
+    for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
+        n = cfg_parse_string(bad[i].yaml, "b.yaml", &err);
+        ck_assert_msg(n, "%s", err);
+        protocol_init(&p);
+        Protocol before = p;
+        ck_assert_msg(!protocol_read(n, &p, &err), "%s accepted", bad[i].yaml);
+        ck_assert_msg(g_str_has_prefix(err, bad[i].want), "%s: got '%s'", bad[i].yaml, err);
+        ck_assert(memcmp(&p, &before, sizeof p) == 0);
+        g_clear_pointer(&err, g_free);
+        cfg_free(n);
+    }
+}
+END_TEST
+
+static void add(CollSchedule *s, int r, int sp, uint64_t sl, int rp, uint64_t rl, bool red)
+{
+    CollStep x = {.send_peer = sp, .send_len = sl, .recv_peer = rp, .recv_len = rl, .reduce = red};
+    g_array_append_val(s->steps[r], x);
+}
+
+/* Runs s on t (rank r on host r2h[r], or r when r2h is NULL; 1-byte
+ * elements) and returns its time. */
+static double run_sched(Topo *t, const CollSchedule *s, const int *r2h, double g)
+{
+    Sim *sim = sim_new(1);
+    Net *net = net_new(sim, t);
+    CollRunSpec run = {.sim = sim, .net = net, .topo = t, .sched = s, .rank2host = r2h, .elem_bytes = 1,
+                       .gamma = g};
+    CollExec *x = collexec_start(&run);
+    ck_assert_ptr_nonnull(x);
+    ck_assert(sim_run(sim));
+    ck_assert_uint_eq(net_inflight(net), 0);
+    double secs = sim_ps_to_seconds(collexec_end_time(x) - collexec_start_time(x));
+    collexec_free(x);
+    net_free(net);
+    sim_free(sim);
+    return secs;
+}
+
+/* One message of m bytes from rank 0 to rank 1 on both sides of the eager
+ * limit, each handshake, with and without overhead: α + mβ + 2o, plus 2α
+ * for a rendezvous with rtt. */
+START_TEST(test_one_message)
+{
+    const double a = 2 * LAT, b = 1 / BW;
+    const uint64_t sizes[] = {0, 1, EAGER - 1, EAGER, 3 * EAGER};
+    for (size_t pi = 0; pi < G_N_ELEMENTS(PROTOS); pi++) {
+        Protocol pr = proto(PROTOS[pi].hs, PROTOS[pi].o, EAGER, 0);
+        Topo *t = star_proto(2, 0, &pr);
+        for (size_t si = 0; si < G_N_ELEMENTS(sizes); si++) {
+            uint64_t m = sizes[si];
+            CollSchedule *s = coll_schedule_new(2, m);
+            add(s, 0, 1, m, -1, 0, false);
+            add(s, 1, -1, 0, 0, m, false);
+            bool rdv_rtt = PROTOS[pi].hs == PROTOCOL_HANDSHAKE_RTT && m >= EAGER;
+            double want = a + m * b + 2 * PROTOS[pi].o + (rdv_rtt ? 2 * a : 0);
+            ck_assert_msg(fabs(run_sched(t, s, NULL, 0) - want) < 1e-12, "%s m=%" G_GUINT64_FORMAT, PROTOS[pi].name,
+                          (guint64)m);
+            coll_schedule_free(s);
+        }
+        topo_free(t);
+    }
+}
+END_TEST
+
+/* A late receiver: rank 1 first exchanges B bytes with rank 2 (T1 = α +
+ * Bβ + 2o, plus 2α with rtt), then receives m from rank 0, which sent at
+ * time 0. Eager (m below the limit): the message went ahead of rank 2's
+ * on rank 1's link (T1 + mβ) and waited at rank 1's host, which pays its
+ * receive overhead after its step: T1 + mβ + o. Rendezvous, none: the
+ * data leaves when rank 1 posts, at T1: T1 + α + mβ + o. Rendezvous, rtt:
+ * the request-to-send arrived long before, the clear-to-send leaves at
+ * T1: T1 + 2α + mβ + o. */
+START_TEST(test_late_receiver)
+{
+    const double a = 2 * LAT, b = 1 / BW;
+    const uint64_t B = 1 << 20;
+    for (size_t pi = 0; pi < G_N_ELEMENTS(PROTOS); pi++) {
+        double o = PROTOS[pi].o;
+        bool rtt = PROTOS[pi].hs == PROTOCOL_HANDSHAKE_RTT;
+        Protocol pr = proto(PROTOS[pi].hs, o, EAGER, 0);
+        Topo *t = star_proto(3, 0, &pr);
+        for (int big = 0; big < 2; big++) {
+            uint64_t m = big ? 2 * EAGER : 1000;
+            CollSchedule *s = coll_schedule_new(3, B);
+            add(s, 0, 1, m, -1, 0, false);
+            add(s, 1, 2, B, 2, B, false);
+            add(s, 1, -1, 0, 0, m, false);
+            add(s, 2, 1, B, 1, B, false);
+            double t1 = a + B * b + 2 * o + (rtt ? 2 * a : 0);
+            double want = !big ? t1 + m * b + o : t1 + (rtt ? 2 * a : a) + m * b + o;
+            double got = run_sched(t, s, NULL, 0);
+            ck_assert_msg(fabs(got - want) < 1e-12, "%s m=%" G_GUINT64_FORMAT ": %.12g, want %.12g",
+                          PROTOS[pi].name, (guint64)m, got, want);
+            coll_schedule_free(s);
+        }
+        topo_free(t);
+    }
+}
+END_TEST
+
+/* A rank's overheads and reductions run one at a time. Rank 1 first
+ * receives and reduces B bytes from rank 2 (rank 0's 1000 B eager message,
+ * sent at the same time, crosses rank 1's link first: T1 = α + (B +
+ * 1000)β + 2o + Bγ). Then, in one step, it sends 1000 B to rank 3 on its
+ * own host (delivered as it leaves, at T1 + o) and receives rank 0's
+ * message, which is already there: its receive overhead runs after its
+ * send overhead, so the step ends at T1 + 2o (not T1 + o). Its last step
+ * sends 1000 B to rank 0: T1 + 3o + α + 1000β, and rank 0's receive
+ * overhead ends the collective at T1 + 4o + α + 1000β. */
+START_TEST(test_cpu_serial)
+{
+    const double a = 2 * LAT, b = 1 / BW, o = 3e-6;
+    Protocol pr = proto(PROTOCOL_HANDSHAKE_NONE, o, EAGER, 0);
+    Topo *t = star_proto(3, 0, &pr);
+    const uint64_t B = 1000000;
+    CollSchedule *s = coll_schedule_new(4, B);
+    add(s, 0, 1, 1000, -1, 0, false);
+    add(s, 0, -1, 0, 1, 1000, false);
+    add(s, 1, -1, 0, 2, B, true);
+    add(s, 1, 3, 1000, 0, 1000, false);
+    add(s, 1, 0, 1000, -1, 0, false);
+    add(s, 2, 1, B, -1, 0, false);
+    add(s, 3, -1, 0, 1, 1000, false);
+    const int r2h[] = {0, 1, 2, 1};
+    double t1 = a + (B + 1000) * b + 2 * o + B * GAMMA;
+    ck_assert_double_eq_tol(run_sched(t, s, r2h, GAMMA), t1 + 4 * o + a + 1000 * b, 1e-12);
+    coll_schedule_free(s);
+    topo_free(t);
+}
+END_TEST
+
+static const uint64_t SIZES_MSG[] = {8, 4096, 200000, 1 << 20, 64u << 20};
+static const uint64_t SIZES_PKT[] = {8, 1000, 64 << 10, 512 << 10};
+
+/* Checks a simulated time of a flat algorithm against its formula f.
+ * Exact wherever both ends of every step start together (ring, p a power
+ * of two), and, in message mode without overhead, for folded schedules
+ * whose every message is a rendezvous (the ranks that skip the fold wait
+ * for their partners' receives: SMPI's rule makes MPICH's folded
+ * Rabenseifner meet its closed form). Otherwise, with a fold (p not a
+ * power of two) the ranks >= 2r skip it and start early:
+ * - a step whose partner started early saves at most its partner's
+ *   receive overhead, so sim >= f - k·o (k core steps);
+ * - small eager messages (below the limit) may run ahead and share a busy
+ *   host's link: Rabenseifner's halving messages add at most nβ/2;
+ * - with rtt and an overhead, the partners of a core step no longer start
+ *   together, and one's clear-to-send queues behind the other's data on
+ *   the same link (what the README's Open MPI measurements showed): each
+ *   core step may wait one partner message longer, at most the bytes a
+ *   rank sends in the core, k·nβ for butterfly and 2nβ for Rabenseifner;
+ * - in packet mode the fold message and the first core message share a
+ *   link round robin: f - k·o is a lower bound only.
+ * The tree's formula is an upper bound for p not a power of two (its
+ * incomplete subtrees report early) and exact otherwise. */
+static void check(double sim, const FormCost *c, CollAlgo a, int p, uint64_t n, const char *what)
+{
+    int k = lg_floor(p);
+    double f = f_flat(c, a, p, (double)n), nb = (double)n * c->b;
+    bool folded = p != 1 << k && (a == COLL_BUTTERFLY || a == COLL_RABENSEIFNER);
+    char label[96];
+    snprintf(label, sizeof label, "%s %s%s", coll_algo_name(a), what, c->pkt > 0 ? " packet" : "");
+    if (a == COLL_TREE && p != 1 << k) {
+        within(sim, 0, f, label, p, n);
+        return;
+    }
+    double smallest = a == COLL_RABENSEIFNER ? (double)n / (1 << k) : (double)n;
+    if (!folded || (smallest >= c->eager && c->o == 0 && c->pkt == 0)) {
+        within(sim, f * (1 - 1e-3), f * (1 + 1e-3), label, p, n);
+        return;
+    }
+    double lo = f - k * c->o, hi = f;
+    if (a == COLL_RABENSEIFNER)
+        hi += nb / 2;
+    if (c->rtt && c->o > 0)
+        hi = f + (a == COLL_BUTTERFLY ? k * nb : 2 * nb);
+    within(sim, lo, c->pkt > 0 ? INFINITY : hi, label, p, n);
+}
+
+static void flat_case(int p, uint64_t packet)
+{
+    CollAlgo algos[] = {COLL_RING, COLL_BUTTERFLY, COLL_RABENSEIFNER, COLL_TREE};
+    const uint64_t *sizes = packet ? SIZES_PKT : SIZES_MSG;
+    size_t nsizes = packet ? G_N_ELEMENTS(SIZES_PKT) : G_N_ELEMENTS(SIZES_MSG);
+    int q = 1 << lg_floor(p);
+    for (size_t pi = 0; pi < G_N_ELEMENTS(PROTOS); pi++) {
+        Protocol pr = proto(PROTOS[pi].hs, PROTOS[pi].o, EAGER, 0);
+        Topo *t = star_proto(p, packet, &pr);
+        for (size_t ai = 0; ai < G_N_ELEMENTS(algos); ai++) {
+            CollAlgo a = algos[ai];
+            for (size_t si = 0; si < nsizes; si++) {
+                uint64_t d = a == COLL_RING ? (uint64_t)p : a == COLL_RABENSEIFNER ? (uint64_t)q : 1;
+                uint64_t n = round_up(sizes[si], d);
+                for (int gi = 0; gi < 2; gi++) {
+                    FormCost c = {.a = 2 * LAT, .b = 1 / BW, .g = gi ? GAMMA : 0, .o = PROTOS[pi].o, .eager = EAGER,
+                               .rtt = PROTOS[pi].hs == PROTOCOL_HANDSHAKE_RTT, .pkt = packet ? (double)packet : 0};
+                    check(run_time(t, a, NULL, p, n, c.g, NULL), &c, a, p, n, PROTOS[pi].name);
+                }
+            }
+        }
+        topo_free(t);
+    }
+}
+
+START_TEST(test_flat_message)
+{
+    flat_case(PS[_i], 0);
+}
+END_TEST
+
+START_TEST(test_flat_packet)
+{
+    flat_case(PS[_i], (uint64_t)PKT);
+}
+END_TEST
+
+/* coll_cost_model (message mode, every hop one α) equals the simulation
+ * of every algorithm, the compositions included, wherever the schedule's
+ * steps start together, in each protocol; within check()'s bounds
+ * otherwise. */
+START_TEST(test_cost_model)
+{
+    int p = PS[_i], q = 1 << lg_floor(p);
+    for (size_t pi = 0; pi < G_N_ELEMENTS(PROTOS); pi++) {
+        Protocol pr = proto(PROTOS[pi].hs, PROTOS[pi].o, EAGER, 0);
+        Topo *t = star_proto(p, 0, &pr);
+        CollCostModel cm = {.alpha = 2 * LAT, .beta = 1 / BW, .gamma = GAMMA, .overhead = PROTOS[pi].o,
+                            .eager_limit = EAGER, .rtt = PROTOS[pi].hs == PROTOCOL_HANDSHAKE_RTT};
+        FormCost c = {.a = cm.alpha, .b = cm.beta, .g = GAMMA, .o = cm.overhead, .eager = EAGER, .rtt = cm.rtt};
+        for (int algo = 0; algo < COLL_NALGOS; algo++) {
+            CollParams prm;
+            coll_params_init(&prm);
+            if (algo == COLL_HIERARCHICAL) {
+                prm.gpus_per_node = p % 4 == 0 ? 4 : 1;
+                prm.inter = p % 4 == 0 && (p / 4 & (p / 4 - 1)) == 0 ? COLL_BUTTERFLY : COLL_RING;
+            }
+            for (int big = 0; big < 2; big++) {
+                uint64_t n = round_up(big ? 3u << 20 : 3000, (uint64_t)p * q * 4);
+                double sim = run_time(t, (CollAlgo)algo, &prm, p, n, GAMMA, NULL);
+                double cost = coll_cost_model((CollAlgo)algo, &prm, p, (double)n, &cm);
+                if (algo == COLL_HIERARCHICAL || algo == COLL_TORUS2D) {
+                    within(sim, cost * (1 - 1e-3), cost * (1 + 1e-3), coll_algo_name((CollAlgo)algo), p, n);
+                } else {
+                    ck_assert_double_eq_tol(cost, f_flat(&c, (CollAlgo)algo, p, (double)n), 1e-12);
+                    check(sim, &c, (CollAlgo)algo, p, n, PROTOS[pi].name);
+                }
+            }
+        }
+        topo_free(t);
+    }
+}
+END_TEST
+
+START_TEST(test_no_deadlock)
+{
+    for (int p = 1; p <= 40; p++) {
+        for (int hs = 0; hs < 2; hs++) {
+            for (int segmented = 0; segmented < 2; segmented++) {
+                Protocol pr = proto((ProtocolHandshake)hs, hs ? O : 0, 0, segmented ? 1000 : 0);
+                Topo *t = star_proto(p, 0, &pr);
+                for (int algo = 0; algo < COLL_NALGOS; algo++) {
+                    CollParams prm;
+                    coll_params_init(&prm);
+                    prm.gpus_per_node = p % 3 == 0 ? 3 : 1;
+                    prm.inter = (CollAlgo)(p % 4);
+                    char *err = NULL;
+                    double s = collexec_time(t, (CollAlgo)algo, &prm, p, 10007, 8, GAMMA, NULL, &err);
+                    ck_assert_msg(s >= 0, "%s p=%d handshake %d segmented %d: %s", coll_algo_name((CollAlgo)algo), p,
+                                  hs, segmented, err);
+                }
+                topo_free(t);
+            }
+        }
+    }
+}
+END_TEST
+
+
+/* Two ranks exchange m bytes and reduce them, in K pieces of s = m/K:
+ * every piece leaves at once, the pieces cross the link back to back
+ * (the last one arrives at α + mβ, as a whole message would), and each
+ * piece is reduced as it arrives (γ < β), so only the last piece's
+ * reduction is exposed: α + mβ + sγ instead of α + mβ + mγ. */
+START_TEST(test_segment_exchange)
+{
+    const double a = 2 * LAT, b = 1 / BW;
+    const uint64_t m = 960000;
+    const uint32_t ks[] = {1, 2, 3, 8, 100};
+    for (size_t i = 0; i < G_N_ELEMENTS(ks); i++) {
+        Protocol pr = proto(PROTOCOL_HANDSHAKE_NONE, 0, PROTOCOL_INF, m / ks[i]);
+        Topo *t = star_proto(2, 0, &pr);
+        double got = run_time(t, COLL_BUTTERFLY, NULL, 2, m, GAMMA, NULL);
+        double want = a + m * b + (double)m / ks[i] * GAMMA;
+        ck_assert_msg(fabs(got - want) < 1e-12, "K=%u: %.12g, want %.12g", ks[i], got, want);
+        topo_free(t);
+    }
+}
+END_TEST
+
+/* A ring of p ranks in K pieces of s = n/(pK) bytes, S = 2(p-1) steps,
+ * no overhead, γ = 0. Piece k of step i leaves when piece k of step i-1
+ * arrived; a rank's link sends the pieces in the order they are ready.
+ * Latency-bound (α >= (K-1)sβ): the link idles between steps,
+ * S(α + sβ) + (K-1)sβ; bandwidth-bound: the link never idles after the
+ * first piece, SKsβ + α. The time is the larger of the two. */
+START_TEST(test_segment_ring)
+{
+    const double a = 2 * LAT, b = 1 / BW;
+    const int ps[] = {2, 3, 4, 5, 8, 12};
+    const uint32_t ks[] = {1, 2, 3, 8, 40};
+    for (size_t pi = 0; pi < G_N_ELEMENTS(ps); pi++) {
+        int p = ps[pi], S = 2 * (p - 1);
+        for (size_t ki = 0; ki < G_N_ELEMENTS(ks); ki++) {
+            for (uint64_t seg = 1000; seg <= 100000; seg *= 10) {
+                uint32_t K = ks[ki];
+                uint64_t n = (uint64_t)p * K * seg;
+                Protocol pr = proto(PROTOCOL_HANDSHAKE_NONE, 0, PROTOCOL_INF, seg);
+                Topo *t = star_proto(p, 0, &pr);
+                double s = (double)seg, want = fmax(S * (a + s * b) + (K - 1) * s * b, S * K * s * b + a);
+                within(run_time(t, COLL_RING, NULL, p, n, 0, NULL), want, want, "segmented ring", p, n);
+                topo_free(t);
+            }
+        }
+    }
+}
+END_TEST
+
+/* Every algorithm with segments, every protocol: the same bytes cross
+ * every link as without (pieces partition each message), K times the
+ * messages where every message has at least K elements and no handshake
+ * adds control messages (K capped at PROTOCOL_MAX_SEGMENTS), and the time
+ * is at least the busiest link's bytes at its rate plus one message's
+ * latency. */
+START_TEST(test_segment_bounds)
+{
+    int p = PS[_i] > 64 ? 64 : PS[_i];
+    for (size_t pi = 0; pi < G_N_ELEMENTS(PROTOS); pi++) {
+        for (int cap = 0; cap < 2; cap++) {
+            uint64_t n = round_up(1 << 20, (uint64_t)p * 8), seg = cap ? 1 : 16384;
+            Protocol whole = proto(PROTOS[pi].hs, PROTOS[pi].o, EAGER, 0);
+            Protocol cut = proto(PROTOS[pi].hs, PROTOS[pi].o, EAGER, seg);
+            Topo *tw = star_proto(p, 0, &whole), *tc = star_proto(p, 0, &cut);
+            for (int algo = 0; algo < COLL_NALGOS; algo++) {
+                CollParams prm;
+                coll_params_init(&prm);
+                prm.gpus_per_node = p % 2 == 0 ? 2 : 1;
+                NetLinkStats *lw = g_new0(NetLinkStats, tw->links->len), *lc = g_new0(NetLinkStats, tc->links->len);
+                char *err = NULL;
+                double sw = collexec_time_links(tw, (CollAlgo)algo, &prm, p, n, 1, GAMMA, NULL, lw, &err);
+                double sc = collexec_time_links(tc, (CollAlgo)algo, &prm, p, n, 1, GAMMA, NULL, lc, &err);
+                ck_assert_msg(sw >= 0 && sc >= 0, "%s p=%d: %s", coll_algo_name((CollAlgo)algo), p, err);
+                uint64_t busiest = 0, mw = 0, mc = 0;
+                for (guint l = 0; l < tw->links->len; l++) {
+                    ck_assert_uint_eq(lw[l].bytes, lc[l].bytes);
+                    busiest = lc[l].bytes > busiest ? lc[l].bytes : busiest;
+                    mw += lw[l].msgs;
+                    mc += lc[l].msgs;
+                }
+                uint64_t most = 0;   /* the largest message, for K */
+                CollSchedule *s = coll_schedule_new(p, n);
+                ck_assert(coll_build(s, (CollAlgo)algo, &prm, &err));
+                bool all_long = true;
+                for (int r = 0; r < p; r++)
+                    for (guint i = 0; i < s->steps[r]->len; i++) {
+                        const CollStep *st = &g_array_index(s->steps[r], CollStep, i);
+                        most = st->send_peer >= 0 && st->send_len > most ? st->send_len : most;
+                        all_long &= st->send_peer < 0 || st->send_len >= PROTOCOL_MAX_SEGMENTS;
+                    }
+                uint64_t k = (most + seg - 1) / seg;
+                k = k > PROTOCOL_MAX_SEGMENTS ? PROTOCOL_MAX_SEGMENTS : k;
+                if (all_long && PROTOS[pi].hs == PROTOCOL_HANDSHAKE_NONE)   /* rtt adds control messages */
+                    ck_assert_msg(mc == k * mw, "%s %s p=%d k=%u: %" G_GUINT64_FORMAT " msgs, %" G_GUINT64_FORMAT " whole", coll_algo_name((CollAlgo)algo), PROTOS[pi].name, p, (unsigned)k, (guint64)mc, (guint64)mw);
+                if (p > 1)
+                    ck_assert_msg(sc >= (busiest / BW + 2 * LAT) * (1 - 1e-9), "%s p=%d: %.9g s below the busiest "
+                                  "link's %" G_GUINT64_FORMAT " B", coll_algo_name((CollAlgo)algo), p, sc, busiest);
+                coll_schedule_free(s);
+                g_free(lw);
+                g_free(lc);
+            }
+            topo_free(tw);
+            topo_free(tc);
+        }
+    }
+}
+END_TEST
+
+#define TRAIN_POLICIES                                                                            \
+    "policies:\n"                                                                                 \
+    "  - {name: ddp, overlap: ddp, algorithm: ring}\n"                                            \
+    "  - {name: none, overlap: none, algorithm: ring}\n"                                          \
+    "  - {name: layer-bfly, overlap: layer, algorithm: butterfly}\n"                              \
+    "  - {name: prio-auto, overlap: priority, algorithm: auto}\n"
+
+/* Training sees the protocol: each collective memoized on an idle network
+ * equals running every collective live, under rendezvous with rtt and an
+ * overhead, and with segments; on 6 and 8 ranks. */
+START_TEST(test_train_memo_live)
+{
+    static const char *protos[] = {"{handshake: rtt, overhead: 20us}", "{eager_limit: 0, overhead: 5us}",
+                                   "{eager_limit: inf, segment: 256KiB}", "{segment: 32KiB, handshake: rtt}"};
+    for (size_t i = 0; i < G_N_ELEMENTS(protos); i++) {
+        for (int nodes = 6; nodes <= 8; nodes += 2) {
+            char *y = g_strdup_printf("model: vgg16-cifar10\ngpu: v100\nbatch: [32]\n"
+                                      "cluster: {topology: star, nodes: %d, link: {bandwidth: 10Gbps, latency: 5us}, "
+                                      "protocol: %s}\n" TRAIN_POLICIES, nodes, protos[i]);
+            Scenario *s = load(y);
+            for (guint p = 0; p < s->policies->len; p++) {
+                TrainResult a, b;
+                char *err = NULL;
+                ck_assert_msg(train_run_ex(s, 32, (int)p, NULL, false, &a, &err), "%s", err);
+                ck_assert_msg(train_run_ex(s, 32, (int)p, NULL, true, &b, &err), "%s", err);
+                ck_assert_msg(a.iteration_s == b.iteration_s && a.comm_s == b.comm_s, "%s nodes %d policy %u",
+                              protos[i], nodes, p);
+            }
+            scenario_free(s);
+            g_free(y);
+        }
+    }
+}
+END_TEST
+
+/* `none` with ring on 8 ranks: iteration = compute + the sum of every
+ * layer's ring all-reduce as the protocol's closed form says
+ * (coll_cost_model with rtt, a 32 KiB eager limit and 15 us of overhead),
+ * and more than under the eager model. */
+START_TEST(test_train_sees_protocol)
+{
+    double iter[2];
+    for (int eager = 0; eager < 2; eager++) {
+        Scenario *s = load(eager ? "model: vgg16\ngpu: v100\nbatch: [32]\ncomm: {gamma: 0}\n"
+                                   "cluster: {topology: star, nodes: 8, link: {bandwidth: 10Gbps, latency: 25us}, "
+                                   "protocol: {eager_limit: inf}}\n"
+                                   "policies: [{name: none, overlap: none, algorithm: ring}]\n"
+                                 : "model: vgg16\ngpu: v100\nbatch: [32]\ncomm: {gamma: 0}\n"
+                                   "cluster: {topology: star, nodes: 8, link: {bandwidth: 10Gbps, latency: 25us}, "
+                                   "protocol: {eager_limit: 32KiB, handshake: rtt, overhead: 15us}}\n"
+                                   "policies: [{name: none, overlap: none, algorithm: ring}]\n");
+        TrainResult r;
+        char *err = NULL;
+        ck_assert_msg(train_run(s, 32, 0, NULL, &r, &err), "%s", err);
+        CollCostModel cm = {.alpha = 50e-6, .beta = 1 / 1.25e9, .eager_limit = eager ? INFINITY : 32768,
+                            .rtt = !eager, .overhead = eager ? 0 : 15e-6};
+        double sync = 0;
+        for (guint l = 0; l < s->model->layers->len; l++) {
+            uint64_t p = g_array_index(s->model->layers, ModelLayer, l).params;
+            if (p)
+                sync += coll_cost_model(COLL_RING, NULL, 8, 4.0 * p, &cm);
+        }
+        double want = r.compute_s + sync;
+        ck_assert_double_eq_tol(r.iteration_s, want, want * 1e-3);
+        iter[eager] = r.iteration_s;
+        scenario_free(s);
+    }
+    ck_assert(iter[0] > iter[1]);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("protocol");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 300);
+    int nps = (int)G_N_ELEMENTS(PS);
+    tcase_add_test(tc, test_settings);
+    tcase_add_test(tc, test_one_message);
+    tcase_add_test(tc, test_late_receiver);
+    tcase_add_test(tc, test_cpu_serial);
+    tcase_add_loop_test(tc, test_flat_message, 0, nps);
+    tcase_add_loop_test(tc, test_flat_packet, 0, nps);
+    tcase_add_loop_test(tc, test_cost_model, 0, nps);
+    tcase_add_test(tc, test_no_deadlock);
+    tcase_add_test(tc, test_segment_exchange);
+    tcase_add_test(tc, test_segment_ring);
+    tcase_add_loop_test(tc, test_segment_bounds, 0, nps);
+    tcase_add_test(tc, test_train_memo_live);
+    tcase_add_test(tc, test_train_sees_protocol);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    return testmain_run(suite());
+}

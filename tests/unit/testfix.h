@@ -1,0 +1,37 @@
+/* testfix — fixtures the suites share: a scenario read from YAML text,
+ * and a temporary file holding a text. Header-only, static functions;
+ * failures end the test (Check). */
+#ifndef ARSIM_TESTFIX_H
+#define ARSIM_TESTFIX_H
+
+#include "train/scenario.h"
+
+#include <check.h>
+#include <glib.h>
+#include <unistd.h>
+
+/* The scenario of a YAML text (named test.yaml in errors); the caller
+ * frees it (scenario_free). */
+static inline Scenario *load(const char *yaml)
+{
+    char *err = NULL;
+    CfgNode *root = cfg_parse_string(yaml, "test.yaml", &err);
+    ck_assert_msg(root, "%s", err);
+    Scenario *s = scenario_from_cfg(root, &err);
+    ck_assert_msg(s, "%s", err);
+    return s;
+}
+
+/* Writes text to a new temporary file named after pattern (g_file_open_tmp);
+ * returns its path (g_free it, unlink the file). */
+static inline char *tmp_file(const char *text, const char *pattern)
+{
+    char *path = NULL;
+    int fd = g_file_open_tmp(pattern, &path, NULL);
+    ck_assert(fd >= 0);
+    close(fd);
+    ck_assert(g_file_set_contents(path, text, -1, NULL));
+    return path;
+}
+
+#endif
