@@ -86,14 +86,30 @@ class Communicator:
         self.seq = 0                    # collectives run (their tag)
         self.waited_s = 0.0             # time the compute thread spent in wait()
         self.busy_s = 0.0               # time spent running collectives
+        self.times = {}                 # (unit, gen) -> [ready, start, end, needed] (perf_counter s, or None)
         self.error = None
         self.stopping = False
         self.thread = threading.Thread(target=self._main, name="arsim-communicator", daemon=True)
         self.thread.start()
 
     # -- compute side ---------------------------------------------------------
+    def _stamp(self, u, gen, k):
+        """Records event k (0 ready, 1 start, 2 end, 3 needed) of unit u in
+        iteration gen, the first time it happens; call with cv held."""
+        row = self.times.setdefault((u, gen), [None] * 4)
+        if row[k] is None:
+            row[k] = time.perf_counter()
+
+    def timeline(self, gen, origin):
+        """Per unit of iteration gen: (ready, start, end, needed) in seconds
+        after origin (a perf_counter time), None where it did not happen."""
+        with self.cv:
+            rows = [self.times.get((u, gen), [None] * 4) for u in range(len(self.units))]
+        return [[None if t is None else t - origin for t in r] for r in rows]
+
     def ready(self, u, gen):
         with self.cv:
+            self._stamp(u, gen, 0)
             self.ready_gen[u] = gen + 1
             if not (self.priority and self.rank != 0):
                 self.fifo.append(u)
@@ -103,6 +119,8 @@ class Communicator:
         """Blocks until every unit in us finished its all-reduce of iteration gen."""
         t0 = time.perf_counter()
         with self.cv:
+            for u in us:
+                self._stamp(u, gen, 3)
             while not self.error and any(self.done_gen[u] <= gen for u in us):
                 self.cv.wait()
         self.waited_s += time.perf_counter() - t0
@@ -153,11 +171,15 @@ class Communicator:
                 if u == STOP:
                     return
                 unit = self.units[u]
+                with self.cv:
+                    gen = self.ready_gen[u] - 1
+                    self._stamp(u, gen, 1)
                 t0 = time.perf_counter()
                 self.impls[u](self.flat[unit.off:unit.off + unit.elems], self.seq % (1 << 30))
                 self.busy_s += time.perf_counter() - t0
                 self.seq += 1
                 with self.cv:
+                    self._stamp(u, gen, 2)
                     self.done_gen[u] = self.ready_gen[u]
                     self.cv.notify_all()
         except Exception as e:  # reported to the compute thread, which raises it

@@ -1,19 +1,23 @@
 #!/usr/bin/env python3
 """compare.py - the real PyTorch iterations against arsim's prediction.
 
-    compare.py PRED.json ITER.json [--speedup P:BASE]... [--bound F] [--points N] [--tie F] [--json OUT]
+    compare.py PRED.json ITER.json [--speedup P:BASE]... [--units POLICY]... [--bound F] [--points N]
+               [--tie F] [--json OUT]
 
 PRED.json is `arsim run SCENARIO --json PRED.json --layers` (with the
 calibration, the measured model and device set), ITER.json the trainer's
 iterations.json (arsim-measurements/1 iteration cases). Prints, per policy:
 measured and predicted iteration time, error (predicted - measured) /
-measured, exposed communication; both rankings (fastest first); for each
+measured, exposed communication (the compute thread's waits for syncs) and
+communication (the communicator's busy time; arsim: the sum of the
+all-reduce durations), measured and predicted; both rankings (fastest first); for each
 --speedup pair the speed-up P over BASE measured and predicted (BASE / P)
 and the time saved in per cent of BASE, whose difference is the error in
 points; whether each policy synchronized exactly the units arsim simulated
 (names, bytes, algorithms; DDP: PyTorch's bucket sizes against arsim's
 rebuilt layout); whether every rank ended with the same parameters and every
-policy with the same loss. Then the targets:
+policy with the same loss; with --units, a policy's units one per line: when
+each was ready, started, ended and was needed, measured and predicted. Then the targets:
   * every policy within --bound (default 0.10) of its prediction;
   * the same ranking, counting only pairs of policies whose predictions
     differ by more than --tie (default 0.03): arsim predicts several
@@ -100,6 +104,17 @@ def plan_check(case, res):
                                              want[diff] if diff < len(want) else "-")
 
 
+def print_units(policy, case, res):
+    """A unit per line: ready, start, end, needed (ms after the iteration's
+    start), measured on rank 0 in the second-to-last iteration, then arsim's."""
+    print("units of %s (ms after the iteration starts; measured / arsim)" % policy)
+    print("  %-16s %10s %17s %17s %17s %17s" % ("unit", "bytes", "ready", "start", "end", "needed"))
+    ms = lambda v: "-" if v is None else "%.1f" % (v * 1e3)
+    for u, r in zip(case["plan"], res.get("layers", [])):
+        cells = ["%7s / %-7s" % (ms(u.get(k)), ms(r.get(k))) for k in ("ready_s", "start_s", "end_s", "needed_s")]
+        print("  %-16s %10d %s" % (u["name"], u["bytes"], " ".join(cells)))
+
+
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("pred")
@@ -108,6 +123,8 @@ def main(argv):
     ap.add_argument("--bound", type=float, default=0.10)
     ap.add_argument("--points", type=float, default=5.0)
     ap.add_argument("--tie", type=float, default=0.03)
+    ap.add_argument("--units", action="append", default=[],
+                    help="POLICY: print its units' timeline, measured (rank 0) beside arsim's")
     ap.add_argument("--json", help="write the comparison here")
     a = ap.parse_args(argv)
     try:
@@ -118,6 +135,10 @@ def main(argv):
         if missing:
             raise Bad("%s: no prediction for policy '%s' at batch %d; expected the scenario the trainer ran"
                       % (a.pred, missing[0], batch))
+        for p in a.units:
+            if p not in meas or "plan" not in meas[p]:
+                raise Bad("--units: '%s' is not a policy that ran on the communicator; expected one of %s"
+                          % (p, ", ".join(q for q in meas if "plan" in meas[q])))
         pairs = []
         for s in a.speedup:
             p, _, base = s.partition(":")
@@ -134,8 +155,9 @@ def main(argv):
     out = {"batch": batch, "policies": [], "speedups": [], "targets": []}
     print("batch %d, %d ranks: measured (PyTorch + gloo) against predicted (arsim)" % (
         batch, next(iter(meas.values()))["ranks"]))
-    print("%-20s %-6s %12s %13s %8s %13s %14s  %s" % ("policy", "impl", "measured(ms)", "predicted(ms)", "error",
-                                                   "exposed(ms)", "pred.exp.(ms)", "units as arsim's"))
+    print("%-20s %-6s %12s %13s %8s %13s %9s %13s %9s  %s" % (
+        "policy", "impl", "measured(ms)", "predicted(ms)", "error", "exposed(ms)", "predicted", "comm(ms)",
+        "predicted", "units as arsim's"))
     errors, plans_ok, consistent = [], True, True
     for p in meas:
         c, r = meas[p], pred[p]
@@ -144,10 +166,11 @@ def main(argv):
         why = plan_check(c, r)
         plans_ok = plans_ok and why is None
         consistent = consistent and bool(c.get("verified"))
-        exp = "-" if c.get("exposed_s") is None else "%.1f" % (c["exposed_s"] * 1e3)
-        print("%-20s %-6s %12.1f %13.1f %+7.1f%% %13s %14.1f  %s%s" % (
-            p, c.get("impl", "?"), tm[p] * 1e3, tp[p] * 1e3, 100 * err, exp, r["exposed_comm_s"] * 1e3,
-            "yes" if why is None else "NO: " + why, "" if c.get("verified") else "; ranks DISAGREE"))
+        ms = lambda k: "-" if c.get(k) is None else "%.1f" % (c[k] * 1e3)
+        print("%-20s %-6s %12.1f %13.1f %+7.1f%% %13s %9.1f %13s %9.1f  %s%s" % (
+            p, c.get("impl", "?"), tm[p] * 1e3, tp[p] * 1e3, 100 * err, ms("exposed_s"), r["exposed_comm_s"] * 1e3,
+            ms("comm_s"), r["comm_s"] * 1e3, "yes" if why is None else "NO: " + why,
+            "" if c.get("verified") else "; ranks DISAGREE"))
         out["policies"].append({"policy": p, "measured_s": tm[p], "predicted_s": tp[p], "rel_error": err,
                                 "plan_same": why is None, "plan_diff": why, "consistent": bool(c.get("verified"))})
     rm, rp = ranking(tm), ranking(tp)
@@ -161,6 +184,8 @@ def main(argv):
               % (p, base, sm, lm, sp, lp, lp - lm))
         out["speedups"].append({"policy": p, "base": base, "measured": sm, "predicted": sp,
                                 "measured_less_pct": lm, "predicted_less_pct": lp, "points": lp - lm})
+    for p in a.units:
+        print_units(p, meas[p], pred[p])
     losses = [c["losses"][-1] for c in meas.values() if c.get("losses")]
     spread = (max(losses) - min(losses)) / abs(min(losses)) if losses and min(losses) else 0.0
     print("final loss over policies: %.6f .. %.6f (relative spread %.1e: the policies train alike)"

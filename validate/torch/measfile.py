@@ -49,7 +49,8 @@ def iteration_case(run, per_iter, steady_s, exposed_s, verified, losses, units):
     iteration's seconds (maximum over ranks); steady_s: arsim's steady-state
     iteration time (W to W+M over M, maximum over ranks) -> time_s;
     exposed_s: the compute thread's waits per measured iteration or None;
-    units: {"plan": [...]} or {"ddp_bucket_bytes": [...]}."""
+    units: {"plan": [...]} or {"ddp_bucket_bytes": [...]}, and any other
+    keys to add (comm_s: the communicator's busy time per iteration)."""
     w, m = run["warmup"], run["measured"]
     if len(per_iter) != w + m or steady_s <= 0:
         raise ValueError("policy %s: %d iteration times for W + M = %d, steady %g s"

@@ -129,8 +129,10 @@ def _ddp(ctx, iters):
 
 def _hooked(ctx, pol, impl, iters):
     """none, layer, priority on the communicator; returns (start times,
-    losses, net, the units as dicts, the compute thread's waits at each
-    start)."""
+    losses, net, the units as dicts with rank 0's timeline of the second-to-
+    last iteration (ready, start, end, needed: seconds after its start, as
+    arsim's --layers), (the compute thread's total wait, the communicator's
+    total busy time) at each start)."""
     net = Net(ctx, flat_grads=True)
     units = plan.units_for(pol, net.layers, ctx.scn.elem_bytes)
     impls = [AllReduce("gloo" if impl == "gloo" else u.algo, u.elems, ctx.rank, ctx.world, ctx.data)
@@ -164,12 +166,13 @@ def _hooked(ctx, pol, impl, iters):
                 acc.register_hook(grads_ready)
                 keep.append(acc)
             handles.append(net.mods[net.layers[li].name].register_forward_pre_hook(forward_gate))
-    starts, losses, waits = [], [], []
+    starts, losses, waits, busy = [], [], [], []
     try:
         for i in range(iters):
             it["gen"] = i
             starts.append(time.perf_counter())
             waits.append(comm.waited_s)
+            busy.append(comm.busy_s)
             loss = net.loss()
             loss.backward()
             if pol.overlap == "none":
@@ -181,6 +184,7 @@ def _hooked(ctx, pol, impl, iters):
             losses.append(float(loss))
         starts.append(time.perf_counter())
         waits.append(comm.waited_s)
+        busy.append(comm.busy_s)
         if pol.overlap != "none":   # drain: the last iteration's all-reduces, then their updates
             comm.wait(every, iters - 1)
             for li in net.params:
@@ -189,7 +193,11 @@ def _hooked(ctx, pol, impl, iters):
         comm.close()
         for h in handles:
             h.remove()
-    return starts, losses, net, [u.as_dict(ctx.scn.elem_bytes) for u in units], waits
+    plan_rows = [u.as_dict(ctx.scn.elem_bytes) for u in units]
+    if iters >= 2:   # the units of the second-to-last iteration: the last forward needed them
+        for row, (rd, st, en, nd) in zip(plan_rows, comm.timeline(iters - 2, starts[iters - 2])):
+            row.update({"ready_s": rd, "start_s": st, "end_s": en, "needed_s": nd})
+    return starts, losses, net, plan_rows, (waits, busy)
 
 
 def run_policy(ctx, pol, impl, warmup, measured):
@@ -206,11 +214,15 @@ def run_policy(ctx, pol, impl, warmup, measured):
         units = {"plan": layout}
     per_iter = _agree_list([starts[i + 1] - starts[i] for i in range(iters)], ctx.ctl)
     steady = agree_max((starts[iters] - starts[warmup]) / measured, ctx.ctl)
-    exposed = None if waits is None else agree_max((waits[iters] - waits[warmup]) / measured, ctx.ctl)
+    exposed = comm_s = None
+    if waits is not None:
+        exposed = agree_max((waits[0][iters] - waits[0][warmup]) / measured, ctx.ctl)
+        comm_s = agree_max((waits[1][iters] - waits[1][warmup]) / measured, ctx.ctl)
     ok = _consistent(net, ctx.ctl)
     run = {"config": ctx.args.scenario, "policy": pol.name, "batch": ctx.batch, "warmup": warmup,
            "measured": measured, "sets": list(ctx.args.sets), "overlap": pol.overlap,
            "algorithm": "hybrid" if pol.hybrid else pol.algo, "impl": "gloo" if pol.overlap == "ddp" else impl,
            "elem_bytes": ctx.scn.elem_bytes, "ranks": ctx.world,
            "bytes": ctx.scn.total_elems() * ctx.scn.elem_bytes}
+    units["comm_s"] = comm_s
     return measfile.iteration_case(run, per_iter, steady, exposed, ok, losses, units)
