@@ -23,6 +23,12 @@
 #       [--arsim PATH] [--python PATH]
 #
 # --short: 5 policies, fewer sizes and iterations (about 2 minutes).
+# Why 700mbit at batch 32: forward + backward + update of the half-width VGG
+# take about 0.6-0.7 s per rank with 4 ranks on this machine's 2 cores (one
+# thread each), and a ring all-reduce of its 33.7 MB of gradients moves
+# 2 x 3/4 x 33.7 = 50.5 MB per rank, 0.60 s at 700 Mbit/s (669 Mbit/s of TCP
+# goodput): communication and compute of the same order, so how much of one
+# a policy hides under the other decides the ranking.
 # --local N: N ranks on this host over loopback, no cluster and no root (a
 #   functional run: the times are this host's, not a network's).
 # Exit status: 0 every target met, 3 only a target missed (the runs were
@@ -110,7 +116,8 @@ start=$(date +%s)
 
 measured_model=$outdir/vgg16-half-cifar10-measured.yaml
 sets=(--set "model=$measured_model" --set "gpus_file=$outdir/gpus-cpu.yaml" --set "batch=[$batch]")
-targs=(--scenario "$scenario" --out "$outdir" --batch "$batch" --gloo "$gloo_policies"
+limit=$([ $short = 1 ] && echo 300 || echo 1500)   # seconds a rank may run
+targs=(--scenario "$scenario" --out "$outdir" --batch "$batch" --gloo "$gloo_policies" --timeout 300
        --set "model=$measured_model" --set "gpus_file=$outdir/gpus-cpu.yaml")
 [ -z "$policies" ] || targs+=(--policies "$policies")
 [ $short = 0 ] || targs+=(--short --iterations 2,4)
@@ -125,7 +132,7 @@ launch() {
     for ((i = 0; i < n; i++)); do
         local pre=() host=local-h$i
         if [ "$local_n" = 0 ]; then host=$prefix-h$i; pre=(ip netns exec "$host"); fi
-        "${pre[@]}" env RANK=$i WORLD_SIZE=$n MASTER_ADDR=$addr MASTER_PORT=$port GLOO_SOCKET_IFNAME=$ifname \
+        timeout -k 10 "$limit" "${pre[@]}" env RANK=$i WORLD_SIZE=$n MASTER_ADDR=$addr MASTER_PORT=$port GLOO_SOCKET_IFNAME=$ifname \
             ARSIM_HOST=$host MALLOC_MMAP_MAX_=0 MALLOC_TRIM_THRESHOLD_=4294967296 \
             "$python" "$here/trainer.py" "${targs[@]}" >>"$log.$i" 2>&1 &
         pids+=($!)
@@ -176,6 +183,7 @@ echo "== interference: compute while an all-reduce runs (interference.json)"
 grep '^trainer: interference' "$log" | sed 's/^trainer: interference: /   /'
 echo "== measured (PyTorch) against predicted (arsim)"
 sp=()
+grep -q '"policy": "layer-hybrid"' "$outdir/iterations.json" && sp+=(--units layer-hybrid)
 for s in "${speedups[@]}"; do
     p=${s%%:*}; b=${s#*:}
     if grep -q "\"policy\": \"$p\"" "$outdir/iterations.json" && grep -q "\"policy\": \"$b\"" "$outdir/iterations.json"; then
