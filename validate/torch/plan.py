@@ -118,7 +118,7 @@ class Policy:
         self.partition = parse_bytes(d.get("partition", "4MiB"), "policy '%s': partition" % self.name)
         self.fusion = parse_bytes(d.get("fusion", 0), "policy '%s': fusion" % self.name)
         self.overrides = dict(d.get("overrides") or {})
-        for lname, a in self.overrides.items():
+        for lname in self.overrides:
             if lname not in layer_names:
                 raise PlanError("policy '%s': overrides names no layer '%s'; expected a layer of the model"
                                 % (self.name, lname))
@@ -146,7 +146,7 @@ class Unit:
         return {"name": self.name, "bytes": self.elems * elem_bytes, "algorithm": self.algo}
 
 
-def _close(group, layers, units):
+def _close(group, units):
     if not group:
         return
     per_kind = {}
@@ -170,9 +170,9 @@ def units_for(policy, layers, elem_bytes):
         group.append(l)
         size += l.params * elem_bytes
         if not fuse or size >= policy.fusion:
-            _close(group, layers, units)
+            _close(group, units)
             group, size = [], 0
-    _close(group, layers, units)
+    _close(group, units)
     if policy.overlap == "priority" and policy.partition // elem_bytes > 0:
         per = policy.partition // elem_bytes
         cut = []

@@ -144,7 +144,7 @@ def stage_bench(ctx):
     red_sizes = [4 ** k * 16 * KiB for k in range(6)] if not short else [64 * KiB, MiB, 4 * MiB]
     ctx.log("bench: ping-pong %d sizes, reduce %d, all-reduce %d sizes x 4" % (
         len(pp_sizes), len(red_sizes), len(ar_sizes)))
-    cases = pingpong(ctx, pp_sizes, rule) if ctx.rank <= 1 else pingpong(ctx, [], rule)
+    cases = pingpong(ctx, pp_sizes, rule)
     cases += reduce(ctx, red_sizes, rule)
     own, ok1 = allreduce(ctx, ["ring", "butterfly", "rabenseifner"], ar_sizes, rule)
     glo, ok2 = allreduce(ctx, ["gloo"], ar_sizes, rule)
