@@ -6,6 +6,8 @@
 #   make bench      speed and memory figures against their targets (tests/bench)
 #   make asan       the suites under AddressSanitizer and UBSan only
 #   make validate   measure real MPI collectives on an emulated cluster, calibrate, report the error (root)
+#   make validate-torch  train for real with PyTorch + gloo on an emulated cluster, against arsim (root)
+#   make deps-torch install Debian's python3-torch and python3-torchvision (root), for validate-torch only
 #   make deps       install the Debian packages that are missing (root) or print the command
 #   make install    install into PREFIX (default /usr/local; DESTDIR= for packagers): bin/arsim,
 #                   share/arsim/ (models, topologies, configs, plots), share/man/man1/arsim.1,
@@ -54,7 +56,7 @@ TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 BIN      := $(BUILD)/arsim
 
 .SECONDARY:
-.PHONY: all run check test asan bench deps clean validate validate-short install uninstall FORCE
+.PHONY: all run check test asan bench deps deps-torch clean validate validate-short validate-torch install uninstall FORCE
 all: arsim
 
 arsim: $(BUILD)/arsim
@@ -119,6 +121,10 @@ uninstall:
 deps:
 	@./.ci/deps.sh $(DEB_PKGS)
 
+# PyTorch for validate/torch/ only: nothing in the build or the tests needs it.
+deps-torch:
+	@./.ci/deps.sh python3-torch python3-torchvision
+
 run: deps
 	@$(MAKE) --no-print-directory arsim
 	./arsim run configs/default.yaml
@@ -134,6 +140,11 @@ check: deps
 validate: deps
 	@$(MAKE) --no-print-directory arsim validate-build
 	./validate/validate.sh
+
+# The real-PyTorch loop (validate/torch/run.sh; TORCH_ARGS=--short: about 2 minutes).
+validate-torch: deps deps-torch
+	@$(MAKE) --no-print-directory arsim
+	./validate/torch/run.sh $(TORCH_ARGS)
 
 # Its short form, part of make check: skipped (with a line saying so) when
 # not root or without network namespaces.

@@ -60,6 +60,27 @@ def yaml_layers(model):
     return names
 
 
+def model_name(model):
+    """The `name:` of a model file (a path ending in .yaml), else the argument."""
+    if not model.endswith(".yaml"):
+        return model
+    with open(model) as f:
+        for line in f:
+            m = re.match(r'name: *"?([^"\n]+)"?', line)
+            if m:
+                return m.group(1).strip()
+    sys.exit("%s: no name: line" % model)
+
+
+def mark_meta(batch, precision):
+    """The ranges that tell `arsim import-profile` the batch and precision."""
+    from torch.profiler import record_function
+    with record_function("arsim:batch=%d" % batch):
+        pass
+    with record_function("arsim:precision=%s" % precision):
+        pass
+
+
 def vgg_names(features):
     """torchvision VGG features -> {conv<b>_<i>: module, pool<b>: module}."""
     import torch.nn as nn
@@ -97,16 +118,22 @@ def build(name, batch, device):
     """(model, module by layer name, make_batch() -> (inputs, loss_fn))."""
     import torch
     import torch.nn as nn
-    if name in ("vgg16", "vgg16-cifar10", "alexnet", "resnet50"):
+    if name in ("vgg16", "vgg16-cifar10", "vgg16-half-cifar10", "alexnet", "resnet50"):
         import torchvision
-        size, classes = (32, 10) if name == "vgg16-cifar10" else (224, 1000)
+        cifar = name.endswith("cifar10")
+        size, classes = (32, 10) if cifar else (224, 1000)
         if name.startswith("vgg16"):
-            model = torchvision.models.vgg16()
-            if name == "vgg16-cifar10":
+            if name == "vgg16-half-cifar10":   # validate/vgg16-half-cifar10-model.yaml: every width halved
+                cfg = [v if v == "M" else v // 2 for v in torchvision.models.vgg.cfgs["D"]]
+                model = torchvision.models.vgg.VGG(torchvision.models.vgg.make_layers(cfg))
+            else:
+                model = torchvision.models.vgg16()
+            if cifar:
+                w = 512 if name == "vgg16-cifar10" else 256
                 model.avgpool = nn.Identity()
                 model.classifier = nn.Sequential(
-                    nn.Linear(512, 4096), nn.ReLU(), nn.Dropout(),
-                    nn.Linear(4096, 4096), nn.ReLU(), nn.Dropout(), nn.Linear(4096, 10))
+                    nn.Linear(w, 8 * w), nn.ReLU(), nn.Dropout(),
+                    nn.Linear(8 * w, 8 * w), nn.ReLU(), nn.Dropout(), nn.Linear(8 * w, 10))
             mods = vgg_names(model.features)
             if name == "vgg16":
                 mods["avgpool"] = model.avgpool
@@ -136,8 +163,8 @@ def build(name, batch, device):
         loss = lambda out: nn.functional.cross_entropy(out.logits.float().view(-1, out.logits.size(-1)),
                                                        ids.view(-1))
         return model, mods, lambda: ((ids,), loss)
-    sys.exit("--model: no PyTorch builder for '%s'; expected vgg16, vgg16-cifar10, alexnet, resnet50, "
-             "bert-base or gpt2" % name)
+    sys.exit("--model: no PyTorch builder for '%s'; expected vgg16, vgg16-cifar10, vgg16-half-cifar10, alexnet, "
+             "resnet50, bert-base or gpt2" % name)
 
 
 class Ranges:
@@ -205,7 +232,7 @@ def instrument(model, mods, layers, ranges):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--model", required=True, help="a model of models/ (vgg16, vgg16-cifar10, alexnet, "
-                    "resnet50, bert-base, gpt2)")
+                    "resnet50, bert-base, gpt2) or a model file (validate/vgg16-half-cifar10-model.yaml)")
     ap.add_argument("--batch", type=int, required=True, help="per-GPU batch size")
     ap.add_argument("--out", required=True, help="Chrome trace to write (JSON)")
     ap.add_argument("--device", default=None, help="cuda (default when available) or cpu")
@@ -215,10 +242,10 @@ def main():
     a = ap.parse_args()
 
     import torch
-    from torch.profiler import ProfilerActivity, profile, record_function, schedule
+    from torch.profiler import ProfilerActivity, profile, schedule
     device = a.device or ("cuda" if torch.cuda.is_available() else "cpu")
     layers = yaml_layers(a.model)
-    name = os.path.basename(a.model)[:-5] if a.model.endswith(".yaml") else a.model
+    name = model_name(a.model)
     model, mods, make_batch = build(name, a.batch, device)
     model.to(device).train()
     ranges = Ranges()
@@ -227,10 +254,7 @@ def main():
     dtype = {"fp16": torch.float16, "bf16": torch.bfloat16}.get(a.precision)
 
     def step():
-        with record_function("arsim:batch=%d" % a.batch):
-            pass
-        with record_function("arsim:precision=%s" % a.precision):
-            pass
+        mark_meta(a.batch, a.precision)
         inputs, loss_fn = make_batch()
         opt.zero_grad(set_to_none=True)
         with torch.autocast(device_type=device.split(":")[0], dtype=dtype, enabled=dtype is not None):

@@ -1,13 +1,15 @@
 /* test_coll — all-reduce schedules: every algorithm gives the exact sum on
  * every rank (coll_verify) for p = 1..64 and awkward counts; elements and
  * messages sent match counts derived by hand; coll_verify catches broken
- * schedules; coll_build rejects bad parameters; coll_cost spot values. */
+ * schedules; coll_build rejects bad parameters; coll_cost spot values; every
+ * step equals the PyTorch trainer's schedules (tests/data/coll_steps.txt). */
 #include "coll/coll.h"
 
 #include "testmain.h"
 
 #include <check.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 static int lg_floor(int p)
@@ -511,6 +513,64 @@ START_TEST(test_cost_values)
 }
 END_TEST
 
+/* Every step of ring, butterfly and Rabenseifner for p = 2..9 equals the
+ * PyTorch trainer's re-implementation (validate/torch/schedules.py, which
+ * wrote tests/data/coll_steps.txt): peers, ranges and reduce flags, and no
+ * step more or fewer. */
+START_TEST(test_steps_match_trainer)
+{
+    gchar *text = NULL;
+    ck_assert(g_file_get_contents("tests/data/coll_steps.txt", &text, NULL, NULL));
+    gchar **lines = g_strsplit(text, "\n", -1);
+    CollSchedule *s = NULL;
+    char cur[32] = "";
+    int cur_p = 0, checked = 0, schedules = 0;
+    unsigned long long cur_count = 0;
+    guint *seen = NULL;
+    for (int i = 0; lines[i]; i++) {
+        char algo[32];
+        int p, r, k, sp, rp, red;
+        unsigned long long count, so, sl, ro, rl;
+        if (lines[i][0] == '#' || lines[i][0] == '\0')
+            continue;
+        ck_assert_int_eq(sscanf(lines[i], "%31s %d %llu %d %d %d %llu %llu %d %llu %llu %d", algo, &p, &count, &r,
+                                &k, &sp, &so, &sl, &rp, &ro, &rl, &red), 12);
+        if (!s || strcmp(algo, cur) != 0 || p != cur_p || count != cur_count) {
+            for (int q = 0; s && q < s->p; q++)
+                ck_assert_uint_eq(seen[q], s->steps[q]->len);
+            coll_schedule_free(s);
+            g_free(seen);
+            CollAlgo a;
+            ck_assert(coll_algo_parse(algo, &a));
+            s = coll_schedule_new(p, count);
+            build_or_die(s, a, NULL);
+            seen = g_new0(guint, p);
+            g_strlcpy(cur, algo, sizeof cur);
+            cur_p = p;
+            cur_count = count;
+            schedules++;
+        }
+        ck_assert_int_lt(r, p);
+        ck_assert_uint_eq((guint)k, seen[r]);
+        ck_assert_uint_lt((guint)k, s->steps[r]->len);
+        const CollStep *st = &g_array_index(s->steps[r], CollStep, k);
+        ck_assert_msg(st->send_peer == sp && st->recv_peer == rp && st->send_off == so && st->send_len == sl &&
+                      st->recv_off == ro && st->recv_len == rl && st->reduce == (red != 0),
+                      "%s p=%d count=%llu rank %d step %d differs", algo, p, count, r, k);
+        seen[r]++;
+        checked++;
+    }
+    for (int q = 0; s && q < s->p; q++)
+        ck_assert_uint_eq(seen[q], s->steps[q]->len);
+    coll_schedule_free(s);
+    g_free(seen);
+    ck_assert_int_eq(schedules, 3 * 8 * 2);
+    ck_assert_int_gt(checked, 1000);
+    g_strfreev(lines);
+    g_free(text);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("coll");
@@ -531,6 +591,8 @@ static Suite *suite(void)
     tcase_add_test(tc, test_rabenseifner_shape);
     tc = testmain_case(s, "bad-input");
     tcase_add_test(tc, test_build_errors);
+    tc = testmain_case(s, "oracles");
+    tcase_add_test(tc, test_steps_match_trainer);
     return s;
 }
 
