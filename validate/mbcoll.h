@@ -1,6 +1,6 @@
 /* mbcoll — runs one rank's steps of an arsim CollSchedule with real MPI.
  *
- * The schedule comes from coll_build() in the core library (sim/coll.h):
+ * The schedule comes from coll_build() in the core library (sim/coll/coll.h):
  * the very steps the simulator times. Each step posts MPI_Irecv into a
  * scratch buffer and MPI_Isend straight from the vector, waits for both,
  * then adds the received values into the step's range (or copies them).

@@ -10,7 +10,7 @@ Chrome trace:
     python3 models/gen/profile_model.py --model vgg16-cifar10 --batch 64 --out vgg.json
     ./arsim import-profile vgg.json --model vgg16-cifar10 --out models/vgg16-cifar10-v100.yaml
 
-What the trace carries (the contract of sim/reportprof.h):
+What the trace carries (the contract of sim/report/reportprof.h):
   * a range "fwd:LAYER" around each layer's forward and "bwd:LAYER" around
     its backward, LAYER being a layer name of models/<model>.yaml;
   * ranges "arsim:batch=B" and "arsim:precision=P";

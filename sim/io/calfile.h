@@ -1,6 +1,6 @@
 /* calfile — the calibration YAML that `arsim calibrate` writes and
  * scenarios name with `cluster.calibration: FILE` (read there by
- * sim/scenario.c, which applies link latency = α/2 — a star's
+ * sim/train/scenario.c, which applies link latency = α/2 — a star's
  * host-to-host message crosses two links — and bandwidth = 1/β):
  *
  *   source: "meas.json"

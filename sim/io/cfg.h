@@ -3,8 +3,8 @@
  * values with one-line errors "file:line:col: what is wrong; what is
  * expected".
  *
- * sim/config.c (the only file that sees libyaml) builds the tree;
- * sim/cfgget.c holds the getters and the tree edits (--set, clone). An
+ * sim/io/config.c (the only file that sees libyaml) builds the tree;
+ * sim/io/cfgget.c holds the getters and the tree edits (--set, clone). An
  * extractor reads the keys it knows with cfg_get*() — which marks them
  * used — and then calls cfg_check_keys() so that an unknown key is an
  * error, never silently ignored. Errors are g_strdup'd strings that the

@@ -1,7 +1,7 @@
 /* cfgtree — structural edits and YAML text emission on CfgNode trees
  * (cfg.h), for sweeps: put a value node at a dotted path, take a key out
  * of a map, and write a node back as YAML text (flow or block style).
- * Additive to sim/cfgget.c; knows nothing of libyaml. */
+ * Additive to sim/io/cfgget.c; knows nothing of libyaml. */
 #ifndef ARSIM_CFGTREE_H
 #define ARSIM_CFGTREE_H
 

@@ -1,6 +1,6 @@
 /* topo — cluster topologies: hosts, switches, directed links and routes.
  *
- * A TopoSpec is plain data (filled by sim/topocfg.c from YAML or by the
+ * A TopoSpec is plain data (filled by sim/net/topocfg.c from YAML or by the
  * command line); topo_new() turns it into a Topo: nodes (hosts first, then
  * switches), directed links (every cable is two links, one per direction)
  * and shortest-path routes with deterministic ECMP (dimension-order on a

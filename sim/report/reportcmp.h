@@ -1,5 +1,5 @@
 /* reportcmp — the JSON file of `arsim compare --json FILE` (the cJSON side
- * of sim/cmdcompare.c):
+ * of sim/cli/cmdcompare.c):
  *
  *   {"schema": "arsim-compare/1", "measurements": FILE, "calibration": FILE,
  *    "mpi_library": ..., "mpi_prediction": "how mpi cases were predicted",

@@ -1,5 +1,5 @@
 /* reportsim — a scenario's results as the JSON array text a sweep
- * records (the cJSON side of sim/sweepsim.c). */
+ * records (the cJSON side of sim/sweep/sweepsim.c). */
 #ifndef ARSIM_REPORTSIM_H
 #define ARSIM_REPORTSIM_H
 

@@ -7,7 +7,7 @@ tests only read them.  Run from anywhere:  python3 tests/data/gen_profile_fixtur
 
 The trace has the shape torch.profiler's export_chrome_trace writes for one
 training step recorded by models/gen/profile_model.py, and exercises every rule
-of sim/reportprof.h:
+of sim/report/reportprof.h:
   - "fwd:LAYER" ranges on the main CPU thread, "bwd:LAYER" ranges on the
     autograd thread, one of each for every layer of models/vgg16-cifar10.yaml;
   - aten ops (cpu_op) and cudaLaunchKernel (cuda_runtime) inside the ranges;

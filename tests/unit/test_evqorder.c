@@ -1,7 +1,7 @@
 /* test_evqorder — the event queue's order under load: many events at few
  * distinct times, interleaved pushes, pops and cancels, checked against a
  * reference that sorts by (time, push order). Guards the time buckets of
- * sim/evq.c (several buckets of one time, pushes at the running time,
+ * sim/engine/evq.c (several buckets of one time, pushes at the running time,
  * buckets that empty by cancellation). */
 #include "engine/evq.h"
 
