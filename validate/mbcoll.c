@@ -97,12 +97,13 @@ static void add_u16(uint16_t *restrict dst, const uint16_t *restrict src, uint64
 
 uint64_t mbcoll_scratch(const CollSchedule *s, int rank)
 {
-    const GArray *steps = s->steps[rank];
     uint64_t most = 0;
-    for (guint k = 0; k < steps->len; k++) {
-        const CollStep *st = &g_array_index(steps, CollStep, k);
-        if (st->recv_peer >= 0 && st->recv_len > most)
-            most = st->recv_len;
+    uint32_t n = coll_nsteps(s, rank);
+    for (uint32_t k = 0; k < n; k++) {
+        CollStep st;
+        coll_step(s, rank, k, &st);
+        if (st.recv_peer >= 0 && st.recv_len > most)
+            most = st.recv_len;
     }
     return most;
 }
@@ -140,9 +141,11 @@ static void step_apply(const CollStep *st, MbcollElem e, char *data, const char 
 
 void mbcoll_exec(const CollSchedule *s, int rank, double *data, double *tmp, MPI_Comm comm, double poll_s)
 {
-    const GArray *steps = s->steps[rank];
-    for (guint k = 0; k < steps->len; k++) {
-        const CollStep *st = &g_array_index(steps, CollStep, k);
+    uint32_t n = coll_nsteps(s, rank);
+    for (uint32_t k = 0; k < n; k++) {
+        CollStep step;
+        const CollStep *st = &step;
+        coll_step(s, rank, k, &step);
         MPI_Request req[2];
         int nreq = step_post(st, MBCOLL_F64, (char *)data, (char *)tmp, comm, MBCOLL_TAG, req);
         mbwait_all(nreq, req, poll_s);
@@ -158,22 +161,25 @@ uint64_t mbcoll_mismatch(const double *a, const double *b, uint64_t count)
     return count;
 }
 
-static const CollStep *run_step(const MbcollRun *r)
+/* The step in flight, fetched from the schedule into r->cur. */
+static const CollStep *run_step(MbcollRun *r)
 {
-    return &g_array_index(r->s->steps[r->rank], CollStep, r->step);
+    coll_step(r->s, r->rank, r->step, &r->cur);
+    return &r->cur;
 }
 
 void mbcoll_run_start(MbcollRun *r, const CollSchedule *s, int rank, MbcollElem e, void *data, void *tmp,
                       MPI_Comm comm, int tag)
 {
     *r = (MbcollRun){.s = s, .rank = rank, .elem = e, .data = data, .tmp = tmp, .comm = comm, .tag = tag};
-    if (s->steps[rank]->len > 0)
+    r->nsteps = coll_nsteps(s, rank);
+    if (r->nsteps > 0)
         r->nreq = step_post(run_step(r), e, r->data, r->tmp, comm, tag, r->req);
 }
 
 bool mbcoll_run_progress(MbcollRun *r)
 {
-    unsigned n = r->s->steps[r->rank]->len;
+    unsigned n = r->nsteps;
     while (r->step < n) {
         int done = 1;
         if (r->nreq > 0)

@@ -82,7 +82,9 @@ typedef struct {
     char *tmp;               /* receive scratch, >= mbcoll_scratch elements; borrowed */
     MPI_Comm comm;           /* borrowed */
     int tag;                 /* every message of this run */
-    unsigned step;           /* the step in flight; == steps->len once done */
+    unsigned step;           /* the step in flight; == nsteps once done */
+    unsigned nsteps;         /* the rank's steps (coll_nsteps) */
+    CollStep cur;            /* the step in flight (coll_step) */
     MPI_Request req[2];      /* its receive and send (the first nreq are live) */
     int nreq;                /* 0..2 */
 } MbcollRun;

@@ -1,6 +1,6 @@
-/* coll — algorithm names, schedules, coll_build (the flat algorithms and
- * the two compositions, hierarchical and torus2d) and schedule totals;
- * see coll.h. The group generators live in collgen.c, the checker in
+/* coll — algorithm names, schedules (explicit tables or the generator),
+ * coll_build (checks the parameters and resolves the torus dimensions) and
+ * schedule totals; see coll.h. The generator lives in collgen.c, the checker in
  * collverify.c and the α-β-γ formulas in collcost.c.
  */
 #include "coll/coll.h"
@@ -44,19 +44,26 @@ CollSchedule *coll_schedule_new(int p, uint64_t count)
     CollSchedule *s = g_new0(CollSchedule, 1);
     s->p = p;
     s->count = count;
+    coll_params_init(&s->prm);
     s->steps = g_new(GArray *, p);
     for (int r = 0; r < p; r++)
         s->steps[r] = g_array_new(FALSE, FALSE, sizeof(CollStep));
     return s;
 }
 
+/* Frees the explicit tables, if any. */
+static void drop_tables(CollSchedule *s)
+{
+    for (int r = 0; s->steps && r < s->p; r++)
+        g_array_free(s->steps[r], TRUE);
+    g_clear_pointer(&s->steps, g_free);
+}
+
 void coll_schedule_free(CollSchedule *s)
 {
     if (!s)
         return;
-    for (int r = 0; r < s->p; r++)
-        g_array_free(s->steps[r], TRUE);
-    g_free(s->steps);
+    drop_tables(s);
     g_free(s);
 }
 
@@ -69,26 +76,6 @@ static void torus_auto(int p, int *x, int *y)
             best = d;
     *x = best;
     *y = p / best;
-}
-
-/* Ring reduce-scatter along each X-row, ring all-reduce of each member's
- * block along its Y-column, ring all-gather along each X-row. Member
- * i + X*j of the group is at column i, row j. */
-static void gen_torus2d(CollSchedule *s, const int *ranks, int x, int y, uint64_t off, uint64_t count)
-{
-    int *grp = g_new(int, x > y ? x : y);
-    for (int j = 0; j < y; j++)
-        coll_gen_ring_reduce_scatter(s, ranks + (size_t)x * j, x, off, count);
-    for (int i = 0; i < x; i++) {
-        uint64_t bo, bl;
-        coll_ring_block(x, i, off, count, &bo, &bl);
-        for (int j = 0; j < y; j++)
-            grp[j] = ranks[i + x * j];
-        coll_gen_ring(s, grp, y, bo, bl);
-    }
-    for (int j = 0; j < y; j++)
-        coll_gen_ring_allgather(s, ranks + (size_t)x * j, x, off, count);
-    g_free(grp);
 }
 
 /* The torus dimensions for p ranks: prm's if both are set, else automatic.
@@ -109,46 +96,17 @@ static bool torus_dims(const CollParams *prm, int p, int *x, int *y, char **err)
     return true;
 }
 
-/* One non-hierarchical algorithm on a group. A torus inside a hierarchy
- * uses prm's dimensions if they fit the group, else automatic ones. */
-static bool gen_flat(CollSchedule *s, CollAlgo a, const CollParams *prm, const int *ranks, int p, uint64_t off,
-                     uint64_t count, bool nested, char **err)
+/* Checks prm for algorithm a on p ranks and resolves the torus dimensions
+ * into *out. A torus inside a hierarchy uses prm's dimensions if they fit
+ * the node count, else automatic ones. */
+static bool resolve(CollAlgo a, const CollParams *prm, int p, CollParams *out, char **err)
 {
-    int x, y;
-    switch (a) {
-    case COLL_RING:
-        coll_gen_ring(s, ranks, p, off, count);
+    *out = *prm;
+    if (a == COLL_TORUS2D)
+        return torus_dims(prm, p, &out->torus_x, &out->torus_y, err);
+    if (a != COLL_HIERARCHICAL)
         return true;
-    case COLL_BUTTERFLY:
-        coll_gen_butterfly(s, ranks, p, off, count);
-        return true;
-    case COLL_RABENSEIFNER:
-        coll_gen_rabenseifner(s, ranks, p, off, count);
-        return true;
-    case COLL_TREE:
-        coll_gen_tree(s, ranks, p, off, count);
-        return true;
-    case COLL_TORUS2D:
-        if (nested && (long)prm->torus_x * prm->torus_y != p)
-            torus_auto(p, &x, &y);
-        else if (!torus_dims(prm, p, &x, &y, err))
-            return false;
-        gen_torus2d(s, ranks, x, y, off, count);
-        return true;
-    default:
-        *err = g_strdup_printf("algorithm %s cannot run inside a hierarchy; expected ring, butterfly, "
-                               "rabenseifner, tree or torus2d",
-                               coll_algo_name(a));
-        return false;
-    }
-}
-
-/* Ring reduce-scatter inside each node of G consecutive ranks; all-reduce
- * of block j with prm->inter among the ranks of local index j; ring
- * all-gather inside each node. */
-static bool gen_hierarchical(CollSchedule *s, const CollParams *prm, const int *ids, char **err)
-{
-    int p = s->p, g = prm->gpus_per_node;
+    int g = prm->gpus_per_node;
     if (g < 1 || p % g != 0) {
         *err = g_strdup_printf("hierarchical: %d GPUs per node do not divide %d ranks; expected a divisor of p", g, p);
         return false;
@@ -159,29 +117,19 @@ static bool gen_hierarchical(CollSchedule *s, const CollParams *prm, const int *
                                coll_algo_name(prm->inter));
         return false;
     }
-    int nodes = p / g;
-    for (int k = 0; k < nodes; k++)
-        coll_gen_ring_reduce_scatter(s, ids + (size_t)k * g, g, 0, s->count);
-    int *grp = g_new(int, nodes);
-    bool ok = true;
-    for (int j = 0; j < g && ok; j++) {
-        uint64_t bo, bl;
-        coll_ring_block(g, j, 0, s->count, &bo, &bl);
-        for (int k = 0; k < nodes; k++)
-            grp[k] = j + g * k;
-        ok = gen_flat(s, prm->inter, prm, grp, nodes, bo, bl, true, err);
+    if (prm->inter == COLL_TORUS2D) {
+        int nodes = p / g;
+        if ((long)prm->torus_x * prm->torus_y != nodes)
+            torus_auto(nodes, &out->torus_x, &out->torus_y);
+        else if (!torus_dims(prm, nodes, &out->torus_x, &out->torus_y, err))
+            return false;
     }
-    g_free(grp);
-    if (!ok)
-        return false;
-    for (int k = 0; k < nodes; k++)
-        coll_gen_ring_allgather(s, ids + (size_t)k * g, g, 0, s->count);
     return true;
 }
 
 bool coll_build(CollSchedule *s, CollAlgo a, const CollParams *prm, char **err)
 {
-    CollParams dflt;
+    CollParams dflt, res;
     if (!prm) {
         coll_params_init(&dflt);
         prm = &dflt;
@@ -192,27 +140,54 @@ bool coll_build(CollSchedule *s, CollAlgo a, const CollParams *prm, char **err)
                                (int)a);
         return false;
     }
-    int *ids = g_new(int, s->p);
+    if (!resolve(a, prm, s->p, &res, err))
+        return false;
+    drop_tables(s);
+    s->algo = a;
+    s->prm = res;
+    return true;
+}
+
+uint32_t coll_nsteps(const CollSchedule *s, int r)
+{
+    if (s->steps)
+        return s->steps[r]->len;
+    return coll_gen_step(s->algo, &s->prm, s->p, s->count, r, UINT32_MAX, NULL);
+}
+
+void coll_step(const CollSchedule *s, int r, uint32_t k, CollStep *out)
+{
+    if (s->steps)
+        *out = g_array_index(s->steps[r], CollStep, k);
+    else
+        coll_gen_step(s->algo, &s->prm, s->p, s->count, r, k, out);
+}
+
+uint64_t coll_max_send(const CollSchedule *s)
+{
+    if (!s->steps)
+        return coll_gen_max_send(s->algo, &s->prm, s->p, s->count);
+    uint64_t most = 0;
     for (int r = 0; r < s->p; r++)
-        ids[r] = r;
-    bool ok = a == COLL_HIERARCHICAL ? gen_hierarchical(s, prm, ids, err)
-                                     : gen_flat(s, a, prm, ids, s->p, 0, s->count, false, err);
-    g_free(ids);
-    if (!ok) {
-        for (int r = 0; r < s->p; r++)
-            g_array_set_size(s->steps[r], 0);
-    }
-    return ok;
+        for (guint k = 0; k < s->steps[r]->len; k++) {
+            const CollStep *st = &g_array_index(s->steps[r], CollStep, k);
+            if (st->send_peer >= 0 && st->send_len > most)
+                most = st->send_len;
+        }
+    return most;
 }
 
 uint64_t coll_schedule_elems_sent(const CollSchedule *s)
 {
     uint64_t n = 0;
     for (int r = 0; r < s->p; r++) {
-        const CollStep *st = (const CollStep *)s->steps[r]->data;
-        for (guint k = 0; k < s->steps[r]->len; k++)
-            if (st[k].send_peer >= 0)
-                n += st[k].send_len;
+        uint32_t len = coll_nsteps(s, r);
+        for (uint32_t k = 0; k < len; k++) {
+            CollStep st;
+            coll_step(s, r, k, &st);
+            if (st.send_peer >= 0)
+                n += st.send_len;
+        }
     }
     return n;
 }
@@ -221,9 +196,12 @@ uint64_t coll_schedule_msgs(const CollSchedule *s)
 {
     uint64_t n = 0;
     for (int r = 0; r < s->p; r++) {
-        const CollStep *st = (const CollStep *)s->steps[r]->data;
-        for (guint k = 0; k < s->steps[r]->len; k++)
-            n += st[k].send_peer >= 0;
+        uint32_t len = coll_nsteps(s, r);
+        for (uint32_t k = 0; k < len; k++) {
+            CollStep st;
+            coll_step(s, r, k, &st);
+            n += st.send_peer >= 0;
+        }
     }
     return n;
 }

@@ -1,6 +1,6 @@
 /* coll — all-reduce algorithms as pure schedule generators (LogGOPSim).
  *
- * A CollSchedule is data: for each rank, an ordered list of steps. A step
+ * A CollSchedule yields, for each rank, an ordered list of steps. A step
  * may send a range of the vector to one peer and receive a range from
  * another (MPI_Sendrecv semantics): the send carries the values the range
  * holds when the step begins; the received values are added into the
@@ -10,9 +10,14 @@
  * non-overtaking rule). The simulator (collexec.h), the real-buffer checker
  * (coll_verify) and the MPI harness (validate/) all run these same steps.
  *
- * Generators work on a group: ranks[i] is the global rank of member i, and
- * they touch elements [off, off + count) only, so algorithms compose
- * (hierarchical = ring reduce-scatter + inner all-reduce + ring all-gather).
+ * Schedules are generated on demand (collgen.c): coll_gen_step() computes
+ * step k of one rank from (algorithm, p, rank, k) alone, a small pure
+ * function, so no table of steps is stored and a collective in flight
+ * needs O(p) memory. Generators work on a group whose member m is global
+ * rank base + stride*m and touch elements [off, off + count) only, so
+ * algorithms compose (hierarchical = ring reduce-scatter + inner
+ * all-reduce + ring all-gather). A schedule may instead hold explicit
+ * per-rank tables (hand-written schedules in tests).
  */
 #ifndef ARSIM_COLL_H
 #define ARSIM_COLL_H
@@ -45,34 +50,49 @@ typedef struct {
 } CollStep;
 
 typedef struct {
-    int p;               /* ranks, >= 1 */
-    uint64_t count;      /* elements in the vector */
-    GArray **steps;      /* p arrays of CollStep, in execution order; owned */
-} CollSchedule;
-
-typedef struct {
     int gpus_per_node;   /* hierarchical: ranks per node (consecutive ranks), >= 1; must divide p */
     CollAlgo inter;      /* hierarchical: the inter-node algorithm */
     int torus_x;         /* torus2d: X (ranks r and r+1 are X neighbours); X*Y must equal p */
     int torus_y;
 } CollParams;
 
+typedef struct {
+    int p;               /* ranks, >= 1 */
+    uint64_t count;      /* elements in the vector */
+    CollAlgo algo;       /* generated schedules: the algorithm (set by coll_build) */
+    CollParams prm;      /* generated schedules: the parameters, torus dimensions resolved */
+    GArray **steps;      /* explicit schedules: p arrays of CollStep, in execution order; owned.
+                          * NULL once coll_build made the schedule a generated one */
+} CollSchedule;
+
 void coll_params_init(CollParams *prm);   /* G = 1, inter = ring, torus 0x0 (auto square) */
 
+/* A schedule with p empty explicit tables (append CollSteps to steps[r]),
+ * or, after coll_build, a generated one. */
 CollSchedule *coll_schedule_new(int p, uint64_t count);
 void coll_schedule_free(CollSchedule *s);
 
-/* Fills an empty schedule with algorithm a for all s->p ranks. False and
- * *err (g_free) if the parameters do not fit (e.g. G does not divide p). */
+/* Makes s algorithm a's generated schedule for all s->p ranks (dropping
+ * its empty tables). False and *err (g_free) if the parameters do not fit
+ * (e.g. G does not divide p); s is then unchanged. */
 bool coll_build(CollSchedule *s, CollAlgo a, const CollParams *prm, char **err);
 
-/* Group generators (see the banner). */
-void coll_gen_ring(CollSchedule *s, const int *ranks, int p, uint64_t off, uint64_t count);
-void coll_gen_ring_reduce_scatter(CollSchedule *s, const int *ranks, int p, uint64_t off, uint64_t count);
-void coll_gen_ring_allgather(CollSchedule *s, const int *ranks, int p, uint64_t off, uint64_t count);
-void coll_gen_butterfly(CollSchedule *s, const int *ranks, int p, uint64_t off, uint64_t count);
-void coll_gen_rabenseifner(CollSchedule *s, const int *ranks, int p, uint64_t off, uint64_t count);
-void coll_gen_tree(CollSchedule *s, const int *ranks, int p, uint64_t off, uint64_t count);
+/* Rank r's number of steps, and its step k (k < coll_nsteps), from the
+ * tables or the generator. */
+uint32_t coll_nsteps(const CollSchedule *s, int r);
+void coll_step(const CollSchedule *s, int r, uint32_t k, CollStep *out);
+/* The most elements any one message of s carries (0: no message). */
+uint64_t coll_max_send(const CollSchedule *s);
+
+/* The generator: rank's step k of algorithm a on p ranks and count
+ * elements, prm as coll_build resolved it (torus dimensions set). Returns
+ * the rank's number of steps; fills *out only when k is below it (pass
+ * UINT32_MAX to count). Pure: no allocation, no state. */
+uint32_t coll_gen_step(CollAlgo a, const CollParams *prm, int p, uint64_t count, int rank, uint32_t k,
+                       CollStep *out);
+/* The largest message of that schedule, in elements (closed form). */
+uint64_t coll_gen_max_send(CollAlgo a, const CollParams *prm, int p, uint64_t count);
+
 /* Element range [*off, *off + *len) that member i of a p-group holds after
  * a ring reduce-scatter of [off, off+count) (block i of an even split). */
 void coll_ring_block(int p, int i, uint64_t off, uint64_t count, uint64_t *boff, uint64_t *blen);

@@ -1,19 +1,22 @@
 /* collexec — runs a CollSchedule on a Net; see collexec.h.
  *
- * Matching without hashing: a rank's receives from one peer are matched
- * to that peer's messages by count (the k-th message from a to b completes
- * b's k-th receive from a). Every rank has a sorted table of the peers it
- * receives from, built once at start, and per table slot and piece three
- * counters: messages arrived, receives posted, and whether the peer's
- * rendezvous message waits for the next post. A message that arrives
- * before its receive is posted is simply counted. Since a step ends only
- * after its own send was delivered, a (rank, piece) has at most one
- * message in flight, so messages between a pair arrive in the order they
- * were sent, counting is exact, and the message a sender has in flight to
- * b is b's receive number `arrived` from it. A message's only datum is
- * its sending (rank, piece), a "lane"; the hot path allocates nothing
- * (the Net pools its messages) and looks peers up by binary search in
- * tables of a few entries. Overheads and reductions reserve the rank's
+ * Steps on demand: a lane asks coll_step() for its next step when it
+ * starts it, so no table of steps is stored (O(p) memory per collective).
+ *
+ * Matching through a per-lane inbox: a rank's receives from one peer are
+ * matched to that peer's messages in order (the k-th message from a to b
+ * completes b's k-th receive from a). Since a step ends only after its
+ * own send was delivered, a (rank, piece) has at most one message in
+ * flight, so messages between a pair arrive in the order they were sent.
+ * A message that finds its receiver's running receive posted from its
+ * sender completes it at once (the common case: nothing is stored); one
+ * that arrives earlier is counted in the receiver's inbox (an entry per
+ * sender: messages arrived early, and whether the sender's rendezvous
+ * message waits for the next post), and the receive consumes the count
+ * when it is posted. Inboxes hold a few entries and are scanned linearly.
+ * A message's only datum is its sending (rank, piece), a "lane"; the hot
+ * path allocates nothing but the first inbox entry of a lane (the Net
+ * pools its messages). Overheads and reductions reserve the rank's
  * CPU from max(now, cpu_free) on; with no overhead nothing else does, so
  * every reservation starts now and the events are those of a plain delay.
  */
@@ -35,12 +38,16 @@ typedef enum {
 } RecvState;
 
 typedef struct {
-    const CollStep *steps;    /* the rank's steps; owned by the schedule */
-    uint32_t nsteps;          /* entries in steps */
+    uint32_t nsteps;          /* the rank's steps (coll_nsteps) */
     int32_t host;             /* the rank's host, < topo->nhosts */
-    uint32_t slot0;           /* the rank's first entry in CollExec.peers */
-    uint32_t nslots;          /* distinct peers the rank receives from */
 } ExecRank;
+
+/* What a lane's inbox knows about one sender. */
+typedef struct {
+    int32_t from;             /* the sending rank */
+    uint32_t early;           /* its messages that arrived before their receive was posted */
+    uint32_t rdv;             /* 1: its rendezvous message waits for this lane's next post from it */
+} InboxEntry;
 
 /* One piece of one rank (with no segment, the rank itself). */
 typedef struct {
@@ -48,16 +55,15 @@ typedef struct {
     uint8_t send_state;       /* SendState of the running step */
     uint8_t recv_state;       /* RecvState of the running step */
     uint8_t cls;              /* TopoClass of the cached route */
-    uint32_t recv_slot;       /* recv_state != NONE: slot of the posted receive */
-    uint32_t recv_index;      /* ... it is the recv_index-th (0-based) receive from that peer */
+    int32_t recv_peer;        /* recv_state != NONE: the rank the posted receive is from */
     int32_t send_peer;        /* send_state != NONE: the destination rank (kept here so that delivery does
                                * not reload the step) */
-    uint32_t dst_slot;        /* send_state != NONE: this rank's slot in send_peer's receive table */
     uint64_t send_bytes;      /* send_state != NONE: the message's bytes */
     int32_t route_peer;       /* peer rank of the cached route; -1 for none */
     uint64_t red_bytes;       /* bytes the running step reduces (0 if it copies, receives nothing or
                                * gamma is 0); kept here so that the step's end does not reload it */
     const TopoRoute *route;   /* cached route host -> host(route_peer); owned by the Topo */
+    GArray *inbox;            /* InboxEntry per sender with something pending; NULL until needed; owned */
 } ExecLane;
 
 struct CollExec {
@@ -75,11 +81,6 @@ struct CollExec {
     ExecRank *ranks;          /* sched->p; owned */
     ExecLane *lanes;          /* sched->p * npieces, lane r * npieces + k; owned */
     simtime_t *cpu_free;      /* per rank, when its CPU is next free; owned */
-    int32_t *peers;           /* every rank's sorted receive-peer table, concatenated; owned */
-    uint32_t *arrived;        /* per slot and piece (slot * npieces + k): messages arrived; owned */
-    uint32_t *posted;         /* per slot and piece: receives posted; owned */
-    uint8_t *rdv;             /* per slot and piece: the peer's rendezvous message waits for the post of
-                               * receive number `arrived`; owned */
     uint64_t nlanes;          /* sched->p * npieces */
     uint64_t ndone;           /* lanes that finished their last step */
     bool fired;               /* done has run (or is running) */
@@ -87,19 +88,28 @@ struct CollExec {
     simtime_t end_ps;         /* when the last rank finished; valid once fired */
 };
 
-/* Slot of `peer` in rank k's receive table, or -1 if k never receives from it. */
-static inline int64_t slot_of(const CollExec *x, const ExecRank *k, int32_t peer)
+/* Lane l's inbox entry for sender `from`, created if `make`; NULL if absent. */
+static InboxEntry *inbox_entry(ExecLane *l, int32_t from, bool make)
 {
-    const int32_t *t = x->peers + k->slot0;
-    uint32_t lo = 0, hi = k->nslots;
-    while (lo < hi) {
-        uint32_t mid = (lo + hi) / 2;
-        if (t[mid] < peer)
-            lo = mid + 1;
-        else
-            hi = mid;
+    for (guint i = 0; l->inbox && i < l->inbox->len; i++) {
+        InboxEntry *e = &g_array_index(l->inbox, InboxEntry, i);
+        if (e->from == from)
+            return e;
     }
-    return lo < k->nslots && t[lo] == peer ? (int64_t)k->slot0 + lo : -1;
+    if (!make)
+        return NULL;
+    if (!l->inbox)
+        l->inbox = g_array_sized_new(FALSE, FALSE, sizeof(InboxEntry), 2);
+    InboxEntry e = {.from = from};
+    g_array_append_val(l->inbox, e);
+    return &g_array_index(l->inbox, InboxEntry, l->inbox->len - 1);
+}
+
+/* Removes entry e of lane l's inbox once nothing is pending in it. */
+static void inbox_tidy(ExecLane *l, InboxEntry *e)
+{
+    if (e->early == 0 && !e->rdv)
+        g_array_remove_index_fast(l->inbox, (guint)(e - (InboxEntry *)(void *)l->inbox->data));
 }
 
 /* The route class between two ranks' hosts. */
@@ -202,15 +212,17 @@ static void rendezvous_go(CollExec *x, uint64_t id)
 }
 
 /* Lane id's rendezvous message (or its request-to-send) is at the
- * receiver: go if the receive is posted, else wait for the post. */
+ * receiver: go if the receive is posted (the receiver's running receive
+ * waits for this sender), else wait for the post. */
 static void rendezvous_at_receiver(CollExec *x, uint64_t id)
 {
     ExecLane *l = &x->lanes[id];
-    uint64_t i = (uint64_t)l->dst_slot * x->npieces + id % x->npieces;
-    if (x->posted[i] > x->arrived[i])
+    int32_t a = (int32_t)(id / x->npieces);
+    ExecLane *lb = &x->lanes[(uint64_t)l->send_peer * x->npieces + id % x->npieces];
+    if (lb->recv_state == RECV_ARRIVAL && lb->recv_peer == a)
         rendezvous_go(x, id);
     else
-        x->rdv[i] = 1;
+        inbox_entry(lb, a, true)->rdv = 1;
 }
 
 static void on_rts(void *ctx, void *data)
@@ -239,18 +251,11 @@ static void on_send_cpu(void *ctx, void *data)
     send_issue(ctx, GPOINTER_TO_SIZE(data));
 }
 
-/* Lane id (rank r, piece k) starts sending `bytes` to rank peer. False
- * (run failed) if peer never receives from r. */
-static bool start_send(CollExec *x, uint64_t id, int r, int32_t peer, uint64_t bytes)
+/* Lane id (rank r, piece k) starts sending `bytes` to rank peer. */
+static void start_send(CollExec *x, uint64_t id, int r, int32_t peer, uint64_t bytes)
 {
     ExecLane *l = &x->lanes[id];
-    int64_t s = slot_of(x, &x->ranks[peer], r);
-    if (s < 0) {
-        sim_fail(x->sim, "collective: rank %d sent to rank %d, which never receives from it", r, peer);
-        return false;
-    }
     l->send_peer = peer;
-    l->dst_slot = (uint32_t)s;
     l->send_bytes = bytes;
     if (peer != l->route_peer) {
         l->route_peer = peer;
@@ -264,7 +269,6 @@ static bool start_send(CollExec *x, uint64_t id, int r, int32_t peer, uint64_t b
     } else {
         send_issue(x, id);
     }
-    return true;
 }
 
 /* Lane id's posted receive has its message: the receiver's overhead, if
@@ -272,7 +276,7 @@ static bool start_send(CollExec *x, uint64_t id, int r, int32_t peer, uint64_t b
 static void recv_arrived(CollExec *x, uint64_t id, int r)
 {
     ExecLane *l = &x->lanes[id];
-    simtime_t o = x->any_overhead ? x->o_ps[class_of(x, r, x->peers[l->recv_slot])] : 0;
+    simtime_t o = x->any_overhead ? x->o_ps[class_of(x, r, l->recv_peer)] : 0;
     if (o) {
         l->recv_state = RECV_CPU;
         cpu_run(x, r, o, on_recv_cpu, id);
@@ -281,24 +285,27 @@ static void recv_arrived(CollExec *x, uint64_t id, int r)
     }
 }
 
-/* Lane id (rank r, piece k) posts its receive of len elements from peer. */
+/* Lane id (rank r, piece k) posts its receive of len elements from peer:
+ * complete at once if the message arrived early; else wait for it (and
+ * let the peer's waiting rendezvous message go). */
 static void post_recv(CollExec *x, uint64_t id, int r, int32_t peer, uint64_t len, bool reduce)
 {
     ExecLane *l = &x->lanes[id];
-    uint32_t s = (uint32_t)slot_of(x, &x->ranks[r], peer);   /* own table: always found */
-    uint64_t i = (uint64_t)s * x->npieces + id % x->npieces;
-    uint32_t idx = x->posted[i]++;
     l->red_bytes = reduce && x->gamma > 0 ? len * x->elem_bytes : 0;
-    l->recv_slot = s;
-    l->recv_index = idx;
-    if (x->rdv[i] && idx == x->arrived[i]) {
-        x->rdv[i] = 0;
+    l->recv_peer = peer;
+    InboxEntry *e = l->inbox ? inbox_entry(l, peer, false) : NULL;
+    if (e && e->early > 0) {
+        e->early--;
+        inbox_tidy(l, e);
+        recv_arrived(x, id, r);
+        return;
+    }
+    if (e && e->rdv) {
+        e->rdv = 0;
+        inbox_tidy(l, e);
         rendezvous_go(x, (uint64_t)peer * x->npieces + id % x->npieces);
     }
-    if (x->arrived[i] <= idx)
-        l->recv_state = RECV_ARRIVAL;
-    else
-        recv_arrived(x, id, r);
+    l->recv_state = RECV_ARRIVAL;
 }
 
 /* Starts lane id's steps from its current one until one has to wait. */
@@ -309,12 +316,14 @@ static void run_lane(CollExec *x, uint64_t id)
     uint32_t k = (uint32_t)(id % x->npieces), K = x->npieces;
     const ExecRank *rk = &x->ranks[r];
     while (l->cur < rk->nsteps) {
-        const CollStep *st = &rk->steps[l->cur];
+        CollStep step;
+        coll_step(x->sched, r, l->cur, &step);
+        const CollStep *st = &step;
         l->send_state = SEND_NONE;
         if (st->send_peer >= 0) {
             uint64_t len = piece_len(st->send_len, K, k);
-            if ((len > 0 || k == 0) && !start_send(x, id, r, st->send_peer, len * x->elem_bytes))
-                return;
+            if (len > 0 || k == 0)
+                start_send(x, id, r, st->send_peer, len * x->elem_bytes);
         }
         l->recv_state = RECV_NONE;
         l->red_bytes = 0;
@@ -323,15 +332,8 @@ static void run_lane(CollExec *x, uint64_t id)
             if (len > 0 || k == 0)
                 post_recv(x, id, r, st->recv_peer, len, st->reduce);
         }
-        if (l->send_state != SEND_NONE || l->recv_state != RECV_NONE) {
-            if (l->cur + 1 < rk->nsteps)
-            {
-                /* this rank's next step (both cache lines a 48-byte step may span): other ranks run meanwhile */
-                __builtin_prefetch(st + 1);
-                __builtin_prefetch((const char *)(st + 2) - 1);
-            }
+        if (l->send_state != SEND_NONE || l->recv_state != RECV_NONE)
             return;
-        }
         if (!step_over(x, id))
             return;
     }
@@ -343,14 +345,15 @@ static void on_deliver(void *ctx, void *data)
     CollExec *x = ctx;
     uint64_t ia = GPOINTER_TO_SIZE(data), k = ia % x->npieces;
     ExecLane *la = &x->lanes[ia];
-    int b = la->send_peer;
-    uint64_t ib = (uint64_t)b * x->npieces + k, i = (uint64_t)la->dst_slot * x->npieces + k;
+    int32_t a = (int32_t)(ia / x->npieces), b = la->send_peer;
+    uint64_t ib = (uint64_t)b * x->npieces + k;
     ExecLane *lb = &x->lanes[ib];
-    x->arrived[i]++;
-    if (lb->recv_state == RECV_ARRIVAL && lb->recv_slot == la->dst_slot && x->arrived[i] > lb->recv_index) {
+    if (lb->recv_state == RECV_ARRIVAL && lb->recv_peer == a) {
         recv_arrived(x, ib, b);
         if (lb->recv_state == RECV_NONE && lb->send_state == SEND_NONE)
             unblock(x, ib);
+    } else {
+        inbox_entry(lb, a, true)->early++;
     }
     la->send_state = SEND_NONE;
     if (la->recv_state == RECV_NONE)
@@ -390,22 +393,76 @@ static int cmp_i32(const void *a, const void *b)
  * message M (at most PROTOCOL_MAX_SEGMENTS), else 1. */
 static uint32_t npieces_of(const CollExec *x)
 {
-    uint64_t seg = x->topo->protocol[TOPO_CLASS_INTER].segment_bytes, most = 0;
+    uint64_t seg = x->topo->protocol[TOPO_CLASS_INTER].segment_bytes;
     if (seg == 0)
         return 1;
-    const CollSchedule *s = x->sched;
-    for (int r = 0; r < s->p; r++)
-        for (guint i = 0; i < s->steps[r]->len; i++) {
-            const CollStep *st = &g_array_index(s->steps[r], CollStep, i);
-            if (st->send_peer >= 0 && st->send_len > most)
-                most = st->send_len;
-        }
-    uint64_t bytes = most * x->elem_bytes, k = bytes / seg + (bytes % seg != 0);
+    uint64_t bytes = coll_max_send(x->sched) * x->elem_bytes, k = bytes / seg + (bytes % seg != 0);
     return k < 1 ? 1 : k > PROTOCOL_MAX_SEGMENTS ? PROTOCOL_MAX_SEGMENTS : (uint32_t)k;
 }
 
-/* Checks the schedule and builds the receive-peer tables. False (run
- * failed) on a bad peer, host or size. */
+/* Sorted, distinct receive peers of each rank of an explicit schedule,
+ * concatenated in *pool from (*start)[r] to (*start)[r + 1]. */
+static void recv_peer_tables(const CollSchedule *s, GArray *pool, uint32_t *start)
+{
+    for (int r = 0; r < s->p; r++) {
+        start[r] = pool->len;
+        for (guint i = 0; i < s->steps[r]->len; i++) {
+            const CollStep *st = &g_array_index(s->steps[r], CollStep, i);
+            if (st->recv_peer >= 0)
+                g_array_append_val(pool, st->recv_peer);
+        }
+        uint32_t n = pool->len - start[r], u = 0;
+        int32_t *t = n ? &g_array_index(pool, int32_t, start[r]) : NULL;
+        if (n)
+            qsort(t, n, sizeof *t, cmp_i32);
+        for (uint32_t i = 0; i < n; i++)
+            if (u == 0 || t[i] != t[u - 1])
+                t[u++] = t[i];
+        g_array_set_size(pool, start[r] + u);
+    }
+    start[s->p] = pool->len;
+}
+
+/* An explicit (hand-written) schedule's steps: peers in range, lengths at
+ * most the count, and every message sent to a rank that receives from its
+ * sender. Generated schedules are right by construction (tests/unit). */
+static bool check_table(CollExec *x)
+{
+    const CollSchedule *s = x->sched;
+    int p = s->p;
+    GArray *pool = g_array_new(FALSE, FALSE, sizeof(int32_t));
+    uint32_t *start = g_new(uint32_t, (gsize)p + 1);
+    bool ok = true;
+    for (int r = 0; r < p && ok; r++)
+        for (guint i = 0; i < s->steps[r]->len && ok; i++) {
+            const CollStep *st = &g_array_index(s->steps[r], CollStep, i);
+            if (st->send_peer >= p || st->recv_peer >= p || st->send_peer < -1 || st->recv_peer < -1 ||
+                (st->send_peer >= 0 && st->send_len > s->count) || (st->recv_peer >= 0 && st->recv_len > s->count)) {
+                sim_fail(x->sim, "collective: rank %d step %u has a peer outside 0..%d or too many elements", r, i,
+                         p - 1);
+                ok = false;
+            }
+        }
+    if (ok)
+        recv_peer_tables(s, pool, start);
+    for (int r = 0; r < p && ok; r++)
+        for (guint i = 0; i < s->steps[r]->len && ok; i++) {
+            int32_t peer = g_array_index(s->steps[r], CollStep, i).send_peer;
+            if (peer < 0)
+                continue;
+            const int32_t *t = &g_array_index(pool, int32_t, 0);
+            if (!bsearch(&(int32_t){r}, t + start[peer], start[peer + 1] - start[peer], sizeof *t, cmp_i32)) {
+                sim_fail(x->sim, "collective: rank %d sends to rank %d, which never receives from it", r, peer);
+                ok = false;
+            }
+        }
+    g_free(start);
+    g_array_free(pool, TRUE);
+    return ok;
+}
+
+/* Checks the schedule, the hosts and the sizes, and sets up the lanes.
+ * False (run failed) on a bad peer, host or size. */
 static bool prepare(CollExec *x, const int *rank2host)
 {
     const CollSchedule *s = x->sched;
@@ -421,55 +478,23 @@ static bool prepare(CollExec *x, const int *rank2host)
                  (guint64)s->count, x->elem_bytes, x->gamma);
         return false;
     }
-    GArray *pool = g_array_new(FALSE, FALSE, sizeof(int32_t));
+    if (s->steps && !check_table(x))
+        return false;
     for (int r = 0; r < p; r++) {
         ExecRank *k = &x->ranks[r];
-        k->steps = (const CollStep *)s->steps[r]->data;
-        k->nsteps = s->steps[r]->len;
+        k->nsteps = coll_nsteps(s, r);
         k->host = rank2host ? rank2host[r] : r;
-        k->slot0 = pool->len;
         if (k->host < 0 || k->host >= x->topo->nhosts) {
             sim_fail(x->sim, "collective: rank %d on host %d; expected a host in 0..%d", r, k->host,
                      x->topo->nhosts - 1);
-            g_array_free(pool, TRUE);
             return false;
         }
-        int32_t last = -1;
-        for (uint32_t i = 0; i < k->nsteps; i++) {
-            const CollStep *st = &k->steps[i];
-            if (st->send_peer >= p || st->recv_peer >= p || st->send_peer < -1 || st->recv_peer < -1 ||
-                (st->send_peer >= 0 && st->send_len > s->count) || (st->recv_peer >= 0 && st->recv_len > s->count)) {
-                sim_fail(x->sim, "collective: rank %d step %u has a peer outside 0..%d or too many elements", r, i,
-                         p - 1);
-                g_array_free(pool, TRUE);
-                return false;
-            }
-            if (st->recv_peer >= 0 && st->recv_peer != last) {
-                last = st->recv_peer;
-                g_array_append_val(pool, last);
-            }
-        }
-        uint32_t n = pool->len - k->slot0, u = 0;
-        if (n > 0) {
-            int32_t *t = &g_array_index(pool, int32_t, k->slot0);
-            qsort(t, n, sizeof *t, cmp_i32);
-            for (uint32_t i = 0; i < n; i++)
-                if (u == 0 || t[i] != t[u - 1])
-                    t[u++] = t[i];
-        }
-        g_array_set_size(pool, k->slot0 + u);
-        k->nslots = u;
     }
     x->npieces = npieces_of(x);
     x->nlanes = (uint64_t)p * x->npieces;
     x->lanes = g_new0(ExecLane, x->nlanes);
     for (uint64_t i = 0; i < x->nlanes; i++)
         x->lanes[i].route_peer = -1;
-    uint64_t cells = ((uint64_t)pool->len + 1) * x->npieces;
-    x->arrived = g_new0(uint32_t, cells);
-    x->posted = g_new0(uint32_t, cells);
-    x->rdv = g_new0(uint8_t, cells);
-    x->peers = (int32_t *)g_array_free(pool, FALSE);
     for (int c = 0; c < TOPO_NCLASSES; c++) {
         if (!sim_seconds_to_ps(x->topo->protocol[c].overhead_s, &x->o_ps[c])) {
             sim_fail(x->sim, "collective: overhead %g s; expected a time below 2^64 ps",
@@ -528,12 +553,11 @@ void collexec_free(CollExec *x)
     if (!x)
         return;
     g_free(x->ranks);
+    for (uint64_t i = 0; x->lanes && i < x->nlanes; i++)
+        if (x->lanes[i].inbox)
+            g_array_free(x->lanes[i].inbox, TRUE);
     g_free(x->lanes);
     g_free(x->cpu_free);
-    g_free(x->peers);
-    g_free(x->arrived);
-    g_free(x->posted);
-    g_free(x->rdv);
     g_free(x);
 }
 

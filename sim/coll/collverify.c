@@ -7,7 +7,8 @@
  * FIFO channel (src, dst) (sends never block, as in the simulator where a
  * message arriving before its receive is posted counts as arrived); the
  * step ends once the head of channel (recv_peer, self) can be consumed.
- * Ranks are advanced round-robin until none can move.
+ * Ranks are advanced round-robin until none can move. Steps come from
+ * coll_step(), so the generator the simulator runs is the one checked.
  */
 #include "coll/coll.h"
 
@@ -19,7 +20,8 @@ typedef struct {
 } VerifyMsg;
 
 typedef struct {
-    guint cur;      /* index of the rank's running step; steps->len when done */
+    uint32_t cur;   /* index of the rank's running step; nsteps when done */
+    uint32_t nsteps;/* the rank's steps (coll_nsteps) */
     bool begun;     /* the running step's send has been posted */
 } VerifyRank;
 
@@ -59,10 +61,11 @@ static GQueue *channel(GHashTable *ch, int p, int src, int dst)
 static int advance(const CollSchedule *s, double *data, VerifyRank *vr, GHashTable *ch, int r, char **err)
 {
     int p = s->p, moved = 0;
-    const GArray *steps = s->steps[r];
     double *mine = data + (size_t)r * s->count;
-    while (vr->cur < steps->len) {
-        const CollStep *st = &g_array_index(steps, CollStep, vr->cur);
+    while (vr->cur < vr->nsteps) {
+        CollStep step;
+        coll_step(s, r, vr->cur, &step);
+        const CollStep *st = &step;
         if (!vr->begun) {
             if (st->send_peer >= p || st->recv_peer >= p || st->send_peer < -1 || st->recv_peer < -1 ||
                 (st->send_peer >= 0 && !range_ok(st->send_off, st->send_len, s->count)) ||
@@ -114,10 +117,11 @@ static bool check_end(const CollSchedule *s, const double *data, const VerifyRan
 {
     int p = s->p;
     for (int r = 0; r < p; r++) {
-        if (vr[r].cur < s->steps[r]->len) {
-            const CollStep *st = &g_array_index(s->steps[r], CollStep, vr[r].cur);
+        if (vr[r].cur < vr[r].nsteps) {
+            CollStep st;
+            coll_step(s, r, vr[r].cur, &st);
             *err = g_strdup_printf("deadlock: rank %d waits at step %u (of %u) for a message from rank %d",
-                                   r, vr[r].cur, s->steps[r]->len, st->recv_peer);
+                                   r, vr[r].cur, vr[r].nsteps, st.recv_peer);
             return false;
         }
     }
@@ -160,6 +164,8 @@ bool coll_verify(const CollSchedule *s, char **err)
         for (uint64_t i = 0; i < s->count; i++)
             data[(size_t)r * s->count + i] = (double)i * p + r + 1;
     VerifyRank *vr = g_new0(VerifyRank, p);
+    for (int r = 0; r < p; r++)
+        vr[r].nsteps = coll_nsteps(s, r);
     GHashTable *ch = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, queue_free);
     bool ok = true;
     for (int moved = 1; moved && ok;) {

@@ -413,8 +413,9 @@ START_TEST(test_link_bytes)
                 ck_assert(coll_build(s, (CollAlgo)algo, &prm, &err));
                 uint64_t want = 0, want_msgs = 0;
                 for (int r = 0; r < p; r++)
-                    for (guint k = 0; k < s->steps[r]->len; k++) {
-                        CollStep *x = &g_array_index(s->steps[r], CollStep, k);
+                    for (guint k = 0; k < coll_nsteps(s, r); k++) {
+                        CollStep step, *x = &step;
+                        coll_step(s, r, k, &step);
                         if (x->send_peer < 0)
                             continue;
                         uint32_t h = topo_route(t, r, x->send_peer)->nhops;

@@ -473,8 +473,10 @@ START_TEST(test_segment_bounds)
                 ck_assert(coll_build(s, (CollAlgo)algo, &prm, &err));
                 bool all_long = true;
                 for (int r = 0; r < p; r++)
-                    for (guint i = 0; i < s->steps[r]->len; i++) {
-                        const CollStep *st = &g_array_index(s->steps[r], CollStep, i);
+                    for (guint i = 0; i < coll_nsteps(s, r); i++) {
+                        CollStep step;
+                        const CollStep *st = &step;
+                        coll_step(s, r, i, &step);
                         most = st->send_peer >= 0 && st->send_len > most ? st->send_len : most;
                         all_long &= st->send_peer < 0 || st->send_len >= PROTOCOL_MAX_SEGMENTS;
                     }
