@@ -1,6 +1,7 @@
 /* cmdcoll — `arsim collective`: its options and its run; see cmdcoll.h. */
 #include "cli/cmdcoll.h"
 #include "coll/collexec.h"
+#include "io/memlimit.h"
 #include "io/units.h"
 #include "net/topocfg.h"
 #include "report/reportcoll.h"
@@ -8,6 +9,9 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+
+/* The process itself (binary, libraries, the Topo's spec): bytes. */
+#define CMDCOLL_MEM_BASE ((uint64_t)8 << 20)
 
 static double wall_now(void)
 {
@@ -69,6 +73,17 @@ int cmdcoll_run(const CmdCollOpts *o, FILE *out, char **err)
     if (o->algo == COLL_TORUS2D && prm.torus_x == 0 && t->torus_x * t->torus_y == p) {
         prm.torus_x = t->torus_x;
         prm.torus_y = t->torus_y;
+    }
+    uint64_t need = 0, limit = memlimit_resolve(o->max_memory);
+    for (guint i = 0; i < o->sizes->len; i++) {
+        uint64_t m = collexec_mem_estimate(t, o->algo, &prm, p, g_array_index(o->sizes, uint64_t, i));
+        need = m > need ? m : need;
+    }
+    *err = memlimit_refusal("this collective", need + CMDCOLL_MEM_BASE, limit,
+                            "fewer --ranks or a smaller --topology");
+    if (*err) {
+        topo_free(t);
+        return 2;
     }
     GArray *rows = g_array_new(FALSE, TRUE, sizeof(ReportCollRow));
     int rc = 0;
@@ -247,6 +262,9 @@ static const CliOpt opts[] = {
      .help = "cut each step's message into pipelined pieces of SIZE, or none", .value = "SIZE|none",
      .unit = "a size: 1MiB; none: whole messages", .note = "the topology's (none by default)",
      .parse = parse_protocol},
+    {"max-memory", CLI_BYTES, offsetof(CmdCollOpts, max_memory),
+     .help = "refuse (exit 2) a run whose memory estimate is above SIZE", .value = "SIZE",
+     .note = "the machine's available memory (MemAvailable)"},
     {NULL},
 };
 

@@ -36,6 +36,7 @@ typedef struct {
     bool json;               /* --json: a JSON array instead of a table */
     bool links;              /* --links: per-link statistics too */
     CmdCollProtocol proto;   /* --eager-limit, --handshake, --overhead, --segment */
+    uint64_t max_memory;     /* --max-memory, bytes; 0: the machine's available memory */
     GPtrArray *args;         /* arguments: none are taken */
 } CmdCollOpts;
 

@@ -2,9 +2,11 @@
 #include "cli/cmdrun.h"
 #include "io/datapath.h"
 #include "io/fileio.h"
+#include "io/memlimit.h"
 #include "io/units.h"
 #include "plot/plot.h"
 #include "report/reportrun.h"
+#include "train/trainmem.h"
 
 #include <errno.h>
 #include <glib/gstdio.h>
@@ -93,6 +95,10 @@ int cmdrun_run(const CmdRunOpts *o, FILE *out, char **err)
     Scenario *s = scenario_load(o->config, cmdrun_sets(o->sets), err);
     if (!s)
         return 2;
+    if (!trainmem_check(s, memlimit_resolve(o->max_memory), err)) {
+        scenario_free(s);
+        return 2;
+    }
     int tp = o->trace || o->plot ? trace_policy(s, o->trace_policy, err) : 0;
     int tb = o->trace_batch ? o->trace_batch : g_array_index(s->batches, int, 0);
     bool batch_ok = false;
@@ -157,6 +163,7 @@ static const CliOpt opts[] = {
     {"trace-batch", CLI_INT, offsetof(CmdRunOpts, trace_batch),
      .help = "the batch --trace and --plot trace", .value = "B", .min = 1, .max = UNITS_COUNT_MAX,
      .note = "the scenario's first batch"},
+    CMDRUN_MAXMEM_ROW(CmdRunOpts),
     {NULL},
 };
 

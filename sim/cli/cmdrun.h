@@ -5,6 +5,8 @@
 
 #include "cli/cli.h"
 
+#include <stdint.h>
+
 #include <glib.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -19,10 +21,17 @@ typedef struct {
     char *trace_policy;      /* --trace-policy NAME (NULL: the first non-baseline policy) */
     int trace_batch;         /* --trace-batch B (0: the first batch) */
     bool layers;             /* --layers */
+    uint64_t max_memory;     /* --max-memory, bytes; 0: the machine's available memory */
     GPtrArray *args;         /* the arguments: CONFIG */
 } CmdRunOpts;
 
 extern const CliCmd cmdrun_cli;
+
+/* The --max-memory row of a command whose options struct T has `uint64_t max_memory`. */
+#define CMDRUN_MAXMEM_ROW(T)                                                                                   \
+    {"max-memory", CLI_BYTES, offsetof(T, max_memory),                                                         \
+     .help = "refuse (exit 2) a scenario whose memory estimate is above SIZE", .value = "SIZE",                \
+     .note = "the machine's available memory (MemAvailable)"}
 
 /* The --set row of a command whose options struct T has `GPtrArray *sets`. */
 #define CMDRUN_SET_ROW(T)                                                                                      \

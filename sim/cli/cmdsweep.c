@@ -2,6 +2,7 @@
  * cmdsweep.h. */
 #include "cli/cmdsweep.h"
 #include "cli/cmdrun.h"
+#include "io/memlimit.h"
 #include "sweep/sweepexec.h"
 #include "sweep/sweepmpi.h"
 #include "sweep/sweepout.h"
@@ -18,6 +19,7 @@ typedef struct {
     bool mpi;                /* --mpi */
     bool merge;              /* --merge: the arguments are directories to merge */
     GPtrArray *sets;         /* --set KEY=VALUE, char *, NULL-terminated; or NULL */
+    uint64_t max_memory;     /* --max-memory, bytes; 0: the machine's available memory */
     GPtrArray *args;         /* CONFIG, or the directories of --merge */
 } SweepCmdOpts;
 
@@ -59,6 +61,7 @@ static const CliOpt opts[] = {
     {"merge", CLI_FLAG, offsetof(SweepCmdOpts, merge),
      .help = "merge the output directories given as arguments (shards) into --out"},
     CMDRUN_SET_ROW(SweepCmdOpts),
+    CMDRUN_MAXMEM_ROW(SweepCmdOpts),
     {NULL},
 };
 
@@ -102,12 +105,15 @@ static int run(void *opts, char **err)
                     .shard_i = o->shard[0], .shard_n = o->shard[1], .sets = cmdrun_sets(o->sets), .log = stderr,
                     .tty = isatty(2)};
     char *config = cmdrun_config_path(o->args->pdata[0]);
+    /* --jobs scenarios run at once: each gets its share of the bound */
+    uint64_t limit = memlimit_resolve(o->max_memory) / (uint64_t)(o->mpi ? 1 : so.jobs);
+    SweepRunner runner = sweepsim_runner_limited(&limit);
     int rc;
     if (o->mpi) {
-        rc = sweepmpi_run(config, so.sets, sweepsim_runner(), &so, err);
+        rc = sweepmpi_run(config, so.sets, &runner, &so, err);
     } else {
         SweepDef *d = sweepexp_load(config, so.sets, err);
-        rc = d ? sweepexec_run(d, sweepsim_runner(), &so, err) : 2;
+        rc = d ? sweepexec_run(d, &runner, &so, err) : 2;
         sweepexp_free(d);
     }
     g_free(config);

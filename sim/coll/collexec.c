@@ -615,3 +615,47 @@ double collexec_time_links(Topo *t, CollAlgo a, const CollParams *prm, int p, ui
     coll_schedule_free(s);
     return secs;
 }
+
+/* Distinct ranks one rank sends to in algorithm a on p ranks (about). */
+static uint64_t send_peers(CollAlgo a, const CollParams *prm, int p)
+{
+    uint64_t lg = 1;
+    while ((1ull << lg) < (uint64_t)p)
+        lg++;
+    switch (a) {
+    case COLL_RING:
+        return 1;
+    case COLL_TORUS2D:
+        return 2;
+    case COLL_HIERARCHICAL:
+        return 1 + send_peers(prm && prm->inter != COLL_HIERARCHICAL ? prm->inter : COLL_RING, prm,
+                              p / (prm && prm->gpus_per_node > 0 ? prm->gpus_per_node : 1));
+    default:
+        return lg + 1;
+    }
+}
+
+/* Lanes per rank: the pieces of the largest message under the segment. */
+static uint64_t lanes_per_rank(const Topo *t, uint64_t bytes)
+{
+    uint64_t seg = t->protocol[TOPO_CLASS_INTER].segment_bytes;
+    if (seg == 0)
+        return 1;
+    uint64_t k = bytes / seg + 1;
+    return k > PROTOCOL_MAX_SEGMENTS ? PROTOCOL_MAX_SEGMENTS : k;
+}
+
+uint64_t collexec_mem_run(const Topo *t, int p, uint64_t bytes)
+{
+    uint64_t lanes = (uint64_t)p * lanes_per_rank(t, bytes);
+    return sizeof(CollExec) + (uint64_t)p * (sizeof(ExecRank) + sizeof(simtime_t)) +
+           lanes * (sizeof(ExecLane) + sizeof(InboxEntry) * 2 + 32) + net_mem_estimate(t, lanes) -
+           net_mem_estimate(t, 0);
+}
+
+uint64_t collexec_mem_estimate(const Topo *t, CollAlgo a, const CollParams *prm, int p, uint64_t bytes)
+{
+    uint64_t pairs = (uint64_t)p * send_peers(a, prm, p);
+    return topo_mem_estimate(t, pairs) + net_mem_estimate(t, 0) +
+           collexec_mem_run(t, p, bytes);
+}

@@ -71,4 +71,13 @@ double collexec_time(Topo *t, CollAlgo a, const CollParams *prm, int p, uint64_t
 double collexec_time_links(Topo *t, CollAlgo a, const CollParams *prm, int p, uint64_t bytes, uint32_t elem_bytes,
                            double gamma_s_per_byte, uint64_t *events, NetLinkStats *links, char **err);
 
+/* Bytes one run of algorithm a on p ranks (hosts 0..p-1) of topology t
+ * and `bytes` bytes holds at its peak, the Topo's own structures and
+ * routes included (an estimate, for --max-memory: io/memlimit.h). A run
+ * that shares a Topo counts it once: see collexec_mem_run. */
+uint64_t collexec_mem_estimate(const Topo *t, CollAlgo a, const CollParams *prm, int p, uint64_t bytes);
+/* The part of that estimate one collective in flight adds: its lanes,
+ * messages and events, without the Topo. */
+uint64_t collexec_mem_run(const Topo *t, int p, uint64_t bytes);
+
 #endif

@@ -414,6 +414,14 @@ void net_send(Net *n, const TopoRoute *r, uint64_t bytes, NetDeliverFn fn, void 
     pm_enqueue(n, &m->flows[0], m->npkts, bytes);
 }
 
+uint64_t net_mem_estimate(const Topo *t, uint64_t msgs)
+{
+    uint64_t per_msg = sizeof(NetMsg) + 2 * 64;   /* the message and about two queued events */
+    if (t->packet_bytes)
+        per_msg += 8 * sizeof(NetFlow);            /* packet mode: a flow per hop */
+    return (uint64_t)t->links->len * (sizeof(NetLink) + sizeof(NetLinkStats)) + msgs * per_msg;
+}
+
 uint64_t net_inflight(const Net *n)
 {
     return n->inflight;

@@ -48,6 +48,9 @@ void net_send(Net *n, const TopoRoute *r, uint64_t bytes, NetDeliverFn fn, void 
 
 /* Messages sent and not yet delivered. */
 uint64_t net_inflight(const Net *n);
+/* Bytes a Net on topology t holds with `msgs` messages in flight at once,
+ * their events included (an estimate, for --max-memory). */
+uint64_t net_mem_estimate(const Topo *t, uint64_t msgs);
 const NetLinkStats *net_link_stats(const Net *n, uint32_t link);
 void net_reset_stats(Net *n);
 

@@ -122,6 +122,11 @@ static inline const Protocol *topo_protocol(const Topo *t, int src, int dst)
     return &t->protocol[g > 1 && src / g == dst / g ? TOPO_CLASS_INTRA : TOPO_CLASS_INTER];
 }
 
+/* Bytes this Topo holds once `pairs` distinct routes were asked for: its
+ * nodes, links, routing tables and route cache (an estimate, for
+ * --max-memory; io/memlimit.h). */
+uint64_t topo_mem_estimate(const Topo *t, uint64_t pairs);
+
 /* Sum of link latencies and min bandwidth along a route (for cost models). */
 double topo_route_latency_s(const Topo *t, const TopoRoute *r);
 double topo_route_min_bw(const Topo *t, const TopoRoute *r);

@@ -232,6 +232,26 @@ static TopoRoute *route_hier(Topo *t, int src, int dst)
     return r;
 }
 
+uint64_t topo_mem_estimate(const Topo *t, uint64_t pairs)
+{
+    const ToporouteState *s = t->priv;
+    uint64_t nodes = (uint64_t)t->nnodes, links = t->links->len, hosts = (uint64_t)t->nhosts;
+    uint64_t b = nodes * (2 * sizeof(uint32_t) + 1 + sizeof(uint32_t) + sizeof(uint32_t *)) +
+                 links * (sizeof(TopoLink) + 2 * sizeof(uint32_t)) + hosts * sizeof(uint32_t);
+    if (s->torus_link)
+        b += nodes * TOPOROUTE_NDIR * sizeof(int32_t);
+    if (s->inner)
+        b += topo_mem_estimate(s->inner, pairs < hosts * hosts ? pairs : hosts * hosts);
+    if (!s->torus_link && !s->inner) {
+        uint64_t table = nodes * sizeof(uint32_t), tables = pairs < nodes ? pairs : nodes;
+        b += table * tables < TOPOROUTE_DIST_BUDGET ? table * tables : TOPOROUTE_DIST_BUDGET;
+    }
+    if (hosts <= TOPOROUTE_FLAT_MAX_HOSTS)
+        b += hosts * hosts * sizeof(TopoRoute *);
+    /* a route: header and about 6 links, malloc's 16 bytes, its hash entry and the pointer array slot */
+    return b + pairs * (sizeof(TopoRoute) + 6 * sizeof(uint32_t) + 16 + 32 + sizeof(void *));
+}
+
 const TopoRoute *toporoute_get(Topo *t, int src, int dst)
 {
     ToporouteState *s = t->priv;

@@ -2,13 +2,16 @@
 #include "sweep/sweepsim.h"
 #include "report/reportsim.h"
 #include "train/train.h"
+#include "train/trainmem.h"
 
+/* ctx: NULL, or the bound in bytes (const uint64_t *). */
 static bool sim_check(CfgNode *tree, void *ctx, char **err)
 {
-    (void)ctx;
+    const uint64_t *limit = ctx;
     Scenario *s = scenario_from_cfg(tree, err);
+    bool ok = s && (!limit || trainmem_check(s, *limit, err));
     scenario_free(s);
-    return s != NULL;
+    return ok;
 }
 
 static char *sim_run(CfgNode *tree, void *ctx, char **err)
@@ -30,4 +33,9 @@ const SweepRunner *sweepsim_runner(void)
 {
     static const SweepRunner runner = {.check = sim_check, .run = sim_run, .ctx = NULL};
     return &runner;
+}
+
+SweepRunner sweepsim_runner_limited(const uint64_t *max_memory)
+{
+    return (SweepRunner){.check = sim_check, .run = sim_run, .ctx = (void *)max_memory};
 }

@@ -10,4 +10,9 @@
  * a JSON array of report_result_json objects (no per-layer rows). */
 const SweepRunner *sweepsim_runner(void);
 
+/* The same runner whose check also refuses a scenario whose memory
+ * estimate (trainmem_check) is above *max_memory bytes; max_memory must
+ * outlive the runner's use. */
+SweepRunner sweepsim_runner_limited(const uint64_t *max_memory);
+
 #endif
