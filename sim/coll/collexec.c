@@ -62,7 +62,9 @@ typedef struct {
     int32_t route_peer;       /* peer rank of the cached route; -1 for none */
     uint64_t red_bytes;       /* bytes the running step reduces (0 if it copies, receives nothing or
                                * gamma is 0); kept here so that the step's end does not reload it */
-    const TopoRoute *route;   /* cached route host -> host(route_peer); owned by the Topo */
+    const TopoRoute *route;   /* route host -> host(route_peer), held from topo_route_acquire until the lane
+                               * changes peer or the run is freed (its messages were delivered by then) */
+    const TopoRoute *back;    /* rtt: the clear-to-send's route while it is in flight; held; else NULL */
     GArray *inbox;            /* InboxEntry per sender with something pending; NULL until needed; owned */
 } ExecLane;
 
@@ -194,7 +196,11 @@ static void send_data(CollExec *x, uint64_t id)
 
 static void on_cts(void *ctx, void *data)
 {
-    send_data(ctx, GPOINTER_TO_SIZE(data));
+    CollExec *x = ctx;
+    uint64_t id = GPOINTER_TO_SIZE(data);
+    topo_route_release(x->topo, x->lanes[id].back);
+    x->lanes[id].back = NULL;
+    send_data(x, id);
 }
 
 /* The receiver of lane id's rendezvous message posted it: the data leaves
@@ -207,8 +213,8 @@ static void rendezvous_go(CollExec *x, uint64_t id)
         return;
     }
     int a = (int)(id / x->npieces);
-    const TopoRoute *back = topo_route(x->topo, x->ranks[l->send_peer].host, x->ranks[a].host);
-    net_send(x->net, back, 0, on_cts, x, GSIZE_TO_POINTER(id));
+    l->back = topo_route_acquire(x->topo, x->ranks[l->send_peer].host, x->ranks[a].host);
+    net_send(x->net, l->back, 0, on_cts, x, GSIZE_TO_POINTER(id));
 }
 
 /* Lane id's rendezvous message (or its request-to-send) is at the
@@ -258,8 +264,9 @@ static void start_send(CollExec *x, uint64_t id, int r, int32_t peer, uint64_t b
     l->send_peer = peer;
     l->send_bytes = bytes;
     if (peer != l->route_peer) {
+        topo_route_release(x->topo, l->route);
         l->route_peer = peer;
-        l->route = topo_route(x->topo, x->ranks[r].host, x->ranks[peer].host);
+        l->route = topo_route_acquire(x->topo, x->ranks[r].host, x->ranks[peer].host);
         l->cls = class_of(x, r, peer);
     }
     simtime_t o = x->o_ps[l->cls];
@@ -553,9 +560,12 @@ void collexec_free(CollExec *x)
     if (!x)
         return;
     g_free(x->ranks);
-    for (uint64_t i = 0; x->lanes && i < x->nlanes; i++)
+    for (uint64_t i = 0; x->lanes && i < x->nlanes; i++) {
         if (x->lanes[i].inbox)
             g_array_free(x->lanes[i].inbox, TRUE);
+        topo_route_release(x->topo, x->lanes[i].route);
+        topo_route_release(x->topo, x->lanes[i].back);
+    }
     g_free(x->lanes);
     g_free(x->cpu_free);
     g_free(x);

@@ -168,6 +168,7 @@ static bool build_star(Build *b, const TopoSpec *s)
     if (s->hosts < 1 || s->hosts >= TOPO_MAX_NODES)
         return fail(b->err, "star hosts is %d; expected an integer from 1 to %d", s->hosts, TOPO_MAX_NODES - 1);
     add_hosts(b, s->hosts);
+    b->rs->star = true;
     int sw = add_node(b, g_strdup("sw0"), true);
     for (int h = 0; h < s->hosts; h++)
         if (!add_cable(b, h, sw, s->link))
@@ -264,6 +265,8 @@ static bool build_fattree(Build *b, const TopoSpec *s)
     if (!pick_hosts(s, all, &nh, b->err))
         return false;
     add_hosts(b, nh);
+    b->rs->ft_half = half;
+    b->rs->ft_k = k;
     int nsw = 0, edge0 = b->t->nnodes, agg0 = edge0 + k * half, core0 = agg0 + k * half;
     for (int i = 0; i < k * k + per_pod; i++)
         add_node(b, g_strdup_printf("sw%d", nsw++), true);
@@ -481,6 +484,16 @@ void topo_free(Topo *t)
 const TopoRoute *topo_route(Topo *t, int src, int dst)
 {
     return toporoute_get(t, src, dst);
+}
+
+const TopoRoute *topo_route_acquire(Topo *t, int src, int dst)
+{
+    return toporoute_acquire(t, src, dst);
+}
+
+void topo_route_release(Topo *t, const TopoRoute *r)
+{
+    toporoute_release(t, r);
 }
 
 double topo_route_latency_s(const Topo *t, const TopoRoute *r)

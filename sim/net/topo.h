@@ -83,6 +83,8 @@ typedef struct {
  * every message that takes it; owned by the Topo. */
 typedef struct {
     uint32_t nhops;          /* >= 1 (src != dst); 0 for src == dst */
+    uint32_t pooled;         /* 1: handed out by topo_route_acquire, back to its pool on release;
+                              * 0: cached for the Topo's life */
     uint32_t link[];         /* link ids */
 } TopoRoute;
 
@@ -121,6 +123,15 @@ static inline const Protocol *topo_protocol(const Topo *t, int src, int dst)
     int g = t->gpus_per_node;
     return &t->protocol[g > 1 && src / g == dst / g ? TOPO_CLASS_INTRA : TOPO_CLASS_INTER];
 }
+
+/* The same route as topo_route, held by the caller until it passes it to
+ * topo_route_release (after the last message on it was delivered): for a
+ * star, a fat-tree, a torus, a ring and a hierarchical cluster over one of
+ * them it is computed on demand from the structure (arithmetic, O(hops),
+ * nothing cached: memory O(routes held)); for a graph it is the cached
+ * BFS route. */
+const TopoRoute *topo_route_acquire(Topo *t, int src, int dst);
+void topo_route_release(Topo *t, const TopoRoute *r);
 
 /* Bytes this Topo holds once `pairs` distinct routes were asked for: its
  * nodes, links, routing tables and route cache (an estimate, for

@@ -44,6 +44,9 @@ void toporoute_state_free(ToporouteState *s)
         g_hash_table_unref(s->route_hash);
     g_ptr_array_unref(s->routes);
     g_free(s->self_route);
+    for (size_t i = 0; i < G_N_ELEMENTS(s->pool); i++)
+        if (s->pool[i])
+            g_ptr_array_unref(s->pool[i]);
     g_free(s);
 }
 
@@ -151,6 +154,7 @@ static TopoRoute *route_alloc(ToporouteState *s, uint32_t nhops)
 {
     TopoRoute *r = g_malloc(sizeof *r + sizeof r->link[0] * (nhops ? nhops : 1));
     r->nhops = nhops;
+    r->pooled = 0;
     g_ptr_array_add(s->routes, r);
     return r;
 }
@@ -171,7 +175,7 @@ static TopoRoute *route_bfs(Topo *t, int src, int dst)
     if (last != UINT32_MAX)
         r->link[h] = last;
     uint64_t key = (uint64_t)src * (uint64_t)t->nhosts + (uint64_t)dst;
-    uint32_t u = (uint32_t)src;
+    uint32_t u = (uint32_t)src;   /* route_arith follows the same hash for fat-trees */
     for (uint32_t hop = 0; hop < h; hop++) {
         uint32_t want = dist[u] - 1, c = 0;
         for (uint32_t i = s->out_start[u]; i < s->out_start[u + 1]; i++)
@@ -197,23 +201,37 @@ static void torus_steps(int from, int to, int size, int *n, int *dir_plus)
     *n = *dir_plus ? d : size - d;
 }
 
-/* Dimension-order routing: all X steps, then all Y steps. */
-static TopoRoute *route_torus(Topo *t, int src, int dst)
+/* Hops of the dimension-order route (all X steps, then all Y steps). */
+static uint32_t torus_hops(const ToporouteState *s, int src, int dst)
 {
-    ToporouteState *s = t->priv;
+    int nx, ny, px, py;
+    torus_steps(src % s->grid_x, dst % s->grid_x, s->grid_x, &nx, &px);
+    torus_steps(src / s->grid_x, dst / s->grid_x, s->grid_y, &ny, &py);
+    return (uint32_t)(nx + ny);
+}
+
+/* Writes the dimension-order route's links into link[torus_hops()]. */
+static void torus_links(const Topo *t, int src, int dst, uint32_t *link)
+{
+    const ToporouteState *s = t->priv;
     const TopoLink *L = (const TopoLink *)t->links->data;
     int x = s->grid_x, y = s->grid_y;
     int nx, ny, px, py;
     torus_steps(src % x, dst % x, x, &nx, &px);
     torus_steps(src / x, dst / x, y, &ny, &py);
-    TopoRoute *r = route_alloc(s, (uint32_t)(nx + ny));
-    int u = src, k = 0;
+    int u = src;
     for (int i = 0; i < nx + ny; i++) {
         int dir = i < nx ? (px ? TOPOROUTE_XP : TOPOROUTE_XM) : (py ? TOPOROUTE_YP : TOPOROUTE_YM);
         int32_t l = s->torus_link[(size_t)u * TOPOROUTE_NDIR + dir];
-        r->link[k++] = (uint32_t)l;
+        link[i] = (uint32_t)l;
         u = L[l].to;
     }
+}
+
+static TopoRoute *route_torus(Topo *t, int src, int dst)
+{
+    TopoRoute *r = route_alloc(t->priv, torus_hops(t->priv, src, dst));
+    torus_links(t, src, dst, r->link);
     return r;
 }
 
@@ -232,6 +250,12 @@ static TopoRoute *route_hier(Topo *t, int src, int dst)
     return r;
 }
 
+/* True when route_arith computes this topology's routes (nothing cached). */
+static bool arith_kind(const ToporouteState *s)
+{
+    return s->star || s->ft_half || s->torus_link || (s->inner && arith_kind(s->inner->priv));
+}
+
 uint64_t topo_mem_estimate(const Topo *t, uint64_t pairs)
 {
     const ToporouteState *s = t->priv;
@@ -242,14 +266,130 @@ uint64_t topo_mem_estimate(const Topo *t, uint64_t pairs)
         b += nodes * TOPOROUTE_NDIR * sizeof(int32_t);
     if (s->inner)
         b += topo_mem_estimate(s->inner, pairs < hosts * hosts ? pairs : hosts * hosts);
-    if (!s->torus_link && !s->inner) {
+    /* a route: header and about 8 links, malloc's 16 bytes, and a pool or cache slot */
+    uint64_t route = sizeof(TopoRoute) + 8 * sizeof(uint32_t) + 16 + sizeof(void *);
+    if (arith_kind(s))
+        return b + hosts * route;   /* arithmetic: about one route held per rank */
+    if (!s->inner) {
         uint64_t table = nodes * sizeof(uint32_t), tables = pairs < nodes ? pairs : nodes;
         b += table * tables < TOPOROUTE_DIST_BUDGET ? table * tables : TOPOROUTE_DIST_BUDGET;
     }
     if (hosts <= TOPOROUTE_FLAT_MAX_HOSTS)
         b += hosts * hosts * sizeof(TopoRoute *);
-    /* a route: header and about 6 links, malloc's 16 bytes, its hash entry and the pointer array slot */
-    return b + pairs * (sizeof(TopoRoute) + 6 * sizeof(uint32_t) + 16 + 32 + sizeof(void *));
+    return b + pairs * (route + 32);   /* cached: its hash entry too */
+}
+
+/* The route's links written arithmetically into link[] (room for
+ * TOPOROUTE_ARITH_MAX), for a star, a fat-tree, a torus or ring, and a
+ * hierarchical cluster over one of them (over a graph: its cached route);
+ * the same links, in the same order, as the BFS with its ECMP hash would
+ * choose (tests/unit/test_topo.c checks every pair). Returns the hop
+ * count, or UINT32_MAX when the topology has no arithmetic route. */
+#define TOPOROUTE_ARITH_MAX 64
+static uint32_t route_arith(Topo *t, int src, int dst, uint32_t *link)
+{
+    ToporouteState *s = t->priv;
+    if (s->star) {
+        link[0] = 2u * (uint32_t)src;
+        link[1] = 2u * (uint32_t)dst + 1u;
+        return 2;
+    }
+    if (s->ft_half) {
+        /* host cables first (2h up, 2h+1 down), then edge-agg cables (edge e of the k*half, agg a
+         * of its pod: cable e*half + a), then agg-core cables (agg g, core c of its group: g*half + c) */
+        uint64_t half = (uint64_t)s->ft_half, nh = (uint64_t)t->nhosts, key = (uint64_t)src * nh + (uint64_t)dst;
+        uint64_t es = (uint64_t)src / half, ed = (uint64_t)dst / half, E = 2 * nh;
+        link[0] = 2u * (uint32_t)src;
+        if (es == ed) {
+            link[1] = 2u * (uint32_t)dst + 1u;
+            return 2;
+        }
+        /* the BFS's choice among the half equal-cost up-links at hop 1 (edge) and hop 2 (agg) */
+        uint64_t a = half > 1 ? mix64(key + 2 * 0x9e3779b97f4a7c15ULL) % half : 0;
+        uint64_t ps = es / half, pd = ed / half;
+        link[1] = (uint32_t)(E + 2 * (es * half + a));
+        if (ps == pd) {
+            link[2] = (uint32_t)(E + 2 * (ed * half + a) + 1);
+            link[3] = 2u * (uint32_t)dst + 1u;
+            return 4;
+        }
+        uint64_t A = E + 2 * (uint64_t)s->ft_k * half * half;
+        uint64_t c = half > 1 ? mix64(key + 3 * 0x9e3779b97f4a7c15ULL) % half : 0;
+        link[2] = (uint32_t)(A + 2 * ((ps * half + a) * half + c));
+        link[3] = (uint32_t)(A + 2 * ((pd * half + a) * half + c) + 1);
+        link[4] = (uint32_t)(E + 2 * (ed * half + a) + 1);
+        link[5] = 2u * (uint32_t)dst + 1u;
+        return 6;
+    }
+    if (s->torus_link) {
+        uint32_t n = torus_hops(s, src, dst);
+        if (n > TOPOROUTE_ARITH_MAX)
+            return UINT32_MAX;
+        torus_links(t, src, dst, link);
+        return n;
+    }
+    if (s->inner) {
+        int g = t->gpus_per_node, na = src / g, nb = dst / g;
+        uint32_t mid = 0;
+        if (na != nb) {
+            mid = route_arith(s->inner, na, nb, link + 1);
+            if (mid == UINT32_MAX) {
+                const TopoRoute *in = toporoute_get(s->inner, na, nb);
+                if (in->nhops + 2 > TOPOROUTE_ARITH_MAX)
+                    return UINT32_MAX;
+                memcpy(link + 1, in->link, sizeof *link * in->nhops);
+                mid = in->nhops;
+            }
+            if (mid + 2 > TOPOROUTE_ARITH_MAX)
+                return UINT32_MAX;
+            for (uint32_t i = 0; i < mid; i++)
+                link[i + 1] += s->inner_link_off;
+        }
+        link[0] = 2u * (uint32_t)src;
+        link[mid + 1] = 2u * (uint32_t)dst + 1u;
+        return mid + 2;
+    }
+    return UINT32_MAX;
+}
+
+const TopoRoute *toporoute_acquire(Topo *t, int src, int dst)
+{
+    ToporouteState *s = t->priv;
+    g_return_val_if_fail(src >= 0 && src < t->nhosts && dst >= 0 && dst < t->nhosts, s->self_route);
+    if (src == dst)
+        return s->self_route;
+    uint32_t link[TOPOROUTE_ARITH_MAX + 2];
+    uint32_t n = route_arith(t, src, dst, link);
+    if (n == UINT32_MAX)
+        return toporoute_get(t, src, dst);
+    GPtrArray *free_list = n < G_N_ELEMENTS(s->pool) ? s->pool[n] : NULL;
+    TopoRoute *r;
+    if (free_list && free_list->len > 0) {
+        r = g_ptr_array_steal_index_fast(free_list, free_list->len - 1);
+    } else {
+        r = g_malloc(sizeof *r + sizeof r->link[0] * n);
+        r->nhops = n;
+        r->pooled = 1;
+    }
+    memcpy(r->link, link, sizeof *link * n);
+    s->held++;
+    return r;
+}
+
+void toporoute_release(Topo *t, const TopoRoute *r)
+{
+    ToporouteState *s = t->priv;
+    if (!r || !r->pooled)
+        return;
+    s->held--;
+    TopoRoute *w = (TopoRoute *)r;
+    if (r->nhops >= G_N_ELEMENTS(s->pool)) {
+        g_free(w);
+        return;
+    }
+    if (!s->pool[r->nhops])
+        s->pool[r->nhops] = g_ptr_array_new_with_free_func(g_free);
+    g_ptr_array_add(s->pool[r->nhops], w);
 }
 
 const TopoRoute *toporoute_get(Topo *t, int src, int dst)

@@ -19,6 +19,9 @@ enum { TOPOROUTE_XP, TOPOROUTE_XM, TOPOROUTE_YP, TOPOROUTE_YM, TOPOROUTE_NDIR };
 typedef struct {
     /* Filled by the builders (topo.c). */
     int grid_x, grid_y;        /* torus and ring (a grid_x by 1 torus): dimensions; 0 otherwise */
+    bool star;                 /* a star: host h's links are 2h (up) and 2h+1 (down) */
+    int ft_half;               /* fat-tree: k/2 (0 otherwise); links numbered as build_fattree adds them */
+    int ft_k;                  /* fat-tree: k */
     int32_t *torus_link;       /* torus/ring: TOPOROUTE_NDIR directed link ids per grid node
                                 * (node id = i + grid_x*j), -1 where the dimension has size 1; owned */
     Topo *inner;               /* hierarchical: the inter-node network; owned; NULL otherwise.
@@ -49,6 +52,11 @@ typedef struct {
     GHashTable *route_hash;    /* key (gsize) -> TopoRoute*, or NULL */
     GPtrArray *routes;         /* every TopoRoute allocated; frees them */
     TopoRoute *self_route;     /* the 0-hop route src == dst; owned */
+
+    /* Routes handed out by topo_route_acquire and released, for reuse:
+     * pool[n] holds free routes of n hops (n < TOPOROUTE_POOL_HOPS). */
+    GPtrArray *pool[16];
+    uint64_t held;             /* pooled routes handed out and not released */
 } ToporouteState;
 
 ToporouteState *toporoute_state_new(void);
@@ -63,5 +71,9 @@ int toporoute_unreachable_host(Topo *t);
 
 /* The cached route; see topo_route(). */
 const TopoRoute *toporoute_get(Topo *t, int src, int dst);
+
+/* topo_route_acquire / topo_route_release. */
+const TopoRoute *toporoute_acquire(Topo *t, int src, int dst);
+void toporoute_release(Topo *t, const TopoRoute *r);
 
 #endif

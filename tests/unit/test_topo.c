@@ -493,6 +493,72 @@ START_TEST(test_invalid)
 }
 END_TEST
 
+/* Every pair's on-demand route (topo_route_acquire: arithmetic) has the
+ * links of the cached BFS route with its ECMP hash (topo_route, the
+ * oracle); released routes are reused. */
+static void check_acquire(const TopoSpec *s)
+{
+    Topo *t = must(s);
+    for (int a = 0; a < t->nhosts; a++)
+        for (int b = 0; b < t->nhosts; b++) {
+            const TopoRoute *want = topo_route(t, a, b), *got = topo_route_acquire(t, a, b);
+            ck_assert_msg(got->nhops == want->nhops, "%s %d -> %d: %u hops, BFS %u", topo_kind_name(t->kind), a, b,
+                          got->nhops, want->nhops);
+            for (uint32_t i = 0; i < want->nhops; i++)
+                ck_assert_msg(got->link[i] == want->link[i], "%s %d -> %d hop %u: link %u, BFS %u",
+                              topo_kind_name(t->kind), a, b, i, got->link[i], want->link[i]);
+            topo_route_release(t, got);
+        }
+    topo_free(t);
+}
+
+START_TEST(test_acquire_matches_bfs)
+{
+    TopoSpec s;
+    topo_spec_init(&s);
+    s.hosts = 7;
+    check_acquire(&s);
+    s.kind = TOPO_FATTREE;
+    const int ks[] = {2, 4, 6, 8};
+    for (size_t i = 0; i < G_N_ELEMENTS(ks); i++) {
+        s.k = ks[i];
+        s.hosts = 0;
+        check_acquire(&s);
+        s.hosts = ks[i] * ks[i] * ks[i] / 4 - 3 > 0 ? ks[i] * ks[i] * ks[i] / 4 - 3 : 1;   /* fewer hosts */
+        check_acquire(&s);
+    }
+    s.kind = TOPO_TORUS2D;
+    s.hosts = 0;
+    s.x = 3;
+    s.y = 4;
+    check_acquire(&s);
+    s.kind = TOPO_RING;
+    s.hosts = 9;
+    check_acquire(&s);
+    topo_spec_clear(&s);
+
+    /* hierarchical over a star, a fat-tree and a torus */
+    topo_spec_init(&s);
+    s.kind = TOPO_HIERARCHICAL;
+    s.hosts = 0;
+    s.gpus_per_node = 3;
+    s.intra = (TopoLinkClass){.bw_Bps = 100e9, .latency_s = 1e-6};
+    s.inter = g_new(TopoSpec, 1);
+    topo_spec_init(s.inter);
+    s.inter->hosts = 5;
+    check_acquire(&s);
+    s.inter->kind = TOPO_FATTREE;
+    s.inter->k = 4;
+    s.inter->hosts = 0;
+    check_acquire(&s);
+    s.inter->kind = TOPO_TORUS2D;
+    s.inter->x = 2;
+    s.inter->y = 3;
+    check_acquire(&s);
+    topo_spec_clear(&s);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("topo");
@@ -508,6 +574,7 @@ int main(void)
     tcase_add_test(tc, test_graph);
     tc = testmain_case(s, "routes");
     tcase_add_test(tc, test_fattree_1024_routes);
+    tcase_add_test(tc, test_acquire_matches_bfs);
     tc = testmain_case(s, "bad-input");
     tcase_add_test(tc, test_invalid);
     return testmain_run(s);
