@@ -63,11 +63,14 @@ static uint32_t ring_pass(int p, int i, uint32_t k, uint64_t off, uint64_t count
     if (p <= 1)
         return 0;
     if (k < (uint32_t)(p - 1)) {
-        int st = (int)k;
-        uint64_t so, sl, ro, rl;
-        coll_ring_block(p, ((i - st - shift) % p + p) % p, off, count, &so, &sl);
-        coll_ring_block(p, ((i - st - shift - 1) % p + p) % p, off, count, &ro, &rl);
-        put(o, k, k, (i + 1) % p, so, sl, (i + p - 1) % p, ro, rl, reduce);
+        /* blocks i-k-shift and i-k-shift-1 mod p, without a division per block (hot path) */
+        int sb = i - (int)k - shift, nx = i + 1 == p ? 0 : i + 1, pv = i == 0 ? p - 1 : i - 1;
+        sb += sb < 0 ? p : 0;
+        sb += sb < 0 ? p : 0;
+        int rb = sb == 0 ? p - 1 : sb - 1;
+        uint64_t q = count / (uint64_t)p, rem = count % (uint64_t)p, us = (uint64_t)sb, ur = (uint64_t)rb;
+        put(o, k, k, nx, off + us * q + (us < rem ? us : rem), q + (us < rem), pv,
+            off + ur * q + (ur < rem ? ur : rem), q + (ur < rem), reduce);
     }
     return (uint32_t)(p - 1);
 }

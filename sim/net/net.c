@@ -108,6 +108,12 @@ static inline simtime_t tadd(Net *n, simtime_t a, simtime_t b)
 static inline simtime_t ser_ps(Net *n, double bw, double bytes)
 {
     double ps = bytes / bw * PS_PER_S;
+    if (G_LIKELY(ps < 4.5e15)) {
+        /* llround without the libm call: below 2^52 ps - trunc(ps) is exact, so rounding half away
+         * from zero is the integer part plus one when the fraction is at least one half */
+        simtime_t whole = (simtime_t)ps;
+        return whole + (ps - (double)whole >= 0.5);
+    }
     if (G_LIKELY(ps < 9.2e18))
         return (simtime_t)llround(ps);
     sim_fail_code(n->sim, SIM_ERR_CLOCK, "serializing %.0f bytes at %g B/s takes more than 2^63 ps", bytes, bw);
