@@ -10,7 +10,8 @@
 # bench (tests/bench/sweep.sh, when present); (d) SimGrid SMPI's trace
 # replay of lr / rdb / rab_rdb against arsim's ring / butterfly /
 # rabenseifner on 64 and 256 ranks (issue 2), and on 6, 12 and 100 ranks
-# at 1 MiB and 64 MiB (MPICH's fold; issue 12).
+# at 1 MiB and 64 MiB (MPICH's fold; issue 12); (e) scale: the targets of
+# issue 14 up to 65,536 GPUs (run before (d)).
 #
 # Every figure is printed beside its target with PASS or MISS. A MISS never
 # fails the build: the exit status is 0 unless something crashed (a run
@@ -20,7 +21,8 @@
 #
 # Environment: BENCH_DIR (scratch, default build/bench), BENCH_REPEAT (runs
 # of each kernel case with a wall target, best wall kept; default 3), BENCH_SKIP
-# (space-separated sections to skip: kernel training sweep smpi).
+# (space-separated sections to skip: kernel training sweep scale smpi), BENCH_SCALE_TIMEOUT
+# (seconds after which a scale run is killed and reported as a MISS; default 180).
 set -u
 ARSIM=$(readlink -f "${1:-./arsim}")
 cd "$(dirname "$0")/../.." || exit 1
@@ -190,6 +192,68 @@ if ! skipped sweep; then
   else
     echo "  (no tests/bench/sweep.sh yet)"
   fi
+fi
+
+# ---- (e) scale (issue 14) -------------------------------------------------
+
+# scale_row LABEL WALL_LIMIT_S RSS_LIMIT_MIB TIMEOUT_S -- ARSIM-ARGS...: one run (a 1,024-rank ring: best
+# wall of $REPEAT), its figures beside the issue's targets; a run past TIMEOUT_S is killed and shown as
+# "> TIMEOUT_S" (MISS). Events per CPU second are judged (>= 20 M) on the 1,024-rank ring only.
+scale_row() {
+  local label=$1 wl=$2 rl=$3 to=$4; shift 5
+  local out="$DIR/s.out" err="$DIR/s.err" runs=1 i best="" cpu="" rss=0 rc=0 ev=""
+  [[ "$label" == "ring 64 MiB, 1,024"* ]] && runs=$REPEAT
+  for ((i = 0; i < runs; i++)); do
+    measure "$out" "$err" -- timeout "$to" "$ARSIM" "$@"
+    rc=$M_RC
+    [ "$rc" = 0 ] || break
+    if [ -z "$best" ] || awk -v a="$M_WALL" -v b="$best" 'BEGIN { exit !(a < b) }'; then best=$M_WALL; cpu=$M_CPU; fi
+    rss=$(awk -v a="$rss" -v b="$M_RSS" 'BEGIN { print (b > a) ? b : a }')
+  done
+  if [ "$rc" = 124 ]; then
+    verdict "$to" le "$wl"; local vw=$V
+    printf "  %-58s %9s %9s %8s %6s  wall<=%ss %s (killed at %s s); rss<=%sMiB n/a\n" "$label" "> $to" "-" \
+      "$M_RSS" "-" "$wl" "$vw" "$to" "$rl"
+    return
+  fi
+  if [ "$rc" != 0 ]; then crash "scale $label (exit $rc)" "$err"; return; fi
+  ev=$(jget "$out" events)
+  verdict "$best" le "$wl"; local vw=$V
+  verdict "$rss" le "$rl"; local vr=$V
+  local rate="-" extra=""
+  if [ "$runs" -gt 1 ] && [ -n "$ev" ]; then
+    rate=$(awk -v e="$ev" -v c="$cpu" 'BEGIN { printf "%.1f", (c > 0) ? e / c / 1e6 : 0 }')
+    verdict "$rate" ge 20; extra="; Mev/cpu>=20 $V"
+  fi
+  printf "  %-58s %9.3f %9.3f %8.1f %6s  wall<=%ss %s; rss<=%sMiB %s%s\n" "$label" "$best" "$cpu" "$rss" "$rate" \
+    "$wl" "$vw" "$rl" "$vr" "$extra"
+}
+
+if ! skipped scale; then
+  echo
+  echo "== (e) scale (issue 14): 64 MiB all-reduces and whole runs up to 65,536 GPUs, one run each (the 1,024-rank"
+  echo "   ring: best of $REPEAT). Targets as the issue's table; BENCH_SCALE_TIMEOUT (default 180 s) kills a run past it."
+  printf "  %-58s %9s %9s %8s %6s  %s\n" run wall_s cpu_s rss_MiB Mev/cpu targets
+  STO=${BENCH_SCALE_TIMEOUT:-180}
+  co=(collective --size 64MiB --json)
+  scale_row "ring 64 MiB, 1,024 ranks, star, message mode" 0.25 32 "$STO" -- "${co[@]}" --algo ring --ranks 1024
+  scale_row "ring 64 MiB, 4,096 ranks, star" 3 128 "$STO" -- "${co[@]}" --algo ring --ranks 4096
+  scale_row "ring 64 MiB, 16,384 ranks, star" 60 512 "$STO" -- "${co[@]}" --algo ring --ranks 16384
+  for algo in rabenseifner butterfly; do
+    scale_row "$algo 64 MiB, 65,536 ranks, k=64 fat-tree" 10 1024 "$STO" -- "${co[@]}" --algo "$algo" \
+      --topology "$HERE/fat-tree-k64.yaml"
+  done
+  scale_row "hierarchical 64 MiB, 8,192 x 8, rabenseifner between nodes" 60 2048 "$STO" -- "${co[@]}" \
+    --algo hierarchical --inter rabenseifner --topology "$HERE/hier-8192x8.yaml"
+  scale_row "hierarchical 64 MiB, 8,192 x 8, ring between nodes" 60 2048 "$STO" -- "${co[@]}" \
+    --algo hierarchical --inter ring --topology "$HERE/hier-8192x8.yaml"
+  for m in gpt2 resnet50; do
+    for pol in "ddp-hier|{name: ddp-hier, overlap: ddp, algorithm: hierarchical, inter: rabenseifner, bucket: 25MiB}" \
+               "priority-auto|{name: priority-auto, overlap: priority, algorithm: auto}"; do
+      scale_row "run configs/$m-64k.yaml, ${pol%%|*}" 120 4096 "$STO" -- run "configs/$m-64k.yaml" \
+        --set "policies=[${pol#*|}]" --set "baseline=${pol%%|*}" --json "$DIR/s.json"
+    done
+  done
 fi
 
 # ---- (d) SimGrid SMPI ----------------------------------------------------

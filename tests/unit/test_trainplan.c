@@ -315,6 +315,8 @@ START_TEST(test_shipped_configs)
     int checked = 0;
     for (size_t f = 0; f < g.gl_pathc; f++) {
         char *err = NULL;
+        if (g_str_has_suffix(g.gl_pathv[f], "-64k.yaml"))
+            continue;   /* 65,536 GPUs: minutes per plan; make bench runs them (tests/bench/run.sh, scale) */
         SweepDef *d = sweepexp_load(g.gl_pathv[f], NULL, &err);   /* a sweep's base scenario; a plain file as is */
         ck_assert_msg(d, "%s", err);
         CfgNode *tree = sweepexp_tree(d, 0, &err);
