@@ -128,8 +128,8 @@ static inline const Protocol *topo_protocol(const Topo *t, int src, int dst)
  * topo_route_release (after the last message on it was delivered): for a
  * star, a fat-tree, a torus, a ring and a hierarchical cluster over one of
  * them it is computed on demand from the structure (arithmetic, O(hops),
- * nothing cached: memory O(routes held)); for a graph it is the cached
- * BFS route. */
+ * nothing cached: memory O(routes held)); on a graph by the BFS (only its
+ * distance tables are cached, within their memory budget). */
 const TopoRoute *topo_route_acquire(Topo *t, int src, int dst);
 void topo_route_release(Topo *t, const TopoRoute *r);
 

@@ -162,7 +162,18 @@ static TopoRoute *route_alloc(ToporouteState *s, uint32_t nhops)
 /* Shortest path; among next hops one hop closer, the hash of (src, dst, hop)
  * picks. A leaf host is reached through its only incoming link, from the
  * node at its other end (so the search aims at that node). */
-static TopoRoute *route_bfs(Topo *t, int src, int dst)
+/* Hops of the BFS route from src to dst; UINT32_MAX when unreachable. */
+static uint32_t bfs_hops(Topo *t, int src, int dst)
+{
+    ToporouteState *s = t->priv;
+    const TopoLink *L = (const TopoLink *)t->links->data;
+    uint32_t last = s->leaf_link[dst];
+    uint32_t h = dist_to(t, last == UINT32_MAX ? dst : L[last].from)[src];
+    return h == UINT32_MAX ? h : h + (last != UINT32_MAX);
+}
+
+/* Writes the BFS route's links (bfs_hops of them; src reaches dst). */
+static void bfs_links(Topo *t, int src, int dst, uint32_t *link)
 {
     ToporouteState *s = t->priv;
     const TopoLink *L = (const TopoLink *)t->links->data;
@@ -170,10 +181,8 @@ static TopoRoute *route_bfs(Topo *t, int src, int dst)
     int aim = last == UINT32_MAX ? dst : L[last].from;
     const uint32_t *dist = dist_to(t, aim);
     uint32_t h = dist[src];
-    g_return_val_if_fail(h != UINT32_MAX, s->self_route);
-    TopoRoute *r = route_alloc(s, h + (last != UINT32_MAX));
     if (last != UINT32_MAX)
-        r->link[h] = last;
+        link[h] = last;
     uint64_t key = (uint64_t)src * (uint64_t)t->nhosts + (uint64_t)dst;
     uint32_t u = (uint32_t)src;   /* route_arith follows the same hash for fat-trees */
     for (uint32_t hop = 0; hop < h; hop++) {
@@ -184,12 +193,21 @@ static TopoRoute *route_bfs(Topo *t, int src, int dst)
         for (uint32_t i = s->out_start[u]; i < s->out_start[u + 1]; i++) {
             uint32_t l = s->out_link[i];
             if (dist[L[l].to] == want && pick-- == 0) {
-                r->link[hop] = l;
+                link[hop] = l;
                 u = (uint32_t)L[l].to;
                 break;
             }
         }
     }
+}
+
+static TopoRoute *route_bfs(Topo *t, int src, int dst)
+{
+    ToporouteState *s = t->priv;
+    uint32_t n = bfs_hops(t, src, dst);
+    g_return_val_if_fail(n != UINT32_MAX, s->self_route);
+    TopoRoute *r = route_alloc(s, n);
+    bfs_links(t, src, dst, r->link);
     return r;
 }
 
@@ -268,23 +286,22 @@ uint64_t topo_mem_estimate(const Topo *t, uint64_t pairs)
         b += topo_mem_estimate(s->inner, pairs < hosts * hosts ? pairs : hosts * hosts);
     /* a route: header and about 8 links, malloc's 16 bytes, and a pool or cache slot */
     uint64_t route = sizeof(TopoRoute) + 8 * sizeof(uint32_t) + 16 + sizeof(void *);
-    if (arith_kind(s))
-        return b + hosts * route;   /* arithmetic: about one route held per rank */
-    if (!s->inner) {
+    if (!arith_kind(s) && !s->inner) {
+        /* a graph: the BFS distance tables, one per destination switch asked for, within their budget */
         uint64_t table = nodes * sizeof(uint32_t), tables = pairs < nodes ? pairs : nodes;
         b += table * tables < TOPOROUTE_DIST_BUDGET ? table * tables : TOPOROUTE_DIST_BUDGET;
     }
-    if (hosts <= TOPOROUTE_FLAT_MAX_HOSTS)
-        b += hosts * hosts * sizeof(TopoRoute *);
-    return b + pairs * (route + 32);   /* cached: its hash entry too */
+    return b + hosts * route;   /* routes on demand: about one held per rank */
 }
 
-/* The route's links written arithmetically into link[] (room for
- * TOPOROUTE_ARITH_MAX), for a star, a fat-tree, a torus or ring, and a
- * hierarchical cluster over one of them (over a graph: its cached route);
- * the same links, in the same order, as the BFS with its ECMP hash would
- * choose (tests/unit/test_topo.c checks every pair). Returns the hop
- * count, or UINT32_MAX when the topology has no arithmetic route. */
+/* The route's links written into link[] (room for TOPOROUTE_ARITH_MAX)
+ * without the route cache: arithmetically for a star, a fat-tree, a torus
+ * or ring, and a hierarchical cluster over one of them — the same links,
+ * in the same order, as the BFS with its ECMP hash would choose
+ * (tests/unit/test_topo.c checks every pair); by the BFS itself on a
+ * graph (its distance tables are the only cache, within their budget).
+ * Returns the hop count, or UINT32_MAX when the route is longer than the
+ * room or the hosts do not reach each other. */
 #define TOPOROUTE_ARITH_MAX 64
 static uint32_t route_arith(Topo *t, int src, int dst, uint32_t *link)
 {
@@ -333,14 +350,7 @@ static uint32_t route_arith(Topo *t, int src, int dst, uint32_t *link)
         uint32_t mid = 0;
         if (na != nb) {
             mid = route_arith(s->inner, na, nb, link + 1);
-            if (mid == UINT32_MAX) {
-                const TopoRoute *in = toporoute_get(s->inner, na, nb);
-                if (in->nhops + 2 > TOPOROUTE_ARITH_MAX)
-                    return UINT32_MAX;
-                memcpy(link + 1, in->link, sizeof *link * in->nhops);
-                mid = in->nhops;
-            }
-            if (mid + 2 > TOPOROUTE_ARITH_MAX)
+            if (mid == UINT32_MAX || mid + 2 > TOPOROUTE_ARITH_MAX)
                 return UINT32_MAX;
             for (uint32_t i = 0; i < mid; i++)
                 link[i + 1] += s->inner_link_off;
@@ -349,7 +359,11 @@ static uint32_t route_arith(Topo *t, int src, int dst, uint32_t *link)
         link[mid + 1] = 2u * (uint32_t)dst + 1u;
         return mid + 2;
     }
-    return UINT32_MAX;
+    uint32_t n = bfs_hops(t, src, dst);
+    if (n > TOPOROUTE_ARITH_MAX)
+        return UINT32_MAX;
+    bfs_links(t, src, dst, link);
+    return n;
 }
 
 const TopoRoute *toporoute_acquire(Topo *t, int src, int dst)

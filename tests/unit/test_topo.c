@@ -537,6 +537,21 @@ START_TEST(test_acquire_matches_bfs)
     check_acquire(&s);
     topo_spec_clear(&s);
 
+    /* a graph with two equal-cost paths between its switches (ECMP) */
+    topo_spec_init(&s);
+    s.kind = TOPO_GRAPH;
+    s.hosts = 0;
+    s.graph_nodes = g_array_new(FALSE, FALSE, sizeof(TopoGraphNode));
+    s.graph_edges = g_array_new(FALSE, FALSE, sizeof(TopoGraphEdge));
+    const char *names[] = {"s0", "s1", "m0", "m1", "a", "b", "c", "d"};
+    for (int i = 0; i < 8; i++)
+        graph_add_node(&s, names[i], i >= 4);
+    const int edges[][2] = {{0, 2}, {0, 3}, {1, 2}, {1, 3}, {0, 4}, {0, 5}, {1, 6}, {1, 7}, {4, 5}};
+    for (size_t i = 0; i < G_N_ELEMENTS(edges); i++)
+        graph_add_edge(&s, edges[i][0], edges[i][1], 1e9);
+    check_acquire(&s);
+    topo_spec_clear(&s);
+
     /* hierarchical over a star, a fat-tree and a torus */
     topo_spec_init(&s);
     s.kind = TOPO_HIERARCHICAL;
