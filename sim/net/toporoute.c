@@ -386,7 +386,6 @@ const TopoRoute *toporoute_acquire(Topo *t, int src, int dst)
         r->pooled = 1;
     }
     memcpy(r->link, link, sizeof *link * n);
-    s->held++;
     return r;
 }
 
@@ -395,7 +394,6 @@ void toporoute_release(Topo *t, const TopoRoute *r)
     ToporouteState *s = t->priv;
     if (!r || !r->pooled)
         return;
-    s->held--;
     TopoRoute *w = (TopoRoute *)r;
     if (r->nhops >= G_N_ELEMENTS(s->pool)) {
         g_free(w);

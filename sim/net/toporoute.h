@@ -2,7 +2,9 @@
  *
  * Holds what topo.h's `priv` points to: adjacency in compressed rows,
  * per-destination BFS distances (lazily, within a memory budget), the
- * route cache and the kind-specific routing tables the builders fill
+ * route cache of topo_route, the pool of topo_route_acquire's routes
+ * (computed on demand, arithmetically where the kind allows) and the
+ * kind-specific routing tables the builders fill
  * (dimension-order tables for torus and ring, the inner network of a
  * hierarchical topology). Routes are shortest paths; among equal-cost next
  * hops the choice is a hash of (src, dst, hop), so it is deterministic and
@@ -54,9 +56,9 @@ typedef struct {
     TopoRoute *self_route;     /* the 0-hop route src == dst; owned */
 
     /* Routes handed out by topo_route_acquire and released, for reuse:
-     * pool[n] holds free routes of n hops (n < TOPOROUTE_POOL_HOPS). */
+     * pool[n] holds free routes of n hops (n < 16; longer ones are freed
+     * on release). A route not released is never freed (ASan reports it). */
     GPtrArray *pool[16];
-    uint64_t held;             /* pooled routes handed out and not released */
 } ToporouteState;
 
 ToporouteState *toporoute_state_new(void);
