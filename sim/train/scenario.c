@@ -9,7 +9,7 @@
 #include <string.h>
 
 #define SCENARIO_KEYS "name, description, model, gpu, gpus_file, precision, batch, cluster, policies, baseline, " \
-                      "iterations, compute, comm"
+                      "iterations, compute, comm, variation, stragglers"
 #define CLUSTER_KEYS "topology, nodes, gpus_per_node, intra, calibration"
 #define POLICY_KEYS "name, overlap, algorithm, inter, bucket, first_bucket, ddp_layout, partition, fusion, " \
                     "hybrid, overrides"
@@ -28,6 +28,7 @@ void scenario_free(Scenario *s)
     g_free(s->calib.file);
     if (s->policies)
         g_ptr_array_free(s->policies, TRUE);
+    trainvar_clear(&s->var);
     cfg_free(s->tree);
     g_free(s);
 }
@@ -507,8 +508,10 @@ Scenario *scenario_from_cfg(CfgNode *root, char **err)
     }
     s->name = g_strdup(name ? name : s->model->name);
     if (!read_batches(root, s, err) || !read_cluster(root, s, err) || !read_policies(root, s, err) ||
-        !read_sections(root, s, err) || !cfg_check_keys(root, "the scenario", SCENARIO_KEYS, err))
+        !read_sections(root, s, err) || !trainvar_read(root, s->world, &s->var, err) ||
+        !cfg_check_keys(root, "the scenario", SCENARIO_KEYS, err))
         goto fail;
+    s->whatif = cfg_peek(root, "variation") || cfg_peek(root, "stragglers");
     return s;
 fail:
     scenario_free(s);

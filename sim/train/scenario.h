@@ -5,6 +5,7 @@
 
 #include "train/gpu.h"
 #include "train/policy.h"
+#include "train/trainvar.h"
 #include "net/topo.h"
 
 typedef struct {
@@ -44,6 +45,9 @@ typedef struct {
     double update_bytes_per_param; /* optimizer memory traffic per parameter */
     int comm_streams;        /* collectives in flight at once, >= 1 */
     uint64_t seed;           /* RNG seed of its simulations: SIM_DEFAULT_SEED (no key names one yet) */
+    bool whatif;             /* a what-if key (variation, stragglers, ...) was given: results carry the
+                              * iteration-time percentiles */
+    TrainVar var;            /* compute variation and stragglers (trainvar.h) */
     CfgNode *tree;           /* the (overridden) tree it was read from; owned */
 } Scenario;
 

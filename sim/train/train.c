@@ -13,6 +13,7 @@
  * dependency rules are docs/design.md §8.4. */
 #include "train/train.h"
 #include "train/trainplan.h"
+#include "train/trainrank.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -258,6 +259,8 @@ static void fill_rows(Train *t, TrainResult *out)
 bool train_run_ex(const Scenario *s, int batch, int policy, const TrainOpts *o, bool force_live, TrainResult *out,
                   char **err)
 {
+    if ((o && o->per_rank) || trainrank_needed(s))
+        return trainrank_run(s, batch, policy, o, out, err);
     Train t = {.s = s};
     memset(out, 0, sizeof *out);
     out->batch = batch;
@@ -302,6 +305,9 @@ bool train_run_ex(const Scenario *s, int batch, int policy, const TrainOpts *o, 
     }
     int W = s->warmup, M = s->measured;
     out->iteration_s = sim_ps_to_seconds(t.iter_start[W + M] - t.iter_start[W]) / M;
+    double mean;
+    trainvar_iter_stats(t.iter_start, W, M, &mean, &out->iteration_p50_s, &out->iteration_p99_s,
+                        &out->iteration_max_s);
     double compute = t.plan->compute_s;
     out->compute_s = compute;
     out->comm_s = sim_ps_to_seconds(t.comm_ps);

@@ -1,0 +1,278 @@
+/* test_whatif — per-rank compute, variation and stragglers against closed
+ * forms and the single-stream engine: the per-rank engine with nothing
+ * varying equals the memo; a straggler delayed by d before a ring delays
+ * its end by d; a straggler's slowdown adds (s-1) x its compute to an
+ * iteration without overlap; the draws have the mean and spread asked
+ * for; the same seed gives the same numbers, another seed others. */
+#include "coll/collexec.h"
+#include "train/train.h"
+
+#include "testfix.h"
+#include "testmain.h"
+
+#include <check.h>
+#include <math.h>
+#include <string.h>
+
+#define POLICIES                                                                                  \
+    "policies:\n"                                                                                 \
+    "  - {name: ddp, overlap: ddp, algorithm: ring, bucket: 25MiB}\n"                             \
+    "  - {name: none, overlap: none, algorithm: ring}\n"                                          \
+    "  - {name: layer, overlap: layer, algorithm: butterfly}\n"                                   \
+    "  - {name: prio, overlap: priority, algorithm: auto}\n"
+
+#define BASE "model: vgg16-cifar10\ngpu: v100\nbatch: [32]\n" \
+             "cluster: {topology: star, nodes: 8, link: {bandwidth: 10Gbps, latency: 5us}}\n"
+
+static void run1(const Scenario *s, int p, bool per_rank, TrainResult *r)
+{
+    char *err = NULL;
+    TrainOpts o = {.layers = true, .per_rank = per_rank};
+    ck_assert_msg(train_run(s, g_array_index(s->batches, int, 0), p, &o, r, &err), "%s", err);
+}
+
+static void free1(TrainResult *r)
+{
+    GArray *a = g_array_new(FALSE, FALSE, sizeof(TrainResult));
+    g_array_append_val(a, *r);
+    train_results_free(a);
+}
+
+/* The memo (one stream, idle-network durations) equals every rank's
+ * stream with every collective live, unit by unit. */
+START_TEST(test_memo_equals_per_rank)
+{
+    Scenario *s = load(BASE POLICIES "iterations: {warmup: 1, measured: 4}\n");
+    for (guint p = 0; p < s->policies->len; p++) {
+        TrainResult a, b;
+        run1(s, (int)p, false, &a);
+        run1(s, (int)p, true, &b);
+        ck_assert_double_eq(a.iteration_s, b.iteration_s);
+        ck_assert_double_eq(a.iteration_p99_s, b.iteration_p99_s);
+        ck_assert_double_eq(a.comm_s, b.comm_s);
+        ck_assert_uint_eq(a.units->len, b.units->len);
+        for (guint u = 0; u < a.units->len; u++) {
+            const TrainUnitRow *x = &g_array_index(a.units, TrainUnitRow, u), *y = &g_array_index(b.units, TrainUnitRow, u);
+            ck_assert_double_eq(x->start_s, y->start_s);
+            ck_assert_double_eq(x->end_s, y->end_s);
+            ck_assert_double_eq(y->wait_s, 0);
+        }
+        free1(&a);
+        free1(&b);
+    }
+    scenario_free(s);
+}
+END_TEST
+
+/* Zero variation (cv 0, or dist none) is the scenario without the key. */
+START_TEST(test_zero_variation_is_none)
+{
+    Scenario *a = load(BASE POLICIES);
+    Scenario *b = load(BASE POLICIES "variation: {dist: normal, cv: 0, seed: 7}\n");
+    Scenario *c = load(BASE POLICIES "variation: {dist: none, cv: 0.3}\nstragglers: []\n");
+    ck_assert(!a->whatif && b->whatif && c->whatif);
+    for (guint p = 0; p < a->policies->len; p++) {
+        TrainResult x, y, z;
+        run1(a, (int)p, false, &x);
+        run1(b, (int)p, false, &y);
+        run1(c, (int)p, false, &z);
+        ck_assert_double_eq(x.iteration_s, y.iteration_s);
+        ck_assert_double_eq(x.iteration_s, z.iteration_s);
+        ck_assert_uint_eq(x.events, y.events);
+        free1(&x);
+        free1(&y);
+        free1(&z);
+    }
+    scenario_free(a);
+    scenario_free(b);
+    scenario_free(c);
+}
+END_TEST
+
+typedef struct {
+    bool fired;
+    CollExec *x;
+    int late;
+} Done;
+
+static void go_late(void *ctx, void *data)
+{
+    (void)data;
+    Done *d = ctx;
+    collexec_rank_go(d->x, d->late);
+}
+
+static void on_done(void *ctx, void *data)
+{
+    (void)data;
+    Done *d = ctx;
+    d->fired = true;
+}
+
+/* A ring of p ranks on an idle star where rank `late` joins d ps after
+ * the others; returns the collective's end. */
+static simtime_t ring_end(int p, uint64_t bytes, int late, simtime_t d)
+{
+    TopoSpec sp;
+    topo_spec_init(&sp);
+    sp.hosts = p;
+    char *err = NULL;
+    Topo *t = topo_new(&sp, &err);
+    ck_assert_msg(t, "%s", err);
+    CollSchedule *s = coll_schedule_new(p, bytes / 4);
+    ck_assert(coll_build(s, COLL_RING, NULL, &err));
+    Sim *sim = sim_new(SIM_DEFAULT_SEED);
+    Net *net = net_new(sim, t);
+    Done dn = {.late = late};
+    CollRunSpec run = {.sim = sim, .net = net, .topo = t, .sched = s, .elem_bytes = 4, .done = on_done, .ctx = &dn,
+                       .deferred = true};
+    CollExec *x = collexec_start(&run);
+    ck_assert_ptr_nonnull(x);
+    for (int r = 0; r < p; r++)
+        if (r != late)
+            collexec_rank_go(x, r);
+    dn.x = x;
+    if (late >= 0)
+        sim_at(sim, d, go_late, &dn, NULL);
+    sim_run(sim);
+    ck_assert(dn.fired);
+    simtime_t end = collexec_end_time(x);
+    collexec_free(x);
+    net_free(net);
+    sim_free(sim);
+    coll_schedule_free(s);
+    topo_free(t);
+    topo_spec_clear(&sp);
+    return end;
+}
+
+/* Closed form: one rank late by d before a ring all-reduce on an idle
+ * star ends it d later once d exceeds the schedule's slack (every step of
+ * a ring waits for its predecessor's block: the delay goes around the
+ * ring); a delay inside the slack delays it by at most d. */
+START_TEST(test_straggler_delays_ring)
+{
+    int ps[] = {2, 4, 8, 16};
+    for (size_t i = 0; i < G_N_ELEMENTS(ps); i++) {
+        int p = ps[i];
+        simtime_t t0 = ring_end(p, 64 << 20, -1, 0);
+        for (int late = 0; late < p; late += p > 2 ? p / 2 - 1 : 1) {
+            simtime_t big = t0 / 3, small = 1000;   /* a third of the ring's time; 1 ns */
+            ck_assert_uint_eq(ring_end(p, 64 << 20, late, big), t0 + big);
+            simtime_t e = ring_end(p, 64 << 20, late, small);
+            ck_assert(e >= t0 && e <= t0 + small);
+        }
+    }
+}
+END_TEST
+
+/* Without overlap the slowest rank sets the pace: an iteration is that
+ * rank's compute plus the same all-reduces, so a straggler with slowdown
+ * s adds (s-1) x compute. Exactly so when a ring's blocks are equal; a
+ * vector of n elements that p does not divide has blocks one element
+ * apart, and the late rank's critical path around the ring may carry a
+ * few fewer of the larger ones: at most 2(p-1) elements' time per unit
+ * (here 14 x 4 B at 10 Gbit/s = 45 ns per unit, 16 units). */
+START_TEST(test_straggler_adds_compute)
+{
+    Scenario *a = load(BASE POLICIES);
+    double slow[] = {1.25, 2.0};
+    for (size_t i = 0; i < G_N_ELEMENTS(slow); i++) {
+        char *y = g_strdup_printf(BASE POLICIES "stragglers: [{ranks: [5], slowdown: %g}]\n", slow[i]);
+        Scenario *b = load(y);
+        TrainResult x, z;
+        run1(a, 1, false, &x);
+        run1(b, 1, false, &z);
+        double got = z.iteration_s - x.iteration_s, want = (slow[i] - 1) * x.compute_s;
+        ck_assert_msg(got <= want + 1e-10 && got >= want - 16 * 45e-9, "slowdown %g: %.12g, want %.12g", slow[i],
+                      got, want);
+        ck_assert_double_eq(z.compute_s, x.compute_s);
+        free1(&x);
+        free1(&z);
+        scenario_free(b);
+        g_free(y);
+    }
+    scenario_free(a);
+}
+END_TEST
+
+/* The draws: mean 1 and the cv asked for (sample moments of 200000
+ * draws; the standard error of the mean is cv/447), normal and
+ * lognormal, and a straggler multiplies from its iteration on. */
+START_TEST(test_draw_moments)
+{
+    const char *dists[] = {"normal", "lognormal"};
+    for (size_t i = 0; i < G_N_ELEMENTS(dists); i++) {
+        char *y = g_strdup_printf(BASE POLICIES "variation: {dist: %s, cv: 0.1, seed: 3}\n"
+                                  "stragglers: [{ranks: [2], slowdown: 1.5, from_iteration: 4}]\n", dists[i]);
+        Scenario *s = load(y);
+        double sum = 0, sq = 0;
+        int n = 0;
+        for (int r = 0; r < 8; r++)
+            if (r != 2)
+                for (int it = 0; it < 250; it++)
+                    for (int k = 0; k < 100; k++, n++) {
+                        double f = trainvar_factor(&s->var, r, it, k);
+                        sum += f;
+                        sq += f * f;
+                    }
+        double mean = sum / n, sd = sqrt(sq / n - mean * mean);
+        ck_assert_msg(fabs(mean - 1) < 0.002, "%s mean %g", dists[i], mean);
+        ck_assert_msg(fabs(sd - 0.1) < 0.002, "%s sd %g", dists[i], sd);
+        TrainVar plain = s->var;
+        plain.stragglers = NULL;
+        ck_assert_double_eq(trainvar_factor(&s->var, 2, 3, 7), trainvar_factor(&plain, 2, 3, 7));
+        ck_assert_double_eq(trainvar_factor(&s->var, 2, 4, 7), 1.5 * trainvar_factor(&plain, 2, 4, 7));
+        scenario_free(s);
+        g_free(y);
+    }
+}
+END_TEST
+
+/* Same seed, same numbers; another seed, other numbers; percentiles in
+ * order. */
+START_TEST(test_seeded)
+{
+    Scenario *a = load(BASE POLICIES "iterations: {warmup: 1, measured: 20}\nvariation: {cv: 0.2, seed: 1}\n");
+    Scenario *b = load(BASE POLICIES "iterations: {warmup: 1, measured: 20}\nvariation: {cv: 0.2, seed: 1}\n");
+    Scenario *c = load(BASE POLICIES "iterations: {warmup: 1, measured: 20}\nvariation: {cv: 0.2, seed: 2}\n");
+    for (guint p = 0; p < a->policies->len; p++) {
+        TrainResult x, y, z;
+        run1(a, (int)p, false, &x);
+        run1(b, (int)p, false, &y);
+        run1(c, (int)p, false, &z);
+        ck_assert_double_eq(x.iteration_s, y.iteration_s);
+        ck_assert_double_eq(x.iteration_p99_s, y.iteration_p99_s);
+        ck_assert_uint_eq(x.events, y.events);
+        ck_assert(x.iteration_s != z.iteration_s);
+        ck_assert(x.iteration_p50_s <= x.iteration_p99_s && x.iteration_p99_s <= x.iteration_max_s);
+        ck_assert(x.iteration_p50_s < x.iteration_max_s);
+        free1(&x);
+        free1(&y);
+        free1(&z);
+    }
+    scenario_free(a);
+    scenario_free(b);
+    scenario_free(c);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("whatif");
+    TCase *tc = testmain_case(s, "oracles");
+    tcase_add_test(tc, test_memo_equals_per_rank);
+    tcase_add_test(tc, test_zero_variation_is_none);
+    tc = testmain_case(s, "closed-forms");
+    tcase_add_test(tc, test_straggler_delays_ring);
+    tcase_add_test(tc, test_straggler_adds_compute);
+    tcase_add_test(tc, test_draw_moments);
+    tc = testmain_case(s, "determinism");
+    tcase_add_test(tc, test_seeded);
+    return s;
+}
+
+int main(void)
+{
+    return testmain_run(suite());
+}
