@@ -3,13 +3,14 @@
 #include "engine/engine.h"
 #include "io/calfile.h"
 #include "io/units.h"
+#include "net/netfault.h"
 #include "net/topocfg.h"
 
 #include <math.h>
 #include <string.h>
 
 #define SCENARIO_KEYS "name, description, model, gpu, gpus_file, precision, batch, cluster, policies, baseline, " \
-                      "iterations, compute, comm, variation, stragglers"
+                      "iterations, compute, comm, variation, stragglers, faults"
 #define CLUSTER_KEYS "topology, nodes, gpus_per_node, intra, calibration"
 #define POLICY_KEYS "name, overlap, algorithm, inter, bucket, first_bucket, ddp_layout, partition, fusion, " \
                     "hybrid, overrides"
@@ -29,6 +30,8 @@ void scenario_free(Scenario *s)
     if (s->policies)
         g_ptr_array_free(s->policies, TRUE);
     trainvar_clear(&s->var);
+    if (s->faults)
+        g_array_free(s->faults, TRUE);
     cfg_free(s->tree);
     g_free(s);
 }
@@ -457,6 +460,21 @@ static bool read_sections(CfgNode *root, Scenario *s, char **err)
     return true;
 }
 
+/* faults: links of the cluster's topology (net/netfault.h). */
+static bool read_faults(CfgNode *root, Scenario *s, char **err)
+{
+    s->faults = g_array_new(FALSE, FALSE, sizeof(NetFault));
+    CfgNode *f = cfg_get(root, "faults");
+    if (!f || cfg_is_null(f))
+        return true;
+    Topo *t = topo_new(&s->topo, err);
+    if (!t)
+        return false;
+    bool ok = netfault_read(f, t, s->faults, err);
+    topo_free(t);
+    return ok;
+}
+
 Scenario *scenario_from_cfg(CfgNode *root, char **err)
 {
     Scenario *s = g_new0(Scenario, 1);
@@ -508,10 +526,10 @@ Scenario *scenario_from_cfg(CfgNode *root, char **err)
     }
     s->name = g_strdup(name ? name : s->model->name);
     if (!read_batches(root, s, err) || !read_cluster(root, s, err) || !read_policies(root, s, err) ||
-        !read_sections(root, s, err) || !trainvar_read(root, s->world, &s->var, err) ||
+        !read_sections(root, s, err) || !trainvar_read(root, s->world, &s->var, err) || !read_faults(root, s, err) ||
         !cfg_check_keys(root, "the scenario", SCENARIO_KEYS, err))
         goto fail;
-    s->whatif = cfg_peek(root, "variation") || cfg_peek(root, "stragglers");
+    s->whatif = cfg_peek(root, "variation") || cfg_peek(root, "stragglers") || cfg_peek(root, "faults");
     return s;
 fail:
     scenario_free(s);

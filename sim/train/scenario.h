@@ -48,6 +48,7 @@ typedef struct {
     bool whatif;             /* a what-if key (variation, stragglers, ...) was given: results carry the
                               * iteration-time percentiles */
     TrainVar var;            /* compute variation and stragglers (trainvar.h) */
+    GArray *faults;          /* NetFault on the cluster's topology (net/netfault.h); owned, never NULL once read */
     CfgNode *tree;           /* the (overridden) tree it was read from; owned */
 } Scenario;
 

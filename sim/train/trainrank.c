@@ -21,6 +21,7 @@
  * comm.streams in flight) issues it on every rank at once. */
 #include "train/trainrank.h"
 #include "train/trainplan.h"
+#include "net/netfault.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -56,6 +57,7 @@ struct TR {
     GArray *units;           /* plan->units: SyncUnit */
     Sim *sim;                /* owned */
     Net *net;                /* owned */
+    NetFaults *faults;       /* the scenario's faults on net; owned */
     int world;               /* ranks */
     Rank *ranks;             /* world; owned */
     RUnit *u;                /* per unit: the current instance; owned */
@@ -75,7 +77,7 @@ static void rank_advance(Rank *rk);
 
 bool trainrank_needed(const Scenario *s)
 {
-    return trainvar_varies(&s->var);
+    return trainvar_varies(&s->var) || (s->faults && s->faults->len > 0);
 }
 
 /* Records a span if it belongs to the recorded iteration (compute) or to
@@ -299,6 +301,7 @@ static void tr_clear(TR *t)
         g_free(g_array_index(t->spans, TrainSpan, i).name);
     if (t->spans)
         g_array_free(t->spans, TRUE);
+    netfault_free(t->faults);
     net_free(t->net);
     sim_free(t->sim);
     trainplan_free(t->plan);
@@ -338,6 +341,8 @@ bool trainrank_run(const Scenario *s, int batch, int policy, const TrainOpts *o,
     t.world = s->world;
     t.sim = sim_new(s->seed);
     t.net = net_new(t.sim, t.plan->topo);
+    if (s->faults && s->faults->len)
+        t.faults = netfault_start(t.sim, t.net, t.plan->topo, s->faults);
     t.ranks = g_new0(Rank, t.world);
     t.u = g_new0(RUnit, MAX(t.units->len, 1));
     t.rec = g_new0(RUnit, MAX(t.units->len, 1));

@@ -40,3 +40,24 @@ grep -v -e '^variation' -e '^stragglers' "$T/s.yaml" >"$T/plain.yaml"
 "$A" run "$T/plain.yaml" >"$T/p.tab" && "$A" run "$T/zero.yaml" >"$T/z.tab" &&
     ! grep -q 'p50' "$T/p.tab" && diff <(cut -c1-57 "$T/p.tab" | tail -n +2) <(cut -c1-57 "$T/z.tab" | tail -n +2) >/dev/null &&
     ok "zero variation: the plain run's numbers" || fail "zero variation: the plain run's numbers"
+
+# Faults: a link at half bandwidth slows the job and shows in the
+# percentiles only while it lasts; a sweep takes a fault key as an axis.
+cat >"$T/f.yaml" <<'Y'
+model: vgg16-cifar10
+gpu: v100
+batch: [32]
+cluster: {topology: star, nodes: 8, link: {bandwidth: 10Gbps, latency: 5us}}
+policies:
+  - {name: ddp, overlap: ddp, algorithm: ring}
+iterations: {warmup: 1, measured: 10}
+faults: [{link: h3->sw0, at: 0.5s, until: 1.2s, bandwidth: 5Gbps}]
+Y
+"$A" run "$T/f.yaml" --json "$T/f.json" >/dev/null
+p50=$(sed -n 's/.*"iteration_p50_s":[[:space:]]*\([0-9.e-]*\).*/\1/p' "$T/f.json")
+mx=$(sed -n 's/.*"iteration_max_s":[[:space:]]*\([0-9.e-]*\).*/\1/p' "$T/f.json")
+awk -v a="$p50" -v b="$mx" 'BEGIN { exit !(b > 1.5 * a) }' && ok "a temporary fault shows in the tail (p50 $p50, max $mx)" ||
+    fail "a temporary fault shows in the tail" "$p50 $mx"
+{ cat "$T/f.yaml"; printf 'sweep:\n  faults.0.bandwidth: [1Gbps, 5Gbps]\n'; } >"$T/fsw.yaml"
+"$A" sweep "$T/fsw.yaml" --out "$T/fs" --jobs 2 >/dev/null 2>&1 && [ "$(wc -l <"$T/fs/results.jsonl")" = 2 ] &&
+    ok "faults.0.bandwidth is a sweep axis" || fail "faults.0.bandwidth is a sweep axis"

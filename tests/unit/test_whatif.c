@@ -5,6 +5,7 @@
  * iteration without overlap; the draws have the mean and spread asked
  * for; the same seed gives the same numbers, another seed others. */
 #include "coll/collexec.h"
+#include "net/netfault.h"
 #include "train/train.h"
 
 #include "testfix.h"
@@ -257,6 +258,125 @@ START_TEST(test_seeded)
 }
 END_TEST
 
+/* The directed link a->b of t (by node names). */
+static uint32_t link_named(const Topo *t, const char *a, const char *b)
+{
+    for (guint l = 0; l < t->links->len; l++) {
+        const TopoLink *k = &g_array_index(t->links, TopoLink, l);
+        if (strcmp(g_ptr_array_index(t->node_names, k->from), a) == 0 &&
+            strcmp(g_ptr_array_index(t->node_names, k->to), b) == 0)
+            return l;
+    }
+    ck_abort_msg("no link %s->%s", a, b);
+    return 0;
+}
+
+/* One all-reduce of `bytes` on t under faults (NetFault; NULL: none);
+ * returns its time in ps, and each link's bytes into lb (if non-NULL). */
+static simtime_t faulted(Topo *t, CollAlgo a, int p, uint64_t bytes, const GArray *faults, uint64_t *lb)
+{
+    char *err = NULL;
+    CollSchedule *s = coll_schedule_new(p, bytes / 4);
+    ck_assert(coll_build(s, a, NULL, &err));
+    Sim *sim = sim_new(SIM_DEFAULT_SEED);
+    Net *net = net_new(sim, t);
+    NetFaults *nf = faults ? netfault_start(sim, net, t, faults) : NULL;
+    Done dn = {0};
+    CollRunSpec run = {.sim = sim, .net = net, .topo = t, .sched = s, .elem_bytes = 4, .done = on_done, .ctx = &dn};
+    CollExec *x = collexec_start(&run);
+    sim_run(sim);
+    ck_assert_msg(dn.fired && !sim->failed, "%s", sim->error);
+    simtime_t end = collexec_end_time(x);
+    for (guint l = 0; lb && l < t->links->len; l++)
+        lb[l] = net_link_stats(net, l)->bytes;
+    collexec_free(x);
+    netfault_free(nf);
+    net_free(net);
+    sim_free(sim);
+    coll_schedule_free(s);
+    return end;
+}
+
+/* Closed form: a host link at half bandwidth on a ring's path makes the
+ * ring's bandwidth term 2(p-1)/p n/B twice as long (every step of the
+ * ring waits for the slow link's message); latency terms stay. A fault
+ * that ends before the ring starts changes nothing; a latency fault of
+ * +d on one link adds 2(p-1) d (every step crosses it once on rank 0's
+ * send). */
+START_TEST(test_half_bandwidth_ring)
+{
+    int ps[] = {4, 8};
+    for (size_t i = 0; i < G_N_ELEMENTS(ps); i++) {
+        int p = ps[i];
+        uint64_t n = 64u << 20;
+        TopoSpec sp;
+        topo_spec_init(&sp);
+        sp.hosts = p;
+        char *err = NULL;
+        Topo *t = topo_new(&sp, &err);
+        ck_assert_msg(t, "%s", err);
+        double bw = g_array_index(t->links, TopoLink, 0).bw_Bps;
+        simtime_t t0 = faulted(t, COLL_RING, p, n, NULL, NULL);
+        GArray *f = g_array_new(FALSE, TRUE, sizeof(NetFault));
+        NetFault half = {.link = {link_named(t, "h0", "sw0")}, .nlinks = 1, .kind = NETFAULT_BANDWIDTH,
+                         .bw_Bps = bw / 2, .until_s = INFINITY};
+        g_array_append_val(f, half);
+        simtime_t th = faulted(t, COLL_RING, p, n, f, NULL);
+        double term = 2.0 * (p - 1) / p * (double)n / bw * PS_PER_S;
+        ck_assert_msg(fabs((double)(th - t0) - term) <= 2.0 * (p - 1), "p=%d: %" G_GUINT64_FORMAT " vs %g", p,
+                      (guint64)(th - t0), term);
+        g_array_index(f, NetFault, 0).at_s = 0;
+        g_array_index(f, NetFault, 0).until_s = 1e-12;   /* over before anything is sent after it */
+        ck_assert_uint_le(faulted(t, COLL_RING, p, n, f, NULL) - t0, term / 2 / (p - 1) + 1);
+        NetFault slow = {.link = {link_named(t, "h0", "sw0")}, .nlinks = 1, .kind = NETFAULT_LATENCY,
+                         .latency_s = 5e-6 + 1e-3, .until_s = INFINITY};
+        g_array_index(f, NetFault, 0) = slow;
+        ck_assert_uint_eq(faulted(t, COLL_RING, p, n, f, NULL) - t0, 2 * (p - 1) * (simtime_t)1000000000);
+        g_array_free(f, TRUE);
+        topo_free(t);
+        topo_spec_clear(&sp);
+    }
+}
+END_TEST
+
+/* A cable down on a fat-tree: traffic takes the other shortest paths,
+ * nothing crosses the cable, every byte still arrives (the schedule's
+ * bytes times the hops of the routes taken, which are as short: the
+ * total over links equals the healthy run's), and it takes no less time. */
+START_TEST(test_fattree_reroute)
+{
+    TopoSpec sp;
+    topo_spec_init(&sp);
+    sp.kind = TOPO_FATTREE;
+    sp.k = 4;
+    sp.hosts = 16;
+    char *err = NULL;
+    Topo *t = topo_new(&sp, &err);
+    ck_assert_msg(t, "%s", err);
+    uint64_t *b0 = g_new0(uint64_t, t->links->len), *b1 = g_new0(uint64_t, t->links->len);
+    simtime_t t0 = faulted(t, COLL_BUTTERFLY, 16, 1 << 20, NULL, b0);
+    uint32_t up = link_named(t, "sw0", "sw8"), dn = link_named(t, "sw8", "sw0");
+    ck_assert_uint_gt(b0[up] + b0[dn], 0);
+    GArray *f = g_array_new(FALSE, TRUE, sizeof(NetFault));
+    NetFault cut = {.link = {up, dn}, .nlinks = 2, .kind = NETFAULT_DOWN, .until_s = INFINITY};
+    g_array_append_val(f, cut);
+    simtime_t t1 = faulted(t, COLL_BUTTERFLY, 16, 1 << 20, f, b1);
+    ck_assert_uint_eq(b1[up] + b1[dn], 0);
+    uint64_t s0 = 0, s1 = 0;
+    for (guint l = 0; l < t->links->len; l++) {
+        s0 += b0[l];
+        s1 += b1[l];
+    }
+    ck_assert_uint_eq(s0, s1);
+    ck_assert_uint_ge(t1, t0);
+    g_array_free(f, TRUE);
+    g_free(b0);
+    g_free(b1);
+    topo_free(t);
+    topo_spec_clear(&sp);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("whatif");
@@ -267,6 +387,8 @@ static Suite *suite(void)
     tcase_add_test(tc, test_straggler_delays_ring);
     tcase_add_test(tc, test_straggler_adds_compute);
     tcase_add_test(tc, test_draw_moments);
+    tcase_add_test(tc, test_half_bandwidth_ring);
+    tcase_add_test(tc, test_fattree_reroute);
     tc = testmain_case(s, "determinism");
     tcase_add_test(tc, test_seeded);
     return s;
