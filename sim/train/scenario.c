@@ -4,13 +4,14 @@
 #include "io/calfile.h"
 #include "io/units.h"
 #include "net/netfault.h"
+#include "train/trainbg.h"
 #include "net/topocfg.h"
 
 #include <math.h>
 #include <string.h>
 
 #define SCENARIO_KEYS "name, description, model, gpu, gpus_file, precision, batch, cluster, policies, baseline, " \
-                      "iterations, compute, comm, variation, stragglers, faults"
+                      "iterations, compute, comm, variation, stragglers, faults, background"
 #define CLUSTER_KEYS "topology, nodes, gpus_per_node, intra, calibration"
 #define POLICY_KEYS "name, overlap, algorithm, inter, bucket, first_bucket, ddp_layout, partition, fusion, " \
                     "hybrid, overrides"
@@ -32,6 +33,8 @@ void scenario_free(Scenario *s)
     trainvar_clear(&s->var);
     if (s->faults)
         g_array_free(s->faults, TRUE);
+    if (s->background)
+        g_array_free(s->background, TRUE);
     cfg_free(s->tree);
     g_free(s);
 }
@@ -475,6 +478,13 @@ static bool read_faults(CfgNode *root, Scenario *s, char **err)
     return ok;
 }
 
+/* background: other jobs' flows between the cluster's hosts (train/trainbg.h). */
+static bool read_background(CfgNode *root, Scenario *s, char **err)
+{
+    s->background = trainbg_flows_new();
+    return trainbg_read(cfg_get(root, "background"), s->world, s->background, err);
+}
+
 Scenario *scenario_from_cfg(CfgNode *root, char **err)
 {
     Scenario *s = g_new0(Scenario, 1);
@@ -527,9 +537,11 @@ Scenario *scenario_from_cfg(CfgNode *root, char **err)
     s->name = g_strdup(name ? name : s->model->name);
     if (!read_batches(root, s, err) || !read_cluster(root, s, err) || !read_policies(root, s, err) ||
         !read_sections(root, s, err) || !trainvar_read(root, s->world, &s->var, err) || !read_faults(root, s, err) ||
+        !read_background(root, s, err) ||
         !cfg_check_keys(root, "the scenario", SCENARIO_KEYS, err))
         goto fail;
-    s->whatif = cfg_peek(root, "variation") || cfg_peek(root, "stragglers") || cfg_peek(root, "faults");
+    s->whatif = cfg_peek(root, "variation") || cfg_peek(root, "stragglers") || cfg_peek(root, "faults") ||
+                cfg_peek(root, "background");
     return s;
 fail:
     scenario_free(s);

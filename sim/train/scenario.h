@@ -49,6 +49,7 @@ typedef struct {
                               * iteration-time percentiles */
     TrainVar var;            /* compute variation and stragglers (trainvar.h) */
     GArray *faults;          /* NetFault on the cluster's topology (net/netfault.h); owned, never NULL once read */
+    GArray *background;      /* TrainBgFlow, other jobs' traffic (train/trainbg.h); owned, never NULL once read */
     CfgNode *tree;           /* the (overridden) tree it was read from; owned */
 } Scenario;
 

@@ -22,6 +22,7 @@
 #include "train/trainrank.h"
 #include "train/trainplan.h"
 #include "net/netfault.h"
+#include "train/trainbg.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -58,6 +59,8 @@ struct TR {
     Sim *sim;                /* owned */
     Net *net;                /* owned */
     NetFaults *faults;       /* the scenario's faults on net; owned */
+    TrainBg *bg;             /* other jobs' traffic on net; owned */
+    int ranks_done;          /* ranks that ran every iteration */
     int world;               /* ranks */
     Rank *ranks;             /* world; owned */
     RUnit *u;                /* per unit: the current instance; owned */
@@ -77,7 +80,8 @@ static void rank_advance(Rank *rk);
 
 bool trainrank_needed(const Scenario *s)
 {
-    return trainvar_varies(&s->var) || (s->faults && s->faults->len > 0);
+    return trainvar_varies(&s->var) || (s->faults && s->faults->len > 0) ||
+           (s->background && s->background->len > 0);
 }
 
 /* Records a span if it belongs to the recorded iteration (compute) or to
@@ -249,6 +253,8 @@ static void task_done(void *ctx, void *data)
     const TrainTask *k = data;
     rk->busy = false;
     trainwalk_end(&rk->w, unit_ready, rk);
+    if (rk->w.iter >= rk->t->iters && ++rk->t->ranks_done == rk->t->world)
+        trainbg_stop(rk->t->bg);   /* the run is over: other jobs' streams end with it */
     if (k->kind == TRAIN_TASK_BWD)
         rank_dispatch(rk);
     rank_advance(rk);
@@ -302,6 +308,7 @@ static void tr_clear(TR *t)
     if (t->spans)
         g_array_free(t->spans, TRUE);
     netfault_free(t->faults);
+    trainbg_free(t->bg);
     net_free(t->net);
     sim_free(t->sim);
     trainplan_free(t->plan);
@@ -343,6 +350,8 @@ bool trainrank_run(const Scenario *s, int batch, int policy, const TrainOpts *o,
     t.net = net_new(t.sim, t.plan->topo);
     if (s->faults && s->faults->len)
         t.faults = netfault_start(t.sim, t.net, t.plan->topo, s->faults);
+    if (s->background && s->background->len)
+        t.bg = trainbg_start(t.sim, t.net, t.plan->topo, s->background);
     t.ranks = g_new0(Rank, t.world);
     t.u = g_new0(RUnit, MAX(t.units->len, 1));
     t.rec = g_new0(RUnit, MAX(t.units->len, 1));

@@ -119,8 +119,7 @@ static uint64_t mix64(uint64_t z)
     return z ^ (z >> 31);
 }
 
-/* A uniform draw in (0, 1] for (seed, rank, iteration, k). */
-static double uniform(uint64_t seed, int r, int iter, uint64_t k)
+double trainvar_uniform(uint64_t seed, int r, int iter, uint64_t k)
 {
     uint64_t h = mix64(seed);
     h = mix64(h ^ (uint64_t)(uint32_t)r);
@@ -134,7 +133,8 @@ double trainvar_factor(const TrainVar *v, int r, int iter, int slot)
     double f = 1;
     if (v->dist != TRAINVAR_NONE && v->cv > 0) {
         /* Box-Muller: one standard normal from two uniforms */
-        double u1 = uniform(v->seed, r, iter, 2 * (uint64_t)slot), u2 = uniform(v->seed, r, iter, 2 * (uint64_t)slot + 1);
+        double u1 = trainvar_uniform(v->seed, r, iter, 2 * (uint64_t)slot);
+        double u2 = trainvar_uniform(v->seed, r, iter, 2 * (uint64_t)slot + 1);
         double z = sqrt(-2 * log(u1)) * cos(2 * G_PI * u2);
         if (v->dist == TRAINVAR_NORMAL) {
             f = 1 + v->cv * z;

@@ -51,6 +51,10 @@ bool trainvar_varies(const TrainVar *v);
  * clipped at 0) times every straggler slowdown that applies. */
 double trainvar_factor(const TrainVar *v, int r, int iter, int slot);
 
+/* The counter-based uniform draw in (0, 1] of (seed, a, b, k): a
+ * function of its arguments only (splitmix64). */
+double trainvar_uniform(uint64_t seed, int a, int b, uint64_t k);
+
 /* The measured iterations' times from the iteration start times (ps;
  * start[W .. W+M] valid, M >= 1): their mean, median, 99th percentile
  * and maximum in seconds. */
