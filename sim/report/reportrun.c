@@ -173,6 +173,59 @@ void report_run_csv(FILE *out, const Scenario *s, const GArray *results)
     }
 }
 
+/* One "X" span of the trace on (pid, tid), shifted by t0. */
+static void trace_span(cJSON *ev, const TrainSpan *sp, int pid, double t0)
+{
+    cJSON *x = cJSON_CreateObject();
+    cJSON_AddStringToObject(x, "name", sp->name);
+    cJSON_AddStringToObject(x, "cat", sp->track ? "comm" : "compute");
+    cJSON_AddStringToObject(x, "ph", "X");
+    cJSON_AddNumberToObject(x, "pid", pid);
+    cJSON_AddNumberToObject(x, "tid", sp->track);
+    cJSON_AddNumberToObject(x, "ts", (sp->start_s - t0) * 1e6);
+    cJSON_AddNumberToObject(x, "dur", sp->dur_s * 1e6);
+    cJSON_AddItemToArray(ev, x);
+}
+
+/* What-if runs: each traced rank's own compute track (TrainSpan.rank),
+ * and the collectives (every rank takes part) on each. */
+static void trace_per_rank(cJSON *ev, const Scenario *s, const TrainResult *r, double t0)
+{
+    bool *shown = g_new0(bool, s->world);
+    for (guint i = 0; r->spans && i < r->spans->len; i++) {
+        const TrainSpan *sp = &g_array_index(r->spans, TrainSpan, i);
+        if (sp->track == 0 && sp->rank >= 0 && sp->rank < s->world)
+            shown[sp->rank] = true;
+    }
+    for (int k = 0; k < s->world; k++) {
+        if (!shown[k])
+            continue;
+        cJSON *m = cJSON_CreateObject();
+        cJSON_AddStringToObject(m, "name", "process_name");
+        cJSON_AddStringToObject(m, "ph", "M");
+        cJSON_AddNumberToObject(m, "pid", k);
+        char nm[64];
+        snprintf(nm, sizeof nm, "rank %d", k);
+        cJSON_AddStringToObject(cJSON_AddObjectToObject(m, "args"), "name", nm);
+        cJSON_AddItemToArray(ev, m);
+        for (int tid = 0; tid < 2; tid++) {
+            cJSON *t = cJSON_CreateObject();
+            cJSON_AddStringToObject(t, "name", "thread_name");
+            cJSON_AddStringToObject(t, "ph", "M");
+            cJSON_AddNumberToObject(t, "pid", k);
+            cJSON_AddNumberToObject(t, "tid", tid);
+            cJSON_AddStringToObject(cJSON_AddObjectToObject(t, "args"), "name", tid ? "communication" : "compute");
+            cJSON_AddItemToArray(ev, t);
+        }
+        for (guint i = 0; r->spans && i < r->spans->len; i++) {
+            const TrainSpan *sp = &g_array_index(r->spans, TrainSpan, i);
+            if (sp->track == 1 || sp->rank == k)
+                trace_span(ev, sp, k, t0);
+        }
+    }
+    g_free(shown);
+}
+
 void report_run_trace(FILE *out, const Scenario *s, const TrainResult *r, int ranks_shown)
 {
     const Policy *p = policy_of(s, r);
@@ -184,6 +237,10 @@ void report_run_trace(FILE *out, const Scenario *s, const TrainResult *r, int ra
         if (g_array_index(r->spans, TrainSpan, i).start_s < t0)
             t0 = g_array_index(r->spans, TrainSpan, i).start_s;
     int nr = ranks_shown < 2 || s->world == 1 ? 1 : 2;
+    if (s->whatif) {
+        trace_per_rank(ev, s, r, t0);
+        nr = 0;
+    }
     for (int k = 0; k < nr; k++) {
         cJSON *m = cJSON_CreateObject();
         cJSON_AddStringToObject(m, "name", "process_name");

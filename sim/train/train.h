@@ -31,7 +31,7 @@ typedef struct {
     bool forward;            /* compute: a forward pass (with its layer's update under layer/priority) */
     double start_s, dur_s;   /* from the recorded iteration's start; may be < 0 for iter -1 */
     double value;            /* comm: mean NIC egress utilization in [0,1] while it ran */
-    int rank;                /* compute: the rank whose stream it is (0 unless every rank is traced) */
+    int rank;                /* compute: the rank whose stream it is (per-rank runs; else 0, standing for all) */
 } TrainSpan;
 
 typedef struct {
@@ -54,7 +54,8 @@ typedef struct {
 typedef struct {
     bool layers;             /* fill units */
     bool trace;              /* fill spans */
-    bool trace_ranks;        /* per-rank runs: spans of every rank's compute stream (else rank 0's) */
+    bool trace_ranks;        /* per-rank runs: spans of every rank's compute stream (else the first and
+                              * the last rank's) */
     bool per_rank;           /* run the per-rank engine (trainrank.h) even when nothing varies */
 } TrainOpts;
 

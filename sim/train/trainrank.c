@@ -69,7 +69,7 @@ struct TR {
     int rec_iter;            /* iteration recorded for --layers / --trace */
     simtime_t *iter_start;   /* per iteration: when its last rank started it, ps; owned */
     GArray *spans;           /* TrainSpan of rec_iter, or NULL */
-    bool trace_all;          /* spans of every rank's compute (else rank 0's) */
+    bool trace_all;          /* spans of every rank's compute (else the first and the last rank's) */
     simtime_t comm_ps;       /* sum of rec_iter's collective durations */
     bool negotiated;         /* priority: one shared queue of units every rank released */
     GQueue *gqueue;          /* negotiated: released-everywhere units not issued (GINT) */
@@ -277,7 +277,7 @@ static void rank_advance(Rank *rk)
     rk->waiting = false;
     trainwalk_start(&rk->w);
     simtime_t dur = task_time(rk, k);
-    if (t->spans && rk->w.iter == t->rec_iter && (rk->r == 0 || t->trace_all)) {
+    if (t->spans && rk->w.iter == t->rec_iter && (rk->r == 0 || rk->r == t->world - 1 || t->trace_all)) {
         char buf[160];
         add_span(t, (TrainSpan){.name = g_strdup(task_name(t, k, buf, sizeof buf)), .first_layer = k->layer,
                                 .last_layer = k->layer, .forward = k->kind == TRAIN_TASK_FWD, .rank = rk->r},

@@ -61,3 +61,13 @@ awk -v a="$p50" -v b="$mx" 'BEGIN { exit !(b > 1.5 * a) }' && ok "a temporary fa
 { cat "$T/f.yaml"; printf 'sweep:\n  faults.0.bandwidth: [1Gbps, 5Gbps]\n'; } >"$T/fsw.yaml"
 "$A" sweep "$T/fsw.yaml" --out "$T/fs" --jobs 2 >/dev/null 2>&1 && [ "$(wc -l <"$T/fs/results.jsonl")" = 2 ] &&
     ok "faults.0.bandwidth is a sweep axis" || fail "faults.0.bandwidth is a sweep axis"
+
+# --trace-ranks all: every rank's compute track; the default, the first
+# and the last rank's; a straggler's track is the longest.
+"$A" run "$T/s.yaml" --trace "$T/all.json" --trace-ranks all --trace-policy ddp >/dev/null &&
+    "$A" run "$T/s.yaml" --trace "$T/ends.json" --trace-policy ddp >/dev/null
+na=$(grep -c '"process_name"' "$T/all.json"); ne=$(grep -c '"process_name"' "$T/ends.json")
+[ "$na" = 8 ] && [ "$ne" = 2 ] && ok "--trace-ranks all: 8 ranks, default 2" || fail "--trace-ranks" "$na $ne"
+"$A" run "$T/s.yaml" --trace-ranks some --trace "$T/x.json" >/dev/null 2>"$T/err"; rc=$?
+[ $rc = 2 ] && grep -q "^--trace-ranks: 'some'; expected all or ends$" "$T/err" && ok "--trace-ranks some: exit 2" ||
+    fail "--trace-ranks some: exit 2" "$rc $(cat "$T/err")"
