@@ -130,11 +130,7 @@ int cmdrun_run(const CmdRunOpts *o, FILE *out, char **err)
         report_run_table(out, s, res, o->layers);
     if (rc == 0 && o->plot)
         rc = plot_run(o->plot, &ro, err);
-    if (traced.spans) {
-        GArray *one = g_array_new(FALSE, TRUE, sizeof(TrainResult));
-        g_array_append_val(one, traced);
-        train_results_free(one);
-    }
+    train_result_clear(&traced);
     train_results_free(res);
     scenario_free(s);
     return rc;

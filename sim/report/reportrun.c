@@ -57,6 +57,9 @@ cJSON *report_result_json(const Scenario *s, const TrainResult *r)
         add_num(o, "iteration_p50_s", r->iteration_p50_s);
         add_num(o, "iteration_p99_s", r->iteration_p99_s);
         add_num(o, "iteration_max_s", r->iteration_max_s);
+        if (r->iter_times)   /* the distribution itself: `arsim plot` draws its CDF */
+            cJSON_AddItemToObject(o, "iteration_times_s",
+                                  cJSON_CreateDoubleArray((const double *)r->iter_times->data, (int)r->iter_times->len));
     }
     add_num(o, "compute_s", r->compute_s);
     add_num(o, "comm_s", r->comm_s);

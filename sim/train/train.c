@@ -307,7 +307,7 @@ bool train_run_ex(const Scenario *s, int batch, int policy, const TrainOpts *o, 
     out->iteration_s = sim_ps_to_seconds(t.iter_start[W + M] - t.iter_start[W]) / M;
     double mean;
     trainvar_iter_stats(t.iter_start, W, M, &mean, &out->iteration_p50_s, &out->iteration_p99_s,
-                        &out->iteration_max_s);
+                        &out->iteration_max_s, s->whatif ? &out->iter_times : NULL);
     double compute = t.plan->compute_s;
     out->compute_s = compute;
     out->comm_s = sim_ps_to_seconds(t.comm_ps);
@@ -335,20 +335,26 @@ void train_results_free(GArray *results)
 {
     if (!results)
         return;
-    for (guint i = 0; i < results->len; i++) {
-        TrainResult *r = &g_array_index(results, TrainResult, i);
-        for (guint j = 0; r->units && j < r->units->len; j++) {
-            g_free(g_array_index(r->units, TrainUnitRow, j).name);
-            g_free(g_array_index(r->units, TrainUnitRow, j).reason);
-        }
-        if (r->units)
-            g_array_free(r->units, TRUE);
-        for (guint j = 0; r->spans && j < r->spans->len; j++)
-            g_free(g_array_index(r->spans, TrainSpan, j).name);
-        if (r->spans)
-            g_array_free(r->spans, TRUE);
-    }
+    for (guint i = 0; i < results->len; i++)
+        train_result_clear(&g_array_index(results, TrainResult, i));
     g_array_free(results, TRUE);
+}
+
+void train_result_clear(TrainResult *r)
+{
+    for (guint j = 0; r->units && j < r->units->len; j++) {
+        g_free(g_array_index(r->units, TrainUnitRow, j).name);
+        g_free(g_array_index(r->units, TrainUnitRow, j).reason);
+    }
+    if (r->units)
+        g_array_free(r->units, TRUE);
+    for (guint j = 0; r->spans && j < r->spans->len; j++)
+        g_free(g_array_index(r->spans, TrainSpan, j).name);
+    if (r->spans)
+        g_array_free(r->spans, TRUE);
+    if (r->iter_times)
+        g_array_free(r->iter_times, TRUE);
+    r->units = r->spans = r->iter_times = NULL;
 }
 
 GArray *train_run_all(const Scenario *s, const TrainOpts *o, char **err)

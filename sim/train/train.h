@@ -41,6 +41,8 @@ typedef struct {
     double iteration_p50_s;  /* median of the measured iterations' times */
     double iteration_p99_s;  /* their 99th percentile (nearest rank) */
     double iteration_max_s;  /* the longest */
+    GArray *iter_times;      /* double: each measured iteration's time, s, in order (what-if scenarios), or
+                              * NULL; owned */
     double compute_s;        /* forward + backward + update per iteration */
     double comm_s;           /* sum of all-reduce durations per iteration */
     double exposed_comm_s;   /* iteration_s - compute_s: compute stream waiting on sync */
@@ -67,5 +69,7 @@ bool train_run_ex(const Scenario *s, int batch, int policy, const TrainOpts *o, 
 /* Every (batch, policy) in order batch-major; fills speedup. GArray of TrainResult. */
 GArray *train_run_all(const Scenario *s, const TrainOpts *o, char **err);
 void train_results_free(GArray *results);
+/* Frees what one result owns (units, spans, iteration times). */
+void train_result_clear(TrainResult *r);
 
 #endif

@@ -391,7 +391,7 @@ bool trainrank_run(const Scenario *s, int batch, int policy, const TrainOpts *o,
     }
     int W = s->warmup, M = s->measured;
     trainvar_iter_stats(t.iter_start, W, M, &out->iteration_s, &out->iteration_p50_s, &out->iteration_p99_s,
-                        &out->iteration_max_s);
+                        &out->iteration_max_s, s->whatif ? &out->iter_times : NULL);
     out->compute_s = t.plan->compute_s;
     out->comm_s = sim_ps_to_seconds(t.comm_ps);
     out->exposed_comm_s = out->iteration_s - out->compute_s > 0 ? out->iteration_s - out->compute_s : 0;

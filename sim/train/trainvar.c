@@ -169,11 +169,16 @@ double trainvar_quantile(double *vals, int n, double q)
     return vals[k < 0 ? 0 : k >= n ? n - 1 : k];
 }
 
-void trainvar_iter_stats(const simtime_t *start, int W, int M, double *mean, double *p50, double *p99, double *max)
+void trainvar_iter_stats(const simtime_t *start, int W, int M, double *mean, double *p50, double *p99, double *max,
+                         GArray **times)
 {
     double *d = g_new(double, M);
     for (int i = 0; i < M; i++)
         d[i] = (double)(start[W + i + 1] - start[W + i]) / PS_PER_S;
+    if (times) {
+        *times = g_array_sized_new(FALSE, FALSE, sizeof(double), (guint)M);
+        g_array_append_vals(*times, d, (guint)M);
+    }
     *mean = (double)(start[W + M] - start[W]) / PS_PER_S / M;
     *p50 = trainvar_quantile(d, M, 0.5);
     *p99 = trainvar_quantile(d, M, 0.99);

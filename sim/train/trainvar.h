@@ -57,8 +57,10 @@ double trainvar_uniform(uint64_t seed, int a, int b, uint64_t k);
 
 /* The measured iterations' times from the iteration start times (ps;
  * start[W .. W+M] valid, M >= 1): their mean, median, 99th percentile
- * and maximum in seconds. */
-void trainvar_iter_stats(const simtime_t *start, int W, int M, double *mean, double *p50, double *p99, double *max);
+ * and maximum in seconds; with times non-NULL, the times themselves, in
+ * order, into a new GArray of double (*times; the caller frees it). */
+void trainvar_iter_stats(const simtime_t *start, int W, int M, double *mean, double *p50, double *p99, double *max,
+                         GArray **times);
 
 /* Nearest-rank q-quantile (0 < q <= 1) of n >= 1 values; sorts them. */
 double trainvar_quantile(double *vals, int n, double q);

@@ -71,3 +71,16 @@ na=$(grep -c '"process_name"' "$T/all.json"); ne=$(grep -c '"process_name"' "$T/
 "$A" run "$T/s.yaml" --trace-ranks some --trace "$T/x.json" >/dev/null 2>"$T/err"; rc=$?
 [ $rc = 2 ] && grep -q "^--trace-ranks: 'some'; expected all or ends$" "$T/err" && ok "--trace-ranks some: exit 2" ||
     fail "--trace-ranks some: exit 2" "$rc $(cat "$T/err")"
+
+# Plots (with gnuplot): a what-if run draws the CDF of its iterations per
+# policy, with one point per measured iteration; a sweep over a
+# straggler's slowdown draws the speed-up against it.
+if command -v gnuplot >/dev/null; then
+    "$A" run "$T/s.yaml" --plot "$T/pl" >/dev/null 2>&1 && [ -s "$T/pl/iteration_cdf.png" ] &&
+        [ "$(grep -c '^[0-9]' "$T/pl/iteration_cdf.dat")" = 20 ] && ok "iteration_cdf: 2 policies x 10 iterations" ||
+        fail "iteration_cdf: 2 policies x 10 iterations"
+    { sed 's/slowdown: 1.2/slowdown: 1/' "$T/s.yaml"; printf 'sweep:\n  stragglers.0.slowdown: [1, 1.5, 2]\n'; } >"$T/ss.yaml"
+    "$A" sweep "$T/ss.yaml" --out "$T/ss" --jobs 1 >/dev/null 2>&1 && "$A" plot "$T/ss/results.jsonl" --out "$T/ssp" >/dev/null 2>&1 &&
+        [ -s "$T/ssp/speedup_vs_whatif-01.png" ] && [ "$(grep -c '^[0-9]' "$T/ssp/speedup_vs_whatif-01.dat")" = 6 ] &&
+        ok "speedup_vs_whatif: 2 policies x 3 slowdowns" || fail "speedup_vs_whatif: 2 policies x 3 slowdowns"
+fi

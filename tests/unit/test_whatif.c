@@ -36,9 +36,7 @@ static void run1(const Scenario *s, int p, bool per_rank, TrainResult *r)
 
 static void free1(TrainResult *r)
 {
-    GArray *a = g_array_new(FALSE, FALSE, sizeof(TrainResult));
-    g_array_append_val(a, *r);
-    train_results_free(a);
+    train_result_clear(r);
 }
 
 /* The memo (one stream, idle-network durations) equals every rank's
