@@ -422,7 +422,7 @@ START_TEST(test_background_load)
     bg_alone("- {pattern: permutation, load: 0.4, message: 64KiB, seed: 5}", 2.0, lb, &t);
     double want = 0.4 * 1.25e9 * 2.0;
     for (int h = 0; h < 8; h++) {
-        char hn[8];
+        char hn[16];
         snprintf(hn, sizeof hn, "h%d", h);
         double up = (double)lb[link_named(t, hn, "sw0")], down = (double)lb[link_named(t, "sw0", hn)];
         ck_assert_msg(fabs(up / want - 1) < 0.04, "h%d sent %g of %g", h, up, want);
@@ -434,7 +434,7 @@ START_TEST(test_background_load)
     ck_assert_uint_eq(lb[link_named(t, "h5", "sw0")], 0);
     ck_assert_uint_eq(lb[link_named(t, "h0", "sw0")], 0);
     for (int h = 1; h <= 3; h++) {
-        char hn[8];
+        char hn[16];
         snprintf(hn, sizeof hn, "h%d", h);
         sum += lb[link_named(t, hn, "sw0")];
     }
