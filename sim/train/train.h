@@ -18,7 +18,8 @@ typedef struct {
     double end_s;            /* all-reduce ended */
     double needed_s;         /* next forward (or the optimizer step) needed it */
     double hidden_s;         /* part of [start, end] before needed_s */
-    double wait_s;           /* per-rank runs: the last rank issued it this long after the first (0 otherwise) */
+    double wait_s;           /* per-rank runs: the last rank issued it this long after the first (priority:
+                              * released it, the order being negotiated); 0 otherwise */
 } TrainUnitRow;
 
 /* One span on a timeline track, for the Chrome trace. */

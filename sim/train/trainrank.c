@@ -48,6 +48,7 @@ typedef struct {
     simtime_t ready;         /* the first rank released it */
     simtime_t start;         /* the first rank issued it (its collective started) */
     simtime_t last_issue;    /* the last rank issued it */
+    simtime_t last_ready;    /* the last rank released it */
     simtime_t end;           /* its collective ended */
     simtime_t needed;        /* a rank's stream first wanted it (0: not yet) */
 } RUnit;
@@ -194,6 +195,8 @@ static void unit_ready(void *ctx, int u)
         ru->ready = t->sim->now;
         ru->needed = 0;
     }
+    if (ru->released == t->world)
+        ru->last_ready = t->sim->now;
     if (!t->negotiated) {
         trainplan_enqueue(t->plan, rk->queue, u);
     } else if (ru->released == t->world) {
@@ -330,7 +333,9 @@ static void fill_rows(TR *t, TrainResult *out)
         r.needed_s = (double)((int64_t)need - (int64_t)base) / PS_PER_S;
         simtime_t hid_end = need < st->end ? need : st->end;
         r.hidden_s = hid_end > st->start ? sim_ps_to_seconds(hid_end - st->start) : 0;
-        r.wait_s = sim_ps_to_seconds(st->last_issue - st->start);
+        /* the wait for the slowest rank: between the first and the last issue, or, when the order is
+         * negotiated (every rank issues at once), between the first and the last release */
+        r.wait_s = sim_ps_to_seconds(t->negotiated ? st->last_ready - st->ready : st->last_issue - st->start);
         g_array_append_val(out->units, r);
     }
 }
