@@ -188,6 +188,13 @@ START_TEST(test_straggler_adds_compute)
         ck_assert_msg(got <= want + 1e-10 && got >= want - 16 * 45e-9, "slowdown %g: %.12g, want %.12g", slow[i],
                       got, want);
         ck_assert_double_eq(z.compute_s, x.compute_s);
+        /* --layers: the first unit waited (s-1) x compute for the straggler (it starts each iteration
+         * later by its slower update and releases later by its slower forward and backward); the rest
+         * are issued by every rank at once, when the one before ends */
+        for (guint u = 0; u < z.units->len; u++) {
+            double w = g_array_index(z.units, TrainUnitRow, u).wait_s;
+            ck_assert_msg(fabs(w - (u == 0 ? want : 0)) < 1e-9, "unit %u waited %.12g", u, w);
+        }
         free1(&x);
         free1(&z);
         scenario_free(b);
