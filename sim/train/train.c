@@ -260,7 +260,7 @@ bool train_run_ex(const Scenario *s, int batch, int policy, const TrainOpts *o, 
                   char **err)
 {
     if ((o && o->per_rank) || trainrank_needed(s))
-        return trainrank_run(s, batch, policy, o, out, err);
+        return trainrank_run(s, batch, policy, o, force_live, out, err);
     Train t = {.s = s};
     memset(out, 0, sizeof *out);
     out->batch = batch;

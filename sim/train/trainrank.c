@@ -9,7 +9,8 @@
  * done for every walk when the collective ended. Since every rank must
  * issue a unit before it can end, and a walk arms an iteration only once
  * the previous one's units are done, one collective per unit is in flight
- * at a time (RUnit).
+ * at a time (RUnit). A unit every rank issues at one instant on an idle
+ * network takes the memo's duration (on_launch), exact there.
  *
  * Every rank must issue the collectives in one order, or two ranks each
  * wait in a different collective for the other. FIFO policies (none, ddp,
@@ -42,7 +43,9 @@ typedef struct {
 
 /* One instance (iteration) of a sync unit. Times are absolute ps. */
 typedef struct {
-    CollExec *x;             /* its collective while it runs; owned */
+    CollExec *x;             /* its collective while it runs live; owned */
+    bool launched;           /* its collective started (live or from the memo) */
+    GArray *early;           /* int ranks that issued it before it launched (the first issue's instant) */
     int iter;                /* the iteration it belongs to */
     int released, issued;    /* ranks that released / issued it */
     simtime_t ready;         /* the first rank released it */
@@ -73,6 +76,8 @@ struct TR {
     bool trace_all;          /* spans of every rank's compute (else the first and the last rank's) */
     simtime_t comm_ps;       /* sum of rec_iter's collective durations */
     bool negotiated;         /* priority: one shared queue of units every rank released */
+    bool memo_ok;            /* the memo may serve a unit every rank issues at once on an idle network */
+    int running;             /* units whose collective runs */
     GQueue *gqueue;          /* negotiated: released-everywhere units not issued (GINT) */
     int g_in_flight;         /* negotiated: units issued and not done */
 };
@@ -123,11 +128,14 @@ static void on_unit_done(void *ctx, void *data)
     ru->end = t->sim->now;
     collexec_free(ru->x);   /* done runs last in the executor: freeing here is allowed */
     ru->x = NULL;
+    ru->launched = false;
+    t->running--;
     if (ru->iter == t->rec_iter) {
         t->comm_ps += ru->end - ru->start;
         if (!ru->needed)
             ru->needed = t->rec[u].needed;
         t->rec[u] = *ru;
+        t->rec[u].early = NULL;   /* owned by t->u[u] */
     }
     if (t->spans)
         add_span(t, (TrainSpan){.name = g_strdup(su->name), .track = 1, .first_layer = su->first_layer,
@@ -149,32 +157,85 @@ static void on_unit_done(void *ctx, void *data)
             rank_advance(&t->ranks[r]);
 }
 
-/* Rank rk issues unit u: the first creates the collective, each joins it. */
+/* Unit u's collective starts now, live: the ranks that issued it so far join. */
+static void launch_live(TR *t, int u)
+{
+    RUnit *ru = &t->u[u];
+    const SyncUnit *su = &g_array_index(t->units, SyncUnit, u);
+    char *why = NULL;
+    const CollSchedule *sc = commcost_schedule(t->plan->cost, su->algo, su->elems, &why);
+    if (!sc) {
+        sim_fail(t->sim, "%s", why);
+        g_free(why);
+        return;
+    }
+    CollRunSpec run = {.sim = t->sim, .net = t->net, .topo = t->plan->topo, .sched = sc,
+                       .elem_bytes = (uint32_t)t->s->elem_bytes, .gamma = t->s->gamma, .done = on_unit_done,
+                       .ctx = t, .data = GINT_TO_POINTER(u), .deferred = true};
+    ru->x = collexec_start(&run);
+    if (!ru->x)
+        return;
+    for (guint i = 0; i < ru->early->len; i++)
+        collexec_rank_go(ru->x, g_array_index(ru->early, int, i));
+    g_array_set_size(ru->early, 0);
+}
+
+static void on_memo_done(void *ctx, void *data)
+{
+    on_unit_done(ctx, data);
+}
+
+/* The instant of unit u's first issue is over (every same-time event ran
+ * before this one): if every rank issued it then and nothing else is on
+ * the network, the memo's duration is exact (§7.8); otherwise it runs live. */
+static void on_launch(void *ctx, void *data)
+{
+    TR *t = ctx;
+    int u = GPOINTER_TO_INT(data);
+    RUnit *ru = &t->u[u];
+    if (ru->issued == t->world && t->running == 1 && net_inflight(t->net) == 0) {
+        const SyncUnit *su = &g_array_index(t->units, SyncUnit, u);
+        simtime_t dur;
+        double util;
+        char *why = NULL;
+        SimErr code;
+        if (!commcost_get(t->plan->cost, su->algo, su->elems, &dur, &util, &code, &why)) {
+            sim_fail_code(t->sim, code, "%s", why);
+            g_free(why);
+            return;
+        }
+        g_array_set_size(ru->early, 0);
+        sim_after(t->sim, dur, on_memo_done, t, GINT_TO_POINTER(u));
+        return;
+    }
+    launch_live(t, u);
+}
+
+/* Rank rk issues unit u: the first issue launches its collective (from
+ * the memo, or live at the end of the instant when it may be), each rank
+ * joins it. */
 static void rank_issue(Rank *rk, int u)
 {
     TR *t = rk->t;
     RUnit *ru = &t->u[u];
     rk->in_flight++;
-    if (!ru->x) {
-        const SyncUnit *su = &g_array_index(t->units, SyncUnit, u);
-        char *why = NULL;
-        const CollSchedule *sc = commcost_schedule(t->plan->cost, su->algo, su->elems, &why);
-        if (!sc) {
-            sim_fail(t->sim, "%s", why);
-            g_free(why);
-            return;
-        }
-        CollRunSpec run = {.sim = t->sim, .net = t->net, .topo = t->plan->topo, .sched = sc,
-                           .elem_bytes = (uint32_t)t->s->elem_bytes, .gamma = t->s->gamma, .done = on_unit_done,
-                           .ctx = t, .data = GINT_TO_POINTER(u), .deferred = true};
-        ru->x = collexec_start(&run);
-        if (!ru->x)
-            return;
-        ru->start = t->sim->now;
-    }
     if (++ru->issued == t->world)
         ru->last_issue = t->sim->now;
-    collexec_rank_go(ru->x, rk->r);
+    if (!ru->launched) {
+        ru->launched = true;
+        ru->start = t->sim->now;
+        t->running++;
+        g_array_append_val(ru->early, rk->r);
+        if (t->memo_ok)
+            sim_at(t->sim, t->sim->now, on_launch, t, GINT_TO_POINTER(u));
+        else
+            launch_live(t, u);
+        return;
+    }
+    if (ru->x)
+        collexec_rank_go(ru->x, rk->r);
+    else
+        g_array_append_val(ru->early, rk->r);   /* launches later in this instant */
 }
 
 /* Issues rk's queued units while its communicator has room. */
@@ -292,8 +353,11 @@ static void rank_advance(Rank *rk)
 
 static void tr_clear(TR *t)
 {
-    for (guint u = 0; t->u && u < t->units->len; u++)
+    for (guint u = 0; t->u && u < t->units->len; u++) {
         collexec_free(t->u[u].x);
+        if (t->u[u].early)
+            g_array_free(t->u[u].early, TRUE);
+    }
     for (int r = 0; t->ranks && r < t->world; r++) {
         if (t->ranks[r].queue)
             g_queue_free(t->ranks[r].queue);
@@ -340,7 +404,8 @@ static void fill_rows(TR *t, TrainResult *out)
     }
 }
 
-bool trainrank_run(const Scenario *s, int batch, int policy, const TrainOpts *o, TrainResult *out, char **err)
+bool trainrank_run(const Scenario *s, int batch, int policy, const TrainOpts *o, bool force_live, TrainResult *out,
+                   char **err)
 {
     TR t = {.s = s};
     memset(out, 0, sizeof *out);
@@ -360,12 +425,15 @@ bool trainrank_run(const Scenario *s, int batch, int policy, const TrainOpts *o,
     t.ranks = g_new0(Rank, t.world);
     t.u = g_new0(RUnit, MAX(t.units->len, 1));
     t.rec = g_new0(RUnit, MAX(t.units->len, 1));
+    for (guint u = 0; u < t.units->len; u++)
+        t.u[u].early = g_array_new(FALSE, FALSE, sizeof(int));
     t.iters = s->warmup + s->measured + 1;
     t.iter_start = g_new0(simtime_t, t.iters + 1);
     t.rec_iter = s->warmup + s->measured - 1;
     t.trace_all = o && o->trace_ranks;
     t.negotiated = t.plan->pol->overlap == OVERLAP_PRIORITY;
     t.gqueue = g_queue_new();
+    t.memo_ok = !force_live && s->comm_streams == 1 && !t.faults && !t.bg;
     if (o && o->trace)
         t.spans = g_array_new(FALSE, TRUE, sizeof(TrainSpan));
     for (int r = 0; r < t.world; r++) {
@@ -401,7 +469,7 @@ bool trainrank_run(const Scenario *s, int batch, int policy, const TrainOpts *o,
     out->comm_s = sim_ps_to_seconds(t.comm_ps);
     out->exposed_comm_s = out->iteration_s - out->compute_s > 0 ? out->iteration_s - out->compute_s : 0;
     out->samples_per_s = out->iteration_s > 0 ? (double)batch * s->world / out->iteration_s : INFINITY;
-    out->events = t.sim->events;
+    out->events = t.sim->events + commcost_events(t.plan->cost);
     out->speedup = 1;
     if (o && o->layers)
         fill_rows(&t, out);

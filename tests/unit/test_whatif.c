@@ -65,6 +65,44 @@ START_TEST(test_memo_equals_per_rank)
 }
 END_TEST
 
+/* Inside a what-if run the memo serves the units every rank issues at one
+ * instant on an idle network (after a straggler's first unit, the rest of
+ * a FIFO iteration): the results equal running every collective live. */
+START_TEST(test_whatif_memo_equals_live)
+{
+    Scenario *s = load(BASE POLICIES "iterations: {warmup: 1, measured: 6}\n"
+                       "stragglers: [{ranks: [2], slowdown: 1.3, from_iteration: 3}]\n"
+                       "variation: {dist: lognormal, cv: 0.05, per: iteration, seed: 4}\n");
+    for (int k = 0; k < 2; k++) {
+        if (k == 1) {   /* without the variation: more units issued at once */
+            s->var.dist = TRAINVAR_NONE;
+        }
+        for (guint p = 0; p < s->policies->len; p++) {
+            TrainResult a, b;
+            char *err = NULL;
+            TrainOpts o = {.layers = true};
+            ck_assert_msg(train_run_ex(s, 32, (int)p, &o, false, &a, &err), "%s", err);
+            ck_assert_msg(train_run_ex(s, 32, (int)p, &o, true, &b, &err), "%s", err);
+            ck_assert_double_eq(a.iteration_s, b.iteration_s);
+            ck_assert_double_eq(a.iteration_p99_s, b.iteration_p99_s);
+            ck_assert_double_eq(a.iteration_max_s, b.iteration_max_s);
+            ck_assert_double_eq(a.comm_s, b.comm_s);
+            for (guint u = 0; u < a.units->len; u++) {
+                const TrainUnitRow *x = &g_array_index(a.units, TrainUnitRow, u);
+                const TrainUnitRow *y = &g_array_index(b.units, TrainUnitRow, u);
+                ck_assert_double_eq(x->end_s, y->end_s);
+                ck_assert_double_eq(x->wait_s, y->wait_s);
+            }
+            if (k == 1 && p == 1)   /* none: all but the first unit issued at once, from the memo */
+                ck_assert_uint_lt(a.events, b.events);
+            free1(&a);
+            free1(&b);
+        }
+    }
+    scenario_free(s);
+}
+END_TEST
+
 /* Zero variation (cv 0, or dist none) is the scenario without the key. */
 START_TEST(test_zero_variation_is_none)
 {
@@ -487,6 +525,7 @@ static Suite *suite(void)
     TCase *tc = testmain_case(s, "oracles");
     tcase_add_test(tc, test_memo_equals_per_rank);
     tcase_add_test(tc, test_zero_variation_is_none);
+    tcase_add_test(tc, test_whatif_memo_equals_live);
     tc = testmain_case(s, "closed-forms");
     tcase_add_test(tc, test_straggler_delays_ring);
     tcase_add_test(tc, test_straggler_adds_compute);
