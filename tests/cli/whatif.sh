@@ -25,6 +25,9 @@ Y
     "$A" sweep "$T/sw.yaml" --out "$T/j2" --jobs 2 >/dev/null 2>&1 &&
     cmp -s <(sort "$T/j1/results.jsonl") <(sort "$T/j2/results.jsonl") &&
     ok "same seeds, same bytes at --jobs 1 and 2" || fail "same seeds, same bytes at --jobs 1 and 2"
+head -1 "$T/j1/results.csv" | grep -q ',iteration_p99_s,' && ! grep -q 'iteration_times_s' "$T/j1/results.csv" &&
+    grep -q '"iteration_times_s":\[' "$T/j1/results.jsonl" && ok "results.csv has the percentiles, results.jsonl the times" ||
+    fail "results.csv has the percentiles, results.jsonl the times"
 n=$(grep -o '"iteration_p99_s":[^,]*' "$T/j1/results.jsonl" | sort -u | wc -l)
 [ "$n" -ge 5 ] && ok "other seeds, other numbers ($n distinct p99)" || fail "other seeds, other numbers" "$n"
 
