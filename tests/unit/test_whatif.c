@@ -384,6 +384,35 @@ START_TEST(test_half_bandwidth_ring)
 }
 END_TEST
 
+/* The same closed form in a training run: a host link at half bandwidth
+ * for the whole run adds to an iteration without overlap the bandwidth
+ * term 2(p-1)/p n/B of every unit's ring (gamma 0: the slow send is each
+ * step's critical path); blocks one element apart shift it by at most
+ * 2(p-1) elements' time per unit. */
+START_TEST(test_half_bandwidth_training)
+{
+    const char *pol = "policies: [{name: none, overlap: none, algorithm: ring}]\ncomm: {gamma: 0}\n";
+    char *y = g_strconcat(BASE, pol, NULL), *yf = g_strconcat(BASE, pol, "faults: [{link: h0->sw0, bandwidth: 5Gbps}]\n", NULL);
+    Scenario *a = load(y), *b = load(yf);
+    TrainResult x, z;
+    run1(a, 0, false, &x);
+    run1(b, 0, false, &z);
+    double want = 0, slack = 0, B = 1.25e9;
+    for (guint u = 0; u < x.units->len; u++) {
+        want += 2.0 * 7 / 8 * (double)g_array_index(x.units, TrainUnitRow, u).bytes / B;
+        slack += 2.0 * 7 * 4 / B;
+    }
+    double got = z.iteration_s - x.iteration_s;
+    ck_assert_msg(fabs(got - want) <= slack + 1e-11, "got %.12g, want %.12g +- %.3g", got, want, slack);
+    free1(&x);
+    free1(&z);
+    scenario_free(a);
+    scenario_free(b);
+    g_free(y);
+    g_free(yf);
+}
+END_TEST
+
 /* A cable down on a fat-tree: traffic takes the other shortest paths,
  * nothing crosses the cable, every byte still arrives (the schedule's
  * bytes times the hops of the routes taken, which are as short: the
@@ -531,6 +560,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_straggler_adds_compute);
     tcase_add_test(tc, test_draw_moments);
     tcase_add_test(tc, test_half_bandwidth_ring);
+    tcase_add_test(tc, test_half_bandwidth_training);
     tcase_add_test(tc, test_fattree_reroute);
     tcase_add_test(tc, test_background_load);
     tc = testmain_case(s, "determinism");
