@@ -4,9 +4,9 @@
  * event engine, each task's time scaled by trainvar_factor. A backward
  * releases units into the rank's own queue; the rank issues them to its
  * communicator (at most comm.streams in flight) in the plan's order. The
- * first rank to issue a unit creates its collective (deferred start) and
- * every rank joins it with collexec_rank_go when it issues; the unit is
- * done for every walk when the collective ended. Since every rank must
+ * first issue of a unit launches its collective (deferred start: no rank
+ * runs yet) and every rank joins it with collexec_rank_go when it issues;
+ * the unit is done for every walk when the collective ended. Since every rank must
  * issue a unit before it can end, and a walk arms an iteration only once
  * the previous one's units are done, one collective per unit is in flight
  * at a time (RUnit). A unit every rank issues at one instant on an idle
@@ -17,9 +17,10 @@
  * layer) release units in the same order on every rank, so each rank
  * issues on its own. A priority policy reorders by what is released when
  * its communicator has room, which differs between ranks: as Horovod does
- * (docs/references.md §2.5), the order is negotiated — a unit enters one shared priority
- * queue once every rank released it, and the shared communicator (at most
- * comm.streams in flight) issues it on every rank at once. */
+ * (docs/references.md §2.5), the order is negotiated — a unit enters one
+ * shared priority queue once every rank released it, and the shared
+ * communicator (at most comm.streams in flight) issues it on every rank
+ * at once. */
 #include "train/trainrank.h"
 #include "train/trainplan.h"
 #include "net/netfault.h"
