@@ -176,6 +176,28 @@ void report_run_csv(FILE *out, const Scenario *s, const GArray *results)
     }
 }
 
+/* The trace's names of rank pid: its process and its two threads. */
+static void trace_rank_meta(cJSON *ev, int pid)
+{
+    cJSON *m = cJSON_CreateObject();
+    cJSON_AddStringToObject(m, "name", "process_name");
+    cJSON_AddStringToObject(m, "ph", "M");
+    cJSON_AddNumberToObject(m, "pid", pid);
+    char nm[64];
+    snprintf(nm, sizeof nm, "rank %d", pid);
+    cJSON_AddStringToObject(cJSON_AddObjectToObject(m, "args"), "name", nm);
+    cJSON_AddItemToArray(ev, m);
+    for (int tid = 0; tid < 2; tid++) {
+        cJSON *t = cJSON_CreateObject();
+        cJSON_AddStringToObject(t, "name", "thread_name");
+        cJSON_AddStringToObject(t, "ph", "M");
+        cJSON_AddNumberToObject(t, "pid", pid);
+        cJSON_AddNumberToObject(t, "tid", tid);
+        cJSON_AddStringToObject(cJSON_AddObjectToObject(t, "args"), "name", tid ? "communication" : "compute");
+        cJSON_AddItemToArray(ev, t);
+    }
+}
+
 /* One "X" span of the trace on (pid, tid), shifted by t0. */
 static void trace_span(cJSON *ev, const TrainSpan *sp, int pid, double t0)
 {
@@ -203,23 +225,7 @@ static void trace_per_rank(cJSON *ev, const Scenario *s, const TrainResult *r, d
     for (int k = 0; k < s->world; k++) {
         if (!shown[k])
             continue;
-        cJSON *m = cJSON_CreateObject();
-        cJSON_AddStringToObject(m, "name", "process_name");
-        cJSON_AddStringToObject(m, "ph", "M");
-        cJSON_AddNumberToObject(m, "pid", k);
-        char nm[64];
-        snprintf(nm, sizeof nm, "rank %d", k);
-        cJSON_AddStringToObject(cJSON_AddObjectToObject(m, "args"), "name", nm);
-        cJSON_AddItemToArray(ev, m);
-        for (int tid = 0; tid < 2; tid++) {
-            cJSON *t = cJSON_CreateObject();
-            cJSON_AddStringToObject(t, "name", "thread_name");
-            cJSON_AddStringToObject(t, "ph", "M");
-            cJSON_AddNumberToObject(t, "pid", k);
-            cJSON_AddNumberToObject(t, "tid", tid);
-            cJSON_AddStringToObject(cJSON_AddObjectToObject(t, "args"), "name", tid ? "communication" : "compute");
-            cJSON_AddItemToArray(ev, t);
-        }
+        trace_rank_meta(ev, k);
         for (guint i = 0; r->spans && i < r->spans->len; i++) {
             const TrainSpan *sp = &g_array_index(r->spans, TrainSpan, i);
             if (sp->track == 1 || sp->rank == k)
@@ -245,35 +251,10 @@ void report_run_trace(FILE *out, const Scenario *s, const TrainResult *r, int ra
         nr = 0;
     }
     for (int k = 0; k < nr; k++) {
-        cJSON *m = cJSON_CreateObject();
-        cJSON_AddStringToObject(m, "name", "process_name");
-        cJSON_AddStringToObject(m, "ph", "M");
-        cJSON_AddNumberToObject(m, "pid", ranks[k]);
-        cJSON *a = cJSON_AddObjectToObject(m, "args");
-        char nm[64];
-        snprintf(nm, sizeof nm, "rank %d", ranks[k]);
-        cJSON_AddStringToObject(a, "name", nm);
-        cJSON_AddItemToArray(ev, m);
-        for (int tid = 0; tid < 2; tid++) {
-            cJSON *t = cJSON_CreateObject();
-            cJSON_AddStringToObject(t, "name", "thread_name");
-            cJSON_AddStringToObject(t, "ph", "M");
-            cJSON_AddNumberToObject(t, "pid", ranks[k]);
-            cJSON_AddNumberToObject(t, "tid", tid);
-            cJSON_AddStringToObject(cJSON_AddObjectToObject(t, "args"), "name", tid ? "communication" : "compute");
-            cJSON_AddItemToArray(ev, t);
-        }
+        trace_rank_meta(ev, ranks[k]);
         for (guint i = 0; r->spans && i < r->spans->len; i++) {
             const TrainSpan *sp = &g_array_index(r->spans, TrainSpan, i);
-            cJSON *x = cJSON_CreateObject();
-            cJSON_AddStringToObject(x, "name", sp->name);
-            cJSON_AddStringToObject(x, "cat", sp->track ? "comm" : "compute");
-            cJSON_AddStringToObject(x, "ph", "X");
-            cJSON_AddNumberToObject(x, "pid", ranks[k]);
-            cJSON_AddNumberToObject(x, "tid", sp->track);
-            cJSON_AddNumberToObject(x, "ts", (sp->start_s - t0) * 1e6);
-            cJSON_AddNumberToObject(x, "dur", sp->dur_s * 1e6);
-            cJSON_AddItemToArray(ev, x);
+            trace_span(ev, sp, ranks[k], t0);
             if (sp->track == 1 && k == 0) {
                 /* counter track: NIC egress utilization while the all-reduce runs */
                 for (int edge = 0; edge < 2; edge++) {
