@@ -497,14 +497,11 @@ Scenario *scenario_from_cfg(CfgNode *root, char **err)
         g_free(why);
         goto fail;
     }
-    if (strcmp(prec, "fp32") == 0)
-        s->elem_bytes = 4;
-    else if (strcmp(prec, "fp16") == 0 || strcmp(prec, "bf16") == 0)
-        s->elem_bytes = 2;
-    else {
-        *err = cfg_err(cfg_peek(root, "precision"), "unknown precision '%s'; expected fp32, fp16 or bf16", prec);
+    if (!gpu_precision_parse(prec, &s->precision)) {
+        *err = cfg_err(cfg_peek(root, "precision"), "unknown precision '%s'; expected fp32, tf32, fp16 or bf16", prec);
         goto fail;
     }
+    s->elem_bytes = gpu_precision_bytes(s->precision);
     s->name = g_strdup(name ? name : s->model->name);
     if (!read_batches(root, s, err) || !read_cluster(root, s, err) || !read_policies(root, s, err) ||
         !read_sections(root, s, err) || !cfg_check_keys(root, "the scenario", SCENARIO_KEYS, err))

@@ -29,7 +29,8 @@ typedef struct {
     char *file;              /* the scenario file; owned */
     Model *model;            /* owned */
     Gpu gpu;                 /* owned members */
-    int elem_bytes;          /* bytes per gradient element: fp32 4, fp16/bf16 2 */
+    Precision precision;     /* the arithmetic (gpu.h) */
+    int elem_bytes;          /* bytes per gradient element: fp32 and tf32 4, fp16/bf16 2 */
     GArray *batches;         /* int per-GPU batch sizes, >= 1 entry */
     TopoSpec topo;           /* the cluster's network (hierarchical when gpus_per_node > 1) */
     int nodes;               /* nodes, >= 1 */

@@ -26,7 +26,7 @@ static double build_tasks(TrainPlan *p)
     double total = 0, upd_all = 0;
     for (int l = 0; l < L; l++) {
         const ModelLayer *ml = &g_array_index(m->layers, ModelLayer, l);
-        double f = gpu_forward_s(&s->gpu, m, ml, p->batch, s->elem_bytes);
+        double f = gpu_forward_s(&s->gpu, m, ml, p->batch, s->precision);
         double u = gpu_update_s(&s->gpu, ml, s->update_bytes_per_param);
         TrainTask k = {TRAIN_TASK_FWD, l, ps(per_layer ? f + u : f), per_layer ? l : TRAIN_GATE_NONE};
         g_array_append_val(p->tasks, k);
@@ -35,7 +35,7 @@ static double build_tasks(TrainPlan *p)
     }
     for (int l = L - 1; l >= 0; l--) {
         const ModelLayer *ml = &g_array_index(m->layers, ModelLayer, l);
-        double b = gpu_backward_s(&s->gpu, m, ml, p->batch, s->elem_bytes, s->bwd_ratio);
+        double b = gpu_backward_s(&s->gpu, m, ml, p->batch, s->precision, s->bwd_ratio);
         TrainTask k = {TRAIN_TASK_BWD, l, ps(b), TRAIN_GATE_NONE};
         g_array_append_val(p->tasks, k);
         total += b;

@@ -177,8 +177,8 @@ START_TEST(test_ddp_matches_wfbp_recurrence)
     double tb[16] = {0}, tc[16] = {0}, taob[16] = {0}, taoc[16] = {0}, fwd = 0, bwd = 0;
     for (int l = 0; l < L; l++) {
         const ModelLayer *ml = &g_array_index(s->model->layers, ModelLayer, l);
-        fwd += gpu_forward_s(&s->gpu, s->model, ml, 32, 4);
-        tb[l] = gpu_backward_s(&s->gpu, s->model, ml, 32, 4, 2.0);
+        fwd += gpu_forward_s(&s->gpu, s->model, ml, 32, PREC_FP32);
+        tb[l] = gpu_backward_s(&s->gpu, s->model, ml, 32, PREC_FP32, 2.0);
         bwd += tb[l];
         tc[l] = ring_time(8, 4.0 * ml->params, 10e-6, 1 / 1.25e9, 0);
     }

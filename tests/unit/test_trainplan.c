@@ -79,7 +79,7 @@ static void check_tasks(const Scenario *s, const TrainPlan *p)
         const TrainTask *k = &g_array_index(p->tasks, TrainTask, i);
         if (i < L) {
             const ModelLayer *ml = &g_array_index(m->layers, ModelLayer, i);
-            double f = gpu_forward_s(&s->gpu, m, ml, p->batch, s->elem_bytes);
+            double f = gpu_forward_s(&s->gpu, m, ml, p->batch, s->precision);
             double u = gpu_update_s(&s->gpu, ml, s->update_bytes_per_param);
             ck_assert_int_eq(k->kind, TRAIN_TASK_FWD);
             ck_assert_int_eq(k->layer, i);
@@ -90,7 +90,7 @@ static void check_tasks(const Scenario *s, const TrainPlan *p)
         } else if (i < 2 * L) {
             int l = 2 * L - 1 - i;
             const ModelLayer *ml = &g_array_index(m->layers, ModelLayer, l);
-            double b = gpu_backward_s(&s->gpu, m, ml, p->batch, s->elem_bytes, s->bwd_ratio);
+            double b = gpu_backward_s(&s->gpu, m, ml, p->batch, s->precision, s->bwd_ratio);
             ck_assert_int_eq(k->kind, TRAIN_TASK_BWD);
             ck_assert_int_eq(k->layer, l);
             ck_assert_int_eq(k->gate, TRAIN_GATE_NONE);
