@@ -135,7 +135,8 @@ static bool read_policy(CfgNode *n, const Scenario *s, Policy *p, char **err)
         *err = cfg_err(cfg_peek(n, "ddp_layout"), "unknown ddp_layout '%s'; expected initial or rebuilt", layout);
         return false;
     }
-    p->ddp_rebuilt = layout && strcmp(layout, "rebuilt") == 0;
+    if (layout)
+        p->ddp_rebuilt = strcmp(layout, "rebuilt") == 0;
     CfgNode *ov = cfg_get(n, "overrides");
     if (ov) {
         if (!cfg_expect_map(ov, "overrides", err))

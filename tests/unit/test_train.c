@@ -289,6 +289,35 @@ START_TEST(test_ddp_buckets)
 }
 END_TEST
 
+/* The default DDP layout is rebuilt (PyTorch >= 1.11 with default
+ * settings); `initial` is the option. VGG-16's buckets in bytes, by hand:
+ * rebuilt appends from fc8 back (fc8 16,388,000 closes the 1 MiB bucket;
+ * fc7 and fc6 each close one alone; conv5_3..conv5_1 3 x 9,439,232; then
+ * conv4_3..conv3_2's weight 28,319,744; the rest 2,221,312); initial
+ * appends from conv1_1 and reverses the list. */
+START_TEST(test_ddp_default_layout)
+{
+    static const uint64_t rebuilt[] = {16388000, 67125248, 411058176, 28317696, 28319744, 2221312};
+    static const uint64_t initial[] = {16404384, 67125248, 411043840, 28317696, 28318720, 2220288};
+    Scenario *s = load("model: vgg16\ngpu: v100\nbatch: [16]\ncluster: {topology: star, nodes: 4}\n"
+                       "policies: [{name: ddp, overlap: ddp}, {name: old, overlap: ddp, ddp_layout: initial}]\n");
+    for (guint p = 0; p < 2; p++) {
+        const Policy *pol = g_ptr_array_index(s->policies, p);
+        ck_assert(pol->ddp_rebuilt == (p == 0));
+        GArray *u = policy_units(pol, s->model, 4);
+        ck_assert_uint_eq(u->len, 6);
+        uint64_t sum = 0;
+        for (guint k = 0; k < u->len; k++) {
+            ck_assert_uint_eq(g_array_index(u, SyncUnit, k).elems * 4, p == 0 ? rebuilt[k] : initial[k]);
+            sum += g_array_index(u, SyncUnit, k).elems * 4;
+        }
+        ck_assert_uint_eq(sum, 138357544u * 4);
+        policy_units_free(u);
+    }
+    scenario_free(s);
+}
+END_TEST
+
 START_TEST(test_hybrid_mapping)
 {
     Scenario *s = load("model: vgg16\ngpu: v100\nbatch: [32]\n"
@@ -391,6 +420,7 @@ int main(void)
     tc = testmain_case(s, "rules");
     tcase_add_test(tc, test_trace_dependencies);
     tcase_add_test(tc, test_ddp_buckets);
+    tcase_add_test(tc, test_ddp_default_layout);
     tcase_add_test(tc, test_hybrid_mapping);
     tcase_add_test(tc, test_auto_not_worse);
     tc = testmain_case(s, "determinism");
