@@ -185,6 +185,9 @@ def emit(pub, gpus, wino, fitted):
         "#                winograd: true) does fewer FLOPs on the CUDA cores: cuDNN's",
         "#                Winograd algorithms (Lavin & Gray 2016: 2.25x fewer multiplies",
         "#                for F(2x2,3x3), 4x for F(4x4,3x3)); 1 = direct convolution",
+        "#   interference the fraction by which compute slows while a sync is in flight",
+        "#                (comm.interference's default): 0, no published figure for these",
+        "#                GPUs was found; validate/torch's interference stage measures it",
         "#   efficiency   fraction of the CUDA-core peak a layer of that kind achieves",
         "#   tensor_efficiency  fraction of the tensor-core peak (tf32, fp16, bf16)",
         "# Fitted (least squares of log predicted/published) to the PyTorch figures of",
@@ -209,6 +212,7 @@ def emit(pub, gpus, wino, fitted):
         out.append("    mem_GBps: %s" % fmt_num(mem))
         out.append("    launch_us: %s" % fmt_num(launch))
         out.append("    winograd: %.2f" % wino)
+        out.append("    interference: 0")
         for tensor, field in ((False, "efficiency"), (True, "tensor_efficiency")):
             e = effs(fitted[key][tensor][0])
             out.append("    %s: {%s}" % (field, ", ".join("%s: %.3f" % (k, e[k]) for k in KINDS)))

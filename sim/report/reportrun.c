@@ -55,6 +55,7 @@ cJSON *report_result_json(const Scenario *s, const TrainResult *r)
     add_num(o, "iteration_s", r->iteration_s);
     add_num(o, "compute_s", r->compute_s);
     add_num(o, "comm_s", r->comm_s);
+    add_num(o, "slowdown_s", r->slowdown_s);
     add_num(o, "exposed_comm_s", r->exposed_comm_s);
     add_num(o, "samples_per_s", r->samples_per_s);
     add_num(o, "speedup", r->speedup);

@@ -26,6 +26,8 @@ typedef struct {
     double launch_s;                /* per-kernel overhead added to each layer pass, s */
     double efficiency[LAYER_NKINDS];/* fraction of the CUDA-core peak achieved, in (0, 1] */
     double tensor_efficiency[LAYER_NKINDS]; /* fraction of a tensor-core peak (tf32, fp16) achieved */
+    double interference;            /* >= 0: compute slows by this fraction while a sync is in
+                                     * flight (comm.interference's default) */
     double winograd;                /* >= 1: a winograd layer's FLOPs are divided by it on the
                                      * CUDA cores (cuDNN's fast 3x3 algorithms); 1 = direct */
 } Gpu;

@@ -445,10 +445,12 @@ static bool read_sections(CfgNode *root, Scenario *s, char **err)
                 cfg_check_keys(cp, "compute", "backward_ratio, update_bytes_per_param", err)))
         return false;
     s->gamma = 3.0 / s->gpu.mem_Bps;
+    s->interference = s->gpu.interference;
     CfgNode *cm = cfg_get(root, "comm");
     if (cm && !(cfg_expect_map(cm, "comm", err) && cfg_opt_int(cm, "streams", 1, 64, &streams, err) &&
                 cfg_opt_double(cm, "gamma", 0, 1, &s->gamma, err) &&
-                cfg_check_keys(cm, "comm", "streams, gamma", err)))
+                cfg_opt_double(cm, "interference", 0, 10, &s->interference, err) &&
+                cfg_check_keys(cm, "comm", "streams, gamma, interference", err)))
         return false;
     if (s->calib.set && s->calib.gamma >= 0)
         s->gamma = s->calib.gamma;

@@ -44,6 +44,8 @@ typedef struct {
     double gamma;            /* reduction s/byte on a GPU (default 3 / memory bandwidth) */
     double update_bytes_per_param; /* optimizer memory traffic per parameter */
     int comm_streams;        /* collectives in flight at once, >= 1 */
+    double interference;     /* compute slows by this fraction while a sync is in flight, >= 0
+                              * (comm.interference; default the GPU's) */
     uint64_t seed;           /* RNG seed of its simulations: SIM_DEFAULT_SEED (no key names one yet) */
     CfgNode *tree;           /* the (overridden) tree it was read from; owned */
 } Scenario;

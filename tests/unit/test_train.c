@@ -318,6 +318,46 @@ START_TEST(test_ddp_default_layout)
 }
 END_TEST
 
+/* comm.interference: l1's all-reduce (64 MiB at 1 Gbit/s, about 1 s) is in
+ * flight over the whole backward of l0 (milliseconds), so that backward
+ * takes exactly (1 + f) times as long: slowdown_s = f * bwd(l0); nothing
+ * else overlaps a sync, and the network-bound iteration does not move.
+ * ddp's bucket copies: 4 * 4 bytes per parameter at the memory bandwidth. */
+START_TEST(test_interference_closed_form)
+{
+    char *model = tmp_file("name: two\nlayers:\n"
+                           "  - {name: l0, kind: conv, params: 1024, flops: 1e9, mem_bytes: 0}\n"
+                           "  - {name: l1, kind: fc, params: 16777216, flops: 1e6, mem_bytes: 0}\n",
+                           "arsim-interf-XXXXXX.yaml");
+    double iter0 = 0;
+    for (int i = 0; i < 3; i++) {
+        double f = i == 0 ? 0 : i == 1 ? 0.25 : 1.5;
+        char *y = g_strdup_printf("model: %s\ngpu: v100\nbatch: [32]\ncomm: {interference: %g}\n"
+                                  "cluster: {topology: star, nodes: 8, link: {bandwidth: 1Gbps, latency: 5us}}\n"
+                                  "policies: [{name: layer, overlap: layer}, {name: ddp, overlap: ddp},"
+                                  " {name: none, overlap: none}]\n", model, f);
+        Scenario *s = load(y);
+        ck_assert_double_eq(s->interference, f);
+        GArray *r = run_all(s, false, false);
+        const ModelLayer *l0 = &g_array_index(s->model->layers, ModelLayer, 0);
+        double bwd0 = gpu_backward_s(&s->gpu, s->model, l0, 32, s->precision, s->bwd_ratio);
+        ck_assert_double_gt(res(r, 0)->comm_s, 100 * bwd0);
+        ck_assert_double_eq_tol(res(r, 0)->slowdown_s, f * bwd0, 1e-10);
+        ck_assert_double_eq_tol(res(r, 2)->slowdown_s, 0, 1e-15);
+        if (i == 0)
+            iter0 = res(r, 0)->iteration_s;
+        ck_assert_double_eq_tol(res(r, 0)->iteration_s, iter0, 1e-10);
+        double copies = 4.0 * 4 * (1024 + 16777216) / s->gpu.mem_Bps;
+        ck_assert_double_eq_tol(res(r, 1)->compute_s - res(r, 0)->compute_s, copies, 1e-11);
+        train_results_free(r);
+        scenario_free(s);
+        g_free(y);
+    }
+    unlink(model);
+    g_free(model);
+}
+END_TEST
+
 START_TEST(test_hybrid_mapping)
 {
     Scenario *s = load("model: vgg16\ngpu: v100\nbatch: [32]\n"
@@ -421,6 +461,7 @@ int main(void)
     tcase_add_test(tc, test_trace_dependencies);
     tcase_add_test(tc, test_ddp_buckets);
     tcase_add_test(tc, test_ddp_default_layout);
+    tcase_add_test(tc, test_interference_closed_form);
     tcase_add_test(tc, test_hybrid_mapping);
     tcase_add_test(tc, test_auto_not_worse);
     tc = testmain_case(s, "determinism");
