@@ -53,6 +53,7 @@ typedef struct {
     simtime_t task_begin;    /* ps; when it started */
     bool task_slow;          /* it runs slowed (a sync in flight) since task_mark */
     EvqHandle task_ev;       /* its end event at the current rate */
+    int task_span;           /* its span's index in spans, or -1 (its duration is known at its end) */
     simtime_t slow_ps;       /* compute time added by interference in rec_iter */
     char *err;               /* first failure */
 } Train;
@@ -210,6 +211,8 @@ static void task_done(void *ctx, void *data)
     t->busy = false;
     if (t->s->interference > 0 && t->w.iter == t->rec_iter)
         t->slow_ps += t->sim->now - t->task_begin - k->dur;
+    if (t->s->interference > 0 && t->task_span >= 0)
+        g_array_index(t->spans, TrainSpan, t->task_span).dur_s = sim_ps_to_seconds(t->sim->now - t->task_begin);
     trainwalk_end(&t->w, unit_ready, t);
     if (k->kind == TRAIN_TASK_BWD)
         comm_dispatch(t);
@@ -233,7 +236,9 @@ static void stream_advance(Train *t)
     if (trainwalk_arms(&t->w))
         arm_units(t);
     trainwalk_start(&t->w);
+    t->task_span = -1;
     if (t->spans && t->w.iter == t->rec_iter) {
+        t->task_span = (int)t->spans->len;
         char buf[160];
         add_span(t, (TrainSpan){.name = g_strdup(task_name(t, k, buf, sizeof buf)), .first_layer = k->layer,
                                 .last_layer = k->layer, .forward = k->kind == TRAIN_TASK_FWD},
