@@ -23,10 +23,17 @@ and eff are the tensor ones and F is the direct count.
 What is fitted (least squares of log(predicted / published)):
   * winograd: one factor for cuDNN's fast 3x3 algorithms, from the V100's
     fp32 figures (VGG-16, all of whose convolutions are 3x3 stride 1, and
-    ResNet-50, where only 13 of 53 convolutions are), shared by every GPU;
-  * per GPU and path (CUDA cores; tensor cores), one scale s of the kind
-    shape SHAPE: efficiency[kind] = min(1, s * SHAPE[kind]), from that GPU's
-    figures on that path.  A path without figures takes the V100's scale.
+    ResNet-50, where only 13 of 53 convolutions are; BERT has none), shared
+    by every GPU;
+  * per GPU and path (CUDA cores; tensor cores), two scales of the kind
+    shape SHAPE: efficiency[kind] = min(1, s * SHAPE[kind]) with s the
+    convolution kinds' scale (conv, norm, pool, act) or the GEMM kinds'
+    (fc, attention, embedding, default), fitted together to that GPU's
+    figures on that path; without BERT figures the GEMM scale is the conv
+    one.  A path without figures takes the V100's scales.
+BERT's published runs are SQuAD fine-tuning at sequence 384: they are
+predicted with models/bert-base-384.yaml (the QA head, 2 x 768 weights, left
+out).  TensorFlow's figures are shown by --table but not fitted.
 """
 
 import argparse
@@ -90,8 +97,12 @@ def predict_s(gpu, layers, prec, batch, eff, wino, step):
     return total
 
 
-def effs(scale):
-    return {k: min(1.0, scale * SHAPE[k]) for k in KINDS}
+CONV_KINDS = ("conv", "norm", "pool", "act")
+
+
+def effs(scales):
+    """scales = (conv kinds' scale, GEMM kinds' scale)."""
+    return {k: min(1.0, scales[0 if k in CONV_KINDS else 1] * SHAPE[k]) for k in KINDS}
 
 
 def entry_ms(e):
@@ -102,24 +113,43 @@ def is_step(e):
     return not e["what"].startswith("forward + backward")
 
 
-def sq_err(gpu, models, entries, scale, wino):
+def model_of(e):
+    """The model file of an entry: BERT's published runs are at sequence 384."""
+    return e["model"] + "-384" if "matches" in e else e["model"]
+
+
+def sq_err(gpu, models, entries, scales, wino):
     s = 0.0
     for e in entries:
-        p = predict_s(gpu, models[e["model"]], e["precision"], e["batch"], effs(scale), wino, is_step(e)) * 1e3
+        p = predict_s(gpu, models[model_of(e)], e["precision"], e["batch"], effs(scales), wino, is_step(e)) * 1e3
         s += math.log(p / entry_ms(e)) ** 2
     return s
 
 
-def fit_scale(gpu, models, entries, wino):
-    """The scale minimizing the squared log error (ternary search on log s)."""
-    lo, hi = math.log(0.01), math.log(1.0 / min(SHAPE.values()))
-    for _ in range(100):
+def argmin_log(f, lo, hi, iters=60):
+    """Ternary search of a unimodal f over [lo, hi] in log space."""
+    lo, hi = math.log(lo), math.log(hi)
+    for _ in range(iters):
         a, b = lo + (hi - lo) / 3, hi - (hi - lo) / 3
-        if sq_err(gpu, models, entries, math.exp(a), wino) < sq_err(gpu, models, entries, math.exp(b), wino):
+        if f(math.exp(a)) < f(math.exp(b)):
             hi = b
         else:
             lo = a
     return math.exp((lo + hi) / 2)
+
+
+def fit_scales(gpu, models, entries, wino):
+    """(conv scale, GEMM scale): one scale for both, then, where BERT figures
+    are among the entries, alternately each with the other held."""
+    err = lambda sc: sq_err(gpu, models, entries, sc, wino)
+    s = argmin_log(lambda x: err((x, x)), 0.01, 2.0)
+    if not any(model_of(e).startswith("bert") for e in entries):
+        return (s, s)
+    sc, sg = s, s
+    for _ in range(6):
+        sc = argmin_log(lambda x: err((x, sg)), 0.01, 2.0)
+        sg = argmin_log(lambda x: err((sc, x)), 0.01, 2.0)
+    return (sc, sg)
 
 
 def on_tensor(gpu, prec):
@@ -129,35 +159,33 @@ def on_tensor(gpu, prec):
 def fit(root):
     with open(os.path.join(root, "validate", "torch", "published.yaml"), encoding="utf-8") as fh:
         pub = yaml.safe_load(fh)["entries"]
-    # arsim models PyTorch, and BERT's published runs are at sequence 384, not the model's 128
-    pub = [e for e in pub if not e["framework"].startswith("TensorFlow") and "matches" not in e]
-    models = {m: load_model(root, m) for m in sorted({e["model"] for e in pub})}
+    pub = [e for e in pub if not e["framework"].startswith("TensorFlow")]   # arsim models PyTorch
+    models = {m: load_model(root, m) for m in sorted({model_of(e) for e in pub})}
     gpus = {g[0]: g for g in GPUS}
     v100 = gpus["v100"]
     v100_cuda = [e for e in pub if e["gpu"] == "v100" and not on_tensor(v100, e["precision"])]
-    # the Winograd factor: grid over [1, 4] in steps of 0.01, the V100's scale fitted at each
-    best = None
-    for i in range(0, 301):
-        w = 1 + i / 100.0
-        s = fit_scale(v100, models, v100_cuda, w)
-        err = sq_err(v100, models, v100_cuda, s, w)
-        if best is None or err < best[0] - 1e-15:
-            best = (err, w, s)
-    wino = best[1]
+    # the Winograd factor: ternary search over [1, 4], the V100's scales fitted at each; 2 decimals
+    werr = lambda w: sq_err(v100, models, v100_cuda, fit_scales(v100, models, v100_cuda, w), w)
+    lo, hi = 1.0, 4.0
+    for _ in range(30):
+        a, b = lo + (hi - lo) / 3, hi - (hi - lo) / 3
+        if werr(a) < werr(b):
+            hi = b
+        else:
+            lo = a
+    wino = round((lo + hi) / 2, 2)
     fitted = {}
     for key, gpu in gpus.items():
         row = {}
         for tensor in (False, True):
             ents = [e for e in pub if e["gpu"] == key and on_tensor(gpu, e["precision"]) == tensor]
-            if ents:
-                row[tensor] = (fit_scale(gpu, models, ents, wino), len(ents))
-            else:
-                row[tensor] = None
+            nb = sum(1 for e in ents if model_of(e).startswith("bert"))
+            row[tensor] = (fit_scales(gpu, models, ents, wino), len(ents) - nb, nb) if ents else None
         fitted[key] = row
     for key in fitted:
         for tensor in (False, True):
             if fitted[key][tensor] is None:
-                fitted[key][tensor] = (fitted["v100"][tensor][0], 0)
+                fitted[key][tensor] = (fitted["v100"][tensor][0], 0, 0)
     return pub, models, gpus, wino, fitted
 
 
@@ -192,15 +220,17 @@ def emit(pub, gpus, wino, fitted):
         "#   tensor_efficiency  fraction of the tensor-core peak (tf32, fp16, bf16)",
         "# Fitted (least squares of log predicted/published) to the PyTorch figures of",
         "# validate/torch/published.yaml (docs/references.md section 8): winograd",
-        "# %.2f from the V100's fp32 VGG-16 and ResNet-50 figures, shared by every GPU;" % wino,
-        "# per GPU and path, one scale of the kind shape (fc = conv, attention 0.9,",
-        "# norm/embedding/pool/act 0.5 of conv, capped at 1). Figures per GPU and path:",
+        "# %.2f from the V100's fp32 figures, shared by every GPU; per GPU and path" % wino,
+        "# (CUDA cores, tensor cores) two scales of a kind shape (capped at 1): the",
+        "# convolution kinds (conv 1, norm/pool/act 0.5) and the GEMM kinds (fc 1,",
+        "# attention 0.9, embedding 0.5, default 0.9); the GEMM scale is BERT's where",
+        "# the path has BERT figures, else the conv scale. Figures (CNN + BERT):",
     ]
     for key, _ in ((g[0], g) for g in GPUS):
         parts = []
         for tensor, what in ((False, "CUDA cores"), (True, "tensor cores")):
-            n = fitted[key][tensor][1]
-            parts.append("%s %s" % (what, ("%d" % n) if n else "none (V100's scale)"))
+            n, nb = fitted[key][tensor][1], fitted[key][tensor][2]
+            parts.append("%s %s" % (what, ("%d + %d" % (n, nb)) if n + nb else "none (V100's scales)"))
         out.append("#   %-10s %s" % (key, "; ".join(parts)))
     out.append("gpus:")
     for key, name, f32, tf32, f16, mem, launch in GPUS:
@@ -226,19 +256,18 @@ def table(pub_all, models, gpus, wino, fitted, root):
     rows = ["| model | GPU | precision | batch | covers | framework | published (ms) | arsim (ms) | error |",
             "|---|---|---|---:|---|---|---:|---:|---:|"]
     for e in pub_all:
-        if "matches" in e:   # BERT's runs: sequence 384, the model file's is 128
-            continue
-        if e["model"] not in models:
-            models[e["model"]] = load_model(root, e["model"])
+        name = model_of(e)
+        if name not in models:
+            models[name] = load_model(root, name)
         gpu = gpus[e["gpu"]]
         tensor = on_tensor(gpu, e["precision"])
         eff = g[e["gpu"]]["tensor_efficiency" if tensor else "efficiency"]
-        p = predict_s(gpu, models[e["model"]], e["precision"], e["batch"], eff, g[e["gpu"]]["winograd"],
+        p = predict_s(gpu, models[name], e["precision"], e["batch"], eff, g[e["gpu"]]["winograd"],
                       is_step(e)) * 1e3
         m = entry_ms(e)
         fw = "TensorFlow" if e["framework"].startswith("TensorFlow") else "PyTorch"
         rows.append("| %s | %s | %s | %d | %s | %s | %.1f | %.1f | %+.0f %% |" % (
-            e["model"], e["gpu"], e["precision"], e["batch"], "step" if is_step(e) else "fwd+bwd",
+            name, e["gpu"], e["precision"], e["batch"], "step" if is_step(e) else "fwd+bwd",
             fw, m, p, 100 * (p / m - 1)))
     return "\n".join(rows) + "\n"
 
@@ -266,8 +295,9 @@ def main():
         fh.write(text)
     print("winograd %.2f" % wino)
     for key in fitted:
-        print("%-10s cuda scale %.4f (%d figures)  tensor scale %.4f (%d figures)" % (
-            key, fitted[key][False][0], fitted[key][False][1], fitted[key][True][0], fitted[key][True][1]))
+        c, t = fitted[key][False], fitted[key][True]
+        print("%-10s cuda conv %.4f gemm %.4f (%d+%d figures)  tensor conv %.4f gemm %.4f (%d+%d figures)" % (
+            key, c[0][0], c[0][1], c[1], c[2], t[0][0], t[0][1], t[1], t[2]))
     return 0
 
 

@@ -240,8 +240,8 @@ def resnet50():
 BERT_SEQ = 128
 
 
-def bert_base():
-    V, H, NL, A, I, P, T, S = 30522, 768, 12, 12, 3072, 512, 2, BERT_SEQ
+def bert_base(seq=BERT_SEQ):
+    V, H, NL, A, I, P, T, S = 30522, 768, 12, 12, 3072, 512, 2, seq
     L = []
     ids = S * INT64
     L.append(layer("embeddings.word_embeddings", "embedding",
@@ -386,6 +386,17 @@ MODELS = [
         ],
     },
     {
+        "file": "bert-base-384", "build": lambda: bert_base(384), "params": 109482240, "tensors": 199,
+        "description": "BERT-base uncased (HF BertModel with pooler, no MLM head), "
+                       "sequence length 384",
+        "banner": [
+            "BERT-base as models/bert-base.yaml (same layers and parameters) at sequence",
+            "length 384: the length of the published SQuAD fine-tuning figures",
+            "(validate/torch/published.yaml), whose QA head (2 x 768 weights) is left out.",
+            "FLOPs and bytes at sequence length 384 per sample; full 384x384 scores.",
+        ],
+    },
+    {
         "file": "gpt2", "build": gpt2, "params": 124439808, "tensors": 148,
         "description": "GPT-2 small (HF GPT2Model + tied LM head), sequence length 1024",
         "banner": [
@@ -449,7 +460,7 @@ def check_model(m, layers):
     if f == "alexnet":
         mac = sum(l["flops"] for l in layers if l["kind"] in ("conv", "fc")) / 2e9
         assert round(mac, 2) == 0.71, mac        # torchvision: 0.71 GMAC
-    if f == "bert-base":
+    if f in ("bert-base", "bert-base-384"):
         emb = sum(l["params"] for l in layers if l["name"].startswith("embeddings."))
         enc = sum(l["params"] for l in layers if l["name"].startswith("encoder."))
         assert (emb, enc, by["pooler.dense"]["params"]) == (23837184, 85054464, 590592)
