@@ -338,12 +338,20 @@ START_TEST(test_interference_closed_form)
                                   " {name: none, overlap: none}]\n", model, f);
         Scenario *s = load(y);
         ck_assert_double_eq(s->interference, f);
-        GArray *r = run_all(s, false, false);
+        GArray *r = run_all(s, false, true);
         const ModelLayer *l0 = &g_array_index(s->model->layers, ModelLayer, 0);
         double bwd0 = gpu_backward_s(&s->gpu, s->model, l0, 32, s->precision, s->bwd_ratio);
         ck_assert_double_gt(res(r, 0)->comm_s, 100 * bwd0);
         ck_assert_double_eq_tol(res(r, 0)->slowdown_s, f * bwd0, 1e-10);
         ck_assert_double_eq_tol(res(r, 2)->slowdown_s, 0, 1e-15);
+        /* the trace's compute spans of the recorded iteration carry the slowed durations */
+        double spans = 0;
+        for (guint j = 0; j < res(r, 0)->spans->len; j++) {
+            const TrainSpan *sp = &g_array_index(res(r, 0)->spans, TrainSpan, j);
+            if (sp->track == 0 && sp->iter == 0)
+                spans += sp->dur_s;
+        }
+        ck_assert_double_eq_tol(spans, res(r, 0)->compute_s + res(r, 0)->slowdown_s, 1e-9);
         if (i == 0)
             iter0 = res(r, 0)->iteration_s;
         ck_assert_double_eq_tol(res(r, 0)->iteration_s, iter0, 1e-10);
