@@ -230,6 +230,8 @@ def emit(pub, gpus, wino, fitted):
         parts = []
         for tensor, what in ((False, "CUDA cores"), (True, "tensor cores")):
             n, nb = fitted[key][tensor][1], fitted[key][tensor][2]
+            if tensor and not (gpus[key][3] or gpus[key][4]):
+                continue   # no tensor cores
             parts.append("%s %s" % (what, ("%d + %d" % (n, nb)) if n + nb else "none (V100's scales)"))
         out.append("#   %-10s %s" % (key, "; ".join(parts)))
     out.append("gpus:")
@@ -244,6 +246,8 @@ def emit(pub, gpus, wino, fitted):
         out.append("    winograd: %.2f" % wino)
         out.append("    interference: 0")
         for tensor, field in ((False, "efficiency"), (True, "tensor_efficiency")):
+            if tensor and not (tf32 or f16):
+                continue   # no tensor cores
             e = effs(fitted[key][tensor][0])
             out.append("    %s: {%s}" % (field, ", ".join("%s: %.3f" % (k, e[k]) for k in KINDS)))
     return "\n".join(out) + "\n"

@@ -209,8 +209,9 @@ static void task_done(void *ctx, void *data)
     Train *t = ctx;
     const TrainTask *k = data;
     t->busy = false;
-    if (t->s->interference > 0 && t->w.iter == t->rec_iter)
-        t->slow_ps += t->sim->now - t->task_begin - k->dur;
+    simtime_t took = t->sim->now - t->task_begin;   /* may round a picosecond below k->dur */
+    if (t->s->interference > 0 && t->w.iter == t->rec_iter && took > k->dur)
+        t->slow_ps += took - k->dur;
     if (t->s->interference > 0 && t->task_span >= 0)
         g_array_index(t->spans, TrainSpan, t->task_span).dur_s = sim_ps_to_seconds(t->sim->now - t->task_begin);
     trainwalk_end(&t->w, unit_ready, t);
