@@ -23,13 +23,8 @@ T=$(mktemp -d "${TMPDIR:-/tmp}/arsim-baselines.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 # one line per result: batch policy iteration_ms exposed_ms
 rows() {
-    "$A" run "$1" --set "policies=$POL" --json "$T/r.json" >/dev/null
-    python3 - "$T/r.json" <<'EOF'
-import json, sys
-d = json.load(open(sys.argv[1]))
-for r in (d["results"] if isinstance(d, dict) else d):
-    print(r["batch"], r["policy"], "%.3f" % (r["iteration_s"] * 1e3), "%.3f" % (r["exposed_comm_s"] * 1e3))
-EOF
+    "$A" run "$1" --set "policies=$POL" --csv "$T/r.csv" >/dev/null
+    awk -F, 'NR > 1 { printf "%s %s %.3f %.3f\n", $9, $10, $13 * 1e3, $16 * 1e3 }' "$T/r.csv"
 }
 rows configs/default.yaml >"$T/10"
 rows configs/default-1gbps.yaml >"$T/1"
