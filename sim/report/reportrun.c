@@ -41,7 +41,7 @@ cJSON *report_result_json(const Scenario *s, const TrainResult *r)
     cJSON_AddStringToObject(o, "scenario", s->name);
     cJSON_AddStringToObject(o, "model", s->model->name);
     cJSON_AddStringToObject(o, "gpu", s->gpu.key);
-    cJSON_AddStringToObject(o, "precision", s->elem_bytes == 4 ? "fp32" : "fp16");
+    cJSON_AddStringToObject(o, "precision", gpu_precision_name(s->precision));
     cJSON_AddStringToObject(o, "topology", net_kind(s));
     cJSON_AddNumberToObject(o, "nodes", s->nodes);
     cJSON_AddNumberToObject(o, "gpus_per_node", s->gpus_per_node);
@@ -63,6 +63,7 @@ cJSON *report_result_json(const Scenario *s, const TrainResult *r)
     }
     add_num(o, "compute_s", r->compute_s);
     add_num(o, "comm_s", r->comm_s);
+    add_num(o, "slowdown_s", r->slowdown_s);
     add_num(o, "exposed_comm_s", r->exposed_comm_s);
     add_num(o, "samples_per_s", r->samples_per_s);
     add_num(o, "speedup", r->speedup);
@@ -123,7 +124,7 @@ void report_run_table(FILE *out, const Scenario *s, const GArray *results, bool 
     char bw[32];
     units_fmt_rate(bw, sizeof bw, net_link(s)->bw_Bps);
     fprintf(out, "# %s: %s on %d x %d %s (%s %s), %s; baseline %s\n", s->name, s->model->name, s->nodes,
-            s->gpus_per_node, s->gpu.key, net_kind(s), bw, s->elem_bytes == 4 ? "fp32" : "fp16",
+            s->gpus_per_node, s->gpu.key, net_kind(s), bw, gpu_precision_name(s->precision),
             ((Policy *)g_ptr_array_index(s->policies, s->baseline))->name);
     fprintf(out, "%6s %-18s %-9s %-12s %11s", "batch", "policy", "overlap", "algorithm", "iter(ms)");
     if (s->whatif)   /* what-if runs: the measured iterations' distribution */

@@ -142,7 +142,8 @@ static bool read_policy(CfgNode *n, const Scenario *s, Policy *p, char **err)
         *err = cfg_err(cfg_peek(n, "ddp_layout"), "unknown ddp_layout '%s'; expected initial or rebuilt", layout);
         return false;
     }
-    p->ddp_rebuilt = layout && strcmp(layout, "rebuilt") == 0;
+    if (layout)
+        p->ddp_rebuilt = strcmp(layout, "rebuilt") == 0;
     CfgNode *ov = cfg_get(n, "overrides");
     if (ov) {
         if (!cfg_expect_map(ov, "overrides", err))
@@ -451,10 +452,12 @@ static bool read_sections(CfgNode *root, Scenario *s, char **err)
                 cfg_check_keys(cp, "compute", "backward_ratio, update_bytes_per_param", err)))
         return false;
     s->gamma = 3.0 / s->gpu.mem_Bps;
+    s->interference = s->gpu.interference;
     CfgNode *cm = cfg_get(root, "comm");
     if (cm && !(cfg_expect_map(cm, "comm", err) && cfg_opt_int(cm, "streams", 1, 64, &streams, err) &&
                 cfg_opt_double(cm, "gamma", 0, 1, &s->gamma, err) &&
-                cfg_check_keys(cm, "comm", "streams, gamma", err)))
+                cfg_opt_double(cm, "interference", 0, 10, &s->interference, err) &&
+                cfg_check_keys(cm, "comm", "streams, gamma, interference", err)))
         return false;
     if (s->calib.set && s->calib.gamma >= 0)
         s->gamma = s->calib.gamma;
@@ -526,14 +529,11 @@ Scenario *scenario_from_cfg(CfgNode *root, char **err)
         g_free(why);
         goto fail;
     }
-    if (strcmp(prec, "fp32") == 0)
-        s->elem_bytes = 4;
-    else if (strcmp(prec, "fp16") == 0 || strcmp(prec, "bf16") == 0)
-        s->elem_bytes = 2;
-    else {
-        *err = cfg_err(cfg_peek(root, "precision"), "unknown precision '%s'; expected fp32, fp16 or bf16", prec);
+    if (!gpu_precision_parse(prec, &s->precision)) {
+        *err = cfg_err(cfg_peek(root, "precision"), "unknown precision '%s'; expected fp32, tf32, fp16 or bf16", prec);
         goto fail;
     }
+    s->elem_bytes = gpu_precision_bytes(s->precision);
     s->name = g_strdup(name ? name : s->model->name);
     if (!read_batches(root, s, err) || !read_cluster(root, s, err) || !read_policies(root, s, err) ||
         !read_sections(root, s, err) || !trainvar_read(root, s->world, &s->var, err) || !read_faults(root, s, err) ||

@@ -30,7 +30,8 @@ typedef struct {
     char *file;              /* the scenario file; owned */
     Model *model;            /* owned */
     Gpu gpu;                 /* owned members */
-    int elem_bytes;          /* bytes per gradient element: fp32 4, fp16/bf16 2 */
+    Precision precision;     /* the arithmetic (gpu.h) */
+    int elem_bytes;          /* bytes per gradient element: fp32 and tf32 4, fp16/bf16 2 */
     GArray *batches;         /* int per-GPU batch sizes, >= 1 entry */
     TopoSpec topo;           /* the cluster's network (hierarchical when gpus_per_node > 1) */
     int nodes;               /* nodes, >= 1 */
@@ -44,6 +45,8 @@ typedef struct {
     double gamma;            /* reduction s/byte on a GPU (default 3 / memory bandwidth) */
     double update_bytes_per_param; /* optimizer memory traffic per parameter */
     int comm_streams;        /* collectives in flight at once, >= 1 */
+    double interference;     /* compute slows by this fraction while a sync is in flight, >= 0
+                              * (comm.interference; default the GPU's) */
     uint64_t seed;           /* RNG seed of its simulations: SIM_DEFAULT_SEED (no key names one yet) */
     bool whatif;             /* a what-if key (variation, stragglers, ...) was given: results carry the
                               * iteration-time percentiles */

@@ -47,10 +47,44 @@ typedef struct {
     GArray *spans;           /* TrainSpan for rec_iter, or NULL */
     GPtrArray *execs;        /* live CollExec*; owned */
     simtime_t comm_ps;       /* sum of unit durations in rec_iter */
+    /* interference (s->interference > 0): the running task's progress */
+    const TrainTask *task;   /* the running task */
+    simtime_t task_left;     /* ps of its nominal work not done at task_mark */
+    simtime_t task_mark;     /* ps; when its current rate began */
+    simtime_t task_begin;    /* ps; when it started */
+    bool task_slow;          /* it runs slowed (a sync in flight) since task_mark */
+    EvqHandle task_ev;       /* its end event at the current rate */
+    int task_span;           /* its span's index in spans, or -1 (its duration is known at its end) */
+    simtime_t slow_ps;       /* compute time added by interference in rec_iter */
     char *err;               /* first failure */
 } Train;
 
 static void stream_advance(Train *t);
+static void task_done(void *ctx, void *data);
+
+/* Interference: while a sync is in flight the running task progresses at
+ * 1 / (1 + f) of its rate, so a task entirely under a sync takes (1 + f)
+ * times its duration. Arms its end at the current rate. */
+static void task_arm(Train *t)
+{
+    t->task_mark = t->sim->now;
+    t->task_slow = t->in_flight > 0;
+    double f = t->task_slow ? 1 + t->s->interference : 1;
+    t->task_ev = sim_after(t->sim, (simtime_t)llround((double)t->task_left * f), task_done, t, (void *)t->task);
+}
+
+/* The communicator's occupancy changed: re-arm the running task when its
+ * rate changes. */
+static void interference_update(Train *t)
+{
+    if (t->s->interference <= 0 || !t->busy || t->task_slow == (t->in_flight > 0))
+        return;
+    double f = t->task_slow ? 1 + t->s->interference : 1;
+    simtime_t done = (simtime_t)llround((double)(t->sim->now - t->task_mark) / f);
+    t->task_left = done < t->task_left ? t->task_left - done : 0;
+    sim_cancel(t->sim, t->task_ev);
+    task_arm(t);
+}
 
 /* Records a span of iteration `iter` if it is the recorded one (compute
  * and syncs) or the one before (syncs only: the next forward waits on them). */
@@ -73,6 +107,7 @@ static void unit_finished(Train *t, int u)
     st->end = t->sim->now;
     st->done = true;
     t->in_flight--;
+    interference_update(t);
     trainwalk_unit_done(&t->w, u);
     if (t->w.arm_iter == t->rec_iter)
         t->comm_ps += st->end - st->start;
@@ -99,6 +134,7 @@ static void comm_start(Train *t, int u)
     UnitState *st = &t->st[u];
     st->start = t->sim->now;
     t->in_flight++;
+    interference_update(t);
     if (!t->live) {
         simtime_t dur;
         char *why = NULL;
@@ -174,6 +210,11 @@ static void task_done(void *ctx, void *data)
     Train *t = ctx;
     const TrainTask *k = data;
     t->busy = false;
+    simtime_t took = t->sim->now - t->task_begin;   /* may round a picosecond below k->dur */
+    if (t->s->interference > 0 && t->w.iter == t->rec_iter && took > k->dur)
+        t->slow_ps += took - k->dur;
+    if (t->s->interference > 0 && t->task_span >= 0)
+        g_array_index(t->spans, TrainSpan, t->task_span).dur_s = sim_ps_to_seconds(t->sim->now - t->task_begin);
     trainwalk_end(&t->w, unit_ready, t);
     if (k->kind == TRAIN_TASK_BWD)
         comm_dispatch(t);
@@ -197,13 +238,22 @@ static void stream_advance(Train *t)
     if (trainwalk_arms(&t->w))
         arm_units(t);
     trainwalk_start(&t->w);
+    t->task_span = -1;
     if (t->spans && t->w.iter == t->rec_iter) {
+        t->task_span = (int)t->spans->len;
         char buf[160];
         add_span(t, (TrainSpan){.name = g_strdup(task_name(t, k, buf, sizeof buf)), .first_layer = k->layer,
                                 .last_layer = k->layer, .forward = k->kind == TRAIN_TASK_FWD},
                  t->w.iter, t->sim->now, k->dur);
     }
     t->busy = true;
+    if (t->s->interference > 0) {
+        t->task = k;
+        t->task_left = k->dur;
+        t->task_begin = t->sim->now;
+        task_arm(t);
+        return;
+    }
     sim_after(t->sim, k->dur, task_done, t, (void *)k);
 }
 
@@ -311,7 +361,9 @@ bool train_run_ex(const Scenario *s, int batch, int policy, const TrainOpts *o, 
     double compute = t.plan->compute_s;
     out->compute_s = compute;
     out->comm_s = sim_ps_to_seconds(t.comm_ps);
-    out->exposed_comm_s = out->iteration_s - compute > 0 ? out->iteration_s - compute : 0;
+    out->slowdown_s = sim_ps_to_seconds(t.slow_ps);
+    double busy = compute + out->slowdown_s;
+    out->exposed_comm_s = out->iteration_s - busy > 0 ? out->iteration_s - busy : 0;
     out->samples_per_s = out->iteration_s > 0 ? (double)batch * s->world / out->iteration_s : INFINITY;
     out->events = t.sim->events + commcost_events(t.plan->cost);
     out->speedup = 1;

@@ -46,7 +46,8 @@ typedef struct {
                               * NULL; owned */
     double compute_s;        /* forward + backward + update per iteration */
     double comm_s;           /* sum of all-reduce durations per iteration */
-    double exposed_comm_s;   /* iteration_s - compute_s: compute stream waiting on sync */
+    double slowdown_s;       /* compute time added by comm.interference (syncs in flight slow compute) */
+    double exposed_comm_s;   /* iteration_s - compute_s - slowdown_s: compute stream waiting on sync */
     double samples_per_s;    /* batch * world / iteration_s */
     double speedup;          /* baseline iteration_s / iteration_s (filled by train_run_all) */
     uint64_t events;         /* engine events */
