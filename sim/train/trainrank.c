@@ -40,6 +40,15 @@ typedef struct {
     bool waiting;            /* the stream is blocked on a gate */
     GQueue *queue;           /* released units not issued yet (GINT unit indices) */
     int in_flight;           /* its units issued and not done */
+    /* comm.interference > 0: the running task's progress (as train.c's stream) */
+    const TrainTask *task;   /* the running task */
+    simtime_t task_left;     /* ps of its (scaled) work not done at task_mark */
+    simtime_t task_mark;     /* ps; when its current rate began */
+    simtime_t task_begin;    /* ps; when it started */
+    simtime_t task_dur;      /* ps; its time without interference */
+    bool task_slow;          /* it runs slowed (a sync of this rank in flight) since task_mark */
+    EvqHandle task_ev;       /* its end event at the current rate */
+    int task_span;           /* its span's index in spans, or -1 */
 } Rank;
 
 /* One instance (iteration) of a sync unit. Times are absolute ps. */
@@ -76,6 +85,7 @@ struct TR {
     GArray *spans;           /* TrainSpan of rec_iter, or NULL */
     bool trace_all;          /* spans of every rank's compute (else the first and the last rank's) */
     simtime_t comm_ps;       /* sum of rec_iter's collective durations */
+    simtime_t slow_ps;       /* compute time interference added to rank 0 in rec_iter */
     bool negotiated;         /* priority: one shared queue of units every rank released */
     bool memo_ok;            /* the memo may serve a unit every rank issues at once on an idle network */
     int running;             /* units whose collective runs */
@@ -84,6 +94,29 @@ struct TR {
 };
 
 static void rank_advance(Rank *rk);
+static void task_done(void *ctx, void *data);
+
+/* Interference: while a sync of its rank is in flight a task progresses
+ * at 1 / (1 + f) of its rate. Arms its end at the current rate. */
+static void task_arm(Rank *rk)
+{
+    rk->task_mark = rk->t->sim->now;
+    rk->task_slow = rk->in_flight > 0;
+    double f = rk->task_slow ? 1 + rk->t->s->interference : 1;
+    rk->task_ev = sim_after(rk->t->sim, (simtime_t)llround((double)rk->task_left * f), task_done, rk, (void *)rk->task);
+}
+
+/* Rank rk's communicator occupancy changed: re-arm its running task when its rate changes. */
+static void interference_update(Rank *rk)
+{
+    if (rk->t->s->interference <= 0 || !rk->busy || rk->task_slow == (rk->in_flight > 0))
+        return;
+    double f = rk->task_slow ? 1 + rk->t->s->interference : 1;
+    simtime_t done = (simtime_t)llround((double)(rk->t->sim->now - rk->task_mark) / f);
+    rk->task_left = done < rk->task_left ? rk->task_left - done : 0;
+    sim_cancel(rk->t->sim, rk->task_ev);
+    task_arm(rk);
+}
 
 bool trainrank_needed(const Scenario *s)
 {
@@ -145,6 +178,7 @@ static void on_unit_done(void *ctx, void *data)
     ru->released = ru->issued = 0;
     for (int r = 0; r < t->world; r++) {
         t->ranks[r].in_flight--;
+        interference_update(&t->ranks[r]);
         trainwalk_unit_done(&t->ranks[r].w, u);
     }
     if (t->negotiated) {
@@ -220,6 +254,7 @@ static void rank_issue(Rank *rk, int u)
     TR *t = rk->t;
     RUnit *ru = &t->u[u];
     rk->in_flight++;
+    interference_update(rk);
     if (++ru->issued == t->world)
         ru->last_issue = t->sim->now;
     if (!ru->launched) {
@@ -316,7 +351,15 @@ static void task_done(void *ctx, void *data)
 {
     Rank *rk = ctx;
     const TrainTask *k = data;
+    TR *tr = rk->t;
     rk->busy = false;
+    if (tr->s->interference > 0) {
+        simtime_t took = tr->sim->now - rk->task_begin;   /* may round a picosecond below the task's time */
+        if (rk->r == 0 && rk->w.iter == tr->rec_iter && took > rk->task_dur)
+            tr->slow_ps += took - rk->task_dur;
+        if (rk->task_span >= 0)
+            g_array_index(tr->spans, TrainSpan, rk->task_span).dur_s = sim_ps_to_seconds(took);
+    }
     trainwalk_end(&rk->w, unit_ready, rk);
     if (rk->w.iter >= rk->t->iters && ++rk->t->ranks_done == rk->t->world)
         trainbg_stop(rk->t->bg);   /* the run is over: other jobs' streams end with it */
@@ -342,13 +385,22 @@ static void rank_advance(Rank *rk)
     rk->waiting = false;
     trainwalk_start(&rk->w);
     simtime_t dur = task_time(rk, k);
+    rk->task_span = -1;
     if (t->spans && rk->w.iter == t->rec_iter && (rk->r == 0 || rk->r == t->world - 1 || t->trace_all)) {
+        rk->task_span = (int)t->spans->len;
         char buf[160];
         add_span(t, (TrainSpan){.name = g_strdup(task_name(t, k, buf, sizeof buf)), .first_layer = k->layer,
                                 .last_layer = k->layer, .forward = k->kind == TRAIN_TASK_FWD, .rank = rk->r},
                  rk->w.iter, t->sim->now, dur);
     }
     rk->busy = true;
+    if (t->s->interference > 0) {
+        rk->task = k;
+        rk->task_left = rk->task_dur = dur;
+        rk->task_begin = t->sim->now;
+        task_arm(rk);
+        return;
+    }
     sim_after(t->sim, dur, task_done, rk, (void *)k);
 }
 
@@ -468,6 +520,7 @@ bool trainrank_run(const Scenario *s, int batch, int policy, const TrainOpts *o,
                         &out->iteration_max_s, s->whatif ? &out->iter_times : NULL);
     out->compute_s = t.plan->compute_s;
     out->comm_s = sim_ps_to_seconds(t.comm_ps);
+    out->slowdown_s = sim_ps_to_seconds(t.slow_ps);
     out->exposed_comm_s = out->iteration_s - out->compute_s > 0 ? out->iteration_s - out->compute_s : 0;
     out->samples_per_s = out->iteration_s > 0 ? (double)batch * s->world / out->iteration_s : INFINITY;
     out->events = t.sim->events + commcost_events(t.plan->cost);

@@ -44,13 +44,16 @@ static void free1(TrainResult *r)
 START_TEST(test_memo_equals_per_rank)
 {
     Scenario *s = load(BASE POLICIES "iterations: {warmup: 1, measured: 4}\n");
-    for (guint p = 0; p < s->policies->len; p++) {
+    for (guint q = 0; q < 2 * s->policies->len; q++) {
+        guint p = q % s->policies->len;
+        s->interference = q < s->policies->len ? 0 : 0.25;   /* then with comm.interference */
         TrainResult a, b;
         run1(s, (int)p, false, &a);
         run1(s, (int)p, true, &b);
         ck_assert_double_eq(a.iteration_s, b.iteration_s);
         ck_assert_double_eq(a.iteration_p99_s, b.iteration_p99_s);
         ck_assert_double_eq(a.comm_s, b.comm_s);
+        ck_assert_double_eq(a.slowdown_s, b.slowdown_s);
         ck_assert_uint_eq(a.units->len, b.units->len);
         for (guint u = 0; u < a.units->len; u++) {
             const TrainUnitRow *x = &g_array_index(a.units, TrainUnitRow, u), *y = &g_array_index(b.units, TrainUnitRow, u);
