@@ -20,7 +20,7 @@
 #
 # Environment: BENCH_DIR (scratch, default build/bench), BENCH_REPEAT (runs
 # of each kernel case with a wall target, best wall kept; default 3), BENCH_SKIP
-# (space-separated sections to skip: kernel training whatif sweep smpi).
+# (space-separated sections to skip: kernel training sweep smpi).
 set -u
 ARSIM=$(readlink -f "${1:-./arsim}")
 cd "$(dirname "$0")/../.." || exit 1
@@ -174,7 +174,7 @@ if ! skipped training; then
     cluster.nodes=128 cluster.k=8 "$(one_pol prio priority auto)" baseline=prio 'batch=[64]'
 fi
 
-# ---- (b2) what-if --------------------------------------------------------
+# ---- (b2) what-if (BENCH_SKIP name: whatif) -----------------------------
 
 if ! skipped whatif; then
   echo
