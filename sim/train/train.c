@@ -196,15 +196,6 @@ static void note_needed(Train *t, const TrainTask *k)
                 t->st[u].needed = t->sim->now;
 }
 
-static const char *task_name(const Train *t, const TrainTask *k, char *buf, size_t n)
-{
-    if (k->kind == TRAIN_TASK_UPDATE_ALL)
-        return "update";
-    const ModelLayer *l = &g_array_index(t->s->model->layers, ModelLayer, k->layer);
-    snprintf(buf, n, "%s %s", k->kind == TRAIN_TASK_FWD ? "fwd" : "bwd", l->name);
-    return buf;
-}
-
 static void task_done(void *ctx, void *data)
 {
     Train *t = ctx;
@@ -242,7 +233,7 @@ static void stream_advance(Train *t)
     if (t->spans && t->w.iter == t->rec_iter) {
         t->task_span = (int)t->spans->len;
         char buf[160];
-        add_span(t, (TrainSpan){.name = g_strdup(task_name(t, k, buf, sizeof buf)), .first_layer = k->layer,
+        add_span(t, (TrainSpan){.name = g_strdup(trainplan_task_name(t->plan, k, buf, sizeof buf)), .first_layer = k->layer,
                                 .last_layer = k->layer, .forward = k->kind == TRAIN_TASK_FWD},
                  t->w.iter, t->sim->now, k->dur);
     }

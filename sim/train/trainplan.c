@@ -2,6 +2,7 @@
 #include "train/trainplan.h"
 #include "train/trainsel.h"
 
+#include <stdio.h>
 #include <string.h>
 
 static simtime_t ps(double s)
@@ -9,6 +10,15 @@ static simtime_t ps(double s)
     simtime_t v = 0;
     sim_seconds_to_ps(s, &v);
     return v;
+}
+
+const char *trainplan_task_name(const TrainPlan *p, const TrainTask *k, char *buf, size_t n)
+{
+    if (k->kind == TRAIN_TASK_UPDATE_ALL)
+        return "update";
+    const ModelLayer *l = &g_array_index(p->s->model->layers, ModelLayer, k->layer);
+    snprintf(buf, n, "%s %s", k->kind == TRAIN_TASK_FWD ? "fwd" : "bwd", l->name);
+    return buf;
 }
 
 static bool per_layer_update(const Policy *pol)

@@ -318,15 +318,6 @@ static void note_needed(Rank *rk, const TrainTask *k)
     }
 }
 
-static const char *task_name(const TR *t, const TrainTask *k, char *buf, size_t n)
-{
-    if (k->kind == TRAIN_TASK_UPDATE_ALL)
-        return "update";
-    const ModelLayer *l = &g_array_index(t->s->model->layers, ModelLayer, k->layer);
-    snprintf(buf, n, "%s %s", k->kind == TRAIN_TASK_FWD ? "fwd" : "bwd", l->name);
-    return buf;
-}
-
 /* Task k's time on rank rk in its current iteration. */
 static simtime_t task_time(Rank *rk, const TrainTask *k)
 {
@@ -389,7 +380,7 @@ static void rank_advance(Rank *rk)
     if (t->spans && rk->w.iter == t->rec_iter && (rk->r == 0 || rk->r == t->world - 1 || t->trace_all)) {
         rk->task_span = (int)t->spans->len;
         char buf[160];
-        add_span(t, (TrainSpan){.name = g_strdup(task_name(t, k, buf, sizeof buf)), .first_layer = k->layer,
+        add_span(t, (TrainSpan){.name = g_strdup(trainplan_task_name(t->plan, k, buf, sizeof buf)), .first_layer = k->layer,
                                 .last_layer = k->layer, .forward = k->kind == TRAIN_TASK_FWD, .rank = rk->r},
                  rk->w.iter, t->sim->now, dur);
     }
