@@ -10,7 +10,6 @@ committed.  Running it again must reproduce them byte for byte:
 
 Outputs (paths relative to the repository root):
     models/{vgg16,vgg16-cifar10,resnet50,alexnet,bert-base,gpt2}.yaml
-    models/gpus.yaml
     tests/data/ddp_buckets.txt   (PyTorch DDP bucket layouts, a test oracle)
 
 Pure Python 3, standard library only (PyYAML, when installed, is used only to
@@ -31,6 +30,8 @@ Counting conventions (also written into each YAML banner):
       residual add    1 FLOP per element, counted in the layer named
       attention core  Q.K^T and P.V 2*S*S*H each, scale+mask+softmax
                       5 FLOPs per score element
+  * winograd: true on a 3x3 stride-1 ungrouped convolution (cuDNN can run
+    it with a Winograd algorithm; models/gpus.yaml's winograd factor).
       activations (ReLU, GELU, tanh) and dropout are folded into the
       preceding layer at no cost (fused epilogue assumption).
   * mem_bytes: activation bytes read + written per sample in forward at fp32
@@ -71,7 +72,10 @@ def conv2d(name, cin, cout, k, stride, pad, h, w, bias=True, groups=1):
         t.append(("bias", cout))
     flops = 2 * (cin // groups) * k * k * cout * ho * wo
     mem = (cin * h * w + cout * ho * wo) * FP32
-    return layer(name, "conv", t, flops, mem), ho, wo
+    lay = layer(name, "conv", t, flops, mem)
+    # cuDNN's Winograd algorithms take 3x3 stride-1 (ungrouped) filters
+    lay["winograd"] = k == 3 and stride == 1 and groups == 1
+    return lay, ho, wo
 
 
 def maxpool(name, c, k, stride, pad, h, w):
@@ -236,8 +240,8 @@ def resnet50():
 BERT_SEQ = 128
 
 
-def bert_base():
-    V, H, NL, A, I, P, T, S = 30522, 768, 12, 12, 3072, 512, 2, BERT_SEQ
+def bert_base(seq=BERT_SEQ):
+    V, H, NL, A, I, P, T, S = 30522, 768, 12, 12, 3072, 512, 2, seq
     L = []
     ids = S * INT64
     L.append(layer("embeddings.word_embeddings", "embedding",
@@ -310,6 +314,8 @@ COMMON_BANNER = [
     "flops: forward FLOPs per sample, 1 multiply-add = 2 FLOPs, bias adds ignored.",
     "mem_bytes: activation bytes read + written per sample in forward at fp32",
     "(inputs + outputs of the layer's kernels; weights excluded).",
+    "winograd: true marks a 3x3 stride-1 convolution (cuDNN's Winograd algorithms",
+    "apply; models/gpus.yaml divides its FLOPs by the GPU's winograd factor).",
 ]
 
 MODELS = [
@@ -380,6 +386,17 @@ MODELS = [
         ],
     },
     {
+        "file": "bert-base-384", "build": lambda: bert_base(384), "params": 109482240, "tensors": 199,
+        "description": "BERT-base uncased (HF BertModel with pooler, no MLM head), "
+                       "sequence length 384",
+        "banner": [
+            "BERT-base as models/bert-base.yaml (same layers and parameters) at sequence",
+            "length 384: the length of the published SQuAD fine-tuning figures",
+            "(validate/torch/published.yaml), whose QA head (2 x 768 weights) is left out.",
+            "FLOPs and bytes at sequence length 384 per sample; full 384x384 scores.",
+        ],
+    },
+    {
         "file": "gpt2", "build": gpt2, "params": 124439808, "tensors": 148,
         "description": "GPT-2 small (HF GPT2Model + tied LM head), sequence length 1024",
         "banner": [
@@ -443,7 +460,7 @@ def check_model(m, layers):
     if f == "alexnet":
         mac = sum(l["flops"] for l in layers if l["kind"] in ("conv", "fc")) / 2e9
         assert round(mac, 2) == 0.71, mac        # torchvision: 0.71 GMAC
-    if f == "bert-base":
+    if f in ("bert-base", "bert-base-384"):
         emb = sum(l["params"] for l in layers if l["name"].startswith("embeddings."))
         enc = sum(l["params"] for l in layers if l["name"].startswith("encoder."))
         assert (emb, enc, by["pooler.dense"]["params"]) == (23837184, 85054464, 590592)
@@ -468,60 +485,10 @@ def emit_model(m, layers):
     out.append("layers:")
     for l in layers:
         out.append("  - {name: %s, kind: %s, params: %d, tensors: [%s], flops: %d, "
-                   "mem_bytes: %d}" % (l["name"], l["kind"], l["params"],
-                                       ", ".join(str(n) for _, n in l["tensors"]),
-                                       l["flops"], l["mem_bytes"]))
-    return "\n".join(out) + "\n"
-
-
-GPUS = [
-    # key, name, fp32, fp16, mem GB/s, launch us, efficiencies
-    ("gtx1080ti", "NVIDIA GeForce GTX 1080 Ti", 11.3, 0, 484, 6,
-     (0.60, 0.65, 0.30, 0.30, 0.50, 0.30, 0.30, 0.50)),
-    ("v100", "NVIDIA V100 SXM2 32GB", 15.7, 125, 900, 5,
-     (0.55, 0.60, 0.30, 0.30, 0.50, 0.30, 0.30, 0.50)),
-    ("a100", "NVIDIA A100 SXM4 80GB", 19.5, 312, 2039, 4,
-     (0.55, 0.60, 0.30, 0.30, 0.50, 0.30, 0.30, 0.50)),
-    ("h100", "NVIDIA H100 SXM5 80GB", 67, 989, 3350, 4,
-     (0.45, 0.50, 0.25, 0.25, 0.40, 0.25, 0.25, 0.40)),
-]
-EFF_KINDS = ("conv", "fc", "norm", "embedding", "attention", "pool", "act", "default")
-
-
-def fmt_num(x):
-    return ("%d" % x) if float(x).is_integer() else repr(x)
-
-
-def emit_gpus():
-    out = [
-        "# models/gpus.yaml - GPU specifications for arsim's per-layer compute model.",
-        "# Generated by models/gen/gen_models.py (maintainer tool) - do not edit by hand.",
-        "# Peaks are vendor datasheet figures (dense, no sparsity), docs/references.md",
-        "# section 5: GTX 1080 Ti (Pascal GP102: 11.3 TFLOP/s FP32, 484 GB/s GDDR5X),",
-        "# V100 SXM2 (15.7 FP32, 125 FP16 tensor core, 900 GB/s HBM2), A100 SXM4 80GB",
-        "# (19.5 FP32, 312 FP16/BF16 tensor core, 2039 GB/s HBM2e), H100 SXM5 (67 FP32,",
-        "# 989 FP16/BF16 tensor core, 3350 GB/s HBM3).",
-        "#   fp32_tflops  peak FP32 (non-tensor-core) rate, TFLOP/s; TF32 is not modelled",
-        "#   fp16_tflops  peak dense FP16 tensor-core rate; 0 = none (fp16 runs at the",
-        "#                fp32 rate)",
-        "#   mem_GBps     peak memory bandwidth, 10^9 bytes/s",
-        "#   launch_us    per-kernel launch/dispatch overhead, added per layer per pass",
-        "#   efficiency   fraction of the peak FLOP rate (of the precision in use) that",
-        "#                a layer of that kind achieves; `default` for any other kind.",
-        "# launch_us and efficiency are ESTIMATES (typical cuDNN/cuBLAS GEMM and conv",
-        "# utilisation is 30-70% of peak), not measurements: calibrate them against",
-        "# measured per-layer times (arsim import-profile) before trusting absolute times.",
-        "gpus:",
-    ]
-    for key, name, f32, f16, mem, launch, eff in GPUS:
-        out.append("  %s:" % key)
-        out.append('    name: "%s"' % name)
-        out.append("    fp32_tflops: %s" % fmt_num(f32))
-        out.append("    fp16_tflops: %s" % fmt_num(f16))
-        out.append("    mem_GBps: %s" % fmt_num(mem))
-        out.append("    launch_us: %s" % fmt_num(launch))
-        out.append("    efficiency: {%s}" % ", ".join(
-            "%s: %.2f" % (k, e) for k, e in zip(EFF_KINDS, eff)))
+                   "mem_bytes: %d%s}" % (l["name"], l["kind"], l["params"],
+                                         ", ".join(str(n) for _, n in l["tensors"]),
+                                         l["flops"], l["mem_bytes"],
+                                         ", winograd: true" if l.get("winograd") else ""))
     return "\n".join(out) + "\n"
 
 
@@ -670,7 +637,6 @@ def main():
                  flops / 1e9))
         files[os.path.join("models", m["file"] + ".yaml")] = emit_model(m, layers)
         built.append((m, layers))
-    files[os.path.join("models", "gpus.yaml")] = emit_gpus()
     bucket_models = [(m["file"], layers) for m, layers in built
                      if m["file"] in ("vgg16", "resnet50")]
     files[os.path.join("tests", "data", "ddp_buckets.txt")] = emit_buckets(bucket_models)

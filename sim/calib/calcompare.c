@@ -250,6 +250,7 @@ static void predict_iteration(Ctx *x, const MeasCase *c, CalCmpRow *r)
         return;
     }
     r->pred_s = res.iteration_s;
+    train_result_clear(&res);
     r->how = g_strdup_printf("train %s batch %d", c->policy, batch);
 }
 

@@ -196,8 +196,9 @@ static int run(void *opts, char **err)
         }
         g_array_sort(cal.used, cmp_int);
         g_array_sort(cal.outliers, cmp_int);
-        printf("calibration of %s: %s; %d ranks on %d hosts; fit %s%s%s\n\n", m->path,
-               m->mpi_library[0] ? m->mpi_library : "MPI library unknown", m->ranks, m->hosts, cal.modes,
+        printf("calibration of %s: %s; %d rank%s on %d host%s; fit %s%s%s\n\n", m->path,
+               m->mpi_library[0] ? m->mpi_library : "MPI library unknown", m->ranks, m->ranks == 1 ? "" : "s",
+               m->hosts, m->hosts == 1 ? "" : "s", cal.modes,
                o->no_burst ? " (no burst term)" : "", o->no_protocol ? " (no protocol)" : "");
         printf("%-6s %10s %11s %14s %12s %10s %9s %7s %8s\n", "class", "alpha(us)", "beta(ns/B)", "goodput(MB/s)",
                "burst(B)", "R2", "rms.err", "points", "outliers");

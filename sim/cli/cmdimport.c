@@ -28,7 +28,7 @@ typedef struct {
 typedef struct {
     char *name;              /* the new model's name; owned */
     char *gpu;               /* GPU key; owned */
-    const char *precision;   /* fp32, fp16 or bf16; borrowed */
+    const char *precision;   /* fp32, tf32, fp16 or bf16; borrowed */
     int batch;               /* batch of the trace, >= 1 */
 } ImportMeta;
 
@@ -92,9 +92,11 @@ static int resolve_meta(const ImportOpts *o, const ReportProf *p, ImportMeta *m,
         return 2;
     }
     const char *prec = o->precision ? o->precision : p->precision ? p->precision : "fp32";
-    if (strcmp(prec, "fp32") != 0 && strcmp(prec, "fp16") != 0 && strcmp(prec, "bf16") != 0) {
-        *err = o->precision ? g_strdup_printf("--precision: unknown precision '%s'; expected fp32, fp16 or bf16", prec)
-                            : g_strdup_printf("%s:1:1: arsim:precision=%s is unknown; expected fp32, fp16 or bf16",
+    Precision pr;
+    if (!gpu_precision_parse(prec, &pr)) {
+        *err = o->precision ? g_strdup_printf("--precision: unknown precision '%s'; expected fp32, tf32, fp16 or bf16",
+                                              prec)
+                            : g_strdup_printf("%s:1:1: arsim:precision=%s is unknown; expected fp32, tf32, fp16 or bf16",
                                               o->trace, prec);
         return 2;
     }
@@ -280,8 +282,8 @@ static const CliOpt opts[] = {
      .help = "the GPU it ran on", .value = "KEY", .unit = "a key of models/gpus.yaml",
      .note = "matched from the trace's device name", .names = "gpus"},
     {"precision", CLI_STR, offsetof(ImportOpts, precision),
-     .help = "the precision it ran in", .value = "P", .unit = "fp32, fp16 or bf16", .note = "the trace's, else fp32",
-     .words = "fp32 fp16 bf16"},
+     .help = "the precision it ran in", .value = "P", .unit = "fp32, tf32, fp16 or bf16", .note = "the trace's, else fp32",
+     .words = "fp32 tf32 fp16 bf16"},
     {NULL},
 };
 

@@ -120,7 +120,8 @@ int cmdrun_run(const CmdRunOpts *o, FILE *out, char **err)
     RunOut ro = {s, res, NULL};
     TrainResult traced = {0};
     if (o->trace || o->plot) {
-        TrainOpts to = {.layers = false, .trace = true};
+        TrainOpts to = {.layers = false, .trace = true,
+                        .trace_ranks = o->trace_ranks && strcmp(o->trace_ranks, "all") == 0};
         if (!train_run(s, tb, tp, &to, &traced, err))
             rc = fail_code(*err);
         ro.one = &traced;
@@ -135,11 +136,7 @@ int cmdrun_run(const CmdRunOpts *o, FILE *out, char **err)
         report_run_table(out, s, res, o->layers);
     if (rc == 0 && o->plot)
         rc = plot_run(o->plot, &ro, err);
-    if (traced.spans) {
-        GArray *one = g_array_new(FALSE, TRUE, sizeof(TrainResult));
-        g_array_append_val(one, traced);
-        train_results_free(one);
-    }
+    train_result_clear(&traced);
     train_results_free(res);
     scenario_free(s);
     return rc;
@@ -160,6 +157,9 @@ static const CliOpt opts[] = {
     {"trace-policy", CLI_STR, offsetof(CmdRunOpts, trace_policy),
      .help = "the policy --trace and --plot trace", .value = "NAME", .unit = "a policy name of the scenario",
      .note = "the first policy that is not the baseline"},
+    {"trace-ranks", CLI_STR, offsetof(CmdRunOpts, trace_ranks),
+     .help = "the ranks whose compute --trace shows (what-if runs, where ranks differ)", .value = "WHICH",
+     .unit = "all or ends", .note = "ends: the first and the last rank"},
     {"trace-batch", CLI_INT, offsetof(CmdRunOpts, trace_batch),
      .help = "the batch --trace and --plot trace", .value = "B", .min = 1, .max = UNITS_COUNT_MAX,
      .note = "the scenario's first batch"},
@@ -187,6 +187,14 @@ static int run_main(void *opts, char **err)
     if (!o->trace && !o->plot && (o->trace_policy || o->trace_batch)) {
         *err = g_strdup_printf("%s: given without --trace or --plot; expected --trace FILE or --plot DIR with it",
                                o->trace_policy ? "--trace-policy" : "--trace-batch");
+        return 2;
+    }
+    if (o->trace_ranks && strcmp(o->trace_ranks, "all") != 0 && strcmp(o->trace_ranks, "ends") != 0) {
+        *err = g_strdup_printf("--trace-ranks: '%s'; expected all or ends", o->trace_ranks);
+        return 2;
+    }
+    if (!o->trace && !o->plot && o->trace_ranks) {
+        *err = g_strdup("--trace-ranks: given without --trace or --plot; expected --trace FILE or --plot DIR with it");
         return 2;
     }
     char *config = cmdrun_config_path(o->args->pdata[0]);

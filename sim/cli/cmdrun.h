@@ -20,6 +20,7 @@ typedef struct {
     char *plot;              /* --plot DIR or NULL */
     char *trace_policy;      /* --trace-policy NAME (NULL: the first non-baseline policy) */
     int trace_batch;         /* --trace-batch B (0: the first batch) */
+    char *trace_ranks;       /* --trace-ranks all|ends (NULL: ends, the first and the last rank) */
     bool layers;             /* --layers */
     uint64_t max_memory;     /* --max-memory, bytes; 0: the machine's available memory */
     GPtrArray *args;         /* the arguments: CONFIG */

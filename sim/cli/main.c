@@ -50,7 +50,7 @@ static int help(int argc, char **argv)
 {
     if (argc > 3)
         return cli_exit(2, g_strdup_printf("help: unexpected argument '%s'; expected arsim help [COMMAND]", argv[3]));
-    if (argc < 3) {
+    if (argc < 3 || strcmp(argv[2], "help") == 0) {
         clidoc_help(stdout, commands, NCOMMANDS);
         return 0;
     }

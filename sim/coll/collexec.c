@@ -534,7 +534,7 @@ CollExec *collexec_start(const CollRunSpec *spec)
         return NULL;
     }
     x->cpu_free = g_new0(simtime_t, sched->p);
-    for (uint64_t id = 0; id < x->nlanes; id++) {
+    for (uint64_t id = 0; id < x->nlanes && !spec->deferred; id++) {
         if (x->ranks[id / x->npieces].nsteps == 0)
             x->ndone++;
         else
@@ -543,6 +543,18 @@ CollExec *collexec_start(const CollRunSpec *spec)
     if (x->ndone == x->nlanes)   /* nothing to wait for: done runs from the queue, never from here */
         sim_at(sim, sim->now, fire_event, x, NULL);
     return x;
+}
+
+void collexec_rank_go(CollExec *x, int r)
+{
+    for (uint64_t id = (uint64_t)r * x->npieces; id < (uint64_t)(r + 1) * x->npieces; id++) {
+        if (x->ranks[r].nsteps == 0)
+            x->ndone++;
+        else
+            run_lane(x, id);
+    }
+    if (x->ndone == x->nlanes && !x->fired)   /* as in collexec_start: done runs from the queue */
+        sim_at(x->sim, x->sim->now, fire_event, x, NULL);
 }
 
 simtime_t collexec_start_time(const CollExec *x)

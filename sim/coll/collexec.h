@@ -45,6 +45,8 @@ typedef struct {
     double gamma;              /* reduction seconds per received byte, >= 0 */
     CollDoneFn done;           /* run once at the end (NULL: nothing) */
     void *ctx, *data;          /* done's arguments */
+    bool deferred;             /* true: no rank starts in collexec_start; each starts at its
+                                * collexec_rank_go (per-rank issue times, skew between ranks) */
 } CollRunSpec;
 
 /* Starts spec->sched at sim->now. Everything the spec points to must
@@ -54,6 +56,11 @@ typedef struct {
  * (sim->error), if a rank's host, a step's peer or the byte count is out
  * of range. A schedule that deadlocks never calls done. */
 CollExec *collexec_start(const CollRunSpec *spec);
+/* Deferred runs: rank r (0 <= r < p, once) issues the collective now and
+ * starts its first step; messages sent to a rank that has not issued yet
+ * wait for its receives as they would for a slow rank. done runs once
+ * every rank issued and ended its last step. */
+void collexec_rank_go(CollExec *x, int r);
 simtime_t collexec_start_time(const CollExec *x);
 simtime_t collexec_end_time(const CollExec *x);   /* valid once done ran */
 void collexec_free(CollExec *x);

@@ -87,6 +87,8 @@ struct Net {
     GPtrArray *msg_free;    /* NetMsg* ready for reuse */
     GPtrArray *flow_free;   /* index nhops: GPtrArray* of free NetFlow[nhops+1], or NULL */
     GPtrArray *allocs;      /* every chunk of messages and flow array; g_free'd by net_free */
+    NetRouteFn router;      /* route map (net_set_router), or NULL */
+    void *router_ctx;       /* its argument */
 };
 
 static void link_free(void *ctx, void *data);
@@ -391,8 +393,23 @@ void net_free(Net *n)
     g_free(n);
 }
 
+void net_set_link(Net *n, uint32_t link, double bw_Bps, simtime_t lat_ps)
+{
+    g_return_if_fail(link < n->nlinks);
+    n->links[link].bw_Bps = bw_Bps;
+    n->links[link].lat_ps = lat_ps;
+}
+
+void net_set_router(Net *n, NetRouteFn fn, void *ctx)
+{
+    n->router = fn;
+    n->router_ctx = ctx;
+}
+
 void net_send(Net *n, const TopoRoute *r, uint64_t bytes, NetDeliverFn fn, void *ctx, void *data)
 {
+    if (n->router)
+        r = n->router(n->router_ctx, r);
     NetMsg *m = msg_get(n);
     m->route = r;
     m->bytes = bytes;

@@ -46,6 +46,19 @@ void net_free(Net *n);
  * A route of 0 hops delivers at once (same time, through the queue). */
 void net_send(Net *n, const TopoRoute *r, uint64_t bytes, NetDeliverFn fn, void *ctx, void *data);
 
+/* Changes a link's rate and latency from now on: a message (packet) that
+ * starts on it later serializes at bw_Bps (> 0, INFINITY allowed) and
+ * crosses it in lat_ps; one in service keeps its times. netfault.h uses
+ * it for degraded links. */
+void net_set_link(Net *n, uint32_t link, double bw_Bps, simtime_t lat_ps);
+
+/* A route map: with one set, every net_send's route r is replaced by
+ * fn(ctx, r), a route between the same two hosts that outlives every
+ * message sent on it (netfault.h reroutes around failed links); NULL
+ * removes it. */
+typedef const TopoRoute *(*NetRouteFn)(void *ctx, const TopoRoute *r);
+void net_set_router(Net *n, NetRouteFn fn, void *ctx);
+
 /* Messages sent and not yet delivered. */
 uint64_t net_inflight(const Net *n);
 /* Bytes a Net on topology t holds with `msgs` messages in flight at once,

@@ -65,6 +65,11 @@ static const PlotRow *row_at(const PlotDims *d, guint row)
     return g_ptr_array_index(d->pd->rows, row);
 }
 
+static gint plotfig_cmp_double(const double *a, const double *b)
+{
+    return (*a > *b) - (*a < *b);
+}
+
 /* The policy (label) whose speed-up is 1 on all its rows of g, or "". */
 static const char *baseline_of(const PlotDims *d, const PlotGroup *g)
 {
@@ -303,6 +308,112 @@ static bool fig_best(const PlotDims *d, PlotFigCtx *c, char **err)
     return ok;
 }
 
+
+/* What-if results: the CDF of the measured iterations' times, a line per
+ * policy, per group of the other varying dimensions. */
+static bool fig_cdf(const PlotDims *d, PlotFigCtx *c, char **err)
+{
+    bool any = false;
+    for (guint k = 0; k < d->rows->len && !any; k++)
+        any = row_at(d, g_array_index(d->rows, guint, k))->iter_times != NULL;
+    if (!any)
+        return true;
+    GPtrArray *groups = plotdims_groups(d, NULL, 0);
+    bool ok = true;
+    guint n = MIN(groups->len, PLOTFIG_MAX_GROUPS);
+    for (guint gi = 0; gi < n && ok; gi++) {
+        const PlotGroup *g = g_ptr_array_index(groups, gi);
+        GString *t = g_string_new("# arsim plot: per policy (one block each, its label first)\n"
+                                  "# iteration_ms cumulative_fraction\n");
+        int blocks = 0;
+        for (guint k = 0; k < g->rows->len; k++) {
+            guint row = g_array_index(g->rows, guint, k);
+            const PlotRow *r = row_at(d, row);
+            if (!r->iter_times || r->iter_times->len == 0)
+                continue;
+            GArray *v = g_array_copy(r->iter_times);
+            g_array_sort(v, (GCompareFunc)plotfig_cmp_double);
+            dat_str(t, g_ptr_array_index(d->row_policy, row));
+            g_string_append_c(t, '\n');
+            for (guint i = 0; i < v->len; i++)
+                g_string_append_printf(t, "%.9g %.9g\n", g_array_index(v, double, i) * 1e3,
+                                       (double)(i + 1) / v->len);
+            g_string_append(t, "\n\n");
+            g_array_free(v, TRUE);
+            blocks++;
+        }
+        char *title = plotdims_title(d, g), *base = fig_name("iteration_cdf", gi, groups->len);
+        char *vars = g_strdup_printf("nblocks=%d", blocks);
+        ok = draw(c, "iteration_cdf", base, t->str, vars, title, g->label, err);
+        g_free(title);
+        g_free(base);
+        g_free(vars);
+        g_string_free(t, TRUE);
+    }
+    g_ptr_array_free(groups, TRUE);
+    return ok;
+}
+
+/* Sweeps over a what-if key (variation.cv, stragglers.0.slowdown,
+ * faults.0.bandwidth, background.0.load, ...): the speed-up over the
+ * baseline and the iteration time against it, a line per policy. */
+static bool fig_whatif(const PlotDims *d, PlotFigCtx *c, char **err)
+{
+    static const char *keys[] = {"variation.", "stragglers.", "faults.", "background."};
+    bool ok = true;
+    guint drawn = 0;
+    for (guint x = 0; x < d->dims->len && ok; x++) {
+        const PlotDim *m = g_ptr_array_index(d->dims, x);
+        bool whatif = false;
+        for (size_t i = 0; i < G_N_ELEMENTS(keys); i++)
+            whatif |= !m->field && g_str_has_prefix(m->label, keys[i]);
+        if (!whatif || !m->varying || g_str_has_suffix(m->label, ".seed"))
+            continue;
+        int xs[] = {(int)x};
+        GPtrArray *groups = plotdims_groups(d, xs, 1);
+        for (guint gi = 0; gi < groups->len && ok && drawn < PLOTFIG_MAX_GROUPS; gi++) {
+            const PlotGroup *g = g_ptr_array_index(groups, gi);
+            GString *t = g_string_new("# arsim plot: per policy (one block each, its label first)\n"
+                                      "# x_index speedup iteration_ms\n");
+            int blocks = 0;
+            for (guint p = 0; p < d->policies->len; p++) {
+                GArray *rs = policy_rows(d, g, g_ptr_array_index(d->policies, p), (int)x);
+                if (rs->len) {
+                    dat_str(t, g_ptr_array_index(d->policies, p));
+                    g_string_append_c(t, '\n');
+                    for (guint k = 0; k < rs->len; k++) {
+                        guint row = g_array_index(rs, guint, k);
+                        const PlotRow *r = row_at(d, row);
+                        g_string_append_printf(t, "%d %.9g %.9g\n",
+                                               plotdims_rank(d, (int)x, g_ptr_array_index(m->vals, row)), r->speedup,
+                                               r->iteration_s * 1e3);
+                    }
+                    g_string_append(t, "\n\n");
+                    blocks++;
+                }
+                g_array_free(rs, TRUE);
+            }
+            const char *bl = baseline_of(d, g);
+            GString *v = g_string_new(NULL);
+            g_string_append_printf(v, "nblocks=%d; nx=%u; xtics=", blocks, m->order->len);
+            tics(v, m);
+            g_string_append(v, "; xlab=");
+            plotgp_str(v, m->label);
+            g_string_append(v, "; baseline=");
+            plotgp_str(v, bl[0] ? bl : "the baseline");
+            char *title = plotdims_title(d, g), *named = g_strdup_printf("speedup_vs_whatif-%02u", drawn + 1);
+            ok = draw(c, "speedup_vs_whatif", named, t->str, v->str, title, g->label, err);
+            drawn++;
+            g_free(title);
+            g_free(named);
+            g_string_free(v, TRUE);
+            g_string_free(t, TRUE);
+        }
+        g_ptr_array_free(groups, TRUE);
+    }
+    return ok;
+}
+
 static gint by_rank_track(gconstpointer a, gconstpointer b)
 {
     gint x = *(const gint *)a, y = *(const gint *)b;
@@ -373,7 +484,8 @@ bool plotfig_all(const PlotData *pd, PlotFigCtx *c, char **err)
     PlotDims *d = plotdims_new(pd);
     bool ok = true;
     if (pd->rows->len)
-        ok = fig_batch(d, c, err) && fig_scaling(d, c, err) && fig_best(d, c, err);
+        ok = fig_batch(d, c, err) && fig_scaling(d, c, err) && fig_best(d, c, err) && fig_cdf(d, c, err) &&
+             fig_whatif(d, c, err);
     ok = ok && fig_timeline(d, c, err);
     plotdims_free(d);
     return ok;

@@ -9,6 +9,9 @@
  *   scaling             iteration time and scaling efficiency against GPU count (when it varies)
  *   best_policy         heat map of the best policy and its margin over two varying dimensions
  *   timeline            one iteration's compute and sync spans per rank (from a trace)
+ *   iteration_cdf       what-if results: the CDF of the measured iterations' times, a line per policy
+ *   speedup_vs_whatif   sweeps over a what-if key (variation.cv, stragglers.0.slowdown, ...): speed-up
+ *                       over the baseline and iteration time against it, a line per policy
  *
  * A figure whose rows split over other varying dimensions gets one image
  * per group, named <figure>-NN (01, 02, ... in sweep order). figures.txt

@@ -60,20 +60,23 @@ void reportlist_gpus(FILE *out, const GArray *rows, bool json)
             cJSON_AddStringToObject(o, "key", g->key);
             cJSON_AddStringToObject(o, "name", g->name);
             cJSON_AddNumberToObject(o, "fp32_flops_per_s", g->fp32_flops);
+            cJSON_AddNumberToObject(o, "tf32_flops_per_s", g->tf32_flops);
             cJSON_AddNumberToObject(o, "fp16_flops_per_s", g->fp16_flops);
             cJSON_AddNumberToObject(o, "mem_Bps", g->mem_Bps);
             cJSON_AddNumberToObject(o, "launch_s", g->launch_s);
+            cJSON_AddNumberToObject(o, "winograd", g->winograd);
+            cJSON_AddNumberToObject(o, "interference", g->interference);
             cJSON_AddItemToArray(arr, o);
         }
         print_json(out, arr);
         return;
     }
-    fprintf(out, "%-12s %-28s %10s %10s %10s %10s\n", "gpu", "name", "fp32 TF/s", "fp16 TF/s", "mem GB/s",
-            "launch us");
+    fprintf(out, "%-12s %-28s %10s %10s %10s %10s %10s %9s\n", "gpu", "name", "fp32 TF/s", "tf32 TF/s", "fp16 TF/s",
+            "mem GB/s", "launch us", "winograd");
     for (guint i = 0; i < rows->len; i++) {
         const Gpu *g = &g_array_index(rows, Gpu, i);
-        fprintf(out, "%-12s %-28s %10.1f %10.1f %10.0f %10.1f\n", g->key, g->name, g->fp32_flops / 1e12,
-                g->fp16_flops / 1e12, g->mem_Bps / 1e9, g->launch_s * 1e6);
+        fprintf(out, "%-12s %-28s %10.1f %10.1f %10.1f %10.0f %10.1f %9.2f\n", g->key, g->name, g->fp32_flops / 1e12,
+                g->tf32_flops / 1e12, g->fp16_flops / 1e12, g->mem_Bps / 1e9, g->launch_s * 1e6, g->winograd);
     }
 }
 

@@ -20,6 +20,8 @@ static void row_free(PlotRow *r)
     g_free(r->model);
     g_free(r->gpu);
     g_free(r->topology);
+    if (r->iter_times)
+        g_array_free(r->iter_times, TRUE);
     g_free(r);
 }
 
@@ -136,6 +138,18 @@ static char *add_rows(PlotData *pd, const cJSON *arr, const char *id, const cJSO
         r->exposed_comm_s = num_of(o, "exposed_comm_s");
         r->samples_per_s = num_of(o, "samples_per_s");
         r->speedup = num_of(o, "speedup");
+        const cJSON *its = cJSON_GetObjectItemCaseSensitive(o, "iteration_times_s"), *x;
+        if (cJSON_IsArray(its)) {
+            r->iter_times = g_array_new(FALSE, FALSE, sizeof(double));
+            cJSON_ArrayForEach(x, its) {
+                if (!cJSON_IsNumber(x) || !(x->valuedouble > 0) || !isfinite(x->valuedouble)) {
+                    g_ptr_array_add(pd->rows, r);
+                    return g_strdup_printf("result %d has an iteration time that is not a number > 0 in "
+                                           "'iteration_times_s'; expected seconds", k);
+                }
+                g_array_append_val(r->iter_times, x->valuedouble);
+            }
+        }
         g_ptr_array_add(pd->rows, r);
         k++;
     }

@@ -27,6 +27,7 @@ typedef struct {
     double exposed_comm_s;   /* communication the compute stream waited for, s */
     double samples_per_s;    /* throughput; 0 when absent */
     double speedup;          /* baseline iteration_s / iteration_s; 0 when absent */
+    GArray *iter_times;      /* double: the measured iterations' times, s (what-if results), or NULL; owned */
 } PlotRow;
 
 /* One span of a trace ("X" event). */

@@ -41,7 +41,7 @@ cJSON *report_result_json(const Scenario *s, const TrainResult *r)
     cJSON_AddStringToObject(o, "scenario", s->name);
     cJSON_AddStringToObject(o, "model", s->model->name);
     cJSON_AddStringToObject(o, "gpu", s->gpu.key);
-    cJSON_AddStringToObject(o, "precision", s->elem_bytes == 4 ? "fp32" : "fp16");
+    cJSON_AddStringToObject(o, "precision", gpu_precision_name(s->precision));
     cJSON_AddStringToObject(o, "topology", net_kind(s));
     cJSON_AddNumberToObject(o, "nodes", s->nodes);
     cJSON_AddNumberToObject(o, "gpus_per_node", s->gpus_per_node);
@@ -53,8 +53,17 @@ cJSON *report_result_json(const Scenario *s, const TrainResult *r)
     cJSON_AddStringToObject(o, "overlap", policy_overlap_name(p->overlap));
     cJSON_AddStringToObject(o, "algorithm", policy_algo_label(p));
     add_num(o, "iteration_s", r->iteration_s);
+    if (s->whatif) {
+        add_num(o, "iteration_p50_s", r->iteration_p50_s);
+        add_num(o, "iteration_p99_s", r->iteration_p99_s);
+        add_num(o, "iteration_max_s", r->iteration_max_s);
+        if (r->iter_times)   /* the distribution itself: `arsim plot` draws its CDF */
+            cJSON_AddItemToObject(o, "iteration_times_s",
+                                  cJSON_CreateDoubleArray((const double *)r->iter_times->data, (int)r->iter_times->len));
+    }
     add_num(o, "compute_s", r->compute_s);
     add_num(o, "comm_s", r->comm_s);
+    add_num(o, "slowdown_s", r->slowdown_s);
     add_num(o, "exposed_comm_s", r->exposed_comm_s);
     add_num(o, "samples_per_s", r->samples_per_s);
     add_num(o, "speedup", r->speedup);
@@ -73,6 +82,8 @@ cJSON *report_result_json(const Scenario *s, const TrainResult *r)
             cJSON_AddNumberToObject(x, "end_s", u->end_s);
             cJSON_AddNumberToObject(x, "needed_s", u->needed_s);
             cJSON_AddNumberToObject(x, "hidden_s", u->hidden_s);
+            if (s->whatif)
+                cJSON_AddNumberToObject(x, "wait_s", u->wait_s);
             cJSON_AddItemToArray(arr, x);
         }
     }
@@ -113,26 +124,37 @@ void report_run_table(FILE *out, const Scenario *s, const GArray *results, bool 
     char bw[32];
     units_fmt_rate(bw, sizeof bw, net_link(s)->bw_Bps);
     fprintf(out, "# %s: %s on %d x %d %s (%s %s), %s; baseline %s\n", s->name, s->model->name, s->nodes,
-            s->gpus_per_node, s->gpu.key, net_kind(s), bw, s->elem_bytes == 4 ? "fp32" : "fp16",
+            s->gpus_per_node, s->gpu.key, net_kind(s), bw, gpu_precision_name(s->precision),
             ((Policy *)g_ptr_array_index(s->policies, s->baseline))->name);
-    fprintf(out, "%6s %-18s %-9s %-12s %11s %11s %11s %11s %12s %8s\n", "batch", "policy", "overlap", "algorithm",
-            "iter(ms)", "compute(ms)", "comm(ms)", "exposed(ms)", "samples/s", "speedup");
+    fprintf(out, "%6s %-18s %-9s %-12s %11s", "batch", "policy", "overlap", "algorithm", "iter(ms)");
+    if (s->whatif)   /* what-if runs: the measured iterations' distribution */
+        fprintf(out, " %11s %11s", "p50(ms)", "p99(ms)");
+    fprintf(out, " %11s %11s %11s %12s %8s\n", "compute(ms)", "comm(ms)", "exposed(ms)", "samples/s", "speedup");
     for (guint i = 0; i < results->len; i++) {
         const TrainResult *r = &g_array_index(results, TrainResult, i);
         const Policy *p = policy_of(s, r);
-        fprintf(out, "%6d %-18s %-9s %-12s %11.3f %11.3f %11.3f %11.3f %12.1f %8.3f\n", r->batch, p->name,
-                policy_overlap_name(p->overlap), policy_algo_label(p), r->iteration_s * 1e3, r->compute_s * 1e3,
-                r->comm_s * 1e3, r->exposed_comm_s * 1e3, r->samples_per_s, r->speedup);
+        fprintf(out, "%6d %-18s %-9s %-12s %11.3f", r->batch, p->name, policy_overlap_name(p->overlap),
+                policy_algo_label(p), r->iteration_s * 1e3);
+        if (s->whatif)
+            fprintf(out, " %11.3f %11.3f", r->iteration_p50_s * 1e3, r->iteration_p99_s * 1e3);
+        fprintf(out, " %11.3f %11.3f %11.3f %12.1f %8.3f\n", r->compute_s * 1e3, r->comm_s * 1e3,
+                r->exposed_comm_s * 1e3, r->samples_per_s, r->speedup);
         if (!layers || !r->units)
             continue;
-        fprintf(out, "    %-22s %12s %-12s %10s %10s %10s %10s %10s  %s\n", "unit", "bytes", "algorithm", "ready(ms)",
-                "start(ms)", "end(ms)", "needed(ms)", "hidden(%)", "reason");
+        fprintf(out, "    %-22s %12s %-12s %10s %10s %10s %10s %10s", "unit", "bytes", "algorithm", "ready(ms)",
+                "start(ms)", "end(ms)", "needed(ms)", "hidden(%)");
+        if (s->whatif)
+            fprintf(out, " %10s", "wait(ms)");
+        fprintf(out, "  reason\n");
         for (guint j = 0; j < r->units->len; j++) {
             const TrainUnitRow *u = &g_array_index(r->units, TrainUnitRow, j);
             double dur = u->end_s - u->start_s;
-            fprintf(out, "    %-22s %12" G_GUINT64_FORMAT " %-12s %10.3f %10.3f %10.3f %10.3f %10.1f  %s\n", u->name,
+            fprintf(out, "    %-22s %12" G_GUINT64_FORMAT " %-12s %10.3f %10.3f %10.3f %10.3f %10.1f", u->name,
                     (guint64)u->bytes, coll_algo_name(u->algo), u->ready_s * 1e3, u->start_s * 1e3, u->end_s * 1e3,
-                    u->needed_s * 1e3, dur > 0 ? 100.0 * u->hidden_s / dur : 100.0, u->reason);
+                    u->needed_s * 1e3, dur > 0 ? 100.0 * u->hidden_s / dur : 100.0);
+            if (s->whatif)   /* how long it waited for its slowest rank */
+                fprintf(out, " %10.3f", u->wait_s * 1e3);
+            fprintf(out, "  %s\n", u->reason);
         }
     }
 }
@@ -140,15 +162,78 @@ void report_run_table(FILE *out, const Scenario *s, const GArray *results, bool 
 void report_run_csv(FILE *out, const Scenario *s, const GArray *results)
 {
     fprintf(out, "scenario,model,gpu,topology,nodes,gpus_per_node,world,bandwidth_Bps,batch,policy,overlap,algorithm,"
-                 "iteration_s,compute_s,comm_s,exposed_comm_s,samples_per_s,speedup\n");
+                 "iteration_s,compute_s,comm_s,exposed_comm_s,samples_per_s,speedup%s\n",
+            s->whatif ? ",iteration_p50_s,iteration_p99_s,iteration_max_s" : "");
     for (guint i = 0; i < results->len; i++) {
         const TrainResult *r = &g_array_index(results, TrainResult, i);
         const Policy *p = policy_of(s, r);
-        fprintf(out, "%s,%s,%s,%s,%d,%d,%d,%.17g,%d,%s,%s,%s,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g\n", s->name,
+        fprintf(out, "%s,%s,%s,%s,%d,%d,%d,%.17g,%d,%s,%s,%s,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g", s->name,
                 s->model->name, s->gpu.key, net_kind(s), s->nodes, s->gpus_per_node, s->world, net_link(s)->bw_Bps,
                 r->batch, p->name, policy_overlap_name(p->overlap), policy_algo_label(p), r->iteration_s, r->compute_s,
                 r->comm_s, r->exposed_comm_s, r->samples_per_s, r->speedup);
+        if (s->whatif)
+            fprintf(out, ",%.17g,%.17g,%.17g", r->iteration_p50_s, r->iteration_p99_s, r->iteration_max_s);
+        fprintf(out, "\n");
     }
+}
+
+/* The trace's names of rank pid: its process and its two threads. */
+static void trace_rank_meta(cJSON *ev, int pid)
+{
+    cJSON *m = cJSON_CreateObject();
+    cJSON_AddStringToObject(m, "name", "process_name");
+    cJSON_AddStringToObject(m, "ph", "M");
+    cJSON_AddNumberToObject(m, "pid", pid);
+    char nm[64];
+    snprintf(nm, sizeof nm, "rank %d", pid);
+    cJSON_AddStringToObject(cJSON_AddObjectToObject(m, "args"), "name", nm);
+    cJSON_AddItemToArray(ev, m);
+    for (int tid = 0; tid < 2; tid++) {
+        cJSON *t = cJSON_CreateObject();
+        cJSON_AddStringToObject(t, "name", "thread_name");
+        cJSON_AddStringToObject(t, "ph", "M");
+        cJSON_AddNumberToObject(t, "pid", pid);
+        cJSON_AddNumberToObject(t, "tid", tid);
+        cJSON_AddStringToObject(cJSON_AddObjectToObject(t, "args"), "name", tid ? "communication" : "compute");
+        cJSON_AddItemToArray(ev, t);
+    }
+}
+
+/* One "X" span of the trace on (pid, tid), shifted by t0. */
+static void trace_span(cJSON *ev, const TrainSpan *sp, int pid, double t0)
+{
+    cJSON *x = cJSON_CreateObject();
+    cJSON_AddStringToObject(x, "name", sp->name);
+    cJSON_AddStringToObject(x, "cat", sp->track ? "comm" : "compute");
+    cJSON_AddStringToObject(x, "ph", "X");
+    cJSON_AddNumberToObject(x, "pid", pid);
+    cJSON_AddNumberToObject(x, "tid", sp->track);
+    cJSON_AddNumberToObject(x, "ts", (sp->start_s - t0) * 1e6);
+    cJSON_AddNumberToObject(x, "dur", sp->dur_s * 1e6);
+    cJSON_AddItemToArray(ev, x);
+}
+
+/* What-if runs: each traced rank's own compute track (TrainSpan.rank),
+ * and the collectives (every rank takes part) on each. */
+static void trace_per_rank(cJSON *ev, const Scenario *s, const TrainResult *r, double t0)
+{
+    bool *shown = g_new0(bool, s->world);
+    for (guint i = 0; r->spans && i < r->spans->len; i++) {
+        const TrainSpan *sp = &g_array_index(r->spans, TrainSpan, i);
+        if (sp->track == 0 && sp->rank >= 0 && sp->rank < s->world)
+            shown[sp->rank] = true;
+    }
+    for (int k = 0; k < s->world; k++) {
+        if (!shown[k])
+            continue;
+        trace_rank_meta(ev, k);
+        for (guint i = 0; r->spans && i < r->spans->len; i++) {
+            const TrainSpan *sp = &g_array_index(r->spans, TrainSpan, i);
+            if (sp->track == 1 || sp->rank == k)
+                trace_span(ev, sp, k, t0);
+        }
+    }
+    g_free(shown);
 }
 
 void report_run_trace(FILE *out, const Scenario *s, const TrainResult *r, int ranks_shown)
@@ -162,36 +247,15 @@ void report_run_trace(FILE *out, const Scenario *s, const TrainResult *r, int ra
         if (g_array_index(r->spans, TrainSpan, i).start_s < t0)
             t0 = g_array_index(r->spans, TrainSpan, i).start_s;
     int nr = ranks_shown < 2 || s->world == 1 ? 1 : 2;
+    if (s->whatif) {
+        trace_per_rank(ev, s, r, t0);
+        nr = 0;
+    }
     for (int k = 0; k < nr; k++) {
-        cJSON *m = cJSON_CreateObject();
-        cJSON_AddStringToObject(m, "name", "process_name");
-        cJSON_AddStringToObject(m, "ph", "M");
-        cJSON_AddNumberToObject(m, "pid", ranks[k]);
-        cJSON *a = cJSON_AddObjectToObject(m, "args");
-        char nm[64];
-        snprintf(nm, sizeof nm, "rank %d", ranks[k]);
-        cJSON_AddStringToObject(a, "name", nm);
-        cJSON_AddItemToArray(ev, m);
-        for (int tid = 0; tid < 2; tid++) {
-            cJSON *t = cJSON_CreateObject();
-            cJSON_AddStringToObject(t, "name", "thread_name");
-            cJSON_AddStringToObject(t, "ph", "M");
-            cJSON_AddNumberToObject(t, "pid", ranks[k]);
-            cJSON_AddNumberToObject(t, "tid", tid);
-            cJSON_AddStringToObject(cJSON_AddObjectToObject(t, "args"), "name", tid ? "communication" : "compute");
-            cJSON_AddItemToArray(ev, t);
-        }
+        trace_rank_meta(ev, ranks[k]);
         for (guint i = 0; r->spans && i < r->spans->len; i++) {
             const TrainSpan *sp = &g_array_index(r->spans, TrainSpan, i);
-            cJSON *x = cJSON_CreateObject();
-            cJSON_AddStringToObject(x, "name", sp->name);
-            cJSON_AddStringToObject(x, "cat", sp->track ? "comm" : "compute");
-            cJSON_AddStringToObject(x, "ph", "X");
-            cJSON_AddNumberToObject(x, "pid", ranks[k]);
-            cJSON_AddNumberToObject(x, "tid", sp->track);
-            cJSON_AddNumberToObject(x, "ts", (sp->start_s - t0) * 1e6);
-            cJSON_AddNumberToObject(x, "dur", sp->dur_s * 1e6);
-            cJSON_AddItemToArray(ev, x);
+            trace_span(ev, sp, ranks[k], t0);
             if (sp->track == 1 && k == 0) {
                 /* counter track: NIC egress utilization while the all-reduce runs */
                 for (int edge = 0; edge < 2; edge++) {

@@ -179,6 +179,8 @@ char *reportsweep_csv(GPtrArray *lines)
         const cJSON *row, *f;
         cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(o, "results")) {
             cJSON_ArrayForEach(f, row) {
+                if (cJSON_IsArray(f) || cJSON_IsObject(f))
+                    continue;   /* a list (a what-if run's iteration_times_s) has no CSV cell; results.jsonl keeps it */
                 if (!g_hash_table_contains(seen, f->string)) {
                     g_hash_table_add(seen, f->string);
                     g_ptr_array_add(keys, f->string);

@@ -7,6 +7,7 @@ void computescale_apply(Scenario *s, double factor)
         return;
     /* roofline time = max(flops / (peak * eff), bytes / mem) + launch: each term scales */
     s->gpu.fp32_flops /= factor;
+    s->gpu.tf32_flops /= factor;
     s->gpu.fp16_flops /= factor;
     s->gpu.mem_Bps /= factor;
     s->gpu.launch_s *= factor;

@@ -3,6 +3,28 @@
 
 #include <string.h>
 
+static const char *const prec_names[] = {"fp32", "tf32", "fp16", "bf16"};
+
+const char *gpu_precision_name(Precision p)
+{
+    return prec_names[p];
+}
+
+bool gpu_precision_parse(const char *name, Precision *out)
+{
+    for (int i = 0; i < 4; i++)
+        if (strcmp(name, prec_names[i]) == 0) {
+            *out = (Precision)i;
+            return true;
+        }
+    return false;
+}
+
+int gpu_precision_bytes(Precision p)
+{
+    return p == PREC_FP32 || p == PREC_TF32 ? 4 : 2;
+}
+
 void gpu_clear(Gpu *g)
 {
     g_free(g->key);
@@ -53,6 +75,23 @@ char **gpu_list(const char *file, char **err)
     return (char **)g_ptr_array_free(names, FALSE);
 }
 
+/* An efficiency map (per kind, `default` for the rest) into eff; absent:
+ * every kind from `from` (NULL: 0.5). */
+static bool read_efficiency(CfgNode *n, const char *what, const double *from, double *eff, char **err)
+{
+    for (int k = 0; k < LAYER_NKINDS; k++)
+        eff[k] = from ? from[k] : 0.5;
+    if (!n)
+        return true;
+    double def = 0.5;
+    bool ok = cfg_expect_map(n, what, err) && cfg_opt_double(n, "default", 1e-6, 1, &def, err);
+    for (int k = 0; ok && k < LAYER_NKINDS; k++) {
+        eff[k] = def;
+        ok = cfg_opt_double(n, model_kind_name((LayerKind)k), 1e-6, 1, &eff[k], err);
+    }
+    return ok && cfg_check_keys(n, what, "conv, fc, norm, embedding, attention, pool, act, default", err);
+}
+
 bool gpu_load(const char *key, const char *file, Gpu *g, char **err)
 {
     CfgNode *root = load_gpus(file, NULL, err);
@@ -67,33 +106,30 @@ bool gpu_load(const char *key, const char *file, Gpu *g, char **err)
         ok = false;
     }
     const char *name = key;
-    double fp32 = 0, fp16 = 0, mem = 0, launch_us = 0;
+    double fp32 = 0, tf32 = 0, fp16 = 0, mem = 0, launch_us = 0, wino = 1, interf = 0;
     ok = ok && cfg_expect_map(e, "a GPU", err) && cfg_opt_string(e, "name", &name, err) &&
          cfg_opt_double(e, "fp32_tflops", 1e-6, 1e6, &fp32, err) &&
+         cfg_opt_double(e, "tf32_tflops", 0, 1e6, &tf32, err) &&
          cfg_opt_double(e, "fp16_tflops", 0, 1e6, &fp16, err) && cfg_opt_double(e, "mem_GBps", 1e-6, 1e9, &mem, err) &&
-         cfg_opt_double(e, "launch_us", 0, 1e6, &launch_us, err);
+         cfg_opt_double(e, "launch_us", 0, 1e6, &launch_us, err) && cfg_opt_double(e, "winograd", 1, 16, &wino, err) &&
+         cfg_opt_double(e, "interference", 0, 10, &interf, err);
     if (ok && (fp32 <= 0 || mem <= 0)) {
         *err = cfg_err(e, "GPU '%s' lacks fp32_tflops or mem_GBps; expected both, positive", key);
         ok = false;
     }
-    for (int k = 0; k < LAYER_NKINDS; k++)
-        g->efficiency[k] = 0.5;
-    CfgNode *eff = ok ? cfg_get(e, "efficiency") : NULL;
-    if (eff) {
-        double def = 0.5;
-        ok = cfg_expect_map(eff, "efficiency", err) && cfg_opt_double(eff, "default", 1e-6, 1, &def, err);
-        for (int k = 0; ok && k < LAYER_NKINDS; k++) {
-            g->efficiency[k] = def;
-            ok = cfg_opt_double(eff, model_kind_name((LayerKind)k), 1e-6, 1, &g->efficiency[k], err);
-        }
-        ok = ok && cfg_check_keys(eff, "efficiency", "conv, fc, norm, embedding, attention, pool, act, default", err);
-    }
-    ok = ok && cfg_check_keys(e, "a GPU", "name, fp32_tflops, fp16_tflops, mem_GBps, launch_us, efficiency", err);
+    ok = ok && read_efficiency(cfg_get(e, "efficiency"), "efficiency", NULL, g->efficiency, err);
+    ok = ok && read_efficiency(cfg_get(e, "tensor_efficiency"), "tensor_efficiency", g->efficiency,
+                               g->tensor_efficiency, err);
+    ok = ok && cfg_check_keys(e, "a GPU", "name, fp32_tflops, tf32_tflops, fp16_tflops, mem_GBps, launch_us, "
+                              "winograd, interference, efficiency, tensor_efficiency", err);
     if (ok) {
         g->key = g_strdup(key);
         g->name = g_strdup(name);
         g->fp32_flops = fp32 * 1e12;
+        g->tf32_flops = tf32 * 1e12;
         g->fp16_flops = fp16 * 1e12;
+        g->winograd = wino;
+        g->interference = interf;
         g->mem_Bps = mem * 1e9;
         g->launch_s = launch_us * 1e-6;
     }
@@ -101,29 +137,41 @@ bool gpu_load(const char *key, const char *file, Gpu *g, char **err)
     return ok;
 }
 
-/* FLOP-based time of `flops` at the layer kind's efficiency, or the memory
- * time of `bytes`, whichever is longer (a roofline). */
-static double roofline(const Gpu *g, LayerKind k, double flops, double bytes, int elem_bytes)
+/* The tensor-core peak of precision p, or 0 when p runs on the CUDA cores. */
+static double tensor_peak(const Gpu *g, Precision p)
 {
-    double peak = (elem_bytes <= 2 && g->fp16_flops > 0) ? g->fp16_flops : g->fp32_flops;
-    double tf = flops / (peak * g->efficiency[k]);
-    double tm = bytes * (elem_bytes / 4.0) / g->mem_Bps;
+    return p == PREC_TF32 ? g->tf32_flops : p == PREC_FP32 ? 0 : g->fp16_flops;
+}
+
+double gpu_layer_flops(const Gpu *g, const ModelLayer *l, Precision p)
+{
+    return l->winograd && tensor_peak(g, p) <= 0 ? l->flops / g->winograd : l->flops;
+}
+
+/* FLOP-based time of `flops` at the layer kind's efficiency on the path p
+ * takes, or the memory time of `bytes` (counted at fp32), whichever is
+ * longer (a roofline). */
+static double roofline(const Gpu *g, LayerKind k, double flops, double bytes, Precision p)
+{
+    double tensor = tensor_peak(g, p);
+    double rate = tensor > 0 ? tensor * g->tensor_efficiency[k] : g->fp32_flops * g->efficiency[k];
+    double tf = flops / rate;
+    double tm = bytes * (gpu_precision_bytes(p) / 4.0) / g->mem_Bps;
     return tf > tm ? tf : tm;
 }
 
-double gpu_forward_s(const Gpu *g, const Model *m, const ModelLayer *l, int batch, int elem_bytes)
+double gpu_forward_s(const Gpu *g, const Model *m, const ModelLayer *l, int batch, Precision p)
 {
     if (l->fwd_s >= 0 && m->ref_batch > 0)
         return l->fwd_s * batch / m->ref_batch;
-    return roofline(g, l->kind, l->flops * batch, l->mem_bytes * batch, elem_bytes) + g->launch_s;
+    return roofline(g, l->kind, gpu_layer_flops(g, l, p) * batch, l->mem_bytes * batch, p) + g->launch_s;
 }
 
-double gpu_backward_s(const Gpu *g, const Model *m, const ModelLayer *l, int batch, int elem_bytes,
-                      double bwd_ratio)
+double gpu_backward_s(const Gpu *g, const Model *m, const ModelLayer *l, int batch, Precision p, double bwd_ratio)
 {
     if (l->bwd_s >= 0 && m->ref_batch > 0)
         return l->bwd_s * batch / m->ref_batch;
-    return roofline(g, l->kind, bwd_ratio * l->flops * batch, bwd_ratio * l->mem_bytes * batch, elem_bytes) +
+    return roofline(g, l->kind, bwd_ratio * gpu_layer_flops(g, l, p) * batch, bwd_ratio * l->mem_bytes * batch, p) +
            g->launch_s;
 }
 

@@ -4,14 +4,32 @@
 
 #include "train/model.h"
 
+/* The arithmetic of a run: fp32 on the CUDA cores; tf32 (fp32 storage,
+ * tensor-core matmuls and convolutions, PyTorch's default for convolutions
+ * on Ampere and later); fp16 and bf16 (mixed precision: 2-byte
+ * activations and gradients, tensor cores). A GPU without tensor cores
+ * for a precision runs it on the CUDA cores at its fp32 rate. */
+typedef enum { PREC_FP32, PREC_TF32, PREC_FP16, PREC_BF16 } Precision;
+
+const char *gpu_precision_name(Precision p);
+bool gpu_precision_parse(const char *name, Precision *out);
+/* Bytes per activation and gradient element: 4 for fp32 and tf32, else 2. */
+int gpu_precision_bytes(Precision p);
+
 typedef struct {
     char *key;                      /* entry name in gpus.yaml ("v100"); owned */
     char *name;                     /* marketing name; owned */
     double fp32_flops;              /* FLOP/s peak, > 0 */
+    double tf32_flops;              /* FLOP/s dense TF32 tensor peak; 0 = none (tf32 runs as fp32) */
     double fp16_flops;              /* FLOP/s dense tensor peak; 0 = as fp32 */
     double mem_Bps;                 /* memory bandwidth, bytes/s, > 0 */
     double launch_s;                /* per-kernel overhead added to each layer pass, s */
-    double efficiency[LAYER_NKINDS];/* fraction of peak achieved, in (0, 1] */
+    double efficiency[LAYER_NKINDS];/* fraction of the CUDA-core peak achieved, in (0, 1] */
+    double tensor_efficiency[LAYER_NKINDS]; /* fraction of a tensor-core peak (tf32, fp16) achieved */
+    double interference;            /* >= 0: compute slows by this fraction while a sync is in
+                                     * flight (comm.interference's default) */
+    double winograd;                /* >= 1: a winograd layer's FLOPs are divided by it on the
+                                     * CUDA cores (cuDNN's fast 3x3 algorithms); 1 = direct */
 } Gpu;
 
 /* Loads entry `key` of a gpus file (NULL: models/gpus.yaml). */
@@ -20,12 +38,18 @@ void gpu_clear(Gpu *g);
 /* Every key of the gpus file, sorted (g_strfreev). */
 char **gpu_list(const char *file, char **err);
 
-/* Per-layer times for batch b at a precision of `elem_bytes` (4 = fp32,
- * 2 = fp16: tensor-core rate where the GPU has one). Measured layers
+/* The FLOPs a layer's forward pass does per sample at precision p:
+ * l->flops, divided by g->winograd for a winograd layer on the CUDA
+ * cores (fp32, or a precision the GPU has no tensor cores for). */
+double gpu_layer_flops(const Gpu *g, const ModelLayer *l, Precision p);
+
+/* Per-layer times for batch b at precision p: a roofline,
+ * max(gpu_layer_flops * b / (peak of p * efficiency of the path and kind),
+ * mem_bytes * b * bytes(p) / 4 / mem_Bps) + launch. Measured layers
  * scale linearly with b from the model's ref_batch. bwd_ratio multiplies
- * forward FLOP time for backward. */
-double gpu_forward_s(const Gpu *g, const Model *m, const ModelLayer *l, int batch, int elem_bytes);
-double gpu_backward_s(const Gpu *g, const Model *m, const ModelLayer *l, int batch, int elem_bytes,
+ * both terms for backward. */
+double gpu_forward_s(const Gpu *g, const Model *m, const ModelLayer *l, int batch, Precision p);
+double gpu_backward_s(const Gpu *g, const Model *m, const ModelLayer *l, int batch, Precision p,
                       double bwd_ratio);
 /* Optimizer update of a layer: params * update_bytes_per_param / mem_Bps
  * + launch (0 for a layer without parameters). */

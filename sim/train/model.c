@@ -42,7 +42,7 @@ void model_free(Model *m)
     g_free(m);
 }
 
-#define LAYER_KEYS "name, kind, params, tensors, flops, mem_bytes, fwd_ms, bwd_ms"
+#define LAYER_KEYS "name, kind, params, tensors, flops, mem_bytes, winograd, fwd_ms, bwd_ms"
 
 static bool read_layer(CfgNode *n, ModelLayer *l, bool measured, char **err)
 {
@@ -53,6 +53,7 @@ static bool read_layer(CfgNode *n, ModelLayer *l, bool measured, char **err)
         !cfg_opt_string(n, "kind", &kind, err) || !cfg_opt_int(n, "params", 0, INT64_C(1) << 50, &params, err) ||
         !cfg_opt_double(n, "flops", 0, 1e18, &l->flops, err) ||
         !cfg_opt_double(n, "mem_bytes", 0, 1e18, &l->mem_bytes, err) ||
+        !cfg_opt_bool(n, "winograd", &l->winograd, err) ||
         !cfg_opt_double(n, "fwd_ms", 0, 1e9, &fwd_ms, err) || !cfg_opt_double(n, "bwd_ms", 0, 1e9, &bwd_ms, err))
         return false;
     if (!name || !kind || params < 0) {
@@ -64,6 +65,11 @@ static bool read_layer(CfgNode *n, ModelLayer *l, bool measured, char **err)
     if (!model_kind_parse(kind, &l->kind)) {
         *err = cfg_err(cfg_peek(n, "kind"), "unknown layer kind '%s'; expected conv, fc, norm, embedding, "
                        "attention, pool or act", kind);
+        return false;
+    }
+    if (l->winograd && l->kind != LAYER_CONV) {
+        *err = cfg_err(cfg_peek(n, "winograd"), "winograd on a %s layer; expected it only on a 3x3 stride-1 conv",
+                       kind);
         return false;
     }
     l->params = (uint64_t)params;

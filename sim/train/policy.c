@@ -40,6 +40,7 @@ void policy_init(Policy *p, const char *name)
     p->hybrid[LAYER_NORM] = COLL_BUTTERFLY;   /* norm layers sit between convs and are tiny */
     p->bucket_bytes = 25u << 20;              /* PyTorch bucket_cap_mb = 25 */
     p->first_bucket_bytes = 1u << 20;         /* kDefaultFirstBucketBytes */
+    p->ddp_rebuilt = true;                    /* PyTorch >= 1.11's steady state with default settings */
     p->partition_bytes = 4u << 20;
     p->overrides = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 }

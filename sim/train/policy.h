@@ -21,7 +21,8 @@ typedef struct {
     uint64_t hybrid_threshold;           /* hybrid: units of at most this many bytes use butterfly; 0 = off */
     uint64_t bucket_bytes;               /* ddp: bucket cap, bytes (25 MiB) */
     uint64_t first_bucket_bytes;         /* ddp: first bucket cap, bytes (1 MiB) */
-    bool ddp_rebuilt;                    /* ddp: buckets in gradient-ready order (rebuilt after iteration 1) */
+    bool ddp_rebuilt;                    /* ddp: buckets in gradient-ready order (rebuilt after iteration 1;
+                                          * the default); false: the initial, reversed forward order */
     uint64_t partition_bytes;            /* priority: split units into pieces of at most this; 0 = none */
     uint64_t fusion_bytes;               /* layer/priority: fuse adjacent small layers up to this; 0 = off */
     GHashTable *overrides;               /* layer name (char*) -> CollAlgo+1 (GINT_TO_POINTER); owned */
@@ -31,7 +32,7 @@ const char *policy_overlap_name(OverlapKind k);
 bool policy_overlap_parse(const char *s, OverlapKind *out);
 /* "ring", "hybrid", "auto", ... — the algorithm column of a result. */
 const char *policy_algo_label(const Policy *p);
-void policy_init(Policy *p, const char *name);   /* layer + ring, PyTorch's DDP defaults */
+void policy_init(Policy *p, const char *name);   /* layer + ring, PyTorch's DDP defaults (rebuilt layout) */
 void policy_clear(Policy *p);
 
 /* One all-reduce of the iteration. */

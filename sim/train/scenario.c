@@ -3,13 +3,15 @@
 #include "engine/engine.h"
 #include "io/calfile.h"
 #include "io/units.h"
+#include "net/netfault.h"
+#include "train/trainbg.h"
 #include "net/topocfg.h"
 
 #include <math.h>
 #include <string.h>
 
 #define SCENARIO_KEYS "name, description, model, gpu, gpus_file, precision, batch, cluster, policies, baseline, " \
-                      "iterations, compute, comm"
+                      "iterations, compute, comm, variation, stragglers, faults, background"
 #define CLUSTER_KEYS "topology, nodes, gpus_per_node, intra, calibration"
 #define POLICY_KEYS "name, overlap, algorithm, inter, bucket, first_bucket, ddp_layout, partition, fusion, " \
                     "hybrid, overrides"
@@ -28,6 +30,11 @@ void scenario_free(Scenario *s)
     g_free(s->calib.file);
     if (s->policies)
         g_ptr_array_free(s->policies, TRUE);
+    trainvar_clear(&s->var);
+    if (s->faults)
+        g_array_free(s->faults, TRUE);
+    if (s->background)
+        g_array_free(s->background, TRUE);
     cfg_free(s->tree);
     g_free(s);
 }
@@ -135,7 +142,8 @@ static bool read_policy(CfgNode *n, const Scenario *s, Policy *p, char **err)
         *err = cfg_err(cfg_peek(n, "ddp_layout"), "unknown ddp_layout '%s'; expected initial or rebuilt", layout);
         return false;
     }
-    p->ddp_rebuilt = layout && strcmp(layout, "rebuilt") == 0;
+    if (layout)
+        p->ddp_rebuilt = strcmp(layout, "rebuilt") == 0;
     CfgNode *ov = cfg_get(n, "overrides");
     if (ov) {
         if (!cfg_expect_map(ov, "overrides", err))
@@ -444,16 +452,40 @@ static bool read_sections(CfgNode *root, Scenario *s, char **err)
                 cfg_check_keys(cp, "compute", "backward_ratio, update_bytes_per_param", err)))
         return false;
     s->gamma = 3.0 / s->gpu.mem_Bps;
+    s->interference = s->gpu.interference;
     CfgNode *cm = cfg_get(root, "comm");
     if (cm && !(cfg_expect_map(cm, "comm", err) && cfg_opt_int(cm, "streams", 1, 64, &streams, err) &&
                 cfg_opt_double(cm, "gamma", 0, 1, &s->gamma, err) &&
-                cfg_check_keys(cm, "comm", "streams, gamma", err)))
+                cfg_opt_double(cm, "interference", 0, 10, &s->interference, err) &&
+                cfg_check_keys(cm, "comm", "streams, gamma, interference", err)))
         return false;
     if (s->calib.set && s->calib.gamma >= 0)
         s->gamma = s->calib.gamma;
     s->comm_streams = (int)streams;
     s->seed = SIM_DEFAULT_SEED;
     return true;
+}
+
+/* faults: links of the cluster's topology (net/netfault.h). */
+static bool read_faults(CfgNode *root, Scenario *s, char **err)
+{
+    s->faults = g_array_new(FALSE, FALSE, sizeof(NetFault));
+    CfgNode *f = cfg_get(root, "faults");
+    if (!f || cfg_is_null(f))
+        return true;
+    Topo *t = topo_new(&s->topo, err);
+    if (!t)
+        return false;
+    bool ok = netfault_read(f, t, s->faults, err);
+    topo_free(t);
+    return ok;
+}
+
+/* background: other jobs' flows between the cluster's hosts (train/trainbg.h). */
+static bool read_background(CfgNode *root, Scenario *s, char **err)
+{
+    s->background = trainbg_flows_new();
+    return trainbg_read(cfg_get(root, "background"), s->world, s->background, err);
 }
 
 Scenario *scenario_from_cfg(CfgNode *root, char **err)
@@ -497,18 +529,19 @@ Scenario *scenario_from_cfg(CfgNode *root, char **err)
         g_free(why);
         goto fail;
     }
-    if (strcmp(prec, "fp32") == 0)
-        s->elem_bytes = 4;
-    else if (strcmp(prec, "fp16") == 0 || strcmp(prec, "bf16") == 0)
-        s->elem_bytes = 2;
-    else {
-        *err = cfg_err(cfg_peek(root, "precision"), "unknown precision '%s'; expected fp32, fp16 or bf16", prec);
+    if (!gpu_precision_parse(prec, &s->precision)) {
+        *err = cfg_err(cfg_peek(root, "precision"), "unknown precision '%s'; expected fp32, tf32, fp16 or bf16", prec);
         goto fail;
     }
+    s->elem_bytes = gpu_precision_bytes(s->precision);
     s->name = g_strdup(name ? name : s->model->name);
     if (!read_batches(root, s, err) || !read_cluster(root, s, err) || !read_policies(root, s, err) ||
-        !read_sections(root, s, err) || !cfg_check_keys(root, "the scenario", SCENARIO_KEYS, err))
+        !read_sections(root, s, err) || !trainvar_read(root, s->world, &s->var, err) || !read_faults(root, s, err) ||
+        !read_background(root, s, err) ||
+        !cfg_check_keys(root, "the scenario", SCENARIO_KEYS, err))
         goto fail;
+    s->whatif = cfg_peek(root, "variation") || cfg_peek(root, "stragglers") || cfg_peek(root, "faults") ||
+                cfg_peek(root, "background");
     return s;
 fail:
     scenario_free(s);

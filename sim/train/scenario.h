@@ -5,6 +5,7 @@
 
 #include "train/gpu.h"
 #include "train/policy.h"
+#include "train/trainvar.h"
 #include "net/topo.h"
 
 typedef struct {
@@ -29,7 +30,8 @@ typedef struct {
     char *file;              /* the scenario file; owned */
     Model *model;            /* owned */
     Gpu gpu;                 /* owned members */
-    int elem_bytes;          /* bytes per gradient element: fp32 4, fp16/bf16 2 */
+    Precision precision;     /* the arithmetic (gpu.h) */
+    int elem_bytes;          /* bytes per gradient element: fp32 and tf32 4, fp16/bf16 2 */
     GArray *batches;         /* int per-GPU batch sizes, >= 1 entry */
     TopoSpec topo;           /* the cluster's network (hierarchical when gpus_per_node > 1) */
     int nodes;               /* nodes, >= 1 */
@@ -43,7 +45,14 @@ typedef struct {
     double gamma;            /* reduction s/byte on a GPU (default 3 / memory bandwidth) */
     double update_bytes_per_param; /* optimizer memory traffic per parameter */
     int comm_streams;        /* collectives in flight at once, >= 1 */
+    double interference;     /* compute slows by this fraction while a sync is in flight, >= 0
+                              * (comm.interference; default the GPU's) */
     uint64_t seed;           /* RNG seed of its simulations: SIM_DEFAULT_SEED (no key names one yet) */
+    bool whatif;             /* a what-if key (variation, stragglers, ...) was given: results carry the
+                              * iteration-time percentiles */
+    TrainVar var;            /* compute variation and stragglers (trainvar.h) */
+    GArray *faults;          /* NetFault on the cluster's topology (net/netfault.h); owned, never NULL once read */
+    GArray *background;      /* TrainBgFlow, other jobs' traffic (train/trainbg.h); owned, never NULL once read */
     CfgNode *tree;           /* the (overridden) tree it was read from; owned */
 } Scenario;
 

@@ -13,6 +13,7 @@
  * dependency rules are docs/design.md §8.4. */
 #include "train/train.h"
 #include "train/trainplan.h"
+#include "train/trainrank.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -46,10 +47,44 @@ typedef struct {
     GArray *spans;           /* TrainSpan for rec_iter, or NULL */
     GPtrArray *execs;        /* live CollExec*; owned */
     simtime_t comm_ps;       /* sum of unit durations in rec_iter */
+    /* interference (s->interference > 0): the running task's progress */
+    const TrainTask *task;   /* the running task */
+    simtime_t task_left;     /* ps of its nominal work not done at task_mark */
+    simtime_t task_mark;     /* ps; when its current rate began */
+    simtime_t task_begin;    /* ps; when it started */
+    bool task_slow;          /* it runs slowed (a sync in flight) since task_mark */
+    EvqHandle task_ev;       /* its end event at the current rate */
+    int task_span;           /* its span's index in spans, or -1 (its duration is known at its end) */
+    simtime_t slow_ps;       /* compute time added by interference in rec_iter */
     char *err;               /* first failure */
 } Train;
 
 static void stream_advance(Train *t);
+static void task_done(void *ctx, void *data);
+
+/* Interference: while a sync is in flight the running task progresses at
+ * 1 / (1 + f) of its rate, so a task entirely under a sync takes (1 + f)
+ * times its duration. Arms its end at the current rate. */
+static void task_arm(Train *t)
+{
+    t->task_mark = t->sim->now;
+    t->task_slow = t->in_flight > 0;
+    double f = t->task_slow ? 1 + t->s->interference : 1;
+    t->task_ev = sim_after(t->sim, (simtime_t)llround((double)t->task_left * f), task_done, t, (void *)t->task);
+}
+
+/* The communicator's occupancy changed: re-arm the running task when its
+ * rate changes. */
+static void interference_update(Train *t)
+{
+    if (t->s->interference <= 0 || !t->busy || t->task_slow == (t->in_flight > 0))
+        return;
+    double f = t->task_slow ? 1 + t->s->interference : 1;
+    simtime_t done = (simtime_t)llround((double)(t->sim->now - t->task_mark) / f);
+    t->task_left = done < t->task_left ? t->task_left - done : 0;
+    sim_cancel(t->sim, t->task_ev);
+    task_arm(t);
+}
 
 /* Records a span of iteration `iter` if it is the recorded one (compute
  * and syncs) or the one before (syncs only: the next forward waits on them). */
@@ -72,6 +107,7 @@ static void unit_finished(Train *t, int u)
     st->end = t->sim->now;
     st->done = true;
     t->in_flight--;
+    interference_update(t);
     trainwalk_unit_done(&t->w, u);
     if (t->w.arm_iter == t->rec_iter)
         t->comm_ps += st->end - st->start;
@@ -98,6 +134,7 @@ static void comm_start(Train *t, int u)
     UnitState *st = &t->st[u];
     st->start = t->sim->now;
     t->in_flight++;
+    interference_update(t);
     if (!t->live) {
         simtime_t dur;
         char *why = NULL;
@@ -159,20 +196,16 @@ static void note_needed(Train *t, const TrainTask *k)
                 t->st[u].needed = t->sim->now;
 }
 
-static const char *task_name(const Train *t, const TrainTask *k, char *buf, size_t n)
-{
-    if (k->kind == TRAIN_TASK_UPDATE_ALL)
-        return "update";
-    const ModelLayer *l = &g_array_index(t->s->model->layers, ModelLayer, k->layer);
-    snprintf(buf, n, "%s %s", k->kind == TRAIN_TASK_FWD ? "fwd" : "bwd", l->name);
-    return buf;
-}
-
 static void task_done(void *ctx, void *data)
 {
     Train *t = ctx;
     const TrainTask *k = data;
     t->busy = false;
+    simtime_t took = t->sim->now - t->task_begin;   /* may round a picosecond below k->dur */
+    if (t->s->interference > 0 && t->w.iter == t->rec_iter && took > k->dur)
+        t->slow_ps += took - k->dur;
+    if (t->s->interference > 0 && t->task_span >= 0)
+        g_array_index(t->spans, TrainSpan, t->task_span).dur_s = sim_ps_to_seconds(t->sim->now - t->task_begin);
     trainwalk_end(&t->w, unit_ready, t);
     if (k->kind == TRAIN_TASK_BWD)
         comm_dispatch(t);
@@ -196,13 +229,22 @@ static void stream_advance(Train *t)
     if (trainwalk_arms(&t->w))
         arm_units(t);
     trainwalk_start(&t->w);
+    t->task_span = -1;
     if (t->spans && t->w.iter == t->rec_iter) {
+        t->task_span = (int)t->spans->len;
         char buf[160];
-        add_span(t, (TrainSpan){.name = g_strdup(task_name(t, k, buf, sizeof buf)), .first_layer = k->layer,
+        add_span(t, (TrainSpan){.name = g_strdup(trainplan_task_name(t->plan, k, buf, sizeof buf)), .first_layer = k->layer,
                                 .last_layer = k->layer, .forward = k->kind == TRAIN_TASK_FWD},
                  t->w.iter, t->sim->now, k->dur);
     }
     t->busy = true;
+    if (t->s->interference > 0) {
+        t->task = k;
+        t->task_left = k->dur;
+        t->task_begin = t->sim->now;
+        task_arm(t);
+        return;
+    }
     sim_after(t->sim, k->dur, task_done, t, (void *)k);
 }
 
@@ -258,6 +300,8 @@ static void fill_rows(Train *t, TrainResult *out)
 bool train_run_ex(const Scenario *s, int batch, int policy, const TrainOpts *o, bool force_live, TrainResult *out,
                   char **err)
 {
+    if ((o && o->per_rank) || trainrank_needed(s))
+        return trainrank_run(s, batch, policy, o, force_live, out, err);
     Train t = {.s = s};
     memset(out, 0, sizeof *out);
     out->batch = batch;
@@ -302,10 +346,15 @@ bool train_run_ex(const Scenario *s, int batch, int policy, const TrainOpts *o, 
     }
     int W = s->warmup, M = s->measured;
     out->iteration_s = sim_ps_to_seconds(t.iter_start[W + M] - t.iter_start[W]) / M;
+    double mean;
+    trainvar_iter_stats(t.iter_start, W, M, &mean, &out->iteration_p50_s, &out->iteration_p99_s,
+                        &out->iteration_max_s, s->whatif ? &out->iter_times : NULL);
     double compute = t.plan->compute_s;
     out->compute_s = compute;
     out->comm_s = sim_ps_to_seconds(t.comm_ps);
-    out->exposed_comm_s = out->iteration_s - compute > 0 ? out->iteration_s - compute : 0;
+    out->slowdown_s = sim_ps_to_seconds(t.slow_ps);
+    double busy = compute + out->slowdown_s;
+    out->exposed_comm_s = out->iteration_s - busy > 0 ? out->iteration_s - busy : 0;
     out->samples_per_s = out->iteration_s > 0 ? (double)batch * s->world / out->iteration_s : INFINITY;
     out->events = t.sim->events + commcost_events(t.plan->cost);
     out->speedup = 1;
@@ -329,20 +378,26 @@ void train_results_free(GArray *results)
 {
     if (!results)
         return;
-    for (guint i = 0; i < results->len; i++) {
-        TrainResult *r = &g_array_index(results, TrainResult, i);
-        for (guint j = 0; r->units && j < r->units->len; j++) {
-            g_free(g_array_index(r->units, TrainUnitRow, j).name);
-            g_free(g_array_index(r->units, TrainUnitRow, j).reason);
-        }
-        if (r->units)
-            g_array_free(r->units, TRUE);
-        for (guint j = 0; r->spans && j < r->spans->len; j++)
-            g_free(g_array_index(r->spans, TrainSpan, j).name);
-        if (r->spans)
-            g_array_free(r->spans, TRUE);
-    }
+    for (guint i = 0; i < results->len; i++)
+        train_result_clear(&g_array_index(results, TrainResult, i));
     g_array_free(results, TRUE);
+}
+
+void train_result_clear(TrainResult *r)
+{
+    for (guint j = 0; r->units && j < r->units->len; j++) {
+        g_free(g_array_index(r->units, TrainUnitRow, j).name);
+        g_free(g_array_index(r->units, TrainUnitRow, j).reason);
+    }
+    if (r->units)
+        g_array_free(r->units, TRUE);
+    for (guint j = 0; r->spans && j < r->spans->len; j++)
+        g_free(g_array_index(r->spans, TrainSpan, j).name);
+    if (r->spans)
+        g_array_free(r->spans, TRUE);
+    if (r->iter_times)
+        g_array_free(r->iter_times, TRUE);
+    r->units = r->spans = r->iter_times = NULL;
 }
 
 GArray *train_run_all(const Scenario *s, const TrainOpts *o, char **err)

@@ -18,6 +18,8 @@ typedef struct {
     double end_s;            /* all-reduce ended */
     double needed_s;         /* next forward (or the optimizer step) needed it */
     double hidden_s;         /* part of [start, end] before needed_s */
+    double wait_s;           /* per-rank runs: the last rank issued it this long after the first (priority:
+                              * released it, the order being negotiated); 0 otherwise */
 } TrainUnitRow;
 
 /* One span on a timeline track, for the Chrome trace. */
@@ -30,15 +32,22 @@ typedef struct {
     bool forward;            /* compute: a forward pass (with its layer's update under layer/priority) */
     double start_s, dur_s;   /* from the recorded iteration's start; may be < 0 for iter -1 */
     double value;            /* comm: mean NIC egress utilization in [0,1] while it ran */
+    int rank;                /* compute: the rank whose stream it is (per-rank runs; else 0, standing for all) */
 } TrainSpan;
 
 typedef struct {
     int batch;
     int policy;              /* index into the scenario's policies */
-    double iteration_s;      /* steady-state iteration time */
+    double iteration_s;      /* steady-state iteration time (mean of the measured iterations) */
+    double iteration_p50_s;  /* median of the measured iterations' times */
+    double iteration_p99_s;  /* their 99th percentile (nearest rank) */
+    double iteration_max_s;  /* the longest */
+    GArray *iter_times;      /* double: each measured iteration's time, s, in order (what-if scenarios), or
+                              * NULL; owned */
     double compute_s;        /* forward + backward + update per iteration */
     double comm_s;           /* sum of all-reduce durations per iteration */
-    double exposed_comm_s;   /* iteration_s - compute_s: compute stream waiting on sync */
+    double slowdown_s;       /* compute time added by comm.interference (syncs in flight slow compute) */
+    double exposed_comm_s;   /* iteration_s - compute_s - slowdown_s: compute stream waiting on sync */
     double samples_per_s;    /* batch * world / iteration_s */
     double speedup;          /* baseline iteration_s / iteration_s (filled by train_run_all) */
     uint64_t events;         /* engine events */
@@ -49,6 +58,9 @@ typedef struct {
 typedef struct {
     bool layers;             /* fill units */
     bool trace;              /* fill spans */
+    bool trace_ranks;        /* per-rank runs: spans of every rank's compute stream (else the first and
+                              * the last rank's) */
+    bool per_rank;           /* run the per-rank engine (trainrank.h) even when nothing varies */
 } TrainOpts;
 
 bool train_run(const Scenario *s, int batch, int policy, const TrainOpts *o, TrainResult *out, char **err);
@@ -59,5 +71,7 @@ bool train_run_ex(const Scenario *s, int batch, int policy, const TrainOpts *o, 
 /* Every (batch, policy) in order batch-major; fills speedup. GArray of TrainResult. */
 GArray *train_run_all(const Scenario *s, const TrainOpts *o, char **err);
 void train_results_free(GArray *results);
+/* Frees what one result owns (units, spans, iteration times). */
+void train_result_clear(TrainResult *r);
 
 #endif

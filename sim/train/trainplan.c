@@ -2,6 +2,7 @@
 #include "train/trainplan.h"
 #include "train/trainsel.h"
 
+#include <stdio.h>
 #include <string.h>
 
 static simtime_t ps(double s)
@@ -11,22 +12,36 @@ static simtime_t ps(double s)
     return v;
 }
 
+const char *trainplan_task_name(const TrainPlan *p, const TrainTask *k, char *buf, size_t n)
+{
+    if (k->kind == TRAIN_TASK_UPDATE_ALL)
+        return "update";
+    const ModelLayer *l = &g_array_index(p->s->model->layers, ModelLayer, k->layer);
+    snprintf(buf, n, "%s %s", k->kind == TRAIN_TASK_FWD ? "fwd" : "bwd", l->name);
+    return buf;
+}
+
 static bool per_layer_update(const Policy *pol)
 {
     return pol->overlap == OVERLAP_LAYER || pol->overlap == OVERLAP_PRIORITY;
 }
 
-/* One iteration's compute tasks, in stream order; returns compute seconds. */
+/* One iteration's compute tasks, in stream order; returns compute seconds.
+ * ddp copies each gradient into its bucket (a read and a write, in the
+ * layer's backward) and back out after the all-reduce (before the step):
+ * 4 * elem_bytes per parameter of memory traffic (gradient_as_bucket_view
+ * False, PyTorch's default). */
 static double build_tasks(TrainPlan *p)
 {
     const Scenario *s = p->s;
     const Model *m = s->model;
     int L = (int)m->layers->len;
     bool per_layer = per_layer_update(p->pol);
+    double copy = p->pol->overlap == OVERLAP_DDP ? 2.0 * s->elem_bytes / s->gpu.mem_Bps : 0;   /* s per param */
     double total = 0, upd_all = 0;
     for (int l = 0; l < L; l++) {
         const ModelLayer *ml = &g_array_index(m->layers, ModelLayer, l);
-        double f = gpu_forward_s(&s->gpu, m, ml, p->batch, s->elem_bytes);
+        double f = gpu_forward_s(&s->gpu, m, ml, p->batch, s->precision);
         double u = gpu_update_s(&s->gpu, ml, s->update_bytes_per_param);
         TrainTask k = {TRAIN_TASK_FWD, l, ps(per_layer ? f + u : f), per_layer ? l : TRAIN_GATE_NONE};
         g_array_append_val(p->tasks, k);
@@ -35,10 +50,11 @@ static double build_tasks(TrainPlan *p)
     }
     for (int l = L - 1; l >= 0; l--) {
         const ModelLayer *ml = &g_array_index(m->layers, ModelLayer, l);
-        double b = gpu_backward_s(&s->gpu, m, ml, p->batch, s->elem_bytes, s->bwd_ratio);
+        double b = gpu_backward_s(&s->gpu, m, ml, p->batch, s->precision, s->bwd_ratio) + copy * (double)ml->params;
+        upd_all += copy * (double)ml->params;   /* the copy out, before the step */
         TrainTask k = {TRAIN_TASK_BWD, l, ps(b), TRAIN_GATE_NONE};
         g_array_append_val(p->tasks, k);
-        total += b;
+        total += b + copy * (double)ml->params;
     }
     if (!per_layer) {
         TrainTask k = {TRAIN_TASK_UPDATE_ALL, -1, ps(upd_all), TRAIN_GATE_ALL};

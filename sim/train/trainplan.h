@@ -67,6 +67,10 @@ typedef struct {
 TrainPlan *trainplan_new(const Scenario *s, int policy, int batch, char **err);
 void trainplan_free(TrainPlan *p);
 
+/* Task k's name on a trace ("fwd conv1_1", "bwd fc8", "update"), written
+ * into buf (n bytes) when it needs one; returns buf or a static string. */
+const char *trainplan_task_name(const TrainPlan *p, const TrainTask *k, char *buf, size_t n);
+
 /* True when task k waits for unit u (of the previous iteration for a
  * layer gate, of its own for TRAIN_GATE_ALL). */
 bool trainplan_task_waits_for(const TrainTask *k, const SyncUnit *u);

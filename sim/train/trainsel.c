@@ -24,10 +24,10 @@ static double window_s(const Scenario *s, const Policy *p, const SyncUnit *u, in
     const Model *m = s->model;
     double w = 0;
     for (int l = 0; l < u->ready_layer; l++)
-        w += gpu_backward_s(&s->gpu, m, &g_array_index(m->layers, ModelLayer, l), batch, s->elem_bytes, s->bwd_ratio);
+        w += gpu_backward_s(&s->gpu, m, &g_array_index(m->layers, ModelLayer, l), batch, s->precision, s->bwd_ratio);
     if (p->overlap == OVERLAP_LAYER || p->overlap == OVERLAP_PRIORITY)
         for (int l = 0; l < u->need_layer; l++)
-            w += gpu_forward_s(&s->gpu, m, &g_array_index(m->layers, ModelLayer, l), batch, s->elem_bytes);
+            w += gpu_forward_s(&s->gpu, m, &g_array_index(m->layers, ModelLayer, l), batch, s->precision);
     return w;
 }
 

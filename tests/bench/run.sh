@@ -176,6 +176,20 @@ if ! skipped training; then
     cluster.nodes=128 cluster.k=8 "$(one_pol prio priority auto)" baseline=prio 'batch=[64]'
 fi
 
+# ---- (b2) what-if (BENCH_SKIP name: whatif) -----------------------------
+
+if ! skipped whatif; then
+  echo
+  echo "== (b2) what-if: per-rank streams, VGG-16 on 64 V100s (star 10G), cv 0.1, 2 warm-up + 100 measured iterations (issue 15)"
+  printf "  %-47s %5s %9s %9s %7s %7s %7s  %s\n" scenario GPUs iter_ms events wall_s cpu_s rss_MiB targets
+  wi() { echo "policies=[{name: $1, overlap: $2, algorithm: $3}]"; }
+  for pol in "prio priority auto" "ddp ddp ring"; do
+    set -- $pol
+    train_case "VGG-16 $2+$3, variation cv 0.1" 64 10 configs/default.yaml cluster.nodes=64 "$(wi "$@")" \
+      baseline="$1" 'batch=[32]' 'iterations={warmup: 2, measured: 100}' 'variation={dist: normal, cv: 0.1, seed: 1}'
+  done
+fi
+
 # ---- (c) sweep -----------------------------------------------------------
 
 if ! skipped sweep; then

@@ -25,6 +25,7 @@ overview() {
     cp "$T/out" "$T/help"
     out_ok -h && cmp -s "$T/out" "$T/help" || { echo "-h differs from --help"; return 1; }
     out_ok help && cmp -s "$T/out" "$T/help" || { echo "help differs from --help"; return 1; }
+    out_ok help help && cmp -s "$T/out" "$T/help" || { echo "help help differs from --help"; return 1; }
 }
 t "arsim --help lists every command" overview
 

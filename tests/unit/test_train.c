@@ -40,7 +40,7 @@ START_TEST(test_model_totals)
         uint64_t params;
         uint64_t tensors;   /* 0: not checked */
     } want[] = {{"vgg16", 138357544, 32}, {"vgg16-cifar10", 33638218, 32}, {"resnet50", 25557032, 161},
-                {"alexnet", 61100840, 16}, {"bert-base", 109482240, 0}, {"gpt2", 124439808, 0}};
+                {"alexnet", 61100840, 16}, {"bert-base", 109482240, 0}, {"bert-base-384", 109482240, 199}, {"gpt2", 124439808, 0}};
     for (size_t i = 0; i < G_N_ELEMENTS(want); i++) {
         char *err = NULL;
         Model *m = model_load(want[i].name, NULL, &err);
@@ -177,8 +177,8 @@ START_TEST(test_ddp_matches_wfbp_recurrence)
     double tb[16] = {0}, tc[16] = {0}, taob[16] = {0}, taoc[16] = {0}, fwd = 0, bwd = 0;
     for (int l = 0; l < L; l++) {
         const ModelLayer *ml = &g_array_index(s->model->layers, ModelLayer, l);
-        fwd += gpu_forward_s(&s->gpu, s->model, ml, 32, 4);
-        tb[l] = gpu_backward_s(&s->gpu, s->model, ml, 32, 4, 2.0);
+        fwd += gpu_forward_s(&s->gpu, s->model, ml, 32, PREC_FP32);
+        tb[l] = gpu_backward_s(&s->gpu, s->model, ml, 32, PREC_FP32, 2.0);
         bwd += tb[l];
         tc[l] = ring_time(8, 4.0 * ml->params, 10e-6, 1 / 1.25e9, 0);
     }
@@ -289,6 +289,83 @@ START_TEST(test_ddp_buckets)
 }
 END_TEST
 
+/* The default DDP layout is rebuilt (PyTorch >= 1.11 with default
+ * settings); `initial` is the option. VGG-16's buckets in bytes, by hand:
+ * rebuilt appends from fc8 back (fc8 16,388,000 closes the 1 MiB bucket;
+ * fc7 and fc6 each close one alone; conv5_3..conv5_1 3 x 9,439,232; then
+ * conv4_3..conv3_2's weight 28,319,744; the rest 2,221,312); initial
+ * appends from conv1_1 and reverses the list. */
+START_TEST(test_ddp_default_layout)
+{
+    static const uint64_t rebuilt[] = {16388000, 67125248, 411058176, 28317696, 28319744, 2221312};
+    static const uint64_t initial[] = {16404384, 67125248, 411043840, 28317696, 28318720, 2220288};
+    Scenario *s = load("model: vgg16\ngpu: v100\nbatch: [16]\ncluster: {topology: star, nodes: 4}\n"
+                       "policies: [{name: ddp, overlap: ddp}, {name: old, overlap: ddp, ddp_layout: initial}]\n");
+    for (guint p = 0; p < 2; p++) {
+        const Policy *pol = g_ptr_array_index(s->policies, p);
+        ck_assert(pol->ddp_rebuilt == (p == 0));
+        GArray *u = policy_units(pol, s->model, 4);
+        ck_assert_uint_eq(u->len, 6);
+        uint64_t sum = 0;
+        for (guint k = 0; k < u->len; k++) {
+            ck_assert_uint_eq(g_array_index(u, SyncUnit, k).elems * 4, p == 0 ? rebuilt[k] : initial[k]);
+            sum += g_array_index(u, SyncUnit, k).elems * 4;
+        }
+        ck_assert_uint_eq(sum, 138357544u * 4);
+        policy_units_free(u);
+    }
+    scenario_free(s);
+}
+END_TEST
+
+/* comm.interference: l1's all-reduce (64 MiB at 1 Gbit/s, about 1 s) is in
+ * flight over the whole backward of l0 (milliseconds), so that backward
+ * takes exactly (1 + f) times as long: slowdown_s = f * bwd(l0); nothing
+ * else overlaps a sync, and the network-bound iteration does not move.
+ * ddp's bucket copies: 4 * 4 bytes per parameter at the memory bandwidth. */
+START_TEST(test_interference_closed_form)
+{
+    char *model = tmp_file("name: two\nlayers:\n"
+                           "  - {name: l0, kind: conv, params: 1024, flops: 1e9, mem_bytes: 0}\n"
+                           "  - {name: l1, kind: fc, params: 16777216, flops: 1e6, mem_bytes: 0}\n",
+                           "arsim-interf-XXXXXX.yaml");
+    double iter0 = 0;
+    for (int i = 0; i < 3; i++) {
+        double f = i == 0 ? 0 : i == 1 ? 0.25 : 1.5;
+        char *y = g_strdup_printf("model: %s\ngpu: v100\nbatch: [32]\ncomm: {interference: %g}\n"
+                                  "cluster: {topology: star, nodes: 8, link: {bandwidth: 1Gbps, latency: 5us}}\n"
+                                  "policies: [{name: layer, overlap: layer}, {name: ddp, overlap: ddp},"
+                                  " {name: none, overlap: none}]\n", model, f);
+        Scenario *s = load(y);
+        ck_assert_double_eq(s->interference, f);
+        GArray *r = run_all(s, false, true);
+        const ModelLayer *l0 = &g_array_index(s->model->layers, ModelLayer, 0);
+        double bwd0 = gpu_backward_s(&s->gpu, s->model, l0, 32, s->precision, s->bwd_ratio);
+        ck_assert_double_gt(res(r, 0)->comm_s, 100 * bwd0);
+        ck_assert_double_eq_tol(res(r, 0)->slowdown_s, f * bwd0, 1e-10);
+        ck_assert_double_eq_tol(res(r, 2)->slowdown_s, 0, 1e-15);
+        /* the trace's compute spans of the recorded iteration carry the slowed durations */
+        double spans = 0;
+        for (guint j = 0; j < res(r, 0)->spans->len; j++) {
+            const TrainSpan *sp = &g_array_index(res(r, 0)->spans, TrainSpan, j);
+            if (sp->track == 0 && sp->iter == 0)
+                spans += sp->dur_s;
+        }
+        ck_assert_double_eq_tol(spans, res(r, 0)->compute_s + res(r, 0)->slowdown_s, 1e-9);
+        if (i == 0)
+            iter0 = res(r, 0)->iteration_s;
+        ck_assert_double_eq_tol(res(r, 0)->iteration_s, iter0, 1e-10);
+        double copies = 4.0 * 4 * (1024 + 16777216) / s->gpu.mem_Bps;
+        ck_assert_double_eq_tol(res(r, 1)->compute_s - res(r, 0)->compute_s, copies, 1e-11);
+        train_results_free(r);
+        scenario_free(s);
+        g_free(y);
+    }
+    unlink(model);
+    g_free(model);
+}
+END_TEST
+
 START_TEST(test_hybrid_mapping)
 {
     Scenario *s = load("model: vgg16\ngpu: v100\nbatch: [32]\n"
@@ -391,6 +468,8 @@ int main(void)
     tc = testmain_case(s, "rules");
     tcase_add_test(tc, test_trace_dependencies);
     tcase_add_test(tc, test_ddp_buckets);
+    tcase_add_test(tc, test_ddp_default_layout);
+    tcase_add_test(tc, test_interference_closed_form);
     tcase_add_test(tc, test_hybrid_mapping);
     tcase_add_test(tc, test_auto_not_worse);
     tc = testmain_case(s, "determinism");

@@ -75,11 +75,13 @@ static void check_tasks(const Scenario *s, const TrainPlan *p)
     bool per_layer = p->pol->overlap == OVERLAP_LAYER || p->pol->overlap == OVERLAP_PRIORITY;
     ck_assert_uint_eq(p->tasks->len, (guint)(2 * L + (per_layer ? 0 : 1)));
     double compute = 0, updates = 0;
+    /* ddp's bucket copies: 2 * elem_bytes per parameter in, the same out */
+    double copy = p->pol->overlap == OVERLAP_DDP ? 2.0 * s->elem_bytes / s->gpu.mem_Bps : 0;
     for (int i = 0; i < (int)p->tasks->len; i++) {
         const TrainTask *k = &g_array_index(p->tasks, TrainTask, i);
         if (i < L) {
             const ModelLayer *ml = &g_array_index(m->layers, ModelLayer, i);
-            double f = gpu_forward_s(&s->gpu, m, ml, p->batch, s->elem_bytes);
+            double f = gpu_forward_s(&s->gpu, m, ml, p->batch, s->precision);
             double u = gpu_update_s(&s->gpu, ml, s->update_bytes_per_param);
             ck_assert_int_eq(k->kind, TRAIN_TASK_FWD);
             ck_assert_int_eq(k->layer, i);
@@ -90,7 +92,10 @@ static void check_tasks(const Scenario *s, const TrainPlan *p)
         } else if (i < 2 * L) {
             int l = 2 * L - 1 - i;
             const ModelLayer *ml = &g_array_index(m->layers, ModelLayer, l);
-            double b = gpu_backward_s(&s->gpu, m, ml, p->batch, s->elem_bytes, s->bwd_ratio);
+            double b = gpu_backward_s(&s->gpu, m, ml, p->batch, s->precision, s->bwd_ratio) +
+                       copy * (double)ml->params;
+            updates += copy * (double)ml->params;
+            compute += copy * (double)ml->params;
             ck_assert_int_eq(k->kind, TRAIN_TASK_BWD);
             ck_assert_int_eq(k->layer, l);
             ck_assert_int_eq(k->gate, TRAIN_GATE_NONE);

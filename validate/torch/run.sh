@@ -174,13 +174,20 @@ step import "$arsim" import-profile "$outdir/profile.trace.json" --model "$model
 sed -i -e 's/^measured: {batch: \([0-9]*\), gpu: "v100"/measured: {batch: \1, gpu: "cpu"/' \
     -e 's/^\(# fwd_ms\/bwd_ms: .* on \)v100 /\1cpu (gpus-cpu.yaml) /' "$measured_model"
 head -n 1 "$outdir/import.txt"
+# comm.interference: the median compute slow-down under gloo's all-reduces
+# (interference.json), at least 0 - arsim's fraction by which compute slows
+# while a sync is in flight
+interf=$("$python" -c 'import json, statistics, sys
+rows = [r["compute_slowdown"] for r in json.load(open(sys.argv[1]))["rows"] if r["impl"] == "gloo"]
+print("%.4f" % max(0.0, statistics.median(rows)) if rows else "0")' "$outdir/interference.json" 2>/dev/null || echo 0)
 step predict "$arsim" run "$scenario" "${sets[@]}" --set "cluster.calibration=$outdir/calib.yaml" \
-    --json "$outdir/pred.json" --layers
+    --set "comm.interference=$interf" --json "$outdir/pred.json" --layers
 step gloo-compare "$arsim" compare "$outdir/gloo-allreduce.json" --calibration "$outdir/calib.yaml"
 echo "== gloo's own all-reduce against arsim's ring (calibrated)"
 grep -E '^ +[0-9]+ +allreduce' "$outdir/gloo-compare.txt" | head -n 8
 echo "== interference: compute while an all-reduce runs (interference.json)"
 grep '^trainer: interference' "$log" | sed 's/^trainer: interference: /   /'
+echo "   predicted with comm.interference=$interf (the median compute slow-down under gloo)"
 echo "== measured (PyTorch) against predicted (arsim)"
 sp=()
 grep -q '"policy": "layer-hybrid"' "$outdir/iterations.json" && sp+=(--units layer-hybrid)

@@ -1,0 +1,68 @@
+/* trainvar — what makes ranks and iterations differ (the what-if keys of
+ * a scenario): compute variation drawn per rank, persistently slow ranks
+ * (stragglers); the per-rank compute factors drawn from them; and the
+ * percentiles of a run's iteration times.
+ *
+ * Scenario keys (README "What-if"):
+ *   variation:  {dist: normal | lognormal | none, cv: 0.05, per: layer | iteration, seed: 1}
+ *   stragglers: [{ranks: [3], slowdown: 1.5, from_iteration: 0}]
+ *
+ * Draws are counter-based: the factor of (rank, iteration, slot) is a
+ * function of the seed and those three numbers only (splitmix64), so every
+ * policy of a scenario sees the same compute times (common random numbers),
+ * at any --jobs and in any event order, with no generator state per rank.
+ */
+#ifndef ARSIM_TRAINVAR_H
+#define ARSIM_TRAINVAR_H
+
+#include "engine/evq.h"
+#include "io/cfg.h"
+
+#include <glib.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef enum { TRAINVAR_NONE, TRAINVAR_NORMAL, TRAINVAR_LOGNORMAL } TrainVarDist;
+
+typedef struct {
+    GArray *ranks;           /* int ranks, each in 0..world-1; owned */
+    double slowdown;         /* compute time multiplier, > 0 */
+    int from_iteration;      /* first iteration (0: the first warm-up one) it applies to, >= 0 */
+} TrainStraggler;
+
+typedef struct {
+    TrainVarDist dist;       /* TRAINVAR_NONE: no variation */
+    double cv;               /* coefficient of variation (std / mean) of a compute time, >= 0 */
+    bool per_iteration;      /* one draw per rank and iteration (else one per rank, task and iteration) */
+    uint64_t seed;           /* the draws' seed */
+    GArray *stragglers;      /* TrainStraggler; owned, never NULL after trainvar_read */
+} TrainVar;
+
+/* Reads `variation` and `stragglers` of a scenario root (absent keys: no
+ * variation, no stragglers) for a cluster of `world` ranks. */
+bool trainvar_read(CfgNode *root, int world, TrainVar *v, char **err);
+void trainvar_clear(TrainVar *v);
+/* Whether compute differs between ranks or iterations. */
+bool trainvar_varies(const TrainVar *v);
+
+/* Rank r's compute multiplier in iteration `iter` for draw slot `slot`
+ * (per layer: 2L+1 slots, forward l, backward l, the whole-model update;
+ * per iteration: slot 0): the variation's draw (mean 1; a normal draw is
+ * clipped at 0) times every straggler slowdown that applies. */
+double trainvar_factor(const TrainVar *v, int r, int iter, int slot);
+
+/* The counter-based uniform draw in (0, 1] of (seed, a, b, k): a
+ * function of its arguments only (splitmix64). */
+double trainvar_uniform(uint64_t seed, int a, int b, uint64_t k);
+
+/* The measured iterations' times from the iteration start times (ps;
+ * start[W .. W+M] valid, M >= 1): their mean, median, 99th percentile
+ * and maximum in seconds; with times non-NULL, the times themselves, in
+ * order, into a new GArray of double (*times; the caller frees it). */
+void trainvar_iter_stats(const simtime_t *start, int W, int M, double *mean, double *p50, double *p99, double *max,
+                         GArray **times);
+
+/* Nearest-rank q-quantile (0 < q <= 1) of n >= 1 values; sorts them. */
+double trainvar_quantile(double *vals, int n, double q);
+
+#endif

@@ -1,0 +1,137 @@
+/* test_gpu — the per-layer compute model's closed forms (gpu.h): a 3x3
+ * stride-1 convolution's FLOPs with and without the Winograd factor, the
+ * path each precision takes (CUDA cores or tensor cores), and the shipped
+ * calibration against the published figure it was fitted to. */
+#include "train/gpu.h"
+
+#include "testmain.h"
+#include "testfix.h"
+
+#include <check.h>
+#include <stdio.h>
+
+/* An Ampere-like GPU with round numbers: fp32 20 TFLOP/s at 0.5, tf32 160
+ * and fp16 320 at 0.25, 2000 GB/s, 4 us launch, Winograd 2.25; a Pascal-like
+ * one without tensor cores. */
+#define GPUS "gpus:\n" \
+             "  amp: {fp32_tflops: 20, tf32_tflops: 160, fp16_tflops: 320, mem_GBps: 2000, launch_us: 4, " \
+             "winograd: 2.25, efficiency: {default: 0.5}, tensor_efficiency: {default: 0.25}}\n" \
+             "  pas: {fp32_tflops: 10, mem_GBps: 500, launch_us: 0, winograd: 2, efficiency: {conv: 0.5}}\n"
+
+/* w3: a 3x3 stride-1 conv (winograd); c1: a 1x1 conv of the same FLOPs;
+ * mb: a memory-bound pool. */
+#define MODEL "name: toy\nlayers:\n" \
+              "  - {name: w3, kind: conv, params: 9, flops: 9e9, mem_bytes: 1e6, winograd: true}\n" \
+              "  - {name: c1, kind: conv, params: 1, flops: 9e9, mem_bytes: 1e6}\n" \
+              "  - {name: mb, kind: pool, params: 0, flops: 1e3, mem_bytes: 1e9}\n"
+
+static Model *toy_model(void)
+{
+    char *err = NULL;
+    char *path = tmp_file(MODEL, "arsim-gpu-model-XXXXXX.yaml");
+    Model *m = model_load(path, NULL, &err);
+    ck_assert_msg(m, "%s", err);
+    unlink(path);
+    g_free(path);
+    return m;
+}
+
+static void toy_gpu(const char *key, Gpu *g)
+{
+    char *err = NULL;
+    char *path = tmp_file(GPUS, "arsim-gpu-gpus-XXXXXX.yaml");
+    ck_assert_msg(gpu_load(key, path, g, &err), "%s", err);
+    unlink(path);
+    g_free(path);
+}
+
+static const ModelLayer *layer(const Model *m, int i)
+{
+    return &g_array_index(m->layers, ModelLayer, i);
+}
+
+START_TEST(test_winograd_flops)
+{
+    Model *m = toy_model();
+    Gpu g;
+    toy_gpu("amp", &g);
+    ck_assert(layer(m, 0)->winograd && !layer(m, 1)->winograd);
+    /* on the CUDA cores a winograd layer does flops / 2.25; tensor cores and other convs: direct */
+    ck_assert_double_eq_tol(gpu_layer_flops(&g, layer(m, 0), PREC_FP32), 4e9, 1e-3);
+    ck_assert_double_eq_tol(gpu_layer_flops(&g, layer(m, 0), PREC_TF32), 9e9, 1e-3);
+    ck_assert_double_eq_tol(gpu_layer_flops(&g, layer(m, 0), PREC_FP16), 9e9, 1e-3);
+    ck_assert_double_eq_tol(gpu_layer_flops(&g, layer(m, 1), PREC_FP32), 9e9, 1e-3);
+    /* forward at batch 2: 2 * 4e9 / (20e12 * 0.5) + 4 us; the 1x1 conv 2 * 9e9 / 10e12 + 4 us */
+    ck_assert_double_eq_tol(gpu_forward_s(&g, m, layer(m, 0), 2, PREC_FP32), 8e9 / 10e12 + 4e-6, 1e-15);
+    ck_assert_double_eq_tol(gpu_forward_s(&g, m, layer(m, 1), 2, PREC_FP32), 18e9 / 10e12 + 4e-6, 1e-15);
+    /* tf32: 18e9 / (160e12 * 0.25); fp16 and bf16: 18e9 / (320e12 * 0.25); backward twice the roofline */
+    ck_assert_double_eq_tol(gpu_forward_s(&g, m, layer(m, 0), 2, PREC_TF32), 18e9 / 40e12 + 4e-6, 1e-15);
+    ck_assert_double_eq_tol(gpu_forward_s(&g, m, layer(m, 0), 2, PREC_FP16), 18e9 / 80e12 + 4e-6, 1e-15);
+    ck_assert_double_eq_tol(gpu_backward_s(&g, m, layer(m, 0), 2, PREC_BF16, 2), 36e9 / 80e12 + 4e-6, 1e-15);
+    gpu_clear(&g);
+    model_free(m);
+}
+END_TEST
+
+START_TEST(test_paths_and_memory)
+{
+    Model *m = toy_model();
+    Gpu g;
+    toy_gpu("pas", &g);
+    /* no tensor cores: every precision on the CUDA cores, Winograd 2 applies to fp16 too */
+    ck_assert_double_eq_tol(gpu_layer_flops(&g, layer(m, 0), PREC_FP16), 4.5e9, 1e-3);
+    ck_assert_double_eq_tol(gpu_layer_flops(&g, layer(m, 0), PREC_TF32), 4.5e9, 1e-3);
+    ck_assert_double_eq_tol(gpu_forward_s(&g, m, layer(m, 0), 1, PREC_TF32), 4.5e9 / 5e12, 1e-15);
+    /* the pool is memory-bound: 1e9 bytes at fp32 / 500 GB/s, half of it at 2-byte precisions */
+    ck_assert_double_eq_tol(gpu_forward_s(&g, m, layer(m, 2), 1, PREC_FP32), 2e-3, 1e-15);
+    ck_assert_double_eq_tol(gpu_forward_s(&g, m, layer(m, 2), 1, PREC_TF32), 2e-3, 1e-15);
+    ck_assert_double_eq_tol(gpu_forward_s(&g, m, layer(m, 2), 1, PREC_FP16), 1e-3, 1e-15);
+    ck_assert_int_eq(gpu_precision_bytes(PREC_TF32), 4);
+    ck_assert_int_eq(gpu_precision_bytes(PREC_BF16), 2);
+    /* a file without tensor_efficiency takes efficiency's values */
+    ck_assert_double_eq(g.tensor_efficiency[LAYER_CONV], 0.5);
+    gpu_clear(&g);
+    model_free(m);
+}
+END_TEST
+
+/* The shipped calibration reproduces the figure it was fitted to: VGG-16
+ * forward + backward at batch 16 on a V100 in fp32, 83.5 ms with PyTorch
+ * (validate/torch/published.yaml), and the Winograd factor is what makes
+ * it: without it the same efficiencies give more than twice the time. */
+START_TEST(test_shipped_vgg16_v100)
+{
+    char *err = NULL;
+    Model *m = model_load("vgg16", NULL, &err);
+    ck_assert_msg(m, "%s", err);
+    Gpu g;
+    ck_assert_msg(gpu_load("v100", NULL, &g, &err), "%s", err);
+    double t = 0, direct = 0, direct_flops = 0, flops = 0;
+    for (guint l = 0; l < m->layers->len; l++) {
+        const ModelLayer *ml = layer(m, (int)l);
+        t += gpu_forward_s(&g, m, ml, 16, PREC_FP32) + gpu_backward_s(&g, m, ml, 16, PREC_FP32, 2);
+        flops += gpu_layer_flops(&g, ml, PREC_FP32);
+        direct_flops += ml->flops;
+    }
+    ck_assert_double_eq_tol(t, 83.5e-3, 0.5e-3);
+    /* 13 winograd convolutions carry all but 0.8 % of VGG-16's FLOPs */
+    ck_assert_double_gt(direct_flops / flops, 0.99 * g.winograd);
+    g.winograd = 1;
+    for (guint l = 0; l < m->layers->len; l++)
+        direct += gpu_forward_s(&g, m, layer(m, (int)l), 16, PREC_FP32) +
+                  gpu_backward_s(&g, m, layer(m, (int)l), 16, PREC_FP32, 2);
+    ck_assert_double_gt(direct, 2 * t);
+    gpu_clear(&g);
+    model_free(m);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *su = suite_create("gpu");
+    TCase *tc = testmain_case(su, "closed-forms");
+    tcase_add_test(tc, test_winograd_flops);
+    tcase_add_test(tc, test_paths_and_memory);
+    tcase_add_test(tc, test_shipped_vgg16_v100);
+    return testmain_run(su);
+}
