@@ -9,7 +9,7 @@ Sim *sim_new(uint64_t seed)
 {
     Sim *s = g_new0(Sim, 1);
     s->q = evq_new();
-    s->rng = g_rand_new_with_seed((guint32)(seed ^ (seed >> 32)));
+    s->seed = seed;
     return s;
 }
 
@@ -18,7 +18,6 @@ void sim_free(Sim *s)
     if (!s)
         return;
     evq_free(s->q);
-    g_rand_free(s->rng);
     g_free(s);
 }
 

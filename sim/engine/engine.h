@@ -25,18 +25,19 @@ typedef struct Sim {
     simtime_t now;       /* ps; time of the event being run (monotone) */
     Evq *q;              /* pending events; owned */
     uint64_t events;     /* events run so far */
-    GRand *rng;          /* seeded RNG; owned; the only randomness a run may use (no model draws yet) */
+    uint64_t seed;       /* the run's seed: what a component draws with (engine/simrng.h) when its input names
+                          * no seed of its own */
     bool failed;         /* set by sim_fail; sim_run stops at the next event */
     SimErr code;         /* the first failure's kind when failed, else SIM_ERR_NONE */
     char error[256];     /* the first failure's message when failed */
 } Sim;
 
 /* The seed of every run whose input names none: callers pass it (or an
- * input's seed) explicitly. Outputs depend on the seed only through
- * Sim.rng. */
+ * input's seed) explicitly. Outputs depend on a seed only through the
+ * simulation's generator, engine/simrng.h. */
 #define SIM_DEFAULT_SEED UINT64_C(1)
 
-/* A Sim at time 0 whose rng is seeded with `seed`. */
+/* A Sim at time 0 with the run's seed `seed`. */
 Sim *sim_new(uint64_t seed);
 void sim_free(Sim *s);
 

@@ -1,6 +1,8 @@
 /* toporoute — adjacency, BFS distances, ECMP and the route cache; see toporoute.h. */
 #include "net/toporoute.h"
 
+#include "engine/simrng.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -142,14 +144,6 @@ static const uint32_t *dist_to(Topo *t, int d)
     return dist;
 }
 
-/* splitmix64's finalizer: a well-mixed 64-bit hash. */
-static uint64_t mix64(uint64_t z)
-{
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
 static TopoRoute *route_alloc(ToporouteState *s, uint32_t nhops)
 {
     TopoRoute *r = g_malloc(sizeof *r + sizeof r->link[0] * (nhops ? nhops : 1));
@@ -189,7 +183,7 @@ static void bfs_links(Topo *t, int src, int dst, uint32_t *link)
         uint32_t want = dist[u] - 1, c = 0;
         for (uint32_t i = s->out_start[u]; i < s->out_start[u + 1]; i++)
             c += dist[L[s->out_link[i]].to] == want;
-        uint32_t pick = c > 1 ? (uint32_t)(mix64(key + (hop + 1) * 0x9e3779b97f4a7c15ULL) % c) : 0;
+        uint32_t pick = c > 1 ? (uint32_t)(simrng_mix(key + hop * SIMRNG_GOLDEN) % c) : 0;
         for (uint32_t i = s->out_start[u]; i < s->out_start[u + 1]; i++) {
             uint32_t l = s->out_link[i];
             if (dist[L[l].to] == want && pick-- == 0) {
@@ -322,7 +316,7 @@ static uint32_t route_arith(Topo *t, int src, int dst, uint32_t *link)
             return 2;
         }
         /* the BFS's choice among the half equal-cost up-links at hop 1 (edge) and hop 2 (agg) */
-        uint64_t a = half > 1 ? mix64(key + 2 * 0x9e3779b97f4a7c15ULL) % half : 0;
+        uint64_t a = half > 1 ? simrng_mix(key + SIMRNG_GOLDEN) % half : 0;
         uint64_t ps = es / half, pd = ed / half;
         link[1] = (uint32_t)(E + 2 * (es * half + a));
         if (ps == pd) {
@@ -331,7 +325,7 @@ static uint32_t route_arith(Topo *t, int src, int dst, uint32_t *link)
             return 4;
         }
         uint64_t A = E + 2 * (uint64_t)s->ft_k * half * half;
-        uint64_t c = half > 1 ? mix64(key + 3 * 0x9e3779b97f4a7c15ULL) % half : 0;
+        uint64_t c = half > 1 ? simrng_mix(key + 2 * SIMRNG_GOLDEN) % half : 0;
         link[2] = (uint32_t)(A + 2 * ((ps * half + a) * half + c));
         link[3] = (uint32_t)(A + 2 * ((pd * half + a) * half + c) + 1);
         link[4] = (uint32_t)(E + 2 * (ed * half + a) + 1);

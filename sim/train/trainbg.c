@@ -1,6 +1,7 @@
 /* trainbg — other jobs' traffic; see trainbg.h. */
 #include "train/trainbg.h"
 #include "train/trainvar.h"
+#include "engine/simrng.h"
 
 #include <math.h>
 #include <string.h>
@@ -23,7 +24,7 @@ GArray *trainbg_flows_new(void)
 static void shuffle(GArray *hosts, uint64_t seed)
 {
     for (guint i = hosts->len; i > 1; i--) {
-        guint j = (guint)(trainvar_uniform(seed, -1, -1, i) * i);
+        guint j = (guint)(simrng_uniform(seed, -1, -1, i) * i);
         j = j >= i ? i - 1 : j;
         int tmp = g_array_index(hosts, int, i - 1);
         g_array_index(hosts, int, i - 1) = g_array_index(hosts, int, j);
@@ -181,7 +182,7 @@ static void on_send(void *ctx, void *data)
 /* The next message after an exponential gap. */
 static void schedule(BgSource *s)
 {
-    double u = trainvar_uniform(s->f->seed, s->flow, s->i, s->k);
+    double u = simrng_uniform(s->f->seed, s->flow, s->i, s->k);
     simtime_t dt = 0;
     if (!sim_seconds_to_ps(-log(u) * s->gap_s, &dt))
         dt = SIMTIME_MAX / 2;

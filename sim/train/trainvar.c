@@ -1,6 +1,8 @@
 /* trainvar — compute variation, stragglers, their draws; see trainvar.h. */
 #include "train/trainvar.h"
 
+#include "engine/simrng.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -110,31 +112,13 @@ bool trainvar_read(CfgNode *root, int world, TrainVar *v, char **err)
     return true;
 }
 
-/* splitmix64's output function. */
-static uint64_t mix64(uint64_t z)
-{
-    z += UINT64_C(0x9e3779b97f4a7c15);
-    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-    return z ^ (z >> 31);
-}
-
-double trainvar_uniform(uint64_t seed, int r, int iter, uint64_t k)
-{
-    uint64_t h = mix64(seed);
-    h = mix64(h ^ (uint64_t)(uint32_t)r);
-    h = mix64(h ^ (uint64_t)(uint32_t)iter);
-    h = mix64(h ^ k);
-    return ((double)(h >> 11) + 1.0) / 9007199254740992.0;   /* (0, 1]: 53 bits */
-}
-
 double trainvar_factor(const TrainVar *v, int r, int iter, int slot)
 {
     double f = 1;
     if (v->dist != TRAINVAR_NONE && v->cv > 0) {
         /* Box-Muller: one standard normal from two uniforms */
-        double u1 = trainvar_uniform(v->seed, r, iter, 2 * (uint64_t)slot);
-        double u2 = trainvar_uniform(v->seed, r, iter, 2 * (uint64_t)slot + 1);
+        double u1 = simrng_uniform(v->seed, r, iter, 2 * (uint64_t)slot);
+        double u2 = simrng_uniform(v->seed, r, iter, 2 * (uint64_t)slot + 1);
         double z = sqrt(-2 * log(u1)) * cos(2 * G_PI * u2);
         if (v->dist == TRAINVAR_NORMAL) {
             f = 1 + v->cv * z;

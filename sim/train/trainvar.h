@@ -8,7 +8,7 @@
  *   stragglers: [{ranks: [3], slowdown: 1.5, from_iteration: 0}]
  *
  * Draws are counter-based: the factor of (rank, iteration, slot) is a
- * function of the seed and those three numbers only (splitmix64), so every
+ * function of the seed and those three numbers only (engine/simrng.h), so every
  * policy of a scenario sees the same compute times (common random numbers),
  * at any --jobs and in any event order, with no generator state per rank.
  */
@@ -50,10 +50,6 @@ bool trainvar_varies(const TrainVar *v);
  * per iteration: slot 0): the variation's draw (mean 1; a normal draw is
  * clipped at 0) times every straggler slowdown that applies. */
 double trainvar_factor(const TrainVar *v, int r, int iter, int slot);
-
-/* The counter-based uniform draw in (0, 1] of (seed, a, b, k): a
- * function of its arguments only (splitmix64). */
-double trainvar_uniform(uint64_t seed, int a, int b, uint64_t k);
 
 /* The measured iterations' times from the iteration start times (ps;
  * start[W .. W+M] valid, M >= 1): their mean, median, 99th percentile
