@@ -1,7 +1,7 @@
 # arsim — plain Makefile.
 #   make            build ./arsim (core in build/libarsim.a)
 #   make run        install missing packages, build, run configs/default.yaml
-#   make check      install, build, run every suite, then again under ASan+UBSan
+#   make check      install, build, run every suite, then again under ASan+UBSan, then make fuzz-smoke
 #   make test       the suites without sanitizers: unit (Check), command-line, bad-input corpus
 #   make bench      speed and memory figures against their targets (tests/bench)
 #   make asan       the suites under AddressSanitizer and UBSan only
