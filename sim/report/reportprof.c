@@ -1,6 +1,7 @@
 /* reportprof — per-layer times from a PyTorch profiler Chrome trace; see
  * reportprof.h for the rules that find layers and kernels. */
 #include "report/reportprof.h"
+#include "io/cfg.h"
 #include "io/units.h"
 
 #include <cJSON.h>
@@ -129,7 +130,7 @@ static char *flow_key(const char *thread, double ts)
 /* "file:1:1: traceEvents[i] ('name'): what" for an error in the content. */
 static char *event_err(const ParseState *st, int i, const char *name, const char *what)
 {
-    return g_strdup_printf("%s:1:1: traceEvents[%d] ('%s'): %s", st->file, i, name ? name : "", what);
+    return cfg_oneline(g_strdup_printf("%s:1:1: traceEvents[%d] ('%s'): %s", st->file, i, name ? name : "", what));
 }
 
 static bool event_times(const ParseState *st, const cJSON *ev, int i, const char *name, double *ts, double *dur,
