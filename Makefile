@@ -1,7 +1,7 @@
 # arsim — plain Makefile.
 #   make            build ./arsim (core in build/libarsim.a)
 #   make run        install missing packages, build, run configs/default.yaml
-#   make check      install, build, run every suite, then again under ASan+UBSan
+#   make check      install, build, run every suite, then again under ASan+UBSan, then make fuzz-smoke
 #   make test       the suites without sanitizers: unit (Check), command-line, bad-input corpus
 #   make bench      speed and memory figures against their targets (tests/bench)
 #   make asan       the suites under AddressSanitizer and UBSan only
@@ -13,6 +13,10 @@
 #                   share/arsim/ (models, topologies, configs, plots), share/man/man1/arsim.1,
 #                   share/bash-completion/completions/arsim; the data directory is compiled in
 #   make uninstall  remove exactly what make install put there (its manifest, share/arsim/.installed)
+#   make fuzz       libFuzzer campaign over every reader (clang; build-fuzz/; README "Fuzzing"):
+#                   FUZZ_RUNS executions per harness (default 1000000, FUZZ_RUNS_SCENARIO 10000000),
+#                   FUZZ_TIME seconds per harness at most (0: no limit), one harness at a time
+#   make fuzz-smoke each harness FUZZ_SMOKE_TIME (3) seconds over its corpus; part of make check
 # Without mpicc (Open MPI) the MPI parts are skipped, each with a line saying so,
 # instead of failing: validate-build (validate/mpibench), tests/cli/mpibench.sh,
 # the mpibench bad-input cases and sweep --mpi (arsim's sweep --mpi is then a stub).
@@ -21,6 +25,12 @@ PKGS     := glib-2.0 yaml-0.1 libcjson check
 DEB_PKGS := libglib2.0-dev libyaml-dev libcjson-dev check gnuplot-nox pkg-config \
             openmpi-bin libopenmpi-dev iproute2 make gcc
 CC       ?= cc
+# The fuzzing build (build-fuzz/, `make fuzz`) is clang's, without MPI.
+FUZZ_CC  ?= clang
+ifeq ($(BUILD),build-fuzz)
+  CC     := $(FUZZ_CC)
+  MPICC  := no-mpicc-in-the-fuzz-build
+endif
 # Open MPI (a required package) builds sim/sweep/sweepmpi.c for `arsim sweep --mpi`;
 # without mpicc that file compiles to a stub that says so.
 MPICC    ?= mpicc
@@ -46,6 +56,12 @@ ifeq ($(BUILD),build-asan)
   OPT    := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
   LDSAN  := -fsanitize=address,undefined
 endif
+ifeq ($(BUILD),build-fuzz)
+  # clang (unlike gcc) counts the sentinel {NULL} of an option table as a missing initializer
+  OPT    := -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all \
+            -Wno-missing-field-initializers
+  LDSAN  := -fsanitize=fuzzer,address,undefined
+endif
 CFLAGS   = $(CFLAGS_COMMON) $(OPT) $(PKG_CFLAGS)
 LDFLAGS  += $(LDSAN)
 
@@ -54,9 +70,10 @@ CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o)
 TEST_SRC := $(wildcard tests/unit/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 BIN      := $(BUILD)/arsim
+FUZZ_HARNESSES := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 
 .SECONDARY:
-.PHONY: all run check test asan bench deps deps-torch clean validate validate-short validate-torch install uninstall FORCE
+.PHONY: all run check test asan fuzz fuzz-build fuzz-bins fuzz-smoke bench deps deps-torch clean validate validate-short validate-torch install uninstall FORCE
 all: arsim
 
 arsim: $(BUILD)/arsim
@@ -106,6 +123,16 @@ $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(BUILD)/libarsim.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(TEST_LIBS) $(PKG_LIBS)
 
+# libFuzzer harnesses (BUILD=build-fuzz only): build-fuzz/fuzz/<harness>.
+$(BUILD)/tests/fuzz/fuzzlib.o: CFLAGS += -DFUZZ_ROOT='"$(CURDIR)"'
+$(BUILD)/fuzz/%: $(BUILD)/tests/fuzz/fuzz_%.o $(BUILD)/tests/fuzz/fuzzlib.o $(BUILD)/libarsim.a
+	@mkdir -p $(dir $@)
+	@echo "  LD  $@"
+	@$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
+fuzz-bins: $(FUZZ_HARNESSES:%=$(BUILD)/fuzz/%)
+	@:
+
 # The man page and the bash completion, written by arsim from its option tables.
 $(BUILD)/arsim.1: $(BUILD)/arsim
 	@$(BUILD)/arsim --man > $@.tmp && mv $@.tmp $@
@@ -135,6 +162,28 @@ check: deps
 	@$(MAKE) --no-print-directory test
 	@$(MAKE) --no-print-directory validate-short
 	@$(MAKE) --no-print-directory asan
+	@$(MAKE) --no-print-directory fuzz-smoke
+
+# Fuzzing (README "Fuzzing"; tests/fuzz/run.sh): the campaign, and its few
+# seconds per harness that make check runs (skipped, saying so, without clang).
+FUZZ_RUNS          ?= 1000000
+FUZZ_RUNS_SCENARIO ?= 10000000
+FUZZ_TIME          ?= 0
+FUZZ_SMOKE_TIME    ?= 3
+FUZZ_NICE          ?= 10
+FUZZ_ENV = FUZZ_RUNS=$(FUZZ_RUNS) FUZZ_RUNS_SCENARIO=$(FUZZ_RUNS_SCENARIO) FUZZ_TIME=$(FUZZ_TIME) \
+           FUZZ_SMOKE_TIME=$(FUZZ_SMOKE_TIME) FUZZ_NICE=$(FUZZ_NICE)
+fuzz-build:
+	@command -v $(FUZZ_CC) >/dev/null 2>&1 || { echo "fuzz: $(FUZZ_CC) not found; expected clang (Debian package clang)"; exit 1; }
+	@$(MAKE) --no-print-directory BUILD=build-fuzz fuzz-bins
+
+fuzz: fuzz-build
+	@$(FUZZ_ENV) ./tests/fuzz/run.sh campaign $(FUZZ_HARNESSES)
+
+fuzz-smoke:
+	@if ! command -v $(FUZZ_CC) >/dev/null 2>&1; then \
+	  echo "fuzz-smoke: SKIPPED: $(FUZZ_CC) not found (install clang to run the fuzz harnesses)"; \
+	else $(MAKE) --no-print-directory fuzz-build && $(FUZZ_ENV) ./tests/fuzz/run.sh smoke $(FUZZ_HARNESSES); fi
 
 # The validation loop on an emulated cluster (root: network namespaces).
 validate: deps
@@ -170,8 +219,8 @@ bench: deps arsim
 	@./tests/bench/run.sh ./arsim
 
 clean:
-	rm -rf build build-asan arsim
+	rm -rf build build-asan build-fuzz arsim
 
 include validate/validate.mk
 
--include $(CORE_OBJ:.o=.d) $(BUILD)/sim/cli/main.d $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/unit/%.d)
+-include $(CORE_OBJ:.o=.d) $(BUILD)/sim/cli/main.d $(wildcard $(BUILD)/tests/fuzz/*.d) $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/unit/%.d)

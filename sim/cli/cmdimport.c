@@ -87,8 +87,9 @@ static int resolve_meta(const ImportOpts *o, const ReportProf *p, ImportMeta *m,
         gpu_clear(&g);
         m->gpu = g_strdup(o->gpu);
     } else if (!(m->gpu = gpu_for_device(p->device))) {
-        *err = g_strdup_printf("--gpu: missing and the trace's device '%s' matches no entry of models/gpus.yaml; "
-                               "expected --gpu KEY (arsim list gpus)", p->device ? p->device : "(none)");
+        *err = cfg_oneline(g_strdup_printf("--gpu: missing and the trace's device '%s' matches no entry of "
+                                           "models/gpus.yaml; expected --gpu KEY (arsim list gpus)",
+                                           p->device ? p->device : "(none)"));
         return 2;
     }
     const char *prec = o->precision ? o->precision : p->precision ? p->precision : "fp32";
@@ -96,8 +97,8 @@ static int resolve_meta(const ImportOpts *o, const ReportProf *p, ImportMeta *m,
     if (!gpu_precision_parse(prec, &pr)) {
         *err = o->precision ? g_strdup_printf("--precision: unknown precision '%s'; expected fp32, tf32, fp16 or bf16",
                                               prec)
-                            : g_strdup_printf("%s:1:1: arsim:precision=%s is unknown; expected fp32, tf32, fp16 or bf16",
-                                              o->trace, prec);
+                            : cfg_oneline(g_strdup_printf("%s:1:1: arsim:precision=%s is unknown; expected fp32, tf32, "
+                                                          "fp16 or bf16", o->trace, prec));
         return 2;
     }
     m->precision = prec;

@@ -39,8 +39,13 @@ CfgNode *cfg_parse_string(const char *text, const char *name, char **err);
 void cfg_free(CfgNode *n);
 CfgNode *cfg_clone(const CfgNode *n);
 
-/* "file:line:col: " + the formatted message. */
+/* "file:line:col: " + the formatted message, its control characters
+ * escaped (cfg_oneline): a token quoted from the input stays on the line. */
 char *cfg_err(const CfgNode *n, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
+/* msg (consumed) with each control character written as an escape — \n,
+ * \r, \t, or \xNN (DEL too) — so an error message is one line whatever
+ * its quoted tokens hold. Returns a new g_malloc'd string. */
+char *cfg_oneline(char *msg);
 
 /* The value of key in a map (marking it used), or NULL if absent. */
 CfgNode *cfg_get(CfgNode *map, const char *key);

@@ -50,7 +50,26 @@ char *cfg_err(const CfgNode *n, const char *fmt, ...)
     va_end(ap);
     char *out = g_strdup_printf("%s:%d:%d: %s", n->file, n->line, n->col, msg);
     g_free(msg);
-    return out;
+    return cfg_oneline(out);
+}
+
+char *cfg_oneline(char *msg)
+{
+    GString *out = g_string_sized_new(strlen(msg));
+    for (const unsigned char *p = (const unsigned char *)msg; *p; p++) {
+        if (*p == '\n')
+            g_string_append(out, "\\n");
+        else if (*p == '\r')
+            g_string_append(out, "\\r");
+        else if (*p == '\t')
+            g_string_append(out, "\\t");
+        else if (*p < 0x20 || *p == 0x7f)
+            g_string_append_printf(out, "\\x%02x", *p);
+        else
+            g_string_append_c(out, (char)*p);
+    }
+    g_free(msg);
+    return g_string_free(out, FALSE);
 }
 
 static const char *type_name(const CfgNode *n)

@@ -1,5 +1,6 @@
 /* reportmeas — measurements JSON to MeasFile; see reportmeas.h. */
 #include "report/reportmeas.h"
+#include "io/cfg.h"
 #include "io/units.h"
 
 #include <cJSON.h>
@@ -162,7 +163,7 @@ static bool fail_at(const Ctx *x, gsize off, const char *fmt, ...)
     va_start(ap, fmt);
     char *msg = g_strdup_vprintf(fmt, ap);
     va_end(ap);
-    *x->err = g_strdup_printf("%s:%d:%d: %s", x->path, line, col, msg);
+    *x->err = cfg_oneline(g_strdup_printf("%s:%d:%d: %s", x->path, line, col, msg));
     g_free(msg);
     return false;
 }

@@ -1,8 +1,10 @@
 /* reportplot — results.jsonl, run --json and trace files to rows and
  * spans; see reportplot.h. */
 #include "report/reportplot.h"
+#include "io/cfg.h"
 
 #include <cJSON.h>
+#include <limits.h>
 
 #include <math.h>
 #include <string.h>
@@ -65,7 +67,7 @@ static char *where(const char *path, const char *text, gsize off)
 static bool fail_at(const char *path, const char *text, gsize off, char **err, const char *what)
 {
     char *w = where(path, text, off);
-    *err = g_strdup_printf("%s%s", w, what);
+    *err = cfg_oneline(g_strdup_printf("%s%s", w, what));
     g_free(w);
     return false;
 }
@@ -80,6 +82,21 @@ static double num_of(const cJSON *o, const char *k)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
     return cJSON_IsNumber(v) && isfinite(v->valuedouble) ? v->valuedouble : 0;
+}
+
+/* Whether key k of o is absent (0) or a whole number in [0, max] (*out);
+ * a huge or fractional count would overflow the int it goes in. */
+static bool count_of(const cJSON *o, const char *k, int max, int *out)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+    *out = 0;
+    if (!v)
+        return true;
+    if (!cJSON_IsNumber(v) || !(v->valuedouble >= 0 && v->valuedouble <= max) ||
+        v->valuedouble != floor(v->valuedouble))
+        return false;
+    *out = (int)v->valuedouble;
+    return true;
 }
 
 /* The text of an axis value: a string as is, anything else as JSON. */
@@ -107,6 +124,12 @@ static char *add_rows(PlotData *pd, const cJSON *arr, const char *id, const cJSO
             !cJSON_IsString(cJSON_GetObjectItemCaseSensitive(o, "policy")))
             return g_strdup_printf("result %d has no batch or policy; expected the result objects of arsim run "
                                    "--json", k);
+        static const char *counts[] = {"batch", "nodes", "gpus_per_node", "world"};
+        int cv[G_N_ELEMENTS(counts)];
+        for (size_t i = 0; i < G_N_ELEMENTS(counts); i++)
+            if (!count_of(o, counts[i], INT_MAX, &cv[i]))
+                return g_strdup_printf("result %d has an invalid '%s'; expected a whole number from %d to %d", k,
+                                       counts[i], i == 0, INT_MAX);
         for (size_t i = 0; i < G_N_ELEMENTS(need); i++) {
             const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, need[i]);
             if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble < 0 ||
@@ -127,10 +150,10 @@ static char *add_rows(PlotData *pd, const cJSON *arr, const char *id, const cJSO
         r->model = g_strdup(str_of(o, "model"));
         r->gpu = g_strdup(str_of(o, "gpu"));
         r->topology = g_strdup(str_of(o, "topology"));
-        r->batch = (int)b->valuedouble;
-        r->nodes = (int)num_of(o, "nodes");
-        r->gpus_per_node = (int)num_of(o, "gpus_per_node");
-        r->world = (int)num_of(o, "world");
+        r->batch = cv[0];
+        r->nodes = cv[1];
+        r->gpus_per_node = cv[2];
+        r->world = cv[3];
         r->bandwidth_Bps = num_of(o, "bandwidth_Bps");
         r->iteration_s = num_of(o, "iteration_s");
         r->compute_s = num_of(o, "compute_s");
@@ -189,8 +212,12 @@ static char *add_trace(PlotData *pd, const cJSON *doc)
             if (!cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(e, keys[i])))
                 return g_strdup_printf("trace event %d has no number '%s'; expected Chrome trace \"X\" events with "
                                        "pid, tid, ts and dur", k - 1, keys[i]);
+        int pid, tid;
+        if (!count_of(e, "pid", PLOT_MAX_RANK, &pid) || !count_of(e, "tid", INT_MAX, &tid))
+            return g_strdup_printf("trace event %d has an invalid pid or tid; expected whole numbers, pid from 0 "
+                                   "to %d, tid from 0 to %d", k - 1, PLOT_MAX_RANK, INT_MAX);
         PlotSpan *s = g_new0(PlotSpan, 1);
-        *s = (PlotSpan){.rank = (int)num_of(e, "pid"), .track = (int)num_of(e, "tid"), .ts_us = num_of(e, "ts"),
+        *s = (PlotSpan){.rank = pid, .track = tid, .ts_us = num_of(e, "ts"),
                         .dur_us = num_of(e, "dur"), .name = g_strdup(str_of(e, "name"))};
         g_ptr_array_add(pd->spans, s);
         n++;

@@ -8,6 +8,7 @@
 #define ARSIM_REPORTPLOT_H
 
 #include <glib.h>
+#include <limits.h>
 #include <stdbool.h>
 
 /* One result row (a `run --json` result object). */
@@ -30,9 +31,13 @@ typedef struct {
     GArray *iter_times;      /* double: the measured iterations' times, s (what-if results), or NULL; owned */
 } PlotRow;
 
+/* The largest rank (trace pid) read: the timeline numbers its rows
+ * rank * 2 + track in an int. */
+#define PLOT_MAX_RANK (INT_MAX / 2 - 1)
+
 /* One span of a trace ("X" event). */
 typedef struct {
-    int rank;                /* pid */
+    int rank;                /* pid, 0 .. PLOT_MAX_RANK */
     int track;               /* tid: 0 compute, 1 communication */
     double ts_us, dur_us;    /* start and duration, µs */
     char *name;              /* owned */

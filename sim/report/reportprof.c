@@ -1,6 +1,7 @@
 /* reportprof — per-layer times from a PyTorch profiler Chrome trace; see
  * reportprof.h for the rules that find layers and kernels. */
 #include "report/reportprof.h"
+#include "io/cfg.h"
 #include "io/units.h"
 
 #include <cJSON.h>
@@ -44,6 +45,7 @@ typedef struct {
     GHashTable *launch_by_corr;   /* correlation text -> Launch* (owned) */
     GHashTable *flow_start;       /* flow id text -> Launch* (owned) */
     GHashTable *flow_end;         /* "thread|ts" -> flow id text (owned) */
+    GHashTable *threads;          /* "pid/tid" texts, each once (owned): threads compare by pointer */
 } ParseState;
 
 static void layer_free(gpointer p)
@@ -103,16 +105,21 @@ static const char *get_str(const cJSON *o, const char *key)
     return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
-/* "pid/tid", interned so that equal threads compare by pointer. */
-static const char *thread_of(const cJSON *ev)
+/* "pid/tid", one copy per text in st->threads (not g_intern_string: that
+ * table lives as long as the process) so equal threads compare by pointer. */
+static const char *thread_of(ParseState *st, const cJSON *ev)
 {
     char *pid = get_text(ev, "pid"), *tid = get_text(ev, "tid");
     char *key = g_strdup_printf("%s/%s", pid ? pid : "", tid ? tid : "");
-    const char *t = g_intern_string(key);
     g_free(pid);
     g_free(tid);
-    g_free(key);
-    return t;
+    const char *t = g_hash_table_lookup(st->threads, key);
+    if (t) {
+        g_free(key);
+        return t;
+    }
+    g_hash_table_add(st->threads, key);
+    return key;
 }
 
 static char *flow_key(const char *thread, double ts)
@@ -123,7 +130,7 @@ static char *flow_key(const char *thread, double ts)
 /* "file:1:1: traceEvents[i] ('name'): what" for an error in the content. */
 static char *event_err(const ParseState *st, int i, const char *name, const char *what)
 {
-    return g_strdup_printf("%s:1:1: traceEvents[%d] ('%s'): %s", st->file, i, name ? name : "", what);
+    return cfg_oneline(g_strdup_printf("%s:1:1: traceEvents[%d] ('%s'): %s", st->file, i, name ? name : "", what));
 }
 
 static bool event_times(const ParseState *st, const cJSON *ev, int i, const char *name, double *ts, double *dur,
@@ -189,7 +196,7 @@ static bool read_event(ParseState *st, const cJSON *ev, int i, char **err)
         if (ok) {
             const cJSON *args = cJSON_GetObjectItemCaseSensitive(ev, "args");
             Kernel k = {ts, dur, cJSON_IsObject(args) ? get_text(args, "correlation") : NULL,
-                        flow_key(thread_of(ev), ts)};
+                        flow_key(thread_of(st, ev), ts)};
             g_array_append_val(st->kernels, k);
             st->prof->kernels++;
         }
@@ -199,7 +206,7 @@ static bool read_event(ParseState *st, const cJSON *ev, int i, char **err)
         char *corr = cJSON_IsObject(args) ? get_text(args, "correlation") : NULL;
         if (corr && (ok = event_times(st, ev, i, name, &ts, NULL, err))) {
             Launch *l = g_new(Launch, 1);
-            *l = (Launch){thread_of(ev), ts};
+            *l = (Launch){thread_of(st, ev), ts};
             g_hash_table_replace(st->launch_by_corr, corr, l);
             corr = NULL;
         }
@@ -209,10 +216,10 @@ static bool read_event(ParseState *st, const cJSON *ev, int i, char **err)
         if (id && (ok = event_times(st, ev, i, name, &ts, NULL, err))) {
             if (ph[0] == 's') {
                 Launch *l = g_new(Launch, 1);
-                *l = (Launch){thread_of(ev), ts};
+                *l = (Launch){thread_of(st, ev), ts};
                 g_hash_table_replace(st->flow_start, id, l);
             } else {
-                g_hash_table_replace(st->flow_end, flow_key(thread_of(ev), ts), id);
+                g_hash_table_replace(st->flow_end, flow_key(thread_of(st, ev), ts), id);
             }
             id = NULL;
         }
@@ -226,7 +233,7 @@ static bool read_event(ParseState *st, const cJSON *ev, int i, char **err)
                 *err = event_err(st, i, name, "the range names no layer; expected fwd:LAYER or bwd:LAYER");
                 ok = false;
             } else {
-                Range r = {thread_of(ev), ts, ts + dur, layer_for(st->prof, name + 4), bwd,
+                Range r = {thread_of(st, ev), ts, ts + dur, layer_for(st->prof, name + 4), bwd,
                            g_array_new(FALSE, FALSE, 2 * sizeof(double))};
                 if (bwd)
                     r.layer->bwd_ranges++;
@@ -331,6 +338,7 @@ static void parse_state_clear(ParseState *st)
     g_hash_table_destroy(st->launch_by_corr);
     g_hash_table_destroy(st->flow_start);
     g_hash_table_destroy(st->flow_end);
+    g_hash_table_destroy(st->threads);
 }
 
 /* "file:line:col" of byte offset `at` in text. */
@@ -397,6 +405,7 @@ ReportProf *reportprof_parse(const char *text, size_t len, const char *file, cha
         .launch_by_corr = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free),
         .flow_start = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free),
         .flow_end = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free),
+        .threads = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL),
     };
     bool ok = true;
     int i = 0;

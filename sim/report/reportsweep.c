@@ -98,13 +98,22 @@ bool reportsweep_parse(const char *text, gsize len, char **id, guint64 *index, c
     const cJSON *jid = cJSON_GetObjectItemCaseSensitive(o, "id");
     const cJSON *jix = cJSON_GetObjectItemCaseSensitive(o, "index");
     const cJSON *jres = cJSON_GetObjectItemCaseSensitive(o, "results");
+    const cJSON *row;
+    bool rows_ok = true;
+    if (cJSON_IsArray(jres))
+        cJSON_ArrayForEach(row, jres) rows_ok = rows_ok && cJSON_IsObject(row);
     bool ok = false;
     if (end && (gsize)(end - text) < len) {
         *at = (gsize)(end - text);
         *why = g_strdup("text after the JSON object; expected one JSON object per line");
     } else if (!cJSON_IsObject(o) || !cJSON_IsString(jid) || !cJSON_IsNumber(jix) || jix->valuedouble < 0 ||
-               !cJSON_IsArray(jres) || !cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(o, "axes"))) {
-        *why = g_strdup("not a sweep result; expected an object with id, index, axes and results");
+               !cJSON_IsArray(jres) || !rows_ok || !cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(o, "axes"))) {
+        *why = g_strdup("not a sweep result; expected an object with id, index, axes and results (an array of "
+                        "result objects)");
+    } else if (jix->valuedouble != floor(jix->valuedouble) || jix->valuedouble >= REPORTSWEEP_MAX_INDEX) {
+        /* (guint64) of 1e30 or inf is undefined: check before converting */
+        *why = g_strdup_printf("index %g is not a scenario index; expected a whole number from 0 to %.0f",
+                               jix->valuedouble, REPORTSWEEP_MAX_INDEX - 1);
     } else {
         *id = g_strdup(jid->valuestring);
         *index = (guint64)jix->valuedouble;
@@ -178,6 +187,8 @@ char *reportsweep_csv(GPtrArray *lines)
         }
         const cJSON *row, *f;
         cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(o, "results")) {
+            if (!cJSON_IsObject(row))    /* only an object's members have names */
+                continue;
             cJSON_ArrayForEach(f, row) {
                 if (cJSON_IsArray(f) || cJSON_IsObject(f))
                     continue;   /* a list (a what-if run's iteration_times_s) has no CSV cell; results.jsonl keeps it */
@@ -194,8 +205,11 @@ char *reportsweep_csv(GPtrArray *lines)
         cJSON s = {.type = cJSON_String, .valuestring = g_ptr_array_index(axes, a)};
         csv_value(out, &s);
     }
-    for (guint k = 0; k < keys->len; k++)
-        g_string_append_printf(out, ",%s", (const char *)g_ptr_array_index(keys, k));
+    for (guint k = 0; k < keys->len; k++) {
+        g_string_append_c(out, ',');
+        cJSON s = {.type = cJSON_String, .valuestring = g_ptr_array_index(keys, k)};
+        csv_value(out, &s);
+    }
     g_string_append_c(out, '\n');
     for (guint i = 0; i < docs->len; i++) {
         const cJSON *o = g_ptr_array_index(docs, i);

@@ -29,6 +29,10 @@ typedef struct {
 char *reportsweep_line(const char *id, guint64 index, const ReportSweepAxis *axes, guint n, const char *results_json,
                        char **err);
 
+/* Scenario indices of a results.jsonl line are below this (2^53: every
+ * whole number below it is exact as a JSON number). */
+#define REPORTSWEEP_MAX_INDEX 9007199254740992.0
+
 /* Checks that text[0..len) is one results.jsonl line; on success
  * *id (g_free) and *index are set; on failure *why (g_free) says what is
  * wrong at byte offset *at of the line. */

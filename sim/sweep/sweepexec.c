@@ -185,8 +185,9 @@ static int load_done(SweepPlan *p, GHashTable *done, char **err)
         const SweepLine *l = g_ptr_array_index(lines, k);
         char *want = l->index < p->d->count ? sweepexp_id(p->d, l->index) : NULL;
         if (!want || strcmp(want, l->id) != 0 || !in_shard(p->o, l->index)) {
-            *err = g_strdup_printf("%s:%u:1: scenario %s is not one of this sweep's%s; expected the results of the "
-                                   "same sweep", p->jsonl, k + 1, l->id, p->o->shard_n > 1 ? " shard" : "");
+            *err = cfg_oneline(g_strdup_printf("%s:%u:1: scenario %s is not one of this sweep's%s; expected the "
+                                               "results of the same sweep", p->jsonl, k + 1, l->id,
+                                               p->o->shard_n > 1 ? " shard" : ""));
             rc = 2;
         } else {
             g_hash_table_add(done, GSIZE_TO_POINTER((gsize)l->index + 1));

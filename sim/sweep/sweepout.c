@@ -1,5 +1,6 @@
 /* sweepout — results.jsonl, results.csv, sweep.yaml; see sweepout.h. */
 #include "sweep/sweepout.h"
+#include "io/cfg.h"
 #include "io/fileio.h"
 #include "report/reportsweep.h"
 
@@ -57,8 +58,8 @@ GPtrArray *sweepout_read(const char *path, bool repair, gsize *dropped, char **e
             g_free(why);
             break;
         }
-        *err = g_strdup_printf("%s:%d:%zu: %s", path, lineno, at + 1,
-                               why ? why : "empty line; expected one JSON object per line");
+        *err = cfg_oneline(g_strdup_printf("%s:%d:%zu: %s", path, lineno, at + 1,
+                                           why ? why : "empty line; expected one JSON object per line"));
         g_free(why);
         g_free(buf);
         g_ptr_array_free(lines, TRUE);

@@ -32,7 +32,9 @@ typedef struct {
                                      * CUDA cores (cuDNN's fast 3x3 algorithms); 1 = direct */
 } Gpu;
 
-/* Loads entry `key` of a gpus file (NULL: models/gpus.yaml). */
+/* Loads entry `key` of a gpus file (NULL: models/gpus.yaml). A key not in
+ * the file is "unknown GPU 'KEY'; expected ..." without a position (the
+ * caller knows where the key came from); other errors are file:line:col. */
 bool gpu_load(const char *key, const char *file, Gpu *out, char **err);
 void gpu_clear(Gpu *g);
 /* Every key of the gpus file, sorted (g_strfreev). */

@@ -525,7 +525,9 @@ Scenario *scenario_from_cfg(CfgNode *root, char **err)
     bool gpu_ok = gpu_load(gpu, gpath, &s->gpu, &why);
     g_free(gpath);
     if (!gpu_ok) {
-        *err = g_str_has_prefix(why, "unknown GPU") ? cfg_err(cfg_peek(root, "gpu"), "%s", why) : g_strdup(why);
+        /* the default GPU missing from gpus_file is that key's fault */
+        const CfgNode *at = cfg_peek(root, "gpu") ? cfg_peek(root, "gpu") : cfg_peek(root, "gpus_file");
+        *err = g_str_has_prefix(why, "unknown GPU") ? cfg_err(at ? at : root, "%s", why) : g_strdup(why);
         g_free(why);
         goto fail;
     }

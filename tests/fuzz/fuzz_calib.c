@@ -1,0 +1,23 @@
+/* fuzz_calib — libFuzzer harness: a calibration file (calfile_load, what a scenario's
+ * cluster.calibration and `arsim compare --calibration` read).
+ * Built by `make fuzz` into build-fuzz/fuzz/ (README "Fuzzing"). */
+#include "fuzzlib.h"
+#include "io/calfile.h"
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    (void)argc;
+    (void)argv;
+    fuzz_init();
+    return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    CalFile c;
+    char *err = NULL;
+    bool ok = calfile_load(fuzz_memfd(data, size), &c, &err);
+    fuzz_check(ok, &err, "calfile_load");
+    calfile_clear(&c);
+    return 0;
+}

@@ -1,0 +1,22 @@
+/* fuzz_prof — libFuzzer harness: a PyTorch profiler Chrome trace (reportprof_load, what
+ * `arsim import-profile` reads).
+ * Built by `make fuzz` into build-fuzz/fuzz/ (README "Fuzzing"). */
+#include "fuzzlib.h"
+#include "report/reportprof.h"
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    (void)argc;
+    (void)argv;
+    fuzz_init();
+    return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    char *err = NULL;
+    ReportProf *p = reportprof_load(fuzz_memfd(data, size), &err);
+    fuzz_check(p != NULL, &err, "reportprof_load");
+    reportprof_free(p);
+    return 0;
+}
