@@ -147,17 +147,9 @@ static void comm_start(Train *t, int u)
         sim_after(t->sim, dur, on_memo_done, t, GINT_TO_POINTER(u));
         return;
     }
-    char *why = NULL;
-    const CollSchedule *sc = commcost_schedule(t->plan->cost, su->algo, su->elems, &why);
-    if (!sc) {
-        sim_fail(t->sim, "%s", why);
-        g_free(why);
-        return;
-    }
-    CollRunSpec run = {.sim = t->sim, .net = t->net, .topo = t->plan->topo, .sched = sc,
-                       .elem_bytes = (uint32_t)t->s->elem_bytes, .gamma = t->s->gamma, .done = on_memo_done,
-                       .ctx = t, .data = GINT_TO_POINTER(u)};
-    g_ptr_array_add(t->execs, collexec_start(&run));
+    CollExec *x = trainplan_launch(t->plan, t->sim, t->net, u, false, on_memo_done, t, GINT_TO_POINTER(u));
+    if (x)
+        g_ptr_array_add(t->execs, x);
 }
 
 /* Starts queued units while the communicator has room. */

@@ -231,3 +231,19 @@ void trainwalk_unit_done(TrainWalk *w, int u)
     for (int l = su->first_layer; l <= su->last_layer; l++)
         w->pending[l]--;
 }
+
+CollExec *trainplan_launch(const TrainPlan *p, Sim *sim, Net *net, int u, bool deferred, CollDoneFn done,
+                           void *ctx, void *data)
+{
+    const SyncUnit *su = &g_array_index(p->units, SyncUnit, u);
+    char *why = NULL;
+    const CollSchedule *sc = commcost_schedule(p->cost, su->algo, su->elems, &why);
+    if (!sc) {
+        sim_fail(sim, "%s", why);
+        g_free(why);
+        return NULL;
+    }
+    CollRunSpec run = {.sim = sim, .net = net, .topo = p->topo, .sched = sc, .elem_bytes = (uint32_t)p->s->elem_bytes,
+                       .gamma = p->s->gamma, .done = done, .ctx = ctx, .data = data, .deferred = deferred};
+    return collexec_start(&run);
+}

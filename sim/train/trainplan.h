@@ -31,6 +31,7 @@
 #ifndef ARSIM_TRAINPLAN_H
 #define ARSIM_TRAINPLAN_H
 
+#include "coll/collexec.h"
 #include "coll/commcost.h"
 #include "train/scenario.h"
 
@@ -60,6 +61,16 @@ typedef struct {
     GArray *tasks;           /* TrainTask, one iteration in stream order; owned */
     double compute_s;        /* forward + backward + update per iteration (s), unrounded */
 } TrainPlan;
+
+/* Starts unit u's all-reduce live on net at sim->now, with the plan's
+ * schedule for it and the scenario's element size and γ; done(ctx, data)
+ * at its end, under collexec_start's contract (the caller owns and frees
+ * the CollExec). deferred: no rank starts until collexec_rank_go. NULL,
+ * with the Sim failed, when the schedule does not build or the run does
+ * not start. One code path for the single-stream and the per-rank
+ * engines. */
+CollExec *trainplan_launch(const TrainPlan *p, Sim *sim, Net *net, int u, bool deferred, CollDoneFn done,
+                           void *ctx, void *data);
 
 /* The plan of policy `policy` (an index into s->policies) at `batch`;
  * NULL + *err (g_free) when the cluster does not build or an algorithm

@@ -196,18 +196,7 @@ static void on_unit_done(void *ctx, void *data)
 static void launch_live(TR *t, int u)
 {
     RUnit *ru = &t->u[u];
-    const SyncUnit *su = &g_array_index(t->units, SyncUnit, u);
-    char *why = NULL;
-    const CollSchedule *sc = commcost_schedule(t->plan->cost, su->algo, su->elems, &why);
-    if (!sc) {
-        sim_fail(t->sim, "%s", why);
-        g_free(why);
-        return;
-    }
-    CollRunSpec run = {.sim = t->sim, .net = t->net, .topo = t->plan->topo, .sched = sc,
-                       .elem_bytes = (uint32_t)t->s->elem_bytes, .gamma = t->s->gamma, .done = on_unit_done,
-                       .ctx = t, .data = GINT_TO_POINTER(u), .deferred = true};
-    ru->x = collexec_start(&run);
+    ru->x = trainplan_launch(t->plan, t->sim, t->net, u, true, on_unit_done, t, GINT_TO_POINTER(u));
     if (!ru->x)
         return;
     for (guint i = 0; i < ru->early->len; i++)

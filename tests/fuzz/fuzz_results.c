@@ -9,14 +9,6 @@
 #include "report/reportsweep.h"
 #include "sweep/sweepout.h"
 
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-    (void)argc;
-    (void)argv;
-    fuzz_init();
-    return 0;
-}
-
 /* The groups and titles of a figure over x dimension x. */
 static void groups(const PlotDims *d, int x)
 {

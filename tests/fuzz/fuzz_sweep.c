@@ -6,14 +6,6 @@
 #include "sweep/sweepexp.h"
 #include "train/scenario.h"
 
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-    (void)argc;
-    (void)argv;
-    fuzz_init();
-    return 0;
-}
-
 /* Expands scenario i of d and reads it. */
 static void one(const SweepDef *d, guint64 i)
 {

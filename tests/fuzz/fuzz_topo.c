@@ -4,14 +4,6 @@
 #include "fuzzlib.h"
 #include "net/topocfg.h"
 
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-    (void)argc;
-    (void)argv;
-    fuzz_init();
-    return 0;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     TopoSpec spec;

@@ -80,3 +80,11 @@ void fuzz_init(void)
     setenv("G_SLICE", "always-malloc", 1);
     unsetenv("ARSIM_DATA");
 }
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    (void)argc;
+    (void)argv;
+    fuzz_init();
+    return 0;
+}

@@ -38,9 +38,13 @@ char *fuzz_text(const uint8_t *data, size_t size);
  * aborts on a breach, then frees *err and sets it to NULL. */
 void fuzz_check(bool ok, char **err, const char *reader);
 
-/* Called by every harness's LLVMFuzzerInitialize: G_SLICE=always-malloc
- * (so LeakSanitizer sees each GLib allocation) and ARSIM_DATA unset (the
- * data search path is the root's, not the caller's). */
+/* G_SLICE=always-malloc (so LeakSanitizer sees each GLib allocation) and
+ * ARSIM_DATA unset (the data search path is the root's, not the
+ * caller's). fuzzlib.c's LLVMFuzzerInitialize calls it for every harness
+ * (each links fuzzlib); a harness defines only LLVMFuzzerTestOneInput. */
 void fuzz_init(void);
+
+/* libFuzzer's start-up hook, defined once here: calls fuzz_init. */
+int LLVMFuzzerInitialize(int *argc, char ***argv);
 
 #endif
