@@ -259,14 +259,35 @@ static void train_clear(Train *t)
 }
 
 /* Makes span times relative to the recorded iteration's start. */
+/* Seconds from base to t (ps), negative when t precedes base. */
+static double since(simtime_t base, simtime_t t)
+{
+    return (double)((int64_t)t - (int64_t)base) / PS_PER_S;
+}
+
 static void rebase_spans(Train *t)
 {
     for (guint i = 0; t->spans && i < t->spans->len; i++) {
         TrainSpan *sp = &g_array_index(t->spans, TrainSpan, i);
         simtime_t abs = 0;
         sim_seconds_to_ps(sp->start_s, &abs);
-        sp->start_s = (double)((int64_t)abs - (int64_t)t->iter_start[t->rec_iter]) / PS_PER_S;
+        sp->start_s = since(t->iter_start[t->rec_iter], abs);
     }
+}
+
+TrainUnitRow train_unit_row(const SyncUnit *su, size_t elem_bytes, simtime_t base, simtime_t ready, simtime_t start,
+                            simtime_t end, simtime_t needed)
+{
+    TrainUnitRow r = {.name = g_strdup(su->name), .bytes = su->elems * (uint64_t)elem_bytes, .algo = su->algo,
+                      .reason = g_strdup(su->reason)};
+    r.ready_s = since(base, ready);
+    r.start_s = since(base, start);
+    r.end_s = since(base, end);
+    simtime_t need = needed ? needed : end;
+    r.needed_s = since(base, need);
+    simtime_t hid_end = need < end ? need : end;
+    r.hidden_s = hid_end > start ? sim_ps_to_seconds(hid_end - start) : 0;
+    return r;
 }
 
 static void fill_rows(Train *t, TrainResult *out)
@@ -276,15 +297,7 @@ static void fill_rows(Train *t, TrainResult *out)
     for (guint u = 0; u < t->units->len; u++) {
         const SyncUnit *su = &g_array_index(t->units, SyncUnit, u);
         const UnitState *st = &t->rec_st[u];
-        TrainUnitRow r = {.name = g_strdup(su->name), .bytes = su->elems * (uint64_t)t->s->elem_bytes,
-                          .algo = su->algo, .reason = g_strdup(su->reason)};
-        r.ready_s = sim_ps_to_seconds(st->ready - base);
-        r.start_s = sim_ps_to_seconds(st->start - base);
-        r.end_s = sim_ps_to_seconds(st->end - base);
-        simtime_t need = st->needed ? st->needed : st->end;
-        r.needed_s = sim_ps_to_seconds(need - base);
-        simtime_t hid_end = need < st->end ? need : st->end;
-        r.hidden_s = hid_end > st->start ? sim_ps_to_seconds(hid_end - st->start) : 0;
+        TrainUnitRow r = train_unit_row(su, t->s->elem_bytes, base, st->ready, st->start, st->end, st->needed);
         g_array_append_val(out->units, r);
     }
 }

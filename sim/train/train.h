@@ -63,6 +63,14 @@ typedef struct {
     bool per_rank;           /* run the per-rank engine (trainrank.h) even when nothing varies */
 } TrainOpts;
 
+/* The row of sync unit su whose gradients are elem_bytes an element, from
+ * its instants (ps, absolute; needed 0: not needed before its end), each
+ * made relative to base (an instant may precede it: a negative time);
+ * hidden_s is the part of [start, end] before it was needed; wait_s 0.
+ * One builder for the single-stream and the per-rank engines. */
+TrainUnitRow train_unit_row(const SyncUnit *su, size_t elem_bytes, simtime_t base, simtime_t ready, simtime_t start,
+                            simtime_t end, simtime_t needed);
+
 bool train_run(const Scenario *s, int batch, int policy, const TrainOpts *o, TrainResult *out, char **err);
 /* As train_run; force_live runs every collective on the shared network
  * even with one stream (the memo's exactness is tested against it). */

@@ -421,15 +421,7 @@ static void fill_rows(TR *t, TrainResult *out)
     for (guint u = 0; u < t->units->len; u++) {
         const SyncUnit *su = &g_array_index(t->units, SyncUnit, u);
         const RUnit *st = &t->rec[u];
-        TrainUnitRow r = {.name = g_strdup(su->name), .bytes = su->elems * (uint64_t)t->s->elem_bytes,
-                          .algo = su->algo, .reason = g_strdup(su->reason)};
-        r.ready_s = (double)((int64_t)st->ready - (int64_t)base) / PS_PER_S;
-        r.start_s = (double)((int64_t)st->start - (int64_t)base) / PS_PER_S;
-        r.end_s = (double)((int64_t)st->end - (int64_t)base) / PS_PER_S;
-        simtime_t need = st->needed ? st->needed : st->end;
-        r.needed_s = (double)((int64_t)need - (int64_t)base) / PS_PER_S;
-        simtime_t hid_end = need < st->end ? need : st->end;
-        r.hidden_s = hid_end > st->start ? sim_ps_to_seconds(hid_end - st->start) : 0;
+        TrainUnitRow r = train_unit_row(su, t->s->elem_bytes, base, st->ready, st->start, st->end, st->needed);
         /* the wait for the slowest rank: between the first and the last issue, or, when the order is
          * negotiated (every rank issues at once), between the first and the last release */
         r.wait_s = sim_ps_to_seconds(t->negotiated ? st->last_ready - st->ready : st->last_issue - st->start);
