@@ -5,7 +5,9 @@
 #
 #   tests/fuzz/run.sh smoke HARNESS...     FUZZ_SMOKE_TIME seconds each over its corpus
 #   tests/fuzz/run.sh campaign HARNESS...  FUZZ_RUNS executions each (FUZZ_RUNS_SCENARIO for
-#                                          scenario), FUZZ_TIME seconds at most (0: no limit)
+#                                          scenario), FUZZ_TIME seconds at most (0: no limit),
+#                                          in FUZZ_JOBS processes (1) that share the corpus
+#                                          and split the executions
 #   tests/fuzz/run.sh replay HARNESS...    every input of tests/fuzz/corpus/HARNESS once
 #
 # A harness's inputs: the shipped files of its kind and the bad-input
@@ -22,7 +24,7 @@ B=build-fuzz
 MODE=${1:?usage: run.sh smoke|campaign|replay HARNESS...}
 shift
 : "${FUZZ_RUNS:=1000000}" "${FUZZ_RUNS_SCENARIO:=10000000}" "${FUZZ_TIME:=0}"
-: "${FUZZ_SMOKE_TIME:=3}" "${FUZZ_NICE:=10}"
+: "${FUZZ_SMOKE_TIME:=3}" "${FUZZ_NICE:=10}" "${FUZZ_JOBS:=1}"
 export G_SLICE=always-malloc
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
@@ -73,11 +75,25 @@ for h in "$@"; do
         runs=$FUZZ_RUNS
         [ "$h" = scenario ] && runs=$FUZZ_RUNS_SCENARIO
         start=$(date +%s)
-        nice -n "$FUZZ_NICE" "$bin" "${OPTS[@]}" -runs="$runs" -max_total_time="$FUZZ_TIME" \
-            -artifact_prefix="$B/artifacts/$h-" "$B/corpus/$h" "$B/seeds/$h" "tests/fuzz/corpus/$h" >"$log" 2>&1
-        rc=$?
+        if [ "$FUZZ_JOBS" -gt 1 ]; then
+            # libFuzzer's jobs: FUZZ_JOBS independent runs of runs/FUZZ_JOBS
+            # executions each over the shared corpus, each logging to
+            # $B/logs/$h.job/fuzz-J.log, which libFuzzer copies into $log as
+            # each job ends; the executions are their sum.
+            rm -rf "$B/logs/$h.job" && mkdir -p "$B/logs/$h.job"
+            (cd "$B/logs/$h.job" && nice -n "$FUZZ_NICE" "../../../$bin" "${OPTS[@]}" \
+                -jobs="$FUZZ_JOBS" -workers="$FUZZ_JOBS" -runs=$((runs / FUZZ_JOBS)) \
+                -max_total_time="$FUZZ_TIME" -artifact_prefix="../../artifacts/$h-" \
+                "../../corpus/$h" "../../seeds/$h" "../../../tests/fuzz/corpus/$h") >"$log" 2>&1
+            rc=$?
+            grep -q -E '^==[0-9]+==ERROR|^SUMMARY|Test unit written' "$log" && rc=1
+        else
+            nice -n "$FUZZ_NICE" "$bin" "${OPTS[@]}" -runs="$runs" -max_total_time="$FUZZ_TIME" \
+                -artifact_prefix="$B/artifacts/$h-" "$B/corpus/$h" "$B/seeds/$h" "tests/fuzz/corpus/$h" >"$log" 2>&1
+            rc=$?
+        fi
         secs=$(($(date +%s) - start))
-        execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+        execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | awk '{n += $1} END {if (NR) print n}')
         size=$(find "$B/corpus/$h" -type f | wc -l)
         echo "$h ${execs:-?} $secs $size rc=$rc" >>"$B/summary.txt"
         echo "fuzz $h: ${execs:-?} executions in ${secs} s, corpus $size inputs"
