@@ -78,7 +78,7 @@ void fuzz_check(bool ok, char **err, const char *reader)
 void fuzz_init(void)
 {
     setenv("G_SLICE", "always-malloc", 1);
-    unsetenv("ARSIM_DATA");
+    setenv("ARSIM_DATA", FUZZ_ROOT, 1);
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)

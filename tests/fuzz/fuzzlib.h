@@ -39,8 +39,9 @@ char *fuzz_text(const uint8_t *data, size_t size);
 void fuzz_check(bool ok, char **err, const char *reader);
 
 /* G_SLICE=always-malloc (so LeakSanitizer sees each GLib allocation) and
- * ARSIM_DATA unset (the data search path is the root's, not the
- * caller's). fuzzlib.c's LLVMFuzzerInitialize calls it for every harness
+ * ARSIM_DATA set to the repository root (names a scenario gives resolve
+ * in the shipped files from any working directory, as libFuzzer's jobs
+ * run in their log folder, and never in the caller's own data). fuzzlib.c's LLVMFuzzerInitialize calls it for every harness
  * (each links fuzzlib); a harness defines only LLVMFuzzerTestOneInput. */
 void fuzz_init(void);
 

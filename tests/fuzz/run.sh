@@ -79,7 +79,10 @@ for h in "$@"; do
             # libFuzzer's jobs: FUZZ_JOBS independent runs of runs/FUZZ_JOBS
             # executions each over the shared corpus, each logging to
             # $B/logs/$h.job/fuzz-J.log, which libFuzzer copies into $log as
-            # each job ends; the executions are their sum.
+            # each job ends; the executions are their sum. The jobs run in
+            # that folder (libFuzzer writes its logs to the working
+            # directory); the harnesses resolve data names from the root
+            # whatever the working directory (fuzzlib.h).
             rm -rf "$B/logs/$h.job" && mkdir -p "$B/logs/$h.job"
             (cd "$B/logs/$h.job" && nice -n "$FUZZ_NICE" "../../../$bin" "${OPTS[@]}" \
                 -jobs="$FUZZ_JOBS" -workers="$FUZZ_JOBS" -runs=$((runs / FUZZ_JOBS)) \
