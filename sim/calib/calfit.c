@@ -9,6 +9,8 @@
 #define CALFIT_EXACT 1e-12          /* per-point squared relative error that counts as exact */
 #define CALFIT_REFILL_ITERS 100     /* fixed-point passes of the refill-aware fit for one burst */
 #define CALFIT_BURST_STEPS 60       /* golden-section steps polishing the burst */
+#define CALFIT_SLIDE 0.10           /* β may differ this much (relative) from the large sizes' slope */
+#define CALFIT_LARGE 64.0           /* "large": a message of at least 1/64 of the largest one */
 
 /* The per-rank terms of a point: k messages of m bytes each, H bytes
  * through the rank's link, G seconds of reduction. */
@@ -148,14 +150,16 @@ typedef struct {
     double *w;               /* 1 / t */
     const CalPoint **pt;     /* the points themselves (borrowed), for their credit */
     double gamma;            /* s/byte, known */
+    double beta_fix;         /* s/byte: β held at this value (NAN: β free) */
     double eager;            /* the eager limit being tried (INFINITY: none) */
     bool rtt;                /* a handshake is being tried: o is a column of its own */
 } Rows;
 
-static void rows_fill(Rows *r, const GArray *pts, double gamma, double eager)
+static void rows_fill(Rows *r, const GArray *pts, double gamma, double beta_fix, double eager)
 {
     r->n = 0;
     r->gamma = gamma;
+    r->beta_fix = beta_fix;
     r->eager = eager;
     r->rtt = isfinite(eager);
     guint len = pts->len;
@@ -220,12 +224,17 @@ static void consider(Cand *best, const Rows *r, double alpha, double beta, doubl
 enum { FREE_ALPHA = 1, FREE_BETA = 2, FREE_O = 4 };
 
 /* Least squares of the model with the credits u held fixed, over the
- * unknowns in `free` (the others 0): x gets α, β, o in that order. */
+ * unknowns in `free` (the others 0; β at r->beta_fix when that is set):
+ * x gets α, β, o in that order. */
 static bool solve(const Rows *r, const double *u, unsigned free, double *alpha, double *beta, double *o)
 {
     int m = 0;
-    double *a = g_new(double, 3 * r->n + 3), x[3] = {0};
+    bool held = isfinite(r->beta_fix);
+    if (held)
+        free &= ~(unsigned)FREE_BETA;
+    double *a = g_new(double, 4 * r->n + 3), x[3] = {0}, *y = a + 3 * r->n + 3;
     for (int i = 0; i < r->n; i++) {
+        y[i] = r->y[i] - (held ? r->beta_fix * (r->h[i] - u[i]) : 0);
         double *row = a + i * __builtin_popcount(free);
         if (free & FREE_ALPHA)
             *row++ = r->k[i] + 2 * r->kr[i];
@@ -235,10 +244,10 @@ static bool solve(const Rows *r, const double *u, unsigned free, double *alpha, 
             *row++ = 2 * r->k[i];
     }
     m = __builtin_popcount(free);
-    bool ok = lsq(a, r->y, r->w, r->n, m, x);
+    bool ok = lsq(a, y, r->w, r->n, m, x);
     int j = 0;
     *alpha = free & FREE_ALPHA ? x[j++] : 0;
-    *beta = free & FREE_BETA ? x[j++] : 0;
+    *beta = held ? r->beta_fix : free & FREE_BETA ? x[j++] : 0;
     *o = free & FREE_O ? x[j++] : 0;
     g_free(a);
     return ok;
@@ -315,14 +324,15 @@ static void polish_burst(const Rows *r, Cand *best)
 }
 
 /* The burst strictly between lo and hi (the points with h <= lo pass
- * whole): unknowns α, (o), β and c = βb, the model linear in them; kept
- * when α >= 0 and lo < b < hi. Also with α = 0. */
+ * whole): unknowns α, (o), β (unless held) and c = βb, the model linear
+ * in them; kept when α >= 0 and lo < b < hi. Also with α = 0. */
 static void fit_split(const Rows *r, double lo, double hi, Cand *best)
 {
-    double *a = g_new(double, CALFIT_MAXV * r->n + CALFIT_MAXV), x[CALFIT_MAXV];
-    int with_o = r->rtt;
+    double *a = g_new(double, (CALFIT_MAXV + 1) * r->n + CALFIT_MAXV), x[CALFIT_MAXV];
+    double *y = a + CALFIT_MAXV * r->n + CALFIT_MAXV;
+    int with_o = r->rtt, with_beta = !isfinite(r->beta_fix);
     for (int free_alpha = 1; free_alpha >= 0; free_alpha--) {
-        int m = 2 + free_alpha + with_o;
+        int m = 1 + with_beta + free_alpha + with_o;
         for (int i = 0; i < r->n; i++) {
             bool above = r->h[i] > lo;
             double *row = a + m * i;
@@ -330,13 +340,15 @@ static void fit_split(const Rows *r, double lo, double hi, Cand *best)
                 *row++ = r->k[i] + 2 * r->kr[i];
             if (with_o)
                 *row++ = 2 * r->k[i];
-            row[0] = above ? r->h[i] : 0;
-            row[1] = above ? -1 : 0;
+            if (with_beta)
+                *row++ = above ? r->h[i] : 0;
+            *row = above ? -1 : 0;
+            y[i] = r->y[i] - (!with_beta && above ? r->beta_fix * r->h[i] : 0);
         }
-        if (!lsq(a, r->y, r->w, r->n, m, x))
+        if (!lsq(a, y, r->w, r->n, m, x))
             continue;
         double alpha = free_alpha ? x[0] : 0, o = with_o ? x[free_alpha] : 0;
-        double beta = x[free_alpha + with_o], c = x[free_alpha + with_o + 1];
+        double beta = with_beta ? x[free_alpha + with_o] : r->beta_fix, c = x[free_alpha + with_o + with_beta];
         if (beta > 0 && c / beta > lo && c / beta < hi)
             consider(best, r, alpha, beta, c / beta, o);
     }
@@ -351,10 +363,10 @@ static int cmp_double(const void *a, const void *b)
 
 /* The best parameters over the used points with eager limit `eager`
  * (INFINITY: no handshake). */
-static Cand fit_eager(const GArray *pts, double gamma, unsigned flags, double eager)
+static Cand fit_eager(const GArray *pts, double gamma, double beta_fix, unsigned flags, double eager)
 {
     Rows r;
-    rows_fill(&r, pts, gamma, eager);
+    rows_fill(&r, pts, gamma, beta_fix, eager);
     Cand naive = {0, 0, 0, 0, eager, INFINITY}, burst = {0, 0, 0, 0, eager, INFINITY};
     fit_fixed(&r, 0, &naive);
     if (!(flags & CALFIT_NO_BURST) && naive.sse > CALFIT_EXACT * r.n) {
@@ -396,23 +408,89 @@ static GArray *message_sizes(const GArray *pts)
     return m;
 }
 
-/* The best parameters over the used points: without a handshake, and with
- * one from each measured message size on (one size at least below it);
- * the handshake is kept when it cuts the squared error to
- * CALFIT_BURST_GAIN of the fit without. */
-static Cand fit_once(const GArray *pts, double gamma, unsigned flags)
+/* The best parameters over the used points (β held at beta_fix unless
+ * that is NAN): without a handshake, and with one from each measured
+ * message size on (one size at least below it); the handshake is kept
+ * when it cuts the squared error to CALFIT_BURST_GAIN of the fit without. */
+static Cand fit_once(const GArray *pts, double gamma, double beta_fix, unsigned flags)
 {
-    Cand plain = fit_eager(pts, gamma, flags, INFINITY), hs = {0, 0, 0, 0, INFINITY, INFINITY};
+    Cand plain = fit_eager(pts, gamma, beta_fix, flags, INFINITY), hs = {0, 0, 0, 0, INFINITY, INFINITY};
     if ((flags & CALFIT_NO_PROTOCOL) || plain.sse <= CALFIT_EXACT * pts->len)
         return plain;
     GArray *sizes = message_sizes(pts);
     for (guint i = 1; i < sizes->len; i++) {
-        Cand c = fit_eager(pts, gamma, flags, g_array_index(sizes, double, i));
+        Cand c = fit_eager(pts, gamma, beta_fix, flags, g_array_index(sizes, double, i));
         if (c.sse < hs.sse && c.alpha > 0)
             hs = c;
     }
     g_array_free(sizes, TRUE);
     return hs.sse < CALFIT_BURST_GAIN * plain.sse ? hs : plain;
+}
+
+/* β from the large messages alone: the relative least-squares slope of
+ * time against link bytes over the used points whose message (ping-pong
+ * n, ring n/p) is at least 1/CALFIT_LARGE of the largest, with a
+ * per-message term and a constant beside it (a burst's credit, refilled
+ * between a ring's messages, is a constant plus a per-message amount
+ * there; without both ping-pong and ring points the constant goes). NAN
+ * with fewer than 2 distinct large sizes or a slope that is not > 0. */
+static double slope_beta(const GArray *pts, double gamma)
+{
+    double mmax = 0;
+    for (guint i = 0; i < pts->len; i++) {
+        const CalPoint *p = &g_array_index(pts, CalPoint, i);
+        double k, m, h, g;
+        terms(p, gamma, &k, &m, &h, &g);
+        if (p->used && k > 0)
+            mmax = fmax(mmax, m);
+    }
+    guint len = pts->len;
+    double *a = g_new(double, 3 * len + 1), *y = g_new(double, len + 1), *w = g_new(double, len + 1);
+    double hmin = INFINITY, hmax = 0, x[3];
+    int n = 0;
+    for (guint i = 0; i < len; i++) {
+        const CalPoint *p = &g_array_index(pts, CalPoint, i);
+        double k, m, h, g;
+        terms(p, gamma, &k, &m, &h, &g);
+        if (!p->used || !(k > 0) || m * CALFIT_LARGE < mmax)
+            continue;
+        a[3 * n] = k;
+        a[3 * n + 1] = h;
+        a[3 * n + 2] = 1;
+        y[n] = p->time_s - g;
+        w[n] = 1 / p->time_s;
+        hmin = fmin(hmin, h);
+        hmax = fmax(hmax, h);
+        n++;
+    }
+    double beta = NAN;
+    if (n >= 2 && hmax > hmin) {
+        if (lsq(a, y, w, n, 3, x)) {
+            beta = x[1];
+        } else {
+            for (int i = 0; i < n; i++) {
+                a[2 * i] = a[3 * i];
+                a[2 * i + 1] = a[3 * i + 1];
+            }
+            if (lsq(a, y, w, n, 2, x))
+                beta = x[1];
+        }
+    }
+    g_free(a);
+    g_free(y);
+    g_free(w);
+    return beta > 0 ? beta : NAN;
+}
+
+/* The best fit over the used points, β free unless it strays more than
+ * CALFIT_SLIDE from the large sizes' slope (then held there); *slope and
+ * *held say which. */
+static Cand fit_guarded(const GArray *pts, double gamma, unsigned flags, double *slope, bool *held)
+{
+    Cand c = fit_once(pts, gamma, NAN, flags);
+    *slope = flags & CALFIT_FREE_BETA ? NAN : slope_beta(pts, gamma);
+    *held = isfinite(*slope) && fabs(c.beta - *slope) > CALFIT_SLIDE * *slope;
+    return *held ? fit_once(pts, gamma, *slope, flags) : c;
 }
 
 static int distinct_sizes(const GArray *pts)
@@ -499,7 +577,9 @@ bool calfit_link(GArray *points, double gamma, unsigned flags, CalLinkFit *out, 
                                points->len, points->len == 1 ? "" : "s", sizes, sizes == 1 ? "" : "s");
         return false;
     }
-    Cand c = fit_once(points, gamma, flags);
+    double slope;
+    bool held;
+    Cand c = fit_guarded(points, gamma, flags, &slope, &held);
     predict_all(points, &c, gamma);
     double med, sigma;
     robust_spread(points, &med, &sigma);
@@ -515,7 +595,7 @@ bool calfit_link(GArray *points, double gamma, unsigned flags, CalLinkFit *out, 
             p->used = fabs((p->time_s - p->pred_s) / p->time_s - med) <= limit;
         }
         if (distinct_sizes(points) >= 2) {
-            c = fit_once(points, gamma, flags);
+            c = fit_guarded(points, gamma, flags, &slope, &held);
             predict_all(points, &c, gamma);
         } else {
             for (guint i = 0; i < points->len; i++)
@@ -527,7 +607,7 @@ bool calfit_link(GArray *points, double gamma, unsigned flags, CalLinkFit *out, 
     }
     *out = (CalLinkFit){.alpha_s = c.alpha, .beta = c.beta, .burst_bytes = c.burst, .overhead_s = c.overhead,
                         .eager_limit = isfinite(c.eager) ? (uint64_t)c.eager : PROTOCOL_INF,
-                        .rtt = isfinite(c.eager), .dropped = drop};
+                        .rtt = isfinite(c.eager), .dropped = drop, .beta_slope = slope, .beta_held = held};
     goodness(points, &out->r2, &out->rms_rel, &out->points);
     return true;
 }

@@ -36,6 +36,16 @@
  * best when it removes at least a third of the squared relative error of
  * the fit without; else E is inf (no rendezvous seen up to the largest
  * size) and o is 0 (α + 2o is all that ping-pong and ring can tell).
+ *
+ * β cannot slide: relative residuals weigh a 100 KiB ping-pong like a
+ * 32 MiB one, so mid-size points the model does not describe (a shaper
+ * that passes part of each message at line rate, a bucket that refills
+ * between ping-pongs) can pull β far from the rate the large messages
+ * run at. The fit therefore also takes β alone from the large messages
+ * (at least 1/64 of the largest; the slope of time against bytes, with a
+ * per-message term and a constant beside it), and when the full fit's β
+ * differs from that slope by more than 10 % it fits again with β held at
+ * the slope (CALFIT_FREE_BETA: never).
  */
 #ifndef ARSIM_CALFIT_H
 #define ARSIM_CALFIT_H
@@ -84,6 +94,8 @@ typedef struct {
     double rms_rel;          /* root mean square relative residual of the used points */
     int points;              /* points used */
     int dropped;             /* outliers dropped */
+    double beta_slope;       /* s/byte: β from the large messages' slope alone (NAN: too few large sizes) */
+    bool beta_held;          /* β was held at beta_slope (the full fit strayed more than 10 % from it) */
 } CalLinkFit;
 
 typedef struct {
@@ -99,6 +111,7 @@ double calfit_model(const CalPoint *pt, double alpha, double beta, double gamma,
 
 #define CALFIT_NO_BURST 1u     /* calfit_link: plain α + nβ, no burst term */
 #define CALFIT_NO_PROTOCOL 2u  /* calfit_link: no eager limit, handshake or overhead */
+#define CALFIT_FREE_BETA 4u    /* calfit_link: β free even where it strays from the large sizes' slope */
 
 /* Fits α and β (and the burst and the protocol, unless flags say no) to
  * points (CalPoint of kinds PINGPONG and RING; pred_s and used filled)

@@ -18,6 +18,7 @@ typedef struct {
     CalibFit fit;            /* --fit */
     bool no_burst;           /* --no-burst: plain α + nβ */
     bool no_protocol;        /* --no-protocol: no eager limit, handshake or overhead */
+    bool free_beta;          /* --free-beta: β free even where it strays from the large sizes' slope */
     GPtrArray *args;         /* the arguments: MEASUREMENTS.json */
 } CalibOpts;
 
@@ -108,6 +109,22 @@ static void print_protocol(FILE *out, const char *name, const CalLinkFit *f, con
                 "(alpha holds alpha + 2o: without a handshake the two cannot be told apart)\n", name, most);
 }
 
+/* The β line of a class: the large sizes' slope, and whether β was held
+ * there. */
+static void print_beta(FILE *out, const char *name, const CalLinkFit *f, bool free_beta)
+{
+    if (free_beta)
+        fprintf(out, "beta %s: free (--free-beta)\n", name);
+    else if (!isfinite(f->beta_slope))
+        fprintf(out, "beta %s: free (fewer than 2 large sizes for a slope)\n", name);
+    else if (f->beta_held)
+        fprintf(out, "beta %s: held at the large messages' slope, %.5f ns/B (%.2f MB/s): fitted free it strayed "
+                "more than 10 %% from it\n", name, f->beta_slope * 1e9, 1e-6 / f->beta_slope);
+    else
+        fprintf(out, "beta %s: free, within 10 %% of the large messages' slope %.5f ns/B (%.2f MB/s)\n", name,
+                f->beta_slope * 1e9, 1e-6 / f->beta_slope);
+}
+
 static void fill_class(CalClass *k, CalProtocol *kp, const CalLinkFit *f, bool protocol, const GArray *pts,
                        CalFile *cal)
 {
@@ -169,7 +186,8 @@ static int run(void *opts, char **err)
                                o->fit.ring ? "ring all-reduce" : "");
     if (*err)
         rc = 2;
-    unsigned flags = (o->no_burst ? CALFIT_NO_BURST : 0) | (o->no_protocol ? CALFIT_NO_PROTOCOL : 0);
+    unsigned flags = (o->no_burst ? CALFIT_NO_BURST : 0) | (o->no_protocol ? CALFIT_NO_PROTOCOL : 0) |
+                     (o->free_beta ? CALFIT_FREE_BETA : 0);
     if (rc == 0 && inter->len > 0)
         rc = fit_class(m, inter, gf.gamma, flags, "inter", &fi, err);
     if (rc == 0 && intra->len > 0)
@@ -206,6 +224,10 @@ static int run(void *opts, char **err)
             print_class(stdout, "inter", &fi);
         if (cal.intra.set)
             print_class(stdout, "intra", &fa);
+        if (cal.inter.set)
+            print_beta(stdout, "inter", &fi, o->free_beta);
+        if (cal.intra.set)
+            print_beta(stdout, "intra", &fa, o->free_beta);
         if (cal.inter_protocol.set)
             print_protocol(stdout, "inter", &fi, inter);
         if (cal.intra_protocol.set)
@@ -250,6 +272,8 @@ static const CliOpt opts[] = {
      .help = "fit the plain alpha + n beta model, without the burst term"},
     {"no-protocol", CLI_FLAG, offsetof(CalibOpts, no_protocol),
      .help = "fit no protocol: no eager limit, handshake or per-message overhead (eager_limit inf)"},
+    {"free-beta", CLI_FLAG, offsetof(CalibOpts, free_beta),
+     .help = "leave beta free even where it strays more than 10 % from the large messages' slope"},
     {NULL},
 };
 
