@@ -30,10 +30,15 @@
 # --short (for `make check`): 4 hosts only, sizes 4 KiB..4 MiB, ring,
 # butterfly, rabenseifner and tree, no replays; fails only on a wrong
 # result or a held-out median above --median-bound (default 0.25 there).
+# --reanalyze RUN: measures nothing (no root, no cluster) — takes the
+# measurements of an earlier run's directory RUN (meas-N.json, replays
+# merged) and calibrates, compares and checks the targets again with
+# this arsim, into --out DIR (RUN itself is not written).
 #
 #   validate/validate.sh [--short] [--out DIR] [--prefix P] [--net A.B.C]
 #       [--arsim PATH] [--mpibench PATH] [--no-iteration] [--median-bound F]
 #       [--fit pingpong,ring|ring|pingpong] [--mpi openmpi|mpich] [--eager]
+#   validate/validate.sh --reanalyze RUN [--out DIR] [--short] [--arsim PATH] [--fit ...]
 #
 # --mpi mpich runs an mpibench built with MPICC=mpicc.mpich (pass it with
 # --mpibench) through the cluster's MPICH launcher instead of Open MPI's.
@@ -62,6 +67,7 @@ fit=pingpong,ring
 mpi=openmpi
 eager=()
 small_bound=0.20
+from=""
 
 usage() { sed -n '/^#   validate\/validate.sh/,/--mpi openmpi|mpich\] \[--eager\]$/p' "$0" | sed 's/^# \{0,1\}//'; }
 while [ $# -gt 0 ]; do
@@ -81,7 +87,8 @@ while [ $# -gt 0 ]; do
         --median-bound) median_bound=$2 ;;
         --fit) fit=$2 ;;
         --mpi) mpi=$2 ;;
-        *) echo "$prog: $1: unknown option; expected --short, --out, --prefix, --net, --arsim, --mpibench, --no-iteration, --median-bound, --fit, --mpi or --eager" >&2
+        --reanalyze) from=$2 ;;
+        *) echo "$prog: $1: unknown option; expected --short, --out, --prefix, --net, --arsim, --mpibench, --no-iteration, --median-bound, --fit, --mpi, --eager or --reanalyze" >&2
            exit 2 ;;
     esac
     shift 2
@@ -97,6 +104,12 @@ esac
 
 # --- can it run here? ---------------------------------------------------------
 skip() { echo "$prog: SKIPPED: $*"; exit 0; }
+if [ -n "$from" ]; then
+    [ -d "$from" ] || { echo "$prog: --reanalyze: '$from' is not a directory; expected an earlier run's --out directory" >&2; exit 2; }
+    from=$(cd "$from" && pwd)
+    [ -x "$arsim" ] || { echo "$prog: $arsim not found; build it with make arsim" >&2; exit 1; }
+    case "$arsim" in /*) ;; *) arsim=$PWD/$arsim ;; esac
+else
 [ "$(id -u)" = 0 ] || skip "not root (the emulated cluster needs network namespaces and tc; CI runs as root)"
 for c in ip tc unshare $mpicmd timeout; do
     command -v $c >/dev/null || skip "$c not found (iproute2, util-linux and Open MPI (or MPICH for --mpi mpich) are needed: make deps)"
@@ -107,10 +120,12 @@ for f in "$arsim" "$mpibench"; do
 done
 case "$arsim" in /*) ;; *) arsim=$PWD/$arsim ;; esac
 case "$mpibench" in /*) ;; *) mpibench=$PWD/$mpibench ;; esac
+fi
 
 [ -n "$outdir" ] || outdir=$(mktemp -d "${TMPDIR:-/tmp}/arsim-validate.XXXXXX") || exit 1
 mkdir -p "$outdir" || exit 1
 outdir=$(cd "$outdir" && pwd)
+[ "$outdir" != "$from" ] || { echo "$prog: --reanalyze: --out is the run's own directory; expected another one" >&2; exit 2; }
 statedir=$(mktemp -d "${TMPDIR:-/tmp}/arsim-validate-state.XXXXXX") || exit 1
 log=$outdir/log
 : >"$log"
@@ -150,25 +165,31 @@ pending=""
 for cl in $clusters; do
     n=${cl%%:*}; rate=${cl#*:}
     meas=$outdir/meas-$n.json cal=$outdir/calib-$n.yaml cmp=$outdir/compare-$n.json
-    echo "== $n hosts at $rate, $mpi, $([ ${#eager[@]} = 1 ] && echo "every message eager (--eager)" || echo "MPI's own eager limit and rendezvous"): measuring (mpibench ${bench[*]})"
-    "$here/cluster.sh" up "$n" --rate "$rate" --prefix "$prefix" --net "$net" --state "$statedir" "${eager[@]}" >>"$log" 2>&1 ||
-        { echo "$prog: cluster.sh up $n failed; see $log" >&2; exit 1; }
-    up=1
-    netstats "$outdir/net-$n-0.txt"
-    timeout -k 10 "$limit" "$statedir/$launcher" -np "$n" "$mpibench" "${bench[@]}" --poll 20us --quiet \
-        --out "$meas" >>"$log" 2>&1
-    rc=$?
-    netstats "$outdir/net-$n-1.txt"
-    netgrowth "$outdir/net-$n-0.txt" "$outdir/net-$n-1.txt" "the measurements"
-    if [ $rc -ne 0 ]; then
-        echo "$prog: mpibench failed on $n hosts (exit $rc$([ $rc = 124 ] && echo ": past $limit s")); see $log" >&2
-        [ $rc = 1 ] && [ -f "$meas" ] && echo "$prog: a wrong all-reduce result: $(grep -c '"verified": false' "$meas") cases" >&2
-        exit 1
+    if [ -n "$from" ]; then
+        [ -f "$from/meas-$n.json" ] || { echo "$prog: --reanalyze: $from/meas-$n.json not found; expected the run's measurements of $n hosts" >&2; exit 1; }
+        cp "$from/meas-$n.json" "$meas" || exit 1
+        echo "== $n hosts: the measurements of $from/meas-$n.json"
+    else
+        echo "== $n hosts at $rate, $mpi, $([ ${#eager[@]} = 1 ] && echo "every message eager (--eager)" || echo "MPI's own eager limit and rendezvous"): measuring (mpibench ${bench[*]})"
+        "$here/cluster.sh" up "$n" --rate "$rate" --prefix "$prefix" --net "$net" --state "$statedir" "${eager[@]}" >>"$log" 2>&1 ||
+            { echo "$prog: cluster.sh up $n failed; see $log" >&2; exit 1; }
+        up=1
+        netstats "$outdir/net-$n-0.txt"
+        timeout -k 10 "$limit" "$statedir/$launcher" -np "$n" "$mpibench" "${bench[@]}" --poll 20us --quiet \
+            --out "$meas" >>"$log" 2>&1
+        rc=$?
+        netstats "$outdir/net-$n-1.txt"
+        netgrowth "$outdir/net-$n-0.txt" "$outdir/net-$n-1.txt" "the measurements"
+        if [ $rc -ne 0 ]; then
+            echo "$prog: mpibench failed on $n hosts (exit $rc$([ $rc = 124 ] && echo ": past $limit s")); see $log" >&2
+            [ $rc = 1 ] && [ -f "$meas" ] && echo "$prog: a wrong all-reduce result: $(grep -c '"verified": false' "$meas") cases" >&2
+            exit 1
+        fi
     fi
     "$arsim" calibrate "$meas" --fit "$fit" --out "$cal" >"$outdir/calibrate-$n.txt" 2>&1 ||
         { echo "$prog: arsim calibrate failed:"; cat "$outdir/calibrate-$n.txt"; exit 1; } >&2
-    sed -n '3,6p' "$outdir/calibrate-$n.txt"
-    if [ $iteration = 1 ]; then
+    sed -n '3,7p' "$outdir/calibrate-$n.txt"
+    if [ -z "$from" ] && [ $iteration = 1 ]; then
         iters=()
         for pol in $policies; do
             f=$outdir/iter-$n-$pol.json
@@ -189,8 +210,10 @@ for cl in $clusters; do
         [ ${#iters[@]} -eq 0 ] || merge "$meas" "${iters[@]}" ||
             { echo "$prog: could not merge the replays into $meas" >&2; exit 1; }
     fi
-    "$here/cluster.sh" down --prefix "$prefix" --state "$statedir" >>"$log" 2>&1
-    up=0
+    if [ $up = 1 ]; then
+        "$here/cluster.sh" down --prefix "$prefix" --state "$statedir" >>"$log" 2>&1
+        up=0
+    fi
     "$arsim" compare "$meas" --calibration "$cal" --json "$cmp" --plot "$outdir/plots-$n" >"$outdir/compare-$n.txt" 2>&1 ||
         { echo "$prog: arsim compare failed:"; cat "$outdir/compare-$n.txt"; exit 1; } >&2
     grep -v '^wrote ' "$outdir/compare-$n.txt"

@@ -69,6 +69,24 @@ J
     [ "$got" = "   no case saw a TCP retransmission timeout" ] || { echo "none: got '$got'"; return 1; }
 }
 
+# validate.sh --reanalyze: no root, no cluster — an earlier run's
+# measurements (here the protocol fixture, 4 ranks, as a --short run's
+# meas-4.json) calibrated, compared and checked again; the run's own
+# folder is refused as --out.
+reanalyze() {
+    local A=${ARSIM:?set ARSIM to the arsim binary} run=$T/run out=$T/re
+    mkdir -p "$run" && cp tests/data/calib-protocol.json "$run/meas-4.json" || return 1
+    validate/validate.sh --short --reanalyze "$run" --out "$out" --arsim "$A" >"$T/re.log" 2>&1 ||
+        { echo "exit $?: $(tail -3 "$T/re.log")"; return 1; }
+    grep -q '^held-out all-reduce >= 256 KiB: median |error| <= 25.0% 0.0% over [0-9]* cases *PASS$' "$T/re.log" ||
+        { echo "no 0.0% PASS row: $(grep -A3 targets "$T/re.log")"; return 1; }
+    [ -f "$out/calib-4.yaml" ] && [ -f "$out/compare-4.json" ] && [ ! -e "$run/calib-4.yaml" ] ||
+        { echo "calib/compare not in --out only"; return 1; }
+    validate/validate.sh --short --reanalyze "$run" --out "$run" --arsim "$A" >"$T/re2.log" 2>&1
+    [ $? = 2 ] && grep -q "is the run's own directory" "$T/re2.log" || { echo "--out = RUN not refused: $(cat "$T/re2.log")"; return 1; }
+}
+
 t vallib_error_sets error_sets
 t vallib_network network
 t vallib_timeouts timeout_cases
+t vallib_reanalyze reanalyze
