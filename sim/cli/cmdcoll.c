@@ -20,6 +20,38 @@ static double wall_now(void)
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* --skew: o->trials runs with the ranks' issue offsets drawn anew (trial
+ * k's draws named by (--seed, k, rank)); fills r's trials, min, max and
+ * events (summed) and returns the median time, or -1 with *why. */
+static double skewed_time(Topo *t, const CmdCollOpts *o, const CollParams *prm, int p, ReportCollRow *r, char **why)
+{
+    double *v = g_new(double, o->trials);
+    double med = -1;
+    int k;
+    for (k = 0; k < o->trials; k++) {
+        CollSkew skew = {o->skew_s, (uint64_t)o->seed, (uint64_t)k};
+        uint64_t ev = 0;
+        v[k] = collexec_time_skewed(t, o->algo, prm, p, r->bytes, (uint32_t)o->elem_bytes, o->gamma, &skew, &ev, why);
+        r->events += ev;
+        if (v[k] < 0)
+            break;
+    }
+    if (k == o->trials) {
+        qsort(v, (size_t)k, sizeof *v, cmp_double);
+        med = (v[(k - 1) / 2] + v[k / 2]) / 2;
+        *r = (ReportCollRow){.algo = r->algo, .ranks = r->ranks, .bytes = r->bytes, .events = r->events,
+                             .trials = k, .skew_s = o->skew_s, .time_min_s = v[0], .time_max_s = v[k - 1]};
+    }
+    g_free(v);
+    return med;
+}
+
 int cmdcoll_run(const CmdCollOpts *o, FILE *out, char **err)
 {
     TopoSpec spec;
@@ -85,6 +117,16 @@ int cmdcoll_run(const CmdCollOpts *o, FILE *out, char **err)
         topo_free(t);
         return 2;
     }
+    if (o->skew_s > COLLEXEC_SKEW_MAX_S) {
+        *err = g_strdup_printf("--skew: %g s; expected at most %g s", o->skew_s, COLLEXEC_SKEW_MAX_S);
+        topo_free(t);
+        return 2;
+    }
+    if (o->skew_s > 0 && o->links) {
+        *err = g_strdup("--links: not with --skew (link statistics are of one run); expected one of the two");
+        topo_free(t);
+        return 2;
+    }
     GArray *rows = g_array_new(FALSE, TRUE, sizeof(ReportCollRow));
     int rc = 0;
     for (guint i = 0; i < o->sizes->len; i++) {
@@ -92,8 +134,11 @@ int cmdcoll_run(const CmdCollOpts *o, FILE *out, char **err)
         double w0 = wall_now();
         if (o->links)
             r.links = g_new0(NetLinkStats, t->links->len);
-        r.time_s = collexec_time_links(t, o->algo, &prm, p, r.bytes, (uint32_t)o->elem_bytes, o->gamma, &r.events,
-                                       r.links, &why);
+        if (o->skew_s > 0)
+            r.time_s = skewed_time(t, o, &prm, p, &r, &why);
+        else
+            r.time_s = collexec_time_links(t, o->algo, &prm, p, r.bytes, (uint32_t)o->elem_bytes, o->gamma,
+                                           &r.events, r.links, &why);
         r.wall_s = wall_now() - w0;
         if (r.time_s < 0) {
             g_free(r.links);
@@ -265,6 +310,14 @@ static const CliOpt opts[] = {
     {"max-memory", CLI_BYTES, offsetof(CmdCollOpts, max_memory),
      .help = "refuse (exit 2) a run whose memory estimate is above SIZE", .value = "SIZE",
      .note = "the machine's available memory (MemAvailable)"},
+    {"skew", CLI_TIME, offsetof(CmdCollOpts, skew_s),
+     .help = "ranks issue the all-reduce up to TIME apart (each a uniform draw), as they leave a barrier; the time is "
+             "then the median over --trials, from the first issue to the last end, with min and max",
+     .deflt = "0"},
+    {"trials", CLI_INT, offsetof(CmdCollOpts, trials),
+     .help = "skewed runs per size (with --skew)", .min = 1, .max = 100000, .deflt = "100"},
+    {"seed", CLI_INT, offsetof(CmdCollOpts, seed),
+     .help = "seed of the --skew draws", .min = 0, .max = INT32_MAX, .deflt = "1"},
     {NULL},
 };
 
@@ -285,7 +338,7 @@ static int coll_main(void *opts, char **err)
 
 int cmdcoll_main(int argc, char **argv)
 {
-    CmdCollOpts o = {.latency_s = -1, .packet = CMDCOLL_PACKET_TOPO,
+    CmdCollOpts o = {.latency_s = -1, .packet = CMDCOLL_PACKET_TOPO, .trials = 100, .seed = 1,
                      .sizes = g_array_new(FALSE, FALSE, sizeof(uint64_t))};
     coll_params_init(&o.prm);
     int rc = cli_main(&cmdcoll_cli, argc, argv, &o, coll_main);

@@ -37,6 +37,9 @@ typedef struct {
     bool links;              /* --links: per-link statistics too */
     CmdCollProtocol proto;   /* --eager-limit, --handshake, --overhead, --segment */
     uint64_t max_memory;     /* --max-memory, bytes; 0: the machine's available memory */
+    double skew_s;           /* --skew, s: ranks issue up to this far apart (0: together) */
+    int trials;              /* --trials: skewed runs per size (their median is the time) */
+    int seed;                /* --seed: the skew draws' seed */
     GPtrArray *args;         /* arguments: none are taken */
 } CmdCollOpts;
 

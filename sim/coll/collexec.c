@@ -21,6 +21,7 @@
  * every reservation starts now and the events are those of a plain delay.
  */
 #include "coll/collexec.h"
+#include "engine/simrng.h"
 
 #include <math.h>
 
@@ -326,18 +327,22 @@ static void run_lane(CollExec *x, uint64_t id)
         CollStep step;
         coll_step(x->sched, r, l->cur, &step);
         const CollStep *st = &step;
+        /* The receive is posted before the send starts, as MPI codes do
+         * (MPI_Irecv, then MPI_Isend; Open MPI's and MPICH's sendrecv):
+         * under rtt the clear-to-send for the peer's message leaves before
+         * this rank's own request-to-send. */
         l->send_state = SEND_NONE;
-        if (st->send_peer >= 0) {
-            uint64_t len = piece_len(st->send_len, K, k);
-            if (len > 0 || k == 0)
-                start_send(x, id, r, st->send_peer, len * x->elem_bytes);
-        }
         l->recv_state = RECV_NONE;
         l->red_bytes = 0;
         if (st->recv_peer >= 0) {
             uint64_t len = piece_len(st->recv_len, K, k);
             if (len > 0 || k == 0)
                 post_recv(x, id, r, st->recv_peer, len, st->reduce);
+        }
+        if (st->send_peer >= 0) {
+            uint64_t len = piece_len(st->send_len, K, k);
+            if (len > 0 || k == 0)
+                start_send(x, id, r, st->send_peer, len * x->elem_bytes);
         }
         if (l->send_state != SEND_NONE || l->recv_state != RECV_NONE)
             return;
@@ -595,8 +600,23 @@ double collexec_time(Topo *t, CollAlgo a, const CollParams *prm, int p, uint64_t
     return collexec_time_links(t, a, prm, p, bytes, elem_bytes, gamma_s_per_byte, events, NULL, err);
 }
 
-double collexec_time_links(Topo *t, CollAlgo a, const CollParams *prm, int p, uint64_t bytes, uint32_t elem_bytes,
-                           double gamma_s_per_byte, uint64_t *events, NetLinkStats *links, char **err)
+/* Rank r's issue time in a skewed run: skew_s x its draw, in ps. */
+static simtime_t issue_ps(const CollSkew *k, int r)
+{
+    return (simtime_t)llround(k->skew_s * simrng_uniform(k->seed, COLLEXEC_SKEW_STREAM, (int64_t)k->trial,
+                                                         (uint64_t)r) * 1e12);
+}
+
+static void issue_event(void *ctx, void *data)
+{
+    collexec_rank_go(ctx, (int)GPOINTER_TO_INT(data));
+}
+
+/* collexec_time_links and collexec_time_skewed: skew NULL (every rank at
+ * 0, from collexec_start) or the ranks' issue times. */
+static double timed_run(Topo *t, CollAlgo a, const CollParams *prm, int p, uint64_t bytes, uint32_t elem_bytes,
+                        double gamma_s_per_byte, const CollSkew *skew, uint64_t *events, NetLinkStats *links,
+                        char **err)
 {
     if (p < 1 || p > t->nhosts) {
         *err = g_strdup_printf("%d ranks on a topology of %d hosts; expected 1..%d ranks", p, t->nhosts, t->nhosts);
@@ -607,18 +627,28 @@ double collexec_time_links(Topo *t, CollAlgo a, const CollParams *prm, int p, ui
                                elem_bytes, gamma_s_per_byte);
         return -1;
     }
+    if (skew && !(skew->skew_s >= 0 && skew->skew_s <= COLLEXEC_SKEW_MAX_S)) {
+        *err = g_strdup_printf("skew %g s; expected a time from 0 to %g s", skew->skew_s, COLLEXEC_SKEW_MAX_S);
+        return -1;
+    }
     uint64_t count = bytes / elem_bytes + (bytes % elem_bytes != 0);
     CollSchedule *s = coll_schedule_new(p, count);
     if (!coll_build(s, a, prm, err)) {
         coll_schedule_free(s);
         return -1;
     }
-    Sim *sim = sim_new(SIM_DEFAULT_SEED);   /* an idle-network run draws nothing */
+    Sim *sim = sim_new(SIM_DEFAULT_SEED);   /* an idle-network run draws nothing; a skewed one from skew->seed */
     Net *net = net_new(sim, t);
     bool fired = false;
     CollRunSpec run = {.sim = sim, .net = net, .topo = t, .sched = s, .elem_bytes = elem_bytes,
-                       .gamma = gamma_s_per_byte, .done = mark_done, .ctx = &fired};
+                       .gamma = gamma_s_per_byte, .done = mark_done, .ctx = &fired, .deferred = skew != NULL};
     CollExec *x = collexec_start(&run);
+    simtime_t first = 0;
+    for (int r = 0; x && skew && r < p; r++) {
+        simtime_t at = issue_ps(skew, r);
+        first = r == 0 || at < first ? at : first;
+        sim_at(sim, at, issue_event, x, GINT_TO_POINTER(r));
+    }
     sim_run(sim);
     double secs = -1;
     if (sim->failed)
@@ -626,7 +656,7 @@ double collexec_time_links(Topo *t, CollAlgo a, const CollParams *prm, int p, ui
     else if (!fired)
         *err = g_strdup_printf("%s on %d ranks did not finish (deadlocked schedule)", coll_algo_name(a), p);
     else
-        secs = sim_ps_to_seconds(collexec_end_time(x) - collexec_start_time(x));
+        secs = sim_ps_to_seconds(collexec_end_time(x) - (skew ? first : collexec_start_time(x)));
     if (events)
         *events = sim->events;
     for (guint l = 0; links && l < t->links->len; l++)
@@ -636,6 +666,18 @@ double collexec_time_links(Topo *t, CollAlgo a, const CollParams *prm, int p, ui
     sim_free(sim);
     coll_schedule_free(s);
     return secs;
+}
+
+double collexec_time_links(Topo *t, CollAlgo a, const CollParams *prm, int p, uint64_t bytes, uint32_t elem_bytes,
+                           double gamma_s_per_byte, uint64_t *events, NetLinkStats *links, char **err)
+{
+    return timed_run(t, a, prm, p, bytes, elem_bytes, gamma_s_per_byte, NULL, events, links, err);
+}
+
+double collexec_time_skewed(Topo *t, CollAlgo a, const CollParams *prm, int p, uint64_t bytes, uint32_t elem_bytes,
+                            double gamma_s_per_byte, const CollSkew *skew, uint64_t *events, char **err)
+{
+    return timed_run(t, a, prm, p, bytes, elem_bytes, gamma_s_per_byte, skew, events, NULL, err);
 }
 
 /* Distinct ranks one rank sends to in algorithm a on p ranks (about). */

@@ -78,6 +78,24 @@ double collexec_time(Topo *t, CollAlgo a, const CollParams *prm, int p, uint64_t
 double collexec_time_links(Topo *t, CollAlgo a, const CollParams *prm, int p, uint64_t bytes, uint32_t elem_bytes,
                            double gamma_s_per_byte, uint64_t *events, NetLinkStats *links, char **err);
 
+/* Ranks that do not start together: rank r issues the collective at
+ * skew_s x u, u its uniform draw in (0, 1] named by (seed, trial, r)
+ * (engine/simrng), as ranks leave a barrier or a previous step apart. */
+typedef struct {
+    double skew_s;           /* the widest issue offset, s, 0..COLLEXEC_SKEW_MAX_S */
+    uint64_t seed;           /* the draws' seed */
+    uint64_t trial;          /* which set of draws */
+} CollSkew;
+
+#define COLLEXEC_SKEW_MAX_S 3600.0  /* an hour: beyond it the ps clock's headroom shrinks for nothing */
+#define COLLEXEC_SKEW_STREAM 0x736b6577  /* "skew": the simrng stream of issue offsets */
+
+/* As collexec_time, with the ranks issuing at skew's offsets (a deferred
+ * run); the time is from the first rank's issue to the last rank's end,
+ * which bounds from above the longest any one rank spends in it. */
+double collexec_time_skewed(Topo *t, CollAlgo a, const CollParams *prm, int p, uint64_t bytes, uint32_t elem_bytes,
+                            double gamma_s_per_byte, const CollSkew *skew, uint64_t *events, char **err);
+
 /* Bytes one run of algorithm a on p ranks (hosts 0..p-1) of topology t
  * and `bytes` bytes holds at its peak, the Topo's own structures and
  * routes included (an estimate, for --max-memory: io/memlimit.h). A run

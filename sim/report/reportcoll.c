@@ -55,13 +55,21 @@ static void links_table(FILE *out, const Topo *t, const ReportCollRow *r)
 
 void report_coll_table(FILE *out, const Topo *t, const ReportCollRow *rows, size_t n)
 {
-    fprintf(out, "%14s %-12s %6s %12s %12s %12s %10s\n", "size(B)", "algorithm", "ranks", "time(us)",
+    bool skewed = n > 0 && rows[0].trials > 0;
+    if (skewed)
+        fprintf(out, "ranks issue up to %.3f us apart (uniform draws); time: the median of %d trials, from the first "
+                "rank's issue to the last rank's end\n", rows[0].skew_s * 1e6, rows[0].trials);
+    fprintf(out, "%14s %-12s %6s %12s %12s %12s %10s", "size(B)", "algorithm", "ranks", "time(us)",
             "algbw(GB/s)", "busbw(GB/s)", "events");
+    fprintf(out, skewed ? " %12s %12s\n" : "\n", "min(us)", "max(us)");
     for (size_t i = 0; i < n; i++) {
         const ReportCollRow *r = &rows[i];
-        fprintf(out, "%14" G_GUINT64_FORMAT " %-12s %6d %12.3f %12.4f %12.4f %10" G_GUINT64_FORMAT "\n",
+        fprintf(out, "%14" G_GUINT64_FORMAT " %-12s %6d %12.3f %12.4f %12.4f %10" G_GUINT64_FORMAT,
                 (guint64)r->bytes, coll_algo_name(r->algo), r->ranks, r->time_s * 1e6, r->algbw_Bps / 1e9,
                 r->busbw_Bps / 1e9, (guint64)r->events);
+        if (skewed)
+            fprintf(out, " %12.3f %12.3f", r->time_min_s * 1e6, r->time_max_s * 1e6);
+        fputc('\n', out);
         if (r->links)
             links_table(out, t, r);
     }
@@ -82,6 +90,12 @@ void report_coll_json(FILE *out, const Topo *t, const ReportCollRow *rows, size_
         cJSON_AddNumberToObject(o, "busbw_Bps", r->busbw_Bps);
         cJSON_AddNumberToObject(o, "events", (double)r->events);
         cJSON_AddNumberToObject(o, "wall_s", r->wall_s);
+        if (r->trials > 0) {
+            cJSON_AddNumberToObject(o, "skew_s", r->skew_s);
+            cJSON_AddNumberToObject(o, "trials", r->trials);
+            cJSON_AddNumberToObject(o, "time_min_s", r->time_min_s);
+            cJSON_AddNumberToObject(o, "time_max_s", r->time_max_s);
+        }
         if (r->links) {
             cJSON *la = cJSON_AddArrayToObject(o, "links");
             GArray *ids = busy_links(t, r->links);

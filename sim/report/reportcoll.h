@@ -21,6 +21,10 @@ typedef struct {
     double busbw_Bps;       /* algbw * 2(p-1)/p */
     uint64_t events;        /* events the engine processed */
     double wall_s;          /* host seconds the simulation took */
+    int trials;             /* skewed runs (collective --skew): how many; 0: one run, every rank at once */
+    double skew_s;          /* trials > 0: the widest issue offset, s */
+    double time_min_s;      /* trials > 0: the fastest trial, s (time_s is their median) */
+    double time_max_s;      /* trials > 0: the slowest trial, s */
     NetLinkStats *links;    /* per link (topology order) with --links, else NULL; owned by the caller */
 } ReportCollRow;
 

@@ -6,11 +6,14 @@
 # form 14(α + 131072β); --handshake rtt adds 2α per step, --overhead 5us
 # 2o per step; --segment 16KiB (K = 8 pieces of 16 KiB, every one eager
 # with --eager-limit inf) pipelines the ring: max(14(α + sβ) + 7sβ,
-# 14·8·sβ + α); the flags reach a hierarchical topology's intra class too.
+# 14·8·sβ + α); the flags reach a hierarchical topology's intra class too;
+# --skew (ranks issuing apart) serializes a rendezvous exchange under rtt.
 # Prints "ok <test>" or "FAIL <test>: why" per test.
 set -u
 A=${ARSIM:?set ARSIM to the arsim binary}
 export LC_ALL=C
+T=$(mktemp -d "${TMPDIR:-/tmp}/arsim-protocol.XXXXXX") || exit 1
+trap 'rm -rf "$T"' EXIT
 # shellcheck source=../clilib.bash
 . tests/clilib.bash
 
@@ -41,3 +44,26 @@ hierarchical() {
 
 t protocol_ring_flags ring_flags
 t protocol_hierarchical hierarchical
+
+# --skew: 0 prints what no --skew prints, byte for byte; a skewed 2-rank
+# exchange of 1 MiB under rtt (10 Gbit/s star) runs its two messages one
+# after the other (test_protocol's closed form Δ + T0 + nβ): its fastest
+# trial is above T0 + nβ = 1.7077 ms, and under handshake none below it;
+# the table says how it was run and adds min and max; the JSON has them.
+skew() {
+    local a b
+    a=$("$A" collective --ranks 2 --algo butterfly --size 1MiB --handshake rtt)
+    b=$("$A" collective --ranks 2 --algo butterfly --size 1MiB --handshake rtt --skew 0)
+    [ "$a" = "$b" ] || { echo "--skew 0 changed the output"; return 1; }
+    "$A" collective --ranks 2 --algo butterfly --size 1MiB --handshake rtt --skew 5ms --trials 20 >"$T/skew" ||
+        return 1
+    grep -q '^ranks issue up to 5000.000 us apart (uniform draws); time: the median of 20 trials' "$T/skew" ||
+        { echo "no skew line: $(head -1 "$T/skew")"; return 1; }
+    awk 'NR == 3 && $8 > 1707.7 { ok = 1 } END { exit !ok }' "$T/skew" || { echo "rtt min not serialized: $(sed -n 3p "$T/skew")"; return 1; }
+    "$A" collective --ranks 2 --algo butterfly --size 1MiB --handshake none --skew 5ms --trials 20 --json >"$T/skew.json" ||
+        return 1
+    flat "$T/skew.json" | awk -F'\t' '$1 == "[0].time_min_s" && $2 < 0.0017077 { ok = 1 } END { exit !ok }' ||
+        { echo "none min: $(grep time_min "$T/skew.json")"; return 1; }
+    grep -q '"trials":	20' "$T/skew.json" || { echo "no trials in JSON"; return 1; }
+}
+t protocol_skew skew

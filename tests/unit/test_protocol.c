@@ -11,6 +11,7 @@
  * `none` policy = compute + the protocol-aware all-reduces). */
 #include "coll/collexec.h"
 #include "coll/commcost.h"
+#include "engine/simrng.h"
 #include "train/train.h"
 
 #include "collform.h"
@@ -277,15 +278,37 @@ static void check(double sim, const FormCost *c, CollAlgo a, int p, uint64_t n, 
         return;
     }
     double smallest = a == COLL_RABENSEIFNER ? (double)n / (1 << k) : (double)n;
-    if (!folded || (smallest >= c->eager && c->o == 0 && c->pkt == 0)) {
+    if (!folded || (smallest >= c->eager && c->o == 0 && c->pkt == 0 && !c->rtt)) {
         within(sim, f * (1 - 1e-3), f * (1 + 1e-3), label, p, n);
         return;
     }
-    double lo = f - k * c->o, hi = f;
+    /* A folded butterfly or Rabenseifner under rtt: a rank that skipped
+     * the fold sends its request-to-send early; its late partner posts
+     * the receive (its clear-to-send leaves) before sending its own
+     * request, so the early rank's data is under way when that request
+     * arrives and the partner's clear-to-send queues behind it: the step's
+     * two messages go one after the other, mβ more for a message of m —
+     * at most once per exchange step (k·nβ; Rabenseifner's steps carry at
+     * most n/2 + n/4 + ... twice, 2nβ). With p = 3 (one early rank) it is
+     * exactly the first exchange step: nβ (butterfly), nβ/2 (Rabenseifner's
+     * halving step; its doubling step starts together). */
+    if (folded && c->rtt && c->o == 0 && c->pkt == 0 && smallest >= c->eager) {
+        double extra = a == COLL_BUTTERFLY ? nb : nb / 2;
+        if (p == 3)
+            within(sim, (f + extra) * (1 - 1e-6), (f + extra) * (1 + 1e-6), label, p, n);
+        else
+            within(sim, f * (1 - 1e-6), f + (a == COLL_BUTTERFLY ? k * nb : 2 * nb), label, p, n);
+        return;
+    }
+    /* With overhead, a rank whose message arrived before it posted the
+     * receive pays the receive's o before its own send's (MPI's order:
+     * the receive is posted first), so its send leaves o later: at most
+     * one o per exchange step either way. */
+    double lo = f - k * c->o, hi = f + k * c->o;
     if (a == COLL_RABENSEIFNER)
         hi += nb / 2;
-    if (c->rtt && c->o > 0)
-        hi = f + (a == COLL_BUTTERFLY ? k * nb : 2 * nb);
+    if (c->rtt)
+        hi += a == COLL_BUTTERFLY ? k * nb : 2 * nb;   /* serialized exchange steps, as above */
     within(sim, lo, c->pkt > 0 ? INFINITY : hi, label, p, n);
 }
 
@@ -359,6 +382,46 @@ START_TEST(test_cost_model)
             }
         }
         topo_free(t);
+    }
+}
+END_TEST
+
+/* Ranks issuing apart (collexec_time_skewed): one exchange of n bytes
+ * between 2 ranks whose issue times differ by Δ (their draws) takes
+ * Δ + T0 (T0 the time when they issue together) — eagerly, and under
+ * handshake none; under rtt the late rank's clear-to-send leaves before
+ * its request-to-send, the early rank's data goes first and the late
+ * rank's clear-to-send for it waits behind that data on the early rank's
+ * link: Δ + T0 + nβ, the two messages one after the other. Skew 0 is
+ * the unskewed run. */
+START_TEST(test_skewed_exchange)
+{
+    const uint64_t n = 1 << 20;
+    for (int hs = 0; hs < 2; hs++) {
+        for (int eager = 0; eager < 2; eager++) {
+            Protocol pr = proto(hs ? PROTOCOL_HANDSHAKE_RTT : PROTOCOL_HANDSHAKE_NONE, 0, eager ? PROTOCOL_INF : EAGER,
+                                0);
+            Topo *t = star_proto(2, 0, &pr);
+            double t0 = run_time(t, COLL_BUTTERFLY, NULL, 2, n, 0, NULL);
+            char *err = NULL;
+            CollSkew none = {0, 7, 0};
+            ck_assert_double_eq(collexec_time_skewed(t, COLL_BUTTERFLY, NULL, 2, n, 1, 0, &none, NULL, &err), t0);
+            for (uint64_t trial = 0; trial < 5; trial++) {
+                CollSkew k = {0.01, 7, trial};
+                double u0 = simrng_uniform(7, COLLEXEC_SKEW_STREAM, (int64_t)trial, 0);
+                double u1 = simrng_uniform(7, COLLEXEC_SKEW_STREAM, (int64_t)trial, 1);
+                double d = fabs(u0 - u1) * 0.01;
+                double want = d + t0 + (hs && !eager ? (double)n / BW : 0);
+                double got = collexec_time_skewed(t, COLL_BUTTERFLY, NULL, 2, n, 1, 0, &k, NULL, &err);
+                ck_assert_msg(fabs(got - want) <= 2e-12, "hs %d eager %d trial %d: %.12g s, want %.12g s", hs, eager,
+                              (int)trial, got, want);
+            }
+            CollSkew bad = {-1, 7, 0};
+            ck_assert(collexec_time_skewed(t, COLL_BUTTERFLY, NULL, 2, n, 1, 0, &bad, NULL, &err) < 0);
+            ck_assert_msg(strstr(err, "expected a time from 0"), "%s", err);
+            g_free(err);
+            topo_free(t);
+        }
     }
 }
 END_TEST
@@ -583,6 +646,7 @@ static Suite *suite(void)
     tcase_add_loop_test(tc, test_flat_packet, 0, nps);
     tcase_add_loop_test(tc, test_cost_model, 0, nps);
     tcase_add_test(tc, test_no_deadlock);
+    tcase_add_test(tc, test_skewed_exchange);
     tcase_add_test(tc, test_segment_exchange);
     tcase_add_test(tc, test_segment_ring);
     tcase_add_loop_test(tc, test_segment_bounds, 0, nps);
