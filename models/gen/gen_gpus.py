@@ -216,6 +216,8 @@ def emit(pub, gpus, wino, fitted):
         "#   interference the fraction by which compute slows while a sync is in flight",
         "#                (comm.interference's default): 0, no published figure for these",
         "#                GPUs was found; validate/torch's interference stage measures it",
+        "#   comm_slowdown the fraction by which a sync slows while compute runs",
+        "#                (comm.slowdown's default): 0, likewise (measured on CPUs only)",
         "#   efficiency   fraction of the CUDA-core peak a layer of that kind achieves",
         "#   tensor_efficiency  fraction of the tensor-core peak (tf32, fp16, bf16)",
         "# Fitted (least squares of log predicted/published) to the PyTorch figures of",
@@ -245,6 +247,7 @@ def emit(pub, gpus, wino, fitted):
         out.append("    launch_us: %s" % fmt_num(launch))
         out.append("    winograd: %.2f" % wino)
         out.append("    interference: 0")
+        out.append("    comm_slowdown: 0")
         for tensor, field in ((False, "efficiency"), (True, "tensor_efficiency")):
             if tensor and not (tf32 or f16):
                 continue   # no tensor cores

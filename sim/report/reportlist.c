@@ -66,6 +66,7 @@ void reportlist_gpus(FILE *out, const GArray *rows, bool json)
             cJSON_AddNumberToObject(o, "launch_s", g->launch_s);
             cJSON_AddNumberToObject(o, "winograd", g->winograd);
             cJSON_AddNumberToObject(o, "interference", g->interference);
+            cJSON_AddNumberToObject(o, "comm_slowdown", g->comm_slowdown);
             cJSON_AddItemToArray(arr, o);
         }
         print_json(out, arr);

@@ -28,6 +28,8 @@ typedef struct {
     double tensor_efficiency[LAYER_NKINDS]; /* fraction of a tensor-core peak (tf32, fp16) achieved */
     double interference;            /* >= 0: compute slows by this fraction while a sync is in
                                      * flight (comm.interference's default) */
+    double comm_slowdown;           /* >= 0: a sync slows by this fraction while compute runs
+                                     * (comm.slowdown's default) */
     double winograd;                /* >= 1: a winograd layer's FLOPs are divided by it on the
                                      * CUDA cores (cuDNN's fast 3x3 algorithms); 1 = direct */
 } Gpu;

@@ -5,6 +5,7 @@
 #include "io/units.h"
 #include "net/netfault.h"
 #include "train/trainbg.h"
+#include "train/trainrank.h"
 #include "net/topocfg.h"
 
 #include <math.h>
@@ -453,11 +454,13 @@ static bool read_sections(CfgNode *root, Scenario *s, char **err)
         return false;
     s->gamma = 3.0 / s->gpu.mem_Bps;
     s->interference = s->gpu.interference;
+    s->comm_slowdown = s->gpu.comm_slowdown;
     CfgNode *cm = cfg_get(root, "comm");
     if (cm && !(cfg_expect_map(cm, "comm", err) && cfg_opt_int(cm, "streams", 1, 64, &streams, err) &&
                 cfg_opt_double(cm, "gamma", 0, 1, &s->gamma, err) &&
                 cfg_opt_double(cm, "interference", 0, 10, &s->interference, err) &&
-                cfg_check_keys(cm, "comm", "streams, gamma, interference", err)))
+                cfg_opt_double(cm, "slowdown", 0, 10, &s->comm_slowdown, err) &&
+                cfg_check_keys(cm, "comm", "streams, gamma, interference, slowdown", err)))
         return false;
     if (s->calib.set && s->calib.gamma >= 0)
         s->gamma = s->calib.gamma;
@@ -486,6 +489,25 @@ static bool read_background(CfgNode *root, Scenario *s, char **err)
 {
     s->background = trainbg_flows_new();
     return trainbg_read(cfg_get(root, "background"), s->world, s->background, err);
+}
+
+/* comm.slowdown > 0 rescales a sync's remaining time at every compute
+ * start and end, exact for a sync of known duration: the single-stream
+ * engine's idle-network syncs (one in flight, from the memo). Syncs run
+ * live on the network (comm.streams > 1) or by the per-rank engine
+ * (variation, stragglers, faults, background) are refused. */
+static bool check_comm_slowdown(CfgNode *root, const Scenario *s, char **err)
+{
+    if (s->comm_slowdown <= 0 || (s->comm_streams == 1 && !trainrank_needed(s)))
+        return true;
+    CfgNode *cm = cfg_peek(root, "comm");
+    const CfgNode *at = cm && cfg_peek(cm, "slowdown") ? cfg_peek(cm, "slowdown")
+                        : cfg_peek(root, "gpu")        ? cfg_peek(root, "gpu")
+                                                       : root;
+    *err = cfg_err(at, "comm.slowdown %g is modelled for one sync at a time on an idle network; expected "
+                   "comm.streams 1 and no variation, stragglers, faults or background (or comm.slowdown 0)",
+                   s->comm_slowdown);
+    return false;
 }
 
 Scenario *scenario_from_cfg(CfgNode *root, char **err)
@@ -544,6 +566,8 @@ Scenario *scenario_from_cfg(CfgNode *root, char **err)
         goto fail;
     s->whatif = cfg_peek(root, "variation") || cfg_peek(root, "stragglers") || cfg_peek(root, "faults") ||
                 cfg_peek(root, "background");
+    if (!check_comm_slowdown(root, s, err))
+        goto fail;
     return s;
 fail:
     scenario_free(s);

@@ -47,6 +47,9 @@ typedef struct {
     int comm_streams;        /* collectives in flight at once, >= 1 */
     double interference;     /* compute slows by this fraction while a sync is in flight, >= 0
                               * (comm.interference; default the GPU's) */
+    double comm_slowdown;    /* a sync slows by this fraction while compute runs, >= 0 (comm.slowdown;
+                              * default the GPU's comm_slowdown); > 0 only with the single-stream
+                              * engine's idle-network syncs (scenario_from_cfg refuses the rest) */
     uint64_t seed;           /* RNG seed of its simulations: SIM_DEFAULT_SEED (no key names one yet) */
     bool whatif;             /* a what-if key (variation, stragglers, ...) was given: results carry the
                               * iteration-time percentiles */

@@ -21,6 +21,7 @@
 
 typedef struct {
     simtime_t ready, start, end;   /* ps, absolute; this iteration */
+    simtime_t dur;                 /* ps; its all-reduce's duration on the idle network (the memo's) */
     simtime_t needed;              /* ps; when the compute stream first wanted it */
     bool done;
     double util;                   /* host egress utilization during it */
@@ -56,6 +57,14 @@ typedef struct {
     EvqHandle task_ev;       /* its end event at the current rate */
     int task_span;           /* its span's index in spans, or -1 (its duration is known at its end) */
     simtime_t slow_ps;       /* compute time added by interference in rec_iter */
+    /* comm.slowdown (s->comm_slowdown > 0, memo mode: one sync in flight): the running sync's progress */
+    bool sync_on;            /* a sync from the memo is in flight */
+    int sync_u;              /* its unit */
+    simtime_t sync_left;     /* ps of its idle-network duration not done at sync_mark */
+    simtime_t sync_mark;     /* ps; when its current rate began */
+    bool sync_slow;          /* it runs slowed (a compute task running) since sync_mark */
+    EvqHandle sync_ev;       /* its end event at the current rate */
+    simtime_t cslow_ps;      /* sync time added by comm.slowdown in rec_iter */
     char *err;               /* first failure */
 } Train;
 
@@ -86,6 +95,33 @@ static void interference_update(Train *t)
     task_arm(t);
 }
 
+static void on_memo_done(void *ctx, void *data);
+
+/* comm.slowdown: while a compute task runs the sync progresses at
+ * 1 / (1 + s) of its rate, so a sync entirely under compute takes (1 + s)
+ * times its idle-network duration. Arms its end at the current rate. */
+static void sync_arm(Train *t)
+{
+    t->sync_mark = t->sim->now;
+    t->sync_slow = t->busy;
+    double f = t->sync_slow ? 1 + t->s->comm_slowdown : 1;
+    t->sync_ev = sim_after(t->sim, (simtime_t)llround((double)t->sync_left * f), on_memo_done, t,
+                           GINT_TO_POINTER(t->sync_u));
+}
+
+/* The compute stream started or ended a task: re-arm the running sync
+ * when its rate changes. */
+static void comm_slowdown_update(Train *t)
+{
+    if (t->s->comm_slowdown <= 0 || !t->sync_on || t->sync_slow == t->busy)
+        return;
+    double f = t->sync_slow ? 1 + t->s->comm_slowdown : 1;
+    simtime_t done = (simtime_t)llround((double)(t->sim->now - t->sync_mark) / f);
+    t->sync_left = done < t->sync_left ? t->sync_left - done : 0;
+    sim_cancel(t->sim, t->sync_ev);
+    sync_arm(t);
+}
+
 /* Records a span of iteration `iter` if it is the recorded one (compute
  * and syncs) or the one before (syncs only: the next forward waits on them). */
 static void add_span(Train *t, TrainSpan sp, int iter, simtime_t start, simtime_t dur)
@@ -107,10 +143,14 @@ static void unit_finished(Train *t, int u)
     st->end = t->sim->now;
     st->done = true;
     t->in_flight--;
+    t->sync_on = false;
     interference_update(t);
     trainwalk_unit_done(&t->w, u);
-    if (t->w.arm_iter == t->rec_iter)
+    if (t->w.arm_iter == t->rec_iter) {
         t->comm_ps += st->end - st->start;
+        if (t->s->comm_slowdown > 0 && st->end - st->start > st->dur)
+            t->cslow_ps += st->end - st->start - st->dur;
+    }
     if (t->spans && t->w.arm_iter <= t->rec_iter)
         add_span(t, (TrainSpan){.name = g_strdup(su->name), .track = 1, .first_layer = su->first_layer,
                                 .last_layer = su->last_layer, .value = st->util},
@@ -142,6 +182,14 @@ static void comm_start(Train *t, int u)
         if (!commcost_get(t->plan->cost, su->algo, su->elems, &dur, &st->util, &code, &why)) {
             sim_fail_code(t->sim, code, "%s", why);
             g_free(why);
+            return;
+        }
+        st->dur = dur;
+        if (t->s->comm_slowdown > 0) {
+            t->sync_on = true;
+            t->sync_u = u;
+            t->sync_left = dur;
+            sync_arm(t);
             return;
         }
         sim_after(t->sim, dur, on_memo_done, t, GINT_TO_POINTER(u));
@@ -193,6 +241,7 @@ static void task_done(void *ctx, void *data)
     Train *t = ctx;
     const TrainTask *k = data;
     t->busy = false;
+    comm_slowdown_update(t);
     simtime_t took = t->sim->now - t->task_begin;   /* may round a picosecond below k->dur */
     if (t->s->interference > 0 && t->w.iter == t->rec_iter && took > k->dur)
         t->slow_ps += took - k->dur;
@@ -230,6 +279,7 @@ static void stream_advance(Train *t)
                  t->w.iter, t->sim->now, k->dur);
     }
     t->busy = true;
+    comm_slowdown_update(t);
     if (t->s->interference > 0) {
         t->task = k;
         t->task_left = k->dur;
@@ -305,6 +355,12 @@ static void fill_rows(Train *t, TrainResult *out)
 bool train_run_ex(const Scenario *s, int batch, int policy, const TrainOpts *o, bool force_live, TrainResult *out,
                   char **err)
 {
+    if (s->comm_slowdown > 0 && ((o && o->per_rank) || force_live)) {
+        *err = g_strdup_printf("%s: comm.slowdown %g is modelled for one sync at a time on an idle network; expected "
+                               "the single-stream engine without force_live (or comm.slowdown 0)", s->file,
+                               s->comm_slowdown);
+        return false;
+    }
     if ((o && o->per_rank) || trainrank_needed(s))
         return trainrank_run(s, batch, policy, o, force_live, out, err);
     Train t = {.s = s};
@@ -358,6 +414,7 @@ bool train_run_ex(const Scenario *s, int batch, int policy, const TrainOpts *o, 
     out->compute_s = compute;
     out->comm_s = sim_ps_to_seconds(t.comm_ps);
     out->slowdown_s = sim_ps_to_seconds(t.slow_ps);
+    out->comm_slowdown_s = sim_ps_to_seconds(t.cslow_ps);
     double busy = compute + out->slowdown_s;
     out->exposed_comm_s = out->iteration_s - busy > 0 ? out->iteration_s - busy : 0;
     out->samples_per_s = out->iteration_s > 0 ? (double)batch * s->world / out->iteration_s : INFINITY;

@@ -47,6 +47,8 @@ typedef struct {
     double compute_s;        /* forward + backward + update per iteration */
     double comm_s;           /* sum of all-reduce durations per iteration */
     double slowdown_s;       /* compute time added by comm.interference (syncs in flight slow compute) */
+    double comm_slowdown_s;  /* sync time added by comm.slowdown (compute slows syncs in flight): the
+                              * recorded iteration's sync durations beyond their idle-network ones */
     double exposed_comm_s;   /* iteration_s - compute_s - slowdown_s: compute stream waiting on sync */
     double samples_per_s;    /* batch * world / iteration_s */
     double speedup;          /* baseline iteration_s / iteration_s (filled by train_run_all) */

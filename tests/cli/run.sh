@@ -91,6 +91,31 @@ run_json_consistent() {
         }' "$T/run.flat"
 }
 
+# comm.slowdown: no comm_slowdown_s at 0 (results as before); at 0.5 every
+# result carries it, and comm_s grows by exactly it (the syncs' idle-network
+# durations do not depend on it) while compute_s stays.
+run_comm_slowdown() {
+    "$A" run "$SCEN" --set comm.slowdown=0.5 --json "$T/cs.json" >/dev/null 2>"$T/err" ||
+        { echo "exit $?: $(cat "$T/err")"; return 1; }
+    flat "$T/cs.json" >"$T/cs.flat" || { echo "not valid JSON"; return 1; }
+    ! grep -q 'comm_slowdown_s' "$T/run.flat" || { echo "comm_slowdown_s at comm.slowdown 0"; return 1; }
+    awk -F'\t' '
+        FNR == 1 { f++ }
+        match($1, /^\.results\[[0-9]+\]\./) { i = substr($1, 10, RLENGTH - 11); k = substr($1, RLENGTH + 1); v[f, i, k] = $2; n = i + 1 }
+        function rel(a, b) { d = a - b; if (d < 0) d = -d; m = (a < 0 ? -a : a); return m ? d / m : d }
+        END {
+            for (i = 0; i < n; i++) {
+                if (!((2, i, "comm_slowdown_s") in v)) { print "result " i ": no comm_slowdown_s"; bad = 1; continue }
+                add = v[2, i, "comm_slowdown_s"]; grow = v[2, i, "comm_s"] - v[1, i, "comm_s"]
+                d = add - grow; if (d < 0) d = -d
+                if (add < 0 || d > 1e-11) { print "result " i ": comm_slowdown_s " add ", comm_s grew " grow; bad = 1 }
+                if (rel(v[2, i, "compute_s"], v[1, i, "compute_s"]) > 1e-12) { print "result " i ": compute_s moved"; bad = 1 }
+                if (v[2, i, "policy"] == "thesis" && add <= 0) { print "result " i ": thesis overlaps, nothing added"; bad = 1 }
+            }
+            exit bad
+        }' "$T/run.flat" "$T/cs.flat"
+}
+
 run_csv() {
     head -1 "$T/out.csv" | grep -q 'batch,policy,overlap,algorithm,iteration_s,compute_s,comm_s,exposed_comm_s,samples_per_s,speedup' ||
         { echo "CSV header: $(head -1 "$T/out.csv")"; return 1; }
@@ -237,6 +262,7 @@ t "run --json --csv --layers: files" run_files
 t "run --json: keys" run_json_keys
 t "run --json: samples/s, exposed, speedup consistent" run_json_consistent
 t "run --csv: columns and values" run_csv
+t "run --set comm.slowdown=0.5: comm_slowdown_s, comm_s grows by it" run_comm_slowdown
 t "run --trace: valid JSON, X on tid 0 and 1, C counters" run_trace
 t "run --trace-policy --trace-batch" run_trace_choice
 t "run --set cluster.nodes=16 --set batch=[32]" run_set

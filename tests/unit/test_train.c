@@ -366,6 +366,118 @@ START_TEST(test_interference_closed_form)
 }
 END_TEST
 
+/* comm.slowdown s with comm.interference f (docs/design.md §8): while a
+ * compute task runs the sync progresses at 1/(1+s), while a sync is in
+ * flight compute at 1/(1+f). Layer policy, two layers: l1's all-reduce
+ * (duration D1 on the idle network) starts with the backward of l0
+ * (nominal C) and nothing else overlaps a sync (the next forward waits for
+ * l0's all-reduce). Closed forms, from the runs at s = f = 0:
+ *   D1 >> C: compute ends at C(1+f); the sync did C(1+f)/(1+s) of its work
+ *            by then, so it ends C(1+f) s/(1+s) late: comm_slowdown_s and
+ *            the iteration's growth; slowdown_s = f C.
+ *   C >> D1: the sync takes D1(1+s) (comm_slowdown_s = s D1) and slows
+ *            compute for that long: slowdown_s = D1(1+s) f/(1+f), the
+ *            iteration's growth.
+ * `none` overlaps nothing: its times do not move. */
+static GArray *run_slow(const char *model, double s_, double f, Scenario **sc)
+{
+    char *y = g_strdup_printf("model: %s\ngpu: v100\nbatch: [32]\ncomm: {interference: %g, slowdown: %g}\n"
+                              "cluster: {topology: star, nodes: 8, link: {bandwidth: 1Gbps, latency: 5us}}\n"
+                              "policies: [{name: layer, overlap: layer}, {name: none, overlap: none}]\n",
+                              model, f, s_);
+    *sc = load(y);
+    g_free(y);
+    ck_assert_double_eq((*sc)->comm_slowdown, s_);
+    return run_all(*sc, false, false);
+}
+
+START_TEST(test_comm_slowdown_closed_form)
+{
+    static const char *models[] = {
+        "name: long-sync\nlayers:\n"
+        "  - {name: l0, kind: conv, params: 1024, flops: 1e9, mem_bytes: 0}\n"
+        "  - {name: l1, kind: fc, params: 16777216, flops: 1e6, mem_bytes: 0}\n",
+        "name: long-compute\nlayers:\n"
+        "  - {name: l0, kind: conv, params: 1024, flops: 1e12, mem_bytes: 0}\n"
+        "  - {name: l1, kind: fc, params: 262144, flops: 1e6, mem_bytes: 0}\n"};
+    static const double slows[] = {0.5, 3}, interfs[] = {0, 0.25};
+    for (int m = 0; m < 2; m++) {
+        char *model = tmp_file(models[m], "arsim-cslow-XXXXXX.yaml");
+        Scenario *s0;
+        GArray *r0 = run_slow(model, 0, 0, &s0);
+        const ModelLayer *l0 = &g_array_index(s0->model->layers, ModelLayer, 0);
+        double C = gpu_backward_s(&s0->gpu, s0->model, l0, 32, s0->precision, s0->bwd_ratio);
+        double D1 = 0;   /* l1's all-reduce on the idle network, from the layer run's rows */
+        {
+            TrainOpts o = {.layers = true};
+            TrainResult u;
+            char *err = NULL;
+            ck_assert_msg(train_run(s0, 32, 0, &o, &u, &err), "%s", err);
+            for (guint k = 0; k < u.units->len; k++) {
+                const TrainUnitRow *row = &g_array_index(u.units, TrainUnitRow, k);
+                if (strcmp(row->name, "l1") == 0)
+                    D1 = row->end_s - row->start_s;
+            }
+            train_result_clear(&u);
+        }
+        ck_assert_double_gt(D1, 0);
+        ck_assert(m == 0 ? D1 > 100 * C : C > 100 * D1);
+        for (size_t i = 0; i < G_N_ELEMENTS(slows); i++)
+            for (size_t j = 0; j < G_N_ELEMENTS(interfs); j++) {
+                double sl = slows[i], f = interfs[j];
+                Scenario *s;
+                GArray *r = run_slow(model, sl, f, &s);
+                double added = m == 0 ? C * (1 + f) * sl / (1 + sl) : sl * D1;
+                double interf = m == 0 ? f * C : D1 * (1 + sl) * f / (1 + f);
+                double grows = m == 0 ? added : interf;
+                ck_assert_double_eq_tol(res(r, 0)->comm_slowdown_s, added, 1e-11);
+                ck_assert_double_eq_tol(res(r, 0)->comm_s - res(r0, 0)->comm_s, added, 1e-11);
+                ck_assert_double_eq_tol(res(r, 0)->slowdown_s, interf, 1e-11);
+                ck_assert_double_eq_tol(res(r, 0)->iteration_s - res(r0, 0)->iteration_s, grows, 1e-11);
+                ck_assert_double_eq(res(r, 1)->iteration_s, res(r0, 1)->iteration_s);
+                ck_assert_double_eq(res(r, 1)->comm_slowdown_s, 0);
+                train_results_free(r);
+                scenario_free(s);
+            }
+        train_results_free(r0);
+        scenario_free(s0);
+        unlink(model);
+        g_free(model);
+    }
+}
+END_TEST
+
+/* comm.slowdown is exact for the single-stream engine's memoized syncs
+ * only: live syncs and the per-rank engine are refused, at the key. */
+START_TEST(test_comm_slowdown_refused)
+{
+    static const char *bad[] = {"comm: {streams: 2, slowdown: 0.1}\n",
+                                "comm: {slowdown: 0.1}\nstragglers: [{ranks: [1], slowdown: 2}]\n"};
+    for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
+        char *y = g_strdup_printf("model: vgg16-cifar10\ngpu: v100\nbatch: [32]\ncluster: {topology: star, nodes: 4}\n"
+                                  "policies: [{name: layer, overlap: layer}]\n%s", bad[i]);
+        char *err = NULL;
+        CfgNode *root = cfg_parse_string(y, "test.yaml", &err);
+        ck_assert(root);
+        ck_assert(!scenario_from_cfg(root, &err));
+        ck_assert_msg(strstr(err, "test.yaml:6:") && strstr(err, "comm.slowdown 0.1 is modelled"), "%s", err);
+        g_free(err);
+        g_free(y);
+    }
+    Scenario *s = load("model: vgg16-cifar10\ngpu: v100\nbatch: [32]\ncluster: {topology: star, nodes: 4}\n"
+                       "policies: [{name: layer, overlap: layer}]\ncomm: {slowdown: 0.1}\n");
+    TrainOpts o = {.per_rank = true};
+    TrainResult r;
+    char *err = NULL;
+    ck_assert(!train_run(s, 32, 0, &o, &r, &err));
+    ck_assert_msg(strstr(err, "comm.slowdown 0.1 is modelled"), "%s", err);
+    g_free(err);
+    ck_assert(!train_run_ex(s, 32, 0, NULL, true, &r, &err));
+    g_free(err);
+    scenario_free(s);
+}
+END_TEST
+
 START_TEST(test_hybrid_mapping)
 {
     Scenario *s = load("model: vgg16\ngpu: v100\nbatch: [32]\n"
@@ -470,6 +582,8 @@ int main(void)
     tcase_add_test(tc, test_ddp_buckets);
     tcase_add_test(tc, test_ddp_default_layout);
     tcase_add_test(tc, test_interference_closed_form);
+    tcase_add_test(tc, test_comm_slowdown_closed_form);
+    tcase_add_test(tc, test_comm_slowdown_refused);
     tcase_add_test(tc, test_hybrid_mapping);
     tcase_add_test(tc, test_auto_not_worse);
     tc = testmain_case(s, "determinism");

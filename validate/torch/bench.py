@@ -39,6 +39,11 @@ def agree_max(x, group):
     return float(t[0])
 
 
+def agree_min(n, group):
+    """The smallest of the ranks' counts n."""
+    return -int(agree_max(-float(n), group))
+
+
 def repeat(ctx, rule, setup, body, check=None, group=None):
     """Agreed repetition times of body() (setup() and check() untimed); one
     warm-up repetition first. Returns (samples, all checks passed)."""
@@ -138,14 +143,15 @@ class CommLoop:
     """A thread that runs all-reduces of one size back to back until every
     rank asked it to stop (agreed after each collective on a group of its
     own, ctx.aux: the compute thread's barriers use ctx.ctl meanwhile, and
-    two threads must never issue collectives on one group), timing each."""
+    two threads must never issue collectives on one group), recording each
+    one's (start, end) on this rank's perf_counter clock."""
 
     def __init__(self, ctx, algo, elems):
         self.ctx = ctx
         self.impl = AllReduce(algo, elems, ctx.rank, ctx.world, ctx.data)
         self.buf = torch.ones(elems)
         self.stop_local = False
-        self.times = []
+        self.spans = []
         self.thread = threading.Thread(target=self._run, daemon=True)
 
     def _run(self):
@@ -154,7 +160,7 @@ class CommLoop:
         while True:
             t0 = time.perf_counter()
             self.impl(self.buf, k)
-            self.times.append(time.perf_counter() - t0)
+            self.spans.append((t0, time.perf_counter()))
             k += 1
             flag[0] = 1.0 if self.stop_local else 0.0
             dist.all_reduce(flag, group=self.ctx.aux)
@@ -172,16 +178,23 @@ class CommLoop:
 def interference(ctx, step, algos, sizes, steps, comm_reps):
     """Per algorithm and size: compute steps (forward + backward + update at
     the training batch) alone, then while all-reduces of that size run back
-    to back; the all-reduces alone, then under that compute. Each figure is
-    the median of a rank's times, maximum over ranks; slowdown = with /
-    alone - 1."""
+    to back; the all-reduces alone, then under that compute: only those
+    that started after this rank's first step began and ended before its
+    last step ended (arsim's comm.slowdown is a sync's slow-down while its
+    rank computes; one that began during the barrier before the steps or
+    ended after them ran partly beside nothing). Each figure is the median
+    of a rank's times, maximum over ranks; slowdown = with / alone - 1."""
+    window = [0.0, 0.0]   # this rank's compute steps: first start, last end (perf_counter)
+
     def compute_times():
         dist.barrier(group=ctx.ctl)
         ts = []
+        window[0] = time.perf_counter()
         for _ in range(steps):
             t0 = time.perf_counter()
             step()
             ts.append(time.perf_counter() - t0)
+        window[1] = time.perf_counter()
         return ts
 
     def med_all(ts):
@@ -206,9 +219,11 @@ def interference(ctx, step, algos, sizes, steps, comm_reps):
             loop.start()
             with_comm = med_all(compute_times())
             loop.stop()
-            comm_busy = med_all(loop.times[:-1] or loop.times)
+            inside = [b - a for a, b in loop.spans if a >= window[0] and b <= window[1]]
+            # none inside (an all-reduce longer than the steps): every one but the last, as before
+            comm_busy = med_all(inside or [b - a for a, b in loop.spans[:-1] or loop.spans])
             rows.append({"impl": algo, "bytes": n, "compute_alone_s": alone, "compute_with_comm_s": with_comm,
                          "compute_slowdown": with_comm / alone - 1, "comm_alone_s": comm_alone,
                          "comm_with_compute_s": comm_busy, "comm_slowdown": comm_busy / comm_alone - 1,
-                         "collectives_during_compute": len(loop.times)})
+                         "collectives_during_compute": agree_min(len(inside), ctx.ctl)})
     return rows

@@ -11,10 +11,14 @@
 #        interference compute alone and under all-reduces -> interference.json
 #        train        every policy of the scenario for real -> iterations.json
 #      then the cluster goes down (EXIT trap, whatever happens);
-#   3. arsim calibrate meas.json (ping-pong and ring; γ from reduce);
+#   3. arsim calibrate meas.json --fit ring: α and β from gloo's own
+#      all-reduces (gloo's per-step cost is not the ping-pong's α; the
+#      ping-pong stays in meas.json for the record); γ from reduce;
 #   4. arsim import-profile profile.trace.json -> the measured model file;
-#   5. arsim run the scenario with the calibration, the measured model and
-#      the measured update rate -> pred.json;
+#   5. arsim run the scenario with the calibration, the measured model, the
+#      measured update rate, comm.interference and comm.slowdown (the
+#      median compute and all-reduce slow-downs of interference.json's gloo
+#      rows) -> pred.json;
 #   6. compare.py: measured against predicted per policy, rankings,
 #      speed-ups of layer + hybrid over none and over DDP, the targets.
 #
@@ -164,8 +168,8 @@ step() {
     shift
     "$@" >"$outdir/$name.txt" 2>&1 || { echo "$prog: $name failed:"; cat "$outdir/$name.txt"; exit 1; } >&2
 }
-echo "== arsim calibrate (gloo ping-pong and ring all-reduce; γ from reduce)"
-step calibrate "$arsim" calibrate "$outdir/meas.json" --out "$outdir/calib.yaml"
+echo "== arsim calibrate --fit ring (gloo's all-reduces; γ from reduce)"
+step calibrate "$arsim" calibrate "$outdir/meas.json" --fit ring --out "$outdir/calib.yaml"
 sed -n '3,5p' "$outdir/calibrate.txt"
 step import "$arsim" import-profile "$outdir/profile.trace.json" --model "$model" --batch "$batch" --gpu v100 \
     --out "$measured_model"
@@ -174,20 +178,26 @@ step import "$arsim" import-profile "$outdir/profile.trace.json" --model "$model
 sed -i -e 's/^measured: {batch: \([0-9]*\), gpu: "v100"/measured: {batch: \1, gpu: "cpu"/' \
     -e 's/^\(# fwd_ms\/bwd_ms: .* on \)v100 /\1cpu (gpus-cpu.yaml) /' "$measured_model"
 head -n 1 "$outdir/import.txt"
-# comm.interference: the median compute slow-down under gloo's all-reduces
-# (interference.json), at least 0 - arsim's fraction by which compute slows
-# while a sync is in flight
-interf=$("$python" -c 'import json, statistics, sys
-rows = [r["compute_slowdown"] for r in json.load(open(sys.argv[1]))["rows"] if r["impl"] == "gloo"]
-print("%.4f" % max(0.0, statistics.median(rows)) if rows else "0")' "$outdir/interference.json" 2>/dev/null || echo 0)
+# median FIELD — the median of FIELD over interference.json's gloo rows, at
+# least 0: compute_slowdown is comm.interference (compute slows by it while
+# a sync is in flight), comm_slowdown is comm.slowdown (a sync slows by it
+# while compute runs)
+median() {
+    "$python" -c 'import json, statistics, sys
+rows = [r[sys.argv[2]] for r in json.load(open(sys.argv[1]))["rows"] if r["impl"] == "gloo"]
+print("%.4f" % max(0.0, statistics.median(rows)) if rows else "0")' "$outdir/interference.json" "$1" 2>/dev/null || echo 0
+}
+interf=$(median compute_slowdown)
+cslow=$(median comm_slowdown)
 step predict "$arsim" run "$scenario" "${sets[@]}" --set "cluster.calibration=$outdir/calib.yaml" \
-    --set "comm.interference=$interf" --json "$outdir/pred.json" --layers
+    --set "comm.interference=$interf" --set "comm.slowdown=$cslow" --json "$outdir/pred.json" --layers
 step gloo-compare "$arsim" compare "$outdir/gloo-allreduce.json" --calibration "$outdir/calib.yaml"
 echo "== gloo's own all-reduce against arsim's ring (calibrated)"
 grep -E '^ +[0-9]+ +allreduce' "$outdir/gloo-compare.txt" | head -n 8
 echo "== interference: compute while an all-reduce runs (interference.json)"
 grep '^trainer: interference' "$log" | sed 's/^trainer: interference: /   /'
-echo "   predicted with comm.interference=$interf (the median compute slow-down under gloo)"
+echo "   predicted with comm.interference=$interf and comm.slowdown=$cslow (the median compute and all-reduce"
+echo "   slow-downs under gloo)"
 echo "== measured (PyTorch) against predicted (arsim)"
 sp=()
 grep -q '"policy": "layer-hybrid"' "$outdir/iterations.json" && sp+=(--units layer-hybrid)
