@@ -28,7 +28,8 @@ static int cmp_double(const void *a, const void *b)
 
 /* --skew: o->trials runs with the ranks' issue offsets drawn anew (trial
  * k's draws named by (--seed, k, rank)); fills r's trials, min, max and
- * events (summed) and returns the median time, or -1 with *why. */
+ * events (summed) and returns the median time, or the failing run's
+ * COLLEXEC_ERR_ value with *why. */
 static double skewed_time(Topo *t, const CmdCollOpts *o, const CollParams *prm, int p, ReportCollRow *r, char **why)
 {
     double *v = g_new(double, o->trials);
@@ -39,8 +40,10 @@ static double skewed_time(Topo *t, const CmdCollOpts *o, const CollParams *prm, 
         uint64_t ev = 0;
         v[k] = collexec_time_skewed(t, o->algo, prm, p, r->bytes, (uint32_t)o->elem_bytes, o->gamma, &skew, &ev, why);
         r->events += ev;
-        if (v[k] < 0)
+        if (v[k] < 0) {
+            med = v[k];   /* the COLLEXEC_ERR_ value */
             break;
+        }
     }
     if (k == o->trials) {
         qsort(v, (size_t)k, sizeof *v, cmp_double);
@@ -142,7 +145,7 @@ int cmdcoll_run(const CmdCollOpts *o, FILE *out, char **err)
         r.wall_s = wall_now() - w0;
         if (r.time_s < 0) {
             g_free(r.links);
-            if (strstr(why, "overflow") || strstr(why, "2^6"))
+            if (r.time_s == COLLEXEC_ERR_CLOCK)
                 *err = g_strdup_printf("--size: %s; expected a smaller --size, a faster --bandwidth or a smaller "
                                        "--gamma", why);
             else if (strstr(why, "; expected") && g_str_has_prefix(why, coll_algo_name(o->algo)))

@@ -168,7 +168,7 @@ static bool step_over(CollExec *x, uint64_t id)
     if (l->red_bytes) {
         simtime_t dt;
         if (!sim_seconds_to_ps(x->gamma * (double)l->red_bytes, &dt)) {
-            sim_fail(x->sim, "reducing %" G_GUINT64_FORMAT " bytes takes longer than 2^64 ps",
+            sim_fail_code(x->sim, SIM_ERR_CLOCK, "reducing %" G_GUINT64_FORMAT " bytes takes longer than 2^64 ps",
                      (guint64)l->red_bytes);
             return false;
         }
@@ -509,7 +509,7 @@ static bool prepare(CollExec *x, const int *rank2host)
         x->lanes[i].route_peer = -1;
     for (int c = 0; c < TOPO_NCLASSES; c++) {
         if (!sim_seconds_to_ps(x->topo->protocol[c].overhead_s, &x->o_ps[c])) {
-            sim_fail(x->sim, "collective: overhead %g s; expected a time below 2^64 ps",
+            sim_fail_code(x->sim, SIM_ERR_CLOCK, "collective: overhead %g s; expected a time below 2^64 ps",
                      x->topo->protocol[c].overhead_s);
             return false;
         }
@@ -620,22 +620,22 @@ static double timed_run(Topo *t, CollAlgo a, const CollParams *prm, int p, uint6
 {
     if (p < 1 || p > t->nhosts) {
         *err = g_strdup_printf("%d ranks on a topology of %d hosts; expected 1..%d ranks", p, t->nhosts, t->nhosts);
-        return -1;
+        return COLLEXEC_ERR_INPUT;
     }
     if (elem_bytes == 0 || !(gamma_s_per_byte >= 0) || isinf(gamma_s_per_byte)) {
         *err = g_strdup_printf("element size %u, gamma %g s/B; expected an element size >= 1 and a finite gamma >= 0",
                                elem_bytes, gamma_s_per_byte);
-        return -1;
+        return COLLEXEC_ERR_INPUT;
     }
     if (skew && !(skew->skew_s >= 0 && skew->skew_s <= COLLEXEC_SKEW_MAX_S)) {
         *err = g_strdup_printf("skew %g s; expected a time from 0 to %g s", skew->skew_s, COLLEXEC_SKEW_MAX_S);
-        return -1;
+        return COLLEXEC_ERR_INPUT;
     }
     uint64_t count = bytes / elem_bytes + (bytes % elem_bytes != 0);
     CollSchedule *s = coll_schedule_new(p, count);
     if (!coll_build(s, a, prm, err)) {
         coll_schedule_free(s);
-        return -1;
+        return COLLEXEC_ERR_INPUT;
     }
     Sim *sim = sim_new(SIM_DEFAULT_SEED);   /* an idle-network run draws nothing; a skewed one from skew->seed */
     Net *net = net_new(sim, t);
@@ -650,12 +650,13 @@ static double timed_run(Topo *t, CollAlgo a, const CollParams *prm, int p, uint6
         sim_at(sim, at, issue_event, x, GINT_TO_POINTER(r));
     }
     sim_run(sim);
-    double secs = -1;
-    if (sim->failed)
+    double secs = COLLEXEC_ERR_RUN;
+    if (sim->failed) {
         *err = g_strdup(sim->error);
-    else if (!fired)
+        secs = sim->code == SIM_ERR_CLOCK ? COLLEXEC_ERR_CLOCK : COLLEXEC_ERR_RUN;
+    } else if (!fired) {
         *err = g_strdup_printf("%s on %d ranks did not finish (deadlocked schedule)", coll_algo_name(a), p);
-    else
+    } else
         secs = sim_ps_to_seconds(collexec_end_time(x) - (skew ? first : collexec_start_time(x)));
     if (events)
         *events = sim->events;

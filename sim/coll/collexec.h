@@ -65,11 +65,16 @@ simtime_t collexec_start_time(const CollExec *x);
 simtime_t collexec_end_time(const CollExec *x);   /* valid once done ran */
 void collexec_free(CollExec *x);
 
+/* What the timed runs below return instead of a time, with *err: */
+#define COLLEXEC_ERR_INPUT (-1.0)  /* bad parameters: p > hosts, G not dividing p, an element size of 0, ... */
+#define COLLEXEC_ERR_CLOCK (-2.0)  /* a time does not fit the picosecond clock (too many bytes, too slow) */
+#define COLLEXEC_ERR_RUN (-3.0)    /* the run failed otherwise, or its schedule deadlocked */
+
 /* One collective alone on a fresh Sim and Net over topology t: builds the
  * schedule of algorithm a for p ranks (hosts 0..p-1) and `bytes` bytes in
  * elements of elem_bytes (bytes rounded up to whole elements), runs it and
- * returns its time in seconds (events processed into *events if non-NULL).
- * Negative and *err on bad parameters (p > hosts, G not dividing p, ...). */
+ * returns its time in seconds (events processed into *events if non-NULL),
+ * or a COLLEXEC_ERR_ value (< 0) and *err. */
 double collexec_time(Topo *t, CollAlgo a, const CollParams *prm, int p, uint64_t bytes,
                      uint32_t elem_bytes, double gamma_s_per_byte, uint64_t *events, char **err);
 

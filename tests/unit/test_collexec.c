@@ -356,17 +356,21 @@ START_TEST(test_errors)
 {
     Topo *t = star(4, 0);
     char *err = NULL;
-    ck_assert(collexec_time(t, COLL_RING, NULL, 5, 100, 1, 0, NULL, &err) < 0);
+    ck_assert(collexec_time(t, COLL_RING, NULL, 5, 100, 1, 0, NULL, &err) == COLLEXEC_ERR_INPUT);
     ck_assert_ptr_nonnull(err);
     g_clear_pointer(&err, g_free);
     CollParams prm;
     coll_params_init(&prm);
     prm.gpus_per_node = 3;
-    ck_assert(collexec_time(t, COLL_HIERARCHICAL, &prm, 4, 100, 1, 0, NULL, &err) < 0);
+    ck_assert(collexec_time(t, COLL_HIERARCHICAL, &prm, 4, 100, 1, 0, NULL, &err) == COLLEXEC_ERR_INPUT);
     g_clear_pointer(&err, g_free);
-    ck_assert(collexec_time(t, COLL_RING, NULL, 4, 100, 0, 0, NULL, &err) < 0);
+    ck_assert(collexec_time(t, COLL_RING, NULL, 4, 100, 0, 0, NULL, &err) == COLLEXEC_ERR_INPUT);
     g_clear_pointer(&err, g_free);
-    ck_assert(collexec_time(t, COLL_RING, NULL, 4, 100, 1, -1, NULL, &err) < 0);
+    ck_assert(collexec_time(t, COLL_RING, NULL, 4, 100, 1, -1, NULL, &err) == COLLEXEC_ERR_INPUT);
+    g_clear_pointer(&err, g_free);
+    /* A reduction longer than the clock holds: a clock error, by its code. */
+    ck_assert(collexec_time(t, COLL_RING, NULL, 4, 1000000000, 1, 1e9, NULL, &err) == COLLEXEC_ERR_CLOCK);
+    ck_assert_msg(strstr(err, "2^64 ps"), "%s", err);
     g_clear_pointer(&err, g_free);
     /* p = 1: nothing to do, zero time. */
     ck_assert(collexec_time(t, COLL_RING, NULL, 1, 100, 1, 0, NULL, &err) == 0);
