@@ -82,15 +82,21 @@ static void task_arm(Train *t)
     t->task_ev = sim_after(t->sim, (simtime_t)llround((double)t->task_left * f), task_done, t, (void *)t->task);
 }
 
+/* The work (ps at full rate) still left of `left`, armed at `mark` and
+ * running at 1/f of full rate since. */
+static simtime_t work_left(simtime_t left, simtime_t mark, simtime_t now, double f)
+{
+    simtime_t done = (simtime_t)llround((double)(now - mark) / f);
+    return done < left ? left - done : 0;
+}
+
 /* The communicator's occupancy changed: re-arm the running task when its
  * rate changes. */
 static void interference_update(Train *t)
 {
     if (t->s->interference <= 0 || !t->busy || t->task_slow == (t->in_flight > 0))
         return;
-    double f = t->task_slow ? 1 + t->s->interference : 1;
-    simtime_t done = (simtime_t)llround((double)(t->sim->now - t->task_mark) / f);
-    t->task_left = done < t->task_left ? t->task_left - done : 0;
+    t->task_left = work_left(t->task_left, t->task_mark, t->sim->now, t->task_slow ? 1 + t->s->interference : 1);
     sim_cancel(t->sim, t->task_ev);
     task_arm(t);
 }
@@ -115,9 +121,7 @@ static void comm_slowdown_update(Train *t)
 {
     if (t->s->comm_slowdown <= 0 || !t->sync_on || t->sync_slow == t->busy)
         return;
-    double f = t->sync_slow ? 1 + t->s->comm_slowdown : 1;
-    simtime_t done = (simtime_t)llround((double)(t->sim->now - t->sync_mark) / f);
-    t->sync_left = done < t->sync_left ? t->sync_left - done : 0;
+    t->sync_left = work_left(t->sync_left, t->sync_mark, t->sim->now, t->sync_slow ? 1 + t->s->comm_slowdown : 1);
     sim_cancel(t->sim, t->sync_ev);
     sync_arm(t);
 }
