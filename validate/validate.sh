@@ -108,19 +108,18 @@ if [ -n "$from" ]; then
     [ -d "$from" ] || { echo "$prog: --reanalyze: '$from' is not a directory; expected an earlier run's --out directory" >&2; exit 2; }
     from=$(cd "$from" && pwd)
     [ -x "$arsim" ] || { echo "$prog: $arsim not found; build it with make arsim" >&2; exit 1; }
-    case "$arsim" in /*) ;; *) arsim=$PWD/$arsim ;; esac
 else
-[ "$(id -u)" = 0 ] || skip "not root (the emulated cluster needs network namespaces and tc; CI runs as root)"
-for c in ip tc unshare $mpicmd timeout; do
-    command -v $c >/dev/null || skip "$c not found (iproute2, util-linux and Open MPI (or MPICH for --mpi mpich) are needed: make deps)"
-done
-unshare --net true 2>/dev/null || skip "network namespaces are unavailable here (unshare --net failed)"
-for f in "$arsim" "$mpibench"; do
-    [ -x "$f" ] || { echo "$prog: $f not found; build it with make arsim validate-build" >&2; exit 1; }
-done
-case "$arsim" in /*) ;; *) arsim=$PWD/$arsim ;; esac
-case "$mpibench" in /*) ;; *) mpibench=$PWD/$mpibench ;; esac
+    [ "$(id -u)" = 0 ] || skip "not root (the emulated cluster needs network namespaces and tc; CI runs as root)"
+    for c in ip tc unshare $mpicmd timeout; do
+        command -v $c >/dev/null || skip "$c not found (iproute2, util-linux and Open MPI (or MPICH for --mpi mpich) are needed: make deps)"
+    done
+    unshare --net true 2>/dev/null || skip "network namespaces are unavailable here (unshare --net failed)"
+    for f in "$arsim" "$mpibench"; do
+        [ -x "$f" ] || { echo "$prog: $f not found; build it with make arsim validate-build" >&2; exit 1; }
+    done
+    case "$mpibench" in /*) ;; *) mpibench=$PWD/$mpibench ;; esac
 fi
+case "$arsim" in /*) ;; *) arsim=$PWD/$arsim ;; esac
 
 [ -n "$outdir" ] || outdir=$(mktemp -d "${TMPDIR:-/tmp}/arsim-validate.XXXXXX") || exit 1
 mkdir -p "$outdir" || exit 1
