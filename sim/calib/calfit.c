@@ -436,14 +436,9 @@ static Cand fit_once(const GArray *pts, double gamma, double beta_fix, unsigned 
  * with fewer than 2 distinct large sizes or a slope that is not > 0. */
 static double slope_beta(const GArray *pts, double gamma)
 {
-    double mmax = 0;
-    for (guint i = 0; i < pts->len; i++) {
-        const CalPoint *p = &g_array_index(pts, CalPoint, i);
-        double k, m, h, g;
-        terms(p, gamma, &k, &m, &h, &g);
-        if (p->used && k > 0)
-            mmax = fmax(mmax, m);
-    }
+    GArray *sizes = message_sizes(pts);
+    double mmax = sizes->len ? g_array_index(sizes, double, sizes->len - 1) : 0;
+    g_array_free(sizes, TRUE);
     guint len = pts->len;
     double *a = g_new(double, 3 * len + 1), *y = g_new(double, len + 1), *w = g_new(double, len + 1);
     double hmin = INFINITY, hmax = 0, x[3];

@@ -48,8 +48,10 @@ static double skewed_time(Topo *t, const CmdCollOpts *o, const CollParams *prm, 
     if (k == o->trials) {
         qsort(v, (size_t)k, sizeof *v, cmp_double);
         med = (v[(k - 1) / 2] + v[k / 2]) / 2;
-        *r = (ReportCollRow){.algo = r->algo, .ranks = r->ranks, .bytes = r->bytes, .events = r->events,
-                             .trials = k, .skew_s = o->skew_s, .time_min_s = v[0], .time_max_s = v[k - 1]};
+        r->trials = k;
+        r->skew_s = o->skew_s;
+        r->time_min_s = v[0];
+        r->time_max_s = v[k - 1];
     }
     g_free(v);
     return med;

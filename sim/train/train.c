@@ -312,13 +312,13 @@ static void train_clear(Train *t)
     trainplan_free(t->plan);
 }
 
-/* Makes span times relative to the recorded iteration's start. */
 /* Seconds from base to t (ps), negative when t precedes base. */
 static double since(simtime_t base, simtime_t t)
 {
     return (double)((int64_t)t - (int64_t)base) / PS_PER_S;
 }
 
+/* Makes span times relative to the recorded iteration's start. */
 static void rebase_spans(Train *t)
 {
     for (guint i = 0; t->spans && i < t->spans->len; i++) {
