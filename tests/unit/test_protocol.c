@@ -388,7 +388,7 @@ END_TEST
 
 /* Ranks issuing apart (collexec_time_skewed): one exchange of n bytes
  * between 2 ranks whose issue times differ by Δ (their draws) takes
- * Δ + T0 (T0 the time when they issue together) — eagerly, and under
+ * Δ + T0 (T0 the closed form's time when they issue together) — eagerly, and under
  * handshake none; under rtt the late rank's clear-to-send leaves before
  * its request-to-send, the early rank's data goes first and the late
  * rank's clear-to-send for it waits behind that data on the early rank's
@@ -403,6 +403,9 @@ START_TEST(test_skewed_exchange)
                                 0);
             Topo *t = star_proto(2, 0, &pr);
             double t0 = run_time(t, COLL_BUTTERFLY, NULL, 2, n, 0, NULL);
+            FormCost c = {.a = 2 * LAT, .b = 1 / BW, .eager = eager ? INFINITY : EAGER, .rtt = hs == 1};
+            within(t0, f_flat(&c, COLL_BUTTERFLY, 2, (double)n) * (1 - 1e-9), f_flat(&c, COLL_BUTTERFLY, 2, (double)n),
+                   "skewed_exchange T0", 2, n);
             char *err = NULL;
             CollSkew none = {0, 7, 0};
             ck_assert_double_eq(collexec_time_skewed(t, COLL_BUTTERFLY, NULL, 2, n, 1, 0, &none, NULL, &err), t0);
