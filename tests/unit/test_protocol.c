@@ -388,8 +388,9 @@ END_TEST
 
 /* Ranks issuing apart (collexec_time_skewed): one exchange of n bytes
  * between 2 ranks whose issue times differ by Δ (their draws) takes
- * Δ + T0 (T0 the closed form's time when they issue together) — eagerly, and under
- * handshake none; under rtt the late rank's clear-to-send leaves before
+ * Δ + T0 (T0 the closed form's time when they issue together) —
+ * eagerly, and under handshake none; under rtt the late rank's
+ * clear-to-send leaves before
  * its request-to-send, the early rank's data goes first and the late
  * rank's clear-to-send for it waits behind that data on the early rank's
  * link: Δ + T0 + nβ, the two messages one after the other. Skew 0 is
