@@ -88,6 +88,8 @@ int cmdcoll_run(const CmdCollOpts *o, FILE *out, char **err)
             classes[i]->overhead_s = o->proto.value.overhead_s;
         if (o->proto.segment)
             classes[i]->segment_bytes = o->proto.value.segment_bytes;
+        if (o->proto.control_queue)
+            classes[i]->control_queue = o->proto.value.control_queue;
     }
     char *why = NULL;
     Topo *t = topo_new(&spec, &why);
@@ -229,7 +231,7 @@ static bool parse_packet(void *field, const CliOpt *opt, const char *value, char
     return !*err;
 }
 
-/* --eager-limit, --handshake, --overhead, --segment: one field (the
+/* --eager-limit, --handshake, --overhead, --segment, --control-queue: one field (the
  * protocol overrides), told apart by the row's name. */
 static bool parse_protocol(void *field, const CliOpt *opt, const char *value, char **err)
 {
@@ -249,6 +251,9 @@ static bool parse_protocol(void *field, const CliOpt *opt, const char *value, ch
     } else if (strcmp(opt->name, "overhead") == 0) {
         ok = protocol_parse_overhead(value, &pr->value.overhead_s, &why);
         pr->overhead = true;
+    } else if (strcmp(opt->name, "control-queue") == 0) {
+        ok = protocol_parse_control_queue(value, &pr->value.control_queue, &why);
+        pr->control_queue = true;
     } else {
         ok = protocol_parse_segment(value, &pr->value.segment_bytes, &why);
         pr->segment = true;
@@ -311,6 +316,11 @@ static const CliOpt opts[] = {
     {"segment", CLI_CUSTOM, offsetof(CmdCollOpts, proto),
      .help = "cut each step's message into pipelined pieces of SIZE, or none", .value = "SIZE|none",
      .unit = "a size: 1MiB; none: whole messages", .note = "the topology's (none by default)",
+     .parse = parse_protocol},
+    {"control-queue", CLI_CUSTOM, offsetof(CmdCollOpts, proto),
+     .help = "under handshake rtt, a request- or clear-to-send waits on each link behind at most SIZE of queued data "
+             "(the transport's buffer), or inf: behind all of it", .value = "SIZE|inf",
+     .unit = "a size: 256KiB; inf: in order like any message", .note = "the topology's (inf by default)",
      .parse = parse_protocol},
     {"max-memory", CLI_BYTES, offsetof(CmdCollOpts, max_memory),
      .help = "refuse (exit 2) a run whose memory estimate is above SIZE", .value = "SIZE",

@@ -20,6 +20,7 @@ typedef struct {
     bool handshake;          /* --handshake given */
     bool overhead;           /* --overhead given */
     bool segment;            /* --segment given */
+    bool control_queue;      /* --control-queue given */
 } CmdCollProtocol;
 
 typedef struct {
@@ -35,7 +36,7 @@ typedef struct {
     GArray *sizes;           /* --size: uint64_t bytes, >= 1 entry; the command's to free */
     bool json;               /* --json: a JSON array instead of a table */
     bool links;              /* --links: per-link statistics too */
-    CmdCollProtocol proto;   /* --eager-limit, --handshake, --overhead, --segment */
+    CmdCollProtocol proto;   /* --eager-limit, --handshake, --overhead, --segment, --control-queue */
     uint64_t max_memory;     /* --max-memory, bytes; 0: the machine's available memory */
     double skew_s;           /* --skew, s: ranks issue up to this far apart (0: together) */
     int trials;              /* --trials: skewed runs per size (their median is the time) */

@@ -215,7 +215,7 @@ static void rendezvous_go(CollExec *x, uint64_t id)
     }
     int a = (int)(id / x->npieces);
     l->back = topo_route_acquire(x->topo, x->ranks[l->send_peer].host, x->ranks[a].host);
-    net_send(x->net, l->back, 0, on_cts, x, GSIZE_TO_POINTER(id));
+    net_send_control(x->net, l->back, x->topo->protocol[l->cls].control_queue, on_cts, x, GSIZE_TO_POINTER(id));
 }
 
 /* Lane id's rendezvous message (or its request-to-send) is at the
@@ -248,7 +248,7 @@ static void send_issue(CollExec *x, uint64_t id)
     }
     l->send_state = SEND_WAIT;
     if (pr->handshake == PROTOCOL_HANDSHAKE_RTT)
-        net_send(x->net, l->route, 0, on_rts, x, GSIZE_TO_POINTER(id));
+        net_send_control(x->net, l->route, pr->control_queue, on_rts, x, GSIZE_TO_POINTER(id));
     else
         rendezvous_at_receiver(x, id);
 }

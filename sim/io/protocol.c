@@ -4,16 +4,18 @@
 
 #include <string.h>
 
-#define PROTOCOL_KEYS "eager_limit, handshake, overhead, segment"
+#define PROTOCOL_KEYS "eager_limit, handshake, overhead, segment, control_queue"
 
 void protocol_init(Protocol *p)
 {
-    *p = (Protocol){.eager_limit = PROTOCOL_DEFAULT_EAGER, .handshake = PROTOCOL_HANDSHAKE_NONE};
+    *p = (Protocol){.eager_limit = PROTOCOL_DEFAULT_EAGER, .handshake = PROTOCOL_HANDSHAKE_NONE,
+                    .control_queue = PROTOCOL_INF};
 }
 
 void protocol_init_eager(Protocol *p)
 {
-    *p = (Protocol){.eager_limit = PROTOCOL_INF, .handshake = PROTOCOL_HANDSHAKE_NONE};
+    *p = (Protocol){.eager_limit = PROTOCOL_INF, .handshake = PROTOCOL_HANDSHAKE_NONE,
+                    .control_queue = PROTOCOL_INF};
 }
 
 bool protocol_is_eager(const Protocol *p)
@@ -63,6 +65,20 @@ bool protocol_parse_segment(const char *s, uint64_t *out, const char **why)
     return true;
 }
 
+bool protocol_parse_control_queue(const char *s, uint64_t *out, const char **why)
+{
+    if (g_strcmp0(s, "inf") == 0) {
+        *out = PROTOCOL_INF;
+        return true;
+    }
+    if (!units_parse_bytes(s, out, why)) {
+        *why = "not a control queue; expected a size such as 256KiB (the queued data a request- or clear-to-send "
+               "waits behind at most) or inf";
+        return false;
+    }
+    return true;
+}
+
 bool protocol_parse_overhead(const char *s, double *out, const char **why)
 {
     if (!units_parse_time(s, out, why))
@@ -84,6 +100,7 @@ static bool read_value(CfgNode *map, const char *key, CfgParseFn parse, void *ou
 static bool parse_limit(const char *s, void *o, const char **w) { return protocol_parse_eager_limit(s, o, w); }
 static bool parse_segment(const char *s, void *o, const char **w) { return protocol_parse_segment(s, o, w); }
 static bool parse_overhead(const char *s, void *o, const char **w) { return protocol_parse_overhead(s, o, w); }
+static bool parse_cq(const char *s, void *o, const char **w) { return protocol_parse_control_queue(s, o, w); }
 
 static bool parse_handshake(const char *s, void *o, const char **w)
 {
@@ -103,6 +120,7 @@ bool protocol_read(CfgNode *map, Protocol *p, char **err)
         !read_value(map, "handshake", parse_handshake, &q.handshake, "none or rtt", err) ||
         !read_value(map, "overhead", parse_overhead, &q.overhead_s, "a time such as 5us", err) ||
         !read_value(map, "segment", parse_segment, &q.segment_bytes, "a size or none", err) ||
+        !read_value(map, "control_queue", parse_cq, &q.control_queue, "a size or inf", err) ||
         !cfg_check_keys(map, "protocol", PROTOCOL_KEYS, err))
         return false;
     *p = q;
@@ -119,8 +137,11 @@ char *protocol_format(const Protocol *p)
     g_string_append_printf(s, ", handshake: %s, overhead: %.9gs, segment: ", protocol_handshake_name(p->handshake),
                            p->overhead_s);
     if (p->segment_bytes)
-        g_string_append_printf(s, "%" G_GUINT64_FORMAT "}", (guint64)p->segment_bytes);
+        g_string_append_printf(s, "%" G_GUINT64_FORMAT, (guint64)p->segment_bytes);
     else
-        g_string_append(s, "none}");
+        g_string_append(s, "none");
+    if (p->control_queue != PROTOCOL_INF)
+        g_string_append_printf(s, ", control_queue: %" G_GUINT64_FORMAT, (guint64)p->control_queue);
+    g_string_append_c(s, '}');
     return g_string_free(s, FALSE);
 }

@@ -7,7 +7,7 @@
  * posts a receive.
  *
  * In YAML: {eager_limit: SIZE | inf, handshake: none | rtt, overhead: TIME,
- * segment: SIZE | none}, every key optional (an absent key keeps the value
+ * segment: SIZE | none, control_queue: SIZE | inf}, every key optional (an absent key keeps the value
  * it had), an unknown key an error.
  *
  *   eager_limit  a message of fewer bytes leaves when it is sent; one of
@@ -37,8 +37,16 @@
  *                chunks, Open MPI's segmented ring). Each
  *                piece is a message of its own (eager or not by its size).
  *                none (0): whole messages.
+ *   control_queue  Q: under handshake rtt, a request- or clear-to-send
+ *                waits on each link behind at most Q bytes of the data
+ *                queued ahead of it (the transport's buffer: the socket's
+ *                send buffer, the MPI library's queued fragments), then
+ *                overtakes the rest (net_send_control). inf: behind all of
+ *                it, in order like any message (the default). Matters where
+ *                a pairwise exchange's ends start apart: the late rank's
+ *                clear-to-send queues behind the early rank's data.
  *
- * Defaults (protocol_init): 64 KiB, none, 0, none — SMPI's semantics.
+ * Defaults (protocol_init): 64 KiB, none, 0, none, inf — SMPI's semantics.
  */
 #ifndef ARSIM_PROTOCOL_H
 #define ARSIM_PROTOCOL_H
@@ -63,6 +71,8 @@ typedef struct {
     ProtocolHandshake handshake; /* what a rendezvous message waits for */
     double overhead_s;           /* CPU seconds per data message at each end, 0..PROTOCOL_MAX_OVERHEAD_S */
     uint64_t segment_bytes;      /* bytes per pipelined piece; 0: whole messages */
+    uint64_t control_queue;      /* bytes of queued data a control message waits behind at most per link;
+                                  * PROTOCOL_INF: all of it (FIFO) */
 } Protocol;
 
 /* The defaults above. */
@@ -87,6 +97,8 @@ bool protocol_handshake_parse(const char *name, ProtocolHandshake *out);
 bool protocol_parse_eager_limit(const char *s, uint64_t *out, const char **why);
 bool protocol_parse_segment(const char *s, uint64_t *out, const char **why);
 bool protocol_parse_overhead(const char *s, double *out, const char **why);
+/* "SIZE" or "inf". */
+bool protocol_parse_control_queue(const char *s, uint64_t *out, const char **why);
 
 /* Reads a protocol mapping into *p (keys absent keep *p's values). false
  * and *err "file:line:col: what is wrong; what is expected". */

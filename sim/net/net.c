@@ -45,6 +45,8 @@ struct NetMsg {
     GList qlink;            /* message mode: node in a link's FIFO; data = this message */
     const TopoRoute *route; /* shared, owned by the Topo; nhops >= 0 */
     uint64_t bytes;         /* payload */
+    uint64_t ctl_cap;       /* message mode, a control message (net_send_control): bytes of queued data it
+                             * waits behind at most on a link; UINT64_MAX: FIFO like any message */
     uint32_t hop;           /* message mode: route index of the link the head is at */
     simtime_t head_ps;      /* message mode: when the head reaches the current hop */
     simtime_t tail_ps;      /* message mode: when the tail reaches the current hop */
@@ -242,10 +244,43 @@ static void mm_start(Net *n, NetLink *l, NetMsg *m, simtime_t s)
     }
 }
 
+/* Message mode: control message m passes link l at time s without
+ * taking it (it carries no payload): it moves on after the latency. */
+static void mm_pass(Net *n, NetLink *l, NetMsg *m, simtime_t s)
+{
+    n->stats[l - n->links].msgs++;
+    m->head_ps = m->tail_ps = tadd(n, s, l->lat_ps);
+    if (++m->hop == m->route->nhops)
+        sim_at(n->sim, m->tail_ps, msg_deliver, n, m);
+    else
+        sim_at(n->sim, m->head_ps, mm_arrive, n, m);
+}
+
+/* Message mode: whether control message m, at link l now, would wait
+ * behind more than its cap of data; if so it passes once the link has
+ * serialized cap bytes more (the time the data ahead of it, in service
+ * and waiting, takes is counted at the link's rate). */
+static bool mm_overtake(Net *n, NetLink *l, NetMsg *m)
+{
+    simtime_t now = n->sim->now;
+    if (m->ctl_cap == UINT64_MAX || l->free_ps <= now || isinf(l->bw_Bps))
+        return false;
+    simtime_t cap = ser_ps(n, l->bw_Bps, (double)m->ctl_cap);
+    simtime_t ahead = l->free_ps - now;
+    if (ahead <= cap)
+        ahead = tadd(n, ahead, ser_ps(n, l->bw_Bps, (double)l->wait_bytes));
+    if (ahead <= cap)
+        return false;
+    mm_pass(n, l, m, tadd(n, now, cap));
+    return true;
+}
+
 /* Message mode: m's head reaches the link of hop m->hop now. */
 static void mm_enter(Net *n, NetMsg *m)
 {
     NetLink *l = &n->links[m->route->link[m->hop]];
+    if (mm_overtake(n, l, m))
+        return;
     occupancy_grows(n, l, 1, m->bytes);
     if (l->wait_n == 1 && l->free_ps <= n->sim->now) {
         l->wait_n = 0;
@@ -406,13 +441,16 @@ void net_set_router(Net *n, NetRouteFn fn, void *ctx)
     n->router_ctx = ctx;
 }
 
-void net_send(Net *n, const TopoRoute *r, uint64_t bytes, NetDeliverFn fn, void *ctx, void *data)
+/* net_send and net_send_control: a message of `bytes` with control cap `cap`. */
+static void send_msg(Net *n, const TopoRoute *r, uint64_t bytes, uint64_t cap, NetDeliverFn fn, void *ctx,
+                     void *data)
 {
     if (n->router)
         r = n->router(n->router_ctx, r);
     NetMsg *m = msg_get(n);
     m->route = r;
     m->bytes = bytes;
+    m->ctl_cap = cap;
     m->fn = fn;
     m->ctx = ctx;
     m->data = data;
@@ -435,6 +473,16 @@ void net_send(Net *n, const TopoRoute *r, uint64_t bytes, NetDeliverFn fn, void 
         m->flows[h] = (NetFlow){.msg = m, .hop = h};
     m->flows[0].arrived = m->npkts;
     pm_enqueue(n, &m->flows[0], m->npkts, bytes);
+}
+
+void net_send(Net *n, const TopoRoute *r, uint64_t bytes, NetDeliverFn fn, void *ctx, void *data)
+{
+    send_msg(n, r, bytes, UINT64_MAX, fn, ctx, data);
+}
+
+void net_send_control(Net *n, const TopoRoute *r, uint64_t cap_bytes, NetDeliverFn fn, void *ctx, void *data)
+{
+    send_msg(n, r, 0, cap_bytes, fn, ctx, data);
 }
 
 uint64_t net_mem_estimate(const Topo *t, uint64_t msgs)

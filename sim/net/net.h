@@ -46,6 +46,17 @@ void net_free(Net *n);
  * A route of 0 hops delivers at once (same time, through the queue). */
 void net_send(Net *n, const TopoRoute *r, uint64_t bytes, NetDeliverFn fn, void *ctx, void *data);
 
+/* A payload-free control message (an MPI request- or clear-to-send) along
+ * r, as net_send(n, r, 0, ...) except in message mode: on each link it
+ * waits behind at most cap_bytes of queued data (the rest of the message
+ * in service and the messages waiting, counted at the link's rate), as a
+ * transport that queues only its buffer's worth of a large message ahead
+ * of a control message; then it leaves without taking the link and moves
+ * on after the latency. UINT64_MAX: FIFO, exactly net_send. In packet
+ * mode the cap is not used (the round robin already serves it after one
+ * packet of each message ahead). */
+void net_send_control(Net *n, const TopoRoute *r, uint64_t cap_bytes, NetDeliverFn fn, void *ctx, void *data);
+
 /* Changes a link's rate and latency from now on: a message (packet) that
  * starts on it later serializes at bw_Bps (> 0, INFINITY allowed) and
  * crosses it in lat_ps; one in service keeps its times. netfault.h uses

@@ -70,8 +70,9 @@ START_TEST(test_settings)
     ck_assert(protocol_is_eager(&p) && !protocol_rendezvous(&p, UINT64_MAX - 1));
 
     char *err = NULL;
-    CfgNode *n = cfg_parse_string("{eager_limit: 128KiB, handshake: rtt, overhead: 12us, segment: 1MiB}", "p.yaml",
-                                  &err);
+    ck_assert_uint_eq(p.control_queue, PROTOCOL_INF);
+    CfgNode *n = cfg_parse_string("{eager_limit: 128KiB, handshake: rtt, overhead: 12us, segment: 1MiB, "
+                                  "control_queue: 256KiB}", "p.yaml", &err);
     ck_assert_msg(n, "%s", err);
     protocol_init(&p);
     ck_assert_msg(protocol_read(n, &p, &err), "%s", err);
@@ -79,10 +80,12 @@ START_TEST(test_settings)
     ck_assert_int_eq(p.handshake, PROTOCOL_HANDSHAKE_RTT);
     ck_assert_double_eq_tol(p.overhead_s, 12e-6, 1e-18);
     ck_assert_uint_eq(p.segment_bytes, 1 << 20);
+    ck_assert_uint_eq(p.control_queue, 262144);
     cfg_free(n);
     /* the writer's text reads back to the same values */
     char *text = protocol_format(&p);
-    ck_assert_str_eq(text, "{eager_limit: 131072, handshake: rtt, overhead: 1.2e-05s, segment: 1048576}");
+    ck_assert_str_eq(text, "{eager_limit: 131072, handshake: rtt, overhead: 1.2e-05s, segment: 1048576, "
+                           "control_queue: 262144}");
     n = cfg_parse_string(text, "q.yaml", &err);
     Protocol q;
     protocol_init_eager(&q);
@@ -91,9 +94,10 @@ START_TEST(test_settings)
     cfg_free(n);
     g_free(text);
     /* absent keys keep their values; inf and none */
-    n = cfg_parse_string("{eager_limit: inf, segment: none}", "r.yaml", &err);
+    n = cfg_parse_string("{eager_limit: inf, segment: none, control_queue: inf}", "r.yaml", &err);
     ck_assert_msg(n && protocol_read(n, &q, &err), "%s", err);
     ck_assert_uint_eq(q.eager_limit, PROTOCOL_INF);
+    ck_assert_uint_eq(q.control_queue, PROTOCOL_INF);
     ck_assert_uint_eq(q.segment_bytes, 0);
     ck_assert_int_eq(q.handshake, PROTOCOL_HANDSHAKE_RTT);
     cfg_free(n);
@@ -108,6 +112,8 @@ START_TEST(test_settings)
         {"{overhead: 2s}", "b.yaml:1:12: '2s': overhead above 1 s per message; expected"},
         {"{segment: 0}", "b.yaml:1:11: '0': not a segment size; expected a positive size"},
         {"{segment: [1]}", "b.yaml:1:11: wrong type: a list; expected a size or none"},
+        {"{control_queue: -5}", "b.yaml:1:17: '-5': not a control queue; expected a size"},
+        {"{control_queue: all}", "b.yaml:1:17: 'all': not a control queue; expected a size"},
         {"{eager: 1KiB}", "b.yaml:1:2: unknown key 'eager' in protocol; expected one of"},
         {"64KiB", "b.yaml:1:1: "},
     };
@@ -393,15 +399,25 @@ END_TEST
  * clear-to-send leaves before
  * its request-to-send, the early rank's data goes first and the late
  * rank's clear-to-send for it waits behind that data on the early rank's
- * link: Δ + T0 + nβ, the two messages one after the other. Skew 0 is
- * the unskewed run. */
+ * link: Δ + T0 + nβ, the two messages one after the other. With a
+ * control queue Q the clear-to-send overtakes the data once Q bytes of
+ * it passed on each of the route's two links: Δ + T0 + min(n, 2Q)β
+ * (n > 2Q: Q on each link; Q < n <= 2Q: on the second link no more than Q
+ * is left ahead, it waits for all of it). Skew 0 is the unskewed run. */
 START_TEST(test_skewed_exchange)
 {
     const uint64_t n = 1 << 20;
+    const uint64_t caps[] = {PROTOCOL_INF, n, n / 2 + 4096, n / 4, 1000, 0};
     for (int hs = 0; hs < 2; hs++) {
         for (int eager = 0; eager < 2; eager++) {
+          for (size_t ci = 0; ci < G_N_ELEMENTS(caps); ci++) {
             Protocol pr = proto(hs ? PROTOCOL_HANDSHAKE_RTT : PROTOCOL_HANDSHAKE_NONE, 0, eager ? PROTOCOL_INF : EAGER,
                                 0);
+            pr.control_queue = caps[ci];
+            /* what the late rank's clear-to-send waits behind: all of the
+             * early rank's data (FIFO), or the cap on each of the two links
+             * while as much is still ahead of it there */
+            double held = caps[ci] == PROTOCOL_INF ? (double)n : fmin((double)n, 2.0 * (double)caps[ci]);
             Topo *t = star_proto(2, 0, &pr);
             double t0 = run_time(t, COLL_BUTTERFLY, NULL, 2, n, 0, NULL);
             FormCost c = {.a = 2 * LAT, .b = 1 / BW, .eager = eager ? INFINITY : EAGER, .rtt = hs == 1};
@@ -415,16 +431,17 @@ START_TEST(test_skewed_exchange)
                 double u0 = simrng_uniform(7, COLLEXEC_SKEW_STREAM, (int64_t)trial, 0);
                 double u1 = simrng_uniform(7, COLLEXEC_SKEW_STREAM, (int64_t)trial, 1);
                 double d = fabs(u0 - u1) * 0.01;
-                double want = d + t0 + (hs && !eager ? (double)n / BW : 0);
+                double want = d + t0 + (hs && !eager ? held / BW : 0);
                 double got = collexec_time_skewed(t, COLL_BUTTERFLY, NULL, 2, n, 1, 0, &k, NULL, &err);
-                ck_assert_msg(fabs(got - want) <= 2e-12, "hs %d eager %d trial %d: %.12g s, want %.12g s", hs, eager,
-                              (int)trial, got, want);
+                ck_assert_msg(fabs(got - want) <= 2e-12, "hs %d eager %d cap %zu trial %d: %.12g s, want %.12g s", hs,
+                              eager, ci, (int)trial, got, want);
             }
             CollSkew bad = {-1, 7, 0};
             ck_assert(collexec_time_skewed(t, COLL_BUTTERFLY, NULL, 2, n, 1, 0, &bad, NULL, &err) < 0);
             ck_assert_msg(strstr(err, "expected a time from 0"), "%s", err);
             g_free(err);
             topo_free(t);
+          }
         }
     }
 }
