@@ -36,7 +36,7 @@ static double skewed_time(Topo *t, const CmdCollOpts *o, const CollParams *prm, 
     double med = -1;
     int k;
     for (k = 0; k < o->trials; k++) {
-        CollSkew skew = {o->skew_s, (uint64_t)o->seed, (uint64_t)k};
+        CollSkew skew = {.skew_s = o->skew_s, .seed = (uint64_t)o->seed, .trial = (uint64_t)k};
         uint64_t ev = 0;
         v[k] = collexec_time_skewed(t, o->algo, prm, p, r->bytes, (uint32_t)o->elem_bytes, o->gamma, &skew, &ev, why);
         r->events += ev;

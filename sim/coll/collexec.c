@@ -41,6 +41,7 @@ typedef enum {
 typedef struct {
     uint32_t nsteps;          /* the rank's steps (coll_nsteps) */
     int32_t host;             /* the rank's host, < topo->nhosts */
+    simtime_t end_ps;         /* when its last lane finished its last step (so far), ps */
 } ExecRank;
 
 /* What a lane's inbox knows about one sender. */
@@ -149,6 +150,13 @@ static void fire_event(void *ctx, void *data)
     maybe_done(ctx);
 }
 
+/* A lane of rank r finished its last step now. */
+static void lane_done(CollExec *x, int r)
+{
+    x->ndone++;
+    x->ranks[r].end_ps = x->sim->now;
+}
+
 /* Reserves rank r's CPU for dt from max(now, its next free time) and runs
  * fn(x, lane id) when that ends. */
 static void cpu_run(CollExec *x, int r, simtime_t dt, EvqFn fn, uint64_t id)
@@ -176,7 +184,7 @@ static bool step_over(CollExec *x, uint64_t id)
         return false;
     }
     if (++l->cur == x->ranks[r].nsteps)
-        x->ndone++;
+        lane_done(x, r);
     return true;
 }
 
@@ -390,7 +398,7 @@ static void on_reduced(void *ctx, void *data)
     uint64_t id = GPOINTER_TO_SIZE(data);
     ExecLane *l = &x->lanes[id];
     if (++l->cur == x->ranks[id / x->npieces].nsteps)
-        x->ndone++;
+        lane_done(x, (int)(id / x->npieces));
     run_lane(x, id);
     maybe_done(x);
 }
@@ -541,7 +549,7 @@ CollExec *collexec_start(const CollRunSpec *spec)
     x->cpu_free = g_new0(simtime_t, sched->p);
     for (uint64_t id = 0; id < x->nlanes && !spec->deferred; id++) {
         if (x->ranks[id / x->npieces].nsteps == 0)
-            x->ndone++;
+            lane_done(x, (int)(id / x->npieces));
         else
             run_lane(x, id);
     }
@@ -554,7 +562,7 @@ void collexec_rank_go(CollExec *x, int r)
 {
     for (uint64_t id = (uint64_t)r * x->npieces; id < (uint64_t)(r + 1) * x->npieces; id++) {
         if (x->ranks[r].nsteps == 0)
-            x->ndone++;
+            lane_done(x, r);
         else
             run_lane(x, id);
     }
@@ -570,6 +578,11 @@ simtime_t collexec_start_time(const CollExec *x)
 simtime_t collexec_end_time(const CollExec *x)
 {
     return x->end_ps;
+}
+
+simtime_t collexec_rank_end_time(const CollExec *x, int r)
+{
+    return x->ranks[r].end_ps;
 }
 
 void collexec_free(CollExec *x)
@@ -644,10 +657,11 @@ static double timed_run(Topo *t, CollAlgo a, const CollParams *prm, int p, uint6
                        .gamma = gamma_s_per_byte, .done = mark_done, .ctx = &fired, .deferred = skew != NULL};
     CollExec *x = collexec_start(&run);
     simtime_t first = 0;
+    simtime_t *at = skew ? g_new(simtime_t, p) : NULL;
     for (int r = 0; x && skew && r < p; r++) {
-        simtime_t at = issue_ps(skew, r);
-        first = r == 0 || at < first ? at : first;
-        sim_at(sim, at, issue_event, x, GINT_TO_POINTER(r));
+        at[r] = issue_ps(skew, r);
+        first = r == 0 || at[r] < first ? at[r] : first;
+        sim_at(sim, at[r], issue_event, x, GINT_TO_POINTER(r));
     }
     sim_run(sim);
     double secs = COLLEXEC_ERR_RUN;
@@ -656,8 +670,15 @@ static double timed_run(Topo *t, CollAlgo a, const CollParams *prm, int p, uint6
         secs = sim->code == SIM_ERR_CLOCK ? COLLEXEC_ERR_CLOCK : COLLEXEC_ERR_RUN;
     } else if (!fired) {
         *err = g_strdup_printf("%s on %d ranks did not finish (deadlocked schedule)", coll_algo_name(a), p);
+    } else if (skew && skew->own_span) {
+        simtime_t most = 0;
+        for (int r = 0; r < p; r++)
+            if (collexec_rank_end_time(x, r) - at[r] > most)
+                most = collexec_rank_end_time(x, r) - at[r];
+        secs = sim_ps_to_seconds(most);
     } else
         secs = sim_ps_to_seconds(collexec_end_time(x) - (skew ? first : collexec_start_time(x)));
+    g_free(at);
     if (events)
         *events = sim->events;
     for (guint l = 0; links && l < t->links->len; l++)

@@ -63,6 +63,8 @@ CollExec *collexec_start(const CollRunSpec *spec);
 void collexec_rank_go(CollExec *x, int r);
 simtime_t collexec_start_time(const CollExec *x);
 simtime_t collexec_end_time(const CollExec *x);   /* valid once done ran */
+/* When rank r (0 <= r < p) finished its last step; valid once done ran. */
+simtime_t collexec_rank_end_time(const CollExec *x, int r);
 void collexec_free(CollExec *x);
 
 /* What the timed runs below return instead of a time, with *err: */
@@ -90,6 +92,9 @@ typedef struct {
     double skew_s;           /* the widest issue offset, s, 0..COLLEXEC_SKEW_MAX_S */
     uint64_t seed;           /* the draws' seed */
     uint64_t trial;          /* which set of draws */
+    bool own_span;           /* the time is the longest any rank spent, from its own issue to its own end
+                              * (what an MPI benchmark timing each rank from its barrier exit takes);
+                              * false: from the first issue to the last end */
 } CollSkew;
 
 #define COLLEXEC_SKEW_MAX_S 3600.0  /* an hour: beyond it the ps clock's headroom shrinks for nothing */
@@ -97,7 +102,8 @@ typedef struct {
 
 /* As collexec_time, with the ranks issuing at skew's offsets (a deferred
  * run); the time is from the first rank's issue to the last rank's end,
- * which bounds from above the longest any one rank spends in it. */
+ * which bounds from above the longest any one rank spends in it (or,
+ * with own_span, that longest span itself). */
 double collexec_time_skewed(Topo *t, CollAlgo a, const CollParams *prm, int p, uint64_t bytes, uint32_t elem_bytes,
                             double gamma_s_per_byte, const CollSkew *skew, uint64_t *events, char **err);
 

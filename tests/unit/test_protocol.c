@@ -424,10 +424,10 @@ START_TEST(test_skewed_exchange)
             within(t0, f_flat(&c, COLL_BUTTERFLY, 2, (double)n) * (1 - 1e-9), f_flat(&c, COLL_BUTTERFLY, 2, (double)n),
                    "skewed_exchange T0", 2, n);
             char *err = NULL;
-            CollSkew none = {0, 7, 0};
+            CollSkew none = {.seed = 7};
             ck_assert_double_eq(collexec_time_skewed(t, COLL_BUTTERFLY, NULL, 2, n, 1, 0, &none, NULL, &err), t0);
             for (uint64_t trial = 0; trial < 5; trial++) {
-                CollSkew k = {0.01, 7, trial};
+                CollSkew k = {.skew_s = 0.01, .seed = 7, .trial = trial};
                 double u0 = simrng_uniform(7, COLLEXEC_SKEW_STREAM, (int64_t)trial, 0);
                 double u1 = simrng_uniform(7, COLLEXEC_SKEW_STREAM, (int64_t)trial, 1);
                 double d = fabs(u0 - u1) * 0.01;
@@ -435,8 +435,13 @@ START_TEST(test_skewed_exchange)
                 double got = collexec_time_skewed(t, COLL_BUTTERFLY, NULL, 2, n, 1, 0, &k, NULL, &err);
                 ck_assert_msg(fabs(got - want) <= 2e-12, "hs %d eager %d cap %zu trial %d: %.12g s, want %.12g s", hs,
                               eager, ci, (int)trial, got, want);
+                /* own spans: the early rank waits for the late one's data, so its span is the whole */
+                CollSkew own = k;
+                own.own_span = true;
+                ck_assert_double_eq_tol(collexec_time_skewed(t, COLL_BUTTERFLY, NULL, 2, n, 1, 0, &own, NULL, &err),
+                                        want, 2e-12);
             }
-            CollSkew bad = {-1, 7, 0};
+            CollSkew bad = {.skew_s = -1, .seed = 7};
             ck_assert(collexec_time_skewed(t, COLL_BUTTERFLY, NULL, 2, n, 1, 0, &bad, NULL, &err) < 0);
             ck_assert_msg(strstr(err, "expected a time from 0"), "%s", err);
             g_free(err);
