@@ -34,7 +34,7 @@ void calmeas_free(MeasFile *m)
 
 const char *calmeas_mode_name(MeasMode m)
 {
-    static const char *const names[] = {"pingpong", "reduce", "allreduce", "iteration"};
+    static const char *const names[] = {"pingpong", "reduce", "allreduce", "iteration", "exchange"};
     return names[m];
 }
 
@@ -45,6 +45,7 @@ char *calmeas_case_label(const MeasCase *c)
     case MEAS_REDUCE: return g_strdup("reduce");
     case MEAS_ALLREDUCE: return g_strdup_printf("allreduce %s", c->mpi ? "mpi" : coll_algo_name(c->algo));
     case MEAS_ITERATION: return g_strdup_printf("iteration %s", c->policy);
+    case MEAS_EXCHANGE: return g_strdup(c->intra ? "exchange intra" : "exchange inter");
     }
     return g_strdup("?");
 }

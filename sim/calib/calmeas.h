@@ -13,20 +13,24 @@
 
 #define CALMEAS_SCHEMA "arsim-measurements/1"
 
-typedef enum { MEAS_PINGPONG, MEAS_REDUCE, MEAS_ALLREDUCE, MEAS_ITERATION } MeasMode;
+typedef enum { MEAS_PINGPONG, MEAS_REDUCE, MEAS_ALLREDUCE, MEAS_ITERATION, MEAS_EXCHANGE } MeasMode;
 
 typedef struct {
     MeasMode mode;
     int index;               /* position in the file's "cases" array, 0-based */
     int line, col;           /* where the case object starts in the file, 1-based */
-    bool intra;              /* pingpong: class "intra" (one host); false: "inter" */
+    bool intra;              /* pingpong, exchange: class "intra" (one host); false: "inter" */
     bool mpi;                /* allreduce: algo "mpi" (the library's MPI_Allreduce) */
     CollAlgo algo;           /* allreduce with !mpi: arsim's schedule */
     int ranks;               /* ranks taking part: >= 2 (reduce: >= 1) */
     uint64_t bytes;          /* message (pingpong) or vector (reduce, allreduce) bytes, >= 1; 0 for iteration */
     int gpus_per_node;       /* allreduce hierarchical: G its schedule used (0: not given) */
     CollAlgo inter;          /* allreduce hierarchical: the inter-node algorithm ("inter"; default ring) */
-    double time_s;           /* median, seconds, > 0 (pingpong: one way; iteration: one iteration) */
+    double time_s;           /* median, seconds, > 0 (pingpong: one way; iteration: one iteration;
+                              * exchange: the longer rank's span from its own start, the late one's delay included) */
+    double delay_s;          /* exchange: how much later the second rank starts, s, >= 0; 0 otherwise */
+    double start_spread_s;   /* allreduce: median over repetitions of the spread of the ranks' barrier exits
+                              * (last - first), s; 0: not measured */
     bool unverified;         /* allreduce: "verified": false (a wrong result was seen) */
     char *config;            /* iteration: the scenario file as mpibench was given it; owned; NULL otherwise */
     char *policy;            /* iteration: the policy's name; owned; NULL otherwise */
@@ -52,7 +56,7 @@ typedef struct {
 MeasFile *calmeas_new(const char *path);
 void calmeas_free(MeasFile *m);
 
-/* "pingpong", "reduce", "allreduce", "iteration". */
+/* "pingpong", "reduce", "allreduce", "iteration", "exchange". */
 const char *calmeas_mode_name(MeasMode m);
 /* A case's short label: "pingpong inter", "allreduce ring", "iteration ddp" (g_free). */
 char *calmeas_case_label(const MeasCase *c);

@@ -2,6 +2,7 @@
 #include "cli/cmdcalib.h"
 #include "io/calfile.h"
 #include "calib/calfit.h"
+#include "calib/calqueue.h"
 #include "report/reportmeas.h"
 
 #include <math.h>
@@ -125,6 +126,27 @@ static void print_beta(FILE *out, const char *name, const CalLinkFit *f, bool fr
                 f->beta_slope * 1e9, 1e-6 / f->beta_slope);
 }
 
+/* The control queue line and the exchange cases under it. */
+static void print_queue(FILE *out, const MeasFile *m, const CalFile *cal, const CalQueueFit *f)
+{
+    if (f->control_queue == PROTOCOL_INF)
+        fprintf(out, "control_queue inter: inf (a clear-to-send waits behind all data queued ahead of it), ");
+    else
+        fprintf(out, "control_queue inter: %" G_GUINT64_FORMAT " B (a clear-to-send waits behind at most that much "
+                "queued data per link), ", (guint64)f->control_queue);
+    fprintf(out, "rms.err %.2f%% over %d exchange cases:", 100 * f->rms_rel, f->points);
+    for (guint i = 0; i < m->cases->len; i++) {
+        const MeasCase *c = &g_array_index(m->cases, MeasCase, i);
+        if (c->mode != MEAS_EXCHANGE || c->intra)
+            continue;
+        char *why = NULL;
+        double t = calqueue_exchange_time(cal, c, f->control_queue, &why);
+        g_free(why);
+        fprintf(out, " %" G_GUINT64_FORMAT " B %.3f/%.3f ms", (guint64)c->bytes, c->time_s * 1e3, t * 1e3);
+    }
+    fprintf(out, " (measured/fitted)\n");
+}
+
 static void fill_class(CalClass *k, CalProtocol *kp, const CalLinkFit *f, bool protocol, const GArray *pts,
                        CalFile *cal)
 {
@@ -203,6 +225,8 @@ static int run(void *opts, char **err)
         cal.mpi_library = g_strdup(m->mpi_library);
         if (inter->len > 0)
             fill_class(&cal.inter, &cal.inter_protocol, &fi, !o->no_protocol, inter, &cal);
+        CalQueueFit qf = {0};
+        bool queued = calqueue_fit(m, &cal, &qf);
         if (intra->len > 0)
             fill_class(&cal.intra, &cal.intra_protocol, &fa, !o->no_protocol, intra, &cal);
         if (cal.has_gamma) {
@@ -232,6 +256,8 @@ static int run(void *opts, char **err)
             print_protocol(stdout, "inter", &fi, inter);
         if (cal.intra_protocol.set)
             print_protocol(stdout, "intra", &fa, intra);
+        if (queued)
+            print_queue(stdout, m, &cal, &qf);
         if (cal.has_gamma)
             printf("gamma  %.4g ns/B (%.3g GB/s reduction), R2 %.6f over %d reduce cases\n", gf.gamma * 1e9,
                    gf.gamma > 0 ? 1e-9 / gf.gamma : INFINITY, gf.r2, gf.points);

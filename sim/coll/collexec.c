@@ -616,6 +616,8 @@ double collexec_time(Topo *t, CollAlgo a, const CollParams *prm, int p, uint64_t
 /* Rank r's issue time in a skewed run: skew_s x its draw, in ps. */
 static simtime_t issue_ps(const CollSkew *k, int r)
 {
+    if (k->at_s)
+        return (simtime_t)llround(k->at_s[r] * 1e12);
     return (simtime_t)llround(k->skew_s * simrng_uniform(k->seed, COLLEXEC_SKEW_STREAM, (int64_t)k->trial,
                                                          (uint64_t)r) * 1e12);
 }
@@ -644,6 +646,12 @@ static double timed_run(Topo *t, CollAlgo a, const CollParams *prm, int p, uint6
         *err = g_strdup_printf("skew %g s; expected a time from 0 to %g s", skew->skew_s, COLLEXEC_SKEW_MAX_S);
         return COLLEXEC_ERR_INPUT;
     }
+    for (int r = 0; skew && skew->at_s && r < p; r++)
+        if (!(skew->at_s[r] >= 0 && skew->at_s[r] <= COLLEXEC_SKEW_MAX_S)) {
+            *err = g_strdup_printf("rank %d issues at %g s; expected a time from 0 to %g s", r, skew->at_s[r],
+                                   COLLEXEC_SKEW_MAX_S);
+            return COLLEXEC_ERR_INPUT;
+        }
     uint64_t count = bytes / elem_bytes + (bytes % elem_bytes != 0);
     CollSchedule *s = coll_schedule_new(p, count);
     if (!coll_build(s, a, prm, err)) {

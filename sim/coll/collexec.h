@@ -92,6 +92,8 @@ typedef struct {
     double skew_s;           /* the widest issue offset, s, 0..COLLEXEC_SKEW_MAX_S */
     uint64_t seed;           /* the draws' seed */
     uint64_t trial;          /* which set of draws */
+    const double *at_s;      /* NULL: the draws; else rank r issues at at_s[r] s (p entries, each
+                              * 0..COLLEXEC_SKEW_MAX_S; skew_s unused); borrowed */
     bool own_span;           /* the time is the longest any rank spent, from its own issue to its own end
                               * (what an MPI benchmark timing each rank from its barrier exit takes);
                               * false: from the first issue to the last end */

@@ -24,8 +24,12 @@ static cJSON *case_json(const CalCmpRow *r)
     cJSON_AddNumberToObject(o, "index", c->index);
     cJSON_AddStringToObject(o, "mode", calmeas_mode_name(c->mode));
     cJSON_AddStringToObject(o, "label", r->label);
-    if (c->mode == MEAS_PINGPONG)
+    if (c->mode == MEAS_PINGPONG || c->mode == MEAS_EXCHANGE)
         cJSON_AddStringToObject(o, "class", c->intra ? "intra" : "inter");
+    if (c->mode == MEAS_EXCHANGE)
+        add_num(o, "delay_s", c->delay_s);
+    if (c->start_spread_s > 0)
+        add_num(o, "start_spread_s", c->start_spread_s);
     if (c->mode == MEAS_ALLREDUCE)
         cJSON_AddStringToObject(o, "algo", c->mpi ? "mpi" : coll_algo_name(c->algo));
     cJSON_AddNumberToObject(o, "ranks", c->ranks);

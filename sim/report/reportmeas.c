@@ -226,17 +226,23 @@ static bool get_string(const Ctx *x, const cJSON *o, int k, const char *key, con
 static bool read_mode(const Ctx *x, const cJSON *o, int k, MeasCase *c)
 {
     const char *mode, *s;
-    if (!get_string(x, o, k, "mode", "pingpong, reduce, allreduce or iteration", &mode))
+    if (!get_string(x, o, k, "mode", "pingpong, reduce, allreduce, iteration or exchange", &mode))
         return false;
     gsize off = offset_of(x->text, x->len, "cases", k, "mode");
-    if (strcmp(mode, "pingpong") == 0) {
-        c->mode = MEAS_PINGPONG;
+    if (strcmp(mode, "pingpong") == 0 || strcmp(mode, "exchange") == 0) {
+        c->mode = strcmp(mode, "pingpong") == 0 ? MEAS_PINGPONG : MEAS_EXCHANGE;
         if (!get_string(x, o, k, "class", "inter or intra", &s))
             return false;
         if (strcmp(s, "inter") != 0 && strcmp(s, "intra") != 0)
             return fail_at(x, offset_of(x->text, x->len, "cases", k, "class"), "case %d: unknown class '%s'; "
                            "expected inter or intra", k, s);
         c->intra = strcmp(s, "intra") == 0;
+        const cJSON *d = cJSON_GetObjectItemCaseSensitive(o, "delay_s");
+        if (c->mode == MEAS_EXCHANGE &&
+            (!cJSON_IsNumber(d) || !(d->valuedouble >= 0) || !(d->valuedouble <= 1e3)))
+            return fail_at(x, offset_of(x->text, x->len, "cases", k, d ? "delay_s" : NULL), "case %d: %s 'delay_s'; "
+                           "expected the second rank's late start in seconds, 0 to 1000", k, d ? "bad" : "no");
+        c->delay_s = c->mode == MEAS_EXCHANGE ? d->valuedouble : 0;
     } else if (strcmp(mode, "reduce") == 0) {
         c->mode = MEAS_REDUCE;
     } else if (strcmp(mode, "allreduce") == 0) {
@@ -255,6 +261,11 @@ static bool read_mode(const Ctx *x, const cJSON *o, int k, MeasCase *c)
                            "hierarchical's inter-node algorithm: ring, butterfly, rabenseifner, tree or torus2d", k);
         const cJSON *ver = cJSON_GetObjectItemCaseSensitive(o, "verified");
         c->unverified = cJSON_IsFalse(ver);
+        const cJSON *sp = cJSON_GetObjectItemCaseSensitive(o, "start_spread_s");
+        if (sp && (!cJSON_IsNumber(sp) || !(sp->valuedouble >= 0) || !(sp->valuedouble <= 1e3)))
+            return fail_at(x, offset_of(x->text, x->len, "cases", k, "start_spread_s"), "case %d: bad "
+                           "'start_spread_s'; expected the ranks' barrier-exit spread in seconds, 0 to 1000", k);
+        c->start_spread_s = sp ? sp->valuedouble : 0;
     } else if (strcmp(mode, "iteration") == 0) {
         c->mode = MEAS_ITERATION;
         if (!get_string(x, o, k, "config", "the scenario file the replay ran", &s))
@@ -283,7 +294,7 @@ static bool read_mode(const Ctx *x, const cJSON *o, int k, MeasCase *c)
         if (sc)
             c->scale = sc->valuedouble;
     } else {
-        return fail_at(x, off, "case %d: unknown mode '%s'; expected pingpong, reduce, allreduce or iteration",
+        return fail_at(x, off, "case %d: unknown mode '%s'; expected pingpong, reduce, allreduce, iteration or exchange",
                        k, mode);
     }
     return true;
@@ -300,7 +311,8 @@ static bool read_case(const Ctx *x, const cJSON *o, int k, MeasCase *c)
         return false;
     uint64_t u;
     bool needs_bytes = c->mode != MEAS_ITERATION;
-    if (!get_uint(x, o, k, "ranks", c->mode == MEAS_REDUCE ? 1 : 2, 1 << 24, c->mode == MEAS_PINGPONG ? 2 : -1, &u))
+    bool two = c->mode == MEAS_PINGPONG || c->mode == MEAS_EXCHANGE;
+    if (!get_uint(x, o, k, "ranks", c->mode == MEAS_REDUCE ? 1 : 2, 1 << 24, two ? 2 : -1, &u))
         return false;
     c->ranks = (int)u;
     if (needs_bytes && !get_uint(x, o, k, "bytes", 1, 0x1p53, -1, &c->bytes))

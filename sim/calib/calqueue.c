@@ -1,0 +1,89 @@
+/* calqueue — fitting the handshake's control queue; see calqueue.h. */
+#include "calib/calqueue.h"
+#include "coll/collexec.h"
+
+#include <math.h>
+
+Topo *calqueue_star(const CalFile *cal, int hosts, char **err)
+{
+    const CalClass *in = &cal->inter;
+    TopoSpec s;
+    topo_spec_init(&s);
+    if (cal->inter_protocol.set)
+        s.protocol = cal->inter_protocol.p;
+    s.kind = TOPO_STAR;
+    s.hosts = hosts;
+    s.link = (TopoLinkClass){1 / in->beta, in->alpha_s / 2, in->burst_bytes};
+    s.switch_latency_s = 0;
+    Topo *t = topo_new(&s, err);
+    topo_spec_clear(&s);
+    return t;
+}
+
+double calqueue_exchange_time(const CalFile *cal, const MeasCase *c, uint64_t queue, char **err)
+{
+    CalFile q = *cal;
+    q.inter_protocol.p.control_queue = queue;
+    Topo *t = calqueue_star(&q, 2, err);
+    if (!t)
+        return -1;
+    /* two ranks, one step each: the whole vector to the other (butterfly on 2), no reduction cost */
+    const double at[2] = {0, c->delay_s};
+    CollSkew k = {.at_s = at, .own_span = true};
+    CollParams prm;
+    coll_params_init(&prm);
+    double secs = collexec_time_skewed(t, COLL_BUTTERFLY, &prm, 2, c->bytes, 1, 0, &k, NULL, err);
+    topo_free(t);
+    return secs;
+}
+
+/* Sum of squared relative errors of the cases (MeasCase *) under queue;
+ * INFINITY when one cannot be simulated. */
+static double cost(const CalFile *cal, GPtrArray *cases, uint64_t queue)
+{
+    double sum = 0;
+    for (guint i = 0; i < cases->len; i++) {
+        const MeasCase *c = g_ptr_array_index(cases, i);
+        char *err = NULL;
+        double t = calqueue_exchange_time(cal, c, queue, &err);
+        g_free(err);
+        if (t < 0)
+            return INFINITY;
+        double e = (t - c->time_s) / c->time_s;
+        sum += e * e;
+    }
+    return sum;
+}
+
+bool calqueue_fit(const MeasFile *m, CalFile *cal, CalQueueFit *out)
+{
+    if (!cal->inter.set || !cal->inter_protocol.set || cal->inter_protocol.p.handshake != PROTOCOL_HANDSHAKE_RTT)
+        return false;
+    GPtrArray *cases = g_ptr_array_new();
+    for (guint i = 0; i < m->cases->len; i++) {
+        const MeasCase *c = &g_array_index(m->cases, MeasCase, i);
+        if (c->mode == MEAS_EXCHANGE && !c->intra)
+            g_ptr_array_add(cases, (gpointer)c);
+    }
+    if (cases->len == 0) {
+        g_ptr_array_free(cases, TRUE);
+        return false;
+    }
+    /* candidates: inf, then 0 and 1 KiB ... 64 MiB in steps of 2^(1/4); the first best wins */
+    uint64_t best = PROTOCOL_INF;
+    double best_cost = cost(cal, cases, PROTOCOL_INF);
+    for (int k = -1; k <= 64; k++) {
+        uint64_t q = k < 0 ? 0 : (uint64_t)llround(ldexp(1.0, 10 + k / 4) * pow(2.0, (k % 4) / 4.0));
+        double c = cost(cal, cases, q);
+        if (c < best_cost) {
+            best_cost = c;
+            best = q;
+        }
+    }
+    *out = (CalQueueFit){.control_queue = best, .rms_rel = sqrt(best_cost / cases->len), .points = (int)cases->len};
+    cal->inter_protocol.p.control_queue = best;
+    for (guint i = 0; i < cases->len; i++)
+        g_array_append_val(cal->used, ((const MeasCase *)g_ptr_array_index(cases, i))->index);
+    g_ptr_array_free(cases, TRUE);
+    return true;
+}
