@@ -6,9 +6,11 @@
  * of deterministic noise; the fit's model equals the simulation point by
  * point; without a handshake the fit says so (E = inf, o = 0); the
  * calibration file carries the protocol both ways and a scenario applies
- * it; calcompare predicts the measurements with it. */
+ * it; calcompare predicts the measurements with it; the control queue
+ * is fitted back from exchange cases made by its closed form. */
 #include "calib/calcompare.h"
 #include "calib/calfit.h"
+#include "calib/calqueue.h"
 #include "coll/collexec.h"
 #include "io/calfile.h"
 #include "report/reportmeas.h"
@@ -241,6 +243,52 @@ END_TEST
 /* The calibration file carries each class's protocol; a scenario naming it
  * gets the eager limit, handshake and overhead (its own segment stays);
  * compare predicts ping-pong and ring measurements made under it exactly. */
+/* Exchange cases (two ranks, the second `delay` late, n bytes each way)
+ * timed by their closed form under handshake rtt with a control queue Q
+ * on a two-link star (no burst, no overhead): eager (n < E), the early
+ * rank's span d + α + nβ; rendezvous, d + 3α + nβ + min(n, 2Q)β (the late
+ * rank's clear-to-send waits behind Q of the early rank's data on each
+ * link). calqueue_exchange_time reproduces each; calqueue_fit finds Q
+ * (on its grid) back, and nothing without a handshake. */
+START_TEST(test_fit_queue)
+{
+    const double d = 2e-3;
+    const uint64_t E = 65536, Q = 262144, sizes[] = {16384, 65536, 262144, 1 << 20, 4 << 20};
+    CalFile cal;
+    calfile_init(&cal);
+    cal.inter = (CalClass){.set = true, .alpha_s = ALPHA, .beta = BETA};
+    cal.inter_protocol.set = true;
+    protocol_init(&cal.inter_protocol.p);
+    cal.inter_protocol.p.eager_limit = E;
+    cal.inter_protocol.p.handshake = PROTOCOL_HANDSHAKE_RTT;
+    MeasFile *m = calmeas_new("x.json");
+    for (size_t i = 0; i < G_N_ELEMENTS(sizes); i++) {
+        double n = (double)sizes[i];
+        MeasCase c = {.mode = MEAS_EXCHANGE, .index = (int)i, .ranks = 2, .bytes = sizes[i], .delay_s = d};
+        c.time_s = sizes[i] < E ? d + ALPHA + n * BETA : d + 3 * ALPHA + n * BETA + fmin(n, 2.0 * Q) * BETA;
+        g_array_append_val(m->cases, c);
+        char *err = NULL;
+        double t = calqueue_exchange_time(&cal, &c, Q, &err);
+        ck_assert_msg(fabs(t - c.time_s) <= 1e-9 * c.time_s, "n=%.0f: simulated %.12g s, closed form %.12g s", n, t,
+                      c.time_s);
+    }
+    CalQueueFit f = {0};
+    ck_assert(calqueue_fit(m, &cal, &f));
+    ck_assert_uint_eq(f.control_queue, Q);
+    ck_assert_uint_eq(cal.inter_protocol.p.control_queue, Q);
+    ck_assert_int_eq(f.points, 5);
+    ck_assert(f.rms_rel < 1e-9);
+    ck_assert_uint_eq(cal.used->len, 5);
+    /* without a handshake the queue does not exist: nothing fitted */
+    cal.inter_protocol.p.handshake = PROTOCOL_HANDSHAKE_NONE;
+    cal.inter_protocol.p.control_queue = PROTOCOL_INF;
+    ck_assert(!calqueue_fit(m, &cal, &f));
+    ck_assert_uint_eq(cal.inter_protocol.p.control_queue, PROTOCOL_INF);
+    calmeas_free(m);
+    calfile_clear(&cal);
+}
+END_TEST
+
 START_TEST(test_calfile_protocol)
 {
     CalFile c, r;
@@ -318,6 +366,7 @@ int main(void)
     tcase_add_test(tc, test_fit_noisy);
     tcase_add_test(tc, test_fit_none);
     tcase_add_test(tc, test_fit_slide);
+    tcase_add_test(tc, test_fit_queue);
     tcase_add_test(tc, test_calfile_protocol);
     suite_add_tcase(s, tc);
     return testmain_run(s);
