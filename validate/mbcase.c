@@ -102,6 +102,7 @@ void mbcase_result_init(MbcaseResult *r, const char *mode)
     memset(r, 0, sizeof *r);
     g_strlcpy(r->mode, mode, sizeof r->mode);
     r->peer_a = r->peer_b = -1;
+    r->delay_s = -1;
     r->verified = -1;
 }
 

@@ -35,12 +35,13 @@ typedef struct {
 /* One row of the measurements file; fields that do not apply keep their
  * "absent" value and are not written. */
 typedef struct {
-    char mode[16];       /* "pingpong", "reduce", "allreduce", ... */
-    char klass[8];       /* pingpong: "intra" or "inter"; "" otherwise */
+    char mode[16];       /* "pingpong", "exchange", "reduce", "allreduce", ... */
+    char klass[8];       /* pingpong: "intra" or "inter"; exchange: "inter"; "" otherwise */
     char algo[16];       /* allreduce: algorithm name; "" otherwise */
     uint64_t bytes;      /* message or vector size in bytes */
-    int ranks;           /* ranks taking part (2 for pingpong) */
-    int peer_a, peer_b;  /* pingpong: the two ranks; -1 otherwise */
+    int ranks;           /* ranks taking part (2 for pingpong and exchange) */
+    int peer_a, peer_b;  /* pingpong, exchange: the two ranks; -1 otherwise */
+    double delay_s;      /* exchange: how long after its barrier exit peer_b starts (s); < 0 otherwise */
     int gpus_per_node;   /* hierarchical: G the schedule used; 0 otherwise */
     char inter[16];      /* hierarchical: the inter-node algorithm; "" otherwise */
     double time_s;       /* median repetition time (s); pingpong: one way */
