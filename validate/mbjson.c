@@ -76,6 +76,8 @@ static void put_case(FILE *f, const MbcaseResult *c)
     }
     fprintf(f, ", \"time_s\": %.9g, \"reps\": %d, \"min_s\": %.9g, \"max_s\": %.9g, \"measured_s\": %.9g, "
             "\"stable\": %s", c->time_s, c->reps, c->min_s, c->max_s, c->measured_s, c->stable ? "true" : "false");
+    if (c->start_spread_s >= 0)
+        fprintf(f, ", \"start_spread_s\": %.9g", c->start_spread_s);
     if (c->verified >= 0)
         fprintf(f, ", \"verified\": %s", c->verified ? "true" : "false");
     if (c->tcp_ok)

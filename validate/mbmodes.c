@@ -219,7 +219,7 @@ static void run_pingpong(MbmodesCtx *c)
             r.peer_b = x.b;
             char what[128];
             snprintf(what, sizeof what, "pingpong %s %" G_GUINT64_FORMAT " B", klass[intra], sizes[i]);
-            mbcase_measure(&c->opt->rule, c->wd, what, c->comm, ping_rep, &x, &r);
+            mbcase_measure(&c->opt->rule, c->wd, what, c->comm, ping_rep, &x, NULL, &r);
             record(c, &r);
         }
         g_free(x.buf);
@@ -288,7 +288,7 @@ static void run_exchange(MbmodesCtx *c)
         r.delay_s = x.delay_s;
         char what[128];
         snprintf(what, sizeof what, "exchange inter %" G_GUINT64_FORMAT " B", sizes[i]);
-        mbcase_measure(&c->opt->rule, c->wd, what, c->comm, exch_rep, &x, &r);
+        mbcase_measure(&c->opt->rule, c->wd, what, c->comm, exch_rep, &x, NULL, &r);
         record(c, &r);
     }
     g_free(x.buf);
@@ -332,7 +332,7 @@ static void run_reduce(MbmodesCtx *c)
         r.ranks = c->p;
         char what[128];
         snprintf(what, sizeof what, "reduce %" G_GUINT64_FORMAT " B", sizes[i]);
-        mbcase_measure(&c->opt->rule, c->wd, what, c->comm, reduce_rep, &x, &r);
+        mbcase_measure(&c->opt->rule, c->wd, what, c->comm, reduce_rep, &x, NULL, &r);
         record(c, &r);
         g_free(x.a);
         g_free(x.b);
@@ -350,6 +350,7 @@ typedef struct {
     const double *expect;       /* the exact sum */
     uint64_t count;             /* elements */
     double poll_s;              /* how to wait (mbwait.h) */
+    struct timespec start;      /* this rank's start stamp in the last repetition (mbcase_stamp) */
     bool wrong;                 /* some repetition ended with a wrong vector */
     uint64_t wrong_at;          /* first wrong element of the first wrong repetition */
 } AllreduceCtx;
@@ -359,6 +360,7 @@ static double allreduce_rep(void *vctx)
     AllreduceCtx *x = vctx;
     memcpy(x->data, x->init, sizeof *x->data * x->count);
     mbwait_barrier(x->comm, x->poll_s);
+    mbcase_stamp(&x->start);
     double t0 = MPI_Wtime();
     if (x->sched)
         mbcoll_exec(x->sched, x->rank, x->data, x->tmp, x->comm, x->poll_s);
@@ -423,7 +425,7 @@ static void allreduce_case(MbmodesCtx *c, int algo, guint64 bytes)
     x.tmp = g_new(double, MAX(scratch, 1));
     char what[128];
     snprintf(what, sizeof what, "allreduce %s %" G_GUINT64_FORMAT " B", r.algo, bytes);
-    mbcase_measure(&c->opt->rule, c->wd, what, c->comm, allreduce_rep, &x, &r);
+    mbcase_measure(&c->opt->rule, c->wd, what, c->comm, allreduce_rep, &x, &x.start, &r);
     int wrong = x.wrong, any_wrong = 0;
     MPI_Allreduce(&wrong, &any_wrong, 1, MPI_INT, MPI_LOR, c->comm);
     r.verified = !any_wrong;
