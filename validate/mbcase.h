@@ -11,9 +11,10 @@
  * two repetitions before. A mode may also hand over where its repetition
  * function stamps this rank's start (mbcase_stamp, right after the
  * barrier): the same all-reduce then carries the stamps' maximum and
- * minimum, and the case records their spread. A hard per-case timeout ends the process (with a
- * one-line message naming the case and the rank) when a repetition hangs;
- * mpirun then ends the job, and no measurements file is written.
+ * minimum, and the case records their spread. A hard per-case timeout
+ * ends the process (with a one-line message naming the case and the rank)
+ * when a repetition hangs; mpirun then ends the job, and no measurements
+ * file is written.
  */
 #ifndef MBCASE_H
 #define MBCASE_H
@@ -102,11 +103,12 @@ void mbcase_watchdog_free(MbcaseWatchdog *w);
 
 /* Runs the repetitions of one case and fills out->time_s, min_s, max_s,
  * measured_s, reps, stable and the tcp_* counters (the other fields are the caller's). `what` names the
- * case in a timeout message. start: NULL, or where fn stores this rank's
+ * case in a timeout message. A repetition's time is the maximum over the
+ * ranks of what fn returned. stamp: NULL, or where fn stores this rank's
  * start stamp (mbcase_stamp) in every repetition; then out->start_spread_s
  * too (warm-up repetitions excluded). Collective over comm. */
 void mbcase_measure(const MbcaseRule *rule, MbcaseWatchdog *w, const char *what, MPI_Comm comm,
-                    MbcaseRepFn fn, void *ctx, const struct timespec *start, MbcaseResult *out);
+                    MbcaseRepFn fn, void *ctx, const struct timespec *stamp, MbcaseResult *out);
 
 /* This rank's start stamp: CLOCK_REALTIME, one clock for every process of
  * a kernel (MPI_Wtime is not: Open MPI 4.1 counts it from each process's
