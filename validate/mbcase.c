@@ -102,6 +102,8 @@ void mbcase_result_init(MbcaseResult *r, const char *mode)
     memset(r, 0, sizeof *r);
     g_strlcpy(r->mode, mode, sizeof r->mode);
     r->peer_a = r->peer_b = -1;
+    r->delay_s = -1;
+    r->start_spread_s = -1;
     r->verified = -1;
 }
 
@@ -136,15 +138,29 @@ static void tcp_total(MPI_Comm comm, bool leader, const MbTcp *from, MbcaseResul
     out->tcp_probes = sum[2];
 }
 
+void mbcase_stamp(struct timespec *ts)
+{
+    clock_gettime(CLOCK_REALTIME, ts);
+}
+
 void mbcase_measure(const MbcaseRule *rule, MbcaseWatchdog *w, const char *what, MPI_Comm comm,
-                    MbcaseRepFn fn, void *ctx, MbcaseResult *out)
+                    MbcaseRepFn fn, void *ctx, const struct timespec *stamp, MbcaseResult *out)
 {
     bool leader = mbtcp_leader(comm);
+    /* Stamps become seconds since rank 0's whole second at the case's start,
+     * so a double keeps them to the nanosecond. */
+    long long base = 0;
+    if (stamp) {
+        struct timespec now;
+        mbcase_stamp(&now);
+        base = (long long)now.tv_sec;
+        MPI_Bcast(&base, 1, MPI_LONG_LONG, 0, comm);
+    }
     watchdog_arm(w, what, rule->timeout_s);
     double start = MPI_Wtime();
     for (int i = 0; i < rule->warmup; i++)
         fn(ctx);
-    double *t = g_new(double, rule->max_reps);
+    double *t = g_new(double, rule->max_reps), *spread = stamp ? g_new(double, rule->max_reps) : NULL;
     int n = 0, slow = 0, slow_timeouts = 0;
     bool stable = false;
     MbTcp first, last;
@@ -153,12 +169,17 @@ void mbcase_measure(const MbcaseRule *rule, MbcaseWatchdog *w, const char *what,
     double measured_start = MPI_Wtime(), measured = 0;
     while (n < rule->max_reps) {
         /* agreed[0]: this repetition's time; agreed[1]: time in the case;
-         * agreed[2]: time since the first measured repetition began. */
+         * agreed[2]: time since the first measured repetition began;
+         * with stamps, agreed[3] and -agreed[4]: the latest and the
+         * earliest start. */
         double rep = fn(ctx), now = MPI_Wtime();
-        double mine[3] = {rep, now - start, now - measured_start}, agreed[3];
+        double s = stamp ? (double)((long long)stamp->tv_sec - base) + 1e-9 * (double)stamp->tv_nsec : 0;
+        double mine[5] = {rep, now - start, now - measured_start, s, -s}, agreed[5];
         MPI_Request req;
-        MPI_Iallreduce(mine, agreed, 3, MPI_DOUBLE, MPI_MAX, comm, &req);
+        MPI_Iallreduce(mine, agreed, stamp ? 5 : 3, MPI_DOUBLE, MPI_MAX, comm, &req);
         mbwait_all(1, &req, rule->poll_s);
+        if (spread)
+            spread[n] = agreed[3] + agreed[4];
         t[n++] = agreed[0];
         measured = agreed[2];
         /* A slow repetition (above MBCASE_SLOW x the median so far, every rank
@@ -185,10 +206,12 @@ void mbcase_measure(const MbcaseRule *rule, MbcaseWatchdog *w, const char *what,
     out->stable = stable;
     out->measured_s = measured;
     out->time_s = mbcase_median(t, n);
+    out->start_spread_s = spread ? mbcase_median(spread, n) : -1;
     out->min_s = out->max_s = t[0];
     for (int i = 1; i < n; i++) {
         out->min_s = fmin(out->min_s, t[i]);
         out->max_s = fmax(out->max_s, t[i]);
     }
     g_free(t);
+    g_free(spread);
 }

@@ -8,9 +8,13 @@
  * rank takes the same decision to stop: at max_reps, when the case has
  * used its soft time budget, or once at least min_reps ran for at least
  * min_time_s and the median of all repetitions moved less than tol since
- * two repetitions before. A hard per-case timeout ends the process (with a
- * one-line message naming the case and the rank) when a repetition hangs;
- * mpirun then ends the job, and no measurements file is written.
+ * two repetitions before. A mode may also hand over where its repetition
+ * function stamps this rank's start (mbcase_stamp, right after the
+ * barrier): the same all-reduce then carries the stamps' maximum and
+ * minimum, and the case records their spread. A hard per-case timeout
+ * ends the process (with a one-line message naming the case and the rank)
+ * when a repetition hangs; mpirun then ends the job, and no measurements
+ * file is written.
  */
 #ifndef MBCASE_H
 #define MBCASE_H
@@ -35,15 +39,18 @@ typedef struct {
 /* One row of the measurements file; fields that do not apply keep their
  * "absent" value and are not written. */
 typedef struct {
-    char mode[16];       /* "pingpong", "reduce", "allreduce", ... */
-    char klass[8];       /* pingpong: "intra" or "inter"; "" otherwise */
+    char mode[16];       /* "pingpong", "exchange", "reduce", "allreduce", ... */
+    char klass[8];       /* pingpong: "intra" or "inter"; exchange: "inter"; "" otherwise */
     char algo[16];       /* allreduce: algorithm name; "" otherwise */
     uint64_t bytes;      /* message or vector size in bytes */
-    int ranks;           /* ranks taking part (2 for pingpong) */
-    int peer_a, peer_b;  /* pingpong: the two ranks; -1 otherwise */
+    int ranks;           /* ranks taking part (2 for pingpong and exchange) */
+    int peer_a, peer_b;  /* pingpong, exchange: the two ranks; -1 otherwise */
+    double delay_s;      /* exchange: how long after its barrier exit peer_b starts (s); < 0 otherwise */
     int gpus_per_node;   /* hierarchical: G the schedule used; 0 otherwise */
     char inter[16];      /* hierarchical: the inter-node algorithm; "" otherwise */
     double time_s;       /* median repetition time (s); pingpong: one way */
+    double start_spread_s; /* allreduce: median over the measured repetitions of the latest minus the earliest
+                            * rank's start stamp (s); < 0 where the mode stamps no start */
     double min_s, max_s; /* fastest and slowest repetition (s) */
     double measured_s;   /* from the first measured repetition's start to the last one's end, the
                           * maximum over ranks (s): the span min_time_s bounds */
@@ -96,9 +103,17 @@ void mbcase_watchdog_free(MbcaseWatchdog *w);
 
 /* Runs the repetitions of one case and fills out->time_s, min_s, max_s,
  * measured_s, reps, stable and the tcp_* counters (the other fields are the caller's). `what` names the
- * case in a timeout message. Collective over comm. */
+ * case in a timeout message. A repetition's time is the maximum over the
+ * ranks of what fn returned. stamp: NULL, or where fn stores this rank's
+ * start stamp (mbcase_stamp) in every repetition; then out->start_spread_s
+ * too (warm-up repetitions excluded). Collective over comm. */
 void mbcase_measure(const MbcaseRule *rule, MbcaseWatchdog *w, const char *what, MPI_Comm comm,
-                    MbcaseRepFn fn, void *ctx, MbcaseResult *out);
+                    MbcaseRepFn fn, void *ctx, const struct timespec *stamp, MbcaseResult *out);
+
+/* This rank's start stamp: CLOCK_REALTIME, one clock for every process of
+ * a kernel (MPI_Wtime is not: Open MPI 4.1 counts it from each process's
+ * own first call) and NTP-close across machines. */
+void mbcase_stamp(struct timespec *ts);
 
 /* A whole number in [lo, hi] written in decimal digits only (the count
  * options of every mode); false, *out untouched, otherwise. */

@@ -219,7 +219,7 @@ void mbiter_measure(const MbiterOpts *o, const MbcaseRule *rule, MbcaseWatchdog 
     snprintf(what, sizeof what, "iteration %s batch %d", o->policy, in->batch);
     MbcaseRule rr = *rule;
     rr.warmup = MAX(rr.warmup, 1);   /* the first replay checks results, so it is never a measured one */
-    mbcase_measure(&rr, wd, what, comm, iteration_rep, &x, out);
+    mbcase_measure(&rr, wd, what, comm, iteration_rep, &x, NULL, out);
     /* exposed: median of the measured repetitions (after the warm-up ones) */
     int skip = MIN(rr.warmup, (int)x.exposed->len - 1);
     double mine = mbcase_median((const double *)(const void *)x.exposed->data + skip, (int)x.exposed->len - skip);

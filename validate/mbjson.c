@@ -66,6 +66,8 @@ static void put_case(FILE *f, const MbcaseResult *c)
     fprintf(f, ", \"ranks\": %d, \"bytes\": %" G_GUINT64_FORMAT, c->ranks, c->bytes);
     if (c->peer_a >= 0)
         fprintf(f, ", \"peers\": [%d, %d]", c->peer_a, c->peer_b);
+    if (c->delay_s >= 0)
+        fprintf(f, ", \"delay_s\": %.9g", c->delay_s);
     if (c->gpus_per_node > 0)
         fprintf(f, ", \"gpus_per_node\": %d", c->gpus_per_node);
     if (c->inter[0]) {
@@ -74,6 +76,8 @@ static void put_case(FILE *f, const MbcaseResult *c)
     }
     fprintf(f, ", \"time_s\": %.9g, \"reps\": %d, \"min_s\": %.9g, \"max_s\": %.9g, \"measured_s\": %.9g, "
             "\"stable\": %s", c->time_s, c->reps, c->min_s, c->max_s, c->measured_s, c->stable ? "true" : "false");
+    if (c->start_spread_s >= 0)
+        fprintf(f, ", \"start_spread_s\": %.9g", c->start_spread_s);
     if (c->verified >= 0)
         fprintf(f, ", \"verified\": %s", c->verified ? "true" : "false");
     if (c->tcp_ok)

@@ -1,4 +1,4 @@
-/* mbmodes — pingpong, reduce, allreduce and all (see mbmodes.h). */
+/* mbmodes — pingpong, exchange, reduce, allreduce, iteration and all (see mbmodes.h). */
 #include "mbmodes.h"
 
 #include "mbcoll.h"
@@ -17,9 +17,16 @@
  * to 64 MiB as the validation plan asks. */
 static const guint64 pingpong_sizes[] = {8, 64, 512, 3072, 4096, 6144, 16384, 32768, 49152, 61440, 65536,
                                          98304, 122880, 131072, 196608, 524288, 2097152, 8388608, 33554432};
+/* exchange: below and above Open MPI's TCP eager limit (64 KiB), up to
+ * messages that take milliseconds at 1 Gbit/s, as butterfly steps send. */
+static const guint64 exchange_sizes[] = {16384, 65536, 262144, 1048576, 4194304};
 static const guint64 vector_sizes[] = {4096, 16384, 65536, 262144, 1048576, 4194304,
                                        16777216, 67108864};
-enum { TAG_PINGPONG = 7201 };
+enum { TAG_PINGPONG = 7201, TAG_EXCHANGE = 7202 };
+/* exchange: how long after its barrier exit the second rank of the pair
+ * starts (s); far above a barrier's own skew, so which rank is late is
+ * known */
+#define EXCHANGE_DELAY_S 2e-3
 
 void mbmodes_opts_init(MbmodesOpts *o)
 {
@@ -212,11 +219,79 @@ static void run_pingpong(MbmodesCtx *c)
             r.peer_b = x.b;
             char what[128];
             snprintf(what, sizeof what, "pingpong %s %" G_GUINT64_FORMAT " B", klass[intra], sizes[i]);
-            mbcase_measure(&c->opt->rule, c->wd, what, c->comm, ping_rep, &x, &r);
+            mbcase_measure(&c->opt->rule, c->wd, what, c->comm, ping_rep, &x, NULL, &r);
             record(c, &r);
         }
         g_free(x.buf);
     }
+}
+
+/* ---- exchange ---------------------------------------------------------- */
+
+typedef struct {
+    MPI_Comm comm;
+    int rank, a, b;   /* this rank; the pair: a starts at once, b delay_s later */
+    char *buf;        /* send buffer (a and b only) */
+    char *rbuf;       /* receive buffer, apart from buf */
+    int bytes;        /* message size each way */
+    double delay_s;   /* b's delay after its barrier exit (s) */
+    double poll_s;    /* how every wait waits (mbwait.h) */
+} ExchCtx;
+
+/* One pairwise exchange as a butterfly step posts it (MPI_Irecv from the
+ * partner, then MPI_Isend to it, then wait for both), with b starting
+ * delay_s after its barrier exit: the time, from the barrier exit, until
+ * both of this rank's messages completed (b's includes its delay). */
+static double exch_rep(void *vctx)
+{
+    ExchCtx *x = vctx;
+    mbwait_barrier(x->comm, x->poll_s);
+    double t0 = MPI_Wtime();
+    if (x->rank != x->a && x->rank != x->b)
+        return 0;
+    if (x->rank == x->b)
+        mbwait_until(t0 + x->delay_s, x->poll_s);
+    int peer = x->rank == x->a ? x->b : x->a;
+    MPI_Request req[2];
+    MPI_Irecv(x->rbuf, x->bytes, MPI_BYTE, peer, TAG_EXCHANGE, x->comm, &req[0]);
+    MPI_Isend(x->buf, x->bytes, MPI_BYTE, peer, TAG_EXCHANGE, x->comm, &req[1]);
+    mbwait_all(2, req, x->poll_s);
+    return MPI_Wtime() - t0;
+}
+
+/* The first pair of ranks on two hosts, as pingpong inter; skipped when
+ * every rank shares one host. */
+static void run_exchange(MbmodesCtx *c)
+{
+    size_t n;
+    const guint64 *sizes = sizes_for(c->opt, exchange_sizes, G_N_ELEMENTS(exchange_sizes), &n);
+    ExchCtx x = {.comm = c->comm, .rank = c->rank, .delay_s = EXCHANGE_DELAY_S, .poll_s = c->opt->rule.poll_s};
+    if (!find_pair(c, false, &x.a, &x.b)) {
+        if (c->rank == 0 && !c->opt->quiet)
+            printf("exchange  %-18s no pair of ranks is on two hosts; skipped\n", "inter");
+        return;
+    }
+    guint64 most = 1;
+    for (size_t i = 0; i < n; i++)
+        most = MAX(most, sizes[i]);
+    x.buf = (c->rank == x.a || c->rank == x.b) ? g_malloc0(2 * most) : NULL;
+    x.rbuf = x.buf ? x.buf + most : NULL;
+    for (size_t i = 0; i < n; i++) {
+        x.bytes = (int)sizes[i];
+        MbcaseResult r;
+        mbcase_result_init(&r, "exchange");
+        g_strlcpy(r.klass, "inter", sizeof r.klass);
+        r.bytes = sizes[i];
+        r.ranks = 2;
+        r.peer_a = x.a;
+        r.peer_b = x.b;
+        r.delay_s = x.delay_s;
+        char what[128];
+        snprintf(what, sizeof what, "exchange inter %" G_GUINT64_FORMAT " B", sizes[i]);
+        mbcase_measure(&c->opt->rule, c->wd, what, c->comm, exch_rep, &x, NULL, &r);
+        record(c, &r);
+    }
+    g_free(x.buf);
 }
 
 /* ---- reduce ------------------------------------------------------------ */
@@ -257,7 +332,7 @@ static void run_reduce(MbmodesCtx *c)
         r.ranks = c->p;
         char what[128];
         snprintf(what, sizeof what, "reduce %" G_GUINT64_FORMAT " B", sizes[i]);
-        mbcase_measure(&c->opt->rule, c->wd, what, c->comm, reduce_rep, &x, &r);
+        mbcase_measure(&c->opt->rule, c->wd, what, c->comm, reduce_rep, &x, NULL, &r);
         record(c, &r);
         g_free(x.a);
         g_free(x.b);
@@ -275,6 +350,7 @@ typedef struct {
     const double *expect;       /* the exact sum */
     uint64_t count;             /* elements */
     double poll_s;              /* how to wait (mbwait.h) */
+    struct timespec start;      /* this rank's start stamp in the last repetition (mbcase_stamp) */
     bool wrong;                 /* some repetition ended with a wrong vector */
     uint64_t wrong_at;          /* first wrong element of the first wrong repetition */
 } AllreduceCtx;
@@ -284,6 +360,7 @@ static double allreduce_rep(void *vctx)
     AllreduceCtx *x = vctx;
     memcpy(x->data, x->init, sizeof *x->data * x->count);
     mbwait_barrier(x->comm, x->poll_s);
+    mbcase_stamp(&x->start);
     double t0 = MPI_Wtime();
     if (x->sched)
         mbcoll_exec(x->sched, x->rank, x->data, x->tmp, x->comm, x->poll_s);
@@ -348,7 +425,7 @@ static void allreduce_case(MbmodesCtx *c, int algo, guint64 bytes)
     x.tmp = g_new(double, MAX(scratch, 1));
     char what[128];
     snprintf(what, sizeof what, "allreduce %s %" G_GUINT64_FORMAT " B", r.algo, bytes);
-    mbcase_measure(&c->opt->rule, c->wd, what, c->comm, allreduce_rep, &x, &r);
+    mbcase_measure(&c->opt->rule, c->wd, what, c->comm, allreduce_rep, &x, &x.start, &r);
     int wrong = x.wrong, any_wrong = 0;
     MPI_Allreduce(&wrong, &any_wrong, 1, MPI_INT, MPI_LOR, c->comm);
     r.verified = !any_wrong;
@@ -443,7 +520,8 @@ static bool check_vector_sizes(MbmodesOpts *o, char *msg, size_t n)
     return true;
 }
 
-static bool check_pingpong(MbmodesOpts *o, char *msg, size_t n)
+/* Message sizes (pingpong, exchange): an int count of bytes. */
+static bool check_message_sizes(MbmodesOpts *o, char *msg, size_t n)
 {
     for (guint i = 0; o->sizes && i < o->sizes->len; i++) {
         guint64 b = g_array_index(o->sizes, guint64, i);
@@ -518,14 +596,16 @@ static void run_iteration(MbmodesCtx *c)
 /* The mode table; iteration is not in `all` (it needs --config). */
 const MbmodesMode mbmodes_table[] = {
     {"pingpong", "one-way time against message size, for ranks on one host and on two hosts",
-     NULL, check_pingpong, run_pingpong, true},
+     NULL, check_message_sizes, run_pingpong, true},
+    {"exchange", "pairwise exchange on two hosts, one rank starting 2 ms late (rendezvous queueing)",
+     NULL, check_message_sizes, run_exchange, true},
     {"reduce", "local reduction time of summing doubles (gamma), all ranks at once",
      NULL, check_vector_sizes, run_reduce, true},
     {"allreduce", "MPI_Allreduce and arsim's schedules over MPI, results checked on every rank",
      parse_allreduce_opt, check_vector_sizes, run_allreduce, true},
     {"iteration", "training iterations of a scenario replayed: emulated compute, real gradient all-reduces",
      parse_iteration_opt, check_iteration, run_iteration, false},
-    {"all", "pingpong, reduce and allreduce over their default sizes (or --sizes)",
+    {"all", "pingpong, exchange, reduce and allreduce over their default sizes (or --sizes)",
      parse_all_opt, check_all, run_all, false},
     {NULL, NULL, NULL, NULL, NULL, false},
 };

@@ -10,14 +10,19 @@ void mbwait_setup(double poll_s)
         prctl(PR_SET_TIMERSLACK, 1000UL);   /* 1 us instead of the default 50 us */
 }
 
+/* poll_s as a nanosleep interval (poll_s > 0). */
+static struct timespec pause_of(double poll_s)
+{
+    return (struct timespec){.tv_sec = (time_t)poll_s, .tv_nsec = (long)((poll_s - (double)(time_t)poll_s) * 1e9)};
+}
+
 void mbwait_all(int n, MPI_Request *req, double poll_s)
 {
     if (poll_s <= 0) {
         MPI_Waitall(n, req, MPI_STATUSES_IGNORE);
         return;
     }
-    struct timespec pause = {.tv_sec = (time_t)poll_s,
-                             .tv_nsec = (long)((poll_s - (double)(time_t)poll_s) * 1e9)};
+    struct timespec pause = pause_of(poll_s);
     int done = 0;
     for (;;) {
         MPI_Testall(n, req, &done, MPI_STATUSES_IGNORE);
@@ -36,4 +41,12 @@ void mbwait_barrier(MPI_Comm comm, double poll_s)
     MPI_Request req;
     MPI_Ibarrier(comm, &req);
     mbwait_all(1, &req, poll_s);
+}
+
+void mbwait_until(double t, double poll_s)
+{
+    struct timespec pause = pause_of(poll_s > 0 ? poll_s : 0);
+    while (MPI_Wtime() < t)
+        if (poll_s > 0)
+            nanosleep(&pause, NULL);
 }

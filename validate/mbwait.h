@@ -21,4 +21,8 @@ void mbwait_all(int n, MPI_Request *req, double poll_s);
 /* MPI_Barrier that waits as above. */
 void mbwait_barrier(MPI_Comm comm, double poll_s);
 
+/* Waits until MPI_Wtime() >= t: busy when poll_s = 0, else looking every
+ * poll_s and sleeping in between (so it may end up to one interval late). */
+void mbwait_until(double t, double poll_s);
+
 #endif

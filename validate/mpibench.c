@@ -1,7 +1,9 @@
 /* mpibench — measures what arsim simulates, with real MPI: ping-pong
- * (α, β per link class), local reduction (γ) and all-reduce, both the MPI
- * library's and arsim's own schedules (coll_build() from the core
- * library) run over point-to-point with every rank's result checked.
+ * (α, β per link class), a pairwise exchange with one rank late (the
+ * rendezvous handshake queueing behind data), local reduction (γ) and
+ * all-reduce, both the MPI library's and arsim's own schedules
+ * (coll_build() from the core library) run over point-to-point with every
+ * rank's result checked.
  *
  *   mpirun -np P [mpirun options] validate/mpibench MODE [options]
  *
@@ -187,13 +189,13 @@ static int parse_common(MbmodesOpts *o, const char *flag, const char *val, char 
 static bool parse_args(int argc, char **argv, MbmodesOpts *o, const MbmodesMode **mode, char *msg, size_t n)
 {
     if (argc < 2 || argv[1][0] == '-') {
-        snprintf(msg, n, "%s: missing mode; expected pingpong, reduce, allreduce, iteration or all first",
+        snprintf(msg, n, "%s: missing mode; expected pingpong, exchange, reduce, allreduce, iteration or all first",
                  argc < 2 ? "MODE" : argv[1]);
         return false;
     }
     *mode = mbmodes_find(argv[1]);
     if (!*mode) {
-        snprintf(msg, n, "%s: unknown mode; expected pingpong, reduce, allreduce, iteration or all", argv[1]);
+        snprintf(msg, n, "%s: unknown mode; expected pingpong, exchange, reduce, allreduce, iteration or all", argv[1]);
         return false;
     }
     o->mode = argv[1];

@@ -41,7 +41,7 @@ run() {
         --min-reps $MIN_REPS --max-reps $MAX_REPS --tol 0.99 --case-time ${CASE_TIME}s --quiet \
         --out "$T/$name.json" "$@" >"$T/$name.log" 2>&1 ||
         { echo "mpirun exited $?: $(tail -3 "$T/$name.log")"; return 1; }
-    flat "$T/$name.json" | awk -F'\t' '$1 ~ /^\.cases\[0\]\.(reps|stable|verified|measured_s|tcp\.[a-z_]+)$/ {
+    flat "$T/$name.json" | awk -F'\t' '$1 ~ /^\.cases\[0\]\.(reps|stable|verified|measured_s|start_spread_s|tcp\.[a-z_]+)$/ {
         sub(/^\.cases\[0\]\./, "", $1); print $1 "=" $2 }'
 }
 
@@ -82,3 +82,9 @@ tcp_ok=$(awk -F= '$1 ~ /^tcp\.(retrans|timeouts|loss_probes|slow_reps|slow_timeo
     END { print (n == 5 && s < reps && st <= s) ? "yes" : "no" }' <<<"$timed")
 [ "$tcp_ok" = yes ] && ok "each case records its TCP retransmissions and timeouts" ||
     fail "each case records its TCP retransmissions and timeouts" "$timed"
+
+# An all-reduce case records how far apart the ranks left the barrier: a
+# median of (latest - earliest start), so present and >= 0.
+spread=$(awk -F= '$1 == "start_spread_s" { v = $2 } END { print (v != "" && v + 0 >= 0) ? "yes" : "no" }' <<<"$timed")
+[ "$spread" = yes ] && ok "an all-reduce case records its ranks' start spread (>= 0)" ||
+    fail "an all-reduce case records its ranks' start spread (>= 0)" "$timed"
