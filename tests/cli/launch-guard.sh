@@ -3,16 +3,25 @@
 # launch that hangs after mpibench wrote its file (MPICH 4.0.2 in
 # MPI_Finalize), on a stub launcher instead of MPI: a clean exit keeps its
 # status; a launch still running GRACE s after its file appeared is ended
-# whole (its child, and a rank in a session of its own whose parent has
-# exited) with one warning line and status 0, while a process that only
-# names the file is left alone; the limit keeps timeout's 124; an old
-# output file is not taken for this run's. No test measures a duration.
+# whole (its child; a child in a session of its own, as Hydra starts its
+# proxies; a rank in a session of its own whose parent has exited) with
+# one warning line and status 0, while a process that only names the
+# file is left alone; the limit keeps timeout's 124; TERM to the waiting
+# shell ends the launch; an old output file is not taken for this run's.
+# No test measures a duration.
 set -u
 T=$(mktemp -d "${TMPDIR:-/tmp}/arsim-launch-guard.XXXXXX") || exit 1
 export LC_ALL=C T
 root=$PWD
-# ours — PIDs of the live (not zombie) processes whose command line names $T.
-ours() { ps -eo pid=,stat=,args= | awk '$2 !~ /^Z/ && index($0, ENVIRON["T"]) { print $1 }'; }
+# ours — PIDs of the processes whose command line names $T (a zombie's is
+# empty), read from /proc.
+ours() {
+    local d argv
+    for d in /proc/[0-9]*; do
+        { mapfile -d '' -t argv <"$d/cmdline"; } 2>/dev/null || continue
+        [[ "${argv[*]}" == *"$T"* ]] && echo "${d#/proc/}"
+    done
+}
 cleanup() { local p; for p in $(ours); do kill -9 "$p" 2>/dev/null; done; rm -rf "$T"; }
 trap cleanup EXIT
 # shellcheck source=../clilib.bash
@@ -38,17 +47,20 @@ case $mode in
     hang) sleep 300 & echo "$$ $!" >>"$out.pids"; put; wait ;;
     orphan) (setsid "$0" rank "$out" </dev/null >/dev/null 2>&1 &)
             while [ ! -s "$out.rank" ]; do sleep 0.1; done
-            sleep 300 & echo "$$ $! $(cat "$out.rank")" >>"$out.pids"; put; wait ;;
+            setsid sleep 300 & echo "$$ $! $(cat "$out.rank")" >>"$out.pids"; put; wait ;;
     rank) echo $$ >"$out.rank"; while :; do sleep 0.2; done ;;
 esac
 S
 chmod +x "$stub"
 
-# gone PID... — none of the PIDs runs (a zombie waiting for its reaper counts as gone).
+# gone PID... — none of the PIDs runs (a zombie waiting for its reaper
+# counts as gone).
 gone() {
     local p s
     for p in "$@"; do
-        s=$(ps -o stat= -p "$p") && [[ $s != Z* ]] && { echo "process $p still runs: $(ps -o args= -p "$p")"; return 1; }
+        { read -r s <"/proc/$p/stat"; } 2>/dev/null || continue
+        s=${s##*) }
+        [[ $s == Z* ]] || { echo "process $p still runs: $(tr '\0' ' ' <"/proc/$p/cmdline")"; return 1; }
     done
     return 0
 }
@@ -100,6 +112,20 @@ limit_ends() {
     gone $(cat "$out.pids") && [ -z "$(ours)" ] || { echo "left: $(ours)"; return 1; }
 }
 
+# TERM to the shell waiting in launch_guarded ends the launch and exits 1
+# (a background subshell ignores INT, so TERM stands for both).
+interrupted() {
+    local rc out=$T/int.json sub i
+    (launch_guarded "$out" 1 60 "$stub" "$T/int.log" "$stub" quiet "$out") 2>"$T/int.err" &
+    sub=$!
+    for ((i = 0; i < 600; i++)); do [ -s "$out.pids" ] && break; sleep 0.1; done
+    [ -s "$out.pids" ] || { echo "the stub never started"; return 1; }
+    kill -TERM $sub; wait $sub; rc=$?
+    [ $rc = 1 ] || { echo "status $rc, want 1"; return 1; }
+    # shellcheck disable=SC2046
+    gone $(cat "$out.pids") && [ -z "$(ours)" ] || { echo "left: $(ours)"; return 1; }
+}
+
 old_file_ignored() {
     local rc out=$T/old.json
     echo '{"cases": []}' >"$out"
@@ -113,4 +139,5 @@ t launch_guard_exits_failing exits_failing
 t launch_guard_hang_ended hang_ended
 t launch_guard_orphan_ended orphan_ended
 t launch_guard_limit_ends limit_ends
+t launch_guard_interrupted interrupted
 t launch_guard_old_file_ignored old_file_ignored
