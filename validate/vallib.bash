@@ -1,8 +1,10 @@
-# vallib.bash — the pure helpers of validate/validate.sh (no root, no
-# cluster): merging replays into a measurements file, picking errors out
-# of a compare JSON, their statistics, and summaries of the network's
-# trouble. Sourced by validate.sh; tests/cli/vallib.sh tests them. Needs
-# $root (the repository, for tests/cli/jsonflat.awk) and LC_ALL=C.
+# vallib.bash — the helpers of validate/validate.sh that need no root and
+# no cluster: merging replays into a measurements file, picking errors out
+# of a compare JSON, their statistics, summaries of the network's trouble
+# (tests/cli/vallib.sh tests these), and an MPI launch that is ended when
+# it hangs after its output is complete (tests/cli/launch-guard.sh).
+# Sourced by validate.sh. Needs $root (the repository, for
+# tests/cli/jsonflat.awk) and LC_ALL=C.
 : "${root:?vallib.bash: set root to the repository first}"
 
 # merge MAIN ADD... — appends the iteration cases of the ADD files (one
@@ -65,3 +67,126 @@ timeouts() {
           if (!k) print "   no case saw a TCP retransmission timeout" }'
 }
 
+
+# --- guarded MPI launches -----------------------------------------------------
+# An MPI library may hang in MPI_Finalize after the work is done (MPICH
+# 4.0.2 over UCX's TCP transport did on the emulated cluster: mpibench had
+# written its file, rank 0 spun in UCX's progress). launch_guarded ends
+# such a launch once its output is complete instead of letting it run into
+# the limit. A process manager may move its daemons and ranks into
+# sessions of their own (MPICH's Hydra calls setsid() in every child it
+# starts), so ending a launch ends its whole process tree, not only its
+# process group, and any process left over whose arguments name both the
+# program and the output file (the ranks, should their parents die first).
+
+# proc_stat PID — sets the caller's st_ppid, st_pgrp and st_start (start
+# time, clock ticks after boot) from /proc/PID/stat; fails when PID is
+# gone or a zombie.
+proc_stat() {
+    local line f
+    [[ $1 =~ ^[0-9]+$ ]] && { read -r line <"/proc/$1/stat"; } 2>/dev/null || return 1
+    read -r -a f <<<"${line##*) }" # after "PID (COMMAND) ": COMMAND may hold spaces and ')'
+    [ "${f[0]}" != Z ] || return 1
+    st_ppid=${f[1]} st_pgrp=${f[2]} st_start=${f[19]}
+}
+
+# launch_procs ROOT PROG OUT — "PID START" of each live process of the
+# launch started as ROOT: ROOT, the members of process group ROOT (ROOT
+# empty: neither, for a ROOT that has exited and whose PID may be reused),
+# every process whose arguments include both PROG and OUT, and the
+# descendants of all these. Never this shell or its subshells.
+launch_procs() {
+    local root=$1 bin=$2 out=$3 d p a st_ppid st_pgrp st_start more=1 hasbin hasout
+    local -A parent start mine
+    local -a argv
+    for d in /proc/[0-9]*; do
+        p=${d#/proc/}
+        [ "$p" != $$ ] && [ "$p" != "$BASHPID" ] && proc_stat "$p" || continue
+        parent[$p]=$st_ppid start[$p]=$st_start
+        if [ -n "$root" ] && { [ "$p" = "$root" ] || [ "$st_pgrp" = "$root" ]; }; then mine[$p]=1; continue; fi
+        { mapfile -d '' -t argv <"$d/cmdline"; } 2>/dev/null || continue
+        hasbin=0 hasout=0
+        for a in "${argv[@]}"; do
+            [[ $a == "$bin" ]] && hasbin=1
+            [[ $a == "$out" ]] && hasout=1
+        done
+        [ $hasbin = 1 ] && [ $hasout = 1 ] && mine[$p]=1
+    done
+    while [ $more = 1 ]; do
+        more=0
+        for p in "${!parent[@]}"; do
+            [ -z "${mine[$p]:-}" ] && [ -n "${mine[${parent[$p]}]:-}" ] && { mine[$p]=1; more=1; }
+        done
+    done
+    for p in "${!mine[@]}"; do echo "$p ${start[$p]}"; done
+}
+
+# signal_procs SIG — sends SIG to each "PID START" process on stdin that
+# still runs with that start time (a PID the system gave to another
+# process since is left alone); prints how many were still running.
+signal_procs() {
+    local sig=$1 p s n=0 st_ppid st_pgrp st_start
+    while read -r p s; do
+        proc_stat "$p" && [ "$st_start" = "$s" ] || continue
+        kill "-$sig" "$p" 2>/dev/null && n=$((n + 1))
+    done
+    echo $n
+}
+
+# launch_end ROOT PROG OUT — ends the launch (see launch_procs): TERM,
+# then KILL for whatever still runs 5 s later (looked up again by PROG and
+# OUT only, since ROOT may have exited by then). Prints how many processes
+# it found running.
+launch_end() {
+    local procs n i
+    procs=$(launch_procs "$@")
+    n=$(signal_procs TERM <<<"$procs")
+    for ((i = 0; i < 25; i++)); do
+        [ "$(signal_procs 0 <<<"$procs")" = 0 ] && break
+        sleep 0.2
+    done
+    signal_procs KILL <<<"$procs"$'\n'"$(launch_procs "" "$2" "$3")" >/dev/null
+    echo "$n"
+}
+
+# launch_guarded OUT GRACE LIMIT PROG LOG CMD... — runs CMD (an MPI
+# launcher starting PROG, which writes OUT when it has finished) under
+# `timeout -k 10 LIMIT`, its output appended to LOG, and returns CMD's
+# exit status (timeout's 124 or 137 past LIMIT). OUT is removed first:
+# mpibench writes it under another name and renames it when complete, so
+# its existence means this run's results are all in. If CMD still runs
+# about GRACE seconds after OUT appeared, it ends the launch, prints one
+# warning line to stderr and returns 0. Whatever ends CMD, no process of
+# the launch outlives this function (a line on stderr says how many had to
+# be ended after CMD's exit); INT, TERM or HUP while it waits end the
+# launch and exit 1.
+launch_guarded() {
+    local out=$1 grace=$2 limit=$3 bin=$4 log=$5 pid rc since="" traps n me=${prog:-vallib}
+    shift 5
+    rm -f -- "$out" || return 1
+    traps=$(trap -p INT TERM HUP)
+    timeout -k 10 "$limit" "$@" >>"$log" 2>&1 &
+    pid=$!
+    # shellcheck disable=SC2064 # the trap names this launch, expanded now
+    trap "launch_end $pid $(printf '%q %q' "$bin" "$out") >/dev/null; exit 1" INT TERM HUP
+    # kill -0 and test are builtins: the loop forks only its sleep, once a
+    # second, on the CPUs the ranks measure on. Linux hands PIDs out in a
+    # cycle, so within a second of CMD's exit $pid is no other process.
+    while kill -0 "$pid" 2>/dev/null; do
+        if [ -z "$since" ] && [ -e "$out" ]; then since=$SECONDS; fi
+        if [ -n "$since" ] && [ $((SECONDS - since)) -ge "$grace" ]; then
+            launch_end "$pid" "$bin" "$out" >/dev/null
+            wait "$pid" 2>/dev/null
+            trap - INT TERM HUP; eval "$traps"
+            echo "$me: $(basename "$1") did not exit $grace s after $(basename "$bin") wrote $out (a hang in MPI_Finalize); ended it" >&2
+            return 0
+        fi
+        sleep 1
+    done
+    wait "$pid"
+    rc=$?
+    trap - INT TERM HUP; eval "$traps"
+    n=$(launch_end "" "$bin" "$out")
+    [ "$n" = 0 ] || echo "$me: $n processes of $(basename "$bin") (--out $out) outlived $(basename "$1") (exit $rc); ended them" >&2
+    return $rc
+}
