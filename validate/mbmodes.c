@@ -42,6 +42,9 @@ void mbmodes_opts_clear(MbmodesOpts *o)
     if (o->sizes)
         g_array_free(o->sizes, TRUE);
     o->sizes = NULL;
+    if (o->delays)
+        g_array_free(o->delays, TRUE);
+    o->delays = NULL;
     mbiter_opts_clear(&o->iter);
 }
 
@@ -265,7 +268,10 @@ static void run_exchange(MbmodesCtx *c)
 {
     size_t n;
     const guint64 *sizes = sizes_for(c->opt, exchange_sizes, G_N_ELEMENTS(exchange_sizes), &n);
-    ExchCtx x = {.comm = c->comm, .rank = c->rank, .delay_s = EXCHANGE_DELAY_S, .poll_s = c->opt->rule.poll_s};
+    static const double dflt_delay[] = {EXCHANGE_DELAY_S};
+    const double *delays = c->opt->delays ? (const double *)(void *)c->opt->delays->data : dflt_delay;
+    guint ndelays = c->opt->delays ? c->opt->delays->len : 1;
+    ExchCtx x = {.comm = c->comm, .rank = c->rank, .poll_s = c->opt->rule.poll_s};
     if (!find_pair(c, false, &x.a, &x.b)) {
         if (c->rank == 0 && !c->opt->quiet)
             printf("exchange  %-18s no pair of ranks is on two hosts; skipped\n", "inter");
@@ -276,7 +282,9 @@ static void run_exchange(MbmodesCtx *c)
         most = MAX(most, sizes[i]);
     x.buf = (c->rank == x.a || c->rank == x.b) ? g_malloc0(2 * most) : NULL;
     x.rbuf = x.buf ? x.buf + most : NULL;
-    for (size_t i = 0; i < n; i++) {
+    for (size_t k = 0; k < (size_t)ndelays * n; k++) {
+        size_t i = k % n;
+        x.delay_s = delays[k / n];
         x.bytes = (int)sizes[i];
         MbcaseResult r;
         mbcase_result_init(&r, "exchange");
@@ -287,11 +295,38 @@ static void run_exchange(MbmodesCtx *c)
         r.peer_b = x.b;
         r.delay_s = x.delay_s;
         char what[128];
-        snprintf(what, sizeof what, "exchange inter %" G_GUINT64_FORMAT " B", sizes[i]);
+        snprintf(what, sizeof what, "exchange inter %" G_GUINT64_FORMAT " B, %.0f us late", sizes[i],
+                 x.delay_s * 1e6);
         mbcase_measure(&c->opt->rule, c->wd, what, c->comm, exch_rep, &x, NULL, &r);
         record(c, &r);
     }
     g_free(x.buf);
+}
+
+/* exchange's own option: --delays T[,T...], each 0 to 1 s. */
+static int parse_exchange_opt(MbmodesOpts *o, const char *flag, const char *val, const char **why)
+{
+    if (strcmp(flag, "--delays") != 0)
+        return 0;
+    GArray *d = g_array_new(FALSE, FALSE, sizeof(double));
+    gchar **parts = g_strsplit(val, ",", -1);
+    bool ok = parts[0] != NULL;
+    for (gchar **p = parts; ok && *p; p++) {
+        double t;
+        ok = units_parse_time(*p, &t, why) && t <= 1;
+        if (ok)
+            g_array_append_val(d, t);
+    }
+    g_strfreev(parts);
+    if (!ok) {
+        *why = "not a list of delays; expected comma-separated times from 0 to 1s such as 0,50us,2ms";
+        g_array_free(d, TRUE);
+        return -1;
+    }
+    if (o->delays)
+        g_array_free(o->delays, TRUE);
+    o->delays = d;
+    return 1;
 }
 
 /* ---- reduce ------------------------------------------------------------ */
@@ -597,8 +632,9 @@ static void run_iteration(MbmodesCtx *c)
 const MbmodesMode mbmodes_table[] = {
     {"pingpong", "one-way time against message size, for ranks on one host and on two hosts",
      NULL, check_message_sizes, run_pingpong, true},
-    {"exchange", "pairwise exchange on two hosts, one rank starting 2 ms late (rendezvous queueing)",
-     NULL, check_message_sizes, run_exchange, true},
+    {"exchange", "pairwise exchange on two hosts, one rank starting 2 ms (or each of --delays) late (rendezvous "
+                 "queueing)",
+     parse_exchange_opt, check_message_sizes, run_exchange, true},
     {"reduce", "local reduction time of summing doubles (gamma), all ranks at once",
      NULL, check_vector_sizes, run_reduce, true},
     {"allreduce", "MPI_Allreduce and arsim's schedules over MPI, results checked on every rank",

@@ -50,6 +50,7 @@ static void usage(FILE *f)
     fputs("options:\n"
           "  --out FILE            write the measurements JSON (schema arsim-measurements/1)\n"
           "  --sizes LIST          comma-separated sizes such as 4KiB,1MiB (vectors: multiples of 8 B)\n"
+          "  --delays LIST         exchange: the late rank's delays, times such as 0,50us,2ms (default 2ms)\n"
           "  --algo LIST           allreduce: mpi,ring,butterfly,rabenseifner,tree,hierarchical,torus2d\n"
           "                        (default: all but torus2d)\n"
           "  --inter ALGO          hierarchical: inter-node algorithm (default ring)\n"
@@ -266,10 +267,11 @@ static char *library_version(void)
 
 int main(int argc, char **argv)
 {
-    if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
-        usage(stdout);
-        return 0;
-    }
+    for (int i = 1; i < argc; i++)   /* --help anywhere, as `mpibench exchange --help` */
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            usage(stdout);
+            return 0;
+        }
     MbmodesOpts opt;
     mbmodes_opts_init(&opt);
     const MbmodesMode *mode = NULL;

@@ -88,3 +88,8 @@ tcp_ok=$(awk -F= '$1 ~ /^tcp\.(retrans|timeouts|loss_probes|slow_reps|slow_timeo
 spread=$(awk -F= '$1 == "start_spread_s" { v = $2 } END { print (v != "" && v + 0 >= 0) ? "yes" : "no" }' <<<"$timed")
 [ "$spread" = yes ] && ok "an all-reduce case records its ranks' start spread (>= 0)" ||
     fail "an all-reduce case records its ranks' start spread (>= 0)" "$timed"
+
+# --help anywhere prints the usage, the exchange mode's --delays in it.
+help=$("$MPIBENCH" exchange --delays 1ms --help 2>&1); rc=$?
+[ $rc = 0 ] && grep -q -- "--delays LIST" <<<"$help" && ok "mpibench MODE ... --help prints the usage" ||
+    fail "mpibench MODE ... --help prints the usage" "rc $rc: $help"
