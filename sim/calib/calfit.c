@@ -5,7 +5,6 @@
 #include <string.h>
 
 #define CALFIT_MAXV 4               /* unknowns of the largest linear fit */
-#define CALFIT_BURST_GAIN (2.0 / 3) /* the burst (and the handshake) must cut the squared error to this fraction */
 #define CALFIT_EXACT 1e-12          /* per-point squared relative error that counts as exact */
 #define CALFIT_REFILL_ITERS 100     /* fixed-point passes of the refill-aware fit for one burst */
 #define CALFIT_BURST_STEPS 60       /* golden-section steps polishing the burst */

@@ -54,6 +54,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#define CALFIT_BURST_GAIN (2.0 / 3) /* the burst (and a handshake) must cut the squared error to this fraction */
+
 #include "io/protocol.h"
 
 typedef enum {

@@ -1,5 +1,6 @@
 /* calqueue — fitting the handshake's control queue; see calqueue.h. */
 #include "calib/calqueue.h"
+#include "calib/calfit.h"
 #include "coll/collexec.h"
 
 #include <math.h>
@@ -55,9 +56,35 @@ static double cost(const CalFile *cal, GPtrArray *cases, uint64_t queue)
     return sum;
 }
 
+/* The queue candidates: inf, 0, then 1 KiB ... 64 MiB in steps of 2^(1/4). */
+static uint64_t candidate(int k)
+{
+    return k < -1 ? PROTOCOL_INF
+           : k < 0 ? 0
+                   : (uint64_t)llround(ldexp(1.0, 10 + k / 4) * pow(2.0, (k % 4) / 4.0));
+}
+
+/* The best queue under cal's protocol for the cases: *best and its cost
+ * (the first best wins). */
+static double best_queue(const CalFile *cal, GPtrArray *cases, uint64_t *best)
+{
+    double best_cost = INFINITY;
+    for (int k = -2; k <= 64; k++) {
+        double c = cost(cal, cases, candidate(k));
+        if (c < best_cost) {
+            best_cost = c;
+            *best = candidate(k);
+        }
+    }
+    return best_cost;
+}
+
 bool calqueue_fit(const MeasFile *m, CalFile *cal, CalQueueFit *out)
 {
-    if (!cal->inter.set || !cal->inter_protocol.set || cal->inter_protocol.p.handshake != PROTOCOL_HANDSHAKE_RTT)
+    const Protocol *pr = &cal->inter_protocol.p;
+    bool rtt = pr->handshake == PROTOCOL_HANDSHAKE_RTT;
+    bool none_seen = pr->handshake == PROTOCOL_HANDSHAKE_NONE && pr->eager_limit == PROTOCOL_INF;
+    if (!cal->inter.set || !cal->inter_protocol.set || !(rtt || none_seen))
         return false;
     GPtrArray *cases = g_ptr_array_new();
     for (guint i = 0; i < m->cases->len; i++) {
@@ -69,19 +96,36 @@ bool calqueue_fit(const MeasFile *m, CalFile *cal, CalQueueFit *out)
         g_ptr_array_free(cases, TRUE);
         return false;
     }
-    /* candidates: inf, then 0 and 1 KiB ... 64 MiB in steps of 2^(1/4); the first best wins */
-    uint64_t best = PROTOCOL_INF;
-    double best_cost = cost(cal, cases, PROTOCOL_INF);
-    for (int k = -1; k <= 64; k++) {
-        uint64_t q = k < 0 ? 0 : (uint64_t)llround(ldexp(1.0, 10 + k / 4) * pow(2.0, (k % 4) / 4.0));
-        double c = cost(cal, cases, q);
-        if (c < best_cost) {
-            best_cost = c;
-            best = q;
+    *out = (CalQueueFit){.control_queue = PROTOCOL_INF, .points = (int)cases->len};
+    double best_cost;
+    if (rtt) {
+        best_cost = best_queue(cal, cases, &out->control_queue);
+    } else {
+        /* the eager model against a handshake from each exchange size on */
+        best_cost = cost(cal, cases, PROTOCOL_INF);
+        double eager_cost = best_cost;
+        CalFile q = *cal;
+        q.inter_protocol.p.handshake = PROTOCOL_HANDSHAKE_RTT;
+        q.inter_protocol.p.overhead_s = 0;
+        for (guint i = 0; i < cases->len; i++) {
+            q.inter_protocol.p.eager_limit = ((const MeasCase *)g_ptr_array_index(cases, i))->bytes;
+            uint64_t queue = PROTOCOL_INF;
+            double c = best_queue(&q, cases, &queue);
+            if (c < best_cost && c < CALFIT_BURST_GAIN * eager_cost) {
+                best_cost = c;
+                out->handshake_found = true;
+                out->eager_limit = q.inter_protocol.p.eager_limit;
+                out->control_queue = queue;
+            }
+        }
+        if (out->handshake_found) {
+            cal->inter_protocol.p.handshake = PROTOCOL_HANDSHAKE_RTT;
+            cal->inter_protocol.p.eager_limit = out->eager_limit;
+            cal->inter_protocol.p.overhead_s = 0;
         }
     }
-    *out = (CalQueueFit){.control_queue = best, .rms_rel = sqrt(best_cost / cases->len), .points = (int)cases->len};
-    cal->inter_protocol.p.control_queue = best;
+    out->rms_rel = sqrt(best_cost / cases->len);
+    cal->inter_protocol.p.control_queue = out->control_queue;
     for (guint i = 0; i < cases->len; i++)
         g_array_append_val(cal->used, ((const MeasCase *)g_ptr_array_index(cases, i))->index);
     g_ptr_array_free(cases, TRUE);

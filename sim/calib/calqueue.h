@@ -19,6 +19,9 @@
 #include "net/topo.h"
 
 typedef struct {
+    bool handshake_found;    /* the ping-pong showed no handshake, the exchange cases did: the protocol now
+                              * has handshake rtt from eager_limit on */
+    uint64_t eager_limit;    /* handshake_found: the eager limit placed between two exchange sizes, bytes */
     uint64_t control_queue;  /* bytes, PROTOCOL_INF: the best candidate (all data ahead) */
     double rms_rel;          /* RMS relative error of the exchange cases under it */
     int points;              /* exchange cases fitted, >= 1 */
@@ -36,8 +39,16 @@ double calqueue_exchange_time(const CalFile *cal, const MeasCase *c, uint64_t qu
 
 /* Fits the control queue to m's inter exchange cases under cal (its inter
  * class and protocol already fitted). false when there is none or the
- * protocol has no rtt handshake (nothing to fit: *out untouched);
- * otherwise true, *out filled and each case's index added to cal->used. */
+ * protocol is not one to fit (nothing done: *out untouched); otherwise
+ * true, *out filled and each case's index added to cal->used.
+ *
+ * With a handshake (rtt) only the queue is fitted. Where the ping-pong
+ * showed none (eager_limit inf, handshake none: a noisy ping-pong can hide
+ * the 2α step) the exchange cases may show it instead: a late partner's
+ * rendezvous waits; the eager limit is tried at each exchange size (the
+ * messages from that size on rendezvous), with each queue, and kept
+ * (handshake rtt, no overhead) when it cuts the squared error to
+ * CALFIT_BURST_GAIN of the eager model's, as the ping-pong's step must. */
 bool calqueue_fit(const MeasFile *m, CalFile *cal, CalQueueFit *out);
 
 #endif

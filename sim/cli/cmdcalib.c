@@ -129,7 +129,14 @@ static void print_beta(FILE *out, const char *name, const CalLinkFit *f, bool fr
 /* The control queue line and the exchange cases under it. */
 static void print_queue(FILE *out, const MeasFile *m, const CalFile *cal, const CalQueueFit *f)
 {
-    if (f->control_queue == PROTOCOL_INF)
+    const Protocol *pr = &cal->inter_protocol.p;
+    if (f->handshake_found)
+        fprintf(out, "protocol inter from the exchange cases: a late partner's messages wait from %" G_GUINT64_FORMAT
+                " B on: eager_limit %" G_GUINT64_FORMAT " B, handshake rtt, overhead 0\n",
+                (guint64)f->eager_limit, (guint64)f->eager_limit);
+    if (pr->handshake != PROTOCOL_HANDSHAKE_RTT)
+        fprintf(out, "exchange cases: no handshake there either (eager kept), ");
+    else if (f->control_queue == PROTOCOL_INF)
         fprintf(out, "control_queue inter: inf (a clear-to-send waits behind all data queued ahead of it), ");
     else
         fprintf(out, "control_queue inter: %" G_GUINT64_FORMAT " B (a clear-to-send waits behind at most that much "

@@ -279,13 +279,50 @@ START_TEST(test_fit_queue)
     ck_assert_int_eq(f.points, 5);
     ck_assert(f.rms_rel < 1e-9);
     ck_assert_uint_eq(cal.used->len, 5);
-    /* without a handshake the queue does not exist: nothing fitted */
+    /* a handshake with an eager limit the ping-pong placed: the queue alone; an eager limit but no
+     * handshake is not a case to fit */
     cal.inter_protocol.p.handshake = PROTOCOL_HANDSHAKE_NONE;
     cal.inter_protocol.p.control_queue = PROTOCOL_INF;
     ck_assert(!calqueue_fit(m, &cal, &f));
     ck_assert_uint_eq(cal.inter_protocol.p.control_queue, PROTOCOL_INF);
     calmeas_free(m);
     calfile_clear(&cal);
+}
+END_TEST
+
+/* The ping-pong saw no handshake (eager_limit inf, handshake none), the
+ * exchange cases do: made by the closed form with a handshake from
+ * E = 256 KiB on and every clear-to-send behind the whole message (n < E:
+ * d + α + nβ; n >= E: d + 3α + 2nβ), calqueue_fit places the eager limit
+ * at 256 KiB, sets rtt and finds Q = inf; made without a handshake
+ * (d + α + nβ throughout), it keeps the eager model. */
+START_TEST(test_fit_handshake_from_exchange)
+{
+    const double d = 2e-3;
+    const uint64_t E = 262144, sizes[] = {16384, 65536, 262144, 1 << 20, 4 << 20};
+    for (int with = 1; with >= 0; with--) {
+        CalFile cal;
+        calfile_init(&cal);
+        cal.inter = (CalClass){.set = true, .alpha_s = ALPHA, .beta = BETA};
+        cal.inter_protocol.set = true;
+        protocol_init_eager(&cal.inter_protocol.p);
+        MeasFile *m = calmeas_new("x.json");
+        for (size_t i = 0; i < G_N_ELEMENTS(sizes); i++) {
+            double n = (double)sizes[i];
+            MeasCase c = {.mode = MEAS_EXCHANGE, .index = (int)i, .ranks = 2, .bytes = sizes[i], .delay_s = d};
+            c.time_s = with && sizes[i] >= E ? d + 3 * ALPHA + 2 * n * BETA : d + ALPHA + n * BETA;
+            g_array_append_val(m->cases, c);
+        }
+        CalQueueFit f = {0};
+        ck_assert(calqueue_fit(m, &cal, &f));
+        ck_assert_int_eq(f.handshake_found, with);
+        ck_assert_int_eq(cal.inter_protocol.p.handshake, with ? PROTOCOL_HANDSHAKE_RTT : PROTOCOL_HANDSHAKE_NONE);
+        ck_assert_uint_eq(cal.inter_protocol.p.eager_limit, with ? E : PROTOCOL_INF);
+        ck_assert_uint_eq(cal.inter_protocol.p.control_queue, PROTOCOL_INF);
+        ck_assert_msg(f.rms_rel < 1e-9, "rms %g", f.rms_rel);
+        calmeas_free(m);
+        calfile_clear(&cal);
+    }
 }
 END_TEST
 
@@ -367,6 +404,7 @@ int main(void)
     tcase_add_test(tc, test_fit_none);
     tcase_add_test(tc, test_fit_slide);
     tcase_add_test(tc, test_fit_queue);
+    tcase_add_test(tc, test_fit_handshake_from_exchange);
     tcase_add_test(tc, test_calfile_protocol);
     suite_add_tcase(s, tc);
     return testmain_run(s);
