@@ -21,19 +21,31 @@ Topo *calqueue_star(const CalFile *cal, int hosts, char **err)
     return t;
 }
 
-double calqueue_exchange_time(const CalFile *cal, const MeasCase *c, uint64_t queue, char **err)
+/* The two-host star of cal with its inter protocol's queue replaced. */
+static Topo *star_with_queue(const CalFile *cal, uint64_t queue, char **err)
 {
-    CalFile q = *cal;
+    CalFile q = *cal;   /* a shallow copy, only read */
     q.inter_protocol.p.control_queue = queue;
-    Topo *t = calqueue_star(&q, 2, err);
-    if (!t)
-        return -1;
+    return calqueue_star(&q, 2, err);
+}
+
+/* Exchange case c simulated on two-host star t. */
+static double exchange_on(Topo *t, const MeasCase *c, char **err)
+{
     /* two ranks, one step each: the whole vector to the other (butterfly on 2), no reduction cost */
     const double at[2] = {0, c->delay_s};
     CollSkew k = {.at_s = at, .own_span = true};
     CollParams prm;
     coll_params_init(&prm);
-    double secs = collexec_time_skewed(t, COLL_BUTTERFLY, &prm, 2, c->bytes, 1, 0, &k, NULL, err);
+    return collexec_time_skewed(t, COLL_BUTTERFLY, &prm, 2, c->bytes, 1, 0, &k, NULL, err);
+}
+
+double calqueue_exchange_time(const CalFile *cal, const MeasCase *c, uint64_t queue, char **err)
+{
+    Topo *t = star_with_queue(cal, queue, err);
+    if (!t)
+        return -1;
+    double secs = exchange_on(t, c, err);
     topo_free(t);
     return secs;
 }
@@ -42,17 +54,18 @@ double calqueue_exchange_time(const CalFile *cal, const MeasCase *c, uint64_t qu
  * INFINITY when one cannot be simulated. */
 static double cost(const CalFile *cal, GPtrArray *cases, uint64_t queue)
 {
-    double sum = 0;
-    for (guint i = 0; i < cases->len; i++) {
+    char *err = NULL;
+    Topo *t = star_with_queue(cal, queue, &err);
+    double sum = t ? 0 : INFINITY;
+    for (guint i = 0; t && i < cases->len && isfinite(sum); i++) {
         const MeasCase *c = g_ptr_array_index(cases, i);
-        char *err = NULL;
-        double t = calqueue_exchange_time(cal, c, queue, &err);
-        g_free(err);
-        if (t < 0)
-            return INFINITY;
-        double e = (t - c->time_s) / c->time_s;
-        sum += e * e;
+        double secs = exchange_on(t, c, &err);
+        g_clear_pointer(&err, g_free);
+        double e = (secs - c->time_s) / c->time_s;
+        sum = secs < 0 ? INFINITY : sum + e * e;
     }
+    g_free(err);
+    topo_free(t);
     return sum;
 }
 
