@@ -54,9 +54,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define CALFIT_BURST_GAIN (2.0 / 3) /* the burst (and a handshake) must cut the squared error to this fraction */
-
 #include "io/protocol.h"
+
+#define CALFIT_BURST_GAIN (2.0 / 3) /* the burst (and a handshake) must cut the squared error to this fraction */
 
 typedef enum {
     CALFIT_PINGPONG,         /* one message of `bytes` between two hosts, one way */
