@@ -318,9 +318,10 @@ static const CliOpt opts[] = {
      .unit = "a size: 1MiB; none: whole messages", .note = "the topology's (none by default)",
      .parse = parse_protocol},
     {"control-queue", CLI_CUSTOM, offsetof(CmdCollOpts, proto),
-     .help = "under handshake rtt, a request- or clear-to-send waits on each link behind at most SIZE of queued data "
-             "(the transport's buffer), or inf: behind all of it", .value = "SIZE|inf",
-     .unit = "a size: 256KiB; inf: in order like any message", .note = "the topology's (inf by default)",
+     .help = "under handshake rtt, a request- or clear-to-send waits on each link behind at most SIZE of its "
+             "connection's queued data (the transport's buffer), or inf: behind all of it; other connections' data it "
+             "passes", .value = "SIZE|inf",
+     .unit = "a size: 256KiB; inf: all of its connection's data", .note = "the topology's (inf by default)",
      .parse = parse_protocol},
     {"max-memory", CLI_BYTES, offsetof(CmdCollOpts, max_memory),
      .help = "refuse (exit 2) a run whose memory estimate is above SIZE", .value = "SIZE",

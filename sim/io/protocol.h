@@ -38,13 +38,15 @@
  *                piece is a message of its own (eager or not by its size).
  *                none (0): whole messages.
  *   control_queue  Q: under handshake rtt, a request- or clear-to-send
- *                waits on each link behind at most Q bytes of the data
- *                queued ahead of it (the transport's buffer: the socket's
- *                send buffer, the MPI library's queued fragments), then
- *                overtakes the rest (net_send_control). inf: behind all of
- *                it, in order like any message (the default). Matters where
- *                a pairwise exchange's ends start apart: the late rank's
- *                clear-to-send queues behind the early rank's data.
+ *                travels in its connection (the pair of hosts: one socket
+ *                each way): on each link it waits behind at most Q bytes of
+ *                that connection's data queued ahead of it (the transport's
+ *                buffer: the socket's send buffer, the MPI library's queued
+ *                fragments), then overtakes the rest; other connections'
+ *                data it passes (net_send_control). inf: behind all of its
+ *                connection's data (the default). Matters where a pairwise
+ *                exchange's ends start apart: the late rank's clear-to-send
+ *                queues behind the early rank's data to it.
  *
  * Defaults (protocol_init): 64 KiB, none, 0, none, inf — SMPI's semantics.
  */
@@ -71,8 +73,8 @@ typedef struct {
     ProtocolHandshake handshake; /* what a rendezvous message waits for */
     double overhead_s;           /* CPU seconds per data message at each end, 0..PROTOCOL_MAX_OVERHEAD_S */
     uint64_t segment_bytes;      /* bytes per pipelined piece; 0: whole messages */
-    uint64_t control_queue;      /* bytes of queued data a control message waits behind at most per link;
-                                  * PROTOCOL_INF: all of it (FIFO) */
+    uint64_t control_queue;      /* bytes of its connection's queued data a control message waits behind at
+                                  * most per link; PROTOCOL_INF: all of it */
 } Protocol;
 
 /* The defaults above. */

@@ -45,8 +45,9 @@ struct NetMsg {
     GList qlink;            /* message mode: node in a link's FIFO; data = this message */
     const TopoRoute *route; /* shared, owned by the Topo; nhops >= 0 */
     uint64_t bytes;         /* payload */
-    uint64_t ctl_cap;       /* message mode, a control message (net_send_control): bytes of queued data it
-                             * waits behind at most on a link; UINT64_MAX: FIFO like any message */
+    bool control;           /* a control message (net_send_control) */
+    uint64_t ctl_cap;       /* message mode, a control message: bytes of its connection's queued data it
+                             * waits behind at most on a link; UINT64_MAX: all of it */
     uint32_t hop;           /* message mode: route index of the link the head is at */
     simtime_t head_ps;      /* message mode: when the head reaches the current hop */
     simtime_t tail_ps;      /* message mode: when the tail reaches the current hop */
@@ -67,6 +68,8 @@ typedef struct {
     uint64_t wait_n;        /* messages (message mode) or packets (packet mode) waiting */
     uint64_t wait_bytes;    /* bytes waiting */
     uint64_t serv_bytes;    /* bytes of the message or packet in service until free_ps */
+    const TopoRoute *serv_route; /* message mode: the route of the message in service (for the
+                                  * connection a control message compares; valid while free_ps > now) */
 } NetLink;
 
 /* A link's token bucket (kept apart from NetLink so that links without one
@@ -235,6 +238,7 @@ static void mm_start(Net *n, NetLink *l, NetMsg *m, simtime_t s)
     st->busy_ps += end - s;
     l->free_ps = end;
     l->serv_bytes = m->bytes;
+    l->serv_route = m->route;
     m->tail_ps = tadd(n, end, l->lat_ps);
     if (++m->hop == m->route->nhops) {
         sim_at(n->sim, m->tail_ps, msg_deliver, n, m);
@@ -256,31 +260,68 @@ static void mm_pass(Net *n, NetLink *l, NetMsg *m, simtime_t s)
         sim_at(n->sim, m->head_ps, mm_arrive, n, m);
 }
 
-/* Message mode: whether control message m, at link l now, would wait
- * behind more than its cap of data; if so it passes once the link has
- * serialized cap bytes more (the time the data ahead of it, in service
- * and waiting, takes is counted at the link's rate). */
-static bool mm_overtake(Net *n, NetLink *l, NetMsg *m)
+/* Whether routes a and b join the same two endpoints: one connection (they
+ * leave by the same first link and arrive by the same last one; a host
+ * has one link to its switch, so this is the pair of hosts). */
+static inline bool same_connection(const TopoRoute *a, const TopoRoute *b)
+{
+    return a->link[0] == b->link[0] && a->link[a->nhops - 1] == b->link[b->nhops - 1];
+}
+
+/* Message mode: control message m reaches link l now. It travels in its
+ * connection's byte stream: it waits until its cap of that connection's
+ * data queued ahead of it on l has left (all of it when there is less;
+ * the message in service counts by the part of its serialization left),
+ * and passes the other connections' data, which lies in other streams.
+ * The moment is counted at the link's rate through the FIFO as it stands
+ * now. */
+static void mm_control(Net *n, NetLink *l, NetMsg *m)
 {
     simtime_t now = n->sim->now;
-    if (m->ctl_cap == UINT64_MAX || l->free_ps <= now || isinf(l->bw_Bps))
-        return false;
-    simtime_t cap = ser_ps(n, l->bw_Bps, (double)m->ctl_cap);
-    simtime_t ahead = l->free_ps - now;
-    if (ahead <= cap)
-        ahead = tadd(n, ahead, ser_ps(n, l->bw_Bps, (double)l->wait_bytes));
-    if (ahead <= cap)
-        return false;
-    mm_pass(n, l, m, tadd(n, now, cap));
-    return true;
+    if (l->free_ps <= now || isinf(l->bw_Bps) || m->ctl_cap == 0) {
+        mm_pass(n, l, m, now);
+        return;
+    }
+    double rate = l->bw_Bps;
+    double in_serv = fmin((double)l->serv_bytes, (double)(l->free_ps - now) / PS_PER_S * rate);
+    bool serv_own = same_connection(l->serv_route, m->route);
+    double own = serv_own ? in_serv : 0;
+    for (GList *q = l->wait.head; q; q = q->next)
+        if (same_connection(((const NetMsg *)q->data)->route, m->route))
+            own += (double)((const NetMsg *)q->data)->bytes;
+    double need = fmin(own, (double)m->ctl_cap);   /* bytes of its stream that leave before it */
+    if (need <= 0) {
+        mm_pass(n, l, m, now);
+        return;
+    }
+    if (serv_own && need <= in_serv) {
+        mm_pass(n, l, m, tadd(n, now, ser_ps(n, rate, need)));
+        return;
+    }
+    need -= serv_own ? in_serv : 0;
+    simtime_t t = l->free_ps;
+    for (GList *q = l->wait.head; q; q = q->next) {
+        const NetMsg *w = q->data;
+        bool mine = same_connection(w->route, m->route);
+        if (mine && need <= (double)w->bytes) {
+            t = tadd(n, t, ser_ps(n, rate, need));
+            break;
+        }
+        t = tadd(n, t, ser_ps(n, rate, (double)w->bytes));
+        if (mine)
+            need -= (double)w->bytes;
+    }
+    mm_pass(n, l, m, t);
 }
 
 /* Message mode: m's head reaches the link of hop m->hop now. */
 static void mm_enter(Net *n, NetMsg *m)
 {
     NetLink *l = &n->links[m->route->link[m->hop]];
-    if (mm_overtake(n, l, m))
+    if (m->control) {
+        mm_control(n, l, m);
         return;
+    }
     occupancy_grows(n, l, 1, m->bytes);
     if (l->wait_n == 1 && l->free_ps <= n->sim->now) {
         l->wait_n = 0;
@@ -441,15 +482,16 @@ void net_set_router(Net *n, NetRouteFn fn, void *ctx)
     n->router_ctx = ctx;
 }
 
-/* net_send and net_send_control: a message of `bytes` with control cap `cap`. */
-static void send_msg(Net *n, const TopoRoute *r, uint64_t bytes, uint64_t cap, NetDeliverFn fn, void *ctx,
-                     void *data)
+/* net_send and net_send_control: a message of `bytes`, a control message with cap `cap` or data. */
+static void send_msg(Net *n, const TopoRoute *r, uint64_t bytes, bool control, uint64_t cap, NetDeliverFn fn,
+                     void *ctx, void *data)
 {
     if (n->router)
         r = n->router(n->router_ctx, r);
     NetMsg *m = msg_get(n);
     m->route = r;
     m->bytes = bytes;
+    m->control = control;
     m->ctl_cap = cap;
     m->fn = fn;
     m->ctx = ctx;
@@ -477,12 +519,12 @@ static void send_msg(Net *n, const TopoRoute *r, uint64_t bytes, uint64_t cap, N
 
 void net_send(Net *n, const TopoRoute *r, uint64_t bytes, NetDeliverFn fn, void *ctx, void *data)
 {
-    send_msg(n, r, bytes, UINT64_MAX, fn, ctx, data);
+    send_msg(n, r, bytes, false, UINT64_MAX, fn, ctx, data);
 }
 
 void net_send_control(Net *n, const TopoRoute *r, uint64_t cap_bytes, NetDeliverFn fn, void *ctx, void *data)
 {
-    send_msg(n, r, 0, cap_bytes, fn, ctx, data);
+    send_msg(n, r, 0, true, cap_bytes, fn, ctx, data);
 }
 
 uint64_t net_mem_estimate(const Topo *t, uint64_t msgs)

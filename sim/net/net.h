@@ -47,12 +47,16 @@ void net_free(Net *n);
 void net_send(Net *n, const TopoRoute *r, uint64_t bytes, NetDeliverFn fn, void *ctx, void *data);
 
 /* A payload-free control message (an MPI request- or clear-to-send) along
- * r, as net_send(n, r, 0, ...) except in message mode: on each link it
- * waits behind at most cap_bytes of queued data (the rest of the message
- * in service and the messages waiting, counted at the link's rate), as a
- * transport that queues only its buffer's worth of a large message ahead
- * of a control message; then it leaves without taking the link and moves
- * on after the latency. UINT64_MAX: FIFO, exactly net_send. In packet
+ * r, as net_send(n, r, 0, ...) except in message mode, where it travels in
+ * its connection's byte stream (the messages whose routes leave by r's
+ * first link and arrive by its last: one pair of hosts): on each link it
+ * waits until cap_bytes of that connection's data queued ahead of it have
+ * left (all of it when there is less; the message in service counts by
+ * the part of its serialization left; UINT64_MAX: all of it), passing the
+ * other connections' data, which lies in other streams (sockets); then it
+ * leaves without taking the link and moves on after the latency. The
+ * moment is counted at the link's rate through the FIFO as it stands when
+ * the message arrives (a token bucket's credit is not counted). In packet
  * mode the cap is not used (the round robin already serves it after one
  * packet of each message ahead). */
 void net_send_control(Net *n, const TopoRoute *r, uint64_t cap_bytes, NetDeliverFn fn, void *ctx, void *data);

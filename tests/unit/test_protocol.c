@@ -186,7 +186,9 @@ END_TEST
  * Bβ + 2o, plus 2α with rtt), then receives m from rank 0, which sent at
  * time 0. Eager (m below the limit): the message went ahead of rank 2's
  * on rank 1's link (T1 + mβ) and waited at rank 1's host, which pays its
- * receive overhead after its step: T1 + mβ + o. Rendezvous, none: the
+ * receive overhead after its step: T1 + mβ + o; with rtt rank 2's
+ * request-to-send, in another connection than rank 0's message, passes
+ * it, and the data follows long after it left: T1 + o. Rendezvous, none: the
  * data leaves when rank 1 posts, at T1: T1 + α + mβ + o. Rendezvous, rtt:
  * the request-to-send arrived long before, the clear-to-send leaves at
  * T1: T1 + 2α + mβ + o. */
@@ -207,7 +209,7 @@ START_TEST(test_late_receiver)
             add(s, 1, -1, 0, 0, m, false);
             add(s, 2, 1, B, 1, B, false);
             double t1 = a + B * b + 2 * o + (rtt ? 2 * a : 0);
-            double want = !big ? t1 + m * b + o : t1 + (rtt ? 2 * a : a) + m * b + o;
+            double want = !big ? t1 + (rtt ? 0 : m * b) + o : t1 + (rtt ? 2 * a : a) + m * b + o;
             double got = run_sched(t, s, NULL, 0);
             ck_assert_msg(fabs(got - want) < 1e-12, "%s m=%" G_GUINT64_FORMAT ": %.12g, want %.12g",
                           PROTOS[pi].name, (guint64)m, got, want);
@@ -452,6 +454,56 @@ START_TEST(test_skewed_exchange)
 }
 END_TEST
 
+static void go_rank(void *ctx, void *data)
+{
+    collexec_rank_go(ctx, (int)GPOINTER_TO_SIZE(data));
+}
+
+/* Control messages travel in their connection. Rank 1 sends n bytes to
+ * rank 2 and, in the same step, receives n from rank 0; ranks 1 and 2
+ * issue at 0, rank 0 at Δ = α + nβ/2 (rtt, n a rendezvous). Rank 1's data
+ * for rank 2 holds its link from 2α to 2α + nβ; rank 0's request-to-send
+ * reaches rank 1 at Δ + α, inside that, and rank 1's clear-to-send to
+ * rank 0 (another connection: nothing of its own ahead) passes the data
+ * whatever the control queue: rank 0's data leaves at Δ + 2α and lands at
+ * Δ + 3α + nβ, the end. (A FIFO clear-to-send would wait for rank 1's
+ * data: 4α + 2nβ.) */
+START_TEST(test_control_other_connection)
+{
+    const double a = 2 * LAT, b = 1 / BW;
+    const uint64_t n = 1 << 20;
+    const uint64_t caps[] = {PROTOCOL_INF, n, n / 4, 0};
+    for (size_t ci = 0; ci < G_N_ELEMENTS(caps); ci++) {
+        Protocol pr = proto(PROTOCOL_HANDSHAKE_RTT, 0, EAGER, 0);
+        pr.control_queue = caps[ci];
+        Topo *t = star_proto(3, 0, &pr);
+        CollSchedule *s = coll_schedule_new(3, n);
+        add(s, 0, 1, n, -1, 0, false);
+        add(s, 1, 2, n, 0, n, false);
+        add(s, 2, -1, 0, 1, n, false);
+        Sim *sim = sim_new(1);
+        Net *net = net_new(sim, t);
+        CollRunSpec run = {.sim = sim, .net = net, .topo = t, .sched = s, .elem_bytes = 1, .deferred = true};
+        CollExec *x = collexec_start(&run);
+        ck_assert_ptr_nonnull(x);
+        double delta = a + n * b / 2;
+        simtime_t at[3] = {(simtime_t)llround(delta * 1e12), 0, 0};
+        for (int r = 0; r < 3; r++)
+            sim_at(sim, at[r], go_rank, x, GSIZE_TO_POINTER(r));
+        ck_assert(sim_run(sim));
+        ck_assert_uint_eq(net_inflight(net), 0);
+        double got = sim_ps_to_seconds(collexec_end_time(x));
+        double want = delta + 3 * a + n * b;
+        ck_assert_msg(fabs(got - want) <= 2e-12, "cap %zu: %.12g s, want %.12g s", ci, got, want);
+        collexec_free(x);
+        net_free(net);
+        sim_free(sim);
+        coll_schedule_free(s);
+        topo_free(t);
+    }
+}
+END_TEST
+
 START_TEST(test_no_deadlock)
 {
     for (int p = 1; p <= 40; p++) {
@@ -673,6 +725,7 @@ static Suite *suite(void)
     tcase_add_loop_test(tc, test_cost_model, 0, nps);
     tcase_add_test(tc, test_no_deadlock);
     tcase_add_test(tc, test_skewed_exchange);
+    tcase_add_test(tc, test_control_other_connection);
     tcase_add_test(tc, test_segment_exchange);
     tcase_add_test(tc, test_segment_ring);
     tcase_add_loop_test(tc, test_segment_bounds, 0, nps);
