@@ -244,6 +244,31 @@ static Scenario *scenario_for(Ctx *x, const MeasCase *c, char **why)
     return s;
 }
 
+/* How far apart the ranks of a p-rank replay issue each collective: the
+ * width whose p uniform draws spread as far as the ranks leaving
+ * mpibench's barrier did, the median over the file's p-rank all-reduce
+ * cases run by mpibench's own executor (the replay's; not `mpi`) that
+ * recorded a start spread; 0 when none did. */
+static double replay_jitter(const Ctx *x, int p)
+{
+    GArray *w = g_array_new(FALSE, FALSE, sizeof(double));
+    for (guint i = 0; i < x->m->cases->len; i++) {
+        const MeasCase *c = &g_array_index(x->m->cases, MeasCase, i);
+        if (c->mode == MEAS_ALLREDUCE && !c->mpi && c->ranks == p && p >= 2 && c->start_spread_s > 0) {
+            double v = c->start_spread_s * (p + 1) / (p - 1);
+            g_array_append_val(w, v);
+        }
+    }
+    double med = 0;
+    if (w->len) {
+        g_array_sort(w, cmp_double);
+        med = w->len % 2 ? g_array_index(w, double, w->len / 2)
+                         : (g_array_index(w, double, w->len / 2 - 1) + g_array_index(w, double, w->len / 2)) / 2;
+    }
+    g_array_free(w, TRUE);
+    return med;
+}
+
 static void predict_iteration(Ctx *x, const MeasCase *c, CalCmpRow *r)
 {
     char *why = NULL;
@@ -261,6 +286,10 @@ static void predict_iteration(Ctx *x, const MeasCase *c, CalCmpRow *r)
         return;
     }
     int batch = c->batch > 0 ? c->batch : g_array_index(s->batches, int, 0);
+    /* the ranks issue each collective as far apart as they left the barrier (unless the scenario says) */
+    bool own_jitter = s->var.jitter_s > 0;
+    if (!own_jitter)
+        s->var.jitter_s = replay_jitter(x, c->ranks);
     TrainOpts o = {0};
     TrainResult res = {0};
     if (!train_run(s, batch, pol, &o, &res, &why)) {
@@ -269,7 +298,9 @@ static void predict_iteration(Ctx *x, const MeasCase *c, CalCmpRow *r)
     }
     r->pred_s = res.iteration_s;
     train_result_clear(&res);
-    r->how = g_strdup_printf("train %s batch %d", c->policy, batch);
+    r->how = s->var.jitter_s > 0 ? g_strdup_printf("train %s batch %d, issues up to %.3g ms apart%s", c->policy, batch,
+                                                   s->var.jitter_s * 1e3, own_jitter ? "" : " (start spread)")
+                                 : g_strdup_printf("train %s batch %d", c->policy, batch);
 }
 
 /* One message of the case's class, as the fit models it (calfit.h; the

@@ -39,7 +39,8 @@ typedef struct {
     bool busy;               /* a task is running */
     bool waiting;            /* the stream is blocked on a gate */
     GQueue *queue;           /* released units not issued yet (GINT unit indices) */
-    int in_flight;           /* its units issued and not done */
+    int in_flight;           /* its units issued and not done (jittered ones from their issue on) */
+    simtime_t join_at;       /* variation.jitter: when its latest issued unit joins its collective, ps */
     /* comm.interference > 0: the running task's progress (as train.c's stream) */
     const TrainTask *task;   /* the running task */
     simtime_t task_left;     /* ps of its (scaled) work not done at task_mark */
@@ -235,15 +236,13 @@ static void on_launch(void *ctx, void *data)
     launch_live(t, u);
 }
 
-/* Rank rk issues unit u: the first issue launches its collective (from
+/* Rank rk joins unit u's collective: the first join launches it (from
  * the memo, or live at the end of the instant when it may be), each rank
  * joins it. */
-static void rank_issue(Rank *rk, int u)
+static void rank_join(Rank *rk, int u)
 {
     TR *t = rk->t;
     RUnit *ru = &t->u[u];
-    rk->in_flight++;
-    interference_update(rk);
     if (++ru->issued == t->world)
         ru->last_issue = t->sim->now;
     if (!ru->launched) {
@@ -261,6 +260,31 @@ static void rank_issue(Rank *rk, int u)
         collexec_rank_go(ru->x, rk->r);
     else
         g_array_append_val(ru->early, rk->r);   /* launches later in this instant */
+}
+
+static void on_join(void *ctx, void *data)
+{
+    rank_join(ctx, GPOINTER_TO_INT(data));
+}
+
+/* Rank rk issues unit u: it takes a place in rk's communicator now and
+ * joins the collective now or, with variation.jitter, its draw later —
+ * never before a unit rk issued earlier, so every rank keeps the order. */
+static void rank_issue(Rank *rk, int u)
+{
+    TR *t = rk->t;
+    rk->in_flight++;
+    interference_update(rk);
+    double d = trainvar_issue_delay(&t->s->var, rk->r, t->u[u].iter, u);
+    if (d <= 0) {
+        rank_join(rk, u);
+        return;
+    }
+    simtime_t at = sim_add(t->sim, t->sim->now, (simtime_t)llround(d * PS_PER_S));
+    if (at < rk->join_at)
+        at = rk->join_at;
+    rk->join_at = at;
+    sim_at(t->sim, at, on_join, rk, GINT_TO_POINTER(u));
 }
 
 /* Issues rk's queued units while its communicator has room. */

@@ -23,7 +23,14 @@ void trainvar_clear(TrainVar *v)
 
 bool trainvar_varies(const TrainVar *v)
 {
-    return (v->dist != TRAINVAR_NONE && v->cv > 0) || (v->stragglers && v->stragglers->len > 0);
+    return (v->dist != TRAINVAR_NONE && v->cv > 0) || (v->stragglers && v->stragglers->len > 0) || v->jitter_s > 0;
+}
+
+double trainvar_issue_delay(const TrainVar *v, int r, int iter, int unit)
+{
+    if (v->jitter_s <= 0)
+        return 0;
+    return v->jitter_s * simrng_uniform(v->seed, r, iter, TRAINVAR_JITTER_KEY + (uint64_t)unit);
 }
 
 static bool read_variation(CfgNode *n, TrainVar *v, char **err)
@@ -32,8 +39,13 @@ static bool read_variation(CfgNode *n, TrainVar *v, char **err)
     int64_t seed = 1;
     if (!cfg_expect_map(n, "variation", err) || !cfg_opt_string(n, "dist", &dist, err) ||
         !cfg_opt_double(n, "cv", 0, 10, &v->cv, err) || !cfg_opt_string(n, "per", &per, err) ||
-        !cfg_opt_int(n, "seed", 0, INT64_MAX, &seed, err))
+        !cfg_opt_int(n, "seed", 0, INT64_MAX, &seed, err) || !cfg_opt_time(n, "jitter", &v->jitter_s, err))
         return false;
+    if (v->jitter_s > TRAINVAR_MAX_JITTER_S) {
+        *err = cfg_err(cfg_peek(n, "jitter"), "jitter %g s is too long; expected a time from 0 to %g s", v->jitter_s,
+                       TRAINVAR_MAX_JITTER_S);
+        return false;
+    }
     if (strcmp(dist, "normal") == 0)
         v->dist = TRAINVAR_NORMAL;
     else if (strcmp(dist, "lognormal") == 0)
@@ -50,7 +62,7 @@ static bool read_variation(CfgNode *n, TrainVar *v, char **err)
     }
     v->per_iteration = strcmp(per, "iteration") == 0;
     v->seed = (uint64_t)seed;
-    return cfg_check_keys(n, "variation", "dist, cv, per, seed", err);
+    return cfg_check_keys(n, "variation", "dist, cv, per, seed, jitter", err);
 }
 
 static bool read_straggler(CfgNode *n, int world, TrainStraggler *g, char **err)

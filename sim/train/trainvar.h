@@ -4,7 +4,7 @@
  * percentiles of a run's iteration times.
  *
  * Scenario keys (README "What-if"):
- *   variation:  {dist: normal | lognormal | none, cv: 0.05, per: layer | iteration, seed: 1}
+ *   variation:  {dist: normal | lognormal | none, cv: 0.05, per: layer | iteration, seed: 1, jitter: 0}
  *   stragglers: [{ranks: [3], slowdown: 1.5, from_iteration: 0}]
  *
  * Draws are counter-based: the factor of (rank, iteration, slot) is a
@@ -35,8 +35,13 @@ typedef struct {
     double cv;               /* coefficient of variation (std / mean) of a compute time, >= 0 */
     bool per_iteration;      /* one draw per rank and iteration (else one per rank, task and iteration) */
     uint64_t seed;           /* the draws' seed */
+    double jitter_s;         /* s, 0..TRAINVAR_MAX_JITTER_S: each rank issues each sync unit a uniform draw
+                              * in (0, jitter_s] after its communicator could (0: at once) */
     GArray *stragglers;      /* TrainStraggler; owned, never NULL after trainvar_read */
 } TrainVar;
+
+#define TRAINVAR_MAX_JITTER_S 3600.0
+#define TRAINVAR_JITTER_KEY (UINT64_C(1) << 40)   /* draw keys of the issue delays: above every task slot's */
 
 /* Reads `variation` and `stragglers` of a scenario root (absent keys: no
  * variation, no stragglers) for a cluster of `world` ranks. */
@@ -50,6 +55,11 @@ bool trainvar_varies(const TrainVar *v);
  * per iteration: slot 0): the variation's draw (mean 1; a normal draw is
  * clipped at 0) times every straggler slowdown that applies. */
 double trainvar_factor(const TrainVar *v, int r, int iter, int slot);
+
+/* How long after its communicator could rank r issues unit `unit` of
+ * iteration `iter`: jitter_s times a uniform draw in (0, 1] named by
+ * (seed, r, iter, unit); 0 without jitter. */
+double trainvar_issue_delay(const TrainVar *v, int r, int iter, int unit);
 
 /* The measured iterations' times from the iteration start times (ps;
  * start[W .. W+M] valid, M >= 1): their mean, median, 99th percentile

@@ -137,6 +137,38 @@ iteration() {
         "$T/itable" || { echo "no ranking line"; return 1; }
 }
 
+# an iteration case of p ranks is predicted with the ranks issuing each
+# collective as far apart as mpibench's own p-rank all-reduces left their
+# barrier: variation.jitter = the median start_spread_s x (p+1)/(p-1) over
+# those cases (not `mpi`, not other rank counts) — `arsim run` with that
+# jitter is the oracle.
+iteration_jitter() {
+    local w
+    w=$(awk 'BEGIN { printf "%.17g", 2e-4 * 5 / 3 }')
+    "$A" run tests/bad/support/ok.yaml --set "cluster.calibration=$T/cal.yaml" --set variation.dist=none \
+        --set "variation.jitter=${w}s" --json "$T/runj.json" >/dev/null 2>&1 || { echo "arsim run failed"; return 1; }
+    flat "$T/runj.json" >"$T/runj.flat" || return 1
+    local ar='{"mode": "allreduce", "algo": "ring", "bytes": 65536, "time_s": 1e-3'
+    printf '%s\n' '{"schema": "arsim-measurements/1", "env": {"ranks": 4, "hosts": 4, "date": "x"}, "cases": [' \
+        "$ar, \"ranks\": 4, \"start_spread_s\": 1e-4}," "$ar, \"ranks\": 4, \"start_spread_s\": 3e-4}," \
+        "$ar, \"ranks\": 4, \"start_spread_s\": 2e-4}," "$ar, \"ranks\": 8, \"start_spread_s\": 9e-3}," \
+        '{"mode": "allreduce", "algo": "mpi", "bytes": 65536, "time_s": 1e-3, "ranks": 4, "start_spread_s": 9e-3},' \
+        '{"mode": "iteration", "config": "tests/bad/support/ok.yaml", "batch": 64, "scale": 1, "sets": [], "policy": "thesis", "ranks": 4, "time_s": 1.5}]}' \
+        >"$T/iterj.json"
+    "$A" compare "$T/iterj.json" --calibration "$T/cal.yaml" --json "$T/ijcmp.json" >"$T/ijtable" 2>"$T/err" ||
+        { echo "exit $?: $(cat "$T/err")"; return 1; }
+    flat "$T/ijcmp.json" >"$T/ijcmp.flat" || return 1
+    local want got plain
+    want=$(awk -F'\t' '$1 == ".results[3].iteration_s" { print $2 }' "$T/runj.flat")
+    plain=$(awk -F'\t' '$1 == ".results[3].iteration_s" { print $2 }' "$T/run.flat")
+    got=$(awk -F'\t' '$1 == ".cases[5].predicted_s" { print $2 }' "$T/ijcmp.flat")
+    [ -n "$want" ] && [ -n "$got" ] && near "$got" "$want" 1e-9 ||
+        { echo "predicted '$got', arsim run with jitter ${w}s says '$want'"; return 1; }
+    ! near "$got" "$plain" 1e-6 || { echo "the jitter changed nothing ($got, plain $plain)"; return 1; }
+    grep -q 'train thesis batch 64, issues up to 0.333 ms apart (start spread)' "$T/ijtable" ||
+        { echo "no jitter in the case's line: $(grep iteration "$T/ijtable")"; return 1; }
+}
+
 # bad_calib NAME JSON-TEXT PATTERN — calibrate exits 2, one stderr line matching PATTERN, no --out.
 bad_calib() {
     local f="$T/$1.json" out="$T/$1.yaml"
@@ -193,6 +225,7 @@ t calib_fit_pingpong_only fit_pingpong_only
 t calib_in_scenario scenario_uses_it
 t calib_compare_plots plots
 t calib_iteration iteration
+t calib_iteration_jitter iteration_jitter
 t calib_burst burst
 t calib_bad_files bad_inputs
 t calib_bad_options bad_options

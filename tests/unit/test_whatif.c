@@ -245,6 +245,50 @@ START_TEST(test_straggler_adds_compute)
 }
 END_TEST
 
+/* variation.jitter: each rank issues each unit a draw in (0, J] late.
+ * Two ranks, one butterfly exchange per unit, no overlap: every unit is
+ * issued when the one before ended, and its data can move only once both
+ * ranks are in it (eagerly, the early rank's message waits for nothing,
+ * but the late rank's own message leaves at its issue; with a rendezvous
+ * the early one's waits for the late rank's receive), so it ends the
+ * larger of the two draws after it could have started, plus its time when
+ * both issue at once: an iteration is the plain one plus the sum over its
+ * units of max(d0, d1). The draws are trainvar_issue_delay's, each in
+ * (0, J]. */
+START_TEST(test_jitter_adds_late_issue)
+{
+    const char *y2 = "model: vgg16-cifar10\ngpu: v100\nbatch: [32]\n"
+                     "cluster: {topology: star, nodes: 2, link: {bandwidth: 10Gbps, latency: 5us}}\n"
+                     "policies:\n  - {name: none, overlap: none, algorithm: butterfly}\n";
+    const double J = 0.002;
+    Scenario *a = load(y2);
+    char *yj = g_strdup_printf("%svariation: {dist: none, jitter: %gs, seed: 3}\n", y2, J);
+    Scenario *b = load(yj);
+    ck_assert(b->whatif);
+    ck_assert_double_eq(b->var.jitter_s, J);
+    TrainResult x, z;
+    run1(a, 0, false, &x);
+    run1(b, 0, false, &z);
+    int nu = (int)x.units->len;
+    double extra = 0;
+    for (int i = b->warmup; i < b->warmup + b->measured; i++)
+        for (int u = 0; u < nu; u++) {
+            double d0 = trainvar_issue_delay(&b->var, 0, i, u), d1 = trainvar_issue_delay(&b->var, 1, i, u);
+            ck_assert(d0 > 0 && d0 <= J && d1 > 0 && d1 <= J && d0 != d1);
+            extra += fmax(d0, d1);
+        }
+    extra /= b->measured;
+    ck_assert_msg(fabs(z.iteration_s - (x.iteration_s + extra)) < nu * 2e-12, "%.12g, want %.12g + %.12g",
+                  z.iteration_s, x.iteration_s, extra);
+    ck_assert_double_eq(trainvar_issue_delay(&a->var, 0, 0, 0), 0);
+    free1(&x);
+    free1(&z);
+    scenario_free(a);
+    scenario_free(b);
+    g_free(yj);
+}
+END_TEST
+
 /* The draws: mean 1 and the cv asked for (sample moments of 200000
  * draws; the standard error of the mean is cv/447), normal and
  * lognormal, and a straggler multiplies from its iteration on. */
@@ -561,6 +605,7 @@ static Suite *suite(void)
     tc = testmain_case(s, "closed-forms");
     tcase_add_test(tc, test_straggler_delays_ring);
     tcase_add_test(tc, test_straggler_adds_compute);
+    tcase_add_test(tc, test_jitter_adds_late_issue);
     tcase_add_test(tc, test_draw_moments);
     tcase_add_test(tc, test_half_bandwidth_ring);
     tcase_add_test(tc, test_half_bandwidth_training);
