@@ -46,6 +46,7 @@ typedef struct {
     int ranks;           /* ranks taking part (2 for pingpong and exchange) */
     int peer_a, peer_b;  /* pingpong, exchange: the two ranks; -1 otherwise */
     double delay_s;      /* exchange: how long after its barrier exit peer_b starts (s); < 0 otherwise */
+    int pairs;           /* exchange: pairs exchanging at once (peer_a, peer_b the first); 0 otherwise */
     int gpus_per_node;   /* hierarchical: G the schedule used; 0 otherwise */
     char inter[16];      /* hierarchical: the inter-node algorithm; "" otherwise */
     double time_s;       /* median repetition time (s); pingpong: one way */

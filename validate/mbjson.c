@@ -66,6 +66,8 @@ static void put_case(FILE *f, const MbcaseResult *c)
     fprintf(f, ", \"ranks\": %d, \"bytes\": %" G_GUINT64_FORMAT, c->ranks, c->bytes);
     if (c->peer_a >= 0)
         fprintf(f, ", \"peers\": [%d, %d]", c->peer_a, c->peer_b);
+    if (c->pairs > 1)
+        fprintf(f, ", \"pairs\": %d", c->pairs);
     if (c->delay_s >= 0)
         fprintf(f, ", \"delay_s\": %.9g", c->delay_s);
     if (c->gpus_per_node > 0)

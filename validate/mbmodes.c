@@ -125,7 +125,9 @@ static void record(MbmodesCtx *c, const MbcaseResult *r)
         fflush(stdout);
         return;
     }
-    if (r->peer_a >= 0)
+    if (r->peer_a >= 0 && r->pairs > 1)
+        snprintf(who, sizeof who, "%s %d pairs", r->klass, r->pairs);
+    else if (r->peer_a >= 0)
         snprintf(who, sizeof who, "%s %d<->%d", r->klass, r->peer_a, r->peer_b);
     else if (r->algo[0])
         snprintf(who, sizeof who, "%s P=%d", r->algo, r->ranks);
@@ -233,7 +235,7 @@ static void run_pingpong(MbmodesCtx *c)
 
 typedef struct {
     MPI_Comm comm;
-    int rank, a, b;   /* this rank; the pair: a starts at once, b delay_s later */
+    int rank, a, b;   /* this rank; its pair: a starts at once, b delay_s later (-1, -1: none) */
     char *buf;        /* send buffer (a and b only) */
     char *rbuf;       /* receive buffer, apart from buf */
     int bytes;        /* message size each way */
@@ -244,7 +246,8 @@ typedef struct {
 /* One pairwise exchange as a butterfly step posts it (MPI_Irecv from the
  * partner, then MPI_Isend to it, then wait for both), with b starting
  * delay_s after its barrier exit: the time, from the barrier exit, until
- * both of this rank's messages completed (b's includes its delay). */
+ * both of this rank's messages completed (b's includes its delay). With
+ * --pairs all every pair does so at once. */
 static double exch_rep(void *vctx)
 {
     ExchCtx *x = vctx;
@@ -272,10 +275,29 @@ static void run_exchange(MbmodesCtx *c)
     const double *delays = c->opt->delays ? (const double *)(void *)c->opt->delays->data : dflt_delay;
     guint ndelays = c->opt->delays ? c->opt->delays->len : 1;
     ExchCtx x = {.comm = c->comm, .rank = c->rank, .poll_s = c->opt->rule.poll_s};
-    if (!find_pair(c, false, &x.a, &x.b)) {
+    int first_a, first_b, pairs = 1;
+    if (!find_pair(c, false, &first_a, &first_b)) {
         if (c->rank == 0 && !c->opt->quiet)
             printf("exchange  %-18s no pair of ranks is on two hosts; skipped\n", "inter");
         return;
+    }
+    x.a = first_a;
+    x.b = first_b;
+    if (c->opt->all_pairs) {
+        /* ranks 2j and 2j+1, every pair on two hosts (else the one pair alone) */
+        bool apart = c->p >= 2;
+        for (int j = 0; j + 1 < c->p; j += 2)
+            apart = apart && c->node[j] != c->node[j + 1];
+        if (apart) {
+            pairs = c->p / 2;
+            first_a = 0;
+            first_b = 1;
+            bool in = c->rank + 1 < c->p || c->rank % 2 == 1;
+            x.a = in ? c->rank & ~1 : -1;
+            x.b = in ? c->rank | 1 : -1;
+        } else if (c->rank == 0 && !c->opt->quiet) {
+            printf("exchange  %-18s ranks 2j and 2j+1 do not all sit on two hosts; one pair\n", "inter");
+        }
     }
     guint64 most = 1;
     for (size_t i = 0; i < n; i++)
@@ -291,21 +313,31 @@ static void run_exchange(MbmodesCtx *c)
         g_strlcpy(r.klass, "inter", sizeof r.klass);
         r.bytes = sizes[i];
         r.ranks = 2;
-        r.peer_a = x.a;
-        r.peer_b = x.b;
+        r.peer_a = first_a;
+        r.peer_b = first_b;
         r.delay_s = x.delay_s;
+        r.pairs = pairs;
         char what[128];
-        snprintf(what, sizeof what, "exchange inter %" G_GUINT64_FORMAT " B, %.0f us late", sizes[i],
-                 x.delay_s * 1e6);
+        snprintf(what, sizeof what, "exchange inter %" G_GUINT64_FORMAT " B, %.0f us late, %d pair%s", sizes[i],
+                 x.delay_s * 1e6, pairs, pairs > 1 ? "s" : "");
         mbcase_measure(&c->opt->rule, c->wd, what, c->comm, exch_rep, &x, NULL, &r);
         record(c, &r);
     }
     g_free(x.buf);
 }
 
-/* exchange's own option: --delays T[,T...], each 0 to 1 s. */
+/* exchange's own options: --delays T[,T...], each 0 to 1 s; --pairs one|all. */
 static int parse_exchange_opt(MbmodesOpts *o, const char *flag, const char *val, const char **why)
 {
+    if (strcmp(flag, "--pairs") == 0) {
+        if (strcmp(val, "one") != 0 && strcmp(val, "all") != 0) {
+            *why = "not a pairing; expected one (the first pair of ranks on two hosts) or all (ranks 2j and 2j+1, "
+                   "every pair at once)";
+            return -1;
+        }
+        o->all_pairs = strcmp(val, "all") == 0;
+        return 1;
+    }
     if (strcmp(flag, "--delays") != 0)
         return 0;
     GArray *d = g_array_new(FALSE, FALSE, sizeof(double));

@@ -28,6 +28,7 @@ typedef struct {
     const char *out;            /* --out FILE, or NULL for no file; borrowed from argv */
     GArray *sizes;              /* --sizes as guint64 bytes (owned), or NULL for each mode's default */
     GArray *delays;             /* exchange: --delays as double seconds (owned), or NULL for 2 ms alone */
+    bool all_pairs;             /* exchange: --pairs all: every rank 2j with 2j+1 at once (else one pair) */
     bool quiet;                 /* --quiet: no per-case lines on stdout */
     MbcaseRule rule;            /* --warmup, --min-reps, --max-reps, --tol, --case-time, --timeout, --poll */
     bool algo_given;            /* --algo appeared */

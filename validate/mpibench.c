@@ -51,6 +51,7 @@ static void usage(FILE *f)
           "  --out FILE            write the measurements JSON (schema arsim-measurements/1)\n"
           "  --sizes LIST          comma-separated sizes such as 4KiB,1MiB (vectors: multiples of 8 B)\n"
           "  --delays LIST         exchange: the late rank's delays, times such as 0,50us,2ms (default 2ms)\n"
+          "  --pairs one|all       exchange: the first pair on two hosts, or ranks 2j and 2j+1 all at once\n"
           "  --algo LIST           allreduce: mpi,ring,butterfly,rabenseifner,tree,hierarchical,torus2d\n"
           "                        (default: all but torus2d)\n"
           "  --inter ALGO          hierarchical: inter-node algorithm (default ring)\n"

@@ -29,6 +29,7 @@ typedef struct {
     double time_s;           /* median, seconds, > 0 (pingpong: one way; iteration: one iteration;
                               * exchange: the longer rank's span from its own start, the late one's delay included) */
     double delay_s;          /* exchange: how much later the second rank starts, s, >= 0; 0 otherwise */
+    int pairs;               /* exchange: pairs exchanging at once (each on links of its own), >= 1; 0 otherwise */
     double start_spread_s;   /* allreduce: median over repetitions of the spread of the ranks' barrier exits
                               * (last - first), s; 0: not measured */
     bool unverified;         /* allreduce: "verified": false (a wrong result was seen) */

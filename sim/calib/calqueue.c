@@ -21,11 +21,12 @@ Topo *calqueue_star(const CalFile *cal, int hosts, char **err)
     return t;
 }
 
-/* The two-host star of cal with its inter protocol's queue replaced. */
-static Topo *star_with_queue(const CalFile *cal, uint64_t queue, char **err)
+/* The two-host star of cal with its inter protocol's queue and duplex replaced. */
+static Topo *star_with(const CalFile *cal, uint64_t queue, ProtocolDuplex duplex, char **err)
 {
     CalFile q = *cal;   /* a shallow copy, only read */
     q.inter_protocol.p.control_queue = queue;
+    q.inter_protocol.p.duplex = duplex;
     return calqueue_star(&q, 2, err);
 }
 
@@ -42,7 +43,7 @@ static double exchange_on(Topo *t, const MeasCase *c, char **err)
 
 double calqueue_exchange_time(const CalFile *cal, const MeasCase *c, uint64_t queue, char **err)
 {
-    Topo *t = star_with_queue(cal, queue, err);
+    Topo *t = star_with(cal, queue, cal->inter_protocol.p.duplex, err);
     if (!t)
         return -1;
     double secs = exchange_on(t, c, err);
@@ -50,12 +51,12 @@ double calqueue_exchange_time(const CalFile *cal, const MeasCase *c, uint64_t qu
     return secs;
 }
 
-/* Sum of squared relative errors of the cases (MeasCase *) under queue;
- * INFINITY when one cannot be simulated. */
-static double cost(const CalFile *cal, GPtrArray *cases, uint64_t queue)
+/* Sum of squared relative errors of the cases (MeasCase *) under queue
+ * and duplex; INFINITY when one cannot be simulated. */
+static double cost(const CalFile *cal, GPtrArray *cases, uint64_t queue, ProtocolDuplex duplex)
 {
     char *err = NULL;
-    Topo *t = star_with_queue(cal, queue, &err);
+    Topo *t = star_with(cal, queue, duplex, &err);
     double sum = t ? 0 : INFINITY;
     for (guint i = 0; t && i < cases->len && isfinite(sum); i++) {
         const MeasCase *c = g_ptr_array_index(cases, i);
@@ -77,19 +78,36 @@ static uint64_t candidate(int k)
                    : (uint64_t)llround(ldexp(1.0, 10 + k / 4) * pow(2.0, (k % 4) / 4.0));
 }
 
-/* The best queue under cal's protocol for the cases: *best and its cost
- * (the first best wins). */
-static double best_queue(const CalFile *cal, GPtrArray *cases, uint64_t *best)
+/* The best queue under cal's protocol and `duplex` for the cases: *best
+ * and its cost (the first best wins). */
+static double best_queue(const CalFile *cal, GPtrArray *cases, ProtocolDuplex duplex, uint64_t *best)
 {
     double best_cost = INFINITY;
     for (int k = -2; k <= 64; k++) {
-        double c = cost(cal, cases, candidate(k));
+        double c = cost(cal, cases, candidate(k), duplex);
         if (c < best_cost) {
             best_cost = c;
             *best = candidate(k);
         }
     }
     return best_cost;
+}
+
+/* The best queue with duplex full, and half instead when it cuts the
+ * squared error to CALFIT_BURST_GAIN of that (exchanges whose ends start
+ * together tell the two apart; a late partner serializes both). */
+static double best_fit(const CalFile *cal, GPtrArray *cases, uint64_t *queue, ProtocolDuplex *duplex)
+{
+    uint64_t q_half = PROTOCOL_INF;
+    double c_full = best_queue(cal, cases, PROTOCOL_DUPLEX_FULL, queue);
+    double c_half = best_queue(cal, cases, PROTOCOL_DUPLEX_HALF, &q_half);
+    *duplex = PROTOCOL_DUPLEX_FULL;
+    if (c_half < CALFIT_BURST_GAIN * c_full) {
+        *duplex = PROTOCOL_DUPLEX_HALF;
+        *queue = q_half;
+        return c_half;
+    }
+    return c_full;
 }
 
 bool calqueue_fit(const MeasFile *m, CalFile *cal, CalQueueFit *out)
@@ -112,10 +130,10 @@ bool calqueue_fit(const MeasFile *m, CalFile *cal, CalQueueFit *out)
     *out = (CalQueueFit){.control_queue = PROTOCOL_INF, .points = (int)cases->len};
     double best_cost;
     if (rtt) {
-        best_cost = best_queue(cal, cases, &out->control_queue);
+        best_cost = best_fit(cal, cases, &out->control_queue, &out->duplex);
     } else {
         /* the eager model against a handshake from each exchange size on */
-        best_cost = cost(cal, cases, PROTOCOL_INF);
+        best_cost = cost(cal, cases, PROTOCOL_INF, PROTOCOL_DUPLEX_FULL);
         double eager_cost = best_cost;
         CalFile q = *cal;
         q.inter_protocol.p.handshake = PROTOCOL_HANDSHAKE_RTT;
@@ -123,12 +141,14 @@ bool calqueue_fit(const MeasFile *m, CalFile *cal, CalQueueFit *out)
         for (guint i = 0; i < cases->len; i++) {
             q.inter_protocol.p.eager_limit = ((const MeasCase *)g_ptr_array_index(cases, i))->bytes;
             uint64_t queue = PROTOCOL_INF;
-            double c = best_queue(&q, cases, &queue);
+            ProtocolDuplex duplex;
+            double c = best_fit(&q, cases, &queue, &duplex);
             if (c < best_cost && c < CALFIT_BURST_GAIN * eager_cost) {
                 best_cost = c;
                 out->handshake_found = true;
                 out->eager_limit = q.inter_protocol.p.eager_limit;
                 out->control_queue = queue;
+                out->duplex = duplex;
             }
         }
         if (out->handshake_found) {
@@ -139,6 +159,7 @@ bool calqueue_fit(const MeasFile *m, CalFile *cal, CalQueueFit *out)
     }
     out->rms_rel = sqrt(best_cost / cases->len);
     cal->inter_protocol.p.control_queue = out->control_queue;
+    cal->inter_protocol.p.duplex = out->duplex;
     for (guint i = 0; i < cases->len; i++)
         g_array_append_val(cal->used, ((const MeasCase *)g_ptr_array_index(cases, i))->index);
     g_ptr_array_free(cases, TRUE);

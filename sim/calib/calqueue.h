@@ -8,9 +8,11 @@
  * eager limit the late rank's clear-to-send leaves first, the early rank's
  * data starts, and the clear-to-send the late rank is owed queues behind
  * that data: how much of it, the control queue, decides the case's time
- * (coll/collexec.h, net_send_control). The fit simulates every exchange
- * case under each candidate queue and keeps the one with the least sum of
- * squared relative errors. */
+ * (coll/collexec.h, net_send_control). Where the two directions take
+ * turns (protocol.duplex half) an exchange serializes however its ends
+ * start. The fit simulates every exchange case under each candidate
+ * queue and duplex and keeps the one with the least sum of squared
+ * relative errors (half only when clearly better). */
 #ifndef ARSIM_CALQUEUE_H
 #define ARSIM_CALQUEUE_H
 
@@ -23,6 +25,7 @@ typedef struct {
                               * has handshake rtt from eager_limit on */
     uint64_t eager_limit;    /* handshake_found: the eager limit placed between two exchange sizes, bytes */
     uint64_t control_queue;  /* bytes, PROTOCOL_INF: the best candidate (all data ahead) */
+    ProtocolDuplex duplex;   /* half when it cuts the squared error to CALFIT_BURST_GAIN of full's */
     double rms_rel;          /* RMS relative error of the exchange cases under it */
     int points;              /* exchange cases fitted, >= 1 */
 } CalQueueFit;
@@ -33,8 +36,8 @@ typedef struct {
 Topo *calqueue_star(const CalFile *cal, int hosts, char **err);
 
 /* The simulated time of exchange case c (inter class) under cal with the
- * inter protocol's control queue replaced by `queue`; < 0 and *err when
- * it cannot be simulated. */
+ * inter protocol's control queue replaced by `queue` (its duplex kept);
+ * < 0 and *err when it cannot be simulated. */
 double calqueue_exchange_time(const CalFile *cal, const MeasCase *c, uint64_t queue, char **err);
 
 /* Fits the control queue to m's inter exchange cases under cal (its inter
@@ -42,13 +45,16 @@ double calqueue_exchange_time(const CalFile *cal, const MeasCase *c, uint64_t qu
  * protocol is not one to fit (nothing done: *out untouched); otherwise
  * true, *out filled and each case's index added to cal->used.
  *
- * With a handshake (rtt) only the queue is fitted. Where the ping-pong
+ * With a handshake (rtt) the queue is fitted, and the duplex: full, or
+ * half where that cuts the squared error to CALFIT_BURST_GAIN of full's
+ * (only cases whose ends start together can show it). Where the ping-pong
  * showed none (eager_limit inf, handshake none: a noisy ping-pong can hide
  * the 2α step) the exchange cases may show it instead: a late partner's
  * rendezvous waits; the eager limit is tried at each exchange size (the
  * messages from that size on rendezvous), with each queue, and kept
- * (handshake rtt, no overhead) when it cuts the squared error to
- * CALFIT_BURST_GAIN of the eager model's, as the ping-pong's step must. */
+ * (handshake rtt, no overhead; queue and duplex as above) when it cuts
+ * the squared error to CALFIT_BURST_GAIN of the eager model's, as the
+ * ping-pong's step must. */
 bool calqueue_fit(const MeasFile *m, CalFile *cal, CalQueueFit *out);
 
 #endif

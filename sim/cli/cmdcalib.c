@@ -141,6 +141,8 @@ static void print_queue(FILE *out, const MeasFile *m, const CalFile *cal, const 
     else
         fprintf(out, "control_queue inter: %" G_GUINT64_FORMAT " B (a clear-to-send waits behind at most that much "
                 "queued data per link), ", (guint64)f->control_queue);
+    if (pr->handshake == PROTOCOL_HANDSHAKE_RTT && pr->duplex == PROTOCOL_DUPLEX_HALF)
+        fprintf(out, "duplex half (an exchange's two directions take turns however its ends start), ");
     fprintf(out, "rms.err %.2f%% over %d exchange cases:", 100 * f->rms_rel, f->points);
     for (guint i = 0; i < m->cases->len; i++) {
         const MeasCase *c = &g_array_index(m->cases, MeasCase, i);
@@ -149,7 +151,8 @@ static void print_queue(FILE *out, const MeasFile *m, const CalFile *cal, const 
         char *why = NULL;
         double t = calqueue_exchange_time(cal, c, f->control_queue, &why);
         g_free(why);
-        fprintf(out, " %" G_GUINT64_FORMAT " B %.3f/%.3f ms", (guint64)c->bytes, c->time_s * 1e3, t * 1e3);
+        fprintf(out, " %" G_GUINT64_FORMAT " B %.3g ms late %.3f/%.3f ms", (guint64)c->bytes, c->delay_s * 1e3,
+                c->time_s * 1e3, t * 1e3);
     }
     fprintf(out, " (measured/fitted)\n");
 }

@@ -90,6 +90,8 @@ int cmdcoll_run(const CmdCollOpts *o, FILE *out, char **err)
             classes[i]->segment_bytes = o->proto.value.segment_bytes;
         if (o->proto.control_queue)
             classes[i]->control_queue = o->proto.value.control_queue;
+        if (o->proto.duplex)
+            classes[i]->duplex = o->proto.value.duplex;
     }
     char *why = NULL;
     Topo *t = topo_new(&spec, &why);
@@ -245,6 +247,13 @@ static bool parse_protocol(void *field, const CliOpt *opt, const char *value, ch
         pr->handshake = true;
         return ok;
     }
+    if (strcmp(opt->name, "duplex") == 0) {
+        if (!(ok = protocol_duplex_parse(value, &pr->value.duplex)))
+            *err = g_strdup_printf("--%s: unknown duplex '%s'; expected full (both directions at once) or half "
+                                   "(rendezvous data one direction at a time)", opt->name, value);
+        pr->duplex = true;
+        return ok;
+    }
     if (strcmp(opt->name, "eager-limit") == 0) {
         ok = protocol_parse_eager_limit(value, &pr->value.eager_limit, &why);
         pr->eager_limit = true;
@@ -322,6 +331,11 @@ static const CliOpt opts[] = {
              "connection's queued data (the transport's buffer), or inf: behind all of it; other connections' data it "
              "passes", .value = "SIZE|inf",
      .unit = "a size: 256KiB; inf: all of its connection's data", .note = "the topology's (inf by default)",
+     .parse = parse_protocol},
+    {"duplex", CLI_CUSTOM, offsetof(CmdCollOpts, proto),
+     .help = "full: a connection's two directions carry data at once; half: a rendezvous message waits until the "
+             "rendezvous data in flight the other way between its two hosts has arrived", .value = "full|half",
+     .unit = "full or half", .words = "full half", .note = "the topology's (full by default)",
      .parse = parse_protocol},
     {"max-memory", CLI_BYTES, offsetof(CmdCollOpts, max_memory),
      .help = "refuse (exit 2) a run whose memory estimate is above SIZE", .value = "SIZE",

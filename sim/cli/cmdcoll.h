@@ -21,6 +21,7 @@ typedef struct {
     bool overhead;           /* --overhead given */
     bool segment;            /* --segment given */
     bool control_queue;      /* --control-queue given */
+    bool duplex;             /* --duplex given */
 } CmdCollProtocol;
 
 typedef struct {

@@ -21,6 +21,7 @@
  * every reservation starts now and the events are those of a plain delay.
  */
 #include "coll/collexec.h"
+#include "coll/collturn.h"
 #include "engine/simrng.h"
 
 #include <math.h>
@@ -67,6 +68,7 @@ typedef struct {
     const TopoRoute *route;   /* route host -> host(route_peer), held from topo_route_acquire until the lane
                                * changes peer or the run is freed (its messages were delivered by then) */
     const TopoRoute *back;    /* rtt: the clear-to-send's route while it is in flight; held; else NULL */
+    uint8_t turn;             /* duplex half: its data in flight counts in its connection's turn (collturn) */
     GArray *inbox;            /* InboxEntry per sender with something pending; NULL until needed; owned */
 } ExecLane;
 
@@ -90,6 +92,8 @@ struct CollExec {
     bool fired;               /* done has run (or is running) */
     simtime_t start_ps;       /* when collexec_start ran */
     simtime_t end_ps;         /* when the last rank finished; valid once fired */
+    CollTurns *turns;         /* duplex half: rendezvous data in flight per pair of hosts; owned; NULL until
+                               * needed */
 };
 
 /* Lane l's inbox entry for sender `from`, created if `make`; NULL if absent. */
@@ -195,12 +199,47 @@ static void unblock(CollExec *x, uint64_t id)
         run_lane(x, id);
 }
 
-/* The data of lane id's message enters the network. */
-static void send_data(CollExec *x, uint64_t id)
+/* Lane id's data enters the network now, counted in its connection's Turn
+ * when `turn`. */
+static void send_now(CollExec *x, uint64_t id, bool turn)
 {
     ExecLane *l = &x->lanes[id];
     l->send_state = SEND_NET;
+    if (turn) {
+        l->turn = 1;
+        collturn_add(x->turns, x->ranks[id / x->npieces].host, x->ranks[l->send_peer].host);
+    }
     net_send(x->net, l->route, l->send_bytes, on_deliver, x, GSIZE_TO_POINTER(id));
+}
+
+/* The data of lane id's message leaves: at once, or — a rendezvous
+ * message (`rdv`) under duplex half — once the rendezvous data in flight
+ * the other way between the two hosts has been delivered. */
+static void send_data(CollExec *x, uint64_t id, bool rdv)
+{
+    ExecLane *l = &x->lanes[id];
+    if (!rdv || x->topo->protocol[l->cls].duplex != PROTOCOL_DUPLEX_HALF) {
+        send_now(x, id, false);
+        return;
+    }
+    if (!x->turns)
+        x->turns = collturn_new();
+    if (!collturn_wait(x->turns, x->ranks[id / x->npieces].host, x->ranks[l->send_peer].host, id))
+        send_now(x, id, true);
+}
+
+/* Lane id's data, counted in its connection's turn, was delivered: when
+ * nothing of that direction is left in flight, the data waiting to go the
+ * other way leaves. */
+static void turn_delivered(CollExec *x, uint64_t id)
+{
+    ExecLane *l = &x->lanes[id];
+    l->turn = 0;
+    GArray *ready = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+    collturn_delivered(x->turns, x->ranks[id / x->npieces].host, x->ranks[l->send_peer].host, ready);
+    for (guint i = 0; i < ready->len; i++)
+        send_now(x, g_array_index(ready, uint64_t, i), true);
+    g_array_free(ready, TRUE);
 }
 
 static void on_cts(void *ctx, void *data)
@@ -209,7 +248,7 @@ static void on_cts(void *ctx, void *data)
     uint64_t id = GPOINTER_TO_SIZE(data);
     topo_route_release(x->topo, x->lanes[id].back);
     x->lanes[id].back = NULL;
-    send_data(x, id);
+    send_data(x, id, true);
 }
 
 /* The receiver of lane id's rendezvous message posted it: the data leaves
@@ -218,7 +257,7 @@ static void rendezvous_go(CollExec *x, uint64_t id)
 {
     ExecLane *l = &x->lanes[id];
     if (x->topo->protocol[l->cls].handshake == PROTOCOL_HANDSHAKE_NONE) {
-        send_data(x, id);
+        send_data(x, id, true);
         return;
     }
     int a = (int)(id / x->npieces);
@@ -251,7 +290,7 @@ static void send_issue(CollExec *x, uint64_t id)
     ExecLane *l = &x->lanes[id];
     const Protocol *pr = &x->topo->protocol[l->cls];
     if (!protocol_rendezvous(pr, l->send_bytes)) {
-        send_data(x, id);
+        send_data(x, id, false);
         return;
     }
     l->send_state = SEND_WAIT;
@@ -368,6 +407,8 @@ static void on_deliver(void *ctx, void *data)
     int32_t a = (int32_t)(ia / x->npieces), b = la->send_peer;
     uint64_t ib = (uint64_t)b * x->npieces + k;
     ExecLane *lb = &x->lanes[ib];
+    if (la->turn)
+        turn_delivered(x, ia);
     if (lb->recv_state == RECV_ARRIVAL && lb->recv_peer == a) {
         recv_arrived(x, ib, b);
         if (lb->recv_state == RECV_NONE && lb->send_state == SEND_NONE)
@@ -598,6 +639,7 @@ void collexec_free(CollExec *x)
     }
     g_free(x->lanes);
     g_free(x->cpu_free);
+    collturn_free(x->turns);
     g_free(x);
 }
 

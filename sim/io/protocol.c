@@ -4,7 +4,7 @@
 
 #include <string.h>
 
-#define PROTOCOL_KEYS "eager_limit, handshake, overhead, segment, control_queue"
+#define PROTOCOL_KEYS "eager_limit, handshake, overhead, segment, control_queue, duplex"
 
 void protocol_init(Protocol *p)
 {
@@ -34,6 +34,22 @@ bool protocol_handshake_parse(const char *name, ProtocolHandshake *out)
         *out = PROTOCOL_HANDSHAKE_NONE;
     else if (g_strcmp0(name, "rtt") == 0)
         *out = PROTOCOL_HANDSHAKE_RTT;
+    else
+        return false;
+    return true;
+}
+
+const char *protocol_duplex_name(ProtocolDuplex d)
+{
+    return d == PROTOCOL_DUPLEX_HALF ? "half" : "full";
+}
+
+bool protocol_duplex_parse(const char *name, ProtocolDuplex *out)
+{
+    if (g_strcmp0(name, "full") == 0)
+        *out = PROTOCOL_DUPLEX_FULL;
+    else if (g_strcmp0(name, "half") == 0)
+        *out = PROTOCOL_DUPLEX_HALF;
     else
         return false;
     return true;
@@ -111,6 +127,15 @@ static bool parse_handshake(const char *s, void *o, const char **w)
     return false;
 }
 
+static bool parse_duplex(const char *s, void *o, const char **w)
+{
+    if (protocol_duplex_parse(s, o))
+        return true;
+    *w = "unknown duplex; expected full (both directions at once) or half (rendezvous data one direction at a "
+         "time)";
+    return false;
+}
+
 bool protocol_read(CfgNode *map, Protocol *p, char **err)
 {
     if (!cfg_expect_map(map, "protocol", err))
@@ -121,6 +146,7 @@ bool protocol_read(CfgNode *map, Protocol *p, char **err)
         !read_value(map, "overhead", parse_overhead, &q.overhead_s, "a time such as 5us", err) ||
         !read_value(map, "segment", parse_segment, &q.segment_bytes, "a size or none", err) ||
         !read_value(map, "control_queue", parse_cq, &q.control_queue, "a size or inf", err) ||
+        !read_value(map, "duplex", parse_duplex, &q.duplex, "full or half", err) ||
         !cfg_check_keys(map, "protocol", PROTOCOL_KEYS, err))
         return false;
     *p = q;
@@ -142,6 +168,8 @@ char *protocol_format(const Protocol *p)
         g_string_append(s, "none");
     if (p->control_queue != PROTOCOL_INF)
         g_string_append_printf(s, ", control_queue: %" G_GUINT64_FORMAT, (guint64)p->control_queue);
+    if (p->duplex != PROTOCOL_DUPLEX_FULL)
+        g_string_append_printf(s, ", duplex: %s", protocol_duplex_name(p->duplex));
     g_string_append_c(s, '}');
     return g_string_free(s, FALSE);
 }

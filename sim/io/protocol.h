@@ -48,7 +48,15 @@
  *                exchange's ends start apart: the late rank's clear-to-send
  *                queues behind the early rank's data to it.
  *
- * Defaults (protocol_init): 64 KiB, none, 0, none, inf — SMPI's semantics.
+ *   duplex       full: a connection's two directions carry data at once.
+ *                half: a rendezvous message whose receiver is ready waits,
+ *                before it leaves, until the rendezvous data in flight the
+ *                other way between the same two hosts (in this collective)
+ *                has been delivered — an exchange takes turns whenever its
+ *                ends start, as MPICH's measured on the emulated cluster
+ *                (README "Validation"). Eager messages never wait.
+ *
+ * Defaults (protocol_init): 64 KiB, none, 0, none, inf, full — SMPI's semantics.
  */
 #ifndef ARSIM_PROTOCOL_H
 #define ARSIM_PROTOCOL_H
@@ -68,6 +76,11 @@ typedef enum {
     PROTOCOL_HANDSHAKE_RTT,    /* request-to-send, clear-to-send, then data */
 } ProtocolHandshake;
 
+typedef enum {
+    PROTOCOL_DUPLEX_FULL,      /* a connection's two directions carry data at once */
+    PROTOCOL_DUPLEX_HALF,      /* its rendezvous data moves one direction at a time */
+} ProtocolDuplex;
+
 typedef struct {
     uint64_t eager_limit;        /* bytes: messages below it are eager; PROTOCOL_INF: all */
     ProtocolHandshake handshake; /* what a rendezvous message waits for */
@@ -75,6 +88,7 @@ typedef struct {
     uint64_t segment_bytes;      /* bytes per pipelined piece; 0: whole messages */
     uint64_t control_queue;      /* bytes of its connection's queued data a control message waits behind at
                                   * most per link; PROTOCOL_INF: all of it */
+    ProtocolDuplex duplex;       /* whether rendezvous data crosses between two hosts both ways at once */
 } Protocol;
 
 /* The defaults above. */
@@ -92,6 +106,8 @@ static inline bool protocol_rendezvous(const Protocol *p, uint64_t bytes)
 
 const char *protocol_handshake_name(ProtocolHandshake h);
 bool protocol_handshake_parse(const char *name, ProtocolHandshake *out);
+const char *protocol_duplex_name(ProtocolDuplex d);
+bool protocol_duplex_parse(const char *name, ProtocolDuplex *out);
 
 /* Command-line values: "SIZE" or "inf" / "SIZE" or "none" / "TIME" (at most
  * PROTOCOL_MAX_OVERHEAD_S). false and *why (static text "what is wrong;

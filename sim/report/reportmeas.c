@@ -243,6 +243,13 @@ static bool read_mode(const Ctx *x, const cJSON *o, int k, MeasCase *c)
             return fail_at(x, offset_of(x->text, x->len, "cases", k, d ? "delay_s" : NULL), "case %d: %s 'delay_s'; "
                            "expected the second rank's late start in seconds, 0 to 1000", k, d ? "bad" : "no");
         c->delay_s = c->mode == MEAS_EXCHANGE ? d->valuedouble : 0;
+        const cJSON *pp = cJSON_GetObjectItemCaseSensitive(o, "pairs");
+        if (c->mode == MEAS_EXCHANGE && pp &&
+            (!cJSON_IsNumber(pp) || pp->valuedouble != floor(pp->valuedouble) || !(pp->valuedouble >= 1) ||
+             !(pp->valuedouble <= 1048576)))
+            return fail_at(x, offset_of(x->text, x->len, "cases", k, "pairs"), "case %d: bad 'pairs'; expected the "
+                           "pairs exchanging at once, an integer from 1 to 1048576", k);
+        c->pairs = c->mode != MEAS_EXCHANGE ? 0 : pp ? (int)pp->valuedouble : 1;
     } else if (strcmp(mode, "reduce") == 0) {
         c->mode = MEAS_REDUCE;
     } else if (strcmp(mode, "allreduce") == 0) {

@@ -326,6 +326,61 @@ START_TEST(test_fit_handshake_from_exchange)
 }
 END_TEST
 
+/* Exchange cases at delays 0 and 2 ms, made by the closed forms under
+ * rtt (E = 64 KiB): with the two directions taking turns (duplex half) a
+ * rendezvous exchange is 4α + 2nβ when both ends start together (each
+ * data message α + nβ after the handshake's 2α, one after the other) and
+ * d + 3α + 2nβ with the partner d late, whatever the queue; eager, d + α +
+ * nβ. calqueue_exchange_time reproduces them; calqueue_fit finds half
+ * (queue: the first candidate, inf, since none changes a time). Made with
+ * both directions at once and Q = 0 (Open MPI's): 3α + nβ and d + 3α +
+ * nβ; the fit keeps full and finds Q = 0. */
+START_TEST(test_fit_duplex)
+{
+    const double delays[] = {0, 2e-3};
+    const uint64_t E = 65536, sizes[] = {16384, 65536, 262144, 1 << 20, 4 << 20};
+    for (int half = 1; half >= 0; half--) {
+        CalFile cal;
+        calfile_init(&cal);
+        cal.inter = (CalClass){.set = true, .alpha_s = ALPHA, .beta = BETA};
+        cal.inter_protocol.set = true;
+        protocol_init(&cal.inter_protocol.p);
+        cal.inter_protocol.p.eager_limit = E;
+        cal.inter_protocol.p.handshake = PROTOCOL_HANDSHAKE_RTT;
+        cal.inter_protocol.p.duplex = half ? PROTOCOL_DUPLEX_HALF : PROTOCOL_DUPLEX_FULL;
+        MeasFile *m = calmeas_new("x.json");
+        int idx = 0;
+        for (size_t di = 0; di < G_N_ELEMENTS(delays); di++) {
+            for (size_t i = 0; i < G_N_ELEMENTS(sizes); i++) {
+                double n = (double)sizes[i], d = delays[di];
+                MeasCase c = {.mode = MEAS_EXCHANGE, .index = idx++, .ranks = 2, .bytes = sizes[i], .delay_s = d};
+                if (sizes[i] < E)
+                    c.time_s = d + ALPHA + n * BETA;
+                else if (half)
+                    c.time_s = d == 0 ? 4 * ALPHA + 2 * n * BETA : d + 3 * ALPHA + 2 * n * BETA;
+                else
+                    c.time_s = d + 3 * ALPHA + n * BETA;
+                g_array_append_val(m->cases, c);
+                char *err = NULL;
+                double t = calqueue_exchange_time(&cal, &c, half ? PROTOCOL_INF : 0, &err);
+                ck_assert_msg(fabs(t - c.time_s) <= 1e-9 * c.time_s, "half %d d=%g n=%.0f: simulated %.12g s, closed "
+                              "form %.12g s", half, d, n, t, c.time_s);
+            }
+        }
+        cal.inter_protocol.p.duplex = PROTOCOL_DUPLEX_FULL;   /* the fit decides */
+        CalQueueFit f = {0};
+        ck_assert(calqueue_fit(m, &cal, &f));
+        ck_assert_int_eq(f.duplex, half ? PROTOCOL_DUPLEX_HALF : PROTOCOL_DUPLEX_FULL);
+        ck_assert_int_eq(cal.inter_protocol.p.duplex, f.duplex);
+        ck_assert_uint_eq(f.control_queue, half ? PROTOCOL_INF : 0);
+        ck_assert_msg(f.rms_rel < 1e-9, "rms %g", f.rms_rel);
+        ck_assert_int_eq(f.points, 10);
+        calmeas_free(m);
+        calfile_clear(&cal);
+    }
+}
+END_TEST
+
 START_TEST(test_calfile_protocol)
 {
     CalFile c, r;
@@ -405,6 +460,7 @@ int main(void)
     tcase_add_test(tc, test_fit_slide);
     tcase_add_test(tc, test_fit_queue);
     tcase_add_test(tc, test_fit_handshake_from_exchange);
+    tcase_add_test(tc, test_fit_duplex);
     tcase_add_test(tc, test_calfile_protocol);
     suite_add_tcase(s, tc);
     return testmain_run(s);

@@ -504,6 +504,35 @@ START_TEST(test_control_other_connection)
 }
 END_TEST
 
+/* duplex half: the rendezvous data of an exchange takes turns even when
+ * both ends start together — 2(α + nβ) under handshake none (both data
+ * messages may leave at 0; the second waits for the first's delivery),
+ * 2α more under rtt (4α + 2nβ) — while eager messages cross at once
+ * (α + nβ), and a ring, whose data never goes both ways between two
+ * hosts at once, takes exactly its full-duplex time. */
+START_TEST(test_duplex_half)
+{
+    const double a = 2 * LAT, b = 1 / BW;
+    const uint64_t n = 1 << 20;
+    for (int hs = 0; hs < 2; hs++) {
+        Protocol pr = proto(hs ? PROTOCOL_HANDSHAKE_RTT : PROTOCOL_HANDSHAKE_NONE, 0, EAGER, 0);
+        Protocol ph = pr;
+        ph.duplex = PROTOCOL_DUPLEX_HALF;
+        Topo *full = star_proto(9, 0, &pr), *half = star_proto(9, 0, &ph);
+        double got = run_time(half, COLL_BUTTERFLY, NULL, 2, n, 0, NULL);
+        double want = (hs ? 4 * a : 2 * a) + 2 * (double)n * b;
+        ck_assert_msg(fabs(got - want) <= 1e-12, "hs %d: %.12g s, want %.12g s", hs, got, want);
+        got = run_time(half, COLL_BUTTERFLY, NULL, 2, EAGER / 2, 0, NULL);
+        ck_assert_msg(fabs(got - (a + (double)(EAGER / 2) * b)) <= 1e-12, "hs %d eager: %.12g s", hs, got);
+        for (int p = 3; p <= 9; p++)
+            ck_assert_double_eq(run_time(half, COLL_RING, NULL, p, n, 0, NULL),
+                                run_time(full, COLL_RING, NULL, p, n, 0, NULL));
+        topo_free(full);
+        topo_free(half);
+    }
+}
+END_TEST
+
 START_TEST(test_no_deadlock)
 {
     for (int p = 1; p <= 40; p++) {
@@ -726,6 +755,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_no_deadlock);
     tcase_add_test(tc, test_skewed_exchange);
     tcase_add_test(tc, test_control_other_connection);
+    tcase_add_test(tc, test_duplex_half);
     tcase_add_test(tc, test_segment_exchange);
     tcase_add_test(tc, test_segment_ring);
     tcase_add_loop_test(tc, test_segment_bounds, 0, nps);
