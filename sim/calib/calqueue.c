@@ -132,29 +132,36 @@ bool calqueue_fit(const MeasFile *m, CalFile *cal, CalQueueFit *out)
     if (rtt) {
         best_cost = best_fit(cal, cases, &out->control_queue, &out->duplex);
     } else {
-        /* the eager model against a handshake from each exchange size on */
-        best_cost = cost(cal, cases, PROTOCOL_INF, PROTOCOL_DUPLEX_FULL);
-        double eager_cost = best_cost;
+        /* A handshake shows only where the partner starts late (starting together, a rendezvous
+         * costs 2α more, which the ping-pong already did not see): the eager model against a
+         * handshake from each late exchange's size on, judged on the late cases; then the queue
+         * and the duplex from every case. */
+        GPtrArray *late = g_ptr_array_new();
+        for (guint i = 0; i < cases->len; i++)
+            if (((const MeasCase *)g_ptr_array_index(cases, i))->delay_s > 0)
+                g_ptr_array_add(late, g_ptr_array_index(cases, i));
+        double eager_late = late->len ? cost(cal, late, PROTOCOL_INF, PROTOCOL_DUPLEX_FULL) : 0, best_late = eager_late;
         CalFile q = *cal;
         q.inter_protocol.p.handshake = PROTOCOL_HANDSHAKE_RTT;
         q.inter_protocol.p.overhead_s = 0;
-        for (guint i = 0; i < cases->len; i++) {
-            q.inter_protocol.p.eager_limit = ((const MeasCase *)g_ptr_array_index(cases, i))->bytes;
+        for (guint i = 0; i < late->len; i++) {
+            q.inter_protocol.p.eager_limit = ((const MeasCase *)g_ptr_array_index(late, i))->bytes;
             uint64_t queue = PROTOCOL_INF;
-            ProtocolDuplex duplex;
-            double c = best_fit(&q, cases, &queue, &duplex);
-            if (c < best_cost && c < CALFIT_BURST_GAIN * eager_cost) {
-                best_cost = c;
+            double c = best_queue(&q, late, PROTOCOL_DUPLEX_FULL, &queue);
+            if (c < best_late && c < CALFIT_BURST_GAIN * eager_late) {
+                best_late = c;
                 out->handshake_found = true;
                 out->eager_limit = q.inter_protocol.p.eager_limit;
-                out->control_queue = queue;
-                out->duplex = duplex;
             }
         }
+        g_ptr_array_free(late, TRUE);
         if (out->handshake_found) {
             cal->inter_protocol.p.handshake = PROTOCOL_HANDSHAKE_RTT;
             cal->inter_protocol.p.eager_limit = out->eager_limit;
             cal->inter_protocol.p.overhead_s = 0;
+            best_cost = best_fit(cal, cases, &out->control_queue, &out->duplex);
+        } else {
+            best_cost = cost(cal, cases, PROTOCOL_INF, PROTOCOL_DUPLEX_FULL);
         }
     }
     out->rms_rel = sqrt(best_cost / cases->len);

@@ -49,9 +49,11 @@ double calqueue_exchange_time(const CalFile *cal, const MeasCase *c, uint64_t qu
  * half where that cuts the squared error to CALFIT_BURST_GAIN of full's
  * (only cases whose ends start together can show it). Where the ping-pong
  * showed none (eager_limit inf, handshake none: a noisy ping-pong can hide
- * the 2α step) the exchange cases may show it instead: a late partner's
- * rendezvous waits; the eager limit is tried at each exchange size (the
- * messages from that size on rendezvous), with each queue, and kept
+ * the 2α step) the exchange cases with a late partner may show it instead
+ * (its rendezvous waits; cases that start together cannot tell it from a
+ * slow host): the eager limit is tried at each of their sizes (the
+ * messages from that size on rendezvous), with each queue, judged on
+ * them, and kept
  * (handshake rtt, no overhead; queue and duplex as above) when it cuts
  * the squared error to CALFIT_BURST_GAIN of the eager model's, as the
  * ping-pong's step must. */

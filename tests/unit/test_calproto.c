@@ -326,6 +326,40 @@ START_TEST(test_fit_handshake_from_exchange)
 }
 END_TEST
 
+/* Exchanges that start together and run slow (here 1.5 x α + nβ from
+ * 64 KiB on, as on a host whose cores are taken) while those with a late
+ * partner go eagerly (d + α + nβ): no handshake is read from them — only
+ * a late partner shows one. */
+START_TEST(test_no_handshake_from_slow_start)
+{
+    const double d = 2e-3;
+    const uint64_t sizes[] = {16384, 65536, 262144, 1 << 20, 4 << 20};
+    CalFile cal;
+    calfile_init(&cal);
+    cal.inter = (CalClass){.set = true, .alpha_s = ALPHA, .beta = BETA};
+    cal.inter_protocol.set = true;
+    protocol_init_eager(&cal.inter_protocol.p);
+    MeasFile *m = calmeas_new("x.json");
+    int idx = 0;
+    for (int late = 0; late < 2; late++)
+        for (size_t i = 0; i < G_N_ELEMENTS(sizes); i++) {
+            double n = (double)sizes[i];
+            MeasCase c = {.mode = MEAS_EXCHANGE, .index = idx++, .ranks = 2, .bytes = sizes[i],
+                          .delay_s = late ? d : 0};
+            c.time_s = late ? d + ALPHA + n * BETA : (sizes[i] >= 65536 ? 1.5 : 1) * (ALPHA + n * BETA);
+            g_array_append_val(m->cases, c);
+        }
+    CalQueueFit f = {0};
+    ck_assert(calqueue_fit(m, &cal, &f));
+    ck_assert(!f.handshake_found);
+    ck_assert_int_eq(cal.inter_protocol.p.handshake, PROTOCOL_HANDSHAKE_NONE);
+    ck_assert_uint_eq(cal.inter_protocol.p.eager_limit, PROTOCOL_INF);
+    ck_assert_int_eq(f.points, 10);
+    calmeas_free(m);
+    calfile_clear(&cal);
+}
+END_TEST
+
 /* Exchange cases at delays 0 and 2 ms, made by the closed forms under
  * rtt (E = 64 KiB): with the two directions taking turns (duplex half) a
  * rendezvous exchange is 4α + 2nβ when both ends start together (each
@@ -461,6 +495,7 @@ int main(void)
     tcase_add_test(tc, test_fit_queue);
     tcase_add_test(tc, test_fit_handshake_from_exchange);
     tcase_add_test(tc, test_fit_duplex);
+    tcase_add_test(tc, test_no_handshake_from_slow_start);
     tcase_add_test(tc, test_calfile_protocol);
     suite_add_tcase(s, tc);
     return testmain_run(s);
