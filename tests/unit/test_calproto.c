@@ -243,6 +243,19 @@ END_TEST
 /* The calibration file carries each class's protocol; a scenario naming it
  * gets the eager limit, handshake and overhead (its own segment stays);
  * compare predicts ping-pong and ring measurements made under it exactly. */
+/* A calibration for the exchange fits: the inter class α, β (no burst) and
+ * a protocol, every message eager (`eager`) or the defaults. */
+static void cal_exchange(CalFile *cal, bool eager)
+{
+    calfile_init(cal);
+    cal->inter = (CalClass){.set = true, .alpha_s = ALPHA, .beta = BETA};
+    cal->inter_protocol.set = true;
+    if (eager)
+        protocol_init_eager(&cal->inter_protocol.p);
+    else
+        protocol_init(&cal->inter_protocol.p);
+}
+
 /* Exchange cases (two ranks, the second `delay` late, n bytes each way)
  * timed by their closed form under handshake rtt with a control queue Q
  * on a two-link star (no burst, no overhead): eager (n < E), the early
@@ -255,10 +268,7 @@ START_TEST(test_fit_queue)
     const double d = 2e-3;
     const uint64_t E = 65536, Q = 262144, sizes[] = {16384, 65536, 262144, 1 << 20, 4 << 20};
     CalFile cal;
-    calfile_init(&cal);
-    cal.inter = (CalClass){.set = true, .alpha_s = ALPHA, .beta = BETA};
-    cal.inter_protocol.set = true;
-    protocol_init(&cal.inter_protocol.p);
+    cal_exchange(&cal, false);
     cal.inter_protocol.p.eager_limit = E;
     cal.inter_protocol.p.handshake = PROTOCOL_HANDSHAKE_RTT;
     MeasFile *m = calmeas_new("x.json");
@@ -302,10 +312,7 @@ START_TEST(test_fit_handshake_from_exchange)
     const uint64_t E = 262144, sizes[] = {16384, 65536, 262144, 1 << 20, 4 << 20};
     for (int with = 1; with >= 0; with--) {
         CalFile cal;
-        calfile_init(&cal);
-        cal.inter = (CalClass){.set = true, .alpha_s = ALPHA, .beta = BETA};
-        cal.inter_protocol.set = true;
-        protocol_init_eager(&cal.inter_protocol.p);
+        cal_exchange(&cal, true);
         MeasFile *m = calmeas_new("x.json");
         for (size_t i = 0; i < G_N_ELEMENTS(sizes); i++) {
             double n = (double)sizes[i];
@@ -335,10 +342,7 @@ START_TEST(test_no_handshake_from_slow_start)
     const double d = 2e-3;
     const uint64_t sizes[] = {16384, 65536, 262144, 1 << 20, 4 << 20};
     CalFile cal;
-    calfile_init(&cal);
-    cal.inter = (CalClass){.set = true, .alpha_s = ALPHA, .beta = BETA};
-    cal.inter_protocol.set = true;
-    protocol_init_eager(&cal.inter_protocol.p);
+    cal_exchange(&cal, true);
     MeasFile *m = calmeas_new("x.json");
     int idx = 0;
     for (int late = 0; late < 2; late++)
@@ -375,10 +379,7 @@ START_TEST(test_fit_duplex)
     const uint64_t E = 65536, sizes[] = {16384, 65536, 262144, 1 << 20, 4 << 20};
     for (int half = 1; half >= 0; half--) {
         CalFile cal;
-        calfile_init(&cal);
-        cal.inter = (CalClass){.set = true, .alpha_s = ALPHA, .beta = BETA};
-        cal.inter_protocol.set = true;
-        protocol_init(&cal.inter_protocol.p);
+        cal_exchange(&cal, false);
         cal.inter_protocol.p.eager_limit = E;
         cal.inter_protocol.p.handshake = PROTOCOL_HANDSHAKE_RTT;
         cal.inter_protocol.p.duplex = half ? PROTOCOL_DUPLEX_HALF : PROTOCOL_DUPLEX_FULL;

@@ -137,16 +137,24 @@ static void add(CollSchedule *s, int r, int sp, uint64_t sl, int rp, uint64_t rl
     g_array_append_val(s->steps[r], x);
 }
 
+static void go_rank(void *ctx, void *data)
+{
+    collexec_rank_go(ctx, (int)GPOINTER_TO_SIZE(data));
+}
+
 /* Runs s on t (rank r on host r2h[r], or r when r2h is NULL; 1-byte
- * elements) and returns its time. */
-static double run_sched(Topo *t, const CollSchedule *s, const int *r2h, double g)
+ * elements) and returns its time; with at_ps, rank r issues at at_ps[r]
+ * (a deferred run) and the time is from 0. */
+static double run_sched_at(Topo *t, const CollSchedule *s, const int *r2h, double g, const simtime_t *at_ps)
 {
     Sim *sim = sim_new(1);
     Net *net = net_new(sim, t);
     CollRunSpec run = {.sim = sim, .net = net, .topo = t, .sched = s, .rank2host = r2h, .elem_bytes = 1,
-                       .gamma = g};
+                       .gamma = g, .deferred = at_ps != NULL};
     CollExec *x = collexec_start(&run);
     ck_assert_ptr_nonnull(x);
+    for (int r = 0; at_ps && r < s->p; r++)
+        sim_at(sim, at_ps[r], go_rank, x, GSIZE_TO_POINTER(r));
     ck_assert(sim_run(sim));
     ck_assert_uint_eq(net_inflight(net), 0);
     double secs = sim_ps_to_seconds(collexec_end_time(x) - collexec_start_time(x));
@@ -154,6 +162,11 @@ static double run_sched(Topo *t, const CollSchedule *s, const int *r2h, double g
     net_free(net);
     sim_free(sim);
     return secs;
+}
+
+static double run_sched(Topo *t, const CollSchedule *s, const int *r2h, double g)
+{
+    return run_sched_at(t, s, r2h, g, NULL);
 }
 
 /* One message of m bytes from rank 0 to rank 1 on both sides of the eager
@@ -454,11 +467,6 @@ START_TEST(test_skewed_exchange)
 }
 END_TEST
 
-static void go_rank(void *ctx, void *data)
-{
-    collexec_rank_go(ctx, (int)GPOINTER_TO_SIZE(data));
-}
-
 /* Control messages travel in their connection. Rank 1 sends n bytes to
  * rank 2 and, in the same step, receives n from rank 0; ranks 1 and 2
  * issue at 0, rank 0 at Δ = α + nβ/2 (rtt, n a rendezvous). Rank 1's data
@@ -481,23 +489,11 @@ START_TEST(test_control_other_connection)
         add(s, 0, 1, n, -1, 0, false);
         add(s, 1, 2, n, 0, n, false);
         add(s, 2, -1, 0, 1, n, false);
-        Sim *sim = sim_new(1);
-        Net *net = net_new(sim, t);
-        CollRunSpec run = {.sim = sim, .net = net, .topo = t, .sched = s, .elem_bytes = 1, .deferred = true};
-        CollExec *x = collexec_start(&run);
-        ck_assert_ptr_nonnull(x);
         double delta = a + n * b / 2;
         simtime_t at[3] = {(simtime_t)llround(delta * 1e12), 0, 0};
-        for (int r = 0; r < 3; r++)
-            sim_at(sim, at[r], go_rank, x, GSIZE_TO_POINTER(r));
-        ck_assert(sim_run(sim));
-        ck_assert_uint_eq(net_inflight(net), 0);
-        double got = sim_ps_to_seconds(collexec_end_time(x));
+        double got = run_sched_at(t, s, NULL, 0, at);
         double want = delta + 3 * a + n * b;
         ck_assert_msg(fabs(got - want) <= 2e-12, "cap %zu: %.12g s, want %.12g s", ci, got, want);
-        collexec_free(x);
-        net_free(net);
-        sim_free(sim);
         coll_schedule_free(s);
         topo_free(t);
     }
