@@ -93,21 +93,35 @@ static double best_queue(const CalFile *cal, GPtrArray *cases, ProtocolDuplex du
     return best_cost;
 }
 
-/* The best queue with duplex full, and half instead when it cuts the
- * squared error to CALFIT_BURST_GAIN of that (exchanges whose ends start
- * together tell the two apart; a late partner serializes both). */
+/* The cases (MeasCase *) whose ends start together (delay 0) or, with
+ * `late`, apart. New array; the caller frees it (not the cases). */
+static GPtrArray *cases_by_start(GPtrArray *cases, bool late)
+{
+    GPtrArray *out = g_ptr_array_new();
+    for (guint i = 0; i < cases->len; i++)
+        if ((((const MeasCase *)g_ptr_array_index(cases, i))->delay_s > 0) == late)
+            g_ptr_array_add(out, g_ptr_array_index(cases, i));
+    return out;
+}
+
+/* The duplex, judged on the cases that start together alone (only they
+ * tell half from full: with a late partner both can serialize, and
+ * whether one does may flip from run to run): half when it cuts their
+ * squared error, each under its best queue, to CALFIT_BURST_GAIN of
+ * full's; then the best queue under it over every case, and its cost. */
 static double best_fit(const CalFile *cal, GPtrArray *cases, uint64_t *queue, ProtocolDuplex *duplex)
 {
-    uint64_t q_half = PROTOCOL_INF;
-    double c_full = best_queue(cal, cases, PROTOCOL_DUPLEX_FULL, queue);
-    double c_half = best_queue(cal, cases, PROTOCOL_DUPLEX_HALF, &q_half);
+    GPtrArray *together = cases_by_start(cases, false);
     *duplex = PROTOCOL_DUPLEX_FULL;
-    if (c_half < CALFIT_BURST_GAIN * c_full) {
-        *duplex = PROTOCOL_DUPLEX_HALF;
-        *queue = q_half;
-        return c_half;
+    if (together->len) {
+        uint64_t q;
+        double c_full = best_queue(cal, together, PROTOCOL_DUPLEX_FULL, &q);
+        double c_half = best_queue(cal, together, PROTOCOL_DUPLEX_HALF, &q);
+        if (c_half < CALFIT_BURST_GAIN * c_full)
+            *duplex = PROTOCOL_DUPLEX_HALF;
     }
-    return c_full;
+    g_ptr_array_free(together, TRUE);
+    return best_queue(cal, cases, *duplex, queue);
 }
 
 bool calqueue_fit(const MeasFile *m, CalFile *cal, CalQueueFit *out)
@@ -136,10 +150,7 @@ bool calqueue_fit(const MeasFile *m, CalFile *cal, CalQueueFit *out)
          * costs 2α more, which the ping-pong already did not see): the eager model against a
          * handshake from each late exchange's size on, judged on the late cases; then the queue
          * and the duplex from every case. */
-        GPtrArray *late = g_ptr_array_new();
-        for (guint i = 0; i < cases->len; i++)
-            if (((const MeasCase *)g_ptr_array_index(cases, i))->delay_s > 0)
-                g_ptr_array_add(late, g_ptr_array_index(cases, i));
+        GPtrArray *late = cases_by_start(cases, true);
         double eager_late = late->len ? cost(cal, late, PROTOCOL_INF, PROTOCOL_DUPLEX_FULL) : 0, best_late = eager_late;
         CalFile q = *cal;
         q.inter_protocol.p.handshake = PROTOCOL_HANDSHAKE_RTT;

@@ -25,7 +25,8 @@ typedef struct {
                               * has handshake rtt from eager_limit on */
     uint64_t eager_limit;    /* handshake_found: the eager limit placed between two exchange sizes, bytes */
     uint64_t control_queue;  /* bytes, PROTOCOL_INF: the best candidate (all data ahead) */
-    ProtocolDuplex duplex;   /* half when it cuts the squared error to CALFIT_BURST_GAIN of full's */
+    ProtocolDuplex duplex;   /* half when it cuts the simultaneous cases' squared error to CALFIT_BURST_GAIN of
+                              * full's */
     double rms_rel;          /* RMS relative error of the exchange cases under it */
     int points;              /* exchange cases fitted, >= 1 */
 } CalQueueFit;
@@ -46,8 +47,8 @@ double calqueue_exchange_time(const CalFile *cal, const MeasCase *c, uint64_t qu
  * true, *out filled and each case's index added to cal->used.
  *
  * With a handshake (rtt) the queue is fitted, and the duplex: full, or
- * half where that cuts the squared error to CALFIT_BURST_GAIN of full's
- * (only cases whose ends start together can show it). Where the ping-pong
+ * half where that cuts the squared error of the cases whose ends start
+ * together (only they show it) to CALFIT_BURST_GAIN of full's. Where the ping-pong
  * showed none (eager_limit inf, handshake none: a noisy ping-pong can hide
  * the 2α step) the exchange cases with a late partner may show it instead
  * (its rendezvous waits; cases that start together cannot tell it from a

@@ -196,6 +196,8 @@ bad_inputs() {
         '2:1: too few points for the inter fit' || return 1
     bad_calib nothing '{"schema": "arsim-measurements/1", "cases": [{"mode": "reduce", "ranks": 4, "bytes": 8,
 "time_s": 1e-9}]}' '1:1: no pingpong or ring all-reduce cases' || return 1
+    bad_calib pairs0 "$H"'{"mode": "exchange", "class": "inter", "ranks": 2, "bytes": 4096, "delay_s": 0, "pairs": 0, "time_s": 1e-4}]}' \
+        "3:90: case 1: bad 'pairs'; expected the pairs exchanging at once" || return 1
     bad_calib notjson '{"schema": "arsim-measurements/1", "cases": [' '1:[0-9]+: not valid JSON' || return 1
     bad_calib empty '' '1:1: empty file' || return 1
 }

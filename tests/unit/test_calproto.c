@@ -372,7 +372,9 @@ END_TEST
  * nβ. calqueue_exchange_time reproduces them; calqueue_fit finds half
  * (queue: the first candidate, inf, since none changes a time). Made with
  * both directions at once and Q = 0 (Open MPI's): 3α + nβ and d + 3α +
- * nβ; the fit keeps full and finds Q = 0. */
+ * nβ; the fit keeps full and finds Q = 0. With turns, two late-partner
+ * cases that did not serialize (d + 3α + nβ, as MPICH's sometimes do)
+ * leave the verdict to the cases that start together: half. */
 START_TEST(test_fit_duplex)
 {
     const double delays[] = {0, 2e-3};
@@ -395,11 +397,15 @@ START_TEST(test_fit_duplex)
                     c.time_s = d == 0 ? 4 * ALPHA + 2 * n * BETA : d + 3 * ALPHA + 2 * n * BETA;
                 else
                     c.time_s = d + 3 * ALPHA + n * BETA;
-                g_array_append_val(m->cases, c);
                 char *err = NULL;
                 double t = calqueue_exchange_time(&cal, &c, half ? PROTOCOL_INF : 0, &err);
                 ck_assert_msg(fabs(t - c.time_s) <= 1e-9 * c.time_s, "half %d d=%g n=%.0f: simulated %.12g s, closed "
                               "form %.12g s", half, d, n, t, c.time_s);
+                /* with turns, MPICH's late-partner exchanges sometimes do not serialize (a median that
+                 * flips from run to run): two of them here; the duplex is read from the others */
+                if (half && d > 0 && sizes[i] >= (1u << 20))
+                    c.time_s = d + 3 * ALPHA + n * BETA;
+                g_array_append_val(m->cases, c);
             }
         }
         cal.inter_protocol.p.duplex = PROTOCOL_DUPLEX_FULL;   /* the fit decides */
@@ -408,7 +414,7 @@ START_TEST(test_fit_duplex)
         ck_assert_int_eq(f.duplex, half ? PROTOCOL_DUPLEX_HALF : PROTOCOL_DUPLEX_FULL);
         ck_assert_int_eq(cal.inter_protocol.p.duplex, f.duplex);
         ck_assert_uint_eq(f.control_queue, half ? PROTOCOL_INF : 0);
-        ck_assert_msg(f.rms_rel < 1e-9, "rms %g", f.rms_rel);
+        ck_assert_msg(half || f.rms_rel < 1e-9, "rms %g", f.rms_rel);
         ck_assert_int_eq(f.points, 10);
         calmeas_free(m);
         calfile_clear(&cal);
