@@ -127,8 +127,7 @@ static double sim_algo(Ctx *x, const MeasCase *c, CollAlgo a, char **err)
         if (v[k] < 0)
             return v[k];
     }
-    qsort(v, SKEW_TRIALS, sizeof v[0], cmp_double);
-    return v[SKEW_TRIALS / 2];
+    return calfit_median(v, SKEW_TRIALS);
 }
 
 static void predict_allreduce(Ctx *x, const MeasCase *c, CalCmpRow *r)
@@ -259,12 +258,7 @@ static double replay_jitter(const Ctx *x, int p)
             g_array_append_val(w, v);
         }
     }
-    double med = 0;
-    if (w->len) {
-        g_array_sort(w, cmp_double);
-        med = w->len % 2 ? g_array_index(w, double, w->len / 2)
-                         : (g_array_index(w, double, w->len / 2 - 1) + g_array_index(w, double, w->len / 2)) / 2;
-    }
+    double med = calfit_median((double *)(void *)w->data, w->len);
     g_array_free(w, TRUE);
     return med;
 }
@@ -348,9 +342,7 @@ static void predict(Ctx *x, const MeasCase *c, CalCmpRow *r)
             r->note = g_strdup_printf("no %s calibration", c->intra ? "intra-host exchange" : "inter");
             return;
         }
-        const CalProtocol *pr = &x->cal->inter_protocol;
-        uint64_t q = pr->set ? pr->p.control_queue : PROTOCOL_INF;
-        r->pred_s = calqueue_exchange_time(x->cal, c, q, &why);
+        r->pred_s = calqueue_exchange_time(x->cal, c, &why);
         r->how = c->pairs > 1 ? g_strdup_printf("sim exchange, second rank %.3g ms late (%d pairs at once)",
                                                 c->delay_s * 1e3, c->pairs)
                               : g_strdup_printf("sim exchange, second rank %.3g ms late", c->delay_s * 1e3);
@@ -377,11 +369,9 @@ static void add_stat(CalCompare *out, const char *group, bool held_out, int mode
         g_array_append_val(e, a);
     }
     if (e->len > 0) {
-        g_array_sort(e, cmp_double);
         guint n = e->len;
-        CalCmpStat s = {g_strdup(group), held_out, (int)n,
-                        (g_array_index(e, double, (n - 1) / 2) + g_array_index(e, double, n / 2)) / 2,
-                        g_array_index(e, double, n - 1)};
+        double med = calfit_median((double *)(void *)e->data, n);   /* sorts */
+        CalCmpStat s = {g_strdup(group), held_out, (int)n, med, g_array_index(e, double, n - 1)};
         g_array_append_val(out->stats, s);
     }
     g_array_free(e, TRUE);

@@ -360,6 +360,14 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+double calfit_median(double *v, size_t n)
+{
+    if (n == 0)
+        return 0;
+    qsort(v, n, sizeof *v, cmp_double);
+    return (v[(n - 1) / 2] + v[n / 2]) / 2;
+}
+
 /* The best parameters over the used points with eager limit `eager`
  * (INFINITY: no handshake). */
 static Cand fit_eager(const GArray *pts, double gamma, double beta_fix, unsigned flags, double eager)
@@ -511,13 +519,11 @@ static void robust_spread(const GArray *pts, double *med, double *sigma)
         if (p->used)
             g_array_append_val(res, e);
     }
-    g_array_sort(res, cmp_double);
-    guint n = res->len;
-    *med = n ? (g_array_index(res, double, (n - 1) / 2) + g_array_index(res, double, n / 2)) / 2 : 0;
-    for (guint i = 0; i < n; i++)
-        g_array_index(res, double, i) = fabs(g_array_index(res, double, i) - *med);
-    g_array_sort(res, cmp_double);
-    *sigma = n ? 1.4826 * (g_array_index(res, double, (n - 1) / 2) + g_array_index(res, double, n / 2)) / 2 : 0;
+    double *v = (double *)(void *)res->data;
+    *med = calfit_median(v, res->len);
+    for (guint i = 0; i < res->len; i++)
+        v[i] = fabs(v[i] - *med);
+    *sigma = 1.4826 * calfit_median(v, res->len);
     g_array_free(res, TRUE);
 }
 

@@ -108,6 +108,9 @@ typedef struct {
 
 /* The model's time for one point. */
 double calfit_predict(const CalPoint *pt, const CalModel *m);
+/* The median of v[0..n) (the mean of the two middle values when n is
+ * even; 0 when n is 0); sorts v. */
+double calfit_median(double *v, size_t n);
 /* The same without the protocol (o = 0, every message eager). */
 double calfit_model(const CalPoint *pt, double alpha, double beta, double gamma, double burst);
 

@@ -41,9 +41,9 @@ static double exchange_on(Topo *t, const MeasCase *c, char **err)
     return collexec_time_skewed(t, COLL_BUTTERFLY, &prm, 2, c->bytes, 1, 0, &k, NULL, err);
 }
 
-double calqueue_exchange_time(const CalFile *cal, const MeasCase *c, uint64_t queue, char **err)
+double calqueue_exchange_time(const CalFile *cal, const MeasCase *c, char **err)
 {
-    Topo *t = star_with(cal, queue, cal->inter_protocol.p.duplex, err);
+    Topo *t = calqueue_star(cal, 2, err);
     if (!t)
         return -1;
     double secs = exchange_on(t, c, err);

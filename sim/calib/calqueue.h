@@ -36,10 +36,10 @@ typedef struct {
  * no switch latency; NULL and *err if it cannot be built. Caller frees. */
 Topo *calqueue_star(const CalFile *cal, int hosts, char **err);
 
-/* The simulated time of exchange case c (inter class) under cal with the
- * inter protocol's control queue replaced by `queue` (its duplex kept);
- * < 0 and *err when it cannot be simulated. */
-double calqueue_exchange_time(const CalFile *cal, const MeasCase *c, uint64_t queue, char **err);
+/* The simulated time of exchange case c (inter class) on cal's two-host
+ * star under its inter protocol; < 0 and *err when it cannot be
+ * simulated. */
+double calqueue_exchange_time(const CalFile *cal, const MeasCase *c, char **err);
 
 /* Fits the control queue to m's inter exchange cases under cal (its inter
  * class and protocol already fitted). false when there is none or the

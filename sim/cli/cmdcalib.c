@@ -149,7 +149,7 @@ static void print_queue(FILE *out, const MeasFile *m, const CalFile *cal, const 
         if (c->mode != MEAS_EXCHANGE || c->intra)
             continue;
         char *why = NULL;
-        double t = calqueue_exchange_time(cal, c, f->control_queue, &why);
+        double t = calqueue_exchange_time(cal, c, &why);
         g_free(why);
         fprintf(out, " %" G_GUINT64_FORMAT " B %.3g ms late %.3f/%.3f ms", (guint64)c->bytes, c->delay_s * 1e3,
                 c->time_s * 1e3, t * 1e3);
