@@ -107,6 +107,11 @@ void mbcase_result_init(MbcaseResult *r, const char *mode)
     r->verified = -1;
 }
 
+void mbcase_result_clear(MbcaseResult *r)
+{
+    g_clear_pointer(&r->rep_s, g_free);
+}
+
 /* Stable: at least min_reps ran, for at least min_time_s (measured_s: the
  * time the measured repetitions took so far), and the median of all n
  * repetitions is within tol of the median of the first n - 2. */
@@ -212,6 +217,7 @@ void mbcase_measure(const MbcaseRule *rule, MbcaseWatchdog *w, const char *what,
         out->min_s = fmin(out->min_s, t[i]);
         out->max_s = fmax(out->max_s, t[i]);
     }
-    g_free(t);
+    g_free(out->rep_s);
+    out->rep_s = g_renew(double, t, n);
     g_free(spread);
 }

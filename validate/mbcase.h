@@ -53,6 +53,8 @@ typedef struct {
     double start_spread_s; /* allreduce: median over the measured repetitions of the latest minus the earliest
                             * rank's start stamp (s); < 0 where the mode stamps no start */
     double min_s, max_s; /* fastest and slowest repetition (s) */
+    double *rep_s;       /* every measured repetition's time (s), in the order run, `reps` of them; owned
+                          * (g_free; mbcase_result_clear), NULL where none was measured */
     double measured_s;   /* from the first measured repetition's start to the last one's end, the
                           * maximum over ranks (s): the span min_time_s bounds */
     int reps;            /* measured repetitions, >= 1 */
@@ -103,7 +105,7 @@ bool mbcase_watchdog_init(MbcaseWatchdog *w, int rank);
 void mbcase_watchdog_free(MbcaseWatchdog *w);
 
 /* Runs the repetitions of one case and fills out->time_s, min_s, max_s,
- * measured_s, reps, stable and the tcp_* counters (the other fields are the caller's). `what` names the
+ * rep_s (owned by out), measured_s, reps, stable and the tcp_* counters (the other fields are the caller's). `what` names the
  * case in a timeout message. A repetition's time is the maximum over the
  * ranks of what fn returned. stamp: NULL, or where fn stores this rank's
  * start stamp (mbcase_stamp) in every repetition; then out->start_spread_s
@@ -125,5 +127,7 @@ double mbcase_median(const double *v, int n);
 
 /* An empty result of the given mode (absent fields set). */
 void mbcase_result_init(MbcaseResult *r, const char *mode);
+/* Frees what r owns (rep_s); r stays a valid empty result. */
+void mbcase_result_clear(MbcaseResult *r);
 
 #endif

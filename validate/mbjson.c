@@ -80,6 +80,12 @@ static void put_case(FILE *f, const MbcaseResult *c)
             "\"stable\": %s", c->time_s, c->reps, c->min_s, c->max_s, c->measured_s, c->stable ? "true" : "false");
     if (c->start_spread_s >= 0)
         fprintf(f, ", \"start_spread_s\": %.9g", c->start_spread_s);
+    if (c->rep_s) {
+        fputs(", \"reps_s\": [", f);
+        for (int i = 0; i < c->reps; i++)
+            fprintf(f, "%s%.6g", i ? ", " : "", c->rep_s[i]);
+        fputc(']', f);
+    }
     if (c->verified >= 0)
         fprintf(f, ", \"verified\": %s", c->verified ? "true" : "false");
     if (c->tcp_ok)

@@ -56,6 +56,7 @@ void mbmodes_ctx_init(MbmodesCtx *c, const MbmodesOpts *o, MPI_Comm comm, Mbcase
     c->wd = wd;
     c->all_verified = true;
     c->cases = g_array_new(FALSE, TRUE, sizeof(MbcaseResult));
+    g_array_set_clear_func(c->cases, (GDestroyNotify)mbcase_result_clear);
     MPI_Comm_rank(comm, &c->rank);
     MPI_Comm_size(comm, &c->p);
     char mine[MPI_MAX_PROCESSOR_NAME] = {0};
@@ -107,7 +108,8 @@ static const guint64 *sizes_for(const MbmodesOpts *o, const guint64 *def, size_t
     return def;
 }
 
-/* Appends a finished case and prints it on rank 0. */
+/* Appends a finished case (the list takes what it owns) and prints it on
+ * rank 0. */
 static void record(MbmodesCtx *c, const MbcaseResult *r)
 {
     g_array_append_val(c->cases, *r);

@@ -356,10 +356,23 @@ static void predict(Ctx *x, const MeasCase *c, CalCmpRow *r)
 }
 
 
+/* The share of c's repetitions faster than t (a tie counts half); -1
+ * when c has none. */
+static double rank_among_reps(const MeasCase *c, double t)
+{
+    if (c->n_reps < 1)
+        return -1;
+    double k = 0;
+    for (int i = 0; i < c->n_reps; i++)
+        k += c->reps_s[i] < t ? 1 : c->reps_s[i] == t ? 0.5 : 0;
+    return k / c->n_reps;
+}
+
 /* Adds the statistics of the rows that match (mode, label or any, min bytes). */
 static void add_stat(CalCompare *out, const char *group, bool held_out, int mode, const char *label, uint64_t min)
 {
     GArray *e = g_array_new(FALSE, FALSE, sizeof(double));
+    int ranked = 0, below = 0, above = 0;
     for (guint i = 0; i < out->rows->len; i++) {
         const CalCmpRow *r = &g_array_index(out->rows, CalCmpRow, i);
         if (r->pred_s < 0 || r->fitted == held_out || (mode >= 0 && (int)r->c->mode != mode) ||
@@ -367,11 +380,17 @@ static void add_stat(CalCompare *out, const char *group, bool held_out, int mode
             continue;
         double a = fabs(r->rel_err);
         g_array_append_val(e, a);
+        if (r->rank >= 0) {
+            ranked++;
+            below += r->rank < 0.1;
+            above += r->rank > 0.9;
+        }
     }
     if (e->len > 0) {
         guint n = e->len;
         double med = calfit_median((double *)(void *)e->data, n);   /* sorts */
-        CalCmpStat s = {g_strdup(group), held_out, (int)n, med, g_array_index(e, double, n - 1)};
+        CalCmpStat s = {g_strdup(group), held_out, (int)n, med, g_array_index(e, double, n - 1),
+                        ranked, below, ranked - below - above, above};
         g_array_append_val(out->stats, s);
     }
     g_array_free(e, TRUE);
@@ -509,12 +528,14 @@ CalCompare *calcompare_run(const MeasFile *m, const CalFile *cal, const char *ca
                                       "rabenseifner and tree (the library is not Open MPI)");
     for (guint i = 0; i < m->cases->len; i++) {
         const MeasCase *c = &g_array_index(m->cases, MeasCase, i);
-        CalCmpRow r = {.c = c, .label = calmeas_case_label(c), .pred_s = -1, .rel_err = NAN,
+        CalCmpRow r = {.c = c, .label = calmeas_case_label(c), .pred_s = -1, .rel_err = NAN, .rank = -1,
                        .fitted = calfile_used(cal, m->date, c->index),
                        .outlier = calfile_outlier(cal, m->date, c->index)};
         predict(&x, c, &r);
-        if (r.pred_s >= 0)
+        if (r.pred_s >= 0) {
             r.rel_err = (r.pred_s - c->time_s) / c->time_s;
+            r.rank = rank_among_reps(c, r.pred_s);
+        }
         g_array_append_val(out->rows, r);
     }
     make_stats(out);

@@ -20,7 +20,10 @@
  *   iteration  train_run() on the case's scenario with
  *              cluster.calibration set to the calibration file
  *
- * The relative error is (predicted - measured) / measured. Cases whose
+ * The relative error is (predicted - measured) / measured; where the
+ * file holds every repetition's time, the prediction's rank among them
+ * says whether it lies inside the measured spread (a bimodal case's median
+ * can sit in one mode while the model sits in the other). Cases whose
  * index the calibration lists as fitted (same measurement date) are
  * marked; the rest are held out.
  */
@@ -37,6 +40,9 @@ typedef struct {
     char *label;             /* "allreduce ring", "pingpong inter", "iteration ddp"; owned */
     double pred_s;           /* predicted time, s; < 0 when it could not be predicted */
     double rel_err;          /* (pred - measured) / measured; NAN when not predicted */
+    double rank;             /* share of the case's measured repetitions (reps_s) that ran faster than pred_s,
+                              * 0..1, a tie counting half (0.5 at their median); < 0 when the case has none or
+                              * was not predicted */
     bool fitted;             /* the calibration was fitted on this case (offered to the fit) */
     bool outlier;            /* fitted, but the fit dropped it as an outlier */
     char *how;               /* how it was predicted ("sim ring", "α+nβ inter", "mpi: rabenseifner (Open MPI
@@ -52,6 +58,9 @@ typedef struct {
     int cases;               /* predicted cases in the group, >= 1 */
     double median_abs;       /* median |rel_err| */
     double max_abs;          /* max |rel_err| */
+    int ranked;              /* of the cases, those with every repetition (rank >= 0) */
+    int below, within, above; /* of those, predictions faster than the 10th percentile of the repetitions
+                               * (rank < 0.1), within the 10th to 90th, slower than the 90th (rank > 0.9) */
 } CalCmpStat;
 
 /* The policies of one iteration setting, fastest first. */

@@ -8,6 +8,7 @@ static void case_clear(gpointer p)
     g_free(c->config);
     g_free(c->policy);
     g_strfreev(c->sets);
+    g_free(c->reps_s);
 }
 
 MeasFile *calmeas_new(const char *path)

@@ -28,6 +28,9 @@ typedef struct {
     CollAlgo inter;          /* allreduce hierarchical: the inter-node algorithm ("inter"; default ring) */
     double time_s;           /* median, seconds, > 0 (pingpong: one way; iteration: one iteration;
                               * exchange: the longer rank's span from its own start, the late one's delay included) */
+    double *reps_s;          /* every measured repetition's time ("reps_s"), s, in the order run; owned; NULL
+                              * when the file has none (mpibench before it wrote them) */
+    int n_reps;              /* entries of reps_s, 0 when NULL */
     double delay_s;          /* exchange: how much later the second rank starts, s, >= 0; 0 otherwise */
     int pairs;               /* exchange: pairs exchanging at once (each on links of its own), >= 1; 0 otherwise */
     double start_spread_s;   /* allreduce: median over repetitions of the spread of the ranks' barrier exits

@@ -19,8 +19,8 @@ typedef struct {
 
 static void print_rows(const CalCompare *x)
 {
-    printf("%5s  %-22s %6s %12s %14s %14s %9s  %-4s  %s\n", "case", "mode", "ranks", "bytes", "measured(ms)",
-           "predicted(ms)", "error", "set", "how");
+    printf("%5s  %-22s %6s %12s %14s %14s %9s %5s  %-4s  %s\n", "case", "mode", "ranks", "bytes", "measured(ms)",
+           "predicted(ms)", "error", "rank", "set", "how");
     for (guint i = 0; i < x->rows->len; i++) {
         const CalCmpRow *r = &g_array_index(x->rows, CalCmpRow, i);
         const MeasCase *c = r->c;
@@ -29,12 +29,16 @@ static void print_rows(const CalCompare *x)
             g_snprintf(bytes, sizeof bytes, "b=%d", c->batch);
         else
             g_snprintf(bytes, sizeof bytes, "%" G_GUINT64_FORMAT, c->bytes);
+        char rank[16] = "-";
+        if (r->rank >= 0)
+            g_snprintf(rank, sizeof rank, "%.0f%%", 100 * r->rank);
         if (r->pred_s >= 0)
-            printf("%5d  %-22s %6d %12s %14.4f %14.4f %+8.1f%%  %-4s  %s\n", c->index, r->label, c->ranks, bytes,
-                   c->time_s * 1e3, r->pred_s * 1e3, 100 * r->rel_err, r->outlier ? "out" : r->fitted ? "fit" : "held", r->how);
+            printf("%5d  %-22s %6d %12s %14.4f %14.4f %+8.1f%% %5s  %-4s  %s\n", c->index, r->label, c->ranks, bytes,
+                   c->time_s * 1e3, r->pred_s * 1e3, 100 * r->rel_err, rank,
+                   r->outlier ? "out" : r->fitted ? "fit" : "held", r->how);
         else
-            printf("%5d  %-22s %6d %12s %14.4f %14s %9s  %-4s  not predicted: %s\n", c->index, r->label, c->ranks,
-                   bytes, c->time_s * 1e3, "-", "-", r->outlier ? "out" : r->fitted ? "fit" : "held", r->note);
+            printf("%5d  %-22s %6d %12s %14.4f %14s %9s %5s  %-4s  not predicted: %s\n", c->index, r->label, c->ranks,
+                   bytes, c->time_s * 1e3, "-", "-", rank, r->outlier ? "out" : r->fitted ? "fit" : "held", r->note);
     }
 }
 
@@ -45,6 +49,19 @@ static void print_summary(const CalCompare *x)
         const CalCmpStat *s = &g_array_index(x->stats, CalCmpStat, i);
         printf("%-28s %-9s %6d %13.1f%% %13.1f%%\n", s->group, s->held_out ? "held-out" : "fitted", s->cases,
                100 * s->median_abs, 100 * s->max_abs);
+    }
+    bool any = false;
+    for (guint i = 0; i < x->stats->len; i++) {
+        const CalCmpStat *s = &g_array_index(x->stats, CalCmpStat, i);
+        if (s->ranked == 0)
+            continue;
+        if (!any)
+            printf("\nthe prediction among the measured repetitions (cases that list them): faster than their 10th "
+                   "percentile, within the 10th to 90th, slower than the 90th\n%-28s %-9s %6s %8s %8s %8s\n",
+                   "group", "set", "cases", "faster", "within", "slower");
+        any = true;
+        printf("%-28s %-9s %6d %8d %8d %8d\n", s->group, s->held_out ? "held-out" : "fitted", s->ranked, s->below,
+               s->within, s->above);
     }
     for (guint i = 0; i < x->ranks->len; i++) {
         const CalCmpRank *r = &g_array_index(x->ranks, CalCmpRank, i);
@@ -82,7 +99,9 @@ static int run(void *opts, char **err)
     if (cal.has_gamma)
         printf(" gamma %.4g ns/B", cal.gamma * 1e9);
     printf("\n%s; error = (predicted - measured) / measured; set: fit = the calibration was fitted on the case, out "
-           "= offered to the fit but dropped as an outlier, held = held out\n\n", x->mpi_rule);
+           "= offered to the fit but dropped as an outlier, held = held out; rank = the share of the case's "
+           "repetitions that ran faster than predicted (50%% at the median; - where the file lists none)\n\n",
+           x->mpi_rule);
     print_rows(x);
     print_summary(x);
     int rc = 0;

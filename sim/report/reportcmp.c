@@ -45,6 +45,8 @@ static cJSON *case_json(const CalCmpRow *r)
     add_num(o, "measured_s", c->time_s);
     add_num(o, "predicted_s", r->pred_s >= 0 ? r->pred_s : NAN);
     add_num(o, "rel_error", r->rel_err);
+    if (r->rank >= 0)
+        add_num(o, "rank", r->rank);
     cJSON_AddBoolToObject(o, "fitted", r->fitted);
     cJSON_AddBoolToObject(o, "outlier", r->outlier);
     if (r->how)
@@ -98,6 +100,12 @@ char *reportcmp_json(const CalCompare *x, const MeasFile *m, const CalFile *cal,
         cJSON_AddNumberToObject(o, "cases", s->cases);
         add_num(o, "median_abs_rel_error", s->median_abs);
         add_num(o, "max_abs_rel_error", s->max_abs);
+        if (s->ranked > 0) {
+            cJSON_AddNumberToObject(o, "ranked_cases", s->ranked);
+            cJSON_AddNumberToObject(o, "faster_than_p10", s->below);
+            cJSON_AddNumberToObject(o, "within_p10_p90", s->within);
+            cJSON_AddNumberToObject(o, "slower_than_p90", s->above);
+        }
         cJSON_AddItemToArray(sum, o);
     }
     cJSON *rk = cJSON_AddArrayToObject(root, "rankings");

@@ -1,5 +1,6 @@
 /* reportmeas — measurements JSON to MeasFile; see reportmeas.h. */
 #include "report/reportmeas.h"
+#include "calib/calfit.h"
 #include "io/cfg.h"
 #include "io/units.h"
 
@@ -307,6 +308,46 @@ static bool read_mode(const Ctx *x, const cJSON *o, int k, MeasCase *c)
     return true;
 }
 
+/* "reps_s": optional, one time (s) per measured repetition ("reps" of
+ * them where that is given), each in [min_s, max_s], their median
+ * time_s (all to the 6 digits mpibench writes). */
+static bool read_reps(const Ctx *x, const cJSON *o, int k, MeasCase *c, double lo, double hi)
+{
+    const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, "reps_s"), *v;
+    if (!a)
+        return true;
+    gsize off = offset_of(x->text, x->len, "cases", k, "reps_s");
+    int n = cJSON_GetArraySize(a);
+    if (!cJSON_IsArray(a) || n < 1)
+        return fail_at(x, off, "case %d: 'reps_s' is %s; expected the array of every measured repetition's time in "
+                       "seconds", k, cJSON_IsArray(a) ? "empty" : "not an array");
+    const cJSON *reps = cJSON_GetObjectItemCaseSensitive(o, "reps");
+    if (cJSON_IsNumber(reps) && reps->valuedouble != n)
+        return fail_at(x, off, "case %d: 'reps_s' holds %d times but 'reps' is %g; expected one time per measured "
+                       "repetition", k, n, reps->valuedouble);
+    const double slack = 1e-5; /* relative: the file's 6 significant digits */
+    c->reps_s = g_new(double, n);
+    c->n_reps = n;
+    int i = 0;
+    cJSON_ArrayForEach(v, a) {
+        double t = cJSON_IsNumber(v) ? v->valuedouble : NAN;
+        if (!isfinite(t) || t <= 0 || t > 1e6)
+            return fail_at(x, off, "case %d: reps_s[%d] is %s; expected a time in seconds, > 0", k, i,
+                           cJSON_IsNumber(v) ? "zero, negative or out of range" : "not a number");
+        if ((lo > 0 && t < lo * (1 - slack)) || (hi > 0 && t > hi * (1 + slack)))
+            return fail_at(x, off, "case %d: reps_s[%d] %g lies outside [min_s %g, max_s %g]; expected the "
+                           "repetitions that min_s and max_s bound", k, i, t, lo, hi);
+        c->reps_s[i++] = t;
+    }
+    double *sorted = g_memdup2(c->reps_s, sizeof *sorted * (gsize)n);
+    double med = calfit_median(sorted, (size_t)n);
+    g_free(sorted);
+    if (fabs(med - c->time_s) > slack * c->time_s)
+        return fail_at(x, off, "case %d: the median of 'reps_s' is %g but time_s is %g; expected the repetitions "
+                       "whose median time_s is", k, med, c->time_s);
+    return true;
+}
+
 static bool read_case(const Ctx *x, const cJSON *o, int k, MeasCase *c)
 {
     gsize at = offset_of(x->text, x->len, "cases", k, NULL);
@@ -344,7 +385,7 @@ static bool read_case(const Ctx *x, const cJSON *o, int k, MeasCase *c)
         return fail_at(x, offset_of(x->text, x->len, "cases", k, lo > c->time_s + slack ? "min_s" : "max_s"),
                        "case %d: time_s %g lies outside [min_s %g, max_s %g]; expected the median of the "
                        "repetitions, in the same unit (seconds) as min_s and max_s", k, c->time_s, lo, hi);
-    return true;
+    return read_reps(x, o, k, c, lo, hi);
 }
 
 static int env_int(const cJSON *env, const char *key)

@@ -6,7 +6,8 @@
  * Every case is checked before anything is used: a known mode, class and
  * algorithm, ranks >= 2 (reduce: >= 1), sizes that are positive whole
  * byte counts, times that are positive and finite (and min_s <= time_s <=
- * max_s when those are given). Errors are one line "file:line:col: what is
+ * max_s when those are given; "reps_s", every repetition, within them and
+ * with time_s as its median). Errors are one line "file:line:col: what is
  * wrong; what is expected" at the offending value (cJSON keeps no
  * positions, so the value is found again in the text). Unknown keys are
  * ignored, as the schema says.

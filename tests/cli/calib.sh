@@ -202,6 +202,38 @@ bad_inputs() {
     bad_calib empty '' '1:1: empty file' || return 1
 }
 
+# every repetition listed ("reps_s"): compare ranks the prediction among
+# them — the share that ran faster, a tie counting half — and counts the
+# predictions faster than the 10th percentile, within the 10th to 90th,
+# slower than the 90th. Each ping-pong below is predicted at exactly α
+# (40 us, under the 100 kB burst).
+reps_rank() {
+    printf '%s\n' 'inter: {alpha_s: 4e-05, beta_s_per_byte: 8.4e-09}' \
+        'fit: {inter_burst_bytes: 100000, inter_rms_rel: 0}' >"$T/calr.yaml"
+    local p='{"mode": "pingpong", "class": "inter", "ranks": 2, "bytes": 64'
+    printf '%s\n' '{"schema": "arsim-measurements/1", "env": {"ranks": 2, "hosts": 2, "date": "x"}, "cases": [' \
+        "$p, \"time_s\": 4.5e-5, \"reps\": 4, \"min_s\": 3e-5, \"max_s\": 6e-5, \"reps_s\": [6e-5, 3e-5, 5e-5, 4e-5]}," \
+        "$p, \"time_s\": 6e-5, \"reps_s\": [5e-5, 7e-5, 6e-5]}," \
+        "$p, \"time_s\": 2e-5, \"reps_s\": [1e-5, 2e-5, 3e-5]}," \
+        "$p, \"time_s\": 5e-5}]}" >"$T/reps.json"
+    "$A" compare "$T/reps.json" --calibration "$T/calr.yaml" --json "$T/rcmp.json" >"$T/rtable" 2>"$T/err" ||
+        { echo "exit $?: $(cat "$T/err")"; return 1; }
+    flat "$T/rcmp.json" >"$T/rcmp.flat" || return 1
+    local k got
+    for k in "0 0.375" "1 0" "2 1"; do
+        set -- $k
+        got=$(awk -F'\t' -v p=".cases[$1].rank" '$1 == p { print $2 }' "$T/rcmp.flat")
+        [ -n "$got" ] && near "$got" "$2" 1e-12 || { echo "case $1 rank '$got', want $2"; return 1; }
+    done
+    grep -q '^\.cases\[3\]\.rank	' "$T/rcmp.flat" && { echo "a rank for a case without repetitions"; return 1; }
+    for k in "ranked_cases 3" "faster_than_p10 1" "within_p10_p90 1" "slower_than_p90 1"; do
+        set -- $k
+        grep -q "^\.summary\[0\]\.$1	$2\$" "$T/rcmp.flat" || { echo "summary $1 not $2"; return 1; }
+    done
+    grep -Eq '^pingpong +held-out +3 +1 +1 +1$' "$T/rtable" || { echo "no spread row 3 1 1 1"; return 1; }
+    grep -Eq '^ +0 +pingpong inter +2 +64 .* 38% +held ' "$T/rtable" || { echo "no rank column 38%"; return 1; }
+}
+
 bad_options() {
     local rc
     "$A" calibrate "$SYN" --fit tree --out "$T/x.yaml" >/dev/null 2>"$T/err"; rc=$?
@@ -229,5 +261,6 @@ t calib_compare_plots plots
 t calib_iteration iteration
 t calib_iteration_jitter iteration_jitter
 t calib_burst burst
+t calib_reps_rank reps_rank
 t calib_bad_files bad_inputs
 t calib_bad_options bad_options

@@ -41,7 +41,7 @@ run() {
         --min-reps $MIN_REPS --max-reps $MAX_REPS --tol 0.99 --case-time ${CASE_TIME}s --quiet \
         --out "$T/$name.json" "$@" >"$T/$name.log" 2>&1 ||
         { echo "mpirun exited $?: $(tail -3 "$T/$name.log")"; return 1; }
-    flat "$T/$name.json" | awk -F'\t' '$1 ~ /^\.cases\[0\]\.(reps|stable|verified|measured_s|start_spread_s|tcp\.[a-z_]+)$/ {
+    flat "$T/$name.json" | awk -F'\t' '$1 ~ /^\.cases\[0\]\.(reps|stable|verified|measured_s|start_spread_s|time_s|min_s|max_s|reps_s\[[0-9]+\]|tcp\.[a-z_]+)$/ {
         sub(/^\.cases\[0\]\./, "", $1); print $1 "=" $2 }'
 }
 
@@ -88,6 +88,19 @@ tcp_ok=$(awk -F= '$1 ~ /^tcp\.(retrans|timeouts|loss_probes|slow_reps|slow_timeo
 spread=$(awk -F= '$1 == "start_spread_s" { v = $2 } END { print (v != "" && v + 0 >= 0) ? "yes" : "no" }' <<<"$timed")
 [ "$spread" = yes ] && ok "an all-reduce case records its ranks' start spread (>= 0)" ||
     fail "an all-reduce case records its ranks' start spread (>= 0)" "$timed"
+
+# Every measured repetition's time is listed (reps_s): `reps` of them,
+# within [min_s, max_s], their median time_s (to the 6 digits written).
+reps_ok=$(awk -F= '$1 ~ /^reps_s\[/ { t[n++] = $2 + 0 } $1 == "reps" { r = $2 } $1 == "time_s" { m = $2 }
+    $1 == "min_s" { lo = $2 } $1 == "max_s" { hi = $2 }
+    END { if (n != r || n == 0) { print "no: " n " times for " r " reps"; exit }
+          for (i = 0; i < n; i++) { if (t[i] < lo * (1 - 1e-5) || t[i] > hi * (1 + 1e-5)) { print "no: " t[i] " outside"; exit }
+                                    for (j = i + 1; j < n; j++) if (t[j] < t[i]) { x = t[i]; t[i] = t[j]; t[j] = x } }
+          med = n % 2 ? t[int(n / 2)] : (t[n / 2 - 1] + t[n / 2]) / 2
+          d = med - m; if (d < 0) d = -d
+          print d <= 1e-5 * m ? "yes" : "no: median " med " vs time_s " m }' <<<"$timed")
+[ "$reps_ok" = yes ] && ok "a case lists every repetition's time, its median time_s" ||
+    fail "a case lists every repetition's time, its median time_s" "$reps_ok"
 
 # --help anywhere prints the usage, the exchange mode's --delays in it.
 help=$("$MPIBENCH" exchange --delays 1ms --help 2>&1); rc=$?
