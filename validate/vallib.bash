@@ -38,6 +38,19 @@ errors() {
             if (sel == "iteration" && v[i, "mode"] == "iteration") print e
         } }' "$1"
 }
+# spread FLAT — "ranked faster within slower" of a compare JSON
+# (flattened): of the held-out all-reduces >= 256 KiB that list their
+# repetitions, the predictions faster than the repetitions' 10th
+# percentile, within the 10th to 90th, slower than the 90th ("0 0 0 0"
+# where the file has none).
+spread() {
+    awk -F'\t' '
+        match($1, /^\.summary\[[0-9]+\]\./) { i = substr($1, 10, RLENGTH - 11); v[i, substr($1, RLENGTH + 1)] = $2; n = i > n ? i : n }
+        END { for (i = 0; i <= n; i++)
+                  if (v[i, "group"] == "allreduce >= 256 KiB" && v[i, "held_out"] == "true" && v[i, "ranked_cases"] != "") {
+                      print v[i, "ranked_cases"], v[i, "faster_than_p10"], v[i, "within_p10_p90"], v[i, "slower_than_p90"]; exit }
+              print 0, 0, 0, 0 }' "$1"
+}
 # stats — "count median max" of numbers on stdin.
 stats() { sort -g | awk '{ a[++n] = $1 } END { if (!n) { print 0, "nan", "nan"; exit }
     m = n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2; print n, m, a[n] }'; }

@@ -4,7 +4,8 @@
 # held-out error sets (>= 256 KiB, 16-128 KiB, replays) and their count,
 # median and maximum; the network line from two `cluster.sh stats`
 # snapshots; the cases whose repetitions met a TCP retransmission timeout,
-# with their error. Prints "ok <test>" or "FAIL <test>: why" per test.
+# with their error; where held-out predictions lie among their
+# repetitions. Prints "ok <test>" or "FAIL <test>: why" per test.
 set -u
 T=$(mktemp -d "${TMPDIR:-/tmp}/arsim-vallib.XXXXXX") || exit 1
 trap 'rm -rf "$T"' EXIT
@@ -29,6 +30,18 @@ cat >"$T/cmp.json" <<'J'
   {"mode": "allreduce", "bytes": 1048576, "fitted": false, "rel_error": null}
 ]}
 J
+
+spread_counts() {
+    printf '%s\n' '{"summary": [' \
+        '{"group": "allreduce", "held_out": true, "cases": 9, "ranked_cases": 9, "faster_than_p10": 1, "within_p10_p90": 1, "slower_than_p90": 7},' \
+        '{"group": "allreduce >= 256 KiB", "held_out": false, "cases": 5, "ranked_cases": 5, "faster_than_p10": 5, "within_p10_p90": 0, "slower_than_p90": 0},' \
+        '{"group": "allreduce >= 256 KiB", "held_out": true, "cases": 6, "ranked_cases": 6, "faster_than_p10": 4, "within_p10_p90": 2, "slower_than_p90": 0}]}' >"$T/sp.json"
+    flat "$T/sp.json" >"$T/sp.flat" || return 1
+    local got
+    got=$(spread "$T/sp.flat"); [ "$got" = "6 4 2 0" ] || { echo "spread: '$got', want '6 4 2 0'"; return 1; }
+    flat "$T/cmp.json" >"$T/flat" || return 1
+    got=$(spread "$T/flat"); [ "$got" = "0 0 0 0" ] || { echo "no repetitions: '$got', want '0 0 0 0'"; return 1; }
+}
 
 error_sets() {
     flat "$T/cmp.json" >"$T/flat" || return 1
@@ -87,6 +100,7 @@ reanalyze() {
 }
 
 t vallib_error_sets error_sets
+t vallib_spread spread_counts
 t vallib_network network
 t vallib_timeouts timeout_cases
 t vallib_reanalyze reanalyze
