@@ -237,7 +237,8 @@ static void run_pingpong(MbmodesCtx *c)
 
 typedef struct {
     MPI_Comm comm;
-    int rank, a, b;   /* this rank; its pair: a starts at once, b delay_s later (-1, -1: none) */
+    int rank, a, b;   /* this rank; its pair: a starts at once, b delay_s later (-1, -1: none); the lower
+                       * rank is b with --late first */
     char *buf;        /* send buffer (a and b only) */
     char *rbuf;       /* receive buffer, apart from buf */
     int bytes;        /* message size each way */
@@ -301,6 +302,15 @@ static void run_exchange(MbmodesCtx *c)
             printf("exchange  %-18s ranks 2j and 2j+1 do not all sit on two hosts; one pair\n", "inter");
         }
     }
+    if (c->opt->late_first) {
+        /* the pair's lower rank is the late one: peers are written early first, as always */
+        int t = x.a;
+        x.a = x.b;
+        x.b = t;
+        t = first_a;
+        first_a = first_b;
+        first_b = t;
+    }
     guint64 most = 1;
     for (size_t i = 0; i < n; i++)
         most = MAX(most, sizes[i]);
@@ -328,9 +338,19 @@ static void run_exchange(MbmodesCtx *c)
     g_free(x.buf);
 }
 
-/* exchange's own options: --delays T[,T...], each 0 to 1 s; --pairs one|all. */
+/* exchange's own options: --delays T[,T...], each 0 to 1 s; --pairs one|all;
+ * --late first|second. */
 static int parse_exchange_opt(MbmodesOpts *o, const char *flag, const char *val, const char **why)
 {
+    if (strcmp(flag, "--late") == 0) {
+        if (strcmp(val, "first") != 0 && strcmp(val, "second") != 0) {
+            *why = "not a rank of the pair; expected second (the pair's higher rank starts late, the default) or "
+                   "first (its lower rank)";
+            return -1;
+        }
+        o->late_first = strcmp(val, "first") == 0;
+        return 1;
+    }
     if (strcmp(flag, "--pairs") == 0) {
         if (strcmp(val, "one") != 0 && strcmp(val, "all") != 0) {
             *why = "not a pairing; expected one (the first pair of ranks on two hosts) or all (ranks 2j and 2j+1, "

@@ -29,6 +29,7 @@ typedef struct {
     GArray *sizes;              /* --sizes as guint64 bytes (owned), or NULL for each mode's default */
     GArray *delays;             /* exchange: --delays as double seconds (owned), or NULL for 2 ms alone */
     bool all_pairs;             /* exchange: --pairs all: every rank 2j with 2j+1 at once (else one pair) */
+    bool late_first;            /* exchange: --late first: the pair's lower rank starts late (else the higher) */
     bool quiet;                 /* --quiet: no per-case lines on stdout */
     MbcaseRule rule;            /* --warmup, --min-reps, --max-reps, --tol, --case-time, --timeout, --poll */
     bool algo_given;            /* --algo appeared */

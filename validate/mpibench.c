@@ -52,6 +52,7 @@ static void usage(FILE *f)
           "  --sizes LIST          comma-separated sizes such as 4KiB,1MiB (vectors: multiples of 8 B)\n"
           "  --delays LIST         exchange: the late rank's delays, times such as 0,50us,2ms (default 2ms)\n"
           "  --pairs one|all       exchange: the first pair on two hosts, or ranks 2j and 2j+1 all at once\n"
+          "  --late second|first   exchange: which rank of a pair starts late, its higher (default) or lower\n"
           "  --algo LIST           allreduce: mpi,ring,butterfly,rabenseifner,tree,hierarchical,torus2d\n"
           "                        (default: all but torus2d)\n"
           "  --inter ALGO          hierarchical: inter-node algorithm (default ring)\n"
