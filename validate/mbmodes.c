@@ -338,28 +338,29 @@ static void run_exchange(MbmodesCtx *c)
     g_free(x.buf);
 }
 
+/* A two-way option value: *out = (val is yes); -1 and *why = expect when
+ * val is neither yes nor no. */
+static int parse_either(const char *val, const char *yes, const char *no, const char *expect, bool *out,
+                        const char **why)
+{
+    if (strcmp(val, yes) != 0 && strcmp(val, no) != 0) {
+        *why = expect;
+        return -1;
+    }
+    *out = strcmp(val, yes) == 0;
+    return 1;
+}
+
 /* exchange's own options: --delays T[,T...], each 0 to 1 s; --pairs one|all;
  * --late first|second. */
 static int parse_exchange_opt(MbmodesOpts *o, const char *flag, const char *val, const char **why)
 {
-    if (strcmp(flag, "--late") == 0) {
-        if (strcmp(val, "first") != 0 && strcmp(val, "second") != 0) {
-            *why = "not a rank of the pair; expected second (the pair's higher rank starts late, the default) or "
-                   "first (its lower rank)";
-            return -1;
-        }
-        o->late_first = strcmp(val, "first") == 0;
-        return 1;
-    }
-    if (strcmp(flag, "--pairs") == 0) {
-        if (strcmp(val, "one") != 0 && strcmp(val, "all") != 0) {
-            *why = "not a pairing; expected one (the first pair of ranks on two hosts) or all (ranks 2j and 2j+1, "
-                   "every pair at once)";
-            return -1;
-        }
-        o->all_pairs = strcmp(val, "all") == 0;
-        return 1;
-    }
+    if (strcmp(flag, "--late") == 0)
+        return parse_either(val, "first", "second", "not a rank of the pair; expected second (the pair's higher rank "
+                            "starts late, the default) or first (its lower rank)", &o->late_first, why);
+    if (strcmp(flag, "--pairs") == 0)
+        return parse_either(val, "all", "one", "not a pairing; expected one (the first pair of ranks on two hosts) "
+                            "or all (ranks 2j and 2j+1, every pair at once)", &o->all_pairs, why);
     if (strcmp(flag, "--delays") != 0)
         return 0;
     GArray *d = g_array_new(FALSE, FALSE, sizeof(double));
