@@ -233,22 +233,22 @@ for cl in $clusters; do
 done
 
 # --- targets ------------------------------------------------------------------
-heldbig=$(for cl in $clusters; do awk -f "$root/tests/cli/jsonflat.awk" "$outdir/compare-${cl%%:*}.json" >"$outdir/.flat" &&
-          errors "$outdir/.flat" heldbig; done | stats)
-heldsmall=$(for cl in $clusters; do awk -f "$root/tests/cli/jsonflat.awk" "$outdir/compare-${cl%%:*}.json" >"$outdir/.flat" &&
-            errors "$outdir/.flat" heldsmall; done | stats)
-iter=$(for cl in $clusters; do awk -f "$root/tests/cli/jsonflat.awk" "$outdir/compare-${cl%%:*}.json" >"$outdir/.flat" &&
-       errors "$outdir/.flat" iteration; done | stats)
+# each cluster's compare JSON, flattened once (empty if it cannot be read)
+flats=()
+for cl in $clusters; do
+    flats+=("$outdir/.flat-${cl%%:*}")
+    awk -f "$root/tests/cli/jsonflat.awk" "$outdir/compare-${cl%%:*}.json" >"${flats[-1]}" || : >"${flats[-1]}"
+done
+heldbig=$(for f in "${flats[@]}"; do errors "$f" heldbig; done | stats)
+heldsmall=$(for f in "${flats[@]}"; do errors "$f" heldsmall; done | stats)
+iter=$(for f in "${flats[@]}"; do errors "$f" iteration; done | stats)
 # of the held-out >= 256 KiB predictions, where they lie among their
 # case's repetitions: summed over the clusters
-read -r rk_n rk_fast rk_within rk_slow <<<"$(for cl in $clusters; do
-    awk -f "$root/tests/cli/jsonflat.awk" "$outdir/compare-${cl%%:*}.json" >"$outdir/.flat" && spread "$outdir/.flat"
-done | awk '{ for (k = 1; k <= 4; k++) t[k] += $k } END { print t[1] + 0, t[2] + 0, t[3] + 0, t[4] + 0 }')"
-ranks_bad=$(for cl in $clusters; do awk -f "$root/tests/cli/jsonflat.awk" "$outdir/compare-${cl%%:*}.json"; done |
-            grep -c '^\.rankings\[[0-9]*\]\.same	false$')
-ranks_n=$(for cl in $clusters; do awk -f "$root/tests/cli/jsonflat.awk" "$outdir/compare-${cl%%:*}.json"; done |
-          grep -c '^\.rankings\[[0-9]*\]\.same	')
-rm -f "$outdir/.flat"
+read -r rk_n rk_fast rk_within rk_slow <<<"$(for f in "${flats[@]}"; do spread "$f"; done |
+    awk '{ for (k = 1; k <= 4; k++) t[k] += $k } END { print t[1] + 0, t[2] + 0, t[3] + 0, t[4] + 0 }')"
+ranks_bad=$(cat "${flats[@]}" | grep -c '^\.rankings\[[0-9]*\]\.same	false$')
+ranks_n=$(cat "${flats[@]}" | grep -c '^\.rankings\[[0-9]*\]\.same	')
+rm -f "${flats[@]}"
 wrong=$(cat "$outdir"/meas-*.json | grep -c '"verified": false')
 read -r hn hmed hmax <<<"$heldbig"
 read -r sn smed _ <<<"$heldsmall"
