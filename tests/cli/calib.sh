@@ -85,12 +85,18 @@ plots() {
     done
 }
 
+# burst_cal FILE — a calibration of α 40 us, β 8.4 ns/B and a 100 kB
+# token bucket (burst) between hosts.
+burst_cal() {
+    printf '%s\n' 'inter: {alpha_s: 4e-05, beta_s_per_byte: 8.4e-09}' \
+        'fit: {inter_burst_bytes: 100000, inter_rms_rel: 0}' >"$1"
+}
+
 # a calibration's burst b is each link's token bucket: ping-pong is
 # α + β·max(0, n - b); a 2-rank ring of n bytes (two steps of n/2, the
 # second after an idle gap of α that refills α/β) is 2α + β(n - b - α/β).
 burst() {
-    printf '%s\n' 'inter: {alpha_s: 4e-05, beta_s_per_byte: 8.4e-09}' \
-        'fit: {inter_burst_bytes: 100000, inter_rms_rel: 0}' >"$T/calb.yaml"
+    burst_cal "$T/calb.yaml"
     printf '%s\n' '{"schema": "arsim-measurements/1", "env": {"ranks": 2, "hosts": 2, "date": "x"}, "cases": [' \
         '{"mode": "pingpong", "class": "inter", "ranks": 2, "bytes": 65536, "time_s": 1e-3},' \
         '{"mode": "pingpong", "class": "inter", "ranks": 2, "bytes": 262144, "time_s": 1e-3},' \
@@ -208,8 +214,7 @@ bad_inputs() {
 # slower than the 90th. Each ping-pong below is predicted at exactly α
 # (40 us, under the 100 kB burst).
 reps_rank() {
-    printf '%s\n' 'inter: {alpha_s: 4e-05, beta_s_per_byte: 8.4e-09}' \
-        'fit: {inter_burst_bytes: 100000, inter_rms_rel: 0}' >"$T/calr.yaml"
+    burst_cal "$T/calr.yaml"
     local p='{"mode": "pingpong", "class": "inter", "ranks": 2, "bytes": 64'
     printf '%s\n' '{"schema": "arsim-measurements/1", "env": {"ranks": 2, "hosts": 2, "date": "x"}, "cases": [' \
         "$p, \"time_s\": 4.5e-5, \"reps\": 4, \"min_s\": 3e-5, \"max_s\": 6e-5, \"reps_s\": [6e-5, 3e-5, 5e-5, 4e-5]}," \
