@@ -89,7 +89,7 @@ int cmdcoll_run(const CmdCollOpts *o, FILE *out, char **err)
         if (o->proto.segment)
             classes[i]->segment_bytes = o->proto.value.segment_bytes;
         if (o->proto.control_queue)
-            classes[i]->control_queue = o->proto.value.control_queue;
+            memcpy(classes[i]->control_queue, o->proto.value.control_queue, sizeof classes[i]->control_queue);
         if (o->proto.duplex)
             classes[i]->duplex = o->proto.value.duplex;
     }
@@ -261,7 +261,7 @@ static bool parse_protocol(void *field, const CliOpt *opt, const char *value, ch
         ok = protocol_parse_overhead(value, &pr->value.overhead_s, &why);
         pr->overhead = true;
     } else if (strcmp(opt->name, "control-queue") == 0) {
-        ok = protocol_parse_control_queue(value, &pr->value.control_queue, &why);
+        ok = protocol_parse_control_queues(value, pr->value.control_queue, &why);
         pr->control_queue = true;
     } else {
         ok = protocol_parse_segment(value, &pr->value.segment_bytes, &why);
@@ -329,8 +329,10 @@ static const CliOpt opts[] = {
     {"control-queue", CLI_CUSTOM, offsetof(CmdCollOpts, proto),
      .help = "under handshake rtt, a request- or clear-to-send waits on each link behind at most SIZE of its "
              "connection's queued data (the transport's buffer), or inf: behind all of it; other connections' data it "
-             "passes", .value = "SIZE|inf",
-     .unit = "a size: 256KiB; inf: all of its connection's data", .note = "the topology's (inf by default)",
+             "passes; LOWER,HIGHER: one for the control messages the pair's lower rank sends, one for the higher's",
+     .value = "SIZE|inf[,SIZE|inf]",
+     .unit = "a size: 256KiB; inf: all of its connection's data; 0,512KiB: the lower's, the higher's",
+     .note = "the topology's (inf by default)",
      .parse = parse_protocol},
     {"duplex", CLI_CUSTOM, offsetof(CmdCollOpts, proto),
      .help = "full: a connection's two directions carry data at once; half: a rendezvous message waits until the "

@@ -262,7 +262,8 @@ static void rendezvous_go(CollExec *x, uint64_t id)
     }
     int a = (int)(id / x->npieces);
     l->back = topo_route_acquire(x->topo, x->ranks[l->send_peer].host, x->ranks[a].host);
-    net_send_control(x->net, l->back, x->topo->protocol[l->cls].control_queue, on_cts, x, GSIZE_TO_POINTER(id));
+    net_send_control(x->net, l->back, protocol_control_queue(&x->topo->protocol[l->cls], l->send_peer, a), on_cts, x,
+                     GSIZE_TO_POINTER(id));
 }
 
 /* Lane id's rendezvous message (or its request-to-send) is at the
@@ -295,7 +296,8 @@ static void send_issue(CollExec *x, uint64_t id)
     }
     l->send_state = SEND_WAIT;
     if (pr->handshake == PROTOCOL_HANDSHAKE_RTT)
-        net_send_control(x->net, l->route, pr->control_queue, on_rts, x, GSIZE_TO_POINTER(id));
+        net_send_control(x->net, l->route, protocol_control_queue(pr, (int64_t)(id / x->npieces), l->send_peer), on_rts,
+                         x, GSIZE_TO_POINTER(id));
     else
         rendezvous_at_receiver(x, id);
 }

@@ -4,18 +4,20 @@
 
 #include <string.h>
 
-#define PROTOCOL_KEYS "eager_limit, handshake, overhead, segment, control_queue, duplex"
+#define PROTOCOL_KEYS \
+    "eager_limit, handshake, overhead, segment, control_queue, control_queue_from_lower, " \
+    "control_queue_from_higher, duplex"
 
 void protocol_init(Protocol *p)
 {
     *p = (Protocol){.eager_limit = PROTOCOL_DEFAULT_EAGER, .handshake = PROTOCOL_HANDSHAKE_NONE,
-                    .control_queue = PROTOCOL_INF};
+                    .control_queue = {PROTOCOL_INF, PROTOCOL_INF}};
 }
 
 void protocol_init_eager(Protocol *p)
 {
     *p = (Protocol){.eager_limit = PROTOCOL_INF, .handshake = PROTOCOL_HANDSHAKE_NONE,
-                    .control_queue = PROTOCOL_INF};
+                    .control_queue = {PROTOCOL_INF, PROTOCOL_INF}};
 }
 
 bool protocol_is_eager(const Protocol *p)
@@ -95,6 +97,24 @@ bool protocol_parse_control_queue(const char *s, uint64_t *out, const char **why
     return true;
 }
 
+bool protocol_parse_control_queues(const char *s, uint64_t out[2], const char **why)
+{
+    char **part = g_strsplit(s, ",", 3);
+    guint n = g_strv_length(part);
+    bool ok;
+    if (n > 2) {
+        *why = "more than two control queues; expected SIZE or inf (both ends), or the lower rank's and the "
+               "higher rank's such as 0,512KiB";
+        ok = false;
+    } else {
+        const char *lower = n ? part[0] : s, *higher = n ? part[n - 1] : s;
+        ok = protocol_parse_control_queue(lower, &out[PROTOCOL_FROM_LOWER], why) &&
+             protocol_parse_control_queue(higher, &out[PROTOCOL_FROM_HIGHER], why);
+    }
+    g_strfreev(part);
+    return ok;
+}
+
 bool protocol_parse_overhead(const char *s, double *out, const char **why)
 {
     if (!units_parse_time(s, out, why))
@@ -136,6 +156,22 @@ static bool parse_duplex(const char *s, void *o, const char **w)
     return false;
 }
 
+/* control_queue (both ends), then the per-end keys over it. */
+static bool read_queues(CfgNode *map, Protocol *q, char **err)
+{
+    uint64_t both = PROTOCOL_INF;
+    CfgNode *v = cfg_get(map, "control_queue");
+    if (v && !cfg_is_null(v)) {
+        if (!cfg_as_with(v, parse_cq, &both, "a size or inf", err))
+            return false;
+        protocol_set_control_queue(q, both);
+    }
+    return read_value(map, "control_queue_from_lower", parse_cq, &q->control_queue[PROTOCOL_FROM_LOWER],
+                      "a size or inf", err) &&
+           read_value(map, "control_queue_from_higher", parse_cq, &q->control_queue[PROTOCOL_FROM_HIGHER],
+                      "a size or inf", err);
+}
+
 bool protocol_read(CfgNode *map, Protocol *p, char **err)
 {
     if (!cfg_expect_map(map, "protocol", err))
@@ -145,7 +181,7 @@ bool protocol_read(CfgNode *map, Protocol *p, char **err)
         !read_value(map, "handshake", parse_handshake, &q.handshake, "none or rtt", err) ||
         !read_value(map, "overhead", parse_overhead, &q.overhead_s, "a time such as 5us", err) ||
         !read_value(map, "segment", parse_segment, &q.segment_bytes, "a size or none", err) ||
-        !read_value(map, "control_queue", parse_cq, &q.control_queue, "a size or inf", err) ||
+        !read_queues(map, &q, err) ||
         !read_value(map, "duplex", parse_duplex, &q.duplex, "full or half", err) ||
         !cfg_check_keys(map, "protocol", PROTOCOL_KEYS, err))
         return false;
@@ -166,8 +202,19 @@ char *protocol_format(const Protocol *p)
         g_string_append_printf(s, "%" G_GUINT64_FORMAT, (guint64)p->segment_bytes);
     else
         g_string_append(s, "none");
-    if (p->control_queue != PROTOCOL_INF)
-        g_string_append_printf(s, ", control_queue: %" G_GUINT64_FORMAT, (guint64)p->control_queue);
+    const uint64_t *q = p->control_queue;
+    if (q[PROTOCOL_FROM_LOWER] == q[PROTOCOL_FROM_HIGHER]) {
+        if (q[PROTOCOL_FROM_LOWER] != PROTOCOL_INF)
+            g_string_append_printf(s, ", control_queue: %" G_GUINT64_FORMAT, (guint64)q[PROTOCOL_FROM_LOWER]);
+    } else {
+        for (int e = PROTOCOL_FROM_LOWER; e <= PROTOCOL_FROM_HIGHER; e++) {
+            g_string_append_printf(s, ", control_queue_from_%s: ", e == PROTOCOL_FROM_LOWER ? "lower" : "higher");
+            if (q[e] == PROTOCOL_INF)
+                g_string_append(s, "inf");
+            else
+                g_string_append_printf(s, "%" G_GUINT64_FORMAT, (guint64)q[e]);
+        }
+    }
     if (p->duplex != PROTOCOL_DUPLEX_FULL)
         g_string_append_printf(s, ", duplex: %s", protocol_duplex_name(p->duplex));
     g_string_append_c(s, '}');

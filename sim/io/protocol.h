@@ -7,8 +7,9 @@
  * posts a receive.
  *
  * In YAML: {eager_limit: SIZE | inf, handshake: none | rtt, overhead: TIME,
- * segment: SIZE | none, control_queue: SIZE | inf}, every key optional (an absent key keeps the value
- * it had), an unknown key an error.
+ * segment: SIZE | none, control_queue: SIZE | inf, control_queue_from_lower: SIZE | inf,
+ * control_queue_from_higher: SIZE | inf, duplex: full | half}, every key optional (an absent key keeps
+ * the value it had), an unknown key an error.
  *
  *   eager_limit  a message of fewer bytes leaves when it is sent; one of
  *                eager_limit bytes or more (rendezvous) starts moving only
@@ -47,6 +48,14 @@
  *                connection's data (the default). Matters where a pairwise
  *                exchange's ends start apart: the late rank's clear-to-send
  *                queues behind the early rank's data to it.
+ *                control_queue sets both ends; control_queue_from_lower and
+ *                control_queue_from_higher set the Q of the control
+ *                messages the pair's lower (higher) rank sends, and win over
+ *                control_queue wherever they stand: Open MPI's TCP transport
+ *                lets the lower rank's clear-to-send pass its data, while the
+ *                higher rank's waits behind ~0.5 MB of it (README, "What the
+ *                remaining misses are made of"). The ranks are the
+ *                collective's (MPI's world ranks in validate/mpibench).
  *
  *   duplex       full: a connection's two directions carry data at once.
  *                half: a rendezvous message whose receiver is ready waits,
@@ -81,13 +90,19 @@ typedef enum {
     PROTOCOL_DUPLEX_HALF,      /* its rendezvous data moves one direction at a time */
 } ProtocolDuplex;
 
+enum {
+    PROTOCOL_FROM_LOWER = 0,   /* control_queue[] index: sent by the lower rank of the two */
+    PROTOCOL_FROM_HIGHER = 1,  /* sent by the higher */
+};
+
 typedef struct {
     uint64_t eager_limit;        /* bytes: messages below it are eager; PROTOCOL_INF: all */
     ProtocolHandshake handshake; /* what a rendezvous message waits for */
     double overhead_s;           /* CPU seconds per data message at each end, 0..PROTOCOL_MAX_OVERHEAD_S */
     uint64_t segment_bytes;      /* bytes per pipelined piece; 0: whole messages */
-    uint64_t control_queue;      /* bytes of its connection's queued data a control message waits behind at
-                                  * most per link; PROTOCOL_INF: all of it */
+    uint64_t control_queue[2];   /* bytes of its connection's queued data a control message waits behind at
+                                  * most per link, [PROTOCOL_FROM_LOWER] when the pair's lower rank sends it,
+                                  * [PROTOCOL_FROM_HIGHER] when the higher does; PROTOCOL_INF: all of it */
     ProtocolDuplex duplex;       /* whether rendezvous data crosses between two hosts both ways at once */
 } Protocol;
 
@@ -98,6 +113,16 @@ void protocol_init(Protocol *p);
 void protocol_init_eager(Protocol *p);
 /* Whether p is protocol_init_eager's (nothing for the layer to do). */
 bool protocol_is_eager(const Protocol *p);
+/* Both ends' control queue set to q. */
+static inline void protocol_set_control_queue(Protocol *p, uint64_t q)
+{
+    p->control_queue[PROTOCOL_FROM_LOWER] = p->control_queue[PROTOCOL_FROM_HIGHER] = q;
+}
+/* The control queue of a control message rank `from` sends to rank `to`. */
+static inline uint64_t protocol_control_queue(const Protocol *p, int64_t from, int64_t to)
+{
+    return p->control_queue[from > to ? PROTOCOL_FROM_HIGHER : PROTOCOL_FROM_LOWER];
+}
 /* Whether a message of `bytes` bytes waits for its receive. */
 static inline bool protocol_rendezvous(const Protocol *p, uint64_t bytes)
 {
@@ -117,6 +142,9 @@ bool protocol_parse_segment(const char *s, uint64_t *out, const char **why);
 bool protocol_parse_overhead(const char *s, double *out, const char **why);
 /* "SIZE" or "inf". */
 bool protocol_parse_control_queue(const char *s, uint64_t *out, const char **why);
+/* The command line's "Q" (both ends) or "Q_LOWER,Q_HIGHER" (each "SIZE" or
+ * "inf") into out[PROTOCOL_FROM_LOWER], out[PROTOCOL_FROM_HIGHER]. */
+bool protocol_parse_control_queues(const char *s, uint64_t out[2], const char **why);
 
 /* Reads a protocol mapping into *p (keys absent keep *p's values). false
  * and *err "file:line:col: what is wrong; what is expected". */

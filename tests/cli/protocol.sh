@@ -67,3 +67,17 @@ skew() {
     grep -q '"trials":	20' "$T/skew.json" || { echo "no trials in JSON"; return 1; }
 }
 t protocol_skew skew
+
+# --control-queue LOWER,HIGHER: each end of the pair its own queue. 0,0 is
+# 0 and inf,inf is inf, byte for byte; with 0,inf the trials in which the
+# higher rank is early serialize and the others do not, so its median lies
+# strictly between 0's and inf's (the same 20 draws in each run).
+ends() {
+    local q
+    cq() { "$A" collective --ranks 2 --algo butterfly --size 1MiB --handshake rtt --skew 5ms --trials 20 --control-queue "$1"; }
+    [ "$(cq 0,0)" = "$(cq 0)" ] || { echo "0,0 is not 0"; return 1; }
+    [ "$(cq inf,inf)" = "$(cq inf)" ] || { echo "inf,inf is not inf"; return 1; }
+    q=$(for v in 0 0,inf inf; do cq $v | awk 'NR == 3 { print $4 }'; done | tr '\n' ' ')
+    echo "$q" | awk '{ exit !($1 < $2 && $2 < $3) }' || { echo "medians 0, 0,inf, inf: $q"; return 1; }
+}
+t protocol_control_queue_ends ends

@@ -70,7 +70,8 @@ START_TEST(test_settings)
     ck_assert(protocol_is_eager(&p) && !protocol_rendezvous(&p, UINT64_MAX - 1));
 
     char *err = NULL;
-    ck_assert_uint_eq(p.control_queue, PROTOCOL_INF);
+    ck_assert_uint_eq(p.control_queue[PROTOCOL_FROM_LOWER], PROTOCOL_INF);
+    ck_assert_uint_eq(p.control_queue[PROTOCOL_FROM_HIGHER], PROTOCOL_INF);
     CfgNode *n = cfg_parse_string("{eager_limit: 128KiB, handshake: rtt, overhead: 12us, segment: 1MiB, "
                                   "control_queue: 256KiB}", "p.yaml", &err);
     ck_assert_msg(n, "%s", err);
@@ -80,7 +81,8 @@ START_TEST(test_settings)
     ck_assert_int_eq(p.handshake, PROTOCOL_HANDSHAKE_RTT);
     ck_assert_double_eq_tol(p.overhead_s, 12e-6, 1e-18);
     ck_assert_uint_eq(p.segment_bytes, 1 << 20);
-    ck_assert_uint_eq(p.control_queue, 262144);
+    ck_assert_uint_eq(p.control_queue[PROTOCOL_FROM_LOWER], 262144);
+    ck_assert_uint_eq(p.control_queue[PROTOCOL_FROM_HIGHER], 262144);
     cfg_free(n);
     /* the writer's text reads back to the same values */
     char *text = protocol_format(&p);
@@ -97,10 +99,43 @@ START_TEST(test_settings)
     n = cfg_parse_string("{eager_limit: inf, segment: none, control_queue: inf}", "r.yaml", &err);
     ck_assert_msg(n && protocol_read(n, &q, &err), "%s", err);
     ck_assert_uint_eq(q.eager_limit, PROTOCOL_INF);
-    ck_assert_uint_eq(q.control_queue, PROTOCOL_INF);
+    ck_assert_uint_eq(q.control_queue[PROTOCOL_FROM_LOWER], PROTOCOL_INF);
+    ck_assert_uint_eq(q.control_queue[PROTOCOL_FROM_HIGHER], PROTOCOL_INF);
     ck_assert_uint_eq(q.segment_bytes, 0);
     ck_assert_int_eq(q.handshake, PROTOCOL_HANDSHAKE_RTT);
     cfg_free(n);
+    /* one end's own key wins over control_queue wherever it stands; the writer names both ends */
+    static const char *const ends[] = {"{control_queue_from_higher: 512KiB, control_queue: 0}",
+                                       "{control_queue: 0, control_queue_from_higher: 512KiB}"};
+    for (size_t i = 0; i < G_N_ELEMENTS(ends); i++) {
+        n = cfg_parse_string(ends[i], "e.yaml", &err);
+        ck_assert_msg(n && protocol_read(n, &q, &err), "%s", err);
+        ck_assert_uint_eq(q.control_queue[PROTOCOL_FROM_LOWER], 0);
+        ck_assert_uint_eq(q.control_queue[PROTOCOL_FROM_HIGHER], 524288);
+        cfg_free(n);
+    }
+    text = protocol_format(&q);
+    ck_assert_str_eq(text, "{eager_limit: inf, handshake: rtt, overhead: 1.2e-05s, segment: none, "
+                           "control_queue_from_lower: 0, control_queue_from_higher: 524288}");
+    g_free(text);
+    q.control_queue[PROTOCOL_FROM_LOWER] = PROTOCOL_INF;
+    text = protocol_format(&q);
+    ck_assert_msg(strstr(text, "control_queue_from_lower: inf, control_queue_from_higher: 524288}"), "%s", text);
+    g_free(text);
+    /* which end a control message is from: its sender's rank against its receiver's */
+    ck_assert_uint_eq(protocol_control_queue(&q, 3, 1), 524288);
+    ck_assert_uint_eq(protocol_control_queue(&q, 1, 3), PROTOCOL_INF);
+    /* the command line's one value or two */
+    uint64_t two[2];
+    const char *why = NULL;
+    ck_assert(protocol_parse_control_queues("64KiB", two, &why) && two[0] == 65536 && two[1] == 65536);
+    ck_assert(protocol_parse_control_queues("0,inf", two, &why) && two[0] == 0 && two[1] == PROTOCOL_INF);
+    static const char *const bad_cli[] = {"0,1,2", "", "0,", ",0", "0,-1", "x"};
+    for (size_t i = 0; i < G_N_ELEMENTS(bad_cli); i++) {
+        why = NULL;
+        ck_assert_msg(!protocol_parse_control_queues(bad_cli[i], two, &why) && why && strstr(why, "expected"),
+                      "'%s' accepted", bad_cli[i]);
+    }
 
     static const struct {
         const char *yaml, *want;   /* input, the start of the error */
@@ -114,6 +149,8 @@ START_TEST(test_settings)
         {"{segment: [1]}", "b.yaml:1:11: wrong type: a list; expected a size or none"},
         {"{control_queue: -5}", "b.yaml:1:17: '-5': not a control queue; expected a size"},
         {"{control_queue: all}", "b.yaml:1:17: 'all': not a control queue; expected a size"},
+        {"{control_queue_from_higher: [1]}", "b.yaml:1:29: wrong type: a list; expected a size or inf"},
+        {"{control_queue_from_lower: -1}", "b.yaml:1:28: '-1': not a control queue; expected a size"},
         {"{eager: 1KiB}", "b.yaml:1:2: unknown key 'eager' in protocol; expected one of"},
         {"64KiB", "b.yaml:1:1: "},
     };
@@ -428,11 +465,10 @@ START_TEST(test_skewed_exchange)
           for (size_t ci = 0; ci < G_N_ELEMENTS(caps); ci++) {
             Protocol pr = proto(hs ? PROTOCOL_HANDSHAKE_RTT : PROTOCOL_HANDSHAKE_NONE, 0, eager ? PROTOCOL_INF : EAGER,
                                 0);
-            pr.control_queue = caps[ci];
-            /* what the late rank's clear-to-send waits behind: all of the
-             * early rank's data (FIFO), or the cap on each of the two links
-             * while as much is still ahead of it there */
-            double held = caps[ci] == PROTOCOL_INF ? (double)n : fmin((double)n, 2.0 * (double)caps[ci]);
+            /* each end its own cap: the lower rank's caps[ci], the higher's the next one */
+            const uint64_t cap_hi = caps[(ci + 1) % G_N_ELEMENTS(caps)];
+            pr.control_queue[PROTOCOL_FROM_LOWER] = caps[ci];
+            pr.control_queue[PROTOCOL_FROM_HIGHER] = cap_hi;
             Topo *t = star_proto(2, 0, &pr);
             double t0 = run_time(t, COLL_BUTTERFLY, NULL, 2, n, 0, NULL);
             FormCost c = {.a = 2 * LAT, .b = 1 / BW, .eager = eager ? INFINITY : EAGER, .rtt = hs == 1};
@@ -446,6 +482,11 @@ START_TEST(test_skewed_exchange)
                 double u0 = simrng_uniform(7, COLLEXEC_SKEW_STREAM, (int64_t)trial, 0);
                 double u1 = simrng_uniform(7, COLLEXEC_SKEW_STREAM, (int64_t)trial, 1);
                 double d = fabs(u0 - u1) * 0.01;
+                /* what the late rank's clear-to-send (the early rank sends it) waits behind: all of the
+                 * early rank's data (FIFO), or the early rank's cap on each of the two links while as
+                 * much is still ahead of it there */
+                uint64_t cap = u0 < u1 ? caps[ci] : cap_hi;
+                double held = cap == PROTOCOL_INF ? (double)n : fmin((double)n, 2.0 * (double)cap);
                 double want = d + t0 + (hs && !eager ? held / BW : 0);
                 double got = collexec_time_skewed(t, COLL_BUTTERFLY, NULL, 2, n, 1, 0, &k, NULL, &err);
                 ck_assert_msg(fabs(got - want) <= 2e-12, "hs %d eager %d cap %zu trial %d: %.12g s, want %.12g s", hs,
@@ -483,7 +524,7 @@ START_TEST(test_control_other_connection)
     const uint64_t caps[] = {PROTOCOL_INF, n, n / 4, 0};
     for (size_t ci = 0; ci < G_N_ELEMENTS(caps); ci++) {
         Protocol pr = proto(PROTOCOL_HANDSHAKE_RTT, 0, EAGER, 0);
-        pr.control_queue = caps[ci];
+        protocol_set_control_queue(&pr, caps[ci]);
         Topo *t = star_proto(3, 0, &pr);
         CollSchedule *s = coll_schedule_new(3, n);
         add(s, 0, 1, n, -1, 0, false);
