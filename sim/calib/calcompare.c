@@ -343,9 +343,10 @@ static void predict(Ctx *x, const MeasCase *c, CalCmpRow *r)
             return;
         }
         r->pred_s = calqueue_exchange_time(x->cal, c, &why);
-        r->how = c->pairs > 1 ? g_strdup_printf("sim exchange, second rank %.3g ms late (%d pairs at once)",
-                                                c->delay_s * 1e3, c->pairs)
-                              : g_strdup_printf("sim exchange, second rank %.3g ms late", c->delay_s * 1e3);
+        r->how = c->pairs > 1 ? g_strdup_printf("sim exchange, %s rank %.3g ms late (%d pairs at once)",
+                                                c->late_lower ? "lower" : "higher", c->delay_s * 1e3, c->pairs)
+                              : g_strdup_printf("sim exchange, %s rank %.3g ms late", c->late_lower ? "lower" : "higher",
+                                                c->delay_s * 1e3);
         if (r->pred_s < 0)
             r->note = why ? why : g_strdup("simulation failed");
         else

@@ -32,6 +32,8 @@ typedef struct {
                               * when the file has none (mpibench before it wrote them) */
     int n_reps;              /* entries of reps_s, 0 when NULL */
     double delay_s;          /* exchange: how much later the second rank starts, s, >= 0; 0 otherwise */
+    bool late_lower;         /* exchange: the pair's lower rank was the late one ("peers": [early, late] with
+                              * late < early: mpibench --late first); false: the higher (or no "peers") */
     int pairs;               /* exchange: pairs exchanging at once (each on links of its own), >= 1; 0 otherwise */
     double start_spread_s;   /* allreduce: median over repetitions of the spread of the ranks' barrier exits
                               * (last - first), s; 0: not measured */

@@ -4,6 +4,7 @@
 #include "coll/collexec.h"
 
 #include <math.h>
+#include <string.h>
 
 Topo *calqueue_star(const CalFile *cal, int hosts, char **err)
 {
@@ -21,11 +22,11 @@ Topo *calqueue_star(const CalFile *cal, int hosts, char **err)
     return t;
 }
 
-/* The two-host star of cal with its inter protocol's queue and duplex replaced. */
-static Topo *star_with(const CalFile *cal, uint64_t queue, ProtocolDuplex duplex, char **err)
+/* The two-host star of cal with its inter protocol's queues and duplex replaced. */
+static Topo *star_with(const CalFile *cal, const uint64_t queue[2], ProtocolDuplex duplex, char **err)
 {
     CalFile q = *cal;   /* a shallow copy, only read */
-    q.inter_protocol.p.control_queue = queue;
+    memcpy(q.inter_protocol.p.control_queue, queue, sizeof q.inter_protocol.p.control_queue);
     q.inter_protocol.p.duplex = duplex;
     return calqueue_star(&q, 2, err);
 }
@@ -33,8 +34,9 @@ static Topo *star_with(const CalFile *cal, uint64_t queue, ProtocolDuplex duplex
 /* Exchange case c simulated on two-host star t. */
 static double exchange_on(Topo *t, const MeasCase *c, char **err)
 {
-    /* two ranks, one step each: the whole vector to the other (butterfly on 2), no reduction cost */
-    const double at[2] = {0, c->delay_s};
+    /* two ranks, one step each: the whole vector to the other (butterfly on 2), no reduction cost; rank 1
+     * late unless the lower rank was */
+    const double at[2] = {c->late_lower ? c->delay_s : 0, c->late_lower ? 0 : c->delay_s};
     CollSkew k = {.at_s = at, .own_span = true};
     CollParams prm;
     coll_params_init(&prm);
@@ -51,9 +53,9 @@ double calqueue_exchange_time(const CalFile *cal, const MeasCase *c, char **err)
     return secs;
 }
 
-/* Sum of squared relative errors of the cases (MeasCase *) under queue
- * and duplex; INFINITY when one cannot be simulated. */
-static double cost(const CalFile *cal, GPtrArray *cases, uint64_t queue, ProtocolDuplex duplex)
+/* Sum of squared relative errors of the cases (MeasCase *) under the
+ * queues and duplex; INFINITY when one cannot be simulated. */
+static double cost(const CalFile *cal, GPtrArray *cases, const uint64_t queue[2], ProtocolDuplex duplex)
 {
     char *err = NULL;
     Topo *t = star_with(cal, queue, duplex, &err);
@@ -78,19 +80,44 @@ static uint64_t candidate(int k)
                    : (uint64_t)llround(ldexp(1.0, 10 + k / 4) * pow(2.0, (k % 4) / 4.0));
 }
 
-/* The best queue under cal's protocol and `duplex` for the cases: *best
- * and its cost (the first best wins). */
-static double best_queue(const CalFile *cal, GPtrArray *cases, ProtocolDuplex duplex, uint64_t *best)
+/* The best value of queue[e] (e = 0, 1), or of both at once (e = 2),
+ * under `duplex` for the cases, the others held: queue[] and its cost (a
+ * candidate replaces the one held only when strictly better). */
+static double best_end(const CalFile *cal, GPtrArray *cases, ProtocolDuplex duplex, int e, uint64_t queue[2],
+                       double held_cost)
 {
-    double best_cost = INFINITY;
+    double best_cost = held_cost;
+    uint64_t best[2] = {queue[0], queue[1]};
     for (int k = -2; k <= 64; k++) {
-        double c = cost(cal, cases, candidate(k), duplex);
+        uint64_t q[2] = {e == 1 ? queue[0] : candidate(k), e == 0 ? queue[1] : candidate(k)};
+        double c = cost(cal, cases, q, duplex);
         if (c < best_cost) {
             best_cost = c;
-            *best = candidate(k);
+            memcpy(best, q, sizeof best);
         }
     }
+    memcpy(queue, best, sizeof best);
     return best_cost;
+}
+
+/* The best queues under cal's protocol and `duplex` for the cases: the
+ * best single queue for both ends (the first best wins); where a case's
+ * lower rank was late (only such cases show the higher rank's queue: its
+ * clear-to-send is the one that can wait behind its data) each end's own
+ * from there, the higher's then the lower's (a case depends on one end's
+ * queue only, the early rank's, so one pass finds the best pair). */
+static double best_queue(const CalFile *cal, GPtrArray *cases, ProtocolDuplex duplex, uint64_t best[2])
+{
+    best[0] = best[1] = PROTOCOL_INF;
+    double c = best_end(cal, cases, duplex, 2, best, INFINITY);
+    bool apart = false;
+    for (guint i = 0; i < cases->len; i++)
+        apart = apart || ((const MeasCase *)g_ptr_array_index(cases, i))->late_lower;
+    if (apart) {
+        c = best_end(cal, cases, duplex, PROTOCOL_FROM_HIGHER, best, c);
+        c = best_end(cal, cases, duplex, PROTOCOL_FROM_LOWER, best, c);
+    }
+    return c;
 }
 
 /* The cases (MeasCase *) whose ends start together (delay 0) or, with
@@ -109,14 +136,14 @@ static GPtrArray *cases_by_start(GPtrArray *cases, bool late)
  * whether one does may flip from run to run): half when it cuts their
  * squared error, each under its best queue, to CALFIT_BURST_GAIN of
  * full's; then the best queue under it over every case, and its cost. */
-static double best_fit(const CalFile *cal, GPtrArray *cases, uint64_t *queue, ProtocolDuplex *duplex)
+static double best_fit(const CalFile *cal, GPtrArray *cases, uint64_t queue[2], ProtocolDuplex *duplex)
 {
     GPtrArray *together = cases_by_start(cases, false);
     *duplex = PROTOCOL_DUPLEX_FULL;
     if (together->len) {
-        uint64_t q;
-        double c_full = best_queue(cal, together, PROTOCOL_DUPLEX_FULL, &q);
-        double c_half = best_queue(cal, together, PROTOCOL_DUPLEX_HALF, &q);
+        uint64_t q[2];
+        double c_full = best_queue(cal, together, PROTOCOL_DUPLEX_FULL, q);
+        double c_half = best_queue(cal, together, PROTOCOL_DUPLEX_HALF, q);
         if (c_half < CALFIT_BURST_GAIN * c_full)
             *duplex = PROTOCOL_DUPLEX_HALF;
     }
@@ -141,24 +168,25 @@ bool calqueue_fit(const MeasFile *m, CalFile *cal, CalQueueFit *out)
         g_ptr_array_free(cases, TRUE);
         return false;
     }
-    *out = (CalQueueFit){.control_queue = PROTOCOL_INF, .points = (int)cases->len};
+    *out = (CalQueueFit){.control_queue = {PROTOCOL_INF, PROTOCOL_INF}, .points = (int)cases->len};
     double best_cost;
     if (rtt) {
-        best_cost = best_fit(cal, cases, &out->control_queue, &out->duplex);
+        best_cost = best_fit(cal, cases, out->control_queue, &out->duplex);
     } else {
         /* A handshake shows only where the partner starts late (starting together, a rendezvous
          * costs 2α more, which the ping-pong already did not see): the eager model against a
          * handshake from each late exchange's size on, judged on the late cases; then the queue
          * and the duplex from every case. */
         GPtrArray *late = cases_by_start(cases, true);
-        double eager_late = late->len ? cost(cal, late, PROTOCOL_INF, PROTOCOL_DUPLEX_FULL) : 0, best_late = eager_late;
+        const uint64_t all[2] = {PROTOCOL_INF, PROTOCOL_INF};
+        double eager_late = late->len ? cost(cal, late, all, PROTOCOL_DUPLEX_FULL) : 0, best_late = eager_late;
         CalFile q = *cal;
         q.inter_protocol.p.handshake = PROTOCOL_HANDSHAKE_RTT;
         q.inter_protocol.p.overhead_s = 0;
         for (guint i = 0; i < late->len; i++) {
             q.inter_protocol.p.eager_limit = ((const MeasCase *)g_ptr_array_index(late, i))->bytes;
-            uint64_t queue = PROTOCOL_INF;
-            double c = best_queue(&q, late, PROTOCOL_DUPLEX_FULL, &queue);
+            uint64_t queue[2];
+            double c = best_queue(&q, late, PROTOCOL_DUPLEX_FULL, queue);
             if (c < best_late && c < CALFIT_BURST_GAIN * eager_late) {
                 best_late = c;
                 out->handshake_found = true;
@@ -170,13 +198,13 @@ bool calqueue_fit(const MeasFile *m, CalFile *cal, CalQueueFit *out)
             cal->inter_protocol.p.handshake = PROTOCOL_HANDSHAKE_RTT;
             cal->inter_protocol.p.eager_limit = out->eager_limit;
             cal->inter_protocol.p.overhead_s = 0;
-            best_cost = best_fit(cal, cases, &out->control_queue, &out->duplex);
+            best_cost = best_fit(cal, cases, out->control_queue, &out->duplex);
         } else {
-            best_cost = cost(cal, cases, PROTOCOL_INF, PROTOCOL_DUPLEX_FULL);
+            best_cost = cost(cal, cases, all, PROTOCOL_DUPLEX_FULL);
         }
     }
     out->rms_rel = sqrt(best_cost / cases->len);
-    cal->inter_protocol.p.control_queue = out->control_queue;
+    memcpy(cal->inter_protocol.p.control_queue, out->control_queue, sizeof out->control_queue);
     cal->inter_protocol.p.duplex = out->duplex;
     for (guint i = 0; i < cases->len; i++)
         g_array_append_val(cal->used, ((const MeasCase *)g_ptr_array_index(cases, i))->index);

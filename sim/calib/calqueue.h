@@ -24,7 +24,8 @@ typedef struct {
     bool handshake_found;    /* the ping-pong showed no handshake, the exchange cases did: the protocol now
                               * has handshake rtt from eager_limit on */
     uint64_t eager_limit;    /* handshake_found: the eager limit placed between two exchange sizes, bytes */
-    uint64_t control_queue;  /* bytes, PROTOCOL_INF: the best candidate (all data ahead) */
+    uint64_t control_queue[2]; /* bytes, PROTOCOL_INF: all data ahead; the best candidates, [PROTOCOL_FROM_LOWER]
+                                * and [PROTOCOL_FROM_HIGHER] (the same unless a case's lower rank was late) */
     ProtocolDuplex duplex;   /* half when it cuts the simultaneous cases' squared error to CALFIT_BURST_GAIN of
                               * full's */
     double rms_rel;          /* RMS relative error of the exchange cases under it */

@@ -126,21 +126,35 @@ static void print_beta(FILE *out, const char *name, const CalLinkFit *f, bool fr
                 f->beta_slope * 1e9, 1e-6 / f->beta_slope);
 }
 
+/* "inf" or "N B" in buf. */
+static const char *queue_text(uint64_t q, char buf[32])
+{
+    if (q == PROTOCOL_INF)
+        return "inf";
+    snprintf(buf, 32, "%" G_GUINT64_FORMAT " B", (guint64)q);
+    return buf;
+}
+
 /* The control queue line and the exchange cases under it. */
 static void print_queue(FILE *out, const MeasFile *m, const CalFile *cal, const CalQueueFit *f)
 {
     const Protocol *pr = &cal->inter_protocol.p;
+    char lo[32], hi[32];
     if (f->handshake_found)
         fprintf(out, "protocol inter from the exchange cases: a late partner's messages wait from %" G_GUINT64_FORMAT
                 " B on: eager_limit %" G_GUINT64_FORMAT " B, handshake rtt, overhead 0\n",
                 (guint64)f->eager_limit, (guint64)f->eager_limit);
     if (pr->handshake != PROTOCOL_HANDSHAKE_RTT)
         fprintf(out, "exchange cases: no handshake there either (eager kept), ");
-    else if (f->control_queue == PROTOCOL_INF)
+    else if (f->control_queue[PROTOCOL_FROM_LOWER] != f->control_queue[PROTOCOL_FROM_HIGHER])
+        fprintf(out, "control_queue inter: %s from the lower rank, %s from the higher (a clear-to-send the pair's "
+                "lower or higher rank sends waits behind at most that much queued data per link), ",
+                queue_text(f->control_queue[PROTOCOL_FROM_LOWER], lo), queue_text(f->control_queue[PROTOCOL_FROM_HIGHER], hi));
+    else if (f->control_queue[0] == PROTOCOL_INF)
         fprintf(out, "control_queue inter: inf (a clear-to-send waits behind all data queued ahead of it), ");
     else
         fprintf(out, "control_queue inter: %" G_GUINT64_FORMAT " B (a clear-to-send waits behind at most that much "
-                "queued data per link), ", (guint64)f->control_queue);
+                "queued data per link), ", (guint64)f->control_queue[0]);
     if (pr->handshake == PROTOCOL_HANDSHAKE_RTT && pr->duplex == PROTOCOL_DUPLEX_HALF)
         fprintf(out, "duplex half (an exchange's two directions take turns however its ends start), ");
     fprintf(out, "rms.err %.2f%% over %d exchange cases:", 100 * f->rms_rel, f->points);
@@ -151,8 +165,8 @@ static void print_queue(FILE *out, const MeasFile *m, const CalFile *cal, const 
         char *why = NULL;
         double t = calqueue_exchange_time(cal, c, &why);
         g_free(why);
-        fprintf(out, " %" G_GUINT64_FORMAT " B %.3g ms late %.3f/%.3f ms", (guint64)c->bytes, c->delay_s * 1e3,
-                c->time_s * 1e3, t * 1e3);
+        fprintf(out, " %" G_GUINT64_FORMAT " B %.3g ms late%s %.3f/%.3f ms", (guint64)c->bytes, c->delay_s * 1e3,
+                c->late_lower ? " (lower rank)" : "", c->time_s * 1e3, t * 1e3);
     }
     fprintf(out, " (measured/fitted)\n");
 }

@@ -224,6 +224,27 @@ static bool get_string(const Ctx *x, const cJSON *o, int k, const char *key, con
                    v ? "bad" : "no", key, expect);
 }
 
+/* An exchange's "peers": [early, late] (optional): two different ranks,
+ * 0 to 2^24; which of them was late. */
+static bool read_late_end(const Ctx *x, const cJSON *o, int k, MeasCase *c)
+{
+    const cJSON *pe = cJSON_GetObjectItemCaseSensitive(o, "peers");
+    if (!pe)
+        return true;
+    double v[2] = {-1, -1};
+    for (int i = 0; i < 2 && cJSON_IsArray(pe) && cJSON_GetArraySize(pe) == 2; i++) {
+        const cJSON *e = cJSON_GetArrayItem(pe, i);
+        if (cJSON_IsNumber(e) && e->valuedouble == floor(e->valuedouble) && e->valuedouble >= 0 &&
+            e->valuedouble < (1 << 24))
+            v[i] = e->valuedouble;
+    }
+    if (v[0] < 0 || v[1] < 0 || v[0] == v[1])
+        return fail_at(x, offset_of(x->text, x->len, "cases", k, "peers"), "case %d: bad 'peers'; expected the "
+                       "early and the late rank, two different integers from 0 to 16777215", k);
+    c->late_lower = v[1] < v[0];
+    return true;
+}
+
 static bool read_mode(const Ctx *x, const cJSON *o, int k, MeasCase *c)
 {
     const char *mode, *s;
@@ -251,6 +272,8 @@ static bool read_mode(const Ctx *x, const cJSON *o, int k, MeasCase *c)
             return fail_at(x, offset_of(x->text, x->len, "cases", k, "pairs"), "case %d: bad 'pairs'; expected the "
                            "pairs exchanging at once, an integer from 1 to 1048576", k);
         c->pairs = c->mode != MEAS_EXCHANGE ? 0 : pp ? (int)pp->valuedouble : 1;
+        if (c->mode == MEAS_EXCHANGE && !read_late_end(x, o, k, c))
+            return false;
     } else if (strcmp(mode, "reduce") == 0) {
         c->mode = MEAS_REDUCE;
     } else if (strcmp(mode, "allreduce") == 0) {

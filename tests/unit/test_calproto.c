@@ -256,47 +256,103 @@ static void cal_exchange(CalFile *cal, bool eager)
         protocol_init(&cal->inter_protocol.p);
 }
 
-/* Exchange cases (two ranks, the second `delay` late, n bytes each way)
- * timed by their closed form under handshake rtt with a control queue Q
- * on a two-link star (no burst, no overhead): eager (n < E), the early
- * rank's span d + α + nβ; rendezvous, d + 3α + nβ + min(n, 2Q)β (the late
- * rank's clear-to-send waits behind Q of the early rank's data on each
- * link). calqueue_exchange_time reproduces each; calqueue_fit finds Q
- * (on its grid) back, and nothing without a handshake. */
+/* Exchange case n of a file, the higher rank (else, late_lower, the
+ * lower) `d` late, timed by the closed form under handshake rtt with
+ * eager limit E and the early rank's control queue Q on a two-link star
+ * (no burst, no overhead): eager (n < E), the early rank's span
+ * d + α + nβ; rendezvous, d + 3α + nβ + min(n, 2Q)β (the late rank's
+ * clear-to-send, which the early rank sends, waits behind Q of the early
+ * rank's data on each link). */
+static MeasCase exchange_case(int index, uint64_t n, double d, bool late_lower, uint64_t E, uint64_t Q)
+{
+    MeasCase c = {.mode = MEAS_EXCHANGE, .index = index, .ranks = 2, .bytes = n, .delay_s = d,
+                  .late_lower = late_lower};
+    double x = (double)n;
+    c.time_s = n < E ? d + ALPHA + x * BETA : d + 3 * ALPHA + x * BETA + fmin(x, 2.0 * (double)Q) * BETA;
+    return c;
+}
+
+/* calqueue_exchange_time reproduces each closed form (exchange_case);
+ * calqueue_fit finds Q (on its grid) back, one for both ends while no
+ * case had its lower rank late, each end's own once some had; and
+ * nothing without a handshake. */
 START_TEST(test_fit_queue)
 {
     const double d = 2e-3;
-    const uint64_t E = 65536, Q = 262144, sizes[] = {16384, 65536, 262144, 1 << 20, 4 << 20};
+    const uint64_t E = 65536, Q = 262144, Q_hi = 524288, sizes[] = {16384, 65536, 262144, 1 << 20, 4 << 20};
     CalFile cal;
     cal_exchange(&cal, false);
     cal.inter_protocol.p.eager_limit = E;
     cal.inter_protocol.p.handshake = PROTOCOL_HANDSHAKE_RTT;
-    cal.inter_protocol.p.control_queue = Q;
+    cal.inter_protocol.p.control_queue[PROTOCOL_FROM_LOWER] = Q;
+    cal.inter_protocol.p.control_queue[PROTOCOL_FROM_HIGHER] = Q_hi;
     MeasFile *m = calmeas_new("x.json");
-    for (size_t i = 0; i < G_N_ELEMENTS(sizes); i++) {
-        double n = (double)sizes[i];
-        MeasCase c = {.mode = MEAS_EXCHANGE, .index = (int)i, .ranks = 2, .bytes = sizes[i], .delay_s = d};
-        c.time_s = sizes[i] < E ? d + ALPHA + n * BETA : d + 3 * ALPHA + n * BETA + fmin(n, 2.0 * Q) * BETA;
-        g_array_append_val(m->cases, c);
-        char *err = NULL;
-        double t = calqueue_exchange_time(&cal, &c, &err);
-        ck_assert_msg(fabs(t - c.time_s) <= 1e-9 * c.time_s, "n=%.0f: simulated %.12g s, closed form %.12g s", n, t,
-                      c.time_s);
+    for (int lower = 0; lower < 2; lower++) {
+        for (size_t i = 0; i < G_N_ELEMENTS(sizes); i++) {
+            /* the early rank's queue: the lower rank's when the higher is late */
+            MeasCase c = exchange_case((int)m->cases->len, sizes[i], d, lower, E, lower ? Q_hi : Q);
+            char *err = NULL;
+            double t = calqueue_exchange_time(&cal, &c, &err);
+            ck_assert_msg(fabs(t - c.time_s) <= 1e-9 * c.time_s, "n=%" G_GUINT64_FORMAT " lower %d: simulated %.12g "
+                          "s, closed form %.12g s", sizes[i], lower, t, c.time_s);
+            g_array_append_val(m->cases, c);
+        }
+        if (lower)
+            break;
+        /* the higher rank late in every case: one queue for both ends */
+        protocol_set_control_queue(&cal.inter_protocol.p, PROTOCOL_INF);   /* the fit finds it */
+        CalQueueFit f = {0};
+        ck_assert(calqueue_fit(m, &cal, &f));
+        ck_assert_uint_eq(f.control_queue[PROTOCOL_FROM_LOWER], Q);
+        ck_assert_uint_eq(f.control_queue[PROTOCOL_FROM_HIGHER], Q);
+        ck_assert_uint_eq(cal.inter_protocol.p.control_queue[PROTOCOL_FROM_HIGHER], Q);
+        ck_assert_int_eq(f.points, 5);
+        ck_assert(f.rms_rel < 1e-9);
+        ck_assert_uint_eq(cal.used->len, 5);
+        cal.inter_protocol.p.control_queue[PROTOCOL_FROM_HIGHER] = Q_hi;
     }
-    cal.inter_protocol.p.control_queue = PROTOCOL_INF;   /* the fit finds it */
+    /* with the lower rank late too, each end its own */
+    protocol_set_control_queue(&cal.inter_protocol.p, PROTOCOL_INF);
+    g_array_set_size(cal.used, 0);
     CalQueueFit f = {0};
     ck_assert(calqueue_fit(m, &cal, &f));
-    ck_assert_uint_eq(f.control_queue, Q);
-    ck_assert_uint_eq(cal.inter_protocol.p.control_queue, Q);
-    ck_assert_int_eq(f.points, 5);
+    ck_assert_uint_eq(f.control_queue[PROTOCOL_FROM_LOWER], Q);
+    ck_assert_uint_eq(f.control_queue[PROTOCOL_FROM_HIGHER], Q_hi);
+    ck_assert_uint_eq(cal.inter_protocol.p.control_queue[PROTOCOL_FROM_LOWER], Q);
+    ck_assert_uint_eq(cal.inter_protocol.p.control_queue[PROTOCOL_FROM_HIGHER], Q_hi);
+    ck_assert_int_eq(f.points, 10);
     ck_assert(f.rms_rel < 1e-9);
-    ck_assert_uint_eq(cal.used->len, 5);
+    ck_assert_uint_eq(cal.used->len, 10);
+    /* the same cases as mpibench writes them ("peers": [early, late]) read back to the same fit */
+    GString *js = g_string_new("{\"schema\": \"arsim-measurements/1\", \"env\": {\"ranks\": 2}, \"cases\": [\n");
+    for (guint i = 0; i < m->cases->len; i++) {
+        const MeasCase *c = &g_array_index(m->cases, MeasCase, i);
+        g_string_append_printf(js, "%s{\"mode\": \"exchange\", \"class\": \"inter\", \"ranks\": 2, \"bytes\": %"
+                               G_GUINT64_FORMAT ", \"peers\": [%d, %d], \"delay_s\": %.17g, \"time_s\": %.17g}",
+                               i ? ",\n" : "", c->bytes, c->late_lower, !c->late_lower, c->delay_s, c->time_s);
+    }
+    g_string_append(js, "\n]}\n");
+    char *jpath = tmp_file(js->str, "exchXXXXXX.json");
+    char *err = NULL;
+    MeasFile *back = reportmeas_load(jpath, &err);
+    ck_assert_msg(back, "%s", err);
+    ck_assert_uint_eq(back->cases->len, 10);
+    for (guint i = 0; i < back->cases->len; i++)
+        ck_assert_int_eq(g_array_index(back->cases, MeasCase, i).late_lower, i >= 5);
+    protocol_set_control_queue(&cal.inter_protocol.p, PROTOCOL_INF);
+    ck_assert(calqueue_fit(back, &cal, &f));
+    ck_assert_uint_eq(f.control_queue[PROTOCOL_FROM_LOWER], Q);
+    ck_assert_uint_eq(f.control_queue[PROTOCOL_FROM_HIGHER], Q_hi);
+    calmeas_free(back);
+    g_unlink(jpath);
+    g_free(jpath);
+    g_string_free(js, TRUE);
     /* a handshake with an eager limit the ping-pong placed: the queue alone; an eager limit but no
      * handshake is not a case to fit */
     cal.inter_protocol.p.handshake = PROTOCOL_HANDSHAKE_NONE;
-    cal.inter_protocol.p.control_queue = PROTOCOL_INF;
+    protocol_set_control_queue(&cal.inter_protocol.p, PROTOCOL_INF);
     ck_assert(!calqueue_fit(m, &cal, &f));
-    ck_assert_uint_eq(cal.inter_protocol.p.control_queue, PROTOCOL_INF);
+    ck_assert_uint_eq(cal.inter_protocol.p.control_queue[PROTOCOL_FROM_LOWER], PROTOCOL_INF);
     calmeas_free(m);
     calfile_clear(&cal);
 }
@@ -327,7 +383,7 @@ START_TEST(test_fit_handshake_from_exchange)
         ck_assert_int_eq(f.handshake_found, with);
         ck_assert_int_eq(cal.inter_protocol.p.handshake, with ? PROTOCOL_HANDSHAKE_RTT : PROTOCOL_HANDSHAKE_NONE);
         ck_assert_uint_eq(cal.inter_protocol.p.eager_limit, with ? E : PROTOCOL_INF);
-        ck_assert_uint_eq(cal.inter_protocol.p.control_queue, PROTOCOL_INF);
+        ck_assert_uint_eq(cal.inter_protocol.p.control_queue[PROTOCOL_FROM_LOWER], PROTOCOL_INF);
         ck_assert_msg(f.rms_rel < 1e-9, "rms %g", f.rms_rel);
         calmeas_free(m);
         calfile_clear(&cal);
@@ -387,7 +443,7 @@ START_TEST(test_fit_duplex)
         cal.inter_protocol.p.eager_limit = E;
         cal.inter_protocol.p.handshake = PROTOCOL_HANDSHAKE_RTT;
         cal.inter_protocol.p.duplex = half ? PROTOCOL_DUPLEX_HALF : PROTOCOL_DUPLEX_FULL;
-        cal.inter_protocol.p.control_queue = half ? PROTOCOL_INF : 0;
+        protocol_set_control_queue(&cal.inter_protocol.p, half ? PROTOCOL_INF : 0);
         MeasFile *m = calmeas_new("x.json");
         int idx = 0;
         for (size_t di = 0; di < G_N_ELEMENTS(delays); di++) {
@@ -416,7 +472,8 @@ START_TEST(test_fit_duplex)
         ck_assert(calqueue_fit(m, &cal, &f));
         ck_assert_int_eq(f.duplex, half ? PROTOCOL_DUPLEX_HALF : PROTOCOL_DUPLEX_FULL);
         ck_assert_int_eq(cal.inter_protocol.p.duplex, f.duplex);
-        ck_assert_uint_eq(f.control_queue, half ? PROTOCOL_INF : 0);
+        ck_assert_uint_eq(f.control_queue[PROTOCOL_FROM_LOWER], half ? PROTOCOL_INF : 0);
+        ck_assert_uint_eq(f.control_queue[PROTOCOL_FROM_HIGHER], half ? PROTOCOL_INF : 0);
         ck_assert_msg(half || f.rms_rel < 1e-9, "rms %g", f.rms_rel);
         ck_assert_int_eq(f.points, 10);
         calmeas_free(m);
