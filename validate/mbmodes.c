@@ -302,23 +302,25 @@ static void run_exchange(MbmodesCtx *c)
             printf("exchange  %-18s ranks 2j and 2j+1 do not all sit on two hosts; one pair\n", "inter");
         }
     }
-    if (c->opt->late_first) {
-        /* the pair's lower rank is the late one: peers are written early first, as always */
-        int t = x.a;
-        x.a = x.b;
-        x.b = t;
-        t = first_a;
-        first_a = first_b;
-        first_b = t;
-    }
     guint64 most = 1;
     for (size_t i = 0; i < n; i++)
         most = MAX(most, sizes[i]);
     x.buf = (c->rank == x.a || c->rank == x.b) ? g_malloc0(2 * most) : NULL;
     x.rbuf = x.buf ? x.buf + most : NULL;
-    for (size_t k = 0; k < (size_t)ndelays * n; k++) {
-        size_t i = k % n;
-        x.delay_s = delays[k / n];
+    const MbmodesLate late = c->opt->late;
+    const int early[2] = {first_a, first_b}, mine[2] = {x.a, x.b};   /* the higher rank late */
+    for (size_t k = 0; k < (size_t)ndelays * n * 2; k++) {
+        size_t i = k / 2 % n;
+        bool lower = k % 2 == 1;   /* this case: the pair's lower rank late */
+        x.delay_s = delays[k / 2 / n];
+        if (lower ? late == MBMODES_LATE_SECOND || (late == MBMODES_LATE_BOTH && x.delay_s == 0)
+                  : late == MBMODES_LATE_FIRST)
+            continue;
+        /* the late rank is b; peers are written early first, as always */
+        x.a = mine[lower];
+        x.b = mine[!lower];
+        first_a = early[lower];
+        first_b = early[!lower];
         x.bytes = (int)sizes[i];
         MbcaseResult r;
         mbcase_result_init(&r, "exchange");
@@ -330,8 +332,8 @@ static void run_exchange(MbmodesCtx *c)
         r.delay_s = x.delay_s;
         r.pairs = pairs;
         char what[128];
-        snprintf(what, sizeof what, "exchange inter %" G_GUINT64_FORMAT " B, %.0f us late, %d pair%s", sizes[i],
-                 x.delay_s * 1e6, pairs, pairs > 1 ? "s" : "");
+        snprintf(what, sizeof what, "exchange inter %" G_GUINT64_FORMAT " B, %.0f us late (%s rank), %d pair%s",
+                 sizes[i], x.delay_s * 1e6, lower ? "lower" : "higher", pairs, pairs > 1 ? "s" : "");
         mbcase_measure(&c->opt->rule, c->wd, what, c->comm, exch_rep, &x, NULL, &r);
         record(c, &r);
     }
@@ -352,12 +354,20 @@ static int parse_either(const char *val, const char *yes, const char *no, const 
 }
 
 /* exchange's own options: --delays T[,T...], each 0 to 1 s; --pairs one|all;
- * --late first|second. */
+ * --late second|first|both. */
 static int parse_exchange_opt(MbmodesOpts *o, const char *flag, const char *val, const char **why)
 {
-    if (strcmp(flag, "--late") == 0)
-        return parse_either(val, "first", "second", "not a rank of the pair; expected second (the pair's higher rank "
-                            "starts late, the default) or first (its lower rank)", &o->late_first, why);
+    if (strcmp(flag, "--late") == 0) {
+        static const char *const names[] = {"second", "first", "both"};
+        for (int i = 0; i < 3; i++)
+            if (strcmp(val, names[i]) == 0) {
+                o->late = (MbmodesLate)i;
+                return 1;
+            }
+        *why = "not a rank of the pair; expected second (the pair's higher rank starts late, the default), first "
+               "(its lower rank) or both (each late case both ways)";
+        return -1;
+    }
     if (strcmp(flag, "--pairs") == 0)
         return parse_either(val, "all", "one", "not a pairing; expected one (the first pair of ranks on two hosts) "
                             "or all (ranks 2j and 2j+1, every pair at once)", &o->all_pairs, why);

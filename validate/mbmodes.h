@@ -23,13 +23,20 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/* exchange --late: which rank of each pair starts late. */
+typedef enum {
+    MBMODES_LATE_SECOND,        /* its higher rank (the default) */
+    MBMODES_LATE_FIRST,         /* its lower rank */
+    MBMODES_LATE_BOTH,          /* each late case twice, the higher rank late, then the lower (at delay 0, once) */
+} MbmodesLate;
+
 typedef struct {
     const char *mode;           /* the mode name from the command line; borrowed from argv */
     const char *out;            /* --out FILE, or NULL for no file; borrowed from argv */
     GArray *sizes;              /* --sizes as guint64 bytes (owned), or NULL for each mode's default */
     GArray *delays;             /* exchange: --delays as double seconds (owned), or NULL for 2 ms alone */
     bool all_pairs;             /* exchange: --pairs all: every rank 2j with 2j+1 at once (else one pair) */
-    bool late_first;            /* exchange: --late first: the pair's lower rank starts late (else the higher) */
+    MbmodesLate late;           /* exchange: --late: which rank of a pair starts late */
     bool quiet;                 /* --quiet: no per-case lines on stdout */
     MbcaseRule rule;            /* --warmup, --min-reps, --max-reps, --tol, --case-time, --timeout, --poll */
     bool algo_given;            /* --algo appeared */

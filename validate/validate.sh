@@ -160,7 +160,7 @@ if [ $short = 1 ]; then
     limit=240
 else
     clusters="4:1gbit 8:200mbit"
-    bench=(all --algo mpi,ring,butterfly,rabenseifner,tree,hierarchical,torus2d --gpus-per-node 2 --delays 0,2ms --pairs all
+    bench=(all --algo mpi,ring,butterfly,rabenseifner,tree,hierarchical,torus2d --gpus-per-node 2 --delays 0,2ms --pairs all --late both
            --min-reps 7 --max-reps 1000 --min-time 1s --case-time 60s --timeout 300s)
     limit=3000
 fi

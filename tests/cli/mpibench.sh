@@ -106,3 +106,27 @@ reps_ok=$(awk -F= '$1 ~ /^reps_s\[/ { t[n++] = $2 + 0 } $1 == "reps" { r = $2 } 
 help=$("$MPIBENCH" exchange --delays 1ms --help 2>&1); rc=$?
 [ $rc = 0 ] && grep -q -- "--delays LIST" <<<"$help" && ok "mpibench MODE ... --help prints the usage" ||
     fail "mpibench MODE ... --help prints the usage" "rc $rc: $help"
+
+# exchange --late both: each rank renamed as a host of its own (a UTS
+# namespace per rank: root, or user namespaces), so the inter exchange
+# runs on one machine; every late case is measured twice, the pair's
+# higher rank late ("peers": [0, 1], early first) and then its lower
+# ([1, 0]), the simultaneous case (delay 0) once. Without namespaces the
+# check says it is skipped.
+cat >"$T/as-host.sh" <<'SH'
+#!/bin/sh
+hostname "h${OMPI_COMM_WORLD_RANK:-$PMI_RANK}" && exec "$@"
+SH
+chmod +x "$T/as-host.sh"
+if unshare -u true 2>/dev/null; then
+    timeout 600 mpirun $MPIFLAGS -np 2 unshare -u "$T/as-host.sh" "$MPIBENCH" exchange --late both --delays 0,1ms \
+        --sizes 1KiB,4KiB --warmup 0 --min-reps 3 --max-reps 3 --min-time 0 --case-time 10s --tol 0.5 --quiet \
+        --out "$T/late.json" >"$T/late.log" 2>&1
+    rc=$?
+    order=$(flat "$T/late.json" | awk -F'\t' '$1 ~ /^\.cases\[[0-9]+\]\.(bytes|delay_s|peers\[[01]\])$/ { printf "%s ", $2 }')
+    want="1024 0 1 0 4096 0 1 0 1024 0 1 0.001 1024 1 0 0.001 4096 0 1 0.001 4096 1 0 0.001 "
+    [ $rc = 0 ] && [ "$order" = "$want" ] && ok "exchange --late both: each late case both ways" ||
+        fail "exchange --late both: each late case both ways" "rc $rc; got '$order', want '$want'; $(tail -2 "$T/late.log")"
+else
+    echo "skipped exchange --late both: no UTS namespace here (unshare -u needs root or user namespaces)"
+fi
