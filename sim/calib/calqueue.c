@@ -80,16 +80,20 @@ static uint64_t candidate(int k)
                    : (uint64_t)llround(ldexp(1.0, 10 + k / 4) * pow(2.0, (k % 4) / 4.0));
 }
 
-/* The best value of queue[e] (e = 0, 1), or of both at once (e = 2),
- * under `duplex` for the cases, the others held: queue[] and its cost (a
- * candidate replaces the one held only when strictly better). */
+enum { BOTH_ENDS = 2 };   /* best_end: one value for queue[PROTOCOL_FROM_LOWER] and [PROTOCOL_FROM_HIGHER] */
+
+/* The best value of queue[e] (e = PROTOCOL_FROM_LOWER or _HIGHER), or of
+ * both at once (e = BOTH_ENDS), under `duplex` for the cases, the other
+ * held: queue[] and its cost (a candidate replaces the one held only when
+ * strictly better). */
 static double best_end(const CalFile *cal, GPtrArray *cases, ProtocolDuplex duplex, int e, uint64_t queue[2],
                        double held_cost)
 {
     double best_cost = held_cost;
     uint64_t best[2] = {queue[0], queue[1]};
     for (int k = -2; k <= 64; k++) {
-        uint64_t q[2] = {e == 1 ? queue[0] : candidate(k), e == 0 ? queue[1] : candidate(k)};
+        uint64_t q[2] = {e == PROTOCOL_FROM_HIGHER ? queue[PROTOCOL_FROM_LOWER] : candidate(k),
+                         e == PROTOCOL_FROM_LOWER ? queue[PROTOCOL_FROM_HIGHER] : candidate(k)};
         double c = cost(cal, cases, q, duplex);
         if (c < best_cost) {
             best_cost = c;
@@ -109,7 +113,7 @@ static double best_end(const CalFile *cal, GPtrArray *cases, ProtocolDuplex dupl
 static double best_queue(const CalFile *cal, GPtrArray *cases, ProtocolDuplex duplex, uint64_t best[2])
 {
     best[0] = best[1] = PROTOCOL_INF;
-    double c = best_end(cal, cases, duplex, 2, best, INFINITY);
+    double c = best_end(cal, cases, duplex, BOTH_ENDS, best, INFINITY);
     bool apart = false;
     for (guint i = 0; i < cases->len; i++)
         apart = apart || ((const MeasCase *)g_ptr_array_index(cases, i))->late_lower;

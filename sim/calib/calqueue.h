@@ -3,11 +3,13 @@
  * measurements, and the simulated star a calibration describes.
  *
  * An exchange case (validate/mpibench `exchange`) is two ranks on two
- * hosts that send each other n bytes at once, the second starting
- * delay_s after the first. Under handshake rtt with n at or above the
- * eager limit the late rank's clear-to-send leaves first, the early rank's
- * data starts, and the clear-to-send the late rank is owed queues behind
- * that data: how much of it, the control queue, decides the case's time
+ * hosts that send each other n bytes at once, one (the higher rank, or
+ * the lower: late_lower) starting delay_s after the other. Under
+ * handshake rtt with n at or above the eager limit the late rank's
+ * clear-to-send leaves first, the early rank's data starts, and the
+ * clear-to-send the late rank is owed (the early rank sends it) queues
+ * behind that data: how much of it, the early end's control queue,
+ * decides the case's time
  * (coll/collexec.h, net_send_control). Where the two directions take
  * turns (protocol.duplex half) an exchange serializes however its ends
  * start. The fit simulates every exchange case under each candidate
@@ -47,7 +49,9 @@ double calqueue_exchange_time(const CalFile *cal, const MeasCase *c, char **err)
  * protocol is not one to fit (nothing done: *out untouched); otherwise
  * true, *out filled and each case's index added to cal->used.
  *
- * With a handshake (rtt) the queue is fitted, and the duplex: full, or
+ * With a handshake (rtt) the queue is fitted — one for both ends, or,
+ * where some case had the pair's lower rank late (MeasCase.late_lower),
+ * each end's own — and the duplex: full, or
  * half where that cuts the squared error of the cases whose ends start
  * together (only they show it) to CALFIT_BURST_GAIN of full's. Where the ping-pong
  * showed none (eager_limit inf, handshake none: a noisy ping-pong can hide
