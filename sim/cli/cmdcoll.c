@@ -92,6 +92,8 @@ int cmdcoll_run(const CmdCollOpts *o, FILE *out, char **err)
             memcpy(classes[i]->control_queue, o->proto.value.control_queue, sizeof classes[i]->control_queue);
         if (o->proto.duplex)
             classes[i]->duplex = o->proto.value.duplex;
+        if (o->proto.rts_payload)
+            classes[i]->rts_payload = o->proto.value.rts_payload;
     }
     char *why = NULL;
     Topo *t = topo_new(&spec, &why);
@@ -254,6 +256,15 @@ static bool parse_protocol(void *field, const CliOpt *opt, const char *value, ch
         pr->duplex = true;
         return ok;
     }
+    if (strcmp(opt->name, "rts-payload") == 0) {
+        ok = strcmp(value, "none") == 0 || strcmp(value, "eager") == 0;
+        if (!ok)
+            *err = g_strdup_printf("--%s: unknown request-to-send payload '%s'; expected none (no data) or eager (the "
+                                   "message's first eager-limit - 1 bytes)", opt->name, value);
+        pr->value.rts_payload = strcmp(value, "eager") == 0 ? PROTOCOL_RTS_EAGER : PROTOCOL_RTS_EMPTY;
+        pr->rts_payload = true;
+        return ok;
+    }
     if (strcmp(opt->name, "eager-limit") == 0) {
         ok = protocol_parse_eager_limit(value, &pr->value.eager_limit, &why);
         pr->eager_limit = true;
@@ -338,6 +349,11 @@ static const CliOpt opts[] = {
      .help = "full: a connection's two directions carry data at once; half: a rendezvous message waits until the "
              "rendezvous data in flight the other way between its two hosts has arrived", .value = "full|half",
      .unit = "full or half", .words = "full half", .note = "the topology's (full by default)",
+     .parse = parse_protocol},
+    {"rts-payload", CLI_CUSTOM, offsetof(CmdCollOpts, proto),
+     .help = "under handshake rtt, what a request-to-send carries: none, or eager: the message's first eager-limit - 1 "
+             "bytes, the rest waiting for the clear-to-send (Open MPI)", .value = "none|eager",
+     .unit = "none or eager", .words = "none eager", .note = "the topology's (none by default)",
      .parse = parse_protocol},
     {"max-memory", CLI_BYTES, offsetof(CmdCollOpts, max_memory),
      .help = "refuse (exit 2) a run whose memory estimate is above SIZE", .value = "SIZE",

@@ -22,6 +22,7 @@ typedef struct {
     bool segment;            /* --segment given */
     bool control_queue;      /* --control-queue given */
     bool duplex;             /* --duplex given */
+    bool rts_payload;        /* --rts-payload given */
 } CmdCollProtocol;
 
 typedef struct {
@@ -37,7 +38,8 @@ typedef struct {
     GArray *sizes;           /* --size: uint64_t bytes, >= 1 entry; the command's to free */
     bool json;               /* --json: a JSON array instead of a table */
     bool links;              /* --links: per-link statistics too */
-    CmdCollProtocol proto;   /* --eager-limit, --handshake, --overhead, --segment, --control-queue */
+    CmdCollProtocol proto;   /* --eager-limit, --handshake, --overhead, --segment, --control-queue,
+                              * --duplex, --rts-payload */
     uint64_t max_memory;     /* --max-memory, bytes; 0: the machine's available memory */
     double skew_s;           /* --skew, s: ranks issue up to this far apart (0: together) */
     int trials;              /* --trials: skewed runs per size (their median is the time) */

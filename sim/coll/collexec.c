@@ -62,6 +62,7 @@ typedef struct {
     int32_t send_peer;        /* send_state != NONE: the destination rank (kept here so that delivery does
                                * not reload the step) */
     uint64_t send_bytes;      /* send_state != NONE: the message's bytes */
+    uint64_t rts_bytes;       /* of those, the bytes its request-to-send carried (protocol rts_payload eager) */
     int32_t route_peer;       /* peer rank of the cached route; -1 for none */
     uint64_t red_bytes;       /* bytes the running step reduces (0 if it copies, receives nothing or
                                * gamma is 0); kept here so that the step's end does not reload it */
@@ -209,7 +210,7 @@ static void send_now(CollExec *x, uint64_t id, bool turn)
         l->turn = 1;
         collturn_add(x->turns, x->ranks[id / x->npieces].host, x->ranks[l->send_peer].host);
     }
-    net_send(x->net, l->route, l->send_bytes, on_deliver, x, GSIZE_TO_POINTER(id));
+    net_send(x->net, l->route, l->send_bytes - l->rts_bytes, on_deliver, x, GSIZE_TO_POINTER(id));
 }
 
 /* The data of lane id's message leaves: at once, or — a rendezvous
@@ -295,7 +296,10 @@ static void send_issue(CollExec *x, uint64_t id)
         return;
     }
     l->send_state = SEND_WAIT;
-    if (pr->handshake == PROTOCOL_HANDSHAKE_RTT)
+    l->rts_bytes = protocol_rts_bytes(pr, l->send_bytes);
+    if (l->rts_bytes)   /* a data message in the connection, like the eager ones */
+        net_send(x->net, l->route, l->rts_bytes, on_rts, x, GSIZE_TO_POINTER(id));
+    else if (pr->handshake == PROTOCOL_HANDSHAKE_RTT)
         net_send_control(x->net, l->route, protocol_control_queue(pr, (int64_t)(id / x->npieces), l->send_peer), on_rts,
                          x, GSIZE_TO_POINTER(id));
     else
@@ -313,6 +317,7 @@ static void start_send(CollExec *x, uint64_t id, int r, int32_t peer, uint64_t b
     ExecLane *l = &x->lanes[id];
     l->send_peer = peer;
     l->send_bytes = bytes;
+    l->rts_bytes = 0;
     if (peer != l->route_peer) {
         topo_route_release(x->topo, l->route);
         l->route_peer = peer;

@@ -6,7 +6,7 @@
 
 #define PROTOCOL_KEYS \
     "eager_limit, handshake, overhead, segment, control_queue, control_queue_from_lower, " \
-    "control_queue_from_higher, duplex"
+    "control_queue_from_higher, duplex, rts_payload"
 
 void protocol_init(Protocol *p)
 {
@@ -44,6 +44,11 @@ bool protocol_handshake_parse(const char *name, ProtocolHandshake *out)
 const char *protocol_duplex_name(ProtocolDuplex d)
 {
     return d == PROTOCOL_DUPLEX_HALF ? "half" : "full";
+}
+
+const char *protocol_rts_payload_name(ProtocolRtsPayload r)
+{
+    return r == PROTOCOL_RTS_EAGER ? "eager" : "none";
 }
 
 bool protocol_duplex_parse(const char *name, ProtocolDuplex *out)
@@ -156,6 +161,17 @@ static bool parse_duplex(const char *s, void *o, const char **w)
     return false;
 }
 
+static bool parse_rts(const char *s, void *o, const char **w)
+{
+    if (g_strcmp0(s, "none") == 0 || g_strcmp0(s, "eager") == 0) {
+        *(ProtocolRtsPayload *)o = g_strcmp0(s, "eager") == 0 ? PROTOCOL_RTS_EAGER : PROTOCOL_RTS_EMPTY;
+        return true;
+    }
+    *w = "unknown request-to-send payload; expected none (no data) or eager (the message's first eager_limit - 1 "
+         "bytes)";
+    return false;
+}
+
 /* control_queue (both ends), then the per-end keys over it. */
 static bool read_queues(CfgNode *map, Protocol *q, char **err)
 {
@@ -183,6 +199,7 @@ bool protocol_read(CfgNode *map, Protocol *p, char **err)
         !read_value(map, "segment", parse_segment, &q.segment_bytes, "a size or none", err) ||
         !read_queues(map, &q, err) ||
         !read_value(map, "duplex", parse_duplex, &q.duplex, "full or half", err) ||
+        !read_value(map, "rts_payload", parse_rts, &q.rts_payload, "none or eager", err) ||
         !cfg_check_keys(map, "protocol", PROTOCOL_KEYS, err))
         return false;
     *p = q;
@@ -217,6 +234,8 @@ char *protocol_format(const Protocol *p)
     }
     if (p->duplex != PROTOCOL_DUPLEX_FULL)
         g_string_append_printf(s, ", duplex: %s", protocol_duplex_name(p->duplex));
+    if (p->rts_payload != PROTOCOL_RTS_EMPTY)
+        g_string_append_printf(s, ", rts_payload: %s", protocol_rts_payload_name(p->rts_payload));
     g_string_append_c(s, '}');
     return g_string_free(s, FALSE);
 }

@@ -8,7 +8,7 @@
  *
  * In YAML: {eager_limit: SIZE | inf, handshake: none | rtt, overhead: TIME,
  * segment: SIZE | none, control_queue: SIZE | inf, control_queue_from_lower: SIZE | inf,
- * control_queue_from_higher: SIZE | inf, duplex: full | half}, every key optional (an absent key keeps
+ * control_queue_from_higher: SIZE | inf, duplex: full | half, rts_payload: none | eager}, every key optional (an absent key keeps
  * the value it had), an unknown key an error.
  *
  *   eager_limit  a message of fewer bytes leaves when it is sent; one of
@@ -65,7 +65,15 @@
  *                ends start, as MPICH's measured on the emulated cluster
  *                (README "Validation"). Eager messages never wait.
  *
- * Defaults (protocol_init): 64 KiB, none, 0, none, inf, full — SMPI's semantics.
+ *   rts_payload  none: a request-to-send is payload-free; eager: it is a
+ *                data message carrying the first eager_limit - 1 bytes of
+ *                its message (Open MPI's ob1 rendezvous), and only the rest
+ *                waits for the clear-to-send. Uncontended it costs the same;
+ *                in an exchange whose ends start apart the early rank
+ *                answers the late one's request only once its data has
+ *                arrived, while its own data flows (README, runs 9 and 10).
+ *
+ * Defaults (protocol_init): 64 KiB, none, 0, none, inf, full, none — SMPI's semantics.
  */
 #ifndef ARSIM_PROTOCOL_H
 #define ARSIM_PROTOCOL_H
@@ -86,6 +94,11 @@ typedef enum {
 } ProtocolHandshake;
 
 typedef enum {
+    PROTOCOL_RTS_EMPTY,        /* a request-to-send carries no data */
+    PROTOCOL_RTS_EAGER,        /* it carries the message's first eager_limit - 1 bytes (Open MPI's ob1) */
+} ProtocolRtsPayload;
+
+typedef enum {
     PROTOCOL_DUPLEX_FULL,      /* a connection's two directions carry data at once */
     PROTOCOL_DUPLEX_HALF,      /* its rendezvous data moves one direction at a time */
 } ProtocolDuplex;
@@ -104,6 +117,7 @@ typedef struct {
                                   * most per link, [PROTOCOL_FROM_LOWER] when the pair's lower rank sends it,
                                   * [PROTOCOL_FROM_HIGHER] when the higher does; PROTOCOL_INF: all of it */
     ProtocolDuplex duplex;       /* whether rendezvous data crosses between two hosts both ways at once */
+    ProtocolRtsPayload rts_payload; /* under rtt: what a request-to-send carries */
 } Protocol;
 
 /* The defaults above. */
@@ -123,6 +137,15 @@ static inline uint64_t protocol_control_queue(const Protocol *p, int64_t from, i
 {
     return p->control_queue[from > to ? PROTOCOL_FROM_HIGHER : PROTOCOL_FROM_LOWER];
 }
+/* Bytes of a rendezvous message of `bytes` that travel with its
+ * request-to-send (rtt with rts_payload eager: the largest eager message's
+ * worth, at most all of it), 0 otherwise. */
+static inline uint64_t protocol_rts_bytes(const Protocol *p, uint64_t bytes)
+{
+    if (p->handshake != PROTOCOL_HANDSHAKE_RTT || p->rts_payload != PROTOCOL_RTS_EAGER || p->eager_limit == 0)
+        return 0;
+    return bytes < p->eager_limit - 1 ? bytes : p->eager_limit - 1;
+}
 /* Whether a message of `bytes` bytes waits for its receive. */
 static inline bool protocol_rendezvous(const Protocol *p, uint64_t bytes)
 {
@@ -132,6 +155,7 @@ static inline bool protocol_rendezvous(const Protocol *p, uint64_t bytes)
 const char *protocol_handshake_name(ProtocolHandshake h);
 bool protocol_handshake_parse(const char *name, ProtocolHandshake *out);
 const char *protocol_duplex_name(ProtocolDuplex d);
+const char *protocol_rts_payload_name(ProtocolRtsPayload r);
 bool protocol_duplex_parse(const char *name, ProtocolDuplex *out);
 
 /* Command-line values: "SIZE" or "inf" / "SIZE" or "none" / "TIME" (at most

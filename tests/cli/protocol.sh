@@ -81,3 +81,18 @@ ends() {
     echo "$q" | awk '{ exit !($1 < $2 && $2 < $3) }' || { echo "medians 0, 0,inf, inf: $q"; return 1; }
 }
 t protocol_control_queue_ends ends
+
+# --rts-payload eager: uncontended the same time, byte for byte in the
+# table's time; skewed with the higher end's queue inf, a shorter median
+# than an empty request (the early rank's answer waits behind E' less of
+# its data: test_protocol's closed form).
+rts() {
+    local a b
+    r() { "$A" collective --ranks 2 --algo butterfly --size 1MiB --handshake rtt "$@" | awk 'NR == 2 || NR == 3 { print $4 }' | tail -1; }
+    a=$(r --rts-payload none); b=$(r --rts-payload eager)
+    [ "$a" = "$b" ] || { echo "uncontended: $a vs $b us"; return 1; }
+    a=$(r --skew 5ms --trials 20 --control-queue 0,inf --rts-payload none)
+    b=$(r --skew 5ms --trials 20 --control-queue 0,inf --rts-payload eager)
+    awk -v a="$a" -v b="$b" 'BEGIN { exit !(b < a) }' || { echo "skewed: eager $b us not below none $a us"; return 1; }
+}
+t protocol_rts_payload rts

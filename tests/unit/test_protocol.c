@@ -508,6 +508,71 @@ START_TEST(test_skewed_exchange)
 }
 END_TEST
 
+/* A request-to-send that carries the message's first E' = eager_limit - 1
+ * bytes (rts_payload eager, Open MPI's ob1). Two ranks exchange n bytes,
+ * rank `late` issuing Δ after the other (α = 2L on the two-link star, no
+ * burst). The early rank's request arrives long before; the late rank
+ * answers it with a clear-to-send (its own end's queue: nothing of its
+ * data is queued yet) and sends its request; the early rank's remaining
+ * n - E' leave at Δ + α, and the late rank's request reaches it E'β later,
+ * when E' of that data has gone. Its clear-to-send then overtakes the rest
+ * (its end's queue 0): Δ + 3α + nβ, as with an empty request; or waits
+ * behind all of it (inf): Δ + 3α + 2(n - E')β — 2E'β less than an empty
+ * request's Δ + 3α + 2nβ. Uncontended (no skew) the payload changes
+ * nothing: 3α + nβ. Which end's queue counts is the early rank's. */
+START_TEST(test_rts_payload)
+{
+    const double a = 2 * LAT, b = 1 / BW, d = 0.01;
+    const uint64_t n = 1 << 20;
+    const double e = EAGER - 1;
+    for (int late = 0; late < 2; late++) {
+        for (int fifo = 0; fifo < 2; fifo++) {
+            for (int carry = 0; carry < 2; carry++) {
+                Protocol pr = proto(PROTOCOL_HANDSHAKE_RTT, 0, EAGER, 0);
+                pr.rts_payload = carry ? PROTOCOL_RTS_EAGER : PROTOCOL_RTS_EMPTY;
+                /* the early rank's end waits behind all (fifo) or nothing; the late rank's end the other */
+                const int early_end = late == 0 ? PROTOCOL_FROM_HIGHER : PROTOCOL_FROM_LOWER;
+                pr.control_queue[early_end] = fifo ? PROTOCOL_INF : 0;
+                pr.control_queue[!early_end] = fifo ? 0 : PROTOCOL_INF;
+                Topo *t = star_proto(2, 0, &pr);
+                char *err = NULL;
+                double at[2] = {late == 0 ? d : 0, late == 1 ? d : 0};
+                CollSkew k = {.at_s = at};
+                double got = collexec_time_skewed(t, COLL_BUTTERFLY, NULL, 2, n, 1, 0, &k, NULL, &err);
+                double want = d + 3 * a + (fifo ? 2 * ((double)n - (carry ? e : 0)) : (double)n) * b;
+                ck_assert_msg(fabs(got - want) <= 2e-12, "late %d fifo %d carry %d: %.12g s, want %.12g s", late, fifo,
+                              carry, got, want);
+                CollSkew none = {.seed = 1};
+                ck_assert_double_eq_tol(collexec_time_skewed(t, COLL_BUTTERFLY, NULL, 2, n, 1, 0, &none, NULL, &err),
+                                        3 * a + n * b, 2e-12);
+                topo_free(t);
+            }
+        }
+    }
+    /* the format names it; the reader takes it back */
+    Protocol pr = proto(PROTOCOL_HANDSHAKE_RTT, 0, EAGER, 0);
+    pr.rts_payload = PROTOCOL_RTS_EAGER;
+    char *text = protocol_format(&pr), *err = NULL;
+    ck_assert_msg(strstr(text, ", rts_payload: eager}"), "%s", text);
+    CfgNode *node = cfg_parse_string(text, "r.yaml", &err);
+    Protocol back;
+    protocol_init(&back);
+    ck_assert_msg(node && protocol_read(node, &back, &err), "%s", err);
+    ck_assert_int_eq(back.rts_payload, PROTOCOL_RTS_EAGER);
+    ck_assert_uint_eq(protocol_rts_bytes(&back, n), EAGER - 1);
+    ck_assert_uint_eq(protocol_rts_bytes(&back, 100), 100);
+    back.handshake = PROTOCOL_HANDSHAKE_NONE;
+    ck_assert_uint_eq(protocol_rts_bytes(&back, n), 0);
+    cfg_free(node);
+    g_free(text);
+    node = cfg_parse_string("{rts_payload: half}", "b.yaml", &err);
+    ck_assert(node && !protocol_read(node, &back, &err));
+    ck_assert_msg(strstr(err, "b.yaml:1:15: 'half': unknown request-to-send payload; expected none"), "%s", err);
+    g_free(err);
+    cfg_free(node);
+}
+END_TEST
+
 /* Control messages travel in their connection. Rank 1 sends n bytes to
  * rank 2 and, in the same step, receives n from rank 0; ranks 1 and 2
  * issue at 0, rank 0 at Δ = α + nβ/2 (rtt, n a rendezvous). Rank 1's data
@@ -795,6 +860,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_duplex_half);
     tcase_add_test(tc, test_segment_exchange);
     tcase_add_test(tc, test_segment_ring);
+    tcase_add_test(tc, test_rts_payload);
     tcase_add_loop_test(tc, test_segment_bounds, 0, nps);
     tcase_add_test(tc, test_train_memo_live);
     tcase_add_test(tc, test_train_sees_protocol);
