@@ -155,6 +155,35 @@ static double best_fit(const CalFile *cal, GPtrArray *cases, uint64_t queue[2], 
     return best_queue(cal, cases, *duplex, queue);
 }
 
+/* Under rtt: the queues and duplex with an empty request-to-send, then
+ * with one that carries the eager part (rts_payload eager), kept where it
+ * cuts the squared error of the cases with a late partner (only they can
+ * show it: ends that start together answer each other's request before
+ * any data is queued) to CALFIT_BURST_GAIN of the empty one's; cal's
+ * protocol gets the payload kept. Returns the cost over every case. */
+static double fit_rtt(CalFile *cal, GPtrArray *cases, CalQueueFit *out)
+{
+    Protocol *pr = &cal->inter_protocol.p;
+    GPtrArray *late = cases_by_start(cases, true);
+    pr->rts_payload = PROTOCOL_RTS_EMPTY;
+    double c_empty = best_fit(cal, cases, out->control_queue, &out->duplex);
+    double l_empty = cost(cal, late, out->control_queue, out->duplex);
+    uint64_t q[2];
+    ProtocolDuplex dx;
+    pr->rts_payload = PROTOCOL_RTS_EAGER;
+    double c_eager = best_fit(cal, cases, q, &dx);
+    double l_eager = cost(cal, late, q, dx);
+    g_ptr_array_free(late, TRUE);
+    if (l_eager < CALFIT_BURST_GAIN * l_empty) {
+        memcpy(out->control_queue, q, sizeof q);
+        out->duplex = dx;
+        out->rts_payload = PROTOCOL_RTS_EAGER;
+        return c_eager;
+    }
+    pr->rts_payload = out->rts_payload = PROTOCOL_RTS_EMPTY;
+    return c_empty;
+}
+
 bool calqueue_fit(const MeasFile *m, CalFile *cal, CalQueueFit *out)
 {
     const Protocol *pr = &cal->inter_protocol.p;
@@ -175,7 +204,7 @@ bool calqueue_fit(const MeasFile *m, CalFile *cal, CalQueueFit *out)
     *out = (CalQueueFit){.control_queue = {PROTOCOL_INF, PROTOCOL_INF}, .points = (int)cases->len};
     double best_cost;
     if (rtt) {
-        best_cost = best_fit(cal, cases, out->control_queue, &out->duplex);
+        best_cost = fit_rtt(cal, cases, out);
     } else {
         /* A handshake shows only where the partner starts late (starting together, a rendezvous
          * costs 2α more, which the ping-pong already did not see): the eager model against a
@@ -187,8 +216,9 @@ bool calqueue_fit(const MeasFile *m, CalFile *cal, CalQueueFit *out)
         CalFile q = *cal;
         q.inter_protocol.p.handshake = PROTOCOL_HANDSHAKE_RTT;
         q.inter_protocol.p.overhead_s = 0;
-        for (guint i = 0; i < late->len; i++) {
-            q.inter_protocol.p.eager_limit = ((const MeasCase *)g_ptr_array_index(late, i))->bytes;
+        for (guint i = 0; i < late->len * 2; i++) {
+            q.inter_protocol.p.eager_limit = ((const MeasCase *)g_ptr_array_index(late, i / 2))->bytes;
+            q.inter_protocol.p.rts_payload = i % 2 ? PROTOCOL_RTS_EAGER : PROTOCOL_RTS_EMPTY;
             uint64_t queue[2];
             double c = best_queue(&q, late, PROTOCOL_DUPLEX_FULL, queue);
             if (c < best_late && c < CALFIT_BURST_GAIN * eager_late) {
@@ -202,7 +232,7 @@ bool calqueue_fit(const MeasFile *m, CalFile *cal, CalQueueFit *out)
             cal->inter_protocol.p.handshake = PROTOCOL_HANDSHAKE_RTT;
             cal->inter_protocol.p.eager_limit = out->eager_limit;
             cal->inter_protocol.p.overhead_s = 0;
-            best_cost = best_fit(cal, cases, out->control_queue, &out->duplex);
+            best_cost = fit_rtt(cal, cases, out);
         } else {
             best_cost = cost(cal, cases, all, PROTOCOL_DUPLEX_FULL);
         }

@@ -28,6 +28,8 @@ typedef struct {
     uint64_t eager_limit;    /* handshake_found: the eager limit placed between two exchange sizes, bytes */
     uint64_t control_queue[2]; /* bytes, PROTOCOL_INF: all data ahead; the best candidates, [PROTOCOL_FROM_LOWER]
                                 * and [PROTOCOL_FROM_HIGHER] (the same unless a case's lower rank was late) */
+    ProtocolRtsPayload rts_payload; /* eager when a request-to-send carrying the eager part cuts the squared
+                                     * error to CALFIT_BURST_GAIN of an empty one's */
     ProtocolDuplex duplex;   /* half when it cuts the simultaneous cases' squared error to CALFIT_BURST_GAIN of
                               * full's */
     double rms_rel;          /* RMS relative error of the exchange cases under it */
@@ -51,7 +53,9 @@ double calqueue_exchange_time(const CalFile *cal, const MeasCase *c, char **err)
  *
  * With a handshake (rtt) the queue is fitted — one for both ends, or,
  * where some case had the pair's lower rank late (MeasCase.late_lower),
- * each end's own — and the duplex: full, or
+ * each end's own — whether the request-to-send carries the eager part
+ * (Open MPI's; kept when it cuts the squared error to CALFIT_BURST_GAIN
+ * of an empty one's), and the duplex: full, or
  * half where that cuts the squared error of the cases whose ends start
  * together (only they show it) to CALFIT_BURST_GAIN of full's. Where the ping-pong
  * showed none (eager_limit inf, handshake none: a noisy ping-pong can hide

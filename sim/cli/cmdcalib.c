@@ -155,6 +155,9 @@ static void print_queue(FILE *out, const MeasFile *m, const CalFile *cal, const 
     else
         fprintf(out, "control_queue inter: %" G_GUINT64_FORMAT " B (a clear-to-send waits behind at most that much "
                 "queued data per link), ", (guint64)f->control_queue[0]);
+    if (pr->handshake == PROTOCOL_HANDSHAKE_RTT && pr->rts_payload == PROTOCOL_RTS_EAGER)
+        fprintf(out, "rts_payload eager (a request-to-send carries the message's first %" G_GUINT64_FORMAT " B), ",
+                (guint64)protocol_rts_bytes(pr, UINT64_MAX));
     if (pr->handshake == PROTOCOL_HANDSHAKE_RTT && pr->duplex == PROTOCOL_DUPLEX_HALF)
         fprintf(out, "duplex half (an exchange's two directions take turns however its ends start), ");
     fprintf(out, "rms.err %.2f%% over %d exchange cases:", 100 * f->rms_rel, f->points);

@@ -358,6 +358,65 @@ START_TEST(test_fit_queue)
 }
 END_TEST
 
+/* A request-to-send that carries the first E' = E - 1 bytes (Open MPI's
+ * ob1; rts_payload eager): with the higher rank early its clear-to-send
+ * for the lower rank's message waits only behind what is left of its own
+ * data once the lower rank's request has arrived, n - 2E', at most Q per
+ * link: d + 3α + nβ + clamp(n - 2E', 0, 2Q)β; with the lower rank early
+ * (its queue 0) d + 3α + nβ. calqueue_exchange_time reproduces both;
+ * calqueue_fit, given such cases, keeps the payload and finds Q (and 0
+ * for the lower end) back; given the empty request's cases
+ * (exchange_case) it keeps the empty request. */
+START_TEST(test_fit_rts_payload)
+{
+    const double d = 2e-3;
+    const uint64_t E = 65536, Q = 262144, sizes[] = {16384, 131072, 262144, 1 << 20, 4 << 20};
+    const double e = (double)(E - 1);
+    CalFile cal;
+    cal_exchange(&cal, false);
+    cal.inter_protocol.p.eager_limit = E;
+    cal.inter_protocol.p.handshake = PROTOCOL_HANDSHAKE_RTT;
+    cal.inter_protocol.p.rts_payload = PROTOCOL_RTS_EAGER;
+    cal.inter_protocol.p.control_queue[PROTOCOL_FROM_LOWER] = 0;
+    cal.inter_protocol.p.control_queue[PROTOCOL_FROM_HIGHER] = Q;
+    MeasFile *m = calmeas_new("x.json"), *plain = calmeas_new("y.json");
+    for (int lower = 0; lower < 2; lower++) {
+        for (size_t i = 0; i < G_N_ELEMENTS(sizes); i++) {
+            double n = (double)sizes[i];
+            MeasCase c = {.mode = MEAS_EXCHANGE, .index = (int)m->cases->len, .ranks = 2, .bytes = sizes[i],
+                          .delay_s = d, .late_lower = lower};
+            c.time_s = sizes[i] < E ? d + ALPHA + n * BETA
+                                    : d + 3 * ALPHA + n * BETA + (lower ? fmin(fmax(n - 2 * e, 0), 2.0 * Q) : 0) * BETA;
+            char *err = NULL;
+            double t = calqueue_exchange_time(&cal, &c, &err);
+            ck_assert_msg(fabs(t - c.time_s) <= 1e-9 * c.time_s, "n=%.0f lower %d: simulated %.12g s, closed form "
+                          "%.12g s", n, lower, t, c.time_s);
+            g_array_append_val(m->cases, c);
+            MeasCase c0 = exchange_case(c.index, sizes[i], d, lower, E, lower ? Q : 0);
+            g_array_append_val(plain->cases, c0);
+        }
+    }
+    cal.inter_protocol.p.rts_payload = PROTOCOL_RTS_EMPTY;   /* the fit decides */
+    protocol_set_control_queue(&cal.inter_protocol.p, PROTOCOL_INF);
+    CalQueueFit f = {0};
+    ck_assert(calqueue_fit(m, &cal, &f));
+    ck_assert_int_eq(f.rts_payload, PROTOCOL_RTS_EAGER);
+    ck_assert_int_eq(cal.inter_protocol.p.rts_payload, PROTOCOL_RTS_EAGER);
+    ck_assert_uint_eq(f.control_queue[PROTOCOL_FROM_LOWER], 0);
+    ck_assert_uint_eq(f.control_queue[PROTOCOL_FROM_HIGHER], Q);
+    ck_assert_msg(f.rms_rel < 1e-9, "rms %g", f.rms_rel);
+    g_array_set_size(cal.used, 0);
+    ck_assert(calqueue_fit(plain, &cal, &f));
+    ck_assert_int_eq(f.rts_payload, PROTOCOL_RTS_EMPTY);
+    ck_assert_int_eq(cal.inter_protocol.p.rts_payload, PROTOCOL_RTS_EMPTY);
+    ck_assert_uint_eq(f.control_queue[PROTOCOL_FROM_HIGHER], Q);
+    ck_assert_msg(f.rms_rel < 1e-9, "rms %g", f.rms_rel);
+    calmeas_free(m);
+    calmeas_free(plain);
+    calfile_clear(&cal);
+}
+END_TEST
+
 /* The ping-pong saw no handshake (eager_limit inf, handshake none), the
  * exchange cases do: made by the closed form with a handshake from
  * E = 256 KiB on and every clear-to-send behind the whole message (n < E:
@@ -560,6 +619,7 @@ int main(void)
     tcase_add_test(tc, test_fit_none);
     tcase_add_test(tc, test_fit_slide);
     tcase_add_test(tc, test_fit_queue);
+    tcase_add_test(tc, test_fit_rts_payload);
     tcase_add_test(tc, test_fit_handshake_from_exchange);
     tcase_add_test(tc, test_fit_duplex);
     tcase_add_test(tc, test_no_handshake_from_slow_start);
