@@ -3,6 +3,7 @@
 #include "calib/calfit.h"
 #include "calib/calqueue.h"
 #include "coll/collexec.h"
+#include "coll/collrun.h"
 #include "train/computescale.h"
 #include "train/train.h"
 
@@ -117,13 +118,13 @@ static double sim_algo(Ctx *x, const MeasCase *c, CollAlgo a, char **err)
     }
     double gamma = x->cal->has_gamma ? x->cal->gamma : 0;
     if (c->start_spread_s <= 0 || c->ranks < 2)
-        return collexec_time(t, a, &prm, c->ranks, c->bytes, ELEM_BYTES, gamma, NULL, err);
+        return collrun_time(t, a, &prm, c->ranks, c->bytes, ELEM_BYTES, gamma, NULL, err);
     /* the ranks leave the barrier apart: p uniform draws over a width w spread (w - 0) (p-1)/(p+1) on
      * average, so w is the measured spread x (p+1)/(p-1); each trial timed as mpibench times it */
     double w = c->start_spread_s * (c->ranks + 1) / (c->ranks - 1), v[SKEW_TRIALS];
     for (int k = 0; k < SKEW_TRIALS; k++) {
         CollSkew sk = {.skew_s = w, .seed = SKEW_SEED, .trial = (uint64_t)k, .own_span = true};
-        v[k] = collexec_time_skewed(t, a, &prm, c->ranks, c->bytes, ELEM_BYTES, gamma, &sk, NULL, err);
+        v[k] = collrun_time_skewed(t, a, &prm, c->ranks, c->bytes, ELEM_BYTES, gamma, &sk, NULL, err);
         if (v[k] < 0)
             return v[k];
     }

@@ -6,7 +6,7 @@
  *              on with the rtt handshake) — what a two-host star gives in
  *              message mode: two links of α/2 and 1/β, the class's protocol
  *   reduce     nγ
- *   allreduce  collexec_time() of the case's schedule on a star of
+ *   allreduce  collrun_time() of the case's schedule on a star of
  *              `ranks` hosts with links {1/β, α/2} and the calibration's
  *              protocol (else the default; a hierarchical
  *              topology with the intra class when a host ran several

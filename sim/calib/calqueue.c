@@ -2,6 +2,7 @@
 #include "calib/calqueue.h"
 #include "calib/calfit.h"
 #include "coll/collexec.h"
+#include "coll/collrun.h"
 
 #include <math.h>
 #include <string.h>
@@ -40,7 +41,7 @@ static double exchange_on(Topo *t, const MeasCase *c, char **err)
     CollSkew k = {.at_s = at, .own_span = true};
     CollParams prm;
     coll_params_init(&prm);
-    return collexec_time_skewed(t, COLL_BUTTERFLY, &prm, 2, c->bytes, 1, 0, &k, NULL, err);
+    return collrun_time_skewed(t, COLL_BUTTERFLY, &prm, 2, c->bytes, 1, 0, &k, NULL, err);
 }
 
 double calqueue_exchange_time(const CalFile *cal, const MeasCase *c, char **err)

@@ -1,6 +1,7 @@
 /* cmdcoll — `arsim collective`: its options and its run; see cmdcoll.h. */
 #include "cli/cmdcoll.h"
 #include "coll/collexec.h"
+#include "coll/collrun.h"
 #include "io/memlimit.h"
 #include "io/units.h"
 #include "net/topocfg.h"
@@ -29,7 +30,7 @@ static int cmp_double(const void *a, const void *b)
 /* --skew: o->trials runs with the ranks' issue offsets drawn anew (trial
  * k's draws named by (--seed, k, rank)); fills r's trials, min, max and
  * events (summed) and returns the median time, or the failing run's
- * COLLEXEC_ERR_ value with *why. */
+ * COLLRUN_ERR_ value with *why. */
 static double skewed_time(Topo *t, const CmdCollOpts *o, const CollParams *prm, int p, ReportCollRow *r, char **why)
 {
     double *v = g_new(double, o->trials);
@@ -38,10 +39,10 @@ static double skewed_time(Topo *t, const CmdCollOpts *o, const CollParams *prm, 
     for (k = 0; k < o->trials; k++) {
         CollSkew skew = {.skew_s = o->skew_s, .seed = (uint64_t)o->seed, .trial = (uint64_t)k};
         uint64_t ev = 0;
-        v[k] = collexec_time_skewed(t, o->algo, prm, p, r->bytes, (uint32_t)o->elem_bytes, o->gamma, &skew, &ev, why);
+        v[k] = collrun_time_skewed(t, o->algo, prm, p, r->bytes, (uint32_t)o->elem_bytes, o->gamma, &skew, &ev, why);
         r->events += ev;
         if (v[k] < 0) {
-            med = v[k];   /* the COLLEXEC_ERR_ value */
+            med = v[k];   /* the COLLRUN_ERR_ value */
             break;
         }
     }
@@ -128,8 +129,8 @@ int cmdcoll_run(const CmdCollOpts *o, FILE *out, char **err)
         topo_free(t);
         return 2;
     }
-    if (o->skew_s > COLLEXEC_SKEW_MAX_S) {
-        *err = g_strdup_printf("--skew: %g s; expected at most %g s", o->skew_s, COLLEXEC_SKEW_MAX_S);
+    if (o->skew_s > COLLRUN_SKEW_MAX_S) {
+        *err = g_strdup_printf("--skew: %g s; expected at most %g s", o->skew_s, COLLRUN_SKEW_MAX_S);
         topo_free(t);
         return 2;
     }
@@ -148,12 +149,12 @@ int cmdcoll_run(const CmdCollOpts *o, FILE *out, char **err)
         if (o->skew_s > 0)
             r.time_s = skewed_time(t, o, &prm, p, &r, &why);
         else
-            r.time_s = collexec_time_links(t, o->algo, &prm, p, r.bytes, (uint32_t)o->elem_bytes, o->gamma,
+            r.time_s = collrun_time_links(t, o->algo, &prm, p, r.bytes, (uint32_t)o->elem_bytes, o->gamma,
                                            &r.events, r.links, &why);
         r.wall_s = wall_now() - w0;
         if (r.time_s < 0) {
             g_free(r.links);
-            if (r.time_s == COLLEXEC_ERR_CLOCK)
+            if (r.time_s == COLLRUN_ERR_CLOCK)
                 *err = g_strdup_printf("--size: %s; expected a smaller --size, a faster --bandwidth or a smaller "
                                        "--gamma", why);
             else if (strstr(why, "; expected") && g_str_has_prefix(why, coll_algo_name(o->algo)))

@@ -9,6 +9,7 @@
 #define ARSIM_COLLFORM_H
 
 #include "coll/collexec.h"
+#include "coll/collrun.h"
 
 #include <check.h>
 #include <math.h>
@@ -119,13 +120,13 @@ static inline double f_flat(const FormCost *c, CollAlgo a, int p, double n)
     }
 }
 
-/* collexec_time of algorithm a on t with 1-byte elements; the test fails
+/* collrun_time of algorithm a on t with 1-byte elements; the test fails
  * on an error. */
 static inline double run_time(Topo *t, CollAlgo a, const CollParams *prm, int p, uint64_t n, double g, uint64_t *ev)
 {
     char *err = NULL;
-    double s = collexec_time(t, a, prm, p, n, 1, g, ev, &err);
-    ck_assert_msg(s >= 0, "collexec_time %s p=%d n=%" G_GUINT64_FORMAT ": %s", coll_algo_name(a), p, (guint64)n,
+    double s = collrun_time(t, a, prm, p, n, 1, g, ev, &err);
+    ck_assert_msg(s >= 0, "collrun_time %s p=%d n=%" G_GUINT64_FORMAT ": %s", coll_algo_name(a), p, (guint64)n,
                   err ? err : "");
     return s;
 }

@@ -12,6 +12,7 @@
 #include "calib/calfit.h"
 #include "calib/calqueue.h"
 #include "coll/collexec.h"
+#include "coll/collrun.h"
 #include "io/calfile.h"
 #include "report/reportmeas.h"
 #include "train/scenario.h"
@@ -93,7 +94,7 @@ static GArray *measure(const Protocol *pr, double burst, double noise)
         Topo *t = star(p, burst, pr);
         for (uint64_t n = 4096; n <= 64u << 20; n *= 4) {
             char *err = NULL;
-            double s = collexec_time(t, COLL_RING, NULL, p, n, 8, GAMMA, NULL, &err);
+            double s = collrun_time(t, COLL_RING, NULL, p, n, 8, GAMMA, NULL, &err);
             ck_assert_msg(s > 0, "%s", err);
             add(pts, CALFIT_RING, p, n, s);
         }

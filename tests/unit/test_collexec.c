@@ -6,6 +6,7 @@
  * for the executor's rules (early arrival, reduction time, empty ranks,
  * deadlock, ranks sharing a host); coll_cost against the simulation. */
 #include "coll/collexec.h"
+#include "coll/collrun.h"
 
 #include "collform.h"
 #include "testmain.h"
@@ -356,27 +357,27 @@ START_TEST(test_errors)
 {
     Topo *t = star(4, 0);
     char *err = NULL;
-    ck_assert(collexec_time(t, COLL_RING, NULL, 5, 100, 1, 0, NULL, &err) == COLLEXEC_ERR_INPUT);
+    ck_assert(collrun_time(t, COLL_RING, NULL, 5, 100, 1, 0, NULL, &err) == COLLRUN_ERR_INPUT);
     ck_assert_ptr_nonnull(err);
     g_clear_pointer(&err, g_free);
     CollParams prm;
     coll_params_init(&prm);
     prm.gpus_per_node = 3;
-    ck_assert(collexec_time(t, COLL_HIERARCHICAL, &prm, 4, 100, 1, 0, NULL, &err) == COLLEXEC_ERR_INPUT);
+    ck_assert(collrun_time(t, COLL_HIERARCHICAL, &prm, 4, 100, 1, 0, NULL, &err) == COLLRUN_ERR_INPUT);
     g_clear_pointer(&err, g_free);
-    ck_assert(collexec_time(t, COLL_RING, NULL, 4, 100, 0, 0, NULL, &err) == COLLEXEC_ERR_INPUT);
+    ck_assert(collrun_time(t, COLL_RING, NULL, 4, 100, 0, 0, NULL, &err) == COLLRUN_ERR_INPUT);
     g_clear_pointer(&err, g_free);
-    ck_assert(collexec_time(t, COLL_RING, NULL, 4, 100, 1, -1, NULL, &err) == COLLEXEC_ERR_INPUT);
+    ck_assert(collrun_time(t, COLL_RING, NULL, 4, 100, 1, -1, NULL, &err) == COLLRUN_ERR_INPUT);
     g_clear_pointer(&err, g_free);
     /* A reduction longer than the clock holds: a clock error, by its code. */
-    ck_assert(collexec_time(t, COLL_RING, NULL, 4, 1000000000, 1, 1e9, NULL, &err) == COLLEXEC_ERR_CLOCK);
+    ck_assert(collrun_time(t, COLL_RING, NULL, 4, 1000000000, 1, 1e9, NULL, &err) == COLLRUN_ERR_CLOCK);
     ck_assert_msg(strstr(err, "2^64 ps"), "%s", err);
     g_clear_pointer(&err, g_free);
     /* p = 1: nothing to do, zero time. */
-    ck_assert(collexec_time(t, COLL_RING, NULL, 1, 100, 1, 0, NULL, &err) == 0);
+    ck_assert(collrun_time(t, COLL_RING, NULL, 1, 100, 1, 0, NULL, &err) == 0);
     /* Bytes rounded up to whole elements: 10 bytes of 4-byte elements is 3
      * elements; butterfly on 2 ranks: α + 12β. */
-    double s = collexec_time(t, COLL_BUTTERFLY, NULL, 2, 10, 4, 0, NULL, &err);
+    double s = collrun_time(t, COLL_BUTTERFLY, NULL, 2, 10, 4, 0, NULL, &err);
     ck_assert_double_eq_tol(s, 2 * LAT + 12 / BW, 1e-12);
     Sim *sim = sim_new(1);
     Net *net = net_new(sim, t);

@@ -10,6 +10,7 @@
  * no schedule deadlocks under rendezvous; and training (memo = live, the
  * `none` policy = compute + the protocol-aware all-reduces). */
 #include "coll/collexec.h"
+#include "coll/collrun.h"
 #include "coll/commcost.h"
 #include "engine/simrng.h"
 #include "train/train.h"
@@ -444,7 +445,7 @@ START_TEST(test_cost_model)
 }
 END_TEST
 
-/* Ranks issuing apart (collexec_time_skewed): one exchange of n bytes
+/* Ranks issuing apart (collrun_time_skewed): one exchange of n bytes
  * between 2 ranks whose issue times differ by Δ (their draws) takes
  * Δ + T0 (T0 the closed form's time when they issue together) —
  * eagerly, and under handshake none; under rtt the late rank's
@@ -476,11 +477,11 @@ START_TEST(test_skewed_exchange)
                    "skewed_exchange T0", 2, n);
             char *err = NULL;
             CollSkew none = {.seed = 7};
-            ck_assert_double_eq(collexec_time_skewed(t, COLL_BUTTERFLY, NULL, 2, n, 1, 0, &none, NULL, &err), t0);
+            ck_assert_double_eq(collrun_time_skewed(t, COLL_BUTTERFLY, NULL, 2, n, 1, 0, &none, NULL, &err), t0);
             for (uint64_t trial = 0; trial < 5; trial++) {
                 CollSkew k = {.skew_s = 0.01, .seed = 7, .trial = trial};
-                double u0 = simrng_uniform(7, COLLEXEC_SKEW_STREAM, (int64_t)trial, 0);
-                double u1 = simrng_uniform(7, COLLEXEC_SKEW_STREAM, (int64_t)trial, 1);
+                double u0 = simrng_uniform(7, COLLRUN_SKEW_STREAM, (int64_t)trial, 0);
+                double u1 = simrng_uniform(7, COLLRUN_SKEW_STREAM, (int64_t)trial, 1);
                 double d = fabs(u0 - u1) * 0.01;
                 /* what the late rank's clear-to-send (the early rank sends it) waits behind: all of the
                  * early rank's data (FIFO), or the early rank's cap on each of the two links while as
@@ -488,17 +489,17 @@ START_TEST(test_skewed_exchange)
                 uint64_t cap = u0 < u1 ? caps[ci] : cap_hi;
                 double held = cap == PROTOCOL_INF ? (double)n : fmin((double)n, 2.0 * (double)cap);
                 double want = d + t0 + (hs && !eager ? held / BW : 0);
-                double got = collexec_time_skewed(t, COLL_BUTTERFLY, NULL, 2, n, 1, 0, &k, NULL, &err);
+                double got = collrun_time_skewed(t, COLL_BUTTERFLY, NULL, 2, n, 1, 0, &k, NULL, &err);
                 ck_assert_msg(fabs(got - want) <= 2e-12, "hs %d eager %d cap %zu trial %d: %.12g s, want %.12g s", hs,
                               eager, ci, (int)trial, got, want);
                 /* own spans: the early rank waits for the late one's data, so its span is the whole */
                 CollSkew own = k;
                 own.own_span = true;
-                ck_assert_double_eq_tol(collexec_time_skewed(t, COLL_BUTTERFLY, NULL, 2, n, 1, 0, &own, NULL, &err),
+                ck_assert_double_eq_tol(collrun_time_skewed(t, COLL_BUTTERFLY, NULL, 2, n, 1, 0, &own, NULL, &err),
                                         want, 2e-12);
             }
             CollSkew bad = {.skew_s = -1, .seed = 7};
-            ck_assert(collexec_time_skewed(t, COLL_BUTTERFLY, NULL, 2, n, 1, 0, &bad, NULL, &err) < 0);
+            ck_assert(collrun_time_skewed(t, COLL_BUTTERFLY, NULL, 2, n, 1, 0, &bad, NULL, &err) < 0);
             ck_assert_msg(strstr(err, "expected a time from 0"), "%s", err);
             g_free(err);
             topo_free(t);
@@ -538,12 +539,12 @@ START_TEST(test_rts_payload)
                 char *err = NULL;
                 double at[2] = {late == 0 ? d : 0, late == 1 ? d : 0};
                 CollSkew k = {.at_s = at};
-                double got = collexec_time_skewed(t, COLL_BUTTERFLY, NULL, 2, n, 1, 0, &k, NULL, &err);
+                double got = collrun_time_skewed(t, COLL_BUTTERFLY, NULL, 2, n, 1, 0, &k, NULL, &err);
                 double want = d + 3 * a + (fifo ? 2 * ((double)n - (carry ? e : 0)) : (double)n) * b;
                 ck_assert_msg(fabs(got - want) <= 2e-12, "late %d fifo %d carry %d: %.12g s, want %.12g s", late, fifo,
                               carry, got, want);
                 CollSkew none = {.seed = 1};
-                ck_assert_double_eq_tol(collexec_time_skewed(t, COLL_BUTTERFLY, NULL, 2, n, 1, 0, &none, NULL, &err),
+                ck_assert_double_eq_tol(collrun_time_skewed(t, COLL_BUTTERFLY, NULL, 2, n, 1, 0, &none, NULL, &err),
                                         3 * a + n * b, 2e-12);
                 topo_free(t);
             }
@@ -648,7 +649,7 @@ START_TEST(test_no_deadlock)
                     prm.gpus_per_node = p % 3 == 0 ? 3 : 1;
                     prm.inter = (CollAlgo)(p % 4);
                     char *err = NULL;
-                    double s = collexec_time(t, (CollAlgo)algo, &prm, p, 10007, 8, GAMMA, NULL, &err);
+                    double s = collrun_time(t, (CollAlgo)algo, &prm, p, 10007, 8, GAMMA, NULL, &err);
                     ck_assert_msg(s >= 0, "%s p=%d handshake %d segmented %d: %s", coll_algo_name((CollAlgo)algo), p,
                                   hs, segmented, err);
                 }
@@ -730,8 +731,8 @@ START_TEST(test_segment_bounds)
                 prm.gpus_per_node = p % 2 == 0 ? 2 : 1;
                 NetLinkStats *lw = g_new0(NetLinkStats, tw->links->len), *lc = g_new0(NetLinkStats, tc->links->len);
                 char *err = NULL;
-                double sw = collexec_time_links(tw, (CollAlgo)algo, &prm, p, n, 1, GAMMA, NULL, lw, &err);
-                double sc = collexec_time_links(tc, (CollAlgo)algo, &prm, p, n, 1, GAMMA, NULL, lc, &err);
+                double sw = collrun_time_links(tw, (CollAlgo)algo, &prm, p, n, 1, GAMMA, NULL, lw, &err);
+                double sc = collrun_time_links(tc, (CollAlgo)algo, &prm, p, n, 1, GAMMA, NULL, lc, &err);
                 ck_assert_msg(sw >= 0 && sc >= 0, "%s p=%d: %s", coll_algo_name((CollAlgo)algo), p, err);
                 uint64_t busiest = 0, mw = 0, mc = 0;
                 for (guint l = 0; l < tw->links->len; l++) {
