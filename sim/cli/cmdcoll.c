@@ -258,11 +258,9 @@ static bool parse_protocol(void *field, const CliOpt *opt, const char *value, ch
         return ok;
     }
     if (strcmp(opt->name, "rts-payload") == 0) {
-        ok = strcmp(value, "none") == 0 || strcmp(value, "eager") == 0;
-        if (!ok)
+        if (!(ok = protocol_rts_payload_parse(value, &pr->value.rts_payload)))
             *err = g_strdup_printf("--%s: unknown request-to-send payload '%s'; expected none (no data) or eager (the "
                                    "message's first eager-limit - 1 bytes)", opt->name, value);
-        pr->value.rts_payload = strcmp(value, "eager") == 0 ? PROTOCOL_RTS_EAGER : PROTOCOL_RTS_EMPTY;
         pr->rts_payload = true;
         return ok;
     }

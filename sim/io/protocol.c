@@ -51,6 +51,17 @@ const char *protocol_rts_payload_name(ProtocolRtsPayload r)
     return r == PROTOCOL_RTS_EAGER ? "eager" : "none";
 }
 
+bool protocol_rts_payload_parse(const char *name, ProtocolRtsPayload *out)
+{
+    if (g_strcmp0(name, "none") == 0)
+        *out = PROTOCOL_RTS_EMPTY;
+    else if (g_strcmp0(name, "eager") == 0)
+        *out = PROTOCOL_RTS_EAGER;
+    else
+        return false;
+    return true;
+}
+
 bool protocol_duplex_parse(const char *name, ProtocolDuplex *out)
 {
     if (g_strcmp0(name, "full") == 0)
@@ -163,10 +174,8 @@ static bool parse_duplex(const char *s, void *o, const char **w)
 
 static bool parse_rts(const char *s, void *o, const char **w)
 {
-    if (g_strcmp0(s, "none") == 0 || g_strcmp0(s, "eager") == 0) {
-        *(ProtocolRtsPayload *)o = g_strcmp0(s, "eager") == 0 ? PROTOCOL_RTS_EAGER : PROTOCOL_RTS_EMPTY;
+    if (protocol_rts_payload_parse(s, o))
         return true;
-    }
     *w = "unknown request-to-send payload; expected none (no data) or eager (the message's first eager_limit - 1 "
          "bytes)";
     return false;

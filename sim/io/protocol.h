@@ -156,6 +156,7 @@ const char *protocol_handshake_name(ProtocolHandshake h);
 bool protocol_handshake_parse(const char *name, ProtocolHandshake *out);
 const char *protocol_duplex_name(ProtocolDuplex d);
 const char *protocol_rts_payload_name(ProtocolRtsPayload r);
+bool protocol_rts_payload_parse(const char *name, ProtocolRtsPayload *out);
 bool protocol_duplex_parse(const char *name, ProtocolDuplex *out);
 
 /* Command-line values: "SIZE" or "inf" / "SIZE" or "none" / "TIME" (at most
