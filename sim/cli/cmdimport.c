@@ -43,10 +43,11 @@ static char *squash(const char *s)
 }
 
 /* The gpus.yaml key whose squashed form is the longest substring of the
- * squashed device name ("NVIDIA A100-SXM4-80GB" -> a100); NULL if none. */
-static char *gpu_for_device(const char *device)
+ * squashed device name ("NVIDIA A100-SXM4-80GB" -> a100); NULL if none, or
+ * with *err set (caller frees) when models/gpus.yaml cannot be read. */
+static char *gpu_for_device(const char *device, char **err)
 {
-    char **keys = gpu_list(NULL, NULL);
+    char **keys = gpu_list(NULL, err);
     if (!keys || !device) {
         g_strfreev(keys);
         return NULL;
@@ -67,6 +68,15 @@ static char *gpu_for_device(const char *device)
     return best;
 }
 
+/* Prefixes *err with "--gpu: " (the GPU file failed to load); returns 2. */
+static int gpu_option_err(char **err)
+{
+    char *why = *err;
+    *err = g_strdup_printf("--gpu: %s", why);
+    g_free(why);
+    return 2;
+}
+
 /* Batch, GPU and precision from the options, else from the trace. */
 static int resolve_meta(const ImportOpts *o, const ReportProf *p, ImportMeta *m, char **err)
 {
@@ -78,15 +88,13 @@ static int resolve_meta(const ImportOpts *o, const ReportProf *p, ImportMeta *m,
     }
     if (o->gpu) {
         Gpu g;
-        if (!gpu_load(o->gpu, NULL, &g, err)) {
-            char *why = *err;
-            *err = g_strdup_printf("--gpu: %s", why);
-            g_free(why);
-            return 2;
-        }
+        if (!gpu_load(o->gpu, NULL, &g, err))
+            return gpu_option_err(err);
         gpu_clear(&g);
         m->gpu = g_strdup(o->gpu);
-    } else if (!(m->gpu = gpu_for_device(p->device))) {
+    } else if (!(m->gpu = gpu_for_device(p->device, err))) {
+        if (*err)
+            return gpu_option_err(err);
         *err = cfg_oneline(g_strdup_printf("--gpu: missing and the trace's device '%s' matches no entry of "
                                            "models/gpus.yaml; expected --gpu KEY (arsim list gpus)",
                                            p->device ? p->device : "(none)"));
