@@ -148,10 +148,10 @@ def build(name, batch, device):
         x = torch.randn(batch, 3, size, size, device=device)
         y = torch.randint(0, classes, (batch,), device=device)
         return model, mods, lambda: ((x,), lambda out: nn.functional.cross_entropy(out, y))
-    if name == "bert-base":
+    if name in ("bert-base", "bert-base-384"):
         from transformers import BertConfig, BertModel
         model = BertModel(BertConfig())
-        ids = torch.randint(0, 30522, (batch, 128), device=device)
+        ids = torch.randint(0, 30522, (batch, 384 if name == "bert-base-384" else 128), device=device)
         loss = lambda out: out.last_hidden_state.float().pow(2).mean() + out.pooler_output.float().mean()
         return model, dict(model.named_modules()), lambda: ((ids,), loss)
     if name == "gpt2":
@@ -164,7 +164,7 @@ def build(name, batch, device):
                                                        ids.view(-1))
         return model, mods, lambda: ((ids,), loss)
     sys.exit("--model: no PyTorch builder for '%s'; expected vgg16, vgg16-cifar10, vgg16-half-cifar10, alexnet, "
-             "resnet50, bert-base or gpt2" % name)
+             "resnet50, bert-base, bert-base-384 or gpt2" % name)
 
 
 class Ranges:
@@ -229,32 +229,66 @@ def instrument(model, mods, layers, ranges):
         mod.register_forward_hook(post)
 
 
-def main():
+def set_precision(torch, precision, device):
+    """fp32: no tensor cores (TF32 off for matmuls and convolutions); tf32: TF32
+    on for both; fp16/bf16: autocast, TF32 on for what stays in fp32. cuDNN
+    picks its fastest algorithm per shape (benchmark mode), as training
+    scripts with fixed shapes do."""
+    if device.startswith("cuda"):
+        tf32 = precision != "fp32"
+        torch.backends.cuda.matmul.allow_tf32 = tf32
+        torch.backends.cudnn.allow_tf32 = tf32
+        torch.backends.cudnn.benchmark = True
+    return {"fp16": torch.float16, "bf16": torch.bfloat16}.get(precision)
+
+
+def main(argv=None):
+    """One case; argv as on the command line (None: sys.argv). profile_gpu.sh
+    calls it once per case in one interpreter."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--model", required=True, help="a model of models/ (vgg16, vgg16-cifar10, alexnet, "
-                    "resnet50, bert-base, gpt2) or a model file (validate/vgg16-half-cifar10-model.yaml)")
+                    "resnet50, bert-base, bert-base-384, gpt2) or a model file "
+                    "(validate/vgg16-half-cifar10-model.yaml)")
     ap.add_argument("--batch", type=int, required=True, help="per-GPU batch size")
-    ap.add_argument("--out", required=True, help="Chrome trace to write (JSON)")
+    ap.add_argument("--out", default=None, help="Chrome trace to write (JSON); none: no profiled step")
     ap.add_argument("--device", default=None, help="cuda (default when available) or cpu")
-    ap.add_argument("--precision", default="fp32", choices=["fp32", "fp16", "bf16"],
-                    help="fp16/bf16 run under torch.autocast")
+    ap.add_argument("--precision", default="fp32", choices=["fp32", "tf32", "fp16", "bf16"],
+                    help="fp32: CUDA cores only; tf32: TF32 tensor cores; fp16/bf16: torch.autocast")
     ap.add_argument("--warmup", type=int, default=3, help="unprofiled steps first (cuDNN autotune, caches)")
-    a = ap.parse_args()
+    ap.add_argument("--active", type=int, default=1, help="profiled steps (the importer averages them)")
+    ap.add_argument("--time", type=int, default=0, metavar="N",
+                    help="after profiling, time N more steps (wall clock, synchronized) and print "
+                         "one JSON line: model, batch, precision, device, step_ms (mean, min, max)")
+    ap.add_argument("--no-ranges", action="store_true",
+                    help="time the model as it is, without the layer hooks and ranges (no --out): "
+                         "what the ranges cost shows against a run with them")
+    a = ap.parse_args(argv)
+    if a.out is None and a.time <= 0:
+        ap.error("nothing to do: give --out TRACE, --time N or both")
+    if a.no_ranges and a.out:
+        ap.error("--no-ranges times only; it cannot write a trace (--out)")
+    if a.warmup < 0 or a.active < 1:
+        ap.error("--warmup must be >= 0 and --active >= 1")
 
+    import json
+    import time
     import torch
     from torch.profiler import ProfilerActivity, profile, schedule
     device = a.device or ("cuda" if torch.cuda.is_available() else "cpu")
+    dtype = set_precision(torch, a.precision, device)
     layers = yaml_layers(a.model)
     name = model_name(a.model)
     model, mods, make_batch = build(name, a.batch, device)
     model.to(device).train()
     ranges = Ranges()
-    instrument(model, mods, layers, ranges)
+    if not a.no_ranges:
+        instrument(model, mods, layers, ranges)
     opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
-    dtype = {"fp16": torch.float16, "bf16": torch.bfloat16}.get(a.precision)
+    sync = torch.cuda.synchronize if device.startswith("cuda") else (lambda: None)
 
     def step():
-        mark_meta(a.batch, a.precision)
+        if not a.no_ranges:
+            mark_meta(a.batch, a.precision)
         inputs, loss_fn = make_batch()
         opt.zero_grad(set_to_none=True)
         with torch.autocast(device_type=device.split(":")[0], dtype=dtype, enabled=dtype is not None):
@@ -264,17 +298,30 @@ def main():
         loss.backward()
         ranges.close("bwd")
         opt.step()
-        if device.startswith("cuda"):
-            torch.cuda.synchronize()
+        sync()
 
-    acts = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if device.startswith("cuda") else [])
-    with profile(activities=acts, schedule=schedule(wait=0, warmup=a.warmup, active=1, repeat=1),
-                 on_trace_ready=lambda p: p.export_chrome_trace(a.out)) as prof:
-        for _ in range(a.warmup + 1):
+    if a.out:
+        acts = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if device.startswith("cuda") else [])
+        with profile(activities=acts, schedule=schedule(wait=0, warmup=a.warmup, active=a.active, repeat=1),
+                     on_trace_ready=lambda p: p.export_chrome_trace(a.out)) as prof:
+            for _ in range(a.warmup + a.active):
+                step()
+                prof.step()
+        print("wrote %s: %s, batch %d, %s, %s; now: arsim import-profile %s --model %s --out FILE"
+              % (a.out, name, a.batch, a.precision, device, a.out, a.model), file=sys.stderr)
+    else:
+        for _ in range(a.warmup):
             step()
-            prof.step()
-    print("wrote %s: %s, batch %d, %s, %s; now: arsim import-profile %s --model %s --out FILE"
-          % (a.out, name, a.batch, a.precision, device, a.out, a.model))
+    if a.time > 0:
+        ms = []
+        for _ in range(a.time):
+            t0 = time.perf_counter()
+            step()
+            ms.append((time.perf_counter() - t0) * 1e3)
+        gpu = torch.cuda.get_device_name() if device.startswith("cuda") else "cpu"
+        print(json.dumps({"model": name, "batch": a.batch, "precision": a.precision, "device": gpu,
+                          "ranges": not a.no_ranges, "steps": a.time, "step_ms": round(sum(ms) / len(ms), 3),
+                          "min_ms": round(min(ms), 3), "max_ms": round(max(ms), 3)}), flush=True)
 
 
 if __name__ == "__main__":
