@@ -104,7 +104,7 @@ completion() {
     got=$(complete_at "$A collective --topology fat-tree-k" | sort | tr '\n' ' ')
     [ "$got" = "fat-tree-k16 fat-tree-k8 " ] || { echo "--topology: $got"; return 1; }
     got=$(complete_at "$A run x.yaml --set model=vgg" | sort | tr '\n' ' ')
-    [ "$got" = "vgg16 vgg16-cifar10 " ] || { echo "--set model=: $got"; return 1; }
+    [ "$got" = "vgg16 vgg16-cifar10 vgg16-cifar10-h100 vgg16-h100 vgg16-h100-fp16 " ] || { echo "--set model=: $got"; return 1; }
     got=$(complete_at "$A run x.yaml --set policies.0.overlap=" | sort | tr '\n' ' ')
     [ "$got" = "ddp layer none priority " ] || { echo "--set overlap=: $got"; return 1; }
     got=$(complete_at "$A import-profile t.json --gpu " | sort)

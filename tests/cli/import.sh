@@ -63,6 +63,25 @@ check import.stdout "$(diff <(grep '^  - ' "$out") <(grep '^  - ' "$tmp/stdout.y
   | grep -qE '^measured: \{batch: 64, gpu: "a100", .*precision: fp16\}$'
 check import.overrides $?
 
+# --- a real trace: PyTorch 2.11 on an H100 (models/gen/profile_gpu.sh) -------
+# torch.profiler's own export (kernels tied to launches by correlation id, 3
+# profiled steps) imports into exactly the shipped models/vgg16-h100.yaml.
+gzip -dc tests/data/h100-vgg16-tf32-b32.trace.json.gz >"$tmp/vgg16-tf32-b32.trace.json"
+(cd "$tmp" && ARSIM_DATA=$OLDPWD "$ARSIM" import-profile vgg16-tf32-b32.trace.json --model vgg16 \
+   --out vgg16-h100.yaml >"$tmp/h100.sum" 2>"$tmp/h100.err")
+check import.h100-exit $? "$(cat "$tmp/h100.err")"
+check import.h100-summary "$(grep -q '(GPU kernel time, 3 steps, batch 32, h100, tf32)' "$tmp/h100.sum" && echo 0)" \
+  "$(cat "$tmp/h100.sum")"
+check import.h100-shipped "$(cmp -s "$tmp/vgg16-h100.yaml" models/vgg16-h100.yaml && echo 0)" \
+  "$(diff "$tmp/vgg16-h100.yaml" models/vgg16-h100.yaml | head -3)"
+
+# no --gpu and a models/gpus.yaml that does not load: one line, not a crash
+mkdir -p "$tmp/badgpus/models"
+echo 'gpus: 3' >"$tmp/badgpus/models/gpus.yaml"
+ARSIM_DATA=$tmp/badgpus expect_bad import.gpus-unreadable '^--gpu: .*gpus\.yaml:1:.*no gpus mapping' \
+  "$tmp/vgg16-tf32-b32.trace.json" --model "$(pwd)/models/vgg16.yaml" --out "$tmp/badgpus/m.yaml"
+check import.gpus-unreadable-no-file "$([ ! -e "$tmp/badgpus/m.yaml" ] && echo 0)"
+
 # --- the imported model in list, check, run --------------------------------
 mkdir -p "$tmp/home/models"
 cp models/gpus.yaml "$out" "$tmp/home/models/"

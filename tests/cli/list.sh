@@ -31,7 +31,13 @@ while read -r name params layers tensors; do
   check "models.table.$name" "$([ "$got" = "$params $layers $tensors" ] && echo 0)" "got '$got'"
 done <"$tmp/want"
 check models.table.bert "$(awk '$1 == "bert-base" && $2 > 109000000 && $2 < 111000000 { f = 1 } END { exit !f }' "$tmp/table" && echo 0)"
-check models.not-measured "$(awk 'NR > 1 && $NF != "no" { f = 1 } END { exit f }' "$tmp/table" && echo 0)"
+# measured: exactly the H100 files (models/*-h100*.yaml, from profile_gpu.sh), each
+# with the parameters of the model it measured
+check models.measured-h100-only "$(awk 'NR > 1 && (($1 ~ /-h100(-fp16)?$/) != ($NF == "h100)")) { f = 1 }
+  END { exit f }' "$tmp/table" && echo 0)"
+check models.measured-count "$(awk 'NR > 1 && $NF == "h100)" { n++ } END { exit n != 10 }' "$tmp/table" && echo 0)"
+check models.measured-params "$(awk 'NR > 1 { p[$1] = $2 } END { for (n in p) if (n ~ /-h100/) {
+  b = n; sub(/-h100(-fp16)?$/, "", b); if (p[b] != p[n]) f = 1 } exit f }' "$tmp/table" && echo 0)"
 check models.no-gpus-file "$(grep -q '^gpus ' "$tmp/table" || echo 0)"
 
 # --json: an array of objects with name, params, layers (cJSON's formatted output)
