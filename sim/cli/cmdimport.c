@@ -21,6 +21,7 @@ typedef struct {
     char *gpu;               /* --gpu KEY; NULL: from the trace's device */
     char *precision;         /* --precision; NULL: from the trace, else fp32 */
     int batch;               /* --batch; 0: from the trace */
+    bool gaps;               /* --gaps: add each layer's GPU idle gaps to its kernel time */
     GPtrArray *args;         /* the arguments: TRACE.json */
 } ImportOpts;
 
@@ -110,6 +111,11 @@ static int resolve_meta(const ImportOpts *o, const ReportProf *p, ImportMeta *m,
         return 2;
     }
     m->precision = prec;
+    if (o->gaps && !p->gpu_time) {
+        *err = cfg_oneline(g_strdup_printf("--gaps: %s has no GPU kernel in a layer range, so no GPU gaps; "
+                                           "expected a trace with CUDA activity, or no --gaps", o->trace));
+        return 2;
+    }
     return 0;
 }
 
@@ -162,12 +168,18 @@ static void put_quoted(GString *g, const char *s)
     g_string_append_c(g, '"');
 }
 
+/* What a layer's time is: the words the file's header and the summary use. */
+static const char *time_kind(const ImportOpts *o, const ReportProf *p)
+{
+    return !p->gpu_time ? "CPU range time" : o->gaps ? "GPU kernel time and idle gaps" : "GPU kernel time";
+}
+
 /* The measured model file's text. */
 static char *model_text(const ImportOpts *o, const Model *m, const ReportProf *p, const ImportMeta *mt)
 {
     GString *g = g_string_new(NULL);
     char *base = g_path_get_basename(o->trace);
-    const char *how = p->gpu_time ? "GPU kernel time" : "CPU range time";
+    const char *how = time_kind(o, p);
     char *source = g_strdup_printf("torch.profiler trace %s (%s, %d step%s)", base, how, p->steps,
                                    p->steps == 1 ? "" : "s");
     g_string_append_printf(g, "# %s - per-layer times measured with torch.profiler.\n"
@@ -200,7 +212,8 @@ static char *model_text(const ImportOpts *o, const Model *m, const ReportProf *p
             g_string_append_printf(g, "%s%" G_GUINT64_FORMAT, j ? ", " : "",
                                    (guint64)g_array_index(l->tensors, uint64_t, j));
         g_string_append_printf(g, "], flops: %.15g, mem_bytes: %.15g, fwd_ms: %.10g, bwd_ms: %.10g}\n", l->flops,
-                               l->mem_bytes, t->fwd_s * 1e3, t->bwd_s * 1e3);
+                               l->mem_bytes, (t->fwd_s + (o->gaps ? t->fwd_gap_s : 0)) * 1e3,
+                               (t->bwd_s + (o->gaps ? t->bwd_gap_s : 0)) * 1e3);
     }
     g_free(desc);
     g_free(source);
@@ -260,7 +273,7 @@ static int import(void *opts, char **err)
             rc = 2;
         } else {
             printf("imported %u layers of %s from %s (%s, %d step%s, batch %d, %s, %s) into %s\n", m->layers->len,
-                   m->name, o->trace, p->gpu_time ? "GPU kernel time" : "CPU range time", p->steps,
+                   m->name, o->trace, time_kind(o, p), p->steps,
                    p->steps == 1 ? "" : "s", mt.batch, mt.gpu, mt.precision, o->out);
         }
     } else if (rc == 0) {
@@ -290,6 +303,10 @@ static const CliOpt opts[] = {
     {"gpu", CLI_STR, offsetof(ImportOpts, gpu),
      .help = "the GPU it ran on", .value = "KEY", .unit = "a key of models/gpus.yaml",
      .note = "matched from the trace's device name", .names = "gpus"},
+    {"gaps", CLI_FLAG, offsetof(ImportOpts, gaps),
+     .help = "add to each layer the GPU's idle time before its kernels within its pass (the launch-bound "
+             "share of the step; a GPU trace only)",
+     .note = "kernel time alone"},
     {"precision", CLI_STR, offsetof(ImportOpts, precision),
      .help = "the precision it ran in", .value = "P", .unit = "fp32, tf32, fp16 or bf16", .note = "the trace's, else fp32",
      .words = "fp32 tf32 fp16 bf16"},

@@ -21,6 +21,7 @@ typedef struct {
     ReportProfLayer *layer;  /* borrowed from the result */
     bool bwd;                /* a bwd: range */
     GArray *kernels;         /* double pairs (ts, dur) of attributed kernels, us; owned */
+    double gap_us;           /* GPU idle time charged to this range (charge_gaps), us */
 } Range;
 
 /* The CPU point a kernel was launched from. */
@@ -34,6 +35,7 @@ typedef struct {
     double ts, dur;          /* us */
     char *corr;              /* args.correlation as text; owned; NULL if absent */
     char *flow_key;          /* "thread|ts" where a flow's "f" end would bind; owned */
+    Range *range;            /* the range its launch lies in (attribute_kernels); borrowed; NULL if none */
 } Kernel;
 
 /* Everything pass one collects; freed by parse_state_clear. */
@@ -196,7 +198,7 @@ static bool read_event(ParseState *st, const cJSON *ev, int i, char **err)
         if (ok) {
             const cJSON *args = cJSON_GetObjectItemCaseSensitive(ev, "args");
             Kernel k = {ts, dur, cJSON_IsObject(args) ? get_text(args, "correlation") : NULL,
-                        flow_key(thread_of(st, ev), ts)};
+                        flow_key(thread_of(st, ev), ts), NULL};
             g_array_append_val(st->kernels, k);
             st->prof->kernels++;
         }
@@ -234,7 +236,7 @@ static bool read_event(ParseState *st, const cJSON *ev, int i, char **err)
                 ok = false;
             } else {
                 Range r = {thread_of(st, ev), ts, ts + dur, layer_for(st->prof, name + 4), bwd,
-                           g_array_new(FALSE, FALSE, 2 * sizeof(double))};
+                           g_array_new(FALSE, FALSE, 2 * sizeof(double)), 0};
                 if (bwd)
                     r.layer->bwd_ranges++;
                 else
@@ -270,6 +272,7 @@ static void attribute_kernels(ParseState *st)
             l = id ? g_hash_table_lookup(st->flow_start, id) : NULL;
         }
         Range *r = l ? range_at(st->ranges, l->thread, l->ts) : NULL;
+        k->range = r;
         if (!r)
             continue;
         double iv[2] = {k->ts, k->dur};
@@ -307,7 +310,36 @@ static double union_us(GArray *iv)
     return sum;
 }
 
-/* Pass three: per-layer times, kernel or CPU, divided by the steps. */
+static gint cmp_kernel_ts(gconstpointer a, gconstpointer b)
+{
+    double x = (*(Kernel *const *)a)->ts, y = (*(Kernel *const *)b)->ts;
+    return x < y ? -1 : x > y;
+}
+
+/* Pass three (GPU traces): the idle time before each kernel, charged to
+ * its range where the kernel before it in start order lies in a range of
+ * the same pass (reportprof.h). */
+static void charge_gaps(ParseState *st)
+{
+    GPtrArray *order = g_ptr_array_sized_new(st->kernels->len);
+    for (guint i = 0; i < st->kernels->len; i++)
+        g_ptr_array_add(order, &g_array_index(st->kernels, Kernel, i));
+    g_ptr_array_sort(order, cmp_kernel_ts);
+    double busy_until = -INFINITY;
+    const Kernel *prev = NULL;
+    for (guint i = 0; i < order->len; i++) {
+        Kernel *k = g_ptr_array_index(order, i);
+        if (k->range && prev && prev->range && prev->range->bwd == k->range->bwd &&
+            k->ts > busy_until + REPORTPROF_EPS_US)
+            k->range->gap_us += k->ts - busy_until;
+        if (k->ts + k->dur > busy_until)
+            busy_until = k->ts + k->dur;
+        prev = k;
+    }
+    g_ptr_array_free(order, TRUE);
+}
+
+/* Pass four: per-layer times, kernel or CPU, divided by the steps. */
 static void sum_layers(ParseState *st)
 {
     ReportProf *p = st->prof;
@@ -317,11 +349,14 @@ static void sum_layers(ParseState *st)
     for (guint i = 0; i < st->ranges->len; i++) {
         Range *r = &g_array_index(st->ranges, Range, i);
         double us = p->gpu_time ? union_us(r->kernels) : r->end - r->ts;
-        double s = us * 1e-6 / p->steps;
-        if (r->bwd)
+        double s = us * 1e-6 / p->steps, gap = r->gap_us * 1e-6 / p->steps;
+        if (r->bwd) {
             r->layer->bwd_s += s;
-        else
+            r->layer->bwd_gap_s += gap;
+        } else {
             r->layer->fwd_s += s;
+            r->layer->fwd_gap_s += gap;
+        }
     }
 }
 
@@ -418,6 +453,7 @@ ReportProf *reportprof_parse(const char *text, size_t len, const char *file, cha
     }
     if (ok) {
         attribute_kernels(&st);
+        charge_gaps(&st);
         sum_layers(&st);
     }
     parse_state_clear(&st);

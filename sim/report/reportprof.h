@@ -25,6 +25,13 @@
  *    whose "f" end lies on the kernel's pid, tid and ts.
  *  - A layer's time is the GPU busy time of its kernels (the union of
  *    their [ts, ts + dur) intervals, so concurrent kernels count once).
+ *    Separately, its gap time: the GPU's idle time right before each of
+ *    its kernels, where the kernel before (in start order, any kernel of
+ *    the trace) belongs to a range of the same pass (fwd or bwd) — the
+ *    time the GPU waited for the CPU to launch this layer's work. Gaps
+ *    after a kernel outside every layer (the loss, the optimizer) or after
+ *    the other pass are nobody's. Kernel time + gap time over a pass is
+ *    the span of its GPU work.
  *    If no kernel of the trace falls in any layer range (a CPU-only
  *    trace), every layer's time is the summed duration of its CPU ranges.
  *  - A layer with several ranges (called twice) sums them. The result is
@@ -48,6 +55,8 @@ typedef struct {
     int bwd_ranges;      /* bwd:NAME ranges found (0: no backward range) */
     int fwd_kernels;     /* kernels attributed to the forward ranges */
     int bwd_kernels;     /* kernels attributed to the backward ranges */
+    double fwd_gap_s;    /* GPU idle time before its forward kernels, per step, s (>= 0; 0 for CPU time) */
+    double bwd_gap_s;    /* the same for its backward kernels, s */
 } ReportProfLayer;
 
 typedef struct {

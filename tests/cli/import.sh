@@ -75,6 +75,46 @@ check import.h100-summary "$(grep -q '(GPU kernel time, 3 steps, batch 32, h100,
 check import.h100-shipped "$(cmp -s "$tmp/vgg16-h100.yaml" models/vgg16-h100.yaml && echo 0)" \
   "$(diff "$tmp/vgg16-h100.yaml" models/vgg16-h100.yaml | head -3)"
 
+# --gaps on a hand-made trace (us): fwd:a launches k1 [100, 110), fwd:b k2
+# [130, 150) after a 20 us gap; the loss kernel k3 [160, 165) lies in no
+# range, so the 10 us before bwd:b's k4 [175, 185) is nobody's; bwd:a's k5
+# [200, 210) waits 15 us behind k4; the optimizer's k6 follows. Kernel
+# time: a 10 + 10, b 20 + 10; with --gaps: a 10 + 25, b 40 + 10.
+cat >"$tmp/gapmodel.yaml" <<'EOF2'
+name: gapmodel
+description: "two layers"
+params: 16
+layers:
+  - {name: a, kind: conv, params: 10, tensors: [10], flops: 1000, mem_bytes: 100}
+  - {name: b, kind: fc, params: 6, tensors: [6], flops: 100, mem_bytes: 10}
+EOF2
+{
+  echo '{"deviceProperties": [{"name": "NVIDIA H100 80GB HBM3"}], "traceEvents": ['
+  echo '{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1, "tid": 1, "ts": 0, "dur": 300},'
+  echo '{"ph": "X", "cat": "user_annotation", "name": "arsim:batch=4", "pid": 1, "tid": 1, "ts": 1, "dur": 1},'
+  for r in "fwd:a 10" "fwd:b 20" "bwd:b 50" "bwd:a 60"; do
+    set -- $r
+    echo "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"$1\", \"pid\": 1, \"tid\": 1, \"ts\": $2, \"dur\": 10},"
+  done
+  for k in "1 12 100 10" "2 22 130 20" "3 40 160 5" "4 52 175 10" "5 62 200 10" "6 80 215 5"; do
+    set -- $k
+    echo "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, \"tid\": 1, \"ts\": $2, \"dur\": 1, \"args\": {\"correlation\": $1}},"
+    echo "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k$1\", \"pid\": 0, \"tid\": 7, \"ts\": $3, \"dur\": $4, \"args\": {\"correlation\": $1}},"
+  done
+  echo '{"ph": "i", "name": "end", "pid": 1, "tid": 1, "ts": 299}]}'
+} >"$tmp/gaps.json"
+gaptimes() { sed -nE 's/^  - \{name: "([ab])", .*fwd_ms: ([0-9.e+-]+), bwd_ms: ([0-9.e+-]+)\}$/\1 \2 \3/p' "$1" | tr '\n' ' '; }
+"$ARSIM" import-profile "$tmp/gaps.json" --model "$tmp/gapmodel.yaml" --out "$tmp/nogap.yaml" >/dev/null 2>"$tmp/err"
+check import.kernel-time "$([ "$(gaptimes "$tmp/nogap.yaml")" = "a 0.01 0.01 b 0.02 0.01 " ] && echo 0)" \
+  "$(gaptimes "$tmp/nogap.yaml") $(cat "$tmp/err")"
+"$ARSIM" import-profile "$tmp/gaps.json" --model "$tmp/gapmodel.yaml" --gaps --out "$tmp/gap.yaml" >"$tmp/sum" 2>"$tmp/err"
+check import.gaps "$([ "$(gaptimes "$tmp/gap.yaml")" = "a 0.01 0.025 b 0.04 0.01 " ] && echo 0)" \
+  "$(gaptimes "$tmp/gap.yaml") $(cat "$tmp/err")"
+check import.gaps-said "$(grep -q 'GPU kernel time and idle gaps, 1 step' "$tmp/sum" &&
+  grep -q '^# fwd_ms/bwd_ms: GPU kernel time and idle gaps per training step' "$tmp/gap.yaml" && echo 0)"
+grep -v '"cat": "kernel"' "$tmp/gaps.json" >"$tmp/cpuonly.json"
+expect_bad bad.gaps-cpu-trace '^--gaps: .*cpuonly\.json has no GPU kernel in a layer range' "$tmp/cpuonly.json" \
+  --model "$tmp/gapmodel.yaml" --gaps
 # no --gpu and a models/gpus.yaml that does not load: one line, not a crash
 mkdir -p "$tmp/badgpus/models"
 echo 'gpus: 3' >"$tmp/badgpus/models/gpus.yaml"
