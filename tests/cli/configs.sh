@@ -16,7 +16,7 @@ check() { if [ "$2" = 0 ]; then ok "$1"; else bad "$1" "$3"; fi; }
 close() { awk -v a="$1" -v b="$2" 'BEGIN { d = a - b; if (d < 0) d = -d; if (b < 0) b = -b; exit !(d <= 1e-3 * b) }'; }
 
 # --- scenarios: check, run, one CSV line per (batch, policy) ----------------
-for spec in default:24 default-1gbps:24 resnet50-64gpu:28 bert-base-16gpu:28; do
+for spec in default:24 default-1gbps:24 resnet50-64gpu:28 bert-base-16gpu:28 vgg16-h100-measured:12; do
   name=${spec%%:*} rows=${spec##*:}
   f=configs/$name.yaml
   "$ARSIM" check "$f" >"$tmp/out" 2>"$tmp/err"
