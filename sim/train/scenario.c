@@ -460,12 +460,36 @@ static bool read_sections(CfgNode *root, Scenario *s, char **err)
                 cfg_opt_double(cm, "gamma", 0, 1, &s->gamma, err) &&
                 cfg_opt_double(cm, "interference", 0, 10, &s->interference, err) &&
                 cfg_opt_double(cm, "slowdown", 0, 10, &s->comm_slowdown, err) &&
-                cfg_check_keys(cm, "comm", "streams, gamma, interference, slowdown", err)))
+                cfg_check_keys(cm, "comm", "streams, gamma, interference, slowdown, gradient_precision", err)))
         return false;
     if (s->calib.set && s->calib.gamma >= 0)
         s->gamma = s->calib.gamma;
     s->comm_streams = (int)streams;
     s->seed = SIM_DEFAULT_SEED;
+    return true;
+}
+
+/* comm.gradient_precision: the element type of the all-reduced gradients
+ * where it differs from the compute precision (PyTorch's autocast: fp16
+ * compute, fp32 parameters and gradients). Absent: the precision's own.
+ * A comm that is not a map is read_sections' error. */
+static bool read_gradient_precision(CfgNode *root, Scenario *s, char **err)
+{
+    CfgNode *cm = cfg_peek(root, "comm");
+    const char *name = NULL;
+    if (!cm || cm->type != CFG_MAP)
+        return true;
+    if (!cfg_opt_string(cm, "gradient_precision", &name, err))
+        return false;
+    if (!name)
+        return true;
+    Precision p;
+    if (!gpu_precision_parse(name, &p)) {
+        *err = cfg_err(cfg_peek(cm, "gradient_precision"), "unknown gradient precision '%s'; expected fp32, tf32, "
+                       "fp16 or bf16", name);
+        return false;
+    }
+    s->elem_bytes = gpu_precision_bytes(p);
     return true;
 }
 
@@ -558,6 +582,8 @@ Scenario *scenario_from_cfg(CfgNode *root, char **err)
         goto fail;
     }
     s->elem_bytes = gpu_precision_bytes(s->precision);
+    if (!read_gradient_precision(root, s, err))
+        goto fail;
     s->name = g_strdup(name ? name : s->model->name);
     if (!read_batches(root, s, err) || !read_cluster(root, s, err) || !read_policies(root, s, err) ||
         !read_sections(root, s, err) || !trainvar_read(root, s->world, &s->var, err) || !read_faults(root, s, err) ||

@@ -31,7 +31,8 @@ typedef struct {
     Model *model;            /* owned */
     Gpu gpu;                 /* owned members */
     Precision precision;     /* the arithmetic (gpu.h) */
-    int elem_bytes;          /* bytes per gradient element: fp32 and tf32 4, fp16/bf16 2 */
+    int elem_bytes;          /* bytes per gradient element: fp32 and tf32 4, fp16/bf16 2 (comm.gradient_precision,
+                              * else precision's) */
     GArray *batches;         /* int per-GPU batch sizes, >= 1 entry */
     TopoSpec topo;           /* the cluster's network (hierarchical when gpus_per_node > 1) */
     int nodes;               /* nodes, >= 1 */

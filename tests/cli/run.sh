@@ -116,6 +116,30 @@ run_comm_slowdown() {
         }' "$T/run.flat" "$T/cs.flat"
 }
 
+# comm.gradient_precision fp32 under precision fp16 (PyTorch autocast):
+# the all-reduces of fp32 (comm_s equal, row by row), the compute of fp16
+# (compute_s equal for the layer-wise policy, whose compute has no bucket
+# copies), and fp16 gradients' comm below it.
+run_gradient_precision() {
+    local p
+    for p in "fp16 fp32" "fp32 fp32" "fp16 fp16"; do
+        set -- $p
+        "$A" run "$SCEN" --set precision="$1" --set comm.gradient_precision="$2" --csv "$T/gp-$1-$2.csv" \
+            >/dev/null 2>"$T/err" || { echo "$p: exit $?: $(cat "$T/err")"; return 1; }
+    done
+    paste -d, "$T/gp-fp16-fp32.csv" "$T/gp-fp32-fp32.csv" "$T/gp-fp16-fp16.csv" | awk -F, '
+        NR == 1 { for (i = 1; i <= NF; i++) if (!($i in k)) k[$i] = i; w = NF / 3; next }
+        function v(f, name) { return $(k[name] + f * w) }
+        {
+            if (v(0, "comm_s") != v(1, "comm_s")) { print "row " NR ": comm_s " v(0, "comm_s") " vs fp32 " v(1, "comm_s"); bad = 1 }
+            if (v(0, "policy") == "thesis" && v(0, "compute_s") != v(2, "compute_s")) {
+                print "row " NR ": compute_s " v(0, "compute_s") " vs fp16 " v(2, "compute_s"); bad = 1 }
+            if (!(v(2, "comm_s") < v(0, "comm_s"))) { print "row " NR ": fp16 gradients not cheaper"; bad = 1 }
+            rows++
+        }
+        END { if (rows != 4) { print rows " rows"; bad = 1 } exit bad }'
+}
+
 run_csv() {
     head -1 "$T/out.csv" | grep -q 'batch,policy,overlap,algorithm,iteration_s,compute_s,comm_s,exposed_comm_s,samples_per_s,speedup' ||
         { echo "CSV header: $(head -1 "$T/out.csv")"; return 1; }
@@ -263,6 +287,7 @@ t "run --json: keys" run_json_keys
 t "run --json: samples/s, exposed, speedup consistent" run_json_consistent
 t "run --csv: columns and values" run_csv
 t "run --set comm.slowdown=0.5: comm_slowdown_s, comm_s grows by it" run_comm_slowdown
+t "run --set comm.gradient_precision=fp32 under fp16: fp32 comm, fp16 compute" run_gradient_precision
 t "run --trace: valid JSON, X on tid 0 and 1, C counters" run_trace
 t "run --trace-policy --trace-batch" run_trace_choice
 t "run --set cluster.nodes=16 --set batch=[32]" run_set
