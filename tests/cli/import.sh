@@ -66,7 +66,7 @@ check import.overrides $?
 # --- a real trace: PyTorch 2.11 on an H100 (models/gen/profile_gpu.sh) -------
 # torch.profiler's own export (kernels tied to launches by correlation id, 3
 # profiled steps) imports into exactly the shipped models/vgg16-h100.yaml.
-gzip -dc tests/data/h100-vgg16-tf32-b32.trace.json.gz >"$tmp/vgg16-tf32-b32.trace.json"
+gzip -dc validate/h100/traces/vgg16-tf32-b32.trace.json.gz >"$tmp/vgg16-tf32-b32.trace.json"
 (cd "$tmp" && ARSIM_DATA=$OLDPWD "$ARSIM" import-profile vgg16-tf32-b32.trace.json --model vgg16 \
    --out vgg16-h100.yaml >"$tmp/h100.sum" 2>"$tmp/h100.err")
 check import.h100-exit $? "$(cat "$tmp/h100.err")"

@@ -6,7 +6,8 @@ models/gen/profile_gpu.sh wrote on an H100 (timings-run*.jsonl with the layer
 ranges, timings-plain-run*.jsonl without), asks `arsim run` for the compute
 of one iteration on one H100 under its FLOP model (models/gpus.yaml) and
 under the shipped measured file (models/MODEL-h100[-fp16].yaml) where there
-is one, and prints markdown:
+is one, and under the launch's trace (traces/, run 1) imported with
+`--gaps`, and prints markdown:
 
     python3 validate/h100/table.py [--arsim ./arsim]
 
@@ -14,8 +15,10 @@ Every figure is a mean of 20 synchronized steps; "run 1 / run 2" are two
 launches of profile_gpu.sh on two machines of the same kind.
 """
 import argparse
+import gzip
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -57,6 +60,20 @@ def compute_ms(arsim, model, precision, batch):
     sys.exit("arsim run printed no row for %s %s %d" % (model, precision, batch))
 
 
+def gaps_ms(arsim, model, precision, batch):
+    """compute(ms) of run 1's trace of this case imported with --gaps; None without a trace."""
+    trace = os.path.join(HERE, "traces", "%s-%s-b%d.trace.json.gz" % (model, precision, batch))
+    if not os.path.exists(trace):
+        return None
+    with tempfile.TemporaryDirectory() as d:
+        with gzip.open(trace, "rb") as f, open(os.path.join(d, "t.json"), "wb") as out:
+            shutil.copyfileobj(f, out)
+        env = dict(os.environ, ARSIM_DATA=ROOT)
+        subprocess.run([arsim, "import-profile", os.path.join(d, "t.json"), "--model", model, "--gaps",
+                        "--out", os.path.join(d, "gaps.yaml")], capture_output=True, env=env, check=True)
+        return compute_ms(arsim, os.path.join(d, "gaps.yaml"), precision, batch)
+
+
 def measured_file(model, precision):
     name = model + "-h100" + ("" if precision == "tf32" else "-" + precision)
     return name if os.path.exists(os.path.join(ROOT, "models", name + ".yaml")) else None
@@ -75,8 +92,8 @@ def main():
     r1, r2 = load("timings-run1.jsonl"), load("timings-run2.jsonl")
     p1, p2 = load("timings-plain-run1.jsonl"), load("timings-plain-run2.jsonl")
     print("| model | precision | batch | step, plain (ms) run 1 / 2 | step, with ranges | "
-          "arsim, FLOP model (ms) | error | arsim, measured file (ms) | error |")
-    print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
+          "arsim, FLOP model (ms) | error | arsim, measured file (ms) | error | with --gaps (ms) |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for key in r1:
         model, prec, batch = key
         plain = [v for v in (p1.get(key), p2.get(key)) if v is not None]
@@ -84,10 +101,11 @@ def main():
         flop = compute_ms(a.arsim, model, prec, batch)
         mf = measured_file(model, prec)
         meas = compute_ms(a.arsim, mf, prec, batch) if mf else None
-        print("| %s | %s | %d | %s | %s | %.1f | %+.0f %% | %s | %s |" % (
+        gaps = gaps_ms(a.arsim, model, prec, batch)
+        print("| %s | %s | %d | %s | %s | %.1f | %+.0f %% | %s | %s | %s |" % (
             model, prec, batch, pair(p1.get(key), p2.get(key)), pair(r1[key], r2.get(key)), flop,
             100 * (flop / ref - 1), "%.1f (%s)" % (meas, mf) if meas else "–",
-            "%+.0f %%" % (100 * (meas / ref - 1)) if meas else "–"))
+            "%+.0f %%" % (100 * (meas / ref - 1)) if meas else "–", "%.1f" % gaps if gaps else "–"))
     return 0
 
 
