@@ -65,7 +65,7 @@ check import.overrides $?
 
 # --- a real trace: PyTorch 2.11 on an H100 (models/gen/profile_gpu.sh) -------
 # torch.profiler's own export (kernels tied to launches by correlation id, 3
-# profiled steps) imports into exactly the shipped models/vgg16-h100.yaml.
+# profiled steps) imports into exactly the shipped models/*-h100*.yaml.
 gzip -dc validate/h100/traces/vgg16-tf32-b32.trace.json.gz >"$tmp/vgg16-tf32-b32.trace.json"
 (cd "$tmp" && ARSIM_DATA=$OLDPWD "$ARSIM" import-profile vgg16-tf32-b32.trace.json --model vgg16 \
    --out vgg16-h100.yaml >"$tmp/h100.sum" 2>"$tmp/h100.err")
@@ -74,6 +74,18 @@ check import.h100-summary "$(grep -q '(GPU kernel time, 3 steps, batch 32, h100,
   "$(cat "$tmp/h100.sum")"
 check import.h100-shipped "$(cmp -s "$tmp/vgg16-h100.yaml" models/vgg16-h100.yaml && echo 0)" \
   "$(diff "$tmp/vgg16-h100.yaml" models/vgg16-h100.yaml | head -3)"
+# and every other shipped H100 file from its trace in validate/h100/traces
+for spec in resnet50:tf32:128: bert-base-384:tf32:32: gpt2:tf32:8: alexnet:tf32:128: vgg16-cifar10:tf32:128: \
+            vgg16:fp16:32:-fp16 resnet50:fp16:256:-fp16 bert-base-384:fp16:32:-fp16 gpt2:fp16:8:-fp16; do
+  IFS=: read -r m p b suffix <<<"$spec"
+  tr=$m-$p-b$b.trace.json
+  gzip -dc "validate/h100/traces/$tr.gz" >"$tmp/$tr"
+  (cd "$tmp" && ARSIM_DATA=$OLDPWD "$ARSIM" import-profile "$tr" --model "$m" --out "$m-h100$suffix.yaml" \
+     >/dev/null 2>"$tmp/h100.err")
+  check "import.h100-shipped.$m-h100$suffix" "$(cmp -s "$tmp/$m-h100$suffix.yaml" "models/$m-h100$suffix.yaml" && echo 0)" \
+    "$(cat "$tmp/h100.err") $(diff "$tmp/$m-h100$suffix.yaml" "models/$m-h100$suffix.yaml" 2>&1 | head -3)"
+  rm -f "$tmp/$tr"
+done
 
 # --gaps on a hand-made trace (us): fwd:a launches k1 [100, 110), fwd:b k2
 # [130, 150) after a 20 us gap; the loss kernel k3 [160, 165) lies in no
