@@ -25,52 +25,55 @@ bool protocol_is_eager(const Protocol *p)
     return p->eager_limit == PROTOCOL_INF && p->overhead_s == 0 && p->segment_bytes == 0;
 }
 
+/* The names of the two-valued settings, the second value's name second:
+ * handshake none|rtt, rts_payload none|eager, duplex full|half. */
+static const char *const handshake_names[2] = {"none", "rtt"};
+static const char *const rts_payload_names[2] = {"none", "eager"};
+static const char *const duplex_names[2] = {"full", "half"};
+
+/* 0 or 1: which of names[] name is; -1 if neither. */
+static int name_index(const char *const names[2], const char *name)
+{
+    return g_strcmp0(name, names[0]) == 0 ? 0 : g_strcmp0(name, names[1]) == 0 ? 1 : -1;
+}
+
 const char *protocol_handshake_name(ProtocolHandshake h)
 {
-    return h == PROTOCOL_HANDSHAKE_RTT ? "rtt" : "none";
+    return handshake_names[h == PROTOCOL_HANDSHAKE_RTT];
 }
 
 bool protocol_handshake_parse(const char *name, ProtocolHandshake *out)
 {
-    if (g_strcmp0(name, "none") == 0)
-        *out = PROTOCOL_HANDSHAKE_NONE;
-    else if (g_strcmp0(name, "rtt") == 0)
-        *out = PROTOCOL_HANDSHAKE_RTT;
-    else
-        return false;
-    return true;
-}
-
-const char *protocol_duplex_name(ProtocolDuplex d)
-{
-    return d == PROTOCOL_DUPLEX_HALF ? "half" : "full";
+    int i = name_index(handshake_names, name);
+    if (i >= 0)
+        *out = i ? PROTOCOL_HANDSHAKE_RTT : PROTOCOL_HANDSHAKE_NONE;
+    return i >= 0;
 }
 
 const char *protocol_rts_payload_name(ProtocolRtsPayload r)
 {
-    return r == PROTOCOL_RTS_EAGER ? "eager" : "none";
+    return rts_payload_names[r == PROTOCOL_RTS_EAGER];
 }
 
 bool protocol_rts_payload_parse(const char *name, ProtocolRtsPayload *out)
 {
-    if (g_strcmp0(name, "none") == 0)
-        *out = PROTOCOL_RTS_EMPTY;
-    else if (g_strcmp0(name, "eager") == 0)
-        *out = PROTOCOL_RTS_EAGER;
-    else
-        return false;
-    return true;
+    int i = name_index(rts_payload_names, name);
+    if (i >= 0)
+        *out = i ? PROTOCOL_RTS_EAGER : PROTOCOL_RTS_EMPTY;
+    return i >= 0;
+}
+
+const char *protocol_duplex_name(ProtocolDuplex d)
+{
+    return duplex_names[d == PROTOCOL_DUPLEX_HALF];
 }
 
 bool protocol_duplex_parse(const char *name, ProtocolDuplex *out)
 {
-    if (g_strcmp0(name, "full") == 0)
-        *out = PROTOCOL_DUPLEX_FULL;
-    else if (g_strcmp0(name, "half") == 0)
-        *out = PROTOCOL_DUPLEX_HALF;
-    else
-        return false;
-    return true;
+    int i = name_index(duplex_names, name);
+    if (i >= 0)
+        *out = i ? PROTOCOL_DUPLEX_HALF : PROTOCOL_DUPLEX_FULL;
+    return i >= 0;
 }
 
 bool protocol_parse_eager_limit(const char *s, uint64_t *out, const char **why)
