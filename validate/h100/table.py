@@ -10,6 +10,8 @@ is one, and under the launch's trace (traces/, run 1) imported with
 `--gaps`, and prints markdown:
 
     python3 validate/h100/table.py [--arsim ./arsim]
+    python3 validate/h100/table.py --kinds    # per layer kind: measured vs FLOP model, rates
+    python3 validate/h100/table.py --refit    # the trial refit of the H100's FLOP model
 
 Every figure is a mean of 20 synchronized steps; "run 1 / run 2" are two
 launches of profile_gpu.sh on two machines of the same kind.
@@ -17,6 +19,7 @@ launches of profile_gpu.sh on two machines of the same kind.
 import argparse
 import gzip
 import json
+import math
 import os
 import shutil
 import subprocess
@@ -74,6 +77,12 @@ def gaps_ms(arsim, model, precision, batch):
         return compute_ms(arsim, os.path.join(d, "gaps.yaml"), precision, batch)
 
 
+def reference(key, r1, r2, p1, p2):
+    """The step a prediction is judged against: the plain runs' mean, else the ranged runs'."""
+    plain = [v for v in (p1.get(key), p2.get(key)) if v is not None]
+    return sum(plain) / len(plain) if plain else (r1[key] + r2.get(key, r1[key])) / 2
+
+
 def measured_file(model, precision):
     name = model + "-h100" + ("" if precision == "tf32" else "-" + precision)
     return name if os.path.exists(os.path.join(ROOT, "models", name + ".yaml")) else None
@@ -85,19 +94,98 @@ def pair(a, b):
     return "%s / %s" % (fa, fb)
 
 
+def gen_gpus():
+    """models/gen/gen_gpus.py, the compute model replicated in Python (needs PyYAML)."""
+    sys.path.insert(0, os.path.join(ROOT, "models", "gen"))
+    import gen_gpus as g
+    return g
+
+
+def layer_ms(g, gpu, layer, prec, batch, eff, memeff, winograd):
+    """One layer's forward + backward under the FLOP model, ms (gen_gpus.predict_s's terms, memory
+    bandwidth times memeff)."""
+    _, _, f32, tf32, f16, mem, launch = gpu
+    tensor = tf32 if prec == "tf32" else 0 if prec == "fp32" else f16
+    peak = (tensor if tensor > 0 else f32) * 1e12
+    flops = layer["flops"] / (winograd if layer.get("winograd") and tensor <= 0 else 1)
+    t = 0.0
+    for mult in (1.0, g.BWD_RATIO):
+        tf = mult * flops * batch / (peak * eff[layer["kind"]])
+        tm = mult * layer["mem_bytes"] * batch * g.PREC_BYTES[prec] / 4.0 / (mem * 1e9 * memeff)
+        t += max(tf, tm) + launch * 1e-6
+    return t * 1e3
+
+
+def kinds():
+    """Per layer kind, the shipped tf32 files against the FLOP model: ms and achieved rates."""
+    import yaml
+    g = gen_gpus()
+    gpu = [x for x in g.GPUS if x[0] == "h100"][0]
+    with open(os.path.join(ROOT, "models", "gpus.yaml")) as f:
+        spec = yaml.safe_load(f)["gpus"]["h100"]
+    for model, batch in (("vgg16", 32), ("resnet50", 128), ("bert-base-384", 32), ("gpt2", 8)):
+        with open(os.path.join(ROOT, "models", model + "-h100.yaml")) as f:
+            meas = yaml.safe_load(f)["layers"]
+        sums = {}
+        for l, m in zip(g.load_model(ROOT, model), meas):
+            a = sums.setdefault(l["kind"], [0.0, 0.0, 0.0, 0.0])
+            a[0] += m["fwd_ms"] + m["bwd_ms"]
+            a[1] += layer_ms(g, gpu, l, "tf32", batch, spec["tensor_efficiency"], 1.0, spec["winograd"])
+            a[2] += 3 * l["flops"] * batch
+            a[3] += 3 * l["mem_bytes"] * batch
+        for k, (ms, pred, fl, by) in sums.items():
+            print("%s tf32 b%d %-10s measured %7.2f ms, FLOP model %7.2f ms, %6.1f TFLOP/s, %5.0f GB/s"
+                  % (model, batch, k, ms, pred, fl / ms / 1e9, by / ms / 1e6))
+
+
+def refit(cases):
+    """The trial refit: one memory efficiency and the conv/GEMM tensor scales, least squares of
+    log(predicted / measured) over the tensor-core steps (grid search)."""
+    g = gen_gpus()
+    gpu = [x for x in g.GPUS if x[0] == "h100"][0]
+    models = {}
+    steps = [(k, ref) for k, ref in cases if k[1] != "fp32"]
+    for (model, _, _), _ in steps:
+        models.setdefault(model, g.load_model(ROOT, model))
+
+    def errors(memeff, conv, gemm):
+        eff = {k: min(1.0, (conv if k in g.CONV_KINDS else gemm) * g.SHAPE[k]) for k in g.KINDS}
+        out = []
+        for (model, prec, batch), ref in steps:
+            t = sum(layer_ms(g, gpu, l, prec, batch, eff, memeff, 1.0) for l in models[model])
+            t += sum(l["params"] * g.UPDATE_BYTES / (gpu[5] * 1e9 * memeff) * 1e3 + gpu[6] * 1e-3
+                     for l in models[model] if l["params"] > 0)
+            out.append(t / ref)
+        return out
+    best = min((sum(math.log(e) ** 2 for e in errors(me, c / 100, gm / 100)), me, c / 100, gm / 100)
+               for me in (1.0, 0.7, 0.5, 0.42, 0.35, 0.3, 0.25, 0.2)
+               for c in range(5, 60) for gm in range(10, 80, 2))
+    e = errors(*best[1:])
+    print("refit over %d tensor-core steps: memory efficiency %.2f, conv %.2f, GEMM %.2f: errors %+.0f %% .. "
+          "%+.0f %%, rms %.0f %%" % (len(steps), best[1], best[2], best[3], 100 * (min(e) - 1), 100 * (max(e) - 1),
+                                    100 * math.sqrt(best[0] / len(e))))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--arsim", default=os.path.join(ROOT, "arsim"), help="the arsim binary")
+    ap.add_argument("--kinds", action="store_true", help="the per-kind split of the shipped tf32 files instead")
+    ap.add_argument("--refit", action="store_true", help="the trial refit of the FLOP model instead")
     a = ap.parse_args()
+    if a.kinds:
+        kinds()
+        return 0
     r1, r2 = load("timings-run1.jsonl"), load("timings-run2.jsonl")
     p1, p2 = load("timings-plain-run1.jsonl"), load("timings-plain-run2.jsonl")
+    if a.refit:
+        refit([(key, reference(key, r1, r2, p1, p2)) for key in r1])
+        return 0
     print("| model | precision | batch | step, plain (ms) run 1 / 2 | step, with ranges | "
           "arsim, FLOP model (ms) | error | arsim, measured file (ms) | error | with --gaps (ms) |")
     print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for key in r1:
         model, prec, batch = key
-        plain = [v for v in (p1.get(key), p2.get(key)) if v is not None]
-        ref = sum(plain) / len(plain) if plain else (r1[key] + r2.get(key, r1[key])) / 2
+        ref = reference(key, r1, r2, p1, p2)
         flop = compute_ms(a.arsim, model, prec, batch)
         mf = measured_file(model, prec)
         meas = compute_ms(a.arsim, mf, prec, batch) if mf else None
