@@ -8,10 +8,12 @@
 #include "train/train.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define ELEM_BYTES 8     /* mpibench's vectors are doubles */
-#define SKEW_TRIALS 15   /* skewed all-reduces: the prediction is the median of this many draws */
+#define SKEW_TRIALS 15   /* skewed all-reduces: the prediction is the median of this many draws (CALCMP_MEDIAN) */
+#define SKEW_TRIALS_MEAN 63 /* ... or the trimmed mean of this many (CALCMP_MEAN: a mean needs more draws to settle) */
 #define SKEW_SEED 1      /* ... named by this seed */
 
 /* What the predictions share. */
@@ -20,6 +22,7 @@ typedef struct {
     const CalFile *cal;      /* borrowed */
     char *cal_abs;           /* the calibration's absolute path; owned */
     bool ompi;               /* the library is Open MPI: `mpi` follows its tuned decision */
+    CalCmpStatistic st;      /* the statistic of a skewed prediction's trials */
     GHashTable *topos;       /* GINT(ranks) -> Topo*; owned */
     GHashTable *scens;       /* "config\nranks" -> Scenario* (NULL value: failed, why in scen_err); owned */
     GHashTable *scen_err;    /* same key -> char* why; owned */
@@ -121,14 +124,41 @@ static double sim_algo(Ctx *x, const MeasCase *c, CollAlgo a, char **err)
         return collrun_time(t, a, &prm, c->ranks, c->bytes, ELEM_BYTES, gamma, NULL, err);
     /* the ranks leave the barrier apart: p uniform draws over a width w spread (w - 0) (p-1)/(p+1) on
      * average, so w is the measured spread x (p+1)/(p-1); each trial timed as mpibench times it */
-    double w = c->start_spread_s * (c->ranks + 1) / (c->ranks - 1), v[SKEW_TRIALS];
-    for (int k = 0; k < SKEW_TRIALS; k++) {
+    int n = x->st == CALCMP_MEAN ? SKEW_TRIALS_MEAN : SKEW_TRIALS;
+    double w = c->start_spread_s * (c->ranks + 1) / (c->ranks - 1), v[SKEW_TRIALS_MEAN];
+    for (int k = 0; k < n; k++) {
         CollSkew sk = {.skew_s = w, .seed = SKEW_SEED, .trial = (uint64_t)k, .own_span = true};
         v[k] = collrun_time_skewed(t, a, &prm, c->ranks, c->bytes, ELEM_BYTES, gamma, &sk, NULL, err);
         if (v[k] < 0)
             return v[k];
     }
-    return calfit_median(v, SKEW_TRIALS);
+    return x->st == CALCMP_MEAN ? calcompare_trimmed_mean(v, (size_t)n) : calfit_median(v, (size_t)n);
+}
+
+double calcompare_trimmed_mean(double *v, size_t n)
+{
+    qsort(v, n, sizeof *v, cmp_double);
+    size_t cut = n / 10;
+    double sum = 0;
+    for (size_t i = cut; i < n - cut; i++)
+        sum += v[i];
+    return sum / (double)(n - 2 * cut);
+}
+
+const char *calcompare_statistic_name(CalCmpStatistic st)
+{
+    return st == CALCMP_MEAN ? "mean" : "median";
+}
+
+/* c's measured time under statistic st. */
+static double measured(const MeasCase *c, CalCmpStatistic st)
+{
+    if (st != CALCMP_MEAN || c->n_reps < 1)
+        return c->time_s;
+    double *v = g_memdup2(c->reps_s, sizeof *v * (size_t)c->n_reps);
+    double t = calcompare_trimmed_mean(v, (size_t)c->n_reps);
+    g_free(v);
+    return t;
 }
 
 static void predict_allreduce(Ctx *x, const MeasCase *c, CalCmpRow *r)
@@ -425,7 +455,7 @@ static GPtrArray *order_by(const CalCompare *out, GArray *idx, bool predicted)
     GArray *v = g_array_sized_new(FALSE, FALSE, sizeof(double) * 2, idx->len);
     for (guint i = 0; i < idx->len; i++) {
         const CalCmpRow *r = &g_array_index(out->rows, CalCmpRow, g_array_index(idx, guint, i));
-        double pair[2] = {predicted ? r->pred_s : r->c->time_s, (double)g_array_index(idx, guint, i)};
+        double pair[2] = {predicted ? r->pred_s : r->measured_s, (double)g_array_index(idx, guint, i)};
         g_array_append_vals(v, pair, 1);
     }
     g_array_sort(v, cmp_double);
@@ -510,14 +540,15 @@ static void scen_free(gpointer p)
     scenario_free(p);
 }
 
-CalCompare *calcompare_run(const MeasFile *m, const CalFile *cal, const char *cal_path)
+CalCompare *calcompare_run(const MeasFile *m, const CalFile *cal, const char *cal_path, CalCmpStatistic st)
 {
-    Ctx x = {.m = m, .cal = cal, .ompi = strstr(m->mpi_library, "Open MPI") != NULL,
+    Ctx x = {.m = m, .cal = cal, .ompi = strstr(m->mpi_library, "Open MPI") != NULL, .st = st,
              .topos = g_hash_table_new_full(NULL, NULL, NULL, (GDestroyNotify)topo_free),
              .scens = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, scen_free),
              .scen_err = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free)};
     x.cal_abs = g_canonicalize_filename(cal_path, NULL);
     CalCompare *out = g_new0(CalCompare, 1);
+    out->statistic = st;
     out->rows = g_array_new(FALSE, TRUE, sizeof(CalCmpRow));
     g_array_set_clear_func(out->rows, row_clear);
     out->stats = g_array_new(FALSE, TRUE, sizeof(CalCmpStat));
@@ -530,12 +561,13 @@ CalCompare *calcompare_run(const MeasFile *m, const CalFile *cal, const char *ca
                                       "rabenseifner and tree (the library is not Open MPI)");
     for (guint i = 0; i < m->cases->len; i++) {
         const MeasCase *c = &g_array_index(m->cases, MeasCase, i);
-        CalCmpRow r = {.c = c, .label = calmeas_case_label(c), .pred_s = -1, .rel_err = NAN, .rank = -1,
+        CalCmpRow r = {.c = c, .measured_s = measured(c, st), .label = calmeas_case_label(c), .pred_s = -1,
+                       .rel_err = NAN, .rank = -1,
                        .fitted = calfile_used(cal, m->date, c->index),
                        .outlier = calfile_outlier(cal, m->date, c->index)};
         predict(&x, c, &r);
         if (r.pred_s >= 0) {
-            r.rel_err = (r.pred_s - c->time_s) / c->time_s;
+            r.rel_err = (r.pred_s - r.measured_s) / r.measured_s;
             r.rank = rank_among_reps(c, r.pred_s);
         }
         g_array_append_val(out->rows, r);

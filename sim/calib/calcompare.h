@@ -20,6 +20,14 @@
  *   iteration  train_run() on the case's scenario with
  *              cluster.calibration set to the calibration file
  *
+ * The measured value of a case is its median repetition (time_s,
+ * CALCMP_MEDIAN) or the trimmed mean of its repetitions (CALCMP_MEAN:
+ * calcompare_trimmed_mean of reps_s, time_s where the file lists none);
+ * a skewed all-reduce's prediction is the same statistic of its trials
+ * (CALCMP_MEDIAN: 15 draws, CALCMP_MEAN: 63). The mean is what an
+ * iteration adds up, and it is stable where a case's repetitions fall in
+ * several modes (a median then picks one by chance, on either side).
+ *
  * The relative error is (predicted - measured) / measured; where the
  * file holds every repetition's time, the prediction's rank among them
  * says whether it lies inside the measured spread (a bimodal case's median
@@ -35,8 +43,15 @@
 
 #define CALCOMPARE_TARGET_BYTES (256 * 1024) /* collectives from this size count for the error target */
 
+/* Which statistic of a case's repetitions (and of a prediction's skewed trials) is compared. */
+typedef enum {
+    CALCMP_MEDIAN,           /* the median (the file's time_s) */
+    CALCMP_MEAN,             /* the mean of the middle repetitions (calcompare_trimmed_mean) */
+} CalCmpStatistic;
+
 typedef struct {
     const MeasCase *c;       /* the case; borrowed from the MeasFile */
+    double measured_s;       /* the case's measured time under the statistic, s */
     char *label;             /* "allreduce ring", "pingpong inter", "iteration ddp"; owned */
     double pred_s;           /* predicted time, s; < 0 when it could not be predicted */
     double rel_err;          /* (pred - measured) / measured; NAN when not predicted */
@@ -77,11 +92,21 @@ typedef struct {
     GArray *stats;           /* CalCmpStat; owned */
     GArray *ranks;           /* CalCmpRank (settings with >= 2 policies); owned */
     char *mpi_rule;          /* how `mpi` cases are predicted, one sentence; owned */
+    CalCmpStatistic statistic; /* what measured_s and skewed predictions are */
 } CalCompare;
 
-/* Predicts every case of m with cal (read from cal_path); a case that
- * cannot be predicted gets a note instead of a prediction. */
-CalCompare *calcompare_run(const MeasFile *m, const CalFile *cal, const char *cal_path);
+/* Predicts every case of m with cal (read from cal_path), judged by
+ * statistic st; a case that cannot be predicted gets a note instead of a
+ * prediction. */
+CalCompare *calcompare_run(const MeasFile *m, const CalFile *cal, const char *cal_path, CalCmpStatistic st);
+
+/* The mean of v[0..n) without its floor(n / 10) smallest and as many
+ * largest values (a rare outlier such as a TCP retransmission timeout
+ * does not move it; below 10 values it is the plain mean). Sorts v; n >= 1. */
+double calcompare_trimmed_mean(double *v, size_t n);
+
+/* "median" or "mean". */
+const char *calcompare_statistic_name(CalCmpStatistic st);
 void calcompare_free(CalCompare *x);
 
 /* Open MPI 4.1 coll/tuned's fixed all-reduce choice for a commutative

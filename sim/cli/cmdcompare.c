@@ -14,8 +14,22 @@ typedef struct {
     char *cal;               /* --calibration FILE */
     char *json;              /* --json FILE or NULL */
     char *plot;              /* --plot DIR or NULL */
+    CalCmpStatistic statistic; /* --statistic */
     GPtrArray *args;         /* the arguments: MEASUREMENTS.json */
 } CompareOpts;
+
+/* --statistic median|mean. */
+static bool parse_statistic(void *field, const CliOpt *opt, const char *value, char **err)
+{
+    CalCmpStatistic *st = field;
+    if (strcmp(value, "median") == 0)
+        *st = CALCMP_MEDIAN;
+    else if (strcmp(value, "mean") == 0)
+        *st = CALCMP_MEAN;
+    else
+        *err = g_strdup_printf("--%s: unknown '%s'; expected median or mean", opt->name, value);
+    return !*err;
+}
 
 static void print_rows(const CalCompare *x)
 {
@@ -34,11 +48,11 @@ static void print_rows(const CalCompare *x)
             g_snprintf(rank, sizeof rank, "%.0f%%", 100 * r->rank);
         if (r->pred_s >= 0)
             printf("%5d  %-22s %6d %12s %14.4f %14.4f %+8.1f%% %5s  %-4s  %s\n", c->index, r->label, c->ranks, bytes,
-                   c->time_s * 1e3, r->pred_s * 1e3, 100 * r->rel_err, rank,
+                   r->measured_s * 1e3, r->pred_s * 1e3, 100 * r->rel_err, rank,
                    r->outlier ? "out" : r->fitted ? "fit" : "held", r->how);
         else
             printf("%5d  %-22s %6d %12s %14.4f %14s %9s %5s  %-4s  not predicted: %s\n", c->index, r->label, c->ranks,
-                   bytes, c->time_s * 1e3, "-", "-", rank, r->outlier ? "out" : r->fitted ? "fit" : "held", r->note);
+                   bytes, r->measured_s * 1e3, "-", "-", rank, r->outlier ? "out" : r->fitted ? "fit" : "held", r->note);
     }
 }
 
@@ -89,7 +103,7 @@ static int run(void *opts, char **err)
         calmeas_free(m);
         return 2;
     }
-    CalCompare *x = calcompare_run(m, &cal, o->cal);
+    CalCompare *x = calcompare_run(m, &cal, o->cal, o->statistic);
     printf("compare %s (%s; %d ranks on %d hosts) with %s:", m->path,
            m->mpi_library[0] ? m->mpi_library : "MPI library unknown", m->ranks, m->hosts, o->cal);
     if (cal.inter.set)
@@ -98,10 +112,14 @@ static int run(void *opts, char **err)
         printf(" intra alpha %.2f us, beta %.4f ns/B;", cal.intra.alpha_s * 1e6, cal.intra.beta * 1e9);
     if (cal.has_gamma)
         printf(" gamma %.4g ns/B", cal.gamma * 1e9);
-    printf("\n%s; error = (predicted - measured) / measured; set: fit = the calibration was fitted on the case, out "
+    printf("\n%s; measured = %s; error = (predicted - measured) / measured; set: fit = the calibration was fitted on the case, out "
            "= offered to the fit but dropped as an outlier, held = held out; rank = the share of the case's "
            "repetitions that ran faster than predicted (50%% at the median; - where the file lists none)\n\n",
-           x->mpi_rule);
+           x->mpi_rule,
+           o->statistic == CALCMP_MEAN ? "the mean of each case's repetitions without their slowest and fastest "
+                                         "tenth (a skewed prediction: the same of 63 trials)"
+                                       : "each case's median repetition (a skewed prediction: the median of 15 "
+                                         "trials)");
     print_rows(x);
     print_summary(x);
     int rc = 0;
@@ -125,6 +143,11 @@ static const CliOpt opts[] = {
      .help = "write every case, the error statistics and the rankings as JSON"},
     {"plot", CLI_DIR, offsetof(CompareOpts, plot),
      .help = "draw predicted against measured, and the error against size, into DIR (created)"},
+    {"statistic", CLI_CUSTOM, offsetof(CompareOpts, statistic),
+     .help = "what a case's repetitions are judged by: their median, or their mean without the slowest and "
+             "fastest tenth (what an iteration adds up; stable where they fall in several modes)",
+     .value = "STAT", .unit = "median or mean", .deflt = "median", .words = "median mean",
+     .parse = parse_statistic},
     {NULL},
 };
 

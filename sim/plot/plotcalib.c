@@ -28,7 +28,7 @@ static GString *dat_text(const CalCompare *x, bool sized, int *blocks)
         for (guint i = 0; i < x->rows->len; i++) {
             const CalCmpRow *r = &g_array_index(x->rows, CalCmpRow, i);
             if (strcmp(r->label, lab) == 0 && r->pred_s >= 0)
-                g_string_append_printf(d, "%.9g %.9g %" G_GUINT64_FORMAT " %d %.6g\n", r->c->time_s * 1e3,
+                g_string_append_printf(d, "%.9g %.9g %" G_GUINT64_FORMAT " %d %.6g\n", r->measured_s * 1e3,
                                        r->pred_s * 1e3, r->c->bytes, r->fitted, 100 * r->rel_err);
         }
         g_string_append(d, "\n\n");

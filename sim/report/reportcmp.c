@@ -42,7 +42,7 @@ static cJSON *case_json(const CalCmpRow *r)
         cJSON_AddStringToObject(o, "policy", c->policy);
         cJSON_AddNumberToObject(o, "batch", c->batch);
     }
-    add_num(o, "measured_s", c->time_s);
+    add_num(o, "measured_s", r->measured_s);
     add_num(o, "predicted_s", r->pred_s >= 0 ? r->pred_s : NAN);
     add_num(o, "rel_error", r->rel_err);
     if (r->rank >= 0)
@@ -83,6 +83,7 @@ char *reportcmp_json(const CalCompare *x, const MeasFile *m, const CalFile *cal,
     cJSON_AddStringToObject(root, "calibration", cal_path);
     cJSON_AddStringToObject(root, "mpi_library", m->mpi_library);
     cJSON_AddStringToObject(root, "mpi_prediction", x->mpi_rule);
+    cJSON_AddStringToObject(root, "statistic", calcompare_statistic_name(x->statistic));
     cJSON *cv = cJSON_AddObjectToObject(root, "calibration_values");
     add_class(cv, "inter", &cal->inter);
     add_class(cv, "intra", &cal->intra);

@@ -3,6 +3,7 @@
  *
  *   {"schema": "arsim-compare/1", "measurements": FILE, "calibration": FILE,
  *    "mpi_library": ..., "mpi_prediction": "how mpi cases were predicted",
+ *    "statistic": "median" | "mean" (what measured_s is: calcompare.h),
  *    "calibration_values": {"inter_alpha_s", "inter_beta_s_per_byte", ...},
  *    "cases": [{"index", "mode", "label", "class"|"algo", "ranks", "bytes",
  *               "config", "policy", "batch", "measured_s", "predicted_s",

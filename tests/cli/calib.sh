@@ -239,6 +239,39 @@ reps_rank() {
     grep -Eq '^ +0 +pingpong inter +2 +64 .* 38% +held ' "$T/rtable" || { echo "no rank column 38%"; return 1; }
 }
 
+# --statistic mean: each case judged by the mean of its repetitions
+# without the slowest and fastest tenth (floor(n / 10) each end; below 10
+# repetitions the plain mean), the listed median where there are none.
+# The ping-pongs are predicted at α = 40 us; rankings and the header follow.
+statistic_mean() {
+    burst_cal "$T/calr.yaml"
+    local p='{"mode": "pingpong", "class": "inter", "ranks": 2, "bytes": 64' k got
+    printf '%s\n' '{"schema": "arsim-measurements/1", "env": {"ranks": 2, "hosts": 2, "date": "x"}, "cases": [' \
+        "$p, \"time_s\": 4e-5, \"reps_s\": [6e-5, 4e-5, 4e-5, 3e-5, 9e-4, 4e-5, 6e-5, 4e-5, 6e-5, 4e-5]}," \
+        "$p, \"time_s\": 4.5e-5, \"reps_s\": [6e-5, 3e-5, 5e-5, 4e-5]}," \
+        "$p, \"time_s\": 5e-5}]}" >"$T/mean.json"
+    "$A" compare "$T/mean.json" --calibration "$T/calr.yaml" --statistic mean --json "$T/mcmp.json" >"$T/mtable" \
+        2>"$T/err" || { echo "exit $?: $(cat "$T/err")"; return 1; }
+    flat "$T/mcmp.json" >"$T/mcmp.flat" || return 1
+    grep -q '^\.statistic	mean$' "$T/mcmp.flat" || { echo "no statistic: mean"; return 1; }
+    # 4.75e-5: 3e-5 and 9e-4 trimmed; 4.5e-5: the plain mean of four; 5e-5: no repetitions listed
+    for k in "0 4.75e-05 -0.157894736842105" "1 4.5e-05 -0.111111111111111" "2 5e-05 -0.2"; do
+        set -- $k
+        got=$(awk -F'\t' -v p=".cases[$1].measured_s" '$1 == p { print $2 }' "$T/mcmp.flat")
+        near "$got" "$2" 1e-12 || { echo "case $1 measured '$got', want $2"; return 1; }
+        got=$(awk -F'\t' -v p=".cases[$1].rel_error" '$1 == p { print $2 }' "$T/mcmp.flat")
+        near "$got" "$3" 1e-9 || { echo "case $1 error '$got', want $3"; return 1; }
+    done
+    grep -q 'measured = the mean of each case.s repetitions without their slowest and fastest tenth' "$T/mtable" ||
+        { echo "no statistic in the header"; return 1; }
+    grep -Eq '^ +0 +pingpong inter +2 +64 +0\.0475 +0\.0400 +-15\.8% ' "$T/mtable" || { echo "row 0 not by the mean"; return 1; }
+    # the default is the median, as before
+    "$A" compare "$T/mean.json" --calibration "$T/calr.yaml" --json "$T/dcmp.json" >/dev/null 2>"$T/err" ||
+        { echo "exit $?: $(cat "$T/err")"; return 1; }
+    flat "$T/dcmp.json" | grep -q '^\.cases\[0\]\.measured_s	4e-05$' || { echo "median default changed"; return 1; }
+    flat "$T/dcmp.json" | grep -q '^\.statistic	median$' || { echo "no statistic: median"; return 1; }
+}
+
 bad_options() {
     local rc
     "$A" calibrate "$SYN" --fit tree --out "$T/x.yaml" >/dev/null 2>"$T/err"; rc=$?
@@ -267,5 +300,6 @@ t calib_iteration iteration
 t calib_iteration_jitter iteration_jitter
 t calib_burst burst
 t calib_reps_rank reps_rank
+t calib_statistic_mean statistic_mean
 t calib_bad_files bad_inputs
 t calib_bad_options bad_options

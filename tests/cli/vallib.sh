@@ -84,8 +84,9 @@ J
 
 # validate.sh --reanalyze: no root, no cluster — an earlier run's
 # measurements (here the protocol fixture, 4 ranks, as a --short run's
-# meas-4.json) calibrated, compared and checked again; the run's own
-# folder is refused as --out.
+# meas-4.json) calibrated, compared and checked again (by the mean, the
+# median's compare beside; --statistic median swaps them, a bad one is
+# one line, exit 2); the run's own folder is refused as --out.
 reanalyze() {
     local A=${ARSIM:?set ARSIM to the arsim binary} run=$T/run out=$T/re
     mkdir -p "$run" && cp tests/data/calib-protocol.json "$run/meas-4.json" || return 1
@@ -95,6 +96,16 @@ reanalyze() {
         { echo "no 0.0% PASS row: $(grep -A3 targets "$T/re.log")"; return 1; }
     [ -f "$out/calib-4.yaml" ] && [ -f "$out/compare-4.json" ] && [ ! -e "$run/calib-4.yaml" ] ||
         { echo "calib/compare not in --out only"; return 1; }
+    # judged by the mean by default; the median's compare beside it
+    grep -q '^== targets (.*; each case judged by its mean)$' "$T/re.log" || { echo "no statistic in the targets"; return 1; }
+    grep -Eq '"statistic":[[:space:]]*"mean"' "$out/compare-4.json" && grep -Eq '"statistic":[[:space:]]*"median"' "$out/compare-4-other.json" ||
+        { echo "compare-4.json not by the mean or compare-4-other.json not by the median"; return 1; }
+    validate/validate.sh --short --reanalyze "$run" --out "$T/re3" --arsim "$A" --statistic median >"$T/re3.log" 2>&1 ||
+        { echo "--statistic median: exit $?"; return 1; }
+    grep -Eq '"statistic":[[:space:]]*"median"' "$T/re3/compare-4.json" || { echo "--statistic median not passed on"; return 1; }
+    validate/validate.sh --short --reanalyze "$run" --out "$T/re4" --arsim "$A" --statistic mode >"$T/re4.log" 2>&1
+    [ $? = 2 ] && [ "$(wc -l <"$T/re4.log")" = 1 ] && grep -q "^validate.sh: --statistic: 'mode' is not a statistic" "$T/re4.log" ||
+        { echo "--statistic mode: $(cat "$T/re4.log")"; return 1; }
     validate/validate.sh --short --reanalyze "$run" --out "$run" --arsim "$A" >"$T/re2.log" 2>&1
     [ $? = 2 ] && grep -q "is the run's own directory" "$T/re2.log" || { echo "--out = RUN not refused: $(cat "$T/re2.log")"; return 1; }
 }

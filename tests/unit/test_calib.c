@@ -5,10 +5,13 @@
  * bucket is the simulator's ring on a calibrated star; the measurements
  * reader rejects bad files at the right file:line:col; the calibration
  * YAML round-trips; compare's predictions of closed-form data are exact;
- * Open MPI's all-reduce decision. */
+ * compare's statistics (trimmed mean, skewed trials); Open MPI's
+ * all-reduce decision. */
 #include "calib/calcompare.h"
 #include "io/calfile.h"
 #include "calib/calfit.h"
+#include "calib/calqueue.h"
+#include "coll/collrun.h"
 #include "report/reportmeas.h"
 
 #include "testmain.h"
@@ -360,7 +363,7 @@ START_TEST(test_compare_exact)
     cal.inter = (CalClass){true, ALPHA, BETA, 1, 10, 0, 0};
     cal.has_gamma = true;
     cal.gamma = GAMMA;
-    CalCompare *x = calcompare_run(m, &cal, path);
+    CalCompare *x = calcompare_run(m, &cal, path, CALCMP_MEDIAN);
     ck_assert_int_eq(x->rows->len, m->cases->len);
     for (guint i = 0; i < x->rows->len; i++) {
         const CalCmpRow *r = &g_array_index(x->rows, CalCmpRow, i);
@@ -406,7 +409,7 @@ START_TEST(test_compare_burst)
     cal.inter = (CalClass){true, ALPHA, BETA, 1, 10, burst, 0};
     cal.has_gamma = true;
     cal.gamma = GAMMA;
-    CalCompare *x = calcompare_run(m, &cal, path);
+    CalCompare *x = calcompare_run(m, &cal, path, CALCMP_MEDIAN);
     ck_assert_int_eq((int)x->rows->len, cases);
     for (guint i = 0; i < x->rows->len; i++) {
         const CalCmpRow *r = &g_array_index(x->rows, CalCmpRow, i);
@@ -419,6 +422,91 @@ START_TEST(test_compare_burst)
     g_unlink(path);
     g_free(path);
     g_string_free(t, TRUE);
+}
+END_TEST
+
+static int cmp_dbl(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* calcompare_trimmed_mean: floor(n / 10) values off each end, closed values. */
+START_TEST(test_trimmed_mean)
+{
+    double ten[] = {7, 1, 10, 2, 9, 3, 8, 4, 6, 5};   /* 1 and 10 off: (2 + ... + 9) / 8 */
+    ck_assert(calcompare_trimmed_mean(ten, 10) == 5.5);
+    double four[] = {6, 3, 5, 4};                      /* below 10: the plain mean */
+    ck_assert(calcompare_trimmed_mean(four, 4) == 4.5);
+    double tail[20];                                   /* two retransmission timeouts of twenty: gone */
+    for (int i = 0; i < 20; i++)
+        tail[i] = i == 3 || i == 11 ? 0.2 : 0.01;
+    ck_assert(calcompare_trimmed_mean(tail, 20) == 0.01);
+    double one[] = {3};
+    ck_assert(calcompare_trimmed_mean(one, 1) == 3);
+}
+END_TEST
+
+/* A skewed all-reduce (start_spread_s) is predicted by the median of 15
+ * trials under CALCMP_MEDIAN and by the trimmed mean of 63 under
+ * CALCMP_MEAN — each trial the collective on the calibrated star with the
+ * ranks' issue offsets drawn over spread x (p+1)/(p-1), seed 1; an
+ * unskewed one the same under both. The measured value follows the
+ * statistic (time_s, or the trimmed mean of reps_s). */
+START_TEST(test_compare_statistic)
+{
+    const double spread = 2e-3, reps[] = {0.030, 0.031, 0.029, 0.045, 0.046};
+    const char *text = "{\"schema\": \"arsim-measurements/1\", \"env\": {\"ranks\": 4, \"hosts\": 4, "
+                       "\"ranks_per_host\": 1, \"date\": \"D\"}, \"cases\": [\n"
+                       "{\"mode\": \"allreduce\", \"algo\": \"butterfly\", \"ranks\": 4, \"bytes\": 1048576, "
+                       "\"time_s\": 0.031, \"start_spread_s\": 0.002, "
+                       "\"reps_s\": [0.030, 0.031, 0.029, 0.045, 0.046]},\n"
+                       "{\"mode\": \"allreduce\", \"algo\": \"ring\", \"ranks\": 4, \"bytes\": 1048576, "
+                       "\"time_s\": 0.031}\n]}\n";
+    char *path = tmp_file(text, "calibXXXXXX.json"), *err = NULL;
+    MeasFile *m = reportmeas_load(path, &err);
+    ck_assert_msg(m != NULL, "%s", err);
+    CalFile cal;
+    calfile_init(&cal);
+    cal.inter = (CalClass){true, ALPHA, BETA, 1, 10, 0, 0};
+    Topo *t = calqueue_star(&cal, 4, &err);
+    ck_assert_msg(t != NULL, "%s", err);
+    double v[63];
+    CollParams prm;
+    coll_params_init(&prm);
+    for (int k = 0; k < 63; k++) {
+        CollSkew sk = {.skew_s = spread * 5 / 3, .seed = 1, .trial = (uint64_t)k, .own_span = true};
+        v[k] = collrun_time_skewed(t, COLL_BUTTERFLY, &prm, 4, 1048576, 8, 0, &sk, NULL, &err);
+        ck_assert_msg(v[k] > 0, "%s", err);
+    }
+    topo_free(t);
+    double first15[15];
+    memcpy(first15, v, sizeof first15);
+    qsort(first15, 15, sizeof *first15, cmp_dbl);
+    qsort(v, 63, sizeof *v, cmp_dbl);
+    double mean = 0;
+    for (int k = 6; k < 57; k++)
+        mean += v[k] / 51;
+    ck_assert(v[62] > v[0]);   /* the skew matters, so the two statistics can differ */
+
+    CalCompare *md = calcompare_run(m, &cal, path, CALCMP_MEDIAN), *mn = calcompare_run(m, &cal, path, CALCMP_MEAN);
+    ck_assert_int_eq(md->statistic, CALCMP_MEDIAN);
+    ck_assert_int_eq(mn->statistic, CALCMP_MEAN);
+    const CalCmpRow *a = &g_array_index(md->rows, CalCmpRow, 0), *b = &g_array_index(mn->rows, CalCmpRow, 0);
+    ck_rel(a->pred_s, first15[7], 1e-12);
+    ck_rel(b->pred_s, mean, 1e-12);
+    ck_assert(a->measured_s == 0.031);
+    ck_rel(b->measured_s, (reps[0] + reps[1] + reps[2] + reps[3] + reps[4]) / 5, 1e-12);
+    ck_rel(b->rel_err, (mean - b->measured_s) / b->measured_s, 1e-12);
+    const CalCmpRow *ra = &g_array_index(md->rows, CalCmpRow, 1), *rb = &g_array_index(mn->rows, CalCmpRow, 1);
+    ck_assert(ra->pred_s == rb->pred_s);
+    ck_assert(ra->measured_s == 0.031 && rb->measured_s == 0.031);
+    calcompare_free(md);
+    calcompare_free(mn);
+    calfile_clear(&cal);
+    calmeas_free(m);
+    g_unlink(path);
+    g_free(path);
 }
 END_TEST
 
@@ -445,6 +533,8 @@ int main(void)
     tcase_add_test(tc, test_gamma);
     tcase_add_test(tc, test_compare_exact);
     tcase_add_test(tc, test_compare_burst);
+    tcase_add_test(tc, test_trimmed_mean);
+    tcase_add_test(tc, test_compare_statistic);
     tcase_add_test(tc, test_ompi_decision);
     tc = testmain_case(s, "robustness");
     tcase_add_test(tc, test_fit_outlier);

@@ -590,7 +590,7 @@ START_TEST(test_calfile_protocol)
     char *mpath = tmp_file(m->str, "measXXXXXX.json");
     MeasFile *mf = reportmeas_load(mpath, &err);
     ck_assert_msg(mf, "%s", err);
-    CalCompare *x = calcompare_run(mf, &c, path);
+    CalCompare *x = calcompare_run(mf, &c, path, CALCMP_MEDIAN);
     for (guint i = 0; i < x->rows->len; i++) {
         const CalCmpRow *row = &g_array_index(x->rows, CalCmpRow, i);
         ck_assert_msg(fabs(row->rel_err) < 1e-9, "case %u (%s, %" G_GUINT64_FORMAT " B): error %g", i, row->label,
