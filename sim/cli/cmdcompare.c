@@ -126,7 +126,8 @@ static int run(void *opts, char **err)
     if (o->json && !reportcmp_write(o->json, x, m, &cal, o->cal, err))
         rc = 1;
     if (rc == 0 && o->plot) {
-        char *title = g_strdup_printf("arsim compare: %s with %s", m->path, o->cal);
+        char *title = g_strdup_printf("arsim compare: %s with %s (each case by its %s)", m->path, o->cal,
+                                      calcompare_statistic_name(o->statistic));
         rc = plotcalib_draw(x, o->plot, title, stdout, err);
         g_free(title);
     }
