@@ -418,9 +418,12 @@ static GArray *message_sizes(const GArray *pts)
 /* The best parameters over the used points (β held at beta_fix unless
  * that is NAN): without a handshake, and with one from each measured
  * message size on (one size at least below it); the handshake is kept
- * when it cuts the squared error to CALFIT_BURST_GAIN of the fit without. */
-static Cand fit_once(const GArray *pts, double gamma, double beta_fix, unsigned flags)
+ * when it cuts the squared error to CALFIT_BURST_GAIN of the fit without.
+ * An eager limit that is not NAN is given: the fit under it alone. */
+static Cand fit_once(const GArray *pts, double gamma, double beta_fix, unsigned flags, double eager)
 {
+    if (!isnan(eager))
+        return fit_eager(pts, gamma, beta_fix, flags, eager);
     Cand plain = fit_eager(pts, gamma, beta_fix, flags, INFINITY), hs = {0, 0, 0, 0, INFINITY, INFINITY};
     if ((flags & CALFIT_NO_PROTOCOL) || plain.sse <= CALFIT_EXACT * pts->len)
         return plain;
@@ -487,12 +490,12 @@ static double slope_beta(const GArray *pts, double gamma)
 /* The best fit over the used points, β free unless it strays more than
  * CALFIT_SLIDE from the large sizes' slope (then held there); *slope and
  * *held say which. */
-static Cand fit_guarded(const GArray *pts, double gamma, unsigned flags, double *slope, bool *held)
+static Cand fit_guarded(const GArray *pts, double gamma, unsigned flags, double eager, double *slope, bool *held)
 {
-    Cand c = fit_once(pts, gamma, NAN, flags);
+    Cand c = fit_once(pts, gamma, NAN, flags, eager);
     *slope = flags & CALFIT_FREE_BETA ? NAN : slope_beta(pts, gamma);
     *held = isfinite(*slope) && fabs(c.beta - *slope) > CALFIT_SLIDE * *slope;
-    return *held ? fit_once(pts, gamma, *slope, flags) : c;
+    return *held ? fit_once(pts, gamma, *slope, flags, eager) : c;
 }
 
 static int distinct_sizes(const GArray *pts)
@@ -569,6 +572,11 @@ static void goodness(const GArray *pts, double *r2, double *rms, int *n)
 
 bool calfit_link(GArray *points, double gamma, unsigned flags, CalLinkFit *out, char **err)
 {
+    return calfit_link_at(points, gamma, flags, NAN, out, err);
+}
+
+bool calfit_link_at(GArray *points, double gamma, unsigned flags, double eager_limit, CalLinkFit *out, char **err)
+{
     for (guint i = 0; i < points->len; i++)
         g_array_index(points, CalPoint, i).used = true;
     int sizes = distinct_sizes(points);
@@ -579,7 +587,7 @@ bool calfit_link(GArray *points, double gamma, unsigned flags, CalLinkFit *out, 
     }
     double slope;
     bool held;
-    Cand c = fit_guarded(points, gamma, flags, &slope, &held);
+    Cand c = fit_guarded(points, gamma, flags, eager_limit, &slope, &held);
     predict_all(points, &c, gamma);
     double med, sigma;
     robust_spread(points, &med, &sigma);
@@ -595,7 +603,7 @@ bool calfit_link(GArray *points, double gamma, unsigned flags, CalLinkFit *out, 
             p->used = fabs((p->time_s - p->pred_s) / p->time_s - med) <= limit;
         }
         if (distinct_sizes(points) >= 2) {
-            c = fit_guarded(points, gamma, flags, &slope, &held);
+            c = fit_guarded(points, gamma, flags, eager_limit, &slope, &held);
             predict_all(points, &c, gamma);
         } else {
             for (guint i = 0; i < points->len; i++)

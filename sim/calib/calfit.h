@@ -123,6 +123,12 @@ double calfit_model(const CalPoint *pt, double alpha, double beta, double gamma,
  * with γ known. false and *err ("what is wrong; what is expected") with
  * fewer than 2 distinct sizes. */
 bool calfit_link(GArray *points, double gamma, unsigned flags, CalLinkFit *out, char **err);
+/* The same with the protocol given rather than searched: a handshake from
+ * eager_limit bytes on (INFINITY: none), α, β, o and the burst fitted
+ * under it (o only with a handshake), whatever the gain; NAN: search, as
+ * calfit_link. (A protocol belongs to the MPI library and its transport:
+ * fitted where a handshake shows, it can be given where it does not.) */
+bool calfit_link_at(GArray *points, double gamma, unsigned flags, double eager_limit, CalLinkFit *out, char **err);
 
 /* γ = Σt / Σn over REDUCE points (least squares with weights 1/n: the
  * large sizes, where the loop's own overhead vanishes, dominate). false

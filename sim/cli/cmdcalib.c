@@ -20,6 +20,7 @@ typedef struct {
     bool no_burst;           /* --no-burst: plain α + nβ */
     bool no_protocol;        /* --no-protocol: no eager limit, handshake or overhead */
     bool free_beta;          /* --free-beta: β free even where it strays from the large sizes' slope */
+    char *protocol;          /* --protocol FILE: the inter protocol taken from that calibration, or NULL */
     GPtrArray *args;         /* the arguments: MEASUREMENTS.json */
 } CalibOpts;
 
@@ -108,6 +109,15 @@ static void print_protocol(FILE *out, const char *name, const CalLinkFit *f, con
     else
         fprintf(out, "protocol %s: no handshake step seen up to %.0f B: eager_limit inf, handshake none; overhead 0 "
                 "(alpha holds alpha + 2o: without a handshake the two cannot be told apart)\n", name, most);
+}
+
+/* The protocol line when --protocol gave it. */
+static void print_given(FILE *out, const CalFile *cal)
+{
+    char *p = protocol_format(&cal->inter_protocol.p);
+    fprintf(out, "protocol inter: from %s (not fitted here; alpha, beta, the burst and the overhead fitted under "
+            "its eager limit and handshake): %s\n", cal->protocol_from, p);
+    g_free(p);
 }
 
 /* The β line of a class: the large sizes' slope, and whether β was held
@@ -199,11 +209,11 @@ static gint cmp_int(gconstpointer a, gconstpointer b)
 }
 
 /* Fits a link class; 2 with *err when its points do not make a fit. */
-static int fit_class(const MeasFile *m, GArray *pts, double gamma, unsigned flags, const char *cls, CalLinkFit *f,
-                     char **err)
+static int fit_class(const MeasFile *m, GArray *pts, double gamma, unsigned flags, double eager, const char *cls,
+                     CalLinkFit *f, char **err)
 {
     char *why = NULL;
-    if (calfit_link(pts, gamma, flags, f, &why))
+    if (calfit_link_at(pts, gamma, flags, eager, f, &why))
         return 0;
     const MeasCase *c = case_of(m, &g_array_index(pts, CalPoint, 0));
     *err = g_strdup_printf("%s:%d:%d: too few points for the %s fit: %s (pingpong class %s%s)", m->path, c->line,
@@ -212,10 +222,40 @@ static int fit_class(const MeasFile *m, GArray *pts, double gamma, unsigned flag
     return 2;
 }
 
+/* --protocol FILE into *given: a calibration with an inter protocol; 2
+ * with *err otherwise. */
+static int load_protocol(const CalibOpts *o, CalFile *given, char **err)
+{
+    if (!calfile_load(o->protocol, given, err))
+        return 2;
+    if (!given->inter_protocol.set) {
+        *err = g_strdup_printf("%s:1:1: no inter protocol; expected a calibration whose inter class has one "
+                               "(arsim calibrate without --no-protocol writes it)", o->protocol);
+        return 2;
+    }
+    return 0;
+}
+
+/* The inter protocol of cal taken from given (--protocol): its eager
+ * limit, handshake, control queues, request payload and duplex; the
+ * overhead stays the one fitted under them. */
+static void take_protocol(CalFile *cal, const CalFile *given, const char *path)
+{
+    double o = cal->inter_protocol.p.overhead_s;
+    cal->inter_protocol = given->inter_protocol;
+    cal->inter_protocol.p.overhead_s = o;
+    g_free(cal->protocol_from);
+    cal->protocol_from = g_strdup(path);
+}
+
 static int run(void *opts, char **err)
 {
     CalibOpts *o = opts;
     o->meas = o->args->pdata[0];
+    if (o->protocol && o->no_protocol) {
+        *err = g_strdup("--protocol: given with --no-protocol; expected one of the two");
+        return 2;
+    }
     MeasFile *m = reportmeas_load(o->meas, err);
     if (!m)
         return 2;
@@ -237,10 +277,17 @@ static int run(void *opts, char **err)
         rc = 2;
     unsigned flags = (o->no_burst ? CALFIT_NO_BURST : 0) | (o->no_protocol ? CALFIT_NO_PROTOCOL : 0) |
                      (o->free_beta ? CALFIT_FREE_BETA : 0);
+    CalFile given;   /* --protocol's calibration */
+    calfile_init(&given);
+    if (rc == 0 && o->protocol)
+        rc = load_protocol(o, &given, err);
+    double eager = !o->protocol ? NAN
+                   : given.inter_protocol.p.handshake == PROTOCOL_HANDSHAKE_RTT ? (double)given.inter_protocol.p.eager_limit
+                                                                                : INFINITY;
     if (rc == 0 && inter->len > 0)
-        rc = fit_class(m, inter, gf.gamma, flags, "inter", &fi, err);
+        rc = fit_class(m, inter, gf.gamma, flags, eager, "inter", &fi, err);
     if (rc == 0 && intra->len > 0)
-        rc = fit_class(m, intra, 0, flags, "intra", &fa, err);
+        rc = fit_class(m, intra, 0, flags, NAN, "intra", &fa, err);
     if (rc == 0) {
         g_free(cal.source);
         cal.source = g_strdup(o->meas);
@@ -253,7 +300,11 @@ static int run(void *opts, char **err)
         if (inter->len > 0)
             fill_class(&cal.inter, &cal.inter_protocol, &fi, !o->no_protocol, inter, &cal);
         CalQueueFit qf = {0};
-        bool queued = calqueue_fit(m, &cal, &qf);
+        bool queued = false;
+        if (o->protocol && cal.inter.set)
+            take_protocol(&cal, &given, o->protocol);
+        else
+            queued = calqueue_fit(m, &cal, &qf);
         if (intra->len > 0)
             fill_class(&cal.intra, &cal.intra_protocol, &fa, !o->no_protocol, intra, &cal);
         if (cal.has_gamma) {
@@ -279,7 +330,9 @@ static int run(void *opts, char **err)
             print_beta(stdout, "inter", &fi, o->free_beta);
         if (cal.intra.set)
             print_beta(stdout, "intra", &fa, o->free_beta);
-        if (cal.inter_protocol.set)
+        if (cal.inter_protocol.set && o->protocol)
+            print_given(stdout, &cal);
+        else if (cal.inter_protocol.set)
             print_protocol(stdout, "inter", &fi, inter);
         if (cal.intra_protocol.set)
             print_protocol(stdout, "intra", &fa, intra);
@@ -307,6 +360,7 @@ static int run(void *opts, char **err)
         }
     }
     calfile_clear(&cal);
+    calfile_clear(&given);
     g_array_free(red, TRUE);
     g_array_free(inter, TRUE);
     g_array_free(intra, TRUE);
@@ -325,6 +379,10 @@ static const CliOpt opts[] = {
      .help = "fit the plain alpha + n beta model, without the burst term"},
     {"no-protocol", CLI_FLAG, offsetof(CalibOpts, no_protocol),
      .help = "fit no protocol: no eager limit, handshake or per-message overhead (eager_limit inf)"},
+    {"protocol", CLI_IN, offsetof(CalibOpts, protocol),
+     .help = "take the inter protocol from this calibration instead of fitting it (its eager limit and handshake, "
+             "control queues, request payload and duplex; alpha, beta, the burst and the overhead are fitted under "
+             "them): a protocol belongs to the MPI library and its transport, so fit it where a handshake shows"},
     {"free-beta", CLI_FLAG, offsetof(CalibOpts, free_beta),
      .help = "leave beta free even where it strays more than 10 % from the large messages' slope"},
     {NULL},

@@ -17,6 +17,7 @@ void calfile_init(CalFile *c)
     c->modes = g_strdup("");
     c->meas_date = g_strdup("");
     c->mpi_library = g_strdup("");
+    c->protocol_from = g_strdup("");
     c->used = g_array_new(FALSE, FALSE, sizeof(int));
     c->outliers = g_array_new(FALSE, FALSE, sizeof(int));
 }
@@ -27,6 +28,7 @@ void calfile_clear(CalFile *c)
     g_free(c->modes);
     g_free(c->meas_date);
     g_free(c->mpi_library);
+    g_free(c->protocol_from);
     if (c->used)
         g_array_free(c->used, TRUE);
     if (c->outliers)
@@ -86,6 +88,11 @@ char *calfile_format(const CalFile *c)
     g_string_append(o, "\n  mpi_library: ");
     yaml_str(o, c->mpi_library);
     g_string_append_c(o, '\n');
+    if (c->protocol_from[0]) {
+        g_string_append(o, "  inter_protocol_from: ");
+        yaml_str(o, c->protocol_from);
+        g_string_append_c(o, '\n');
+    }
     const CalClass *ks[] = {&c->inter, &c->intra};
     const char *names[] = {"inter", "intra"};
     for (int i = 0; i < 2; i++)
@@ -179,6 +186,13 @@ static bool read_fit(CfgNode *fit, CalFile *c, char **err)
     if (s) {
         g_free(c->mpi_library);
         c->mpi_library = g_strdup(s);
+    }
+    s = NULL;
+    if (!cfg_opt_string(fit, "inter_protocol_from", &s, err))
+        return false;
+    if (s) {
+        g_free(c->protocol_from);
+        c->protocol_from = g_strdup(s);
     }
     CfgNode *modes = cfg_get(fit, "modes");
     if (modes && modes->type == CFG_SEQ) {

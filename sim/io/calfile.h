@@ -13,7 +13,8 @@
  * `fit` records how the numbers were found: the modes fitted, the
  * measurement file's date and the indices of the cases that took part
  * (so `arsim compare` can tell fitted cases from held-out ones), the
- * burst of a token-bucket shaper, per-class residuals. A class's
+ * burst of a token-bucket shaper, per-class residuals, and where the inter
+ * protocol came from when it was taken from another calibration. A class's
  * `protocol` (io/protocol.h; written when the fit ran with it) is what the
  * fit found: the eager limit, the handshake and the overhead; a scenario
  * naming the calibration takes them for that class. `segment` is not
@@ -56,6 +57,8 @@ typedef struct {
     char *modes;             /* fit.modes joined with ',' ("pingpong,ring"); owned */
     char *meas_date;         /* fit.measurements_date: env.date of that file; owned ("" unknown) */
     char *mpi_library;       /* fit.mpi_library; owned */
+    char *protocol_from;     /* fit.inter_protocol_from: the calibration the inter protocol was taken from
+                              * (arsim calibrate --protocol); owned ("" fitted here) */
     GArray *used;            /* int: fit.used_cases, indices of the cases offered to the fit (outliers
                               * included), ascending; owned */
     GArray *outliers;        /* int: fit.outlier_cases, those of `used` the fit dropped as outliers; owned */

@@ -44,6 +44,26 @@ roundtrip() {
     [ -z "$bad" ] || { echo "errors beyond 1e-6: $bad"; return 1; }
 }
 
+# --protocol FILE: the protocol taken from another calibration — its
+# eager limit and handshake fix the fit's (α, β and o come back exactly:
+# the data has the same 64 KiB rtt step), its queues, request payload and
+# duplex are kept, the overhead is the one fitted here; the file says
+# where the protocol came from, and compare reads it back.
+given() {
+    printf '%s\n' 'inter: {alpha_s: 4e-05, beta_s_per_byte: 8.4e-09,' \
+        '  protocol: {eager_limit: 65536, handshake: rtt, overhead: 1e-3s, control_queue_from_higher: 131072, rts_payload: eager, duplex: half}}' \
+        >"$T/given.yaml"
+    "$A" calibrate "$SYN" --protocol "$T/given.yaml" --out "$T/cg.yaml" >"$T/gtable" 2>"$T/err" ||
+        { echo "exit $?: $(cat "$T/err")"; return 1; }
+    grep -Eq '^inter +100\.000 +8\.40000 ' "$T/gtable" || { echo "no inter row 100 us, 8.4 ns/B: $(grep ^inter "$T/gtable")"; return 1; }
+    grep -q "^protocol inter: from $T/given.yaml (not fitted here; " "$T/gtable" || { echo "no 'from' protocol line"; return 1; }
+    grep -q '^  protocol: {eager_limit: 65536, handshake: rtt, overhead: 1.5e-05s, segment: none, control_queue_from_lower: inf, control_queue_from_higher: 131072, duplex: half, rts_payload: eager}}$' "$T/cg.yaml" ||
+        { echo "calibration's protocol: $(grep protocol: "$T/cg.yaml")"; return 1; }
+    grep -q "^  inter_protocol_from: \"$T/given.yaml\"$" "$T/cg.yaml" || { echo "no inter_protocol_from"; return 1; }
+    ! grep -q '^exchange cases\|^control_queue' "$T/gtable" || { echo "the exchange fit ran"; return 1; }
+    "$A" compare "$SYN" --calibration "$T/cg.yaml" >/dev/null 2>"$T/err" || { echo "compare: $(cat "$T/err")"; return 1; }
+}
+
 no_protocol() {
     "$A" calibrate "$SYN" --no-protocol --out "$T/np.yaml" >"$T/nptable" 2>"$T/err" || { cat "$T/err"; return 1; }
     ! grep -q "protocol: {" "$T/np.yaml" || { echo "--no-protocol wrote a protocol"; return 1; }
@@ -84,6 +104,7 @@ slide() {
 t calproto_generator generator
 t calproto_fit fit
 t calproto_compare_roundtrip roundtrip
+t calproto_given given
 t calproto_no_protocol no_protocol
 t calproto_scenario scenario
 t calproto_slide slide

@@ -207,6 +207,39 @@ START_TEST(test_fit_none)
 }
 END_TEST
 
+/* The protocol given (calfit_link_at, calibrate --protocol): on data with
+ * the handshake it is the search's fit, exactly; on data without a step
+ * the given handshake stays, and the fit puts the whole latency in o
+ * (α = 0: the handshake then costs nothing, 2o = α + 2o of the data);
+ * INFINITY given on data with a step fits no handshake and no o. */
+START_TEST(test_fit_given)
+{
+    Protocol rtt = proto(PROTOCOL_HANDSHAKE_RTT, O, EAGER);
+    GArray *pts = measure(&rtt, 0, 0);
+    CalLinkFit f;
+    char *err = NULL;
+    ck_assert_msg(calfit_link_at(pts, GAMMA, 0, EAGER, &f, &err), "%s", err);
+    ck_assert(f.rtt);
+    ck_assert_uint_eq(f.eager_limit, EAGER);
+    ck_rel(f.alpha_s, ALPHA, 1e-6);
+    ck_rel(f.beta, BETA, 1e-6);
+    ck_rel(f.overhead_s, O, 1e-5);
+    ck_assert_msg(calfit_link_at(pts, GAMMA, 0, INFINITY, &f, &err), "%s", err);
+    ck_assert(!f.rtt && f.overhead_s == 0 && f.eager_limit == PROTOCOL_INF);
+    ck_assert_msg(f.rms_rel > 0.02, "rms %g", f.rms_rel);
+    g_array_free(pts, TRUE);
+    Protocol none = proto(PROTOCOL_HANDSHAKE_NONE, O, EAGER);
+    pts = measure(&none, 0, 0);
+    ck_assert_msg(calfit_link_at(pts, GAMMA, 0, EAGER, &f, &err), "%s", err);
+    ck_assert(f.rtt);
+    ck_assert_uint_eq(f.eager_limit, EAGER);
+    ck_assert_msg(f.alpha_s <= 1e-6 * ALPHA, "alpha %g", f.alpha_s);
+    ck_rel(2 * f.overhead_s, ALPHA + 2 * O, 1e-6);
+    ck_rel(f.beta, BETA, 1e-6);
+    g_array_free(pts, TRUE);
+}
+END_TEST
+
 /* β cannot slide: with ping-pongs of 32-256 KiB twice as fast as the
  * model says (a shaper passing part of each message at line rate, as the
  * emulated cluster's 8 hosts did) beside 8-rank rings, the free fit's β
@@ -618,6 +651,7 @@ int main(void)
     tcase_add_test(tc, test_fit_exact);
     tcase_add_test(tc, test_fit_noisy);
     tcase_add_test(tc, test_fit_none);
+    tcase_add_test(tc, test_fit_given);
     tcase_add_test(tc, test_fit_slide);
     tcase_add_test(tc, test_fit_queue);
     tcase_add_test(tc, test_fit_rts_payload);
