@@ -166,6 +166,19 @@ static bool read_indices(CfgNode *fit, const char *key, GArray *out, char **err)
     return true;
 }
 
+/* fit.<key>, when a string, into *field (owned: the old text freed). */
+static bool read_fit_text(CfgNode *fit, const char *key, char **field, char **err)
+{
+    const char *s = NULL;
+    if (!cfg_opt_string(fit, key, &s, err))
+        return false;
+    if (s) {
+        g_free(*field);
+        *field = g_strdup(s);
+    }
+    return true;
+}
+
 /* The free-form `fit` mapping: the keys calfile writes; others ignored. */
 static bool read_fit(CfgNode *fit, CalFile *c, char **err)
 {
@@ -173,27 +186,10 @@ static bool read_fit(CfgNode *fit, CalFile *c, char **err)
         return true;
     if (!cfg_expect_map(fit, "fit", err))
         return false;
-    const char *s = NULL;
-    if (!cfg_opt_string(fit, "measurements_date", &s, err))
+    if (!read_fit_text(fit, "measurements_date", &c->meas_date, err) ||
+        !read_fit_text(fit, "mpi_library", &c->mpi_library, err) ||
+        !read_fit_text(fit, "inter_protocol_from", &c->protocol_from, err))
         return false;
-    if (s) {
-        g_free(c->meas_date);
-        c->meas_date = g_strdup(s);
-    }
-    s = NULL;
-    if (!cfg_opt_string(fit, "mpi_library", &s, err))
-        return false;
-    if (s) {
-        g_free(c->mpi_library);
-        c->mpi_library = g_strdup(s);
-    }
-    s = NULL;
-    if (!cfg_opt_string(fit, "inter_protocol_from", &s, err))
-        return false;
-    if (s) {
-        g_free(c->protocol_from);
-        c->protocol_from = g_strdup(s);
-    }
     CfgNode *modes = cfg_get(fit, "modes");
     if (modes && modes->type == CFG_SEQ) {
         GString *m = g_string_new("");

@@ -5,7 +5,8 @@
 # γ 0.2 ns/B, eager limit 64 KiB, rtt, o 15 us) it gives back every
 # parameter, prints the protocol line, writes it into the calibration, and
 # `arsim compare` then predicts every case (the held-out butterfly,
-# Rabenseifner and tree included) with ~0 error; --no-protocol leaves the
+# Rabenseifner and tree included) with ~0 error; --protocol takes the
+# protocol from another calibration and fits under it; --no-protocol leaves the
 # protocol out; a scenario naming the calibration takes it.
 # Prints "ok <test>" or "FAIL <test>: why" per test.
 set -u

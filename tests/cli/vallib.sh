@@ -103,6 +103,8 @@ reanalyze() {
     validate/validate.sh --short --reanalyze "$run" --out "$T/re3" --arsim "$A" --statistic median >"$T/re3.log" 2>&1 ||
         { echo "--statistic median: exit $?"; return 1; }
     grep -Eq '"statistic":[[:space:]]*"median"' "$T/re3/compare-4.json" || { echo "--statistic median not passed on"; return 1; }
+    validate/validate.sh --short --reanalyze "$run" --out "$T/re5" --arsim "$A" --carry-protocol >"$T/re5.log" 2>&1 ||
+        { echo "--carry-protocol: exit $?: $(tail -3 "$T/re5.log")"; return 1; }
     validate/validate.sh --short --reanalyze "$run" --out "$T/re4" --arsim "$A" --statistic mode >"$T/re4.log" 2>&1
     [ $? = 2 ] && [ "$(wc -l <"$T/re4.log")" = 1 ] && grep -q "^validate.sh: --statistic: 'mode' is not a statistic" "$T/re4.log" ||
         { echo "--statistic mode: $(cat "$T/re4.log")"; return 1; }
