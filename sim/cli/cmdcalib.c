@@ -226,6 +226,7 @@ static int fit_class(const MeasFile *m, GArray *pts, double gamma, unsigned flag
  * with *err otherwise. */
 static int load_protocol(const CalibOpts *o, CalFile *given, char **err)
 {
+    calfile_clear(given);   /* calfile_load initialises it afresh */
     if (!calfile_load(o->protocol, given, err))
         return 2;
     if (!given->inter_protocol.set) {
