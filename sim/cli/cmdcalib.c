@@ -282,9 +282,11 @@ static int run(void *opts, char **err)
     calfile_init(&given);
     if (rc == 0 && o->protocol)
         rc = load_protocol(o, &given, err);
+    /* the fit's eager limit: NAN searches it; INFINITY (no handshake, or every message eager) fits none */
+    const Protocol *gp = &given.inter_protocol.p;
     double eager = !o->protocol ? NAN
-                   : given.inter_protocol.p.handshake == PROTOCOL_HANDSHAKE_RTT ? (double)given.inter_protocol.p.eager_limit
-                                                                                : INFINITY;
+                   : gp->handshake == PROTOCOL_HANDSHAKE_RTT && gp->eager_limit != PROTOCOL_INF ? (double)gp->eager_limit
+                                                                                               : INFINITY;
     if (rc == 0 && inter->len > 0)
         rc = fit_class(m, inter, gf.gamma, flags, eager, "inter", &fi, err);
     if (rc == 0 && intra->len > 0)

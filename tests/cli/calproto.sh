@@ -63,6 +63,13 @@ given() {
     grep -q "^  inter_protocol_from: \"$T/given.yaml\"$" "$T/cg.yaml" || { echo "no inter_protocol_from"; return 1; }
     ! grep -q '^exchange cases\|^control_queue' "$T/gtable" || { echo "the exchange fit ran"; return 1; }
     "$A" compare "$SYN" --calibration "$T/cg.yaml" >/dev/null 2>"$T/err" || { echo "compare: $(cat "$T/err")"; return 1; }
+    # rtt with every message eager is no handshake: o is not fitted apart from α (0, as without one)
+    printf '%s\n' 'inter: {alpha_s: 4e-05, beta_s_per_byte: 8.4e-09, protocol: {eager_limit: inf, handshake: rtt, overhead: 1e-3s}}' \
+        >"$T/given-inf.yaml"
+    "$A" calibrate "$SYN" --protocol "$T/given-inf.yaml" --out "$T/cgi.yaml" >/dev/null 2>"$T/err" ||
+        { echo "exit $?: $(cat "$T/err")"; return 1; }
+    grep -q '^  protocol: {eager_limit: inf, handshake: rtt, overhead: 0s, segment: none}}$' "$T/cgi.yaml" ||
+        { echo "eager_limit inf given: $(grep protocol: "$T/cgi.yaml")"; return 1; }
 }
 
 no_protocol() {
