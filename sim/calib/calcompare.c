@@ -150,6 +150,15 @@ const char *calcompare_statistic_name(CalCmpStatistic st)
     return st == CALCMP_MEAN ? "mean" : "median";
 }
 
+char *calcompare_statistic_rule(CalCmpStatistic st)
+{
+    return st == CALCMP_MEAN ? g_strdup_printf("the mean of each case's repetitions without their slowest and "
+                                               "fastest tenth (a skewed prediction: the same of %d trials)",
+                                               SKEW_TRIALS_MEAN)
+                             : g_strdup_printf("each case's median repetition (a skewed prediction: the median of "
+                                               "%d trials)", SKEW_TRIALS);
+}
+
 /* c's measured time under statistic st. */
 static double measured(const MeasCase *c, CalCmpStatistic st)
 {

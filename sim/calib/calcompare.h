@@ -107,6 +107,9 @@ double calcompare_trimmed_mean(double *v, size_t n);
 
 /* "median" or "mean". */
 const char *calcompare_statistic_name(CalCmpStatistic st);
+/* What a case's measured time and a skewed prediction are under st, one
+ * phrase for compare's header (g_free). */
+char *calcompare_statistic_rule(CalCmpStatistic st);
 void calcompare_free(CalCompare *x);
 
 /* Open MPI 4.1 coll/tuned's fixed all-reduce choice for a commutative

@@ -112,14 +112,12 @@ static int run(void *opts, char **err)
         printf(" intra alpha %.2f us, beta %.4f ns/B;", cal.intra.alpha_s * 1e6, cal.intra.beta * 1e9);
     if (cal.has_gamma)
         printf(" gamma %.4g ns/B", cal.gamma * 1e9);
+    char *rule = calcompare_statistic_rule(x->statistic);
     printf("\n%s; measured = %s; error = (predicted - measured) / measured; set: fit = the calibration was fitted on the case, out "
            "= offered to the fit but dropped as an outlier, held = held out; rank = the share of the case's "
            "repetitions that ran faster than predicted (50%% at the median; - where the file lists none)\n\n",
-           x->mpi_rule,
-           o->statistic == CALCMP_MEAN ? "the mean of each case's repetitions without their slowest and fastest "
-                                         "tenth (a skewed prediction: the same of 63 trials)"
-                                       : "each case's median repetition (a skewed prediction: the median of 15 "
-                                         "trials)");
+           x->mpi_rule, rule);
+    g_free(rule);
     print_rows(x);
     print_summary(x);
     int rc = 0;
@@ -127,7 +125,7 @@ static int run(void *opts, char **err)
         rc = 1;
     if (rc == 0 && o->plot) {
         char *title = g_strdup_printf("arsim compare: %s with %s (each case by its %s)", m->path, o->cal,
-                                      calcompare_statistic_name(o->statistic));
+                                      calcompare_statistic_name(x->statistic));
         rc = plotcalib_draw(x, o->plot, title, stdout, err);
         g_free(title);
     }
