@@ -43,7 +43,7 @@
 # their cases' repetitions (below the 10th percentile, within the 10th to
 # 90th, above the 90th: compare's rank, where mpibench listed them), and
 # the held-out >= 256 KiB median and max under the other statistic
-# (compare-N-other.json).
+# (compare-N-other.json and .txt).
 # --short (for `make check`): 4 hosts only, sizes 4 KiB..4 MiB, ring,
 # butterfly, rabenseifner and tree, no replays; fails only on a wrong
 # result or a held-out median above --median-bound (default 0.25 there).
@@ -252,9 +252,8 @@ for cl in $clusters; do
         >"$outdir/compare-$n.txt" 2>&1 ||
         { echo "$prog: arsim compare failed:"; cat "$outdir/compare-$n.txt"; exit 1; } >&2
     "$arsim" compare "$meas" --calibration "$cal" --statistic "$other" --json "$outdir/compare-$n-other.json" \
-        >/dev/null 2>"$outdir/compare-$n-other.err" ||
-        { echo "$prog: arsim compare --statistic $other failed:"; cat "$outdir/compare-$n-other.err"; exit 1; } >&2
-    rm -f "$outdir/compare-$n-other.err"
+        >"$outdir/compare-$n-other.txt" 2>&1 ||
+        { echo "$prog: arsim compare --statistic $other failed:"; cat "$outdir/compare-$n-other.txt"; exit 1; } >&2
     grep -v '^wrote ' "$outdir/compare-$n.txt"
     echo "   TCP retransmission timeouts per case:"
     timeouts "$meas" "$cmp"
