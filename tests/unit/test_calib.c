@@ -213,6 +213,17 @@ static char *pos_of(const char *path, const char *text, const char *needle)
 #define HEAD "{\n  \"schema\": \"arsim-measurements/1\",\n  \"env\": {\"ranks\": 4, \"hosts\": 4},\n  \"cases\": [\n"
 #define GOOD "    {\"mode\": \"pingpong\", \"class\": \"inter\", \"ranks\": 2, \"bytes\": 4096, \"time_s\": 5e-05},\n"
 
+/* The measurements in text, loaded from a temporary file whose name goes
+ * to *path (the caller unlinks and frees it); the load must succeed. */
+static MeasFile *meas_from_text(const char *text, char **path)
+{
+    char *err = NULL;
+    *path = tmp_file(text, "calibXXXXXX.json");
+    MeasFile *m = reportmeas_load(*path, &err);
+    ck_assert_msg(m != NULL, "%s", err);
+    return m;
+}
+
 /* Loading text must fail at the position of needle with a message holding what. */
 static void bad_at(const char *text, const char *needle, const char *what)
 {
@@ -262,9 +273,8 @@ START_TEST(test_meas_good)
         "\"time_s\": 0.01, \"verified\": false, \"future_key\": [1, {\"x\": 2}]},\n"
         "    {\"mode\": \"iteration\", \"config\": \"x.yaml\", \"policy\": \"ddp\", \"ranks\": 4, \"bytes\": 0, "
         "\"batch\": 32, \"scale\": 2.5, \"sets\": [\"a=1\", \"b=2\"], \"time_s\": 0.5}\n  ]\n}\n";
-    char *path = tmp_file(text, "calibXXXXXX.json"), *err = NULL;
-    MeasFile *m = reportmeas_load(path, &err);
-    ck_assert_msg(m != NULL, "%s", err);
+    char *path;
+    MeasFile *m = meas_from_text(text, &path);
     ck_assert_int_eq(m->cases->len, 3);
     ck_assert_int_eq(m->ranks, 4);
     const MeasCase *h = &g_array_index(m->cases, MeasCase, 1), *it = &g_array_index(m->cases, MeasCase, 2);
@@ -355,9 +365,8 @@ START_TEST(test_compare_exact)
                                        t_algo(as, p, (double)n));
             }
     g_string_append(t, "\n]}\n");
-    char *path = tmp_file(t->str, "calibXXXXXX.json"), *err = NULL;
-    MeasFile *m = reportmeas_load(path, &err);
-    ck_assert_msg(m != NULL, "%s", err);
+    char *path;
+    MeasFile *m = meas_from_text(t->str, &path);
     CalFile cal;
     calfile_init(&cal);
     cal.inter = (CalClass){true, ALPHA, BETA, 1, 10, 0, 0};
@@ -401,9 +410,8 @@ START_TEST(test_compare_burst)
                                    G_GUINT64_FORMAT ", \"time_s\": %.17g}", cases++ ? ",\n" : "", p, n, want);
         }
     g_string_append(t, "\n]}\n");
-    char *path = tmp_file(t->str, "calibXXXXXX.json"), *err = NULL;
-    MeasFile *m = reportmeas_load(path, &err);
-    ck_assert_msg(m != NULL, "%s", err);
+    char *path;
+    MeasFile *m = meas_from_text(t->str, &path);
     CalFile cal;
     calfile_init(&cal);
     cal.inter = (CalClass){true, ALPHA, BETA, 1, 10, burst, 0};
@@ -463,9 +471,8 @@ START_TEST(test_compare_statistic)
                        "\"reps_s\": [0.030, 0.031, 0.029, 0.045, 0.046]},\n"
                        "{\"mode\": \"allreduce\", \"algo\": \"ring\", \"ranks\": 4, \"bytes\": 1048576, "
                        "\"time_s\": 0.031}\n]}\n";
-    char *path = tmp_file(text, "calibXXXXXX.json"), *err = NULL;
-    MeasFile *m = reportmeas_load(path, &err);
-    ck_assert_msg(m != NULL, "%s", err);
+    char *path, *err = NULL;
+    MeasFile *m = meas_from_text(text, &path);
     CalFile cal;
     calfile_init(&cal);
     cal.inter = (CalClass){true, ALPHA, BETA, 1, 10, 0, 0};
