@@ -48,8 +48,9 @@
 # butterfly, rabenseifner and tree, no replays; fails only on a wrong
 # result or a held-out median above --median-bound (default 0.25 there).
 # --reanalyze RUN: measures nothing (no root, no cluster) — takes the
-# measurements of an earlier run's directory RUN (meas-N.json, replays
-# merged) and calibrates, compares and checks the targets again with
+# measurements of an earlier run's directory RUN (meas-N.json or
+# meas-N.json.gz, replays merged; validate/runs/ keeps runs 11-16 and
+# MPICH 7-8) and calibrates, compares and checks the targets again with
 # this arsim, into --out DIR (RUN itself is not written).
 #
 #   validate/validate.sh [--short] [--out DIR] [--prefix P] [--net A.B.C]
@@ -196,9 +197,14 @@ for cl in $clusters; do
     n=${cl%%:*}; rate=${cl#*:}
     meas=$outdir/meas-$n.json cal=$outdir/calib-$n.yaml cmp=$outdir/compare-$n.json
     if [ -n "$from" ]; then
-        [ -f "$from/meas-$n.json" ] || { echo "$prog: --reanalyze: $from/meas-$n.json not found; expected the run's measurements of $n hosts" >&2; exit 1; }
-        cp "$from/meas-$n.json" "$meas" || exit 1
-        echo "== $n hosts: the measurements of $from/meas-$n.json"
+        src=$from/meas-$n.json
+        [ -f "$src" ] || [ ! -f "$src.gz" ] || src=$src.gz
+        [ -f "$src" ] || { echo "$prog: --reanalyze: $from/meas-$n.json not found; expected the run's measurements of $n hosts (or meas-$n.json.gz)" >&2; exit 1; }
+        case $src in
+            *.gz) gzip -dc "$src" >"$meas" || exit 1 ;;
+            *) cp "$src" "$meas" || exit 1 ;;
+        esac
+        echo "== $n hosts: the measurements of $src"
     else
         echo "== $n hosts at $rate, $mpi, $([ ${#eager[@]} = 1 ] && echo "every message eager (--eager)" || echo "MPI's own eager limit and rendezvous"): measuring (mpibench ${bench[*]})"
         "$here/cluster.sh" up "$n" --rate "$rate" --prefix "$prefix" --net "$net" --state "$statedir" "${eager[@]}" >>"$log" 2>&1 ||

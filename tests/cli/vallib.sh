@@ -103,6 +103,14 @@ reanalyze() {
     validate/validate.sh --short --reanalyze "$run" --out "$T/re3" --arsim "$A" --statistic median >"$T/re3.log" 2>&1 ||
         { echo "--statistic median: exit $?"; return 1; }
     grep -Eq '"statistic":[[:space:]]*"median"' "$T/re3/compare-4.json" || { echo "--statistic median not passed on"; return 1; }
+    # a run kept gzipped (validate/runs/) reads the same
+    mkdir -p "$T/rungz" && gzip -c tests/data/calib-protocol.json >"$T/rungz/meas-4.json.gz" || return 1
+    validate/validate.sh --short --reanalyze "$T/rungz" --out "$T/regz" --arsim "$A" >"$T/regz.log" 2>&1 ||
+        { echo "gzipped run: exit $?: $(tail -3 "$T/regz.log")"; return 1; }
+    # the same comparison but for the two file paths it names
+    diff <(grep -Ev '"(measurements|calibration)":' "$T/regz/compare-4.json") \
+        <(grep -Ev '"(measurements|calibration)":' "$out/compare-4.json") >/dev/null ||
+        { echo "gzipped run compares otherwise"; return 1; }
     validate/validate.sh --short --reanalyze "$run" --out "$T/re5" --arsim "$A" --carry-protocol >"$T/re5.log" 2>&1 ||
         { echo "--carry-protocol: exit $?: $(tail -3 "$T/re5.log")"; return 1; }
     validate/validate.sh --short --reanalyze "$run" --out "$T/re4" --arsim "$A" --statistic mode >"$T/re4.log" 2>&1
