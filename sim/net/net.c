@@ -17,7 +17,8 @@
  * A link with a token bucket (burst_B > 0, a tc tbf shaper) keeps its
  * credit: it grows at the link's rate while the link serializes nothing,
  * up to burst_B, and the bytes of a message (or packet) that the credit
- * covers pass at once; only the rest is serialized.
+ * covers pass at once (or at the bucket's peak rate, the credit draining
+ * at peak - rate meanwhile); only the rest is serialized at the rate.
  *
  * Messages and flow arrays come from free lists in the Net, so the hot path
  * does not allocate once the pools have grown to the peak load.
@@ -76,6 +77,7 @@ typedef struct {
  * stay as small as before on the per-packet path). */
 typedef struct {
     double burst_B;         /* bucket size, bytes, >= 0 (0: none) */
+    double peak_Bps;        /* rate the credit's bytes pass at, bytes/s, > the link's (0: at once) */
     double tokens_B;        /* credit at tok_ps, bytes, 0..burst_B */
     simtime_t tok_ps;       /* when tokens_B was last settled; <= the next service's start */
 } NetBucket;
@@ -138,9 +140,22 @@ static simtime_t bucket_ser_ps(Net *n, NetLink *l, uint64_t bytes, simtime_t s)
     double tok = k->tokens_B + (s > k->tok_ps ? (double)(s - k->tok_ps) / PS_PER_S * l->bw_Bps : 0);
     if (tok > k->burst_B)
         tok = k->burst_B;
-    double rest = (double)bytes - tok;
-    simtime_t ser = rest > 0 ? ser_ps(n, l->bw_Bps, rest) : 0;
-    k->tokens_B = rest > 0 ? 0 : -rest;
+    simtime_t ser;
+    if (k->peak_Bps > 0) {
+        /* at the peak the credit drains at peak - rate: it covers tok·peak/(peak - rate) bytes */
+        double cover = tok * k->peak_Bps / (k->peak_Bps - l->bw_Bps);
+        if ((double)bytes <= cover) {
+            ser = ser_ps(n, k->peak_Bps, (double)bytes);
+            k->tokens_B = fmax(0, tok - (double)bytes * (1 - l->bw_Bps / k->peak_Bps));
+        } else {
+            ser = tadd(n, ser_ps(n, k->peak_Bps, cover), ser_ps(n, l->bw_Bps, (double)bytes - cover));
+            k->tokens_B = 0;
+        }
+    } else {
+        double rest = (double)bytes - tok;
+        ser = rest > 0 ? ser_ps(n, l->bw_Bps, rest) : 0;
+        k->tokens_B = rest > 0 ? 0 : -rest;
+    }
     k->tok_ps = tadd(n, s, ser);
     return ser;
 }
@@ -444,7 +459,7 @@ Net *net_new(Sim *sim, Topo *t)
         if (tl->burst_B > 0) {   /* the bucket starts full */
             if (!n->buckets)
                 n->buckets = g_new0(NetBucket, n->nlinks);
-            n->buckets[i] = (NetBucket){.burst_B = tl->burst_B, .tokens_B = tl->burst_B};
+            n->buckets[i] = (NetBucket){.burst_B = tl->burst_B, .peak_Bps = tl->peak_Bps, .tokens_B = tl->burst_B};
         }
     }
     n->msg_free = g_ptr_array_new();

@@ -15,7 +15,10 @@
  * A link with a token bucket of b bytes (TopoLink.burst_B, a tc tbf
  * shaper) starts full and refills at B while idle; the bytes its credit
  * covers pass at once, so an uncontended message over a star (two links
- * of equal B and b, both full) costs sum(L) + max(0, m - b)/B.
+ * of equal B and b, both full) costs sum(L) + max(0, m - b)/B. With a peak
+ * rate P > B (TopoLink.peak_Bps) the credit's bytes pass at P, the credit
+ * draining at P - B: the first bP/(P - B) bytes take m/P, so such a
+ * message costs sum(L) + m/P up to there and sum(L) + (m - b)/B beyond.
  */
 #ifndef ARSIM_NET_H
 #define ARSIM_NET_H

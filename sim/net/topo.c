@@ -106,6 +106,11 @@ static bool check_class(const TopoLinkClass *c, const char *what, char **err)
         return fail(err, "%s latency is %g s; expected a finite time >= 0", what, c->latency_s);
     if (!isfinite(c->burst_B) || c->burst_B < 0)
         return fail(err, "%s burst is %g B; expected a finite size >= 0 (0 = no token bucket)", what, c->burst_B);
+    if (isnan(c->peak_Bps) || c->peak_Bps < 0 || (c->peak_Bps > 0 && !(c->peak_Bps > c->bw_Bps)))
+        return fail(err, "%s peak is %g B/s; expected 0 (none) or a rate above the bandwidth (%g B/s)", what,
+                    c->peak_Bps, c->bw_Bps);
+    if (c->peak_Bps > 0 && !(c->burst_B > 0))
+        return fail(err, "%s has a peak rate but no burst; expected a burst > 0 with it", what);
     return true;
 }
 
@@ -145,7 +150,8 @@ static bool add_link(Build *b, int from, int to, TopoLinkClass c)
     if (!sim_seconds_to_ps(lat_s, &ps))
         return fail(b->err, "link latency %g s does not fit in 64-bit picoseconds; expected at most about 1.8e7 s",
                     lat_s);
-    TopoLink l = {.from = from, .to = to, .bw_Bps = c.bw_Bps, .latency_ps = ps, .burst_B = c.burst_B};
+    TopoLink l = {.from = from, .to = to, .bw_Bps = c.bw_Bps, .latency_ps = ps, .burst_B = c.burst_B,
+                  .peak_Bps = c.peak_Bps};
     g_array_append_val(b->t->links, l);
     return true;
 }

@@ -32,6 +32,8 @@ typedef struct {
     double burst_B;     /* token bucket, bytes, >= 0 (0: none): an idle link saves up to this many
                          * bytes of credit at bw_Bps, and bytes covered by credit pass at once
                          * (a tc tbf shaper; see net.h) */
+    double peak_Bps;    /* bytes per second the credit's bytes pass at, > bw_Bps; 0: at once (tc tbf's
+                         * peakrate, or the rate a host can copy into the shaper; needs a burst) */
 } TopoLinkClass;
 
 typedef struct {
@@ -77,6 +79,7 @@ typedef struct {
     double bw_Bps;           /* bytes per second (INFINITY: no serialization) */
     simtime_t latency_ps;    /* propagation + switch forwarding latency */
     double burst_B;          /* token bucket, bytes, >= 0 (0: none); see TopoLinkClass */
+    double peak_Bps;         /* the bucket's peak rate, bytes/s (0: credit passes at once); see TopoLinkClass */
 } TopoLink;
 
 /* A route: the links a message crosses, in order. Immutable and shared by

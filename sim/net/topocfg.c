@@ -25,6 +25,28 @@ static bool topocfg_burst(CfgNode *map, double *out, char **err)
     return true;
 }
 
+/* The optional `peak` key (read after bandwidth and burst): the rate a
+ * token bucket's credit passes at, above the bandwidth, with a burst. */
+static bool topocfg_peak(CfgNode *map, TopoLinkClass *cls, char **err)
+{
+    CfgNode *v = cfg_peek(map, "peak");
+    if (!v)
+        return true;
+    double r = 0;
+    if (!cfg_opt_rate(map, "peak", &r, err))
+        return false;
+    if (!(cls->burst_B > 0)) {
+        *err = cfg_err(v, "peak without a burst; expected a burst (the token bucket whose credit passes at the peak)");
+        return false;
+    }
+    if (!(r > cls->bw_Bps) || isinf(r)) {
+        *err = cfg_err(v, "peak is %g B/s; expected a finite rate above the bandwidth (%g B/s)", r, cls->bw_Bps);
+        return false;
+    }
+    cls->peak_Bps = r;
+    return true;
+}
+
 /* A link-class mapping; `protocol` (when proto is not NULL) read into
  * *proto, *proto_set then true. */
 static bool read_class(CfgNode *n, TopoLinkClass *cls, Protocol *proto, bool *proto_set, const char *what,
@@ -33,7 +55,7 @@ static bool read_class(CfgNode *n, TopoLinkClass *cls, Protocol *proto, bool *pr
     if (!cfg_expect_map(n, what, err))
         return false;
     if (!cfg_opt_rate(n, "bandwidth", &cls->bw_Bps, err) || !cfg_opt_time(n, "latency", &cls->latency_s, err) ||
-        !topocfg_burst(n, &cls->burst_B, err))
+        !topocfg_burst(n, &cls->burst_B, err) || !topocfg_peak(n, cls, err))
         return false;
     CfgNode *pr = proto ? cfg_get(n, "protocol") : NULL;
     if (pr && !cfg_is_null(pr)) {
@@ -41,7 +63,8 @@ static bool read_class(CfgNode *n, TopoLinkClass *cls, Protocol *proto, bool *pr
             return false;
         *proto_set = true;
     }
-    return cfg_check_keys(n, what, proto ? "bandwidth, latency, burst, protocol" : "bandwidth, latency, burst", err);
+    return cfg_check_keys(n, what, proto ? "bandwidth, latency, burst, peak, protocol" : "bandwidth, latency, burst, peak",
+                          err);
 }
 
 bool topocfg_link(CfgNode *n, TopoLinkClass *cls, const char *what, char **err)
@@ -130,7 +153,8 @@ static bool read_graph(CfgNode *map, TopoSpec *spec, char **err)
         ok = cfg_expect_map(ln, "a graph link", err) && cfg_opt_string(ln, "a", &a, err) &&
              cfg_opt_string(ln, "b", &b, err) && cfg_opt_rate(ln, "bandwidth", &e.link.bw_Bps, err) &&
              cfg_opt_time(ln, "latency", &e.link.latency_s, err) && topocfg_burst(ln, &e.link.burst_B, err) &&
-             cfg_check_keys(ln, "a graph link", "a, b, bandwidth, latency, burst", err);
+             topocfg_peak(ln, &e.link, err) &&
+             cfg_check_keys(ln, "a graph link", "a, b, bandwidth, latency, burst, peak", err);
         if (!ok)
             break;
         int ia = a ? GPOINTER_TO_INT(g_hash_table_lookup(index, a)) : 0;

@@ -343,7 +343,7 @@ static bool read_cluster(CfgNode *root, Scenario *s, char **err)
             s->topo.gpus_per_node = (int)g;
             s->topo.link = net.link;
             s->topo.packet_bytes = net.packet_bytes;
-            s->topo.intra = (TopoLinkClass){150e9, 1e-6, 0};   /* NVLink-class default */
+            s->topo.intra = (TopoLinkClass){150e9, 1e-6, 0, 0};   /* NVLink-class default */
             s->topo.protocol = net.protocol;
             CfgNode *in = cfg_get(c, "intra");
             if (in && !topocfg_intra(in, &s->topo, err)) {
@@ -390,11 +390,13 @@ static bool read_calibration(CfgNode *n, Scenario *s, char **err)
             c->alpha_inter_s = cf.inter.alpha_s;
             c->beta_inter = cf.inter.beta;
             c->burst_inter_B = cf.inter.burst_bytes;
+            c->peak_inter_Bps = cf.inter.peak_Bps;
         }
         if (cf.intra.set) {
             c->alpha_intra_s = cf.intra.alpha_s;
             c->beta_intra = cf.intra.beta;
             c->burst_intra_B = cf.intra.burst_bytes;
+            c->peak_intra_Bps = cf.intra.peak_Bps;
         }
         if (cf.has_gamma)
             c->gamma = cf.gamma;
@@ -412,14 +414,18 @@ static bool read_calibration(CfgNode *n, Scenario *s, char **err)
         inter->link.latency_s = c->alpha_inter_s / 2;
     if (c->beta_inter > 0)
         inter->link.bw_Bps = 1.0 / c->beta_inter;
-    if (c->burst_inter_B >= 0)
+    if (c->burst_inter_B >= 0) {
         inter->link.burst_B = c->burst_inter_B;
+        inter->link.peak_Bps = c->peak_inter_Bps;
+    }
     if (s->topo.kind == TOPO_HIERARCHICAL && c->alpha_intra_s >= 0)
         s->topo.intra.latency_s = c->alpha_intra_s / 2;
     if (s->topo.kind == TOPO_HIERARCHICAL && c->beta_intra > 0)
         s->topo.intra.bw_Bps = 1.0 / c->beta_intra;
-    if (s->topo.kind == TOPO_HIERARCHICAL && c->burst_intra_B >= 0)
+    if (s->topo.kind == TOPO_HIERARCHICAL && c->burst_intra_B >= 0) {
         s->topo.intra.burst_B = c->burst_intra_B;
+        s->topo.intra.peak_Bps = c->peak_intra_Bps;
+    }
     /* The protocol: what the calibration measured; the segment is the cluster's. */
     uint64_t seg = s->topo.protocol.segment_bytes;
     if (c->proto_inter_set) {

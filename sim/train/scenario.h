@@ -19,6 +19,9 @@ typedef struct {
     double burst_inter_B;    /* token bucket of the links between nodes, bytes (fit.inter_burst_bytes;
                               * < 0: keep) */
     double burst_intra_B;    /* token bucket of the links inside a node (fit.intra_burst_bytes; < 0: keep) */
+    double peak_inter_Bps;   /* the rate the inter bucket's credit passes at, bytes/s (fit.inter_peak_bytes_per_s;
+                              * 0: at once; set with burst_inter_B) */
+    double peak_intra_Bps;   /* ... inside a node (set with burst_intra_B) */
     bool proto_inter_set;    /* the calibration has a protocol between nodes */
     Protocol proto_inter;    /* its eager limit, handshake and overhead (the cluster's segment stays) */
     bool proto_intra_set;    /* ... inside a node */
