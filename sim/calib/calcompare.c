@@ -72,7 +72,7 @@ static Topo *topo_for(Ctx *x, int p, char **err)
     if (t)
         return t;
     const CalClass *in = &x->cal->inter, *ia = x->cal->intra.set ? &x->cal->intra : &x->cal->inter;
-    TopoLinkClass link = {1 / in->beta, in->alpha_s / 2, in->burst_bytes};
+    TopoLinkClass link = {1 / in->beta, in->alpha_s / 2, in->burst_bytes, in->peak_Bps};
     TopoSpec s;
     topo_spec_init(&s);
     if (x->cal->inter_protocol.set)
@@ -83,7 +83,7 @@ static Topo *topo_for(Ctx *x, int p, char **err)
         s.hosts = p;
         s.gpus_per_node = g;
         s.link = link;
-        s.intra = (TopoLinkClass){1 / ia->beta, ia->alpha_s / 2, ia->burst_bytes};
+        s.intra = (TopoLinkClass){1 / ia->beta, ia->alpha_s / 2, ia->burst_bytes, ia->peak_Bps};
         s.intra_protocol_set = x->cal->intra.set && x->cal->intra_protocol.set;
         s.intra_protocol = x->cal->intra_protocol.p;
         s.inter = g_new0(TopoSpec, 1);
@@ -344,7 +344,8 @@ static double pingpong_time(const CalFile *cal, const MeasCase *c)
 {
     const CalClass *k = c->intra ? &cal->intra : &cal->inter;
     const CalProtocol *pr = c->intra ? &cal->intra_protocol : &cal->inter_protocol;
-    CalModel m = {.alpha = k->alpha_s, .beta = k->beta, .burst = k->burst_bytes, .eager_limit = INFINITY};
+    CalModel m = {.alpha = k->alpha_s, .beta = k->beta, .burst = k->burst_bytes,
+                  .peak_ratio = k->peak_Bps > 0 ? 1 / (k->peak_Bps * k->beta) : 0, .eager_limit = INFINITY};
     if (pr->set) {
         m.overhead = pr->p.overhead_s;
         m.rtt = pr->p.handshake == PROTOCOL_HANDSHAKE_RTT;

@@ -8,6 +8,8 @@
 #define CALFIT_EXACT 1e-12          /* per-point squared relative error that counts as exact */
 #define CALFIT_REFILL_ITERS 100     /* fixed-point passes of the refill-aware fit for one burst */
 #define CALFIT_BURST_STEPS 60       /* golden-section steps polishing the burst */
+#define CALFIT_PEAK_GRID 10         /* peak ratios tried: k / CALFIT_PEAK_GRID, k = 1 .. CALFIT_PEAK_GRID - 1 */
+#define CALFIT_PEAK_STEPS 12        /* golden-section steps polishing the peak ratio */
 #define CALFIT_SLIDE 0.10           /* β may differ this much (relative) from the large sizes' slope */
 #define CALFIT_LARGE 64.0           /* "large": a message of at least 1/64 of the largest one */
 
@@ -30,23 +32,26 @@ static bool pays_handshake(const CalModel *c, double m)
     return c->rtt && m >= c->eager_limit;
 }
 
-/* Bytes of a point that pass on a full bucket's credit (burst b): a
- * ping-pong message min(n, b); a ring's 2(p-1) messages of n/p bytes each
- * take what credit is left, and in the idle gap before each next message
+/* The credit a point spends (bytes of β it saves): with the burst's
+ * bytes passing at once (peak ratio r = 0) a ping-pong message saves
+ * min(n, b); at a peak rate P = 1/(rβ) each byte sent on credit costs rβ
+ * and spends 1 - r of credit (the bucket refills at 1/β meanwhile), so it
+ * saves min((1 - r)n, b). A ring's 2(p-1) messages of n/p bytes each
+ * spend what credit is left, and in the idle gap before each next message
  * (α + 2o, 2α more with a handshake, plus the reduction of n/p bytes in
  * the reduce-scatter half) the bucket refills at the link's rate 1/β, up
  * to b — as the simulator's links do (net.h). β = 0 refills at once. */
 static double credit_bytes(const CalPoint *pt, const CalModel *c)
 {
-    double n = (double)pt->bytes, burst = c->burst;
+    double n = (double)pt->bytes, burst = c->burst, keep = 1 - c->peak_ratio;
     if (!(burst > 0))
         return 0;
     if (pt->kind == CALFIT_PINGPONG)
-        return fmin(n, burst);
+        return fmin(keep * n, burst);
     if (pt->kind != CALFIT_RING)
         return 0;
     int p = pt->ranks, k = 2 * (p - 1);
-    double m = n / p, credit = burst, used = 0;
+    double m = keep * n / p, credit = burst, used = 0;
     double lat = c->alpha + 2 * c->overhead + (pays_handshake(c, m) ? 2 * c->alpha : 0);
     for (int j = 0; j < k; j++) {
         if (j > 0) {
@@ -137,6 +142,7 @@ static bool lsq(const double *a, const double *y, const double *w, int n, int m,
 /* A candidate parameter set and its squared relative error. */
 typedef struct {
     double alpha, beta, burst, overhead; /* >= 0 each */
+    double peak_ratio;         /* CalModel.peak_ratio, 0..1 */
     double eager;              /* the eager limit it was fitted with (INFINITY: none) */
     double sse;                /* Σ ((t - model) / t)² over the used points; INFINITY: none yet */
 } Cand;
@@ -151,12 +157,14 @@ typedef struct {
     double gamma;            /* s/byte, known */
     double beta_fix;         /* s/byte: β held at this value (NAN: β free) */
     double eager;            /* the eager limit being tried (INFINITY: none) */
+    double peak_ratio;       /* the peak ratio being tried (CalModel.peak_ratio) */
     bool rtt;                /* a handshake is being tried: o is a column of its own */
 } Rows;
 
 static void rows_fill(Rows *r, const GArray *pts, double gamma, double beta_fix, double eager)
 {
     r->n = 0;
+    r->peak_ratio = 0;
     r->gamma = gamma;
     r->beta_fix = beta_fix;
     r->eager = eager;
@@ -192,8 +200,8 @@ static void rows_clear(Rows *r)
 
 static CalModel model_of(const Rows *r, double alpha, double beta, double burst, double overhead)
 {
-    return (CalModel){.alpha = alpha, .beta = beta, .gamma = r->gamma, .burst = burst, .overhead = overhead,
-                      .eager_limit = r->eager, .rtt = r->rtt};
+    return (CalModel){.alpha = alpha, .beta = beta, .gamma = r->gamma, .burst = burst, .peak_ratio = r->peak_ratio,
+                      .overhead = overhead, .eager_limit = r->eager, .rtt = r->rtt};
 }
 
 static double sse_of(const Rows *r, double alpha, double beta, double burst, double overhead)
@@ -216,7 +224,7 @@ static void consider(Cand *best, const Rows *r, double alpha, double beta, doubl
         return;
     double s = sse_of(r, alpha, beta, burst, overhead);
     if (s < best->sse)
-        *best = (Cand){alpha, beta, burst, overhead, r->eager, s};
+        *best = (Cand){alpha, beta, burst, overhead, r->peak_ratio, r->eager, s};
 }
 
 /* The unknowns a solve may leave free. */
@@ -263,7 +271,7 @@ static double fit_fixed(const Rows *r, double b, Cand *best)
     double alpha = 0, beta = 1, o = 0;
     CalModel c = model_of(r, 0, 1, b, 0);
     c.gamma = 0;   /* first credits: no refill */
-    Cand here = {0, 0, 0, 0, r->eager, INFINITY};
+    Cand here = {0, 0, 0, 0, r->peak_ratio, r->eager, INFINITY};
     unsigned all = FREE_ALPHA | FREE_BETA | (r->rtt ? FREE_O : 0);
     for (int it = 0; it < CALFIT_REFILL_ITERS; it++) {
         for (int i = 0; i < r->n; i++)
@@ -322,14 +330,16 @@ static void polish_burst(const Rows *r, Cand *best)
     }
 }
 
-/* The burst strictly between lo and hi (the points with h <= lo pass
- * whole): unknowns α, (o), β (unless held) and c = βb, the model linear
- * in them; kept when α >= 0 and lo < b < hi. Also with α = 0. */
+/* The burst strictly between (1-r)lo and (1-r)hi (peak ratio r; the
+ * points with h <= lo pass whole, at rβ a byte): unknowns α, (o), β
+ * (unless held) and c = βb, the model linear in them; kept when α >= 0
+ * and b lies there. Also with α = 0. */
 static void fit_split(const Rows *r, double lo, double hi, Cand *best)
 {
     double *a = g_new(double, (CALFIT_MAXV + 1) * r->n + CALFIT_MAXV), x[CALFIT_MAXV];
     double *y = a + CALFIT_MAXV * r->n + CALFIT_MAXV;
     int with_o = r->rtt, with_beta = !isfinite(r->beta_fix);
+    double keep = 1 - r->peak_ratio;
     for (int free_alpha = 1; free_alpha >= 0; free_alpha--) {
         int m = 1 + with_beta + free_alpha + with_o;
         for (int i = 0; i < r->n; i++) {
@@ -339,16 +349,17 @@ static void fit_split(const Rows *r, double lo, double hi, Cand *best)
                 *row++ = r->k[i] + 2 * r->kr[i];
             if (with_o)
                 *row++ = 2 * r->k[i];
+            double hb = above ? r->h[i] : r->peak_ratio * r->h[i];   /* the bytes that cost β */
             if (with_beta)
-                *row++ = above ? r->h[i] : 0;
+                *row++ = hb;
             *row = above ? -1 : 0;
-            y[i] = r->y[i] - (!with_beta && above ? r->beta_fix * r->h[i] : 0);
+            y[i] = r->y[i] - (!with_beta ? r->beta_fix * hb : 0);
         }
         if (!lsq(a, y, r->w, r->n, m, x))
             continue;
         double alpha = free_alpha ? x[0] : 0, o = with_o ? x[free_alpha] : 0;
         double beta = with_beta ? x[free_alpha + with_o] : r->beta_fix, c = x[free_alpha + with_o + with_beta];
-        if (beta > 0 && c / beta > lo && c / beta < hi)
+        if (beta > 0 && c / beta > keep * lo && c / beta < keep * hi)
             consider(best, r, alpha, beta, c / beta, o);
     }
     g_free(a);
@@ -368,30 +379,90 @@ double calfit_median(double *v, size_t n)
     return (v[(n - 1) / 2] + v[n / 2]) / 2;
 }
 
+/* The best burst over rows r at r->peak_ratio into *best: candidates
+ * between each two link-byte counts, each polished. */
+static void fit_burst(Rows *r, Cand *best)
+{
+    double *hs = g_memdup2(r->h, sizeof(double) * r->n);
+    qsort(hs, r->n, sizeof(double), cmp_double);
+    double lo = 0;
+    for (int i = 0; i < r->n; i++) {
+        if (hs[i] <= lo * (1 + 1e-12))
+            continue;
+        fit_split(r, lo, hs[i], best);
+        fit_fixed(r, (1 - r->peak_ratio) * hs[i], best);
+        lo = hs[i];
+    }
+    g_free(hs);
+    polish_burst(r, best);
+}
+
+/* The best burst at peak ratio x (rows r, r->peak_ratio set to x). */
+static Cand burst_at(Rows *r, double x)
+{
+    Cand c = {0, 0, 0, 0, x, r->eager, INFINITY};
+    r->peak_ratio = x;
+    fit_burst(r, &c);
+    return c;
+}
+
+/* Polishes the peak ratio of best (> 0): a golden-section search of the
+ * best burst's error over best's ratio ± 1/CALFIT_PEAK_GRID, within 0..1. */
+static void polish_peak(Rows *r, Cand *best)
+{
+    const double phi = (sqrt(5) - 1) / 2, step = 1.0 / CALFIT_PEAK_GRID;
+    double lo = fmax(0, best->peak_ratio - step), hi = fmin(1 - step / 8, best->peak_ratio + step);
+    double x1 = hi - phi * (hi - lo), x2 = lo + phi * (hi - lo);
+    Cand c1 = burst_at(r, x1), c2 = burst_at(r, x2);
+    for (int i = 0; i < CALFIT_PEAK_STEPS; i++) {
+        if (c1.sse < best->sse)
+            *best = c1;
+        if (c2.sse < best->sse)
+            *best = c2;
+        if (c1.sse <= c2.sse) {
+            hi = x2;
+            x2 = x1;
+            c2 = c1;
+            x1 = hi - phi * (hi - lo);
+            c1 = burst_at(r, x1);
+        } else {
+            lo = x1;
+            x1 = x2;
+            c1 = c2;
+            x2 = lo + phi * (hi - lo);
+            c2 = burst_at(r, x2);
+        }
+    }
+}
+
 /* The best parameters over the used points with eager limit `eager`
- * (INFINITY: no handshake). */
+ * (INFINITY: no handshake): without a burst; with one whose bytes pass at
+ * once, kept when it cuts the squared error to CALFIT_BURST_GAIN; and then
+ * with a peak rate (ratios on a grid, the best polished), kept when it
+ * cuts the burst's error to CALFIT_BURST_GAIN again. */
 static Cand fit_eager(const GArray *pts, double gamma, double beta_fix, unsigned flags, double eager)
 {
     Rows r;
     rows_fill(&r, pts, gamma, beta_fix, eager);
-    Cand naive = {0, 0, 0, 0, eager, INFINITY}, burst = {0, 0, 0, 0, eager, INFINITY};
+    Cand naive = {0, 0, 0, 0, 0, eager, INFINITY}, burst = {0, 0, 0, 0, 0, eager, INFINITY};
     fit_fixed(&r, 0, &naive);
-    if (!(flags & CALFIT_NO_BURST) && naive.sse > CALFIT_EXACT * r.n) {
-        double *hs = g_memdup2(r.h, sizeof(double) * r.n);
-        qsort(hs, r.n, sizeof(double), cmp_double);
-        double lo = 0;
-        for (int i = 0; i < r.n; i++) {
-            if (hs[i] <= lo * (1 + 1e-12))
-                continue;
-            fit_split(&r, lo, hs[i], &burst);
-            fit_fixed(&r, hs[i], &burst);
-            lo = hs[i];
+    if (!(flags & CALFIT_NO_BURST) && naive.sse > CALFIT_EXACT * r.n)
+        fit_burst(&r, &burst);
+    Cand best = burst.sse < CALFIT_BURST_GAIN * naive.sse ? burst : naive;
+    if (!(flags & CALFIT_NO_PEAK) && best.burst > 0 && best.sse > CALFIT_EXACT * r.n) {
+        Cand peak = {0, 0, 0, 0, 0, eager, INFINITY};
+        for (int k = 1; k < CALFIT_PEAK_GRID; k++) {
+            Cand c = burst_at(&r, (double)k / CALFIT_PEAK_GRID);
+            if (c.burst > 0 && c.sse < peak.sse)
+                peak = c;
         }
-        g_free(hs);
-        polish_burst(&r, &burst);
+        if (isfinite(peak.sse))
+            polish_peak(&r, &peak);
+        if (peak.burst > 0 && peak.sse < CALFIT_BURST_GAIN * best.sse)
+            best = peak;
     }
     rows_clear(&r);
-    return burst.sse < CALFIT_BURST_GAIN * naive.sse ? burst : naive;
+    return best;
 }
 
 /* The message sizes of the used points (ping-pong n, ring n/p), sorted,
@@ -420,11 +491,11 @@ static GArray *message_sizes(const GArray *pts)
  * message size on (one size at least below it); the handshake is kept
  * when it cuts the squared error to CALFIT_BURST_GAIN of the fit without.
  * An eager limit that is not NAN is given: the fit under it alone. */
-static Cand fit_once(const GArray *pts, double gamma, double beta_fix, unsigned flags, double eager)
+static Cand fit_protocol(const GArray *pts, double gamma, double beta_fix, unsigned flags, double eager)
 {
     if (!isnan(eager))
         return fit_eager(pts, gamma, beta_fix, flags, eager);
-    Cand plain = fit_eager(pts, gamma, beta_fix, flags, INFINITY), hs = {0, 0, 0, 0, INFINITY, INFINITY};
+    Cand plain = fit_eager(pts, gamma, beta_fix, flags, INFINITY), hs = {0, 0, 0, 0, 0, INFINITY, INFINITY};
     if ((flags & CALFIT_NO_PROTOCOL) || plain.sse <= CALFIT_EXACT * pts->len)
         return plain;
     GArray *sizes = message_sizes(pts);
@@ -435,6 +506,17 @@ static Cand fit_once(const GArray *pts, double gamma, double beta_fix, unsigned 
     }
     g_array_free(sizes, TRUE);
     return hs.sse < CALFIT_BURST_GAIN * plain.sse ? hs : plain;
+}
+
+/* The protocol found with the burst's bytes passing at once, then the
+ * peak rate fitted under that protocol. */
+static Cand fit_once(const GArray *pts, double gamma, double beta_fix, unsigned flags, double eager)
+{
+    Cand c = fit_protocol(pts, gamma, beta_fix, flags | CALFIT_NO_PEAK, eager);
+    if ((flags & CALFIT_NO_PEAK) || !(c.burst > 0))
+        return c;
+    Cand p = fit_eager(pts, gamma, beta_fix, flags, c.eager);
+    return p.sse < c.sse ? p : c;
 }
 
 /* β from the large messages alone: the relative least-squares slope of
@@ -533,7 +615,7 @@ static void robust_spread(const GArray *pts, double *med, double *sigma)
 static CalModel cand_model(const Cand *c, double gamma)
 {
     return (CalModel){.alpha = c->alpha, .beta = c->beta, .gamma = gamma, .burst = c->burst,
-                      .overhead = c->overhead, .eager_limit = c->eager, .rtt = isfinite(c->eager)};
+                      .peak_ratio = c->peak_ratio, .overhead = c->overhead, .eager_limit = c->eager, .rtt = isfinite(c->eager)};
 }
 
 static void predict_all(GArray *pts, const Cand *c, double gamma)
@@ -613,7 +695,9 @@ bool calfit_link_at(GArray *points, double gamma, unsigned flags, double eager_l
     } else {
         drop = 0;
     }
-    *out = (CalLinkFit){.alpha_s = c.alpha, .beta = c.beta, .burst_bytes = c.burst, .overhead_s = c.overhead,
+    *out = (CalLinkFit){.alpha_s = c.alpha, .beta = c.beta, .burst_bytes = c.burst,
+                        .peak_Bps = c.peak_ratio > 0 && c.burst > 0 ? 1 / (c.peak_ratio * c.beta) : 0,
+                        .overhead_s = c.overhead,
                         .eager_limit = isfinite(c.eager) ? (uint64_t)c.eager : PROTOCOL_INF,
                         .rtt = isfinite(c.eager), .dropped = drop, .beta_slope = slope, .beta_held = held};
     goodness(points, &out->r2, &out->rms_rel, &out->points);

@@ -80,6 +80,8 @@ typedef struct {
     double beta;             /* transfer time, s/byte, >= 0 */
     double gamma;            /* reduction, s/byte, >= 0 */
     double burst;            /* bytes per path that pass unshaped, >= 0 */
+    double peak_ratio;       /* r = (1/β) / P, 0..1: the burst's bytes pass at the peak rate P = 1/(rβ)
+                              * (0: at once) */
     double overhead;         /* o: CPU s per message at each end, >= 0 */
     double eager_limit;      /* bytes: messages of at least this many are rendezvous (INFINITY: none) */
     bool rtt;                /* rendezvous messages pay a request-to-send and a clear-to-send */
@@ -89,6 +91,7 @@ typedef struct {
     double alpha_s;          /* per-message latency, s, >= 0 */
     double beta;             /* transfer time, s/byte, >= 0 (1/β = goodput) */
     double burst_bytes;      /* bytes per path that pass unshaped, >= 0 (0: no burst term) */
+    double peak_Bps;         /* bytes/s the burst's bytes pass at, > 1/β (0: at once, or no burst) */
     double overhead_s;       /* o, s, >= 0 (0 unless a handshake separated it from α) */
     uint64_t eager_limit;    /* smallest size that paid the handshake; PROTOCOL_INF: none seen */
     bool rtt;                /* a handshake was seen (eager_limit < PROTOCOL_INF) */
@@ -117,6 +120,7 @@ double calfit_model(const CalPoint *pt, double alpha, double beta, double gamma,
 #define CALFIT_NO_BURST 1u     /* calfit_link: plain α + nβ, no burst term */
 #define CALFIT_NO_PROTOCOL 2u  /* calfit_link: no eager limit, handshake or overhead */
 #define CALFIT_FREE_BETA 4u    /* calfit_link: β free even where it strays from the large sizes' slope */
+#define CALFIT_NO_PEAK 8u      /* calfit_link: the burst's bytes pass at once (no peak rate) */
 
 /* Fits α and β (and the burst and the protocol, unless flags say no) to
  * points (CalPoint of kinds PINGPONG and RING; pred_s and used filled)

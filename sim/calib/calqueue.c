@@ -16,7 +16,7 @@ Topo *calqueue_star(const CalFile *cal, int hosts, char **err)
         s.protocol = cal->inter_protocol.p;
     s.kind = TOPO_STAR;
     s.hosts = hosts;
-    s.link = (TopoLinkClass){1 / in->beta, in->alpha_s / 2, in->burst_bytes};
+    s.link = (TopoLinkClass){1 / in->beta, in->alpha_s / 2, in->burst_bytes, in->peak_Bps};
     s.switch_latency_s = 0;
     Topo *t = topo_new(&s, err);
     topo_spec_clear(&s);

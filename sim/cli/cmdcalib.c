@@ -187,7 +187,7 @@ static void print_queue(FILE *out, const MeasFile *m, const CalFile *cal, const 
 static void fill_class(CalClass *k, CalProtocol *kp, const CalLinkFit *f, bool protocol, const GArray *pts,
                        CalFile *cal)
 {
-    *k = (CalClass){true, f->alpha_s, f->beta, f->r2, f->points, f->burst_bytes, f->rms_rel};
+    *k = (CalClass){true, f->alpha_s, f->beta, f->r2, f->points, f->burst_bytes, f->rms_rel, f->peak_Bps};
     if (protocol) {
         kp->set = true;
         protocol_init(&kp->p);

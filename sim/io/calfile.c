@@ -95,10 +95,14 @@ char *calfile_format(const CalFile *c)
     }
     const CalClass *ks[] = {&c->inter, &c->intra};
     const char *names[] = {"inter", "intra"};
-    for (int i = 0; i < 2; i++)
-        if (ks[i]->set)
-            g_string_append_printf(o, "  %s_burst_bytes: %.9g\n  %s_rms_rel: %.6g\n", names[i], ks[i]->burst_bytes,
-                                   names[i], ks[i]->rms_rel);
+    for (int i = 0; i < 2; i++) {
+        if (!ks[i]->set)
+            continue;
+        g_string_append_printf(o, "  %s_burst_bytes: %.9g\n", names[i], ks[i]->burst_bytes);
+        if (ks[i]->peak_Bps > 0)
+            g_string_append_printf(o, "  %s_peak_bytes_per_s: %.9g\n", names[i], ks[i]->peak_Bps);
+        g_string_append_printf(o, "  %s_rms_rel: %.6g\n", names[i], ks[i]->rms_rel);
+    }
     if (c->has_gamma && isfinite(c->gamma_r2))
         g_string_append_printf(o, "  gamma_r2: %.9g\n  gamma_points: %d\n", c->gamma_r2, c->gamma_points);
     const GArray *lists[] = {c->used, c->outliers};
@@ -210,10 +214,19 @@ static bool read_fit(CfgNode *fit, CalFile *c, char **err)
     CalClass *ks[] = {&c->inter, &c->intra};
     for (int i = 0; i < 2; i++) {
         char *b = g_strdup_printf("%s_burst_bytes", names[i]), *r = g_strdup_printf("%s_rms_rel", names[i]);
+        char *pk = g_strdup_printf("%s_peak_bytes_per_s", names[i]);
         bool ok = cfg_opt_double(fit, b, 0, 1e18, &ks[i]->burst_bytes, err) &&
-                  cfg_opt_double(fit, r, 0, 1e18, &ks[i]->rms_rel, err);
+                  cfg_opt_double(fit, r, 0, 1e18, &ks[i]->rms_rel, err) &&
+                  cfg_opt_double(fit, pk, 0, 1e18, &ks[i]->peak_Bps, err);
+        if (ok && ks[i]->peak_Bps > 0 && ks[i]->set &&
+            (!(ks[i]->burst_bytes > 0) || !(ks[i]->peak_Bps * ks[i]->beta > 1))) {
+            *err = cfg_err(cfg_peek(fit, pk), "%s is %g B/s with a burst of %g B and 1/beta %g B/s; expected a burst "
+                           "and a peak above 1/beta", pk, ks[i]->peak_Bps, ks[i]->burst_bytes, 1 / ks[i]->beta);
+            ok = false;
+        }
         g_free(b);
         g_free(r);
+        g_free(pk);
         if (!ok)
             return false;
     }

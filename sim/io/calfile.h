@@ -36,6 +36,8 @@ typedef struct {
     int points;              /* points the fit used (0: unknown) */
     double burst_bytes;      /* unshaped burst found by the fit (fit.<class>_burst_bytes), >= 0 */
     double rms_rel;          /* RMS relative residual of the fit (fit.<class>_rms_rel), >= 0 */
+    double peak_Bps;         /* bytes/s the burst's bytes pass at (fit.<class>_peak_bytes_per_s), > 1/beta;
+                              * 0: at once */
 } CalClass;
 
 /* A class's protocol (a field of CalFile beside the class). */

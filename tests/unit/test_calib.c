@@ -295,7 +295,7 @@ START_TEST(test_calfile_roundtrip)
 {
     CalFile c, r;
     calfile_init(&c);
-    c.inter = (CalClass){true, 5.1e-05, 8.37e-09, 0.999, 14, 125000, 0.02};
+    c.inter = (CalClass){true, 5.1e-05, 8.37e-09, 0.999, 14, 125000, 0.02, 3e8};
     c.has_gamma = true;
     c.gamma = 1.25e-10;
     c.gamma_r2 = 0.98;
@@ -316,7 +316,7 @@ START_TEST(test_calfile_roundtrip)
     ck_assert_msg(calfile_load(path, &r, &err), "%s", err);
     ck_assert(r.inter.set && !r.intra.set && r.has_gamma);
     ck_assert(r.inter.alpha_s == 5.1e-05 && r.inter.beta == 8.37e-09 && r.inter.points == 14);
-    ck_assert(r.inter.burst_bytes == 125000 && r.gamma == 1.25e-10);
+    ck_assert(r.inter.burst_bytes == 125000 && r.inter.peak_Bps == 3e8 && r.gamma == 1.25e-10);
     ck_assert_str_eq(r.source, c.source);
     ck_assert_str_eq(r.modes, "pingpong,ring");
     ck_assert(calfile_used(&r, "2025-01-01T12:00:00Z", 5) && !calfile_used(&r, "2025-01-01T12:00:00Z", 2));
@@ -369,7 +369,7 @@ START_TEST(test_compare_exact)
     MeasFile *m = meas_from_text(t->str, &path);
     CalFile cal;
     calfile_init(&cal);
-    cal.inter = (CalClass){true, ALPHA, BETA, 1, 10, 0, 0};
+    cal.inter = (CalClass){true, ALPHA, BETA, 1, 10, 0, 0, 0};
     cal.has_gamma = true;
     cal.gamma = GAMMA;
     CalCompare *x = calcompare_run(m, &cal, path, CALCMP_MEDIAN);
@@ -414,7 +414,7 @@ START_TEST(test_compare_burst)
     MeasFile *m = meas_from_text(t->str, &path);
     CalFile cal;
     calfile_init(&cal);
-    cal.inter = (CalClass){true, ALPHA, BETA, 1, 10, burst, 0};
+    cal.inter = (CalClass){true, ALPHA, BETA, 1, 10, burst, 0, 0};
     cal.has_gamma = true;
     cal.gamma = GAMMA;
     CalCompare *x = calcompare_run(m, &cal, path, CALCMP_MEDIAN);
@@ -475,7 +475,7 @@ START_TEST(test_compare_statistic)
     MeasFile *m = meas_from_text(text, &path);
     CalFile cal;
     calfile_init(&cal);
-    cal.inter = (CalClass){true, ALPHA, BETA, 1, 10, 0, 0};
+    cal.inter = (CalClass){true, ALPHA, BETA, 1, 10, 0, 0, 0};
     Topo *t = calqueue_star(&cal, 4, &err);
     ck_assert_msg(t != NULL, "%s", err);
     double v[63];

@@ -42,7 +42,7 @@ static Topo *star(int p, double burst, const Protocol *pr)
     TopoSpec sp;
     topo_spec_init(&sp);
     sp.hosts = p;
-    sp.link = (TopoLinkClass){1 / BETA, ALPHA / 2, burst};
+    sp.link = (TopoLinkClass){1 / BETA, ALPHA / 2, burst, 0};
     sp.switch_latency_s = 0;
     sp.protocol = *pr;
     char *err = NULL;
@@ -579,7 +579,7 @@ START_TEST(test_calfile_protocol)
 {
     CalFile c, r;
     calfile_init(&c);
-    c.inter = (CalClass){true, ALPHA, BETA, 1, 20, BURST, 0};
+    c.inter = (CalClass){true, ALPHA, BETA, 1, 20, BURST, 0, 0};
     c.inter_protocol = (CalProtocol){true, proto(PROTOCOL_HANDSHAKE_RTT, O, EAGER)};
     c.has_gamma = true;
     c.gamma = GAMMA;
