@@ -7,11 +7,12 @@
 #      4 KiB..64 MiB (ping-pong 8 B..32 MiB);
 #   2. arsim calibrate fits α, β, the token bucket's burst and the
 #      protocol (eager limit, handshake, overhead) — and γ from reduce — on
-#      ping-pong and ring all-reduce only (--fit: one of the two), each
-#      cluster its own; --carry-protocol: the 8-host cluster takes the
-#      4-host calibration's protocol instead (calibrate --protocol: the same
-#      MPI library and transport, whose handshake the 8-host measurements
-#      do not show) and fits the rest under it;
+#      ping-pong and ring all-reduce only (--fit: one of the two); the
+#      8-host cluster takes the 4-host calibration's protocol (calibrate
+#      --protocol: the same MPI library and transport, whose handshake the
+#      8-host measurements do not show) and fits the rest under it
+#      (--carry-protocol, the default; --own-protocol: each cluster fits
+#      its own, the loop's rule up to run 16);
 #   3. mpibench iteration replays the scaled-down VGG-16 scenario
 #      (validate/vgg16-small.yaml) under none, ddp, layer + ring and
 #      layer + hybrid, with that calibration;
@@ -55,9 +56,9 @@
 #
 #   validate/validate.sh [--short] [--out DIR] [--prefix P] [--net A.B.C]
 #       [--arsim PATH] [--mpibench PATH] [--no-iteration] [--median-bound F]
-#       [--fit pingpong,ring|ring|pingpong] [--statistic mean|median] [--carry-protocol]
+#       [--fit pingpong,ring|ring|pingpong] [--statistic mean|median] [--carry-protocol|--own-protocol]
 #       [--mpi openmpi|mpich] [--eager]
-#   validate/validate.sh --reanalyze RUN [--out DIR] [--short] [--arsim PATH] [--fit ...] [--statistic ...] [--carry-protocol]
+#   validate/validate.sh --reanalyze RUN [--out DIR] [--short] [--arsim PATH] [--fit ...] [--statistic ...] [--carry-protocol|--own-protocol]
 #
 # --mpi mpich runs an mpibench built with MPICC=mpicc.mpich (pass it with
 # --mpibench) through the cluster's MPICH launcher instead of Open MPI's.
@@ -85,7 +86,7 @@ policies="none-ring ddp-ring layer-ring layer-hybrid"
 fit=pingpong,ring
 mpi=openmpi
 statistic=mean
-carry_protocol=0
+carry_protocol=1
 eager=()
 small_bound=0.20
 from=""
@@ -97,6 +98,7 @@ while [ $# -gt 0 ]; do
         --no-iteration) iteration=0; shift; continue ;;
         --eager) eager=(--eager); shift; continue ;;
         --carry-protocol) carry_protocol=1; shift; continue ;;
+        --own-protocol) carry_protocol=0; shift; continue ;;
         -h|--help) usage; exit 0 ;;
     esac
     [ $# -ge 2 ] || { echo "$prog: $1: missing value or unknown option; see --help" >&2; exit 2; }
@@ -111,7 +113,7 @@ while [ $# -gt 0 ]; do
         --mpi) mpi=$2 ;;
         --statistic) statistic=$2 ;;
         --reanalyze) from=$2 ;;
-        *) echo "$prog: $1: unknown option; expected --short, --out, --prefix, --net, --arsim, --mpibench, --no-iteration, --median-bound, --fit, --statistic, --carry-protocol, --mpi, --eager or --reanalyze" >&2
+        *) echo "$prog: $1: unknown option; expected --short, --out, --prefix, --net, --arsim, --mpibench, --no-iteration, --median-bound, --fit, --statistic, --carry-protocol, --own-protocol, --mpi, --eager or --reanalyze" >&2
            exit 2 ;;
     esac
     shift 2
@@ -190,7 +192,7 @@ fi
 grace=20
 
 start=$(date +%s)
-carried=""   # with --carry-protocol: the first cluster's calibration, whose protocol the next ones take
+carried=""   # unless --own-protocol: the first cluster's calibration, whose protocol the next ones take
 fail=0
 pending=""
 for cl in $clusters; do
