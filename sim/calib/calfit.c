@@ -51,14 +51,14 @@ static double credit_bytes(const CalPoint *pt, const CalModel *c)
     if (pt->kind != CALFIT_RING)
         return 0;
     int p = pt->ranks, k = 2 * (p - 1);
-    double m = keep * n / p, credit = burst, used = 0;
+    double m = n / p, credit = burst, used = 0;
     double lat = c->alpha + 2 * c->overhead + (pays_handshake(c, m) ? 2 * c->alpha : 0);
     for (int j = 0; j < k; j++) {
         if (j > 0) {
             double gap = lat + (j <= p - 1 ? m * c->gamma : 0);
             credit = c->beta > 0 ? fmin(burst, credit + gap / c->beta) : burst;
         }
-        double pass = fmin(credit, m);
+        double pass = fmin(credit, keep * m);
         used += pass;
         credit -= pass;
     }

@@ -21,7 +21,14 @@
  * burst a fixed-point least squares (a ring's refill depends on α/β),
  * then a golden-section search of the burst. The burst is kept only when
  * it removes at least a third of the squared relative error of the best
- * fit without it; on links without a shaper b stays 0. One pass then
+ * fit without it; on links without a shaper b stays 0. Under the protocol
+ * so found (below), the burst's bytes may pass at a peak rate P rather
+ * than at once (net.h): a byte on credit costs 1/P and spends 1 - 1/(Pβ)
+ * of credit, so a ping-pong takes α + max(n/P, β(n - b)); the ratio
+ * 1/(Pβ) is searched on a grid of tenths and polished, and P kept when it
+ * removes a third of the error again (CALFIT_NO_PEAK: never). The
+ * protocol is searched with the credit passing at once, so a bend of the
+ * small sizes can be read as a handshake's step first. One pass then
  * drops outliers (relative residual beyond 4 robust standard deviations
  * and 10%) and fits again.
  *
