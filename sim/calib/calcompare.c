@@ -338,8 +338,9 @@ static void predict_iteration(Ctx *x, const MeasCase *c, CalCmpRow *r)
 }
 
 /* One message of the case's class, as the fit models it (calfit.h; the
- * simulator on a two-host star gives the same): α + 2o + β·max(0, n - b),
- * 2α more with a handshake from the eager limit on. */
+ * simulator on a two-host star gives the same): α + 2o + β·max(0, n - b)
+ * (with a peak rate P: max(n/P, β(n - b))), 2α more with a handshake from
+ * the eager limit on. */
 static double pingpong_time(const CalFile *cal, const MeasCase *c)
 {
     const CalClass *k = c->intra ? &cal->intra : &cal->inter;
@@ -365,7 +366,9 @@ static void predict(Ctx *x, const MeasCase *c, CalCmpRow *r)
             return;
         }
         r->pred_s = pingpong_time(x->cal, c);
-        r->how = g_strdup_printf("alpha+max(0,n-burst)*beta+protocol %s", c->intra ? "intra" : "inter");
+        r->how = g_strdup_printf(k->peak_Bps > 0 ? "alpha+max(n/peak,(n-burst)*beta)+protocol %s"
+                                                 : "alpha+max(0,n-burst)*beta+protocol %s",
+                                 c->intra ? "intra" : "inter");
         return;
     case MEAS_REDUCE:
         if (!x->cal->has_gamma) {

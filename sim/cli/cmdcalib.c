@@ -18,6 +18,7 @@ typedef struct {
     char *out;               /* --out FILE or NULL (stdout) */
     CalibFit fit;            /* --fit */
     bool no_burst;           /* --no-burst: plain α + nβ */
+    bool no_peak;            /* --no-peak: the burst's credit passes at once */
     bool no_protocol;        /* --no-protocol: no eager limit, handshake or overhead */
     bool free_beta;          /* --free-beta: β free even where it strays from the large sizes' slope */
     char *protocol;          /* --protocol FILE: the inter protocol taken from that calibration, or NULL */
@@ -134,6 +135,20 @@ static void print_beta(FILE *out, const char *name, const CalLinkFit *f, bool fr
     else
         fprintf(out, "beta %s: free, within 10 %% of the large messages' slope %.5f ns/B (%.2f MB/s)\n", name,
                 f->beta_slope * 1e9, 1e-6 / f->beta_slope);
+}
+
+/* The peak line of a class with a burst: the rate its credit passes at. */
+static void print_peak(FILE *out, const char *name, const CalLinkFit *f, bool no_peak)
+{
+    if (!(f->burst_bytes > 0))
+        return;
+    if (f->peak_Bps > 0)
+        fprintf(out, "peak %s: the burst's credit passes at %.2f MB/s (%.3f ns/B), not at once: a message takes "
+                "alpha + max(n/peak, (n - burst) beta), n/peak up to %.0f B\n", name, f->peak_Bps * 1e-6,
+                1e9 / f->peak_Bps, f->burst_bytes * f->peak_Bps / (f->peak_Bps - 1 / f->beta));
+    else
+        fprintf(out, "peak %s: none%s (the burst's credit passes at once)\n", name,
+                no_peak ? " (--no-peak)" : ": a peak rate did not cut the squared error to 2/3");
 }
 
 /* "inf" or "N B" in buf. */
@@ -277,7 +292,7 @@ static int run(void *opts, char **err)
     if (*err)
         rc = 2;
     unsigned flags = (o->no_burst ? CALFIT_NO_BURST : 0) | (o->no_protocol ? CALFIT_NO_PROTOCOL : 0) |
-                     (o->free_beta ? CALFIT_FREE_BETA : 0);
+                     (o->free_beta ? CALFIT_FREE_BETA : 0) | (o->no_peak ? CALFIT_NO_PEAK : 0);
     CalFile given;   /* --protocol's calibration */
     calfile_init(&given);
     if (rc == 0 && o->protocol)
@@ -333,6 +348,10 @@ static int run(void *opts, char **err)
             print_beta(stdout, "inter", &fi, o->free_beta);
         if (cal.intra.set)
             print_beta(stdout, "intra", &fa, o->free_beta);
+        if (cal.inter.set)
+            print_peak(stdout, "inter", &fi, o->no_peak);
+        if (cal.intra.set)
+            print_peak(stdout, "intra", &fa, o->no_peak);
         if (cal.inter_protocol.set && o->protocol)
             print_given(stdout, &cal);
         else if (cal.inter_protocol.set)
@@ -380,6 +399,9 @@ static const CliOpt opts[] = {
      .parse = parse_fit},
     {"no-burst", CLI_FLAG, offsetof(CalibOpts, no_burst),
      .help = "fit the plain alpha + n beta model, without the burst term"},
+    {"no-peak", CLI_FLAG, offsetof(CalibOpts, no_peak),
+     .help = "let the burst's credit pass at once: no peak rate (by default one is fitted where it cuts the squared "
+             "error to 2/3: a shaper's credit passing at the rate a host copies into it)"},
     {"no-protocol", CLI_FLAG, offsetof(CalibOpts, no_protocol),
      .help = "fit no protocol: no eager limit, handshake or per-message overhead (eager_limit inf)"},
     {"protocol", CLI_IN, offsetof(CalibOpts, protocol),

@@ -1,5 +1,5 @@
 /* cmdcalib — `arsim calibrate MEASUREMENTS.json [--out CALIBRATION.yaml]
- * [--fit pingpong,ring] [--no-burst]`: fits α and β per link class and γ
+ * [--fit pingpong,ring] [--no-burst] [--no-peak] ...`: fits α and β per link class and γ
  * (calib/calfit.h) to a measurements file (validate/README-schema.md),
  * prints the fit, R² and every point's residual as a table on stdout,
  * and writes the calibration YAML (io/calfile.h) atomically to FILE, or
