@@ -17,8 +17,8 @@
  * covers pass at once, so an uncontended message over a star (two links
  * of equal B and b, both full) costs sum(L) + max(0, m - b)/B. With a peak
  * rate P > B (TopoLink.peak_Bps) the credit's bytes pass at P, the credit
- * draining at P - B: the first bP/(P - B) bytes take m/P, so such a
- * message costs sum(L) + m/P up to there and sum(L) + (m - b)/B beyond.
+ * draining at P - B, so it covers the first bP/(P - B) bytes and such a
+ * message costs sum(L) + max(m/P, (m - b)/B).
  */
 #ifndef ARSIM_NET_H
 #define ARSIM_NET_H

@@ -1,8 +1,9 @@
 /* test_netburst — links with a token bucket (TopoLink.burst_B, a tc tbf
  * shaper): the credit a full bucket gives, its absence on back-to-back
- * messages, its refill while idle, packet mode, the YAML key and a
- * calibration's fit.inter_burst_bytes. Expected times are integer
- * picoseconds written from sum(L) + max(0, m - credit)/B. */
+ * messages, its refill while idle, packet mode, a peak rate for the
+ * credit, the YAML keys and a calibration's fit.inter_burst_bytes and
+ * inter_peak_bytes_per_s. Expected times are integer picoseconds written
+ * from sum(L) + max(0, m - credit)/B (with a peak P: max(m/P, ...)). */
 #include "net/net.h"
 #include "train/scenario.h"
 #include "net/topocfg.h"
@@ -125,6 +126,76 @@ START_TEST(test_packet_mode)
 }
 END_TEST
 
+/* A 2-host star whose links carry a 100,000 B bucket that passes its
+ * credit at the peak P = 2B (400 ps/B) instead of at once: a message alone
+ * costs 2L + max(m/P, (m - b)/B); the credit covers bP/(P - B) = 200,000
+ * B. Three messages of 100,000 B back to back: the first at P, leaving
+ * 50,000 B of credit (it drains at P - B), which carries the second at P
+ * too; the third finds none and goes at B. In packet mode (store and
+ * forward) a one-packet message pays its time at P on each of the two
+ * links. */
+START_TEST(test_peak)
+{
+    TopoSpec s;
+    topo_spec_init(&s);
+    s.hosts = 2;
+    s.link.burst_B = 100000;
+    s.link.peak_Bps = 2.5e9;
+    char *err = NULL;
+    Topo *t = topo_new(&s, &err);
+    ck_assert_msg(t != NULL, "%s", err);
+    static const uint64_t alone[] = {1, 100000, 200000, 200001, 1000003};
+    for (size_t i = 0; i < G_N_ELEMENTS(alone); i++) {
+        Sim *sim = sim_new(1);
+        Net *n = net_new(sim, t);
+        Rec r = {.sim = sim};
+        net_send(n, topo_route(t, 0, 1), alone[i], on_deliver, &r, GINT_TO_POINTER(0));
+        ck_assert(sim_run(sim));
+        uint64_t m = alone[i], at_peak = m * 400, beyond = m > 100000 ? (m - 100000) * PS_PER_BYTE : 0;
+        ck_assert_uint_eq(r.t[0], 2 * L_PS + (at_peak > beyond ? at_peak : beyond));
+        net_free(n);
+        sim_free(sim);
+    }
+    Sim *sim = sim_new(1);
+    Net *n = net_new(sim, t);
+    Rec r = {.sim = sim};
+    for (int i = 0; i < 3; i++)
+        net_send(n, topo_route(t, 0, 1), 100000, on_deliver, &r, GINT_TO_POINTER(i));
+    ck_assert(sim_run(sim));
+    ck_assert_int_eq(r.n, 3);
+    ck_assert_uint_eq(r.t[0], 2 * L_PS + 40000000ULL);
+    ck_assert_uint_eq(r.t[1], 2 * L_PS + 80000000ULL);
+    ck_assert_uint_eq(r.t[2], 2 * L_PS + 80000000ULL + 100000ULL * PS_PER_BYTE);
+    net_free(n);
+    sim_free(sim);
+    topo_free(t);
+    s.packet_bytes = 100000;
+    t = topo_new(&s, &err);
+    ck_assert_msg(t != NULL, "%s", err);
+    sim = sim_new(1);
+    n = net_new(sim, t);
+    r = (Rec){.sim = sim};
+    net_send(n, topo_route(t, 0, 1), 100000, on_deliver, &r, GINT_TO_POINTER(0));
+    ck_assert(sim_run(sim));
+    ck_assert_uint_eq(r.t[0], 2 * L_PS + 2 * 40000000ULL);
+    net_free(n);
+    sim_free(sim);
+    topo_free(t);
+    s.packet_bytes = 0;
+    /* a peak at or below the rate, or without a burst, is refused */
+    s.link.peak_Bps = 1.25e9;
+    ck_assert(topo_new(&s, &err) == NULL);
+    ck_assert(strstr(err, "expected 0 (none) or a rate above the bandwidth") != NULL);
+    g_clear_pointer(&err, g_free);
+    s.link.peak_Bps = 2.5e9;
+    s.link.burst_B = 0;
+    ck_assert(topo_new(&s, &err) == NULL);
+    ck_assert(strstr(err, "no burst") != NULL);
+    g_free(err);
+    topo_spec_clear(&s);
+}
+END_TEST
+
 /* Writes text to a new temporary file; returns its path (g_free it). */
 static char *tmpfile_with(const char *text, const char *suffix)
 {
@@ -138,17 +209,18 @@ static char *tmpfile_with(const char *text, const char *suffix)
 
 START_TEST(test_yaml_key)
 {
-    char *path = tmpfile_with("kind: star\nhosts: 2\nlink: {bandwidth: 10Gbps, latency: 5us, burst: 64KiB}\n",
+    char *path = tmpfile_with("kind: star\nhosts: 2\nlink: {bandwidth: 10Gbps, latency: 5us, burst: 64KiB, peak: 40Gbps}\n",
                               ".yaml");
     TopoSpec s;
     topo_spec_init(&s);
     char *err = NULL;
     ck_assert_msg(topocfg_load(path, &s, &err), "%s", err);
-    ck_assert(s.link.burst_B == 65536.0);
+    ck_assert(s.link.burst_B == 65536.0 && s.link.peak_Bps == 5e9);
     Topo *t = topo_new(&s, &err);
     ck_assert_msg(t != NULL, "%s", err);
     for (guint i = 0; i < t->links->len; i++)
-        ck_assert(g_array_index(t->links, TopoLink, i).burst_B == 65536.0);
+        ck_assert(g_array_index(t->links, TopoLink, i).burst_B == 65536.0 &&
+                  g_array_index(t->links, TopoLink, i).peak_Bps == 5e9);
     topo_free(t);
     topo_spec_clear(&s);
     unlink(path);
@@ -156,18 +228,20 @@ START_TEST(test_yaml_key)
 }
 END_TEST
 
-/* A calibration's fit.inter_burst_bytes becomes the links' bucket. */
+/* A calibration's fit.inter_burst_bytes (and inter_peak_bytes_per_s)
+ * becomes the links' bucket. */
 START_TEST(test_calibration_burst)
 {
     char *cal = tmpfile_with("inter: {alpha_s: 1e-05, beta_s_per_byte: 8e-10}\n"
-                             "fit: {inter_burst_bytes: 12345.5, inter_rms_rel: 0.01}\n", ".yaml");
+                             "fit: {inter_burst_bytes: 12345.5, inter_peak_bytes_per_s: 3e9, inter_rms_rel: 0.01}\n",
+                             ".yaml");
     char *text = g_strdup_printf("model: resnet50\ngpu: v100\nbatch: [32]\ncluster: {nodes: 2, calibration: '%s'}\n"
                                  "policies: [{name: p, overlap: none, algorithm: ring}]\n", cal);
     char *scen = tmpfile_with(text, ".yaml");
     char *err = NULL;
     Scenario *s = scenario_load(scen, NULL, &err);
     ck_assert_msg(s != NULL, "%s", err);
-    ck_assert(s->topo.link.burst_B == 12345.5);
+    ck_assert(s->topo.link.burst_B == 12345.5 && s->topo.link.peak_Bps == 3e9);
     ck_assert(s->topo.link.bw_Bps == 1.0 / 8e-10);
     ck_assert(s->topo.link.latency_s == 0.5e-5);
     scenario_free(s);
@@ -187,6 +261,7 @@ int main(void)
     tcase_add_test(tc, test_back_to_back);
     tcase_add_test(tc, test_refill);
     tcase_add_test(tc, test_packet_mode);
+    tcase_add_test(tc, test_peak);
     tc = testmain_case(s, "config");
     tcase_add_test(tc, test_yaml_key);
     tcase_add_test(tc, test_calibration_burst);
