@@ -228,7 +228,7 @@ for cl in $clusters; do
     [ -n "$carried" ] && given=(--protocol "$carried")
     "$arsim" calibrate "$meas" --fit "$fit" "${given[@]}" --out "$cal" >"$outdir/calibrate-$n.txt" 2>&1 ||
         { echo "$prog: arsim calibrate failed:"; cat "$outdir/calibrate-$n.txt"; exit 1; } >&2
-    sed -n '3,7p' "$outdir/calibrate-$n.txt"
+    sed -n '3,/^gamma /p' "$outdir/calibrate-$n.txt"
     [ $carry_protocol = 0 ] || [ -n "$carried" ] || carried=$cal
     if [ -z "$from" ] && [ $iteration = 1 ]; then
         iters=()

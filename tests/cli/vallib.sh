@@ -86,7 +86,8 @@ J
 # measurements (here the protocol fixture, 4 ranks, as a --short run's
 # meas-4.json) calibrated, compared and checked again (by the mean, the
 # median's compare beside; --statistic median swaps them, a bad one is
-# one line, exit 2); the run's own folder is refused as --out.
+# one line, exit 2); a kept full run's 8-host fit takes the 4-host
+# protocol unless --own-protocol; the run's own folder is refused as --out.
 reanalyze() {
     local A=${ARSIM:?set ARSIM to the arsim binary} run=$T/run out=$T/re
     mkdir -p "$run" && cp tests/data/calib-protocol.json "$run/meas-4.json" || return 1
@@ -113,6 +114,17 @@ reanalyze() {
         { echo "gzipped run compares otherwise"; return 1; }
     validate/validate.sh --short --reanalyze "$run" --out "$T/re5" --arsim "$A" --carry-protocol >"$T/re5.log" 2>&1 ||
         { echo "--carry-protocol: exit $?: $(tail -3 "$T/re5.log")"; return 1; }
+    # a kept full run (two clusters): the 8-host fit takes the 4-host protocol unless --own-protocol, and finds
+    # the bucket's peak rate there (its ping-pong: ~18 ns/B up to ~180 KB, 42 ns/B beyond)
+    validate/validate.sh --reanalyze validate/runs/ompi16 --out "$T/re6" --arsim "$A" >"$T/re6.log" 2>&1
+    grep -q '^  inter_protocol_from: ".*/calib-4.yaml"$' "$T/re6/calib-8.yaml" &&
+        ! grep -q 'inter_protocol_from' "$T/re6/calib-4.yaml" &&
+        grep -Eq '^  inter_peak_bytes_per_s: [0-9.e+]+$' "$T/re6/calib-8.yaml" &&
+        grep -q '^peak inter: the burst.s credit passes at ' "$T/re6/calibrate-8.txt" ||
+        { echo "carried by default, with a peak: $(tail -3 "$T/re6.log")"; return 1; }
+    validate/validate.sh --reanalyze validate/runs/ompi16 --out "$T/re7" --arsim "$A" --own-protocol >"$T/re7.log" 2>&1
+    [ -f "$T/re7/calib-8.yaml" ] && ! grep -q 'inter_protocol_from' "$T/re7/calib-8.yaml" ||
+        { echo "--own-protocol: $(tail -3 "$T/re7.log")"; return 1; }
     validate/validate.sh --short --reanalyze "$run" --out "$T/re4" --arsim "$A" --statistic mode >"$T/re4.log" 2>&1
     [ $? = 2 ] && [ "$(wc -l <"$T/re4.log")" = 1 ] && grep -q "^validate.sh: --statistic: 'mode' is not a statistic" "$T/re4.log" ||
         { echo "--statistic mode: $(cat "$T/re4.log")"; return 1; }
