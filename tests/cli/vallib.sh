@@ -125,6 +125,10 @@ reanalyze() {
     validate/validate.sh --reanalyze validate/runs/ompi16 --out "$T/re7" --arsim "$A" --own-protocol >"$T/re7.log" 2>&1
     [ -f "$T/re7/calib-8.yaml" ] && ! grep -q 'inter_protocol_from' "$T/re7/calib-8.yaml" ||
         { echo "--own-protocol: $(tail -3 "$T/re7.log")"; return 1; }
+    # with MPICH each cluster fits its own by default
+    validate/validate.sh --reanalyze validate/runs/mpich7 --mpi mpich --out "$T/re8" --arsim "$A" >"$T/re8.log" 2>&1
+    [ -f "$T/re8/calib-8.yaml" ] && ! grep -q 'inter_protocol_from' "$T/re8/calib-8.yaml" ||
+        { echo "--mpi mpich: carried: $(tail -3 "$T/re8.log")"; return 1; }
     validate/validate.sh --short --reanalyze "$run" --out "$T/re4" --arsim "$A" --statistic mode >"$T/re4.log" 2>&1
     [ $? = 2 ] && [ "$(wc -l <"$T/re4.log")" = 1 ] && grep -q "^validate.sh: --statistic: 'mode' is not a statistic" "$T/re4.log" ||
         { echo "--statistic mode: $(cat "$T/re4.log")"; return 1; }
