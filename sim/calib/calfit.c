@@ -380,7 +380,7 @@ double calfit_median(double *v, size_t n)
 }
 
 /* The best burst over rows r at r->peak_ratio into *best: candidates
- * between each two link-byte counts, each polished. */
+ * between each two link-byte counts, then the best polished. */
 static void fit_burst(Rows *r, Cand *best)
 {
     double *hs = g_memdup2(r->h, sizeof(double) * r->n);
