@@ -140,22 +140,15 @@ static simtime_t bucket_ser_ps(Net *n, NetLink *l, uint64_t bytes, simtime_t s)
     double tok = k->tokens_B + (s > k->tok_ps ? (double)(s - k->tok_ps) / PS_PER_S * l->bw_Bps : 0);
     if (tok > k->burst_B)
         tok = k->burst_B;
-    simtime_t ser;
-    if (k->peak_Bps > 0) {
-        /* at the peak the credit drains at peak - rate: it covers tok·peak/(peak - rate) bytes */
-        double cover = tok * k->peak_Bps / (k->peak_Bps - l->bw_Bps);
-        if ((double)bytes <= cover) {
-            ser = ser_ps(n, k->peak_Bps, (double)bytes);
-            k->tokens_B = fmax(0, tok - (double)bytes * (1 - l->bw_Bps / k->peak_Bps));
-        } else {
-            ser = tadd(n, ser_ps(n, k->peak_Bps, cover), ser_ps(n, l->bw_Bps, (double)bytes - cover));
-            k->tokens_B = 0;
-        }
-    } else {
-        double rest = (double)bytes - tok;
-        ser = rest > 0 ? ser_ps(n, l->bw_Bps, rest) : 0;
-        k->tokens_B = rest > 0 ? 0 : -rest;
-    }
+    /* a byte on credit spends `drain` of it (1 at once; 1 - rate/peak at the peak, the bucket refilling
+     * meanwhile) and takes 1/peak (0 at once); the bytes the credit does not cover go at the rate */
+    bool peak = k->peak_Bps > 0;
+    double drain = peak ? 1 - l->bw_Bps / k->peak_Bps : 1;
+    double fast = fmin((double)bytes, tok / drain);
+    simtime_t ser = peak ? ser_ps(n, k->peak_Bps, fast) : 0;
+    if ((double)bytes > fast)
+        ser = tadd(n, ser, ser_ps(n, l->bw_Bps, (double)bytes - fast));
+    k->tokens_B = fmax(0, tok - fast * drain);
     k->tok_ps = tadd(n, s, ser);
     return ser;
 }
