@@ -302,32 +302,55 @@ static double fit_fixed(const Rows *r, double b, Cand *best)
     return here.sse;
 }
 
-/* Polishes the burst of best: a golden-section search of fit_fixed's
- * error over [b/4, 4b] in log b (the split search above solves the model
- * without refill exactly; a ring's refill moves the optimum a little). */
-static void polish_burst(const Rows *r, Cand *best)
+/* A golden-section search of f(ctx, x) over [lo, hi], `steps`
+ * narrowings; f keeps what it needs of each point it is given (the best
+ * candidate so far) and returns that point's error. */
+typedef double (*GoldenFn)(void *ctx, double x);
+
+static void golden(double lo, double hi, int steps, GoldenFn f, void *ctx)
 {
-    if (!(best->burst > 0))
-        return;
     const double phi = (sqrt(5) - 1) / 2;
-    double lo = log(best->burst / 4), hi = log(best->burst * 4);
     double x1 = hi - phi * (hi - lo), x2 = lo + phi * (hi - lo);
-    double f1 = fit_fixed(r, exp(x1), best), f2 = fit_fixed(r, exp(x2), best);
-    for (int i = 0; i < CALFIT_BURST_STEPS; i++) {
+    double f1 = f(ctx, x1), f2 = f(ctx, x2);
+    for (int i = 0; i < steps; i++) {
         if (f1 <= f2) {
             hi = x2;
             x2 = x1;
             f2 = f1;
             x1 = hi - phi * (hi - lo);
-            f1 = fit_fixed(r, exp(x1), best);
+            f1 = f(ctx, x1);
         } else {
             lo = x1;
             x1 = x2;
             f1 = f2;
             x2 = lo + phi * (hi - lo);
-            f2 = fit_fixed(r, exp(x2), best);
+            f2 = f(ctx, x2);
         }
     }
+}
+
+/* A golden-section search's rows and the best candidate it has seen. */
+typedef struct {
+    Rows *r;
+    Cand *best;
+} Search;
+
+/* fit_fixed at the burst exp(x). */
+static double burst_point(void *ctx, double x)
+{
+    Search *s = ctx;
+    return fit_fixed(s->r, exp(x), s->best);
+}
+
+/* Polishes the burst of best: a golden-section search of fit_fixed's
+ * error over [b/4, 4b] in log b (the split search above solves the model
+ * without refill exactly; a ring's refill moves the optimum a little). */
+static void polish_burst(Rows *r, Cand *best)
+{
+    if (!(best->burst > 0))
+        return;
+    Search s = {r, best};
+    golden(log(best->burst / 4), log(best->burst * 4), CALFIT_BURST_STEPS, burst_point, &s);
 }
 
 /* The burst strictly between (1-r)lo and (1-r)hi (peak ratio r; the
@@ -406,33 +429,24 @@ static Cand burst_at(Rows *r, double x)
     return c;
 }
 
+/* The best burst at peak ratio x, kept where it beats the search's best. */
+static double peak_point(void *ctx, double x)
+{
+    Search *s = ctx;
+    Cand c = burst_at(s->r, x);
+    if (c.sse < s->best->sse)
+        *s->best = c;
+    return c.sse;
+}
+
 /* Polishes the peak ratio of best (> 0): a golden-section search of the
  * best burst's error over best's ratio ± 1/CALFIT_PEAK_GRID, within 0..1. */
 static void polish_peak(Rows *r, Cand *best)
 {
-    const double phi = (sqrt(5) - 1) / 2, step = 1.0 / CALFIT_PEAK_GRID;
-    double lo = fmax(0, best->peak_ratio - step), hi = fmin(1 - step / 8, best->peak_ratio + step);
-    double x1 = hi - phi * (hi - lo), x2 = lo + phi * (hi - lo);
-    Cand c1 = burst_at(r, x1), c2 = burst_at(r, x2);
-    for (int i = 0; i < CALFIT_PEAK_STEPS; i++) {
-        if (c1.sse < best->sse)
-            *best = c1;
-        if (c2.sse < best->sse)
-            *best = c2;
-        if (c1.sse <= c2.sse) {
-            hi = x2;
-            x2 = x1;
-            c2 = c1;
-            x1 = hi - phi * (hi - lo);
-            c1 = burst_at(r, x1);
-        } else {
-            lo = x1;
-            x1 = x2;
-            c1 = c2;
-            x2 = lo + phi * (hi - lo);
-            c2 = burst_at(r, x2);
-        }
-    }
+    const double step = 1.0 / CALFIT_PEAK_GRID;
+    Search s = {r, best};
+    golden(fmax(0, best->peak_ratio - step), fmin(1 - step / 8, best->peak_ratio + step), CALFIT_PEAK_STEPS,
+           peak_point, &s);
 }
 
 /* The best parameters over the used points with eager limit `eager`
