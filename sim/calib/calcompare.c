@@ -72,7 +72,7 @@ static Topo *topo_for(Ctx *x, int p, char **err)
     if (t)
         return t;
     const CalClass *in = &x->cal->inter, *ia = x->cal->intra.set ? &x->cal->intra : &x->cal->inter;
-    TopoLinkClass link = {1 / in->beta, in->alpha_s / 2, in->burst_bytes, in->peak_Bps};
+    TopoLinkClass link = calqueue_link(in);
     TopoSpec s;
     topo_spec_init(&s);
     if (x->cal->inter_protocol.set)
@@ -83,7 +83,7 @@ static Topo *topo_for(Ctx *x, int p, char **err)
         s.hosts = p;
         s.gpus_per_node = g;
         s.link = link;
-        s.intra = (TopoLinkClass){1 / ia->beta, ia->alpha_s / 2, ia->burst_bytes, ia->peak_Bps};
+        s.intra = calqueue_link(ia);
         s.intra_protocol_set = x->cal->intra.set && x->cal->intra_protocol.set;
         s.intra_protocol = x->cal->intra_protocol.p;
         s.inter = g_new0(TopoSpec, 1);

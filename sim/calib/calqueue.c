@@ -7,16 +7,20 @@
 #include <math.h>
 #include <string.h>
 
+TopoLinkClass calqueue_link(const CalClass *k)
+{
+    return (TopoLinkClass){1 / k->beta, k->alpha_s / 2, k->burst_bytes, k->peak_Bps};
+}
+
 Topo *calqueue_star(const CalFile *cal, int hosts, char **err)
 {
-    const CalClass *in = &cal->inter;
     TopoSpec s;
     topo_spec_init(&s);
     if (cal->inter_protocol.set)
         s.protocol = cal->inter_protocol.p;
     s.kind = TOPO_STAR;
     s.hosts = hosts;
-    s.link = (TopoLinkClass){1 / in->beta, in->alpha_s / 2, in->burst_bytes, in->peak_Bps};
+    s.link = calqueue_link(&cal->inter);
     s.switch_latency_s = 0;
     Topo *t = topo_new(&s, err);
     topo_spec_clear(&s);

@@ -36,6 +36,10 @@ typedef struct {
     int points;              /* exchange cases fitted, >= 1 */
 } CalQueueFit;
 
+/* A calibration class as a link class: bandwidth 1/β, latency α/2 (two
+ * links host to host), its burst and peak. */
+TopoLinkClass calqueue_link(const CalClass *k);
+
 /* A star of `hosts` hosts (>= 1) with the calibration's inter class
  * (links α/2 and 1/β, its burst) and inter protocol (else the default),
  * no switch latency; NULL and *err if it cannot be built. Caller frees. */
