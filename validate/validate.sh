@@ -14,7 +14,10 @@
 #      (--carry-protocol, the default with Open MPI; --own-protocol: each
 #      cluster fits its own, the loop's rule up to run 16 and the default
 #      with --mpi mpich, whose 4-host fit of its turn-taking exchanges is
-#      not stable enough to carry: MPICH run 9);
+#      not stable enough to carry: MPICH run 9); β is the slope of the
+#      16 and 64 MiB rings (calibrate's default: the rate with every link
+#      busy both ways; --no-ring-beta: from the ping-pong, the rule up to
+#      run 19);
 #   3. mpibench iteration replays the scaled-down VGG-16 scenario
 #      (validate/vgg16-small.yaml) under none, ddp, layer + ring and
 #      layer + hybrid, with that calibration;
@@ -59,8 +62,9 @@
 #   validate/validate.sh [--short] [--out DIR] [--prefix P] [--net A.B.C]
 #       [--arsim PATH] [--mpibench PATH] [--no-iteration] [--median-bound F]
 #       [--fit pingpong,ring|ring|pingpong] [--statistic mean|median] [--carry-protocol|--own-protocol]
-#       [--mpi openmpi|mpich] [--eager]
+#       [--mpi openmpi|mpich] [--eager] [--no-ring-beta]
 #   validate/validate.sh --reanalyze RUN [--out DIR] [--short] [--arsim PATH] [--fit ...] [--statistic ...] [--carry-protocol|--own-protocol]
+#       [--no-ring-beta]
 #
 # --mpi mpich runs an mpibench built with MPICC=mpicc.mpich (pass it with
 # --mpibench) through the cluster's MPICH launcher instead of Open MPI's.
@@ -89,6 +93,7 @@ fit=pingpong,ring
 mpi=openmpi
 statistic=mean
 carry_protocol=""   # 1 or 0 when given; else by --mpi (below)
+ring_beta=()        # (--no-ring-beta): calibrate's beta from the ping-pong rule, as up to run 19
 eager=()
 small_bound=0.20
 from=""
@@ -101,6 +106,7 @@ while [ $# -gt 0 ]; do
         --eager) eager=(--eager); shift; continue ;;
         --carry-protocol) carry_protocol=1; shift; continue ;;
         --own-protocol) carry_protocol=0; shift; continue ;;
+        --no-ring-beta) ring_beta=(--no-ring-beta); shift; continue ;;
         -h|--help) usage; exit 0 ;;
     esac
     [ $# -ge 2 ] || { echo "$prog: $1: missing value or unknown option; see --help" >&2; exit 2; }
@@ -115,7 +121,7 @@ while [ $# -gt 0 ]; do
         --mpi) mpi=$2 ;;
         --statistic) statistic=$2 ;;
         --reanalyze) from=$2 ;;
-        *) echo "$prog: $1: unknown option; expected --short, --out, --prefix, --net, --arsim, --mpibench, --no-iteration, --median-bound, --fit, --statistic, --carry-protocol, --own-protocol, --mpi, --eager or --reanalyze" >&2
+        *) echo "$prog: $1: unknown option; expected --short, --out, --prefix, --net, --arsim, --mpibench, --no-iteration, --median-bound, --fit, --statistic, --carry-protocol, --own-protocol, --no-ring-beta, --mpi, --eager or --reanalyze" >&2
            exit 2 ;;
     esac
     shift 2
@@ -228,7 +234,7 @@ for cl in $clusters; do
     fi
     given=()
     [ -n "$carried" ] && given=(--protocol "$carried")
-    "$arsim" calibrate "$meas" --fit "$fit" "${given[@]}" --out "$cal" >"$outdir/calibrate-$n.txt" 2>&1 ||
+    "$arsim" calibrate "$meas" --fit "$fit" "${given[@]}" "${ring_beta[@]}" --out "$cal" >"$outdir/calibrate-$n.txt" 2>&1 ||
         { echo "$prog: arsim calibrate failed:"; cat "$outdir/calibrate-$n.txt"; exit 1; } >&2
     sed -n '3,/^gamma /p' "$outdir/calibrate-$n.txt"
     [ $carry_protocol = 0 ] || [ -n "$carried" ] || carried=$cal

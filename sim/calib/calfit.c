@@ -12,6 +12,7 @@
 #define CALFIT_PEAK_STEPS 12        /* golden-section steps polishing the peak ratio */
 #define CALFIT_SLIDE 0.10           /* β may differ this much (relative) from the large sizes' slope */
 #define CALFIT_LARGE 64.0           /* "large": a message of at least 1/64 of the largest one */
+#define CALFIT_RING_LARGE 4.0       /* the largest rings: a message of at least 1/4 of the largest ring's */
 
 /* The per-rank terms of a point: k messages of m bytes each, H bytes
  * through the rank's link, G seconds of reduction. */
@@ -535,16 +536,22 @@ static Cand fit_once(const GArray *pts, double gamma, double beta_fix, unsigned 
 
 /* β from the large messages alone: the relative least-squares slope of
  * time against link bytes over the used points whose message (ping-pong
- * n, ring n/p) is at least 1/CALFIT_LARGE of the largest, with a
- * per-message term and a constant beside it (a burst's credit, refilled
- * between a ring's messages, is a constant plus a per-message amount
- * there; without both ping-pong and ring points the constant goes). NAN
- * with fewer than 2 distinct large sizes or a slope that is not > 0. */
-static double slope_beta(const GArray *pts, double gamma)
+ * n, ring n/p) is at least 1/large of the largest, with a per-message
+ * term and a constant beside it (a burst's credit, refilled between a
+ * ring's messages, is a constant plus a per-message amount there;
+ * without both ping-pong and ring points the constant goes). rings: the
+ * ring points alone, "largest" among them. NAN with fewer than 2
+ * distinct large sizes or a slope that is not > 0. */
+static double slope_beta(const GArray *pts, double gamma, bool rings, double large)
 {
-    GArray *sizes = message_sizes(pts);
-    double mmax = sizes->len ? g_array_index(sizes, double, sizes->len - 1) : 0;
-    g_array_free(sizes, TRUE);
+    double mmax = 0;
+    for (guint i = 0; i < pts->len; i++) {
+        const CalPoint *p = &g_array_index(pts, CalPoint, i);
+        double k, m, h, g;
+        terms(p, gamma, &k, &m, &h, &g);
+        if (p->used && k > 0 && (!rings || p->kind == CALFIT_RING))
+            mmax = fmax(mmax, m);
+    }
     guint len = pts->len;
     double *a = g_new(double, 3 * len + 1), *y = g_new(double, len + 1), *w = g_new(double, len + 1);
     double hmin = INFINITY, hmax = 0, x[3];
@@ -553,7 +560,7 @@ static double slope_beta(const GArray *pts, double gamma)
         const CalPoint *p = &g_array_index(pts, CalPoint, i);
         double k, m, h, g;
         terms(p, gamma, &k, &m, &h, &g);
-        if (!p->used || !(k > 0) || m * CALFIT_LARGE < mmax)
+        if (!p->used || !(k > 0) || m * large < mmax || (rings && p->kind != CALFIT_RING))
             continue;
         a[3 * n] = k;
         a[3 * n + 1] = h;
@@ -583,15 +590,29 @@ static double slope_beta(const GArray *pts, double gamma)
     return beta > 0 ? beta : NAN;
 }
 
-/* The best fit over the used points, β free unless it strays more than
- * CALFIT_SLIDE from the large sizes' slope (then held there); *slope and
- * *held say which. */
-static Cand fit_guarded(const GArray *pts, double gamma, unsigned flags, double eager, double *slope, bool *held)
+/* How β is set (calfit.h): *slope, the large messages' slope; *ring,
+ * the largest rings' (NAN: not used, or too few sizes); *held, whether β
+ * was held at the one that applies. */
+typedef struct {
+    double slope, ring;
+    bool held;
+} BetaRule;
+
+/* The best fit over the used points: β held at the largest rings' slope
+ * where there is one (unless CALFIT_NO_RING_BETA), else free unless it
+ * strays more than CALFIT_SLIDE from the large sizes' slope (then held
+ * there); *how says which. */
+static Cand fit_guarded(const GArray *pts, double gamma, unsigned flags, double eager, BetaRule *how)
 {
+    bool free_beta = flags & CALFIT_FREE_BETA;
+    how->slope = free_beta ? NAN : slope_beta(pts, gamma, false, CALFIT_LARGE);
+    how->ring = free_beta || (flags & CALFIT_NO_RING_BETA) ? NAN : slope_beta(pts, gamma, true, CALFIT_RING_LARGE);
+    how->held = isfinite(how->ring);
+    if (how->held)
+        return fit_once(pts, gamma, how->ring, flags, eager);
     Cand c = fit_once(pts, gamma, NAN, flags, eager);
-    *slope = flags & CALFIT_FREE_BETA ? NAN : slope_beta(pts, gamma);
-    *held = isfinite(*slope) && fabs(c.beta - *slope) > CALFIT_SLIDE * *slope;
-    return *held ? fit_once(pts, gamma, *slope, flags, eager) : c;
+    how->held = isfinite(how->slope) && fabs(c.beta - how->slope) > CALFIT_SLIDE * how->slope;
+    return how->held ? fit_once(pts, gamma, how->slope, flags, eager) : c;
 }
 
 static int distinct_sizes(const GArray *pts)
@@ -681,9 +702,8 @@ bool calfit_link_at(GArray *points, double gamma, unsigned flags, double eager_l
                                points->len, points->len == 1 ? "" : "s", sizes, sizes == 1 ? "" : "s");
         return false;
     }
-    double slope;
-    bool held;
-    Cand c = fit_guarded(points, gamma, flags, eager_limit, &slope, &held);
+    BetaRule how;
+    Cand c = fit_guarded(points, gamma, flags, eager_limit, &how);
     predict_all(points, &c, gamma);
     double med, sigma;
     robust_spread(points, &med, &sigma);
@@ -699,7 +719,7 @@ bool calfit_link_at(GArray *points, double gamma, unsigned flags, double eager_l
             p->used = fabs((p->time_s - p->pred_s) / p->time_s - med) <= limit;
         }
         if (distinct_sizes(points) >= 2) {
-            c = fit_guarded(points, gamma, flags, eager_limit, &slope, &held);
+            c = fit_guarded(points, gamma, flags, eager_limit, &how);
             predict_all(points, &c, gamma);
         } else {
             for (guint i = 0; i < points->len; i++)
@@ -713,7 +733,8 @@ bool calfit_link_at(GArray *points, double gamma, unsigned flags, double eager_l
                         .peak_Bps = c.peak_ratio > 0 && c.burst > 0 ? 1 / (c.peak_ratio * c.beta) : 0,
                         .overhead_s = c.overhead,
                         .eager_limit = isfinite(c.eager) ? (uint64_t)c.eager : PROTOCOL_INF,
-                        .rtt = isfinite(c.eager), .dropped = drop, .beta_slope = slope, .beta_held = held};
+                        .rtt = isfinite(c.eager), .dropped = drop, .beta_slope = how.slope, .beta_ring = how.ring,
+                        .beta_held = how.held};
     goodness(points, &out->r2, &out->rms_rel, &out->points);
     return true;
 }

@@ -21,6 +21,7 @@ typedef struct {
     bool no_peak;            /* --no-peak: the burst's credit passes at once */
     bool no_protocol;        /* --no-protocol: no eager limit, handshake or overhead */
     bool free_beta;          /* --free-beta: β free even where it strays from the large sizes' slope */
+    bool no_ring_beta;       /* --no-ring-beta: β not held at the largest rings' slope */
     char *protocol;          /* --protocol FILE: the inter protocol taken from that calibration, or NULL */
     GPtrArray *args;         /* the arguments: MEASUREMENTS.json */
 } CalibOpts;
@@ -121,12 +122,20 @@ static void print_given(FILE *out, const CalFile *cal)
     g_free(p);
 }
 
-/* The β line of a class: the large sizes' slope, and whether β was held
- * there. */
+/* The β line of a class: the largest rings' or the large sizes' slope,
+ * and whether β was held there. */
 static void print_beta(FILE *out, const char *name, const CalLinkFit *f, bool free_beta)
 {
     if (free_beta)
         fprintf(out, "beta %s: free (--free-beta)\n", name);
+    else if (isfinite(f->beta_ring) && isfinite(f->beta_slope))
+        fprintf(out, "beta %s: held at the largest rings' slope, %.5f ns/B (%.2f MB/s): the rate with every link busy "
+                "both ways (the large messages' slope: %.5f ns/B, %+.2f %%; --no-ring-beta uses it)\n", name,
+                f->beta_ring * 1e9, 1e-6 / f->beta_ring, f->beta_slope * 1e9,
+                100 * (f->beta_slope / f->beta_ring - 1));
+    else if (isfinite(f->beta_ring))
+        fprintf(out, "beta %s: held at the largest rings' slope, %.5f ns/B (%.2f MB/s): the rate with every link busy "
+                "both ways\n", name, f->beta_ring * 1e9, 1e-6 / f->beta_ring);
     else if (!isfinite(f->beta_slope))
         fprintf(out, "beta %s: free (fewer than 2 large sizes for a slope)\n", name);
     else if (f->beta_held)
@@ -292,7 +301,8 @@ static int run(void *opts, char **err)
     if (*err)
         rc = 2;
     unsigned flags = (o->no_burst ? CALFIT_NO_BURST : 0) | (o->no_protocol ? CALFIT_NO_PROTOCOL : 0) |
-                     (o->free_beta ? CALFIT_FREE_BETA : 0) | (o->no_peak ? CALFIT_NO_PEAK : 0);
+                     (o->free_beta ? CALFIT_FREE_BETA : 0) | (o->no_peak ? CALFIT_NO_PEAK : 0) |
+                     (o->no_ring_beta ? CALFIT_NO_RING_BETA : 0);
     CalFile given;   /* --protocol's calibration */
     calfile_init(&given);
     if (rc == 0 && o->protocol)
@@ -410,6 +420,10 @@ static const CliOpt opts[] = {
              "them): a protocol belongs to the MPI library and its transport, so fit it where a handshake shows"},
     {"free-beta", CLI_FLAG, offsetof(CalibOpts, free_beta),
      .help = "leave beta free even where it strays more than 10 % from the large messages' slope"},
+    {"no-ring-beta", CLI_FLAG, offsetof(CalibOpts, no_ring_beta),
+     .help = "do not hold beta at the slope of the largest ring all-reduces (those of at least 1/4 of the largest "
+             "ring's message, 2 sizes or more; held there by default: a collective keeps every link busy both "
+             "ways); fit it with the ping-pong, free within 10 % of the large messages' slope"},
     {NULL},
 };
 

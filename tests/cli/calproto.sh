@@ -98,17 +98,29 @@ scenario() {
 # bucket's peak rate and fitted free, the mid-size ping-pongs pulled the
 # goodput to 33.7 MB/s; held at the large messages' slope it is the
 # wire's (a 32 MiB ping-pong there: 1.4056 s, 23.87 MB/s). With the peak
-# (their ~18 ns/B up to ~180 KB) β stays at the wire's even when free.
+# (their ~18 ns/B up to ~180 KB) β stays at the wire's even when free. By
+# default β is the largest rings' slope (16 and 64 MiB; 0.2 % above the
+# large messages').
 slide() {
     local D=tests/data/calib-shaper-8hosts.json g
     "$A" calibrate "$D" --free-beta --no-peak >"$T/free" 2>"$T/err" || { echo "exit $?: $(cat "$T/err")"; return 1; }
     g=$(awk '$1 == "inter" && NF == 9 { print $4; exit }' "$T/free")
     awk -v g="$g" 'BEGIN { exit !(g > 30) }' || { echo "--free-beta --no-peak goodput $g MB/s; the measured slide is to 33.7"; return 1; }
     grep -q "^peak inter: none (--no-peak)" "$T/free" || { echo "no '--no-peak' line"; return 1; }
-    "$A" calibrate "$D" --no-peak >"$T/held" 2>"$T/err" || { echo "exit $?: $(cat "$T/err")"; return 1; }
+    "$A" calibrate "$D" --no-peak --no-ring-beta >"$T/held" 2>"$T/err" || { echo "exit $?: $(cat "$T/err")"; return 1; }
     g=$(awk '$1 == "inter" && NF == 9 { print $4; exit }' "$T/held")
     awk -v g="$g" 'BEGIN { exit !(g > 23.6 && g < 24.1) }' || { echo "goodput $g MB/s; expected the wire's 23.6-24.1"; return 1; }
     grep -q "^beta inter: held at the large messages' slope" "$T/held" || { echo "no 'held' line"; return 1; }
+    # by default the 16 and 64 MiB rings set β: (4971.2201 - 1239.1379) ms over
+    # (7/4)·48 MiB, the reduction (7/8 of n·γ, γ from the file's reduce cases) off
+    "$A" calibrate "$D" --no-peak >"$T/ring" 2>"$T/err" || { echo "exit $?: $(cat "$T/err")"; return 1; }
+    local gam b
+    gam=$(awk '$1 == "gamma" && $3 == "ns/B" { print $2; exit }' "$T/ring")
+    b=$(awk '$1 == "beta" && $2 == "inter:" { print $9; exit }' "$T/ring")
+    awk -v b="$b" -v g="$gam" 'BEGIN { want = ((4971.2201 - 1239.1379) * 1e6 / (48 * 1048576) - 7 / 8 * g) * 4 / 7;
+        exit !(b > want * 0.9999 && b < want * 1.0001) }' ||
+        { echo "ring beta $b ns/B (gamma $gam); expected the 16-64 MiB rings' slope"; return 1; }
+    grep -q "^beta inter: held at the largest rings' slope, $b ns/B" "$T/ring" || { echo "no rings' 'held' line"; return 1; }
     "$A" calibrate "$D" --free-beta >"$T/peak" 2>"$T/err" || { echo "exit $?: $(cat "$T/err")"; return 1; }
     g=$(awk '$1 == "inter" && NF == 9 { print $4; exit }' "$T/peak")
     awk -v g="$g" 'BEGIN { exit !(g > 23.6 && g < 24.4) }' || { echo "with the peak, free: goodput $g MB/s; expected 23.6-24.4"; return 1; }

@@ -36,13 +36,14 @@
 static const uint64_t PING[] = {8, 512, 4096, 16384, 32768, 49152, 61440, 65536, 98304, 131072, 262144,
                                 1048576, 8388608, 33554432};
 
-/* A star of p hosts with the calibration's links and protocol. */
-static Topo *star(int p, double burst, const Protocol *pr)
+/* A star of p hosts with links of `beta` s/byte and the calibration's
+ * α, burst and protocol. */
+static Topo *star_at(int p, double burst, const Protocol *pr, double beta)
 {
     TopoSpec sp;
     topo_spec_init(&sp);
     sp.hosts = p;
-    sp.link = (TopoLinkClass){1 / BETA, ALPHA / 2, burst, 0};
+    sp.link = (TopoLinkClass){1 / beta, ALPHA / 2, burst, 0};
     sp.switch_latency_s = 0;
     sp.protocol = *pr;
     char *err = NULL;
@@ -50,6 +51,12 @@ static Topo *star(int p, double burst, const Protocol *pr)
     ck_assert_msg(t, "%s", err);
     topo_spec_clear(&sp);
     return t;
+}
+
+/* The same with the calibration's β. */
+static Topo *star(int p, double burst, const Protocol *pr)
+{
+    return star_at(p, burst, pr, BETA);
 }
 
 /* One message of n bytes from rank 0 to rank 1, as mpibench's ping-pong
@@ -81,8 +88,9 @@ static void add(GArray *pts, CalFitKind k, int p, uint64_t n, double t)
 }
 
 /* Ping-pong and rings of 4 and 8 ranks measured by the simulator under
- * pr; each time scaled by 1 + noise·(a fixed pattern in [-1, 1]). */
-static GArray *measure(const Protocol *pr, double burst, double noise)
+ * pr, the rings on links of ring_beta s/byte (every link busy both ways);
+ * each time scaled by 1 + noise·(a fixed pattern in [-1, 1]). */
+static GArray *measure_at(const Protocol *pr, double burst, double noise, double ring_beta)
 {
     static const double pattern[] = {0.3, -1, 0.7, 0.1, -0.5, 1, -0.2, 0.6, -0.8, 0.4, -0.1, 0.9, -0.6};
     GArray *pts = g_array_new(FALSE, TRUE, sizeof(CalPoint));
@@ -91,7 +99,7 @@ static GArray *measure(const Protocol *pr, double burst, double noise)
         add(pts, CALFIT_PINGPONG, 2, PING[i], sim_ping(t2, PING[i]));
     topo_free(t2);
     for (int p = 4; p <= 8; p *= 2) {
-        Topo *t = star(p, burst, pr);
+        Topo *t = star_at(p, burst, pr, ring_beta);
         for (uint64_t n = 4096; n <= 64u << 20; n *= 4) {
             char *err = NULL;
             double s = collrun_time(t, COLL_RING, NULL, p, n, 8, GAMMA, NULL, &err);
@@ -103,6 +111,12 @@ static GArray *measure(const Protocol *pr, double burst, double noise)
     for (guint i = 0; i < pts->len; i++)
         g_array_index(pts, CalPoint, i).time_s *= 1 + noise * pattern[i % G_N_ELEMENTS(pattern)];
     return pts;
+}
+
+/* The same, the rings on the calibration's β. */
+static GArray *measure(const Protocol *pr, double burst, double noise)
+{
+    return measure_at(pr, burst, noise, BETA);
 }
 
 static Protocol proto(ProtocolHandshake hs, double o, uint64_t eager)
@@ -163,14 +177,15 @@ END_TEST
 
 /* ±2 % noise (a fixed pattern): the eager limit is still the measured size
  * where the step is, and α, β, o, the burst come back within the stated
- * tolerances (α and o within 10 %, β within 2 %, the burst within 25 %). */
+ * tolerances (α and o within 10 %, β within 2 %, the burst within 25 %),
+ * β fitted with the ping-pong (test_fit_ring_beta: from the rings). */
 START_TEST(test_fit_noisy)
 {
     Protocol pr = proto(PROTOCOL_HANDSHAKE_RTT, O, EAGER);
     GArray *pts = measure(&pr, BURST, 0.02);
     CalLinkFit f;
     char *err = NULL;
-    ck_assert_msg(calfit_link(pts, GAMMA, 0, &f, &err), "%s", err);
+    ck_assert_msg(calfit_link(pts, GAMMA, CALFIT_NO_RING_BETA, &f, &err), "%s", err);
     ck_assert(f.rtt);
     ck_assert_uint_eq(f.eager_limit, EAGER);
     ck_rel(f.alpha_s, ALPHA, 0.10);
@@ -252,8 +267,8 @@ START_TEST(test_fit_slide)
     GArray *all = measure(&none, BURST, 0), *pts = g_array_new(FALSE, TRUE, sizeof(CalPoint));
     CalLinkFit f;
     char *err = NULL;
-    ck_assert_msg(calfit_link(all, GAMMA, 0, &f, &err), "%s", err);
-    ck_assert(!f.beta_held);
+    ck_assert_msg(calfit_link(all, GAMMA, CALFIT_NO_RING_BETA, &f, &err), "%s", err);
+    ck_assert(!f.beta_held && isnan(f.beta_ring));
     ck_rel(f.beta_slope, BETA, 0.01);
     for (guint i = 0; i < all->len; i++) {
         CalPoint p = g_array_index(all, CalPoint, i);
@@ -265,12 +280,73 @@ START_TEST(test_fit_slide)
     ck_assert_msg(calfit_link(pts, GAMMA, CALFIT_FREE_BETA, &f, &err), "%s", err);
     ck_assert_msg(fabs(f.beta - BETA) > 0.10 * BETA, "free beta %g did not slide from %g", f.beta, BETA);
     ck_assert(!f.beta_held);
-    ck_assert_msg(calfit_link(pts, GAMMA, 0, &f, &err), "%s", err);
+    ck_assert_msg(calfit_link(pts, GAMMA, CALFIT_NO_RING_BETA, &f, &err), "%s", err);
     ck_assert(f.beta_held);
     ck_rel(f.beta, BETA, 0.01);
     ck_assert(f.beta == f.beta_slope);
+    /* by default the 8-rank rings of 16 and 64 MiB, untouched, set β: within
+     * 1 % too (the 16 MiB ring's bucket refills only in part between its
+     * messages, so its credit is not the 64 MiB ring's) */
+    ck_assert_msg(calfit_link(pts, GAMMA, 0, &f, &err), "%s", err);
+    ck_assert(f.beta_held && f.beta == f.beta_ring);
+    ck_rel(f.beta, BETA, 0.01);
     g_array_free(all, TRUE);
     g_array_free(pts, TRUE);
+}
+END_TEST
+
+/* β from the largest rings: rings made on links 3 % slower than the
+ * ping-pong's (a host that moves fewer bytes per second both ways) give
+ * the fit their β exactly, held, and the flags say so; with
+ * CALFIT_NO_RING_BETA the ping-pong's large messages pull β more than
+ * 0.5 % away from it. With ±2 % noise and the 4-rank rings alone β is the
+ * slope through the two largest (16 and 64 MiB; 4 MiB's message is
+ * below a quarter of 64 MiB's), computed here from the points; without
+ * the 16 MiB ring there is no ring slope and the ping-pong rule applies. */
+START_TEST(test_fit_ring_beta)
+{
+    const double ring_beta = 1.03 * BETA;
+    Protocol pr = proto(PROTOCOL_HANDSHAKE_RTT, O, EAGER);
+    GArray *pts = measure_at(&pr, BURST, 0, ring_beta);
+    CalLinkFit f;
+    char *err = NULL;
+    ck_assert_msg(calfit_link(pts, GAMMA, 0, &f, &err), "%s", err);
+    ck_assert(f.beta_held);
+    ck_rel(f.beta_ring, ring_beta, 1e-6);
+    ck_assert(f.beta == f.beta_ring);
+    ck_assert_msg(calfit_link(pts, GAMMA, CALFIT_NO_RING_BETA, &f, &err), "%s", err);
+    ck_assert(isnan(f.beta_ring));
+    ck_assert_msg(f.beta < 0.995 * ring_beta, "beta %g with the ping-pong rule, the rings' %g", f.beta, ring_beta);
+    ck_assert_msg(calfit_link(pts, GAMMA, CALFIT_FREE_BETA, &f, &err), "%s", err);
+    ck_assert(isnan(f.beta_ring) && isnan(f.beta_slope));
+    g_array_free(pts, TRUE);
+
+    GArray *all = measure_at(&pr, BURST, 0.02, ring_beta), *four = g_array_new(FALSE, TRUE, sizeof(CalPoint));
+    const CalPoint *big[2] = {NULL, NULL};
+    for (guint i = 0; i < all->len; i++) {
+        CalPoint p = g_array_index(all, CalPoint, i);
+        if (p.kind == CALFIT_PINGPONG || p.ranks == 4)
+            g_array_append_val(four, p);
+    }
+    for (guint i = 0; i < four->len; i++) {
+        const CalPoint *p = &g_array_index(four, CalPoint, i);
+        if (p->kind == CALFIT_RING && p->bytes >= 16u << 20)
+            big[p->bytes == 64u << 20] = p;
+    }
+    ck_assert(big[0] && big[1]);
+    /* time = 6·(per-message) + (3/2)·n·β + (3/4)·n·γ for a 4-rank ring */
+    double want = ((big[1]->time_s - 0.75 * 64.0 * (1 << 20) * GAMMA) -
+                   (big[0]->time_s - 0.75 * 16.0 * (1 << 20) * GAMMA)) / (1.5 * 48.0 * (1 << 20));
+    ck_assert_msg(calfit_link(four, GAMMA, 0, &f, &err), "%s", err);
+    ck_assert(f.beta_held);
+    ck_rel(f.beta, want, 1e-9);
+    for (guint i = 0; i < four->len; i++)
+        if (&g_array_index(four, CalPoint, i) == big[0])
+            g_array_remove_index(four, i);
+    ck_assert_msg(calfit_link(four, GAMMA, 0, &f, &err), "%s", err);
+    ck_assert(isnan(f.beta_ring) && isfinite(f.beta_slope));
+    g_array_free(all, TRUE);
+    g_array_free(four, TRUE);
 }
 END_TEST
 
@@ -657,6 +733,7 @@ int main(void)
     tcase_add_test(tc, test_fit_rts_payload);
     tcase_add_test(tc, test_fit_handshake_from_exchange);
     tcase_add_test(tc, test_fit_duplex);
+    tcase_add_test(tc, test_fit_ring_beta);
     tcase_add_test(tc, test_no_handshake_from_slow_start);
     tcase_add_test(tc, test_calfile_protocol);
     suite_add_tcase(s, tc);
