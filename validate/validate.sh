@@ -55,8 +55,8 @@
 # result or a held-out median above --median-bound (default 0.25 there).
 # --reanalyze RUN: measures nothing (no root, no cluster) — takes the
 # measurements of an earlier run's directory RUN (meas-N.json or
-# meas-N.json.gz, replays merged; validate/runs/ keeps runs 11-16 and
-# MPICH 7-8) and calibrates, compares and checks the targets again with
+# meas-N.json.gz, replays merged; validate/runs/ keeps runs 11-21 and
+# MPICH 7-9) and calibrates, compares and checks the targets again with
 # this arsim, into --out DIR (RUN itself is not written).
 #
 #   validate/validate.sh [--short] [--out DIR] [--prefix P] [--net A.B.C]
