@@ -87,7 +87,8 @@ J
 # meas-4.json) calibrated, compared and checked again (by the mean, the
 # median's compare beside; --statistic median swaps them, a bad one is
 # one line, exit 2); a kept full run's 8-host fit takes the 4-host
-# protocol unless --own-protocol; the run's own folder is refused as --out.
+# protocol unless --own-protocol, and β comes from the largest rings unless
+# --no-ring-beta; the run's own folder is refused as --out.
 reanalyze() {
     local A=${ARSIM:?set ARSIM to the arsim binary} run=$T/run out=$T/re
     mkdir -p "$run" && cp tests/data/calib-protocol.json "$run/meas-4.json" || return 1
@@ -122,6 +123,15 @@ reanalyze() {
         grep -Eq '^  inter_peak_bytes_per_s: [0-9.e+]+$' "$T/re6/calib-8.yaml" &&
         grep -q '^peak inter: the burst.s credit passes at ' "$T/re6/calibrate-8.txt" ||
         { echo "carried by default, with a peak: $(tail -3 "$T/re6.log")"; return 1; }
+    # β from the 16 and 64 MiB rings by default: run 16 ranks 2 of 2 (README, "The rings' β"); with
+    # --no-ring-beta the ping-pong rule gives the β and the 4-host ranking of before (1 of 2)
+    grep -q "^beta inter: held at the largest rings' slope" "$T/re6/calibrate-4.txt" &&
+        grep -q '^policy ranking measured = predicted *2 of 2 settings same *PASS$' "$T/re6.log" ||
+        { echo "rings' beta: $(grep -E '^beta|ranking' "$T/re6/calibrate-4.txt" "$T/re6.log")"; return 1; }
+    validate/validate.sh --reanalyze validate/runs/ompi16 --out "$T/re9" --arsim "$A" --no-ring-beta >"$T/re9.log" 2>&1
+    ! grep -q "^beta inter: held at the largest rings' slope" "$T/re9/calibrate-4.txt" &&
+        grep -q '^policy ranking measured = predicted *1 of 2 settings same *FAIL$' "$T/re9.log" ||
+        { echo "--no-ring-beta: $(grep -E '^beta|ranking' "$T/re9/calibrate-4.txt" "$T/re9.log")"; return 1; }
     validate/validate.sh --reanalyze validate/runs/ompi16 --out "$T/re7" --arsim "$A" --own-protocol >"$T/re7.log" 2>&1
     [ -f "$T/re7/calib-8.yaml" ] && ! grep -q 'inter_protocol_from' "$T/re7/calib-8.yaml" ||
         { echo "--own-protocol: $(tail -3 "$T/re7.log")"; return 1; }
