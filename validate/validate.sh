@@ -55,7 +55,7 @@
 # result or a held-out median above --median-bound (default 0.25 there).
 # --reanalyze RUN: measures nothing (no root, no cluster) — takes the
 # measurements of an earlier run's directory RUN (meas-N.json or
-# meas-N.json.gz, replays merged; validate/runs/ keeps runs 11-21 and
+# meas-N.json.gz, replays merged; validate/runs/ keeps runs 11-22 and
 # MPICH 7-9) and calibrates, compares and checks the targets again with
 # this arsim, into --out DIR (RUN itself is not written).
 #
