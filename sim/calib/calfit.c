@@ -541,7 +541,13 @@ static Cand fit_once(const GArray *pts, double gamma, double beta_fix, unsigned 
  * ring's messages, is a constant plus a per-message amount there;
  * without both ping-pong and ring points the constant goes). rings: the
  * ring points alone, "largest" among them. NAN with fewer than 2
- * distinct large sizes or a slope that is not > 0. */
+ * distinct large sizes or a slope that is not > 0. slope_point: whether
+ * a point (k messages) takes part at all. */
+static bool slope_point(const CalPoint *p, double k, bool rings)
+{
+    return p->used && k > 0 && (!rings || p->kind == CALFIT_RING);
+}
+
 static double slope_beta(const GArray *pts, double gamma, bool rings, double large)
 {
     double mmax = 0;
@@ -549,7 +555,7 @@ static double slope_beta(const GArray *pts, double gamma, bool rings, double lar
         const CalPoint *p = &g_array_index(pts, CalPoint, i);
         double k, m, h, g;
         terms(p, gamma, &k, &m, &h, &g);
-        if (p->used && k > 0 && (!rings || p->kind == CALFIT_RING))
+        if (slope_point(p, k, rings))
             mmax = fmax(mmax, m);
     }
     guint len = pts->len;
@@ -560,7 +566,7 @@ static double slope_beta(const GArray *pts, double gamma, bool rings, double lar
         const CalPoint *p = &g_array_index(pts, CalPoint, i);
         double k, m, h, g;
         terms(p, gamma, &k, &m, &h, &g);
-        if (!p->used || !(k > 0) || m * large < mmax || (rings && p->kind != CALFIT_RING))
+        if (!slope_point(p, k, rings) || m * large < mmax)
             continue;
         a[3 * n] = k;
         a[3 * n + 1] = h;

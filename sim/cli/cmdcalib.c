@@ -128,15 +128,14 @@ static void print_beta(FILE *out, const char *name, const CalLinkFit *f, bool fr
 {
     if (free_beta)
         fprintf(out, "beta %s: free (--free-beta)\n", name);
-    else if (isfinite(f->beta_ring) && isfinite(f->beta_slope))
+    else if (isfinite(f->beta_ring)) {
         fprintf(out, "beta %s: held at the largest rings' slope, %.5f ns/B (%.2f MB/s): the rate with every link busy "
-                "both ways (the large messages' slope: %.5f ns/B, %+.2f %%; --no-ring-beta uses it)\n", name,
-                f->beta_ring * 1e9, 1e-6 / f->beta_ring, f->beta_slope * 1e9,
-                100 * (f->beta_slope / f->beta_ring - 1));
-    else if (isfinite(f->beta_ring))
-        fprintf(out, "beta %s: held at the largest rings' slope, %.5f ns/B (%.2f MB/s): the rate with every link busy "
-                "both ways\n", name, f->beta_ring * 1e9, 1e-6 / f->beta_ring);
-    else if (!isfinite(f->beta_slope))
+                "both ways", name, f->beta_ring * 1e9, 1e-6 / f->beta_ring);
+        if (isfinite(f->beta_slope))
+            fprintf(out, " (the large messages' slope: %.5f ns/B, %+.2f %%; --no-ring-beta uses it)",
+                    f->beta_slope * 1e9, 100 * (f->beta_slope / f->beta_ring - 1));
+        fputc('\n', out);
+    } else if (!isfinite(f->beta_slope))
         fprintf(out, "beta %s: free (fewer than 2 large sizes for a slope)\n", name);
     else if (f->beta_held)
         fprintf(out, "beta %s: held at the large messages' slope, %.5f ns/B (%.2f MB/s): fitted free it strayed "
