@@ -146,8 +146,22 @@ reanalyze() {
     [ $? = 2 ] && grep -q "is the run's own directory" "$T/re2.log" || { echo "--out = RUN not refused: $(cat "$T/re2.log")"; return 1; }
 }
 
+# validate/rings_beta.sh (README, "The rings' β"): the queue scan on kept
+# run 20 shows the two modes README's table names; a bad experiment is one
+# line, exit 2.
+rings_beta() {
+    local out
+    out=$(validate/rings_beta.sh queue validate/runs/ompi20 "$T/rbq" 2>&1) || { echo "queue: exit $?"; return 1; }
+    grep -q '^ *0 B  measured 99.6092 predicted 107.0189 +7.4%$' <<<"$out" &&
+        grep -q '^ *8000 B  measured 99.6092 predicted 74.2850 -25.4%$' <<<"$out" || { echo "queue scan: $out"; return 1; }
+    out=$(validate/rings_beta.sh bogus 2>&1)
+    [ $? = 2 ] && [ "$(wc -l <<<"$out")" = 1 ] && grep -q "^rings_beta.sh: 'bogus' is not an experiment" <<<"$out" ||
+        { echo "bad experiment: $out"; return 1; }
+}
+
 t vallib_error_sets error_sets
 t vallib_spread spread_counts
 t vallib_network network
 t vallib_timeouts timeout_cases
 t vallib_reanalyze reanalyze
+t vallib_rings_beta rings_beta
