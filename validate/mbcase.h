@@ -42,6 +42,7 @@ typedef struct {
     char mode[16];       /* "pingpong", "exchange", "reduce", "allreduce", ... */
     char klass[8];       /* pingpong: "intra" or "inter"; exchange: "inter"; "" otherwise */
     char algo[16];       /* allreduce: algorithm name; "" otherwise */
+    char call[16];       /* allreduce algo "mpi": "MPI_Allreduce" or "MPI_Iallreduce"; "" otherwise */
     uint64_t bytes;      /* message or vector size in bytes */
     int ranks;           /* ranks taking part (2 for pingpong and exchange) */
     int peer_a, peer_b;  /* pingpong, exchange: the two ranks; -1 otherwise */

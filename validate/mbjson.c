@@ -63,6 +63,10 @@ static void put_case(FILE *f, const MbcaseResult *c)
         fputs(", \"algo\": ", f);
         put_string(f, c->algo);
     }
+    if (c->call[0]) {
+        fputs(", \"call\": ", f);
+        put_string(f, c->call);
+    }
     fprintf(f, ", \"ranks\": %d, \"bytes\": %" G_GUINT64_FORMAT, c->ranks, c->bytes);
     if (c->peer_a >= 0)
         fprintf(f, ", \"peers\": [%d, %d]", c->peer_a, c->peer_b);

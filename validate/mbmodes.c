@@ -444,7 +444,8 @@ static void run_reduce(MbmodesCtx *c)
 typedef struct {
     MPI_Comm comm;
     int rank;
-    const CollSchedule *sched;  /* NULL: MPI_Allreduce */
+    const CollSchedule *sched;  /* NULL: the library's own (MPI_Allreduce or MPI_Iallreduce) */
+    bool nonblocking;           /* sched NULL: MPI_Iallreduce, waited for by mbwait_all (poll_s) */
     double *data, *tmp;         /* the vector and the receive scratch */
     const double *init;         /* this rank's input */
     const double *expect;       /* the exact sum */
@@ -462,10 +463,15 @@ static double allreduce_rep(void *vctx)
     mbwait_barrier(x->comm, x->poll_s);
     mbcase_stamp(&x->start);
     double t0 = MPI_Wtime();
-    if (x->sched)
+    if (x->sched) {
         mbcoll_exec(x->sched, x->rank, x->data, x->tmp, x->comm, x->poll_s);
-    else
+    } else if (x->nonblocking) {
+        MPI_Request req;
+        MPI_Iallreduce(MPI_IN_PLACE, x->data, (int)x->count, MPI_DOUBLE, MPI_SUM, x->comm, &req);
+        mbwait_all(1, &req, x->poll_s);
+    } else {
         MPI_Allreduce(MPI_IN_PLACE, x->data, (int)x->count, MPI_DOUBLE, MPI_SUM, x->comm);
+    }
     double t = MPI_Wtime() - t0;
     uint64_t at = mbcoll_mismatch(x->data, x->expect, x->count);
     if (at < x->count && !x->wrong) {
@@ -484,13 +490,16 @@ static int hier_g(const MbmodesCtx *c)
     return c->ranks_per_host > 0 && c->consecutive ? c->ranks_per_host : 1;
 }
 
-/* One (algorithm, size) case; algo < 0 is MPI_Allreduce. */
+/* One (algorithm, size) case; algo < 0 is the library's own all-reduce. */
 static void allreduce_case(MbmodesCtx *c, int algo, guint64 bytes)
 {
-    AllreduceCtx x = {.comm = c->comm, .rank = c->rank, .count = bytes / sizeof(double), .poll_s = c->opt->rule.poll_s};
+    AllreduceCtx x = {.comm = c->comm, .rank = c->rank, .count = bytes / sizeof(double), .poll_s = c->opt->rule.poll_s,
+                      .nonblocking = algo < 0 && c->opt->mpi_nonblocking};
     MbcaseResult r;
     mbcase_result_init(&r, "allreduce");
     g_strlcpy(r.algo, algo < 0 ? "mpi" : coll_algo_name((CollAlgo)algo), sizeof r.algo);
+    if (algo < 0)
+        g_strlcpy(r.call, x.nonblocking ? "MPI_Iallreduce" : "MPI_Allreduce", sizeof r.call);
     r.bytes = bytes;
     r.ranks = c->p;
     CollSchedule *s = NULL;
@@ -585,6 +594,15 @@ static int parse_allreduce_opt(MbmodesOpts *o, const char *flag, const char *val
             *why = "unknown algorithm; expected a comma-separated list of mpi, ring, butterfly, "
                    "rabenseifner, tree, hierarchical, torus2d";
         return rc;
+    }
+    if (strcmp(flag, "--mpi-call") == 0) {
+        if (strcmp(val, "allreduce") != 0 && strcmp(val, "iallreduce") != 0) {
+            *why = "unknown call; expected allreduce (MPI_Allreduce) or iallreduce (MPI_Iallreduce, waited for as "
+                   "--poll says)";
+            return -1;
+        }
+        o->mpi_nonblocking = strcmp(val, "iallreduce") == 0;
+        return 1;
     }
     if (strcmp(flag, "--inter") == 0) {
         if (!coll_algo_parse(val, &o->inter) || o->inter == COLL_HIERARCHICAL) {

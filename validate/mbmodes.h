@@ -40,7 +40,10 @@ typedef struct {
     bool quiet;                 /* --quiet: no per-case lines on stdout */
     MbcaseRule rule;            /* --warmup, --min-reps, --max-reps, --tol, --case-time, --timeout, --poll */
     bool algo_given;            /* --algo appeared */
-    bool algo_mpi;              /* allreduce: run MPI_Allreduce */
+    bool algo_mpi;              /* allreduce: run the library's own all-reduce */
+    bool mpi_nonblocking;       /* allreduce --mpi-call iallreduce: the library's all-reduce as MPI_Iallreduce,
+                                 * waited for as --poll says (false: MPI_Allreduce, which waits as the
+                                 * library does) */
     bool algos[COLL_NALGOS];    /* allreduce: run arsim's schedule of each marked algorithm */
     CollAlgo inter;             /* --inter: hierarchical's inter-node algorithm (default ring) */
     int gpus_per_node;          /* --gpus-per-node: hierarchical's G; 0 = ranks per host if uniform */

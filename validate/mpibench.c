@@ -57,6 +57,8 @@ static void usage(FILE *f)
           "                        or each late case both ways\n"
           "  --algo LIST           allreduce: mpi,ring,butterfly,rabenseifner,tree,hierarchical,torus2d\n"
           "                        (default: all but torus2d)\n"
+          "  --mpi-call C          allreduce: how algo mpi calls the library: allreduce (MPI_Allreduce,\n"
+          "                        the default) or iallreduce (MPI_Iallreduce, waited for as --poll says)\n"
           "  --inter ALGO          hierarchical: inter-node algorithm (default ring)\n"
           "  --gpus-per-node G     hierarchical: ranks per node (default: ranks per host)\n"
           "  --config FILE         iteration: the arsim scenario to replay (its world = the MPI world)\n"

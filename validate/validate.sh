@@ -62,12 +62,19 @@
 #   validate/validate.sh [--short] [--out DIR] [--prefix P] [--net A.B.C]
 #       [--arsim PATH] [--mpibench PATH] [--no-iteration] [--median-bound F]
 #       [--fit pingpong,ring|ring|pingpong] [--statistic mean|median] [--carry-protocol|--own-protocol]
-#       [--mpi openmpi|mpich] [--eager] [--no-ring-beta]
+#       [--mpi openmpi|mpich] [--mpi-call allreduce|iallreduce] [--eager] [--no-ring-beta]
 #   validate/validate.sh --reanalyze RUN [--out DIR] [--short] [--arsim PATH] [--fit ...] [--statistic ...] [--carry-protocol|--own-protocol]
 #       [--no-ring-beta]
 #
 # --mpi mpich runs an mpibench built with MPICC=mpicc.mpich (pass it with
 # --mpibench) through the cluster's MPICH launcher instead of Open MPI's.
+# --mpi-call allreduce|iallreduce: how the `mpi` all-reduce cases call the
+# library (mpibench --mpi-call). Default: MPI_Allreduce with Open MPI, whose
+# blocking wait yields (mpi_yield_when_idle, set by the cluster's mpirun);
+# MPI_Iallreduce waited for like every schedule (test, sleep 20 us) with
+# MPICH, whose blocking MPI_Allreduce busy-polls inside the library with no
+# setting to yield, and so on 4-8 ranks sharing 2 cores measures the
+# scheduler (README "MPICH's own all-reduce").
 # Not root, or no network namespaces: prints a SKIPPED line and exits 0.
 # Exit status: 0 targets met (or skipped), 1 a wrong result or a failed
 # step, 2 usage, 3 only an error target missed (the results were right).
@@ -94,6 +101,7 @@ mpi=openmpi
 statistic=mean
 carry_protocol=""   # 1 or 0 when given; else by --mpi (below)
 ring_beta=()        # (--no-ring-beta): calibrate's beta from the ping-pong rule, as up to run 19
+mpi_call=""         # --mpi-call; else by --mpi (below)
 eager=()
 small_bound=0.20
 from=""
@@ -119,9 +127,10 @@ while [ $# -gt 0 ]; do
         --median-bound) median_bound=$2 ;;
         --fit) fit=$2 ;;
         --mpi) mpi=$2 ;;
+        --mpi-call) mpi_call=$2 ;;
         --statistic) statistic=$2 ;;
         --reanalyze) from=$2 ;;
-        *) echo "$prog: $1: unknown option; expected --short, --out, --prefix, --net, --arsim, --mpibench, --no-iteration, --median-bound, --fit, --statistic, --carry-protocol, --own-protocol, --no-ring-beta, --mpi, --eager or --reanalyze" >&2
+        *) echo "$prog: $1: unknown option; expected --short, --out, --prefix, --net, --arsim, --mpibench, --no-iteration, --median-bound, --fit, --statistic, --carry-protocol, --own-protocol, --no-ring-beta, --mpi, --mpi-call, --eager or --reanalyze" >&2
            exit 2 ;;
     esac
     shift 2
@@ -129,9 +138,13 @@ done
 [[ -z "$median_bound" || "$median_bound" =~ ^(0|[1-9][0-9]*)?(\.[0-9]+)?$ ]] ||
     { echo "$prog: --median-bound: '$median_bound' is not a fraction; expected a number such as 0.1" >&2; exit 2; }
 case "$mpi" in
-    openmpi) launcher=mpirun; mpicmd=mpirun; carry_protocol=${carry_protocol:-1} ;;
-    mpich) launcher=mpiexec-mpich; mpicmd=mpiexec.mpich; carry_protocol=${carry_protocol:-0} ;;
+    openmpi) launcher=mpirun; mpicmd=mpirun; carry_protocol=${carry_protocol:-1}; mpi_call=${mpi_call:-allreduce} ;;
+    mpich) launcher=mpiexec-mpich; mpicmd=mpiexec.mpich; carry_protocol=${carry_protocol:-0}; mpi_call=${mpi_call:-iallreduce} ;;
     *) echo "$prog: --mpi: '$mpi' is not an MPI library; expected openmpi or mpich (with --mpibench built by MPICC=mpicc.mpich)" >&2; exit 2 ;;
+esac
+case "$mpi_call" in
+    allreduce|iallreduce) ;;
+    *) echo "$prog: --mpi-call: '$mpi_call' is not a call; expected allreduce (MPI_Allreduce) or iallreduce (MPI_Iallreduce)" >&2; exit 2 ;;
 esac
 case "$statistic" in
     mean) other=median ;;
@@ -191,7 +204,7 @@ if [ $short = 1 ]; then
     limit=240
 else
     clusters="4:1gbit 8:200mbit"
-    bench=(all --algo mpi,ring,butterfly,rabenseifner,tree,hierarchical,torus2d --gpus-per-node 2 --delays 0,2ms --pairs all --late both
+    bench=(all --algo mpi,ring,butterfly,rabenseifner,tree,hierarchical,torus2d --mpi-call "$mpi_call" --gpus-per-node 2 --delays 0,2ms --pairs all --late both
            --min-reps 7 --max-reps 1000 --min-time 1s --case-time 60s --timeout 300s)
     limit=3000
 fi

@@ -22,11 +22,24 @@ typedef struct {
     const CalFile *cal;      /* borrowed */
     char *cal_abs;           /* the calibration's absolute path; owned */
     bool ompi;               /* the library is Open MPI: `mpi` follows its tuned decision */
+    bool mpich;              /* the library is MPICH: `mpi` follows its selection table */
     CalCmpStatistic st;      /* the statistic of a skewed prediction's trials */
     GHashTable *topos;       /* GINT(ranks) -> Topo*; owned */
     GHashTable *scens;       /* "config\nranks" -> Scenario* (NULL value: failed, why in scen_err); owned */
     GHashTable *scen_err;    /* same key -> char* why; owned */
 } Ctx;
+
+CollAlgo calcompare_mpich_allreduce(int p, uint64_t n, bool nonblocking)
+{
+    /* MPICH 4's built-in selection (the JSON in libmpich, mpir generic), a built-in operation on doubles:
+     * recursive doubling at most 8 B (MPI_Iallreduce: 2048 B) or fewer elements than the largest power
+     * of two <= p, else reduce_scatter_allgather (Rabenseifner). */
+    uint64_t pof2 = 1;
+    while (pof2 * 2 <= (uint64_t)p)
+        pof2 *= 2;
+    bool small = n <= (nonblocking ? 2048u : 8u) || n / sizeof(double) < pof2;
+    return small ? COLL_BUTTERFLY : COLL_RABENSEIFNER;
+}
 
 CollAlgo calcompare_ompi_allreduce(int p, uint64_t n)
 {
@@ -184,6 +197,11 @@ static void predict_allreduce(Ctx *x, const MeasCase *c, CalCmpRow *r)
         CollAlgo a = calcompare_ompi_allreduce(c->ranks, c->bytes);
         r->pred_s = sim_algo(x, c, a, &why);
         r->how = g_strdup_printf("sim %s (Open MPI tuned)", coll_algo_name(a));
+    } else if (x->mpich) {
+        CollAlgo a = calcompare_mpich_allreduce(c->ranks, c->bytes, c->nonblocking);
+        r->pred_s = sim_algo(x, c, a, &why);
+        r->how = g_strdup_printf("sim %s (MPICH's selection, %s)", coll_algo_name(a),
+                                 c->nonblocking ? "MPI_Iallreduce" : "MPI_Allreduce");
     } else {
         static const CollAlgo cands[] = {COLL_RING, COLL_BUTTERFLY, COLL_RABENSEIFNER, COLL_TREE};
         CollAlgo best = COLL_RING;
@@ -555,7 +573,8 @@ static void scen_free(gpointer p)
 
 CalCompare *calcompare_run(const MeasFile *m, const CalFile *cal, const char *cal_path, CalCmpStatistic st)
 {
-    Ctx x = {.m = m, .cal = cal, .ompi = strstr(m->mpi_library, "Open MPI") != NULL, .st = st,
+    Ctx x = {.m = m, .cal = cal, .ompi = strstr(m->mpi_library, "Open MPI") != NULL,
+             .mpich = strstr(m->mpi_library, "MPICH") != NULL, .st = st,
              .topos = g_hash_table_new_full(NULL, NULL, NULL, (GDestroyNotify)topo_free),
              .scens = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, scen_free),
              .scen_err = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free)};
@@ -570,8 +589,12 @@ CalCompare *calcompare_run(const MeasFile *m, const CalFile *cal, const char *ca
     g_array_set_clear_func(out->ranks, rank_clear);
     out->mpi_rule = g_strdup(x.ompi ? "mpi (MPI_Allreduce) is predicted as Open MPI 4.1's coll/tuned fixed decision "
                                       "for a commutative sum, run as arsim's nearest schedule"
-                                    : "mpi (MPI_Allreduce) is predicted as the best of arsim's ring, butterfly, "
-                                      "rabenseifner and tree (the library is not Open MPI)");
+                           : x.mpich ? "mpi (MPI_Allreduce or MPI_Iallreduce, as the case says) is predicted as MPICH "
+                                       "4's selection for a built-in sum: butterfly (recursive doubling) up to 8 B "
+                                       "(MPI_Iallreduce: 2 KiB) or below one element per rank of the largest power "
+                                       "of two, else rabenseifner"
+                                     : "mpi (MPI_Allreduce) is predicted as the best of arsim's ring, butterfly, "
+                                       "rabenseifner and tree (the library is neither Open MPI nor MPICH)");
     for (guint i = 0; i < m->cases->len; i++) {
         const MeasCase *c = &g_array_index(m->cases, MeasCase, i);
         CalCmpRow r = {.c = c, .measured_s = measured(c, st), .label = calmeas_case_label(c), .pred_s = -1,

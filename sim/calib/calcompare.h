@@ -112,6 +112,12 @@ const char *calcompare_statistic_name(CalCmpStatistic st);
 char *calcompare_statistic_rule(CalCmpStatistic st);
 void calcompare_free(CalCompare *x);
 
+/* MPICH 4's built-in all-reduce selection for a sum of doubles on p
+ * ranks and n bytes, blocking (MPI_Allreduce) or not (MPI_Iallreduce):
+ * butterfly (its recursive doubling) or rabenseifner
+ * (reduce_scatter_allgather). */
+CollAlgo calcompare_mpich_allreduce(int p, uint64_t n, bool nonblocking);
+
 /* Open MPI 4.1 coll/tuned's fixed all-reduce choice for a commutative
  * operation on p ranks and n bytes, as arsim's nearest schedule. */
 CollAlgo calcompare_ompi_allreduce(int p, uint64_t n);

@@ -20,7 +20,8 @@ typedef struct {
     int index;               /* position in the file's "cases" array, 0-based */
     int line, col;           /* where the case object starts in the file, 1-based */
     bool intra;              /* pingpong, exchange: class "intra" (one host); false: "inter" */
-    bool mpi;                /* allreduce: algo "mpi" (the library's MPI_Allreduce) */
+    bool mpi;                /* allreduce: algo "mpi" (the library's own all-reduce) */
+    bool nonblocking;        /* allreduce mpi: "call": "MPI_Iallreduce" (false: MPI_Allreduce, or no "call") */
     CollAlgo algo;           /* allreduce with !mpi: arsim's schedule */
     int ranks;               /* ranks taking part: >= 2 (reduce: >= 1) */
     uint64_t bytes;          /* message (pingpong) or vector (reduce, allreduce) bytes, >= 1; 0 for iteration */

@@ -284,6 +284,13 @@ static bool read_mode(const Ctx *x, const cJSON *o, int k, MeasCase *c)
         if (!c->mpi && !coll_algo_parse(s, &c->algo))
             return fail_at(x, offset_of(x->text, x->len, "cases", k, "algo"), "case %d: unknown algo '%s'; "
                            "expected mpi, ring, butterfly, rabenseifner, tree, hierarchical or torus2d", k, s);
+        const cJSON *call = cJSON_GetObjectItemCaseSensitive(o, "call");
+        if (call && (!c->mpi || !cJSON_IsString(call) ||
+                     (strcmp(call->valuestring, "MPI_Allreduce") != 0 &&
+                      strcmp(call->valuestring, "MPI_Iallreduce") != 0)))
+            return fail_at(x, offset_of(x->text, x->len, "cases", k, "call"), "case %d: bad 'call'; expected "
+                           "\"MPI_Allreduce\" or \"MPI_Iallreduce\", and only with algo mpi", k);
+        c->nonblocking = call && strcmp(call->valuestring, "MPI_Iallreduce") == 0;
         c->inter = COLL_RING;
         const cJSON *in = cJSON_GetObjectItemCaseSensitive(o, "inter");
         if (in && (!cJSON_IsString(in) || !coll_algo_parse(in->valuestring, &c->inter) ||

@@ -102,6 +102,20 @@ reps_ok=$(awk -F= '$1 ~ /^reps_s\[/ { t[n++] = $2 + 0 } $1 == "reps" { r = $2 } 
 [ "$reps_ok" = yes ] && ok "a case lists every repetition's time, its median time_s" ||
     fail "a case lists every repetition's time, its median time_s" "$reps_ok"
 
+# --mpi-call iallreduce: the library's own all-reduce (algo mpi) as
+# MPI_Iallreduce, waited for under --poll like the schedules, says so in
+# its case ("call") and is checked like every case; without the flag the
+# case says MPI_Allreduce; schedules carry no "call".
+calls() { flat "$T/$1.json" | awk -F'\t' '$1 ~ /^\.cases\[[0-9]+\]\.(algo|call|verified)$/ { printf "%s ", $2 }'; }
+if nb=$(run nb --algo mpi --mpi-call iallreduce --poll 20us) && blk=$(run blk --algo mpi); then
+    got="$(calls nb)| $(calls blk)"
+    want="mpi MPI_Iallreduce true ring true | mpi MPI_Allreduce true ring true "
+    [ "$got" = "$want" ] && ok "--mpi-call iallreduce measures MPI_Iallreduce and says so" ||
+        fail "--mpi-call iallreduce measures MPI_Iallreduce and says so" "got '$got', want '$want'"
+else
+    fail "--mpi-call iallreduce measures MPI_Iallreduce and says so" "$nb $blk"
+fi
+
 # --help anywhere prints the usage, the exchange mode's --delays in it.
 help=$("$MPIBENCH" exchange --delays 1ms --help 2>&1); rc=$?
 [ $rc = 0 ] && grep -q -- "--delays LIST" <<<"$help" && ok "mpibench MODE ... --help prints the usage" ||

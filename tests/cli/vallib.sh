@@ -139,6 +139,13 @@ reanalyze() {
     validate/validate.sh --reanalyze validate/runs/mpich7 --mpi mpich --out "$T/re8" --arsim "$A" >"$T/re8.log" 2>&1
     [ -f "$T/re8/calib-8.yaml" ] && ! grep -q 'inter_protocol_from' "$T/re8/calib-8.yaml" ||
         { echo "--mpi mpich: carried: $(tail -3 "$T/re8.log")"; return 1; }
+    # MPICH's own all-reduce is predicted by MPICH's selection table (its
+    # blocking MPI_Allreduce in run 7: Rabenseifner from 4 KiB up on 4 ranks)
+    grep -q '"how":[[:space:]]*"sim rabenseifner (MPICH.s selection, MPI_Allreduce)"' "$T/re8/compare-4.json" ||
+        { echo "--mpi mpich: mpi not predicted by MPICH's selection: $(grep -m1 -o '"how":[[:space:]]*"sim [^"]*(best[^"]*"' "$T/re8/compare-4.json")"; return 1; }
+    validate/validate.sh --short --reanalyze "$run" --out "$T/re10" --arsim "$A" --mpi-call wait >"$T/re10.log" 2>&1
+    [ $? = 2 ] && [ "$(wc -l <"$T/re10.log")" = 1 ] && grep -q "^validate.sh: --mpi-call: 'wait' is not a call" "$T/re10.log" ||
+        { echo "--mpi-call wait: $(cat "$T/re10.log")"; return 1; }
     validate/validate.sh --short --reanalyze "$run" --out "$T/re4" --arsim "$A" --statistic mode >"$T/re4.log" 2>&1
     [ $? = 2 ] && [ "$(wc -l <"$T/re4.log")" = 1 ] && grep -q "^validate.sh: --statistic: 'mode' is not a statistic" "$T/re4.log" ||
         { echo "--statistic mode: $(cat "$T/re4.log")"; return 1; }

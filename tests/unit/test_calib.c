@@ -326,6 +326,10 @@ START_TEST(test_meas_bad)
            "2e-3}", "outside [min_s");
     bad_at(HEAD GOOD "    {\"mode\": \"reduce\", \"ranks\": 4, \"bytes\": 8, \"time_s\": 1e-3,, }\n  ]\n}\n", " }\n  ]",
            "not valid JSON");
+    bad_at(HEAD GOOD "    {\"mode\": \"allreduce\", \"algo\": \"ring\", \"call\": \"MPI_Allreduce\", \"ranks\": 4, "
+                "\"bytes\": 64, \"time_s\": 1}\n  ]\n}\n", "\"MPI_Allreduce\"", "only with algo mpi");
+    bad_at(HEAD GOOD "    {\"mode\": \"allreduce\", \"algo\": \"mpi\", \"call\": \"MPI_Reduce\", \"ranks\": 4, "
+                "\"bytes\": 64, \"time_s\": 1}\n  ]\n}\n", "\"MPI_Reduce\"", "bad 'call'");
     bad_at("", "", "empty file");
 }
 END_TEST
@@ -585,6 +589,61 @@ START_TEST(test_compare_statistic)
 }
 END_TEST
 
+/* MPICH's own all-reduce is predicted by MPICH 4's selection table: each
+ * measured time is the closed form of the algorithm that table names
+ * (butterfly = its recursive doubling, rabenseifner =
+ * reduce_scatter_allgather), blocking and not, on both sides of its
+ * thresholds (8 B and 2 KiB; one element per rank of the power of two). */
+START_TEST(test_compare_mpich)
+{
+    static const struct {
+        int p;
+        uint64_t n;
+        bool nb;
+        const char *algo;
+    } cs[] = {{4, 8, false, "butterfly"},    {4, 16, false, "butterfly"},   /* 2 elements < 4 */
+              {4, 32, false, "rabenseifner"}, {4, 2048, false, "rabenseifner"}, {4, 2048, true, "butterfly"},
+              {4, 4096, true, "rabenseifner"}, {8, 56, false, "butterfly"}, {8, 64, false, "rabenseifner"},
+              {8, 1u << 20, true, "rabenseifner"}, {8, 16u << 20, false, "rabenseifner"}};
+    GString *t = g_string_new("{\"schema\": \"arsim-measurements/1\", \"env\": {\"ranks\": 8, \"hosts\": 8, "
+                              "\"ranks_per_host\": 1, \"mpi_library\": \"MPICH Version: 4.0.2\", \"date\": \"D\"}, "
+                              "\"cases\": [\n");
+    g_string_append_printf(t, "{\"mode\": \"pingpong\", \"class\": \"inter\", \"bytes\": 1048576, \"time_s\": %.17g}",
+                           t_ping(1048576, ALPHA, BETA, 0));
+    for (size_t i = 0; i < G_N_ELEMENTS(cs); i++)
+        g_string_append_printf(t, ",\n{\"mode\": \"allreduce\", \"algo\": \"mpi\", \"call\": \"%s\", \"ranks\": %d, "
+                               "\"bytes\": %" G_GUINT64_FORMAT ", \"time_s\": %.17g}",
+                               cs[i].nb ? "MPI_Iallreduce" : "MPI_Allreduce", cs[i].p, cs[i].n,
+                               t_algo(cs[i].algo, cs[i].p, (double)cs[i].n));
+    g_string_append(t, "\n]}\n");
+    char *path;
+    MeasFile *m = meas_from_text(t->str, &path);
+    CalFile cal;
+    calfile_init(&cal);
+    cal.inter = (CalClass){true, ALPHA, BETA, 1, 10, 0, 0, 0};
+    cal.has_gamma = true;
+    cal.gamma = GAMMA;
+    CalCompare *x = calcompare_run(m, &cal, path, CALCMP_MEDIAN);
+    ck_assert(strstr(x->mpi_rule, "MPICH") != NULL);
+    for (size_t i = 0; i < G_N_ELEMENTS(cs); i++) {
+        const CalCmpRow *r = &g_array_index(x->rows, CalCmpRow, i + 1);
+        ck_assert(r->c->mpi && r->c->nonblocking == cs[i].nb);
+        ck_assert_int_eq(calcompare_mpich_allreduce(cs[i].p, cs[i].n, cs[i].nb),
+                         strcmp(cs[i].algo, "butterfly") == 0 ? COLL_BUTTERFLY : COLL_RABENSEIFNER);
+        ck_assert_msg(g_str_has_prefix(r->how, "sim ") && strstr(r->how, cs[i].algo) &&
+                      strstr(r->how, cs[i].nb ? "MPI_Iallreduce" : "MPI_Allreduce"), "case %zu: %s", i, r->how);
+        ck_assert_msg(fabs(r->rel_err) < 1e-6, "case %zu (%d ranks, %" G_GUINT64_FORMAT " B): error %g", i,
+                      cs[i].p, cs[i].n, r->rel_err);
+    }
+    calcompare_free(x);
+    calfile_clear(&cal);
+    calmeas_free(m);
+    g_unlink(path);
+    g_free(path);
+    g_string_free(t, TRUE);
+}
+END_TEST
+
 START_TEST(test_ompi_decision)
 {
     ck_assert_int_eq(calcompare_ompi_allreduce(4, 4096), COLL_BUTTERFLY);
@@ -612,6 +671,7 @@ int main(void)
     tcase_add_test(tc, test_trimmed_mean);
     tcase_add_test(tc, test_compare_statistic);
     tcase_add_test(tc, test_ompi_decision);
+    tcase_add_test(tc, test_compare_mpich);
     tc = testmain_case(s, "robustness");
     tcase_add_test(tc, test_fit_outlier);
     tc = testmain_case(s, "bad-input");
