@@ -5,7 +5,7 @@
 # Maintainer tool: needs a CUDA GPU and PyTorch (+ torchvision; transformers
 # for bert-base-384 and gpt2); not needed to build or test arsim.
 #
-#   models/gen/profile_gpu.sh DIR [--quick] [--plain]
+#   models/gen/profile_gpu.sh DIR [--quick] [--plain] [--only TAG,...]
 #
 # Writes into DIR (created):
 #   MODEL-PREC-bB.trace.json.gz  one torch.profiler trace per profiled case
@@ -19,28 +19,25 @@
 # every case timed without the layer hooks and ranges (profile_model.py
 # --no-ranges), into timings-plain.jsonl: the step as the user's script runs
 # it, against which the ranged timings show what the instrumentation costs.
+# --only TAG,...: only the cases so named (MODEL-PREC-bB, as the traces are:
+# vgg16-tf32-b64), in the list's order; a tag not in the list is refused.
 set -u
-dir=${1:?usage: profile_gpu.sh DIR [--quick] [--plain]}
+dir=${1:?usage: profile_gpu.sh DIR [--quick] [--plain] [--only TAG,...]}
 shift
-quick= plain=0
-for a in "$@"; do
-    case $a in
+quick= plain=0 only=
+while [ $# -gt 0 ]; do
+    case $1 in
     --quick) quick=1 ;;
     --plain) plain=1 ;;
-    *) echo "profile_gpu.sh: unknown option '$a'; expected --quick or --plain" >&2; exit 2 ;;
+    --only)
+        [ $# -ge 2 ] || { echo "profile_gpu.sh: --only: missing value; expected tags such as vgg16-tf32-b64" >&2; exit 2; }
+        only=$2; shift ;;
+    *) echo "profile_gpu.sh: unknown option '$1'; expected --quick, --plain or --only TAG,..." >&2; exit 2 ;;
     esac
+    shift
 done
 here=$(cd "$(dirname "$0")" && pwd)
 py=${PYTHON:-python3}
-mkdir -p "$dir" || exit 1
-
-{
-    nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv 2>&1
-    $py -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda,
-            "cudnn", torch.backends.cudnn.version(), torch.cuda.get_device_name())' 2>&1
-    nproc
-} >"$dir/env.txt"
-cat "$dir/env.txt"
 
 # model batch precision profiled(1)/timed only(0); most wanted first.
 cases="vgg16 32 tf32 1
@@ -61,6 +58,24 @@ resnet50 256 tf32 0
 vgg16 16 tf32 0
 vgg16 64 tf32 0"
 [ -n "$quick" ] && cases=$(echo "$cases" | head -2)
+if [ -n "$only" ]; then
+    all=$cases cases=
+    for tag in ${only//,/ }; do
+        c=$(echo "$all" | awk -v t="$tag" '$1 "-" $3 "-b" $2 == t')
+        [ -n "$c" ] || { echo "profile_gpu.sh: --only: '$tag' is not a case; expected MODEL-PREC-bB of the list in this script, such as vgg16-tf32-b64" >&2; exit 2; }
+        cases=${cases:+$cases
+}$c
+    done
+fi
+mkdir -p "$dir" || exit 1
+
+{
+    nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv 2>&1
+    $py -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda,
+            "cudnn", torch.backends.cudnn.version(), torch.cuda.get_device_name())' 2>&1
+    nproc
+} >"$dir/env.txt"
+cat "$dir/env.txt"
 timings=$dir/timings.jsonl
 [ "$plain" = 1 ] && timings=$dir/timings-plain.jsonl
 

@@ -12,6 +12,7 @@ is one, and under the launch's trace (traces/, run 1) imported with
     python3 validate/h100/table.py [--arsim ./arsim]
     python3 validate/h100/table.py --kinds    # per layer kind: measured vs FLOP model, rates
     python3 validate/h100/table.py --refit    # the trial refit of the H100's FLOP model
+    python3 validate/h100/table.py --h200     # plain steps on an H200 (validate/h200/) against the H100's
 
 Every figure is a mean of 20 synchronized steps; "run 1 / run 2" are two
 launches of profile_gpu.sh on two machines of the same kind.
@@ -31,7 +32,8 @@ ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
 
 
 def load(name):
-    """{(model, precision, batch): step_ms} of one timings file ({} if absent)."""
+    """{(model, precision, batch): step_ms} of one timings file ({} if absent);
+    name relative to this folder."""
     path = os.path.join(HERE, name)
     if not os.path.exists(path):
         return {}
@@ -166,17 +168,31 @@ def refit(cases):
                                     100 * math.sqrt(best[0] / len(e))))
 
 
+def h200(p1, p2, h):
+    """The H200's plain steps against the H100's (the mean of its plain runs)."""
+    print("| model | precision | batch | H100 plain (ms) run 1 / 2 | H200 plain (ms) | H200 against H100 |")
+    print("|---|---|---:|---:|---:|---:|")
+    for key, t in h.items():
+        ref = [v for v in (p1.get(key), p2.get(key)) if v is not None]
+        change = "%+.0f %%" % (100 * (t / (sum(ref) / len(ref)) - 1)) if ref else "–"
+        print("| %s | %s | %d | %s | %.1f | %s |" % (key + (pair(p1.get(key), p2.get(key)), t, change)))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--arsim", default=os.path.join(ROOT, "arsim"), help="the arsim binary")
     ap.add_argument("--kinds", action="store_true", help="the per-kind split of the shipped tf32 files instead")
     ap.add_argument("--refit", action="store_true", help="the trial refit of the FLOP model instead")
+    ap.add_argument("--h200", action="store_true", help="the H200's plain steps against the H100's instead")
     a = ap.parse_args()
     if a.kinds:
         kinds()
         return 0
     r1, r2 = load("timings-run1.jsonl"), load("timings-run2.jsonl")
     p1, p2 = load("timings-plain-run1.jsonl"), load("timings-plain-run2.jsonl")
+    if a.h200:
+        h200(p1, p2, load(os.path.join("..", "h200", "timings-plain.jsonl")))
+        return 0
     if a.refit:
         refit([(key, reference(key, r1, r2, p1, p2)) for key in r1])
         return 0
