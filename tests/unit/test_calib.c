@@ -413,6 +413,30 @@ static double t_algo(const char *algo, int p, double n)
     return 2 * lg * (a + n * b) + lg * n * g;   /* tree */
 }
 
+/* The measurements in text (parsed into *m from the temporary file *path)
+ * compared by their medians under the calibration ALPHA, BETA, GAMMA with
+ * a bucket of burst bytes passing at peak B/s (0: at once; into *cal);
+ * compare_exact_free releases all four. */
+static CalCompare *compare_exact(const char *text, double burst, double peak, MeasFile **m, CalFile *cal,
+                                 char **path)
+{
+    *m = meas_from_text(text, path);
+    calfile_init(cal);
+    cal->inter = (CalClass){true, ALPHA, BETA, 1, 10, burst, 0, peak};
+    cal->has_gamma = true;
+    cal->gamma = GAMMA;
+    return calcompare_run(*m, cal, *path, CALCMP_MEDIAN);
+}
+
+static void compare_exact_free(CalCompare *x, MeasFile *m, CalFile *cal, char *path)
+{
+    calcompare_free(x);
+    calfile_clear(cal);
+    calmeas_free(m);
+    g_unlink(path);
+    g_free(path);
+}
+
 START_TEST(test_compare_exact)
 {
     static const char *algos[] = {"ring", "butterfly", "rabenseifner", "tree", "mpi"};
@@ -434,13 +458,9 @@ START_TEST(test_compare_exact)
             }
     g_string_append(t, "\n]}\n");
     char *path;
-    MeasFile *m = meas_from_text(t->str, &path);
+    MeasFile *m;
     CalFile cal;
-    calfile_init(&cal);
-    cal.inter = (CalClass){true, ALPHA, BETA, 1, 10, 0, 0, 0};
-    cal.has_gamma = true;
-    cal.gamma = GAMMA;
-    CalCompare *x = calcompare_run(m, &cal, path, CALCMP_MEDIAN);
+    CalCompare *x = compare_exact(t->str, 0, 0, &m, &cal, &path);
     ck_assert_int_eq(x->rows->len, m->cases->len);
     for (guint i = 0; i < x->rows->len; i++) {
         const CalCmpRow *r = &g_array_index(x->rows, CalCmpRow, i);
@@ -450,11 +470,7 @@ START_TEST(test_compare_exact)
         ck_assert(!r->fitted);
     }
     ck_assert(x->stats->len > 0);
-    calcompare_free(x);
-    calfile_clear(&cal);
-    calmeas_free(m);
-    g_unlink(path);
-    g_free(path);
+    compare_exact_free(x, m, &cal, path);
     g_string_free(t, TRUE);
 }
 END_TEST
@@ -483,24 +499,16 @@ START_TEST(test_compare_burst)
         }
     g_string_append(t, "\n]}\n");
     char *path;
-    MeasFile *m = meas_from_text(t->str, &path);
+    MeasFile *m;
     CalFile cal;
-    calfile_init(&cal);
-    cal.inter = (CalClass){true, ALPHA, BETA, 1, 10, burst, 0, pk};
-    cal.has_gamma = true;
-    cal.gamma = GAMMA;
-    CalCompare *x = calcompare_run(m, &cal, path, CALCMP_MEDIAN);
+    CalCompare *x = compare_exact(t->str, burst, pk, &m, &cal, &path);
     ck_assert_int_eq((int)x->rows->len, cases);
     for (guint i = 0; i < x->rows->len; i++) {
         const CalCmpRow *r = &g_array_index(x->rows, CalCmpRow, i);
         ck_assert_msg(fabs(r->rel_err) < 1e-6, "ring of %d ranks, %" G_GUINT64_FORMAT " B: simulated %.9g s, "
                       "fit's model %.9g s", r->c->ranks, r->c->bytes, r->pred_s, r->c->time_s);
     }
-    calcompare_free(x);
-    calfile_clear(&cal);
-    calmeas_free(m);
-    g_unlink(path);
-    g_free(path);
+    compare_exact_free(x, m, &cal, path);
     g_string_free(t, TRUE);
 }
 END_TEST
@@ -617,13 +625,9 @@ START_TEST(test_compare_mpich)
                                t_algo(cs[i].algo, cs[i].p, (double)cs[i].n));
     g_string_append(t, "\n]}\n");
     char *path;
-    MeasFile *m = meas_from_text(t->str, &path);
+    MeasFile *m;
     CalFile cal;
-    calfile_init(&cal);
-    cal.inter = (CalClass){true, ALPHA, BETA, 1, 10, 0, 0, 0};
-    cal.has_gamma = true;
-    cal.gamma = GAMMA;
-    CalCompare *x = calcompare_run(m, &cal, path, CALCMP_MEDIAN);
+    CalCompare *x = compare_exact(t->str, 0, 0, &m, &cal, &path);
     ck_assert(strstr(x->mpi_rule, "MPICH") != NULL);
     for (size_t i = 0; i < G_N_ELEMENTS(cs); i++) {
         const CalCmpRow *r = &g_array_index(x->rows, CalCmpRow, i + 1);
@@ -635,11 +639,7 @@ START_TEST(test_compare_mpich)
         ck_assert_msg(fabs(r->rel_err) < 1e-6, "case %zu (%d ranks, %" G_GUINT64_FORMAT " B): error %g", i,
                       cs[i].p, cs[i].n, r->rel_err);
     }
-    calcompare_free(x);
-    calfile_clear(&cal);
-    calmeas_free(m);
-    g_unlink(path);
-    g_free(path);
+    compare_exact_free(x, m, &cal, path);
     g_string_free(t, TRUE);
 }
 END_TEST
