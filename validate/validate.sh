@@ -53,7 +53,8 @@
 # --short (for `make check`): 4 hosts only, sizes 4 KiB..4 MiB, ring,
 # butterfly, rabenseifner and tree, no replays; fails only on a wrong
 # result or a held-out median above --median-bound (default 0.25 there).
-# --reanalyze RUN: measures nothing (no root, no cluster) — takes the
+# --reanalyze RUN: measures nothing (no root, no cluster; --no-iteration,
+# --eager, --prefix, --net, --mpibench and --mpi-call are refused) — takes the
 # measurements of an earlier run's directory RUN (meas-N.json or
 # meas-N.json.gz, replays merged; validate/runs/ keeps runs 11-22 and
 # MPICH 7-12) and calibrates, compares and checks the targets again with
@@ -106,8 +107,10 @@ eager=()
 small_bound=0.20
 from=""
 
+measuring=""         # the first option given that only a measurement uses (refused with --reanalyze)
 usage() { sed -n '/^#   validate\/validate.sh \[/,/^#   validate\/validate.sh --reanalyze/p' "$0" | sed 's/^# \{0,1\}//'; }
 while [ $# -gt 0 ]; do
+    case "$1" in --no-iteration|--eager|--prefix|--net|--mpibench|--mpi-call) measuring=${measuring:-$1} ;; esac
     case "$1" in
         --short) short=1; shift; continue ;;
         --no-iteration) iteration=0; shift; continue ;;
@@ -146,6 +149,8 @@ case "$mpi_call" in
     allreduce|iallreduce) ;;
     *) echo "$prog: --mpi-call: '$mpi_call' is not a call; expected allreduce (MPI_Allreduce) or iallreduce (MPI_Iallreduce)" >&2; exit 2 ;;
 esac
+[ -z "$from" ] || [ -z "$measuring" ] ||
+    { echo "$prog: $measuring: only a measurement uses it; expected no $measuring with --reanalyze, which measures nothing" >&2; exit 2; }
 case "$statistic" in
     mean) other=median ;;
     median) other=mean ;;

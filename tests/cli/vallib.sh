@@ -152,6 +152,11 @@ reanalyze() {
     validate/validate.sh --short --reanalyze "$run" --out "$T/re10" --arsim "$A" --mpi-call wait >"$T/re10.log" 2>&1
     [ $? = 2 ] && [ "$(wc -l <"$T/re10.log")" = 1 ] && grep -q "^validate.sh: --mpi-call: 'wait' is not a call" "$T/re10.log" ||
         { echo "--mpi-call wait: $(cat "$T/re10.log")"; return 1; }
+    # what only a measurement uses is refused with --reanalyze, not ignored
+    validate/validate.sh --reanalyze "$run" --out "$T/re12" --arsim "$A" --mpi-call allreduce >"$T/re12.log" 2>&1
+    [ $? = 2 ] && [ "$(wc -l <"$T/re12.log")" = 1 ] && [ ! -e "$T/re12" ] &&
+        grep -q "^validate.sh: --mpi-call: only a measurement uses it; expected no --mpi-call with --reanalyze" "$T/re12.log" ||
+        { echo "--reanalyze --mpi-call: $(cat "$T/re12.log")"; return 1; }
     validate/validate.sh --short --reanalyze "$run" --out "$T/re4" --arsim "$A" --statistic mode >"$T/re4.log" 2>&1
     [ $? = 2 ] && [ "$(wc -l <"$T/re4.log")" = 1 ] && grep -q "^validate.sh: --statistic: 'mode' is not a statistic" "$T/re4.log" ||
         { echo "--statistic mode: $(cat "$T/re4.log")"; return 1; }
