@@ -63,6 +63,14 @@ check import.stdout "$(diff <(grep '^  - ' "$out") <(grep '^  - ' "$tmp/stdout.y
   | grep -qE '^measured: \{batch: 64, gpu: "a100", .*precision: fp16\}$'
 check import.overrides $?
 
+# profile_gpu.sh --only refuses a case not in its list before it creates
+# anything or looks for a GPU: one line, exit 2.
+err=$(bash models/gen/profile_gpu.sh "$tmp/prof" --only vgg16-tf32-b32,vgg16-tf32-b65 2>&1)
+rc=$?
+check import.profile-only-bad "$([ $rc -eq 2 ] && [ "$(wc -l <<<"$err")" = 1 ] && [ ! -e "$tmp/prof" ] &&
+  grep -q "^profile_gpu.sh: --only: 'vgg16-tf32-b65' is not a case; expected MODEL-PREC-bB" <<<"$err" && echo 0)" \
+  "rc=$rc $err"
+
 # --- a real trace: PyTorch 2.11 on an H100 (models/gen/profile_gpu.sh) -------
 # torch.profiler's own export (kernels tied to launches by correlation id, 3
 # profiled steps) imports into exactly the shipped models/*-h100*.yaml.
