@@ -95,6 +95,10 @@ int cmdcoll_run(const CmdCollOpts *o, FILE *out, char **err)
             classes[i]->duplex = o->proto.value.duplex;
         if (o->proto.rts_payload)
             classes[i]->rts_payload = o->proto.value.rts_payload;
+        if (o->proto.host_queue)
+            classes[i]->host_queue = o->proto.value.host_queue;
+        if (o->proto.ack)
+            classes[i]->ack = o->proto.value.ack;
     }
     char *why = NULL;
     Topo *t = topo_new(&spec, &why);
@@ -264,12 +268,23 @@ static bool parse_protocol(void *field, const CliOpt *opt, const char *value, ch
         pr->rts_payload = true;
         return ok;
     }
+    if (strcmp(opt->name, "ack") == 0) {
+        if (!(ok = protocol_ack_parse(value, &pr->value.ack)))
+            *err = g_strdup_printf("--%s: unknown ack '%s'; expected none (a rendezvous message completes when its "
+                                   "data arrived) or rtt (an acknowledgement and a confirmation cross after it)",
+                                   opt->name, value);
+        pr->ack = true;
+        return ok;
+    }
     if (strcmp(opt->name, "eager-limit") == 0) {
         ok = protocol_parse_eager_limit(value, &pr->value.eager_limit, &why);
         pr->eager_limit = true;
     } else if (strcmp(opt->name, "overhead") == 0) {
         ok = protocol_parse_overhead(value, &pr->value.overhead_s, &why);
         pr->overhead = true;
+    } else if (strcmp(opt->name, "host-queue") == 0) {
+        ok = protocol_parse_host_queue(value, &pr->value.host_queue, &why);
+        pr->host_queue = true;
     } else if (strcmp(opt->name, "control-queue") == 0) {
         ok = protocol_parse_control_queues(value, pr->value.control_queue, &why);
         pr->control_queue = true;
@@ -348,6 +363,16 @@ static const CliOpt opts[] = {
      .help = "full: a connection's two directions carry data at once; half: a rendezvous message waits until the "
              "rendezvous data in flight the other way between its two hosts has arrived", .value = "full|half",
      .unit = "full or half", .words = "full half", .note = "the topology's (full by default)",
+     .parse = parse_protocol},
+    {"host-queue", CLI_CUSTOM, offsetof(CmdCollOpts, proto),
+     .help = "a control message also waits on each link behind at most SIZE of the other connections' queued data "
+             "(one FIFO for every socket: the host's shaper), or inf: behind all of it",
+     .value = "SIZE|inf", .unit = "a size: 256KiB; 0: passes it; inf: all of it",
+     .note = "the topology's (0 by default)", .parse = parse_protocol},
+    {"ack", CLI_CUSTOM, offsetof(CmdCollOpts, proto),
+     .help = "none, or rtt: a rendezvous message completes only after the receiver's acknowledgement reached the "
+             "sender (its send) and the sender's confirmation came back (its receive; UCX's put rendezvous, MPICH)",
+     .value = "none|rtt", .unit = "none or rtt", .words = "none rtt", .note = "the topology's (none by default)",
      .parse = parse_protocol},
     {"rts-payload", CLI_CUSTOM, offsetof(CmdCollOpts, proto),
      .help = "under handshake rtt, what a request-to-send carries: none, or eager: the message's first eager-limit - 1 "

@@ -23,6 +23,8 @@ typedef struct {
     bool control_queue;      /* --control-queue given */
     bool duplex;             /* --duplex given */
     bool rts_payload;        /* --rts-payload given */
+    bool host_queue;         /* --host-queue given */
+    bool ack;                /* --ack given */
 } CmdCollProtocol;
 
 typedef struct {

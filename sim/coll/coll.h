@@ -121,6 +121,7 @@ typedef struct {
     double overhead;         /* o: CPU s per message at each end */
     double eager_limit;      /* bytes: messages of at least this many are rendezvous (INFINITY: none) */
     bool rtt;                /* rendezvous messages wait for a request-to-send and a clear-to-send */
+    bool ack;                /* and, once their data arrived, for an acknowledgement and a confirmation */
 } CollCostModel;
 
 /* coll_cost with the protocol (collcost.c states the formulas); coll_cost

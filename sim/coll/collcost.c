@@ -31,12 +31,14 @@
  * The protocol layer (coll_cost_model) changes one message of m bytes
  * from α + mβ to
  *
- *   msg(m) = α + mβ + 2o + [m >= eager limit and handshake rtt]·2α
+ *   msg(m) = α + mβ + 2o + [m >= eager limit]·([handshake rtt] + [ack rtt])·2α
  *
  * (o of CPU at each end; a rendezvous message with rtt first sends a
  * request-to-send and waits for the clear-to-send, two payload-free
  * messages of α each; with handshake none it waits for the posted
- * receive, which in a step where both ends start together costs nothing)
+ * receive, which in a step where both ends start together costs nothing;
+ * with ack rtt its step ends only after the acknowledgement and the
+ * confirmation, two more)
  * and every formula above is the sum of its steps' msg() plus the
  * reductions: ring 2(p-1)·msg(n/p) + (p-1)/p·nγ; butterfly k·(msg(n) + nγ),
  * folded (k+2)·msg(n) + (k+1)·nγ; Rabenseifner Σ_{j=1..k} (2·msg(n/2^j) +
@@ -75,7 +77,9 @@ static int ceil_lg(int p)
 static double msg(const CollCostModel *c, double m)
 {
     double t = c->alpha + m * c->beta + 2 * c->overhead;
-    return c->rtt && m >= c->eager_limit ? t + 2 * c->alpha : t;
+    if (m >= c->eager_limit)
+        t += (c->rtt + c->ack) * 2 * c->alpha;
+    return t;
 }
 
 static double ring_cost(int p, double n, const CollCostModel *c)

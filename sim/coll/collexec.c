@@ -30,12 +30,14 @@ typedef enum {
     SEND_CPU,                 /* the sender's overhead runs */
     SEND_WAIT,                /* rendezvous: waiting for the post (none) or the clear-to-send (rtt) */
     SEND_NET,                 /* the data is in the network */
+    SEND_ACK,                 /* ack rtt: the data arrived; waiting for the receiver's acknowledgement */
 } SendState;
 
 typedef enum {
     RECV_NONE,                /* no receive pending in the running step */
     RECV_ARRIVAL,             /* posted, the message has not arrived */
     RECV_CPU,                 /* arrived; the receiver's overhead runs */
+    RECV_ACK,                 /* ack rtt: the data arrived; waiting for the sender's confirmation */
 } RecvState;
 
 typedef struct {
@@ -67,7 +69,10 @@ typedef struct {
                                * gamma is 0); kept here so that the step's end does not reload it */
     const TopoRoute *route;   /* route host -> host(route_peer), held from topo_route_acquire until the lane
                                * changes peer or the run is freed (its messages were delivered by then) */
-    const TopoRoute *back;    /* rtt: the clear-to-send's route while it is in flight; held; else NULL */
+    const TopoRoute *back;    /* rtt: the clear-to-send's route while it is in flight, then (ack rtt) the
+                               * acknowledgement's; held; else NULL */
+    const TopoRoute *confirm; /* ack rtt: the route of the confirmation in flight to this lane (its receive
+                               * waits for it); held; else NULL */
     uint8_t turn;             /* duplex half: its data in flight counts in its connection's turn (collturn) */
     GArray *inbox;            /* InboxEntry per sender with something pending; NULL until needed; owned */
 } ExecLane;
@@ -242,6 +247,14 @@ static void turn_delivered(CollExec *x, uint64_t id)
     g_array_free(ready, TRUE);
 }
 
+/* A control message of protocol pr from rank `from` to rank `to` along r;
+ * fn(x, lane id) runs when it arrives. */
+static void send_control(CollExec *x, const TopoRoute *r, const Protocol *pr, int64_t from, int64_t to, NetDeliverFn fn,
+                         uint64_t id)
+{
+    net_send_control(x->net, r, protocol_control_queue(pr, from, to), pr->host_queue, fn, x, GSIZE_TO_POINTER(id));
+}
+
 static void on_cts(void *ctx, void *data)
 {
     CollExec *x = ctx;
@@ -262,8 +275,7 @@ static void rendezvous_go(CollExec *x, uint64_t id)
     }
     int a = (int)(id / x->npieces);
     l->back = topo_route_acquire(x->topo, x->ranks[l->send_peer].host, x->ranks[a].host);
-    net_send_control(x->net, l->back, protocol_control_queue(&x->topo->protocol[l->cls], l->send_peer, a), on_cts, x,
-                     GSIZE_TO_POINTER(id));
+    send_control(x, l->back, &x->topo->protocol[l->cls], l->send_peer, a, on_cts, id);
 }
 
 /* Lane id's rendezvous message (or its request-to-send) is at the
@@ -299,8 +311,7 @@ static void send_issue(CollExec *x, uint64_t id)
     if (l->rts_bytes)   /* a data message in the connection, like the eager ones */
         net_send(x->net, l->route, l->rts_bytes, on_rts, x, GSIZE_TO_POINTER(id));
     else if (pr->handshake == PROTOCOL_HANDSHAKE_RTT)
-        net_send_control(x->net, l->route, protocol_control_queue(pr, (int64_t)(id / x->npieces), l->send_peer), on_rts,
-                         x, GSIZE_TO_POINTER(id));
+        send_control(x, l->route, pr, (int64_t)(id / x->npieces), l->send_peer, on_rts, id);
     else
         rendezvous_at_receiver(x, id);
 }
@@ -404,6 +415,57 @@ static void run_lane(CollExec *x, uint64_t id)
     }
 }
 
+/* Lane ib's (rank b's) posted receive has its message: it goes on to its
+ * overhead, and to its next step when nothing else holds it. */
+static void recv_over(CollExec *x, uint64_t ib, int32_t b)
+{
+    ExecLane *lb = &x->lanes[ib];
+    recv_arrived(x, ib, b);
+    if (lb->recv_state == RECV_NONE && lb->send_state == SEND_NONE)
+        unblock(x, ib);
+}
+
+/* Lane ia's send is over: it goes on to its next step when its receive is. */
+static void send_over(CollExec *x, uint64_t ia)
+{
+    ExecLane *la = &x->lanes[ia];
+    la->send_state = SEND_NONE;
+    if (la->recv_state == RECV_NONE)
+        unblock(x, ia);
+    maybe_done(x);
+}
+
+/* Ack rtt: the confirmation of a message to lane `data` reached it: its
+ * receive is over. */
+static void on_confirm(void *ctx, void *data)
+{
+    CollExec *x = ctx;
+    uint64_t ib = GPOINTER_TO_SIZE(data);
+    ExecLane *lb = &x->lanes[ib];
+    topo_route_release(x->topo, lb->confirm);
+    lb->confirm = NULL;
+    recv_over(x, ib, (int32_t)(ib / x->npieces));
+    maybe_done(x);
+}
+
+/* Ack rtt: the receiver's acknowledgement of lane `data`'s message reached
+ * its sender: the send is over, and the confirmation leaves for the
+ * receiver. */
+static void on_ack(void *ctx, void *data)
+{
+    CollExec *x = ctx;
+    uint64_t ia = GPOINTER_TO_SIZE(data);
+    ExecLane *la = &x->lanes[ia];
+    int32_t a = (int32_t)(ia / x->npieces), b = la->send_peer;
+    uint64_t ib = (uint64_t)b * x->npieces + ia % x->npieces;
+    ExecLane *lb = &x->lanes[ib];
+    topo_route_release(x->topo, la->back);
+    la->back = NULL;
+    lb->confirm = topo_route_acquire(x->topo, x->ranks[a].host, x->ranks[b].host);
+    send_control(x, lb->confirm, &x->topo->protocol[la->cls], a, b, on_confirm, ib);
+    send_over(x, ia);
+}
+
 /* The data of lane `data`'s message reached its destination. */
 static void on_deliver(void *ctx, void *data)
 {
@@ -415,17 +477,21 @@ static void on_deliver(void *ctx, void *data)
     ExecLane *lb = &x->lanes[ib];
     if (la->turn)
         turn_delivered(x, ia);
-    if (lb->recv_state == RECV_ARRIVAL && lb->recv_peer == a) {
-        recv_arrived(x, ib, b);
-        if (lb->recv_state == RECV_NONE && lb->send_state == SEND_NONE)
-            unblock(x, ib);
-    } else {
-        inbox_entry(lb, a, true)->early++;
+    const Protocol *pr = &x->topo->protocol[la->cls];
+    bool posted = lb->recv_state == RECV_ARRIVAL && lb->recv_peer == a;
+    if (posted && pr->ack == PROTOCOL_ACK_RTT && protocol_rendezvous(pr, la->send_bytes)) {
+        /* both wait for the acknowledgement's round trip (a rendezvous message is always posted for) */
+        la->send_state = SEND_ACK;
+        lb->recv_state = RECV_ACK;
+        la->back = topo_route_acquire(x->topo, x->ranks[b].host, x->ranks[a].host);
+        send_control(x, la->back, pr, b, a, on_ack, ia);
+        return;
     }
-    la->send_state = SEND_NONE;
-    if (la->recv_state == RECV_NONE)
-        unblock(x, ia);
-    maybe_done(x);
+    if (posted)
+        recv_over(x, ib, b);
+    else
+        inbox_entry(lb, a, true)->early++;
+    send_over(x, ia);
 }
 
 static void on_recv_cpu(void *ctx, void *data)
@@ -642,6 +708,7 @@ void collexec_free(CollExec *x)
             g_array_free(x->lanes[i].inbox, TRUE);
         topo_route_release(x->topo, x->lanes[i].route);
         topo_route_release(x->topo, x->lanes[i].back);
+        topo_route_release(x->topo, x->lanes[i].confirm);
     }
     g_free(x->lanes);
     g_free(x->cpu_free);

@@ -6,7 +6,7 @@
 
 #define PROTOCOL_KEYS \
     "eager_limit, handshake, overhead, segment, control_queue, control_queue_from_lower, " \
-    "control_queue_from_higher, duplex, rts_payload"
+    "control_queue_from_higher, host_queue, duplex, rts_payload, ack"
 
 void protocol_init(Protocol *p)
 {
@@ -26,7 +26,7 @@ bool protocol_is_eager(const Protocol *p)
 }
 
 /* The names of the two-valued settings, the second value's name second:
- * handshake none|rtt, rts_payload none|eager, duplex full|half. */
+ * handshake and ack none|rtt, rts_payload none|eager, duplex full|half. */
 static const char *const handshake_names[2] = {"none", "rtt"};
 static const char *const rts_payload_names[2] = {"none", "eager"};
 static const char *const duplex_names[2] = {"full", "half"};
@@ -76,6 +76,19 @@ bool protocol_duplex_parse(const char *name, ProtocolDuplex *out)
     return i >= 0;
 }
 
+const char *protocol_ack_name(ProtocolAck a)
+{
+    return handshake_names[a == PROTOCOL_ACK_RTT];
+}
+
+bool protocol_ack_parse(const char *name, ProtocolAck *out)
+{
+    int i = name_index(handshake_names, name);
+    if (i >= 0)
+        *out = i ? PROTOCOL_ACK_RTT : PROTOCOL_ACK_NONE;
+    return i >= 0;
+}
+
 bool protocol_parse_eager_limit(const char *s, uint64_t *out, const char **why)
 {
     if (g_strcmp0(s, "inf") == 0) {
@@ -111,6 +124,20 @@ bool protocol_parse_control_queue(const char *s, uint64_t *out, const char **why
     if (!units_parse_bytes(s, out, why)) {
         *why = "not a control queue; expected a size such as 256KiB (the queued data a request- or clear-to-send "
                "waits behind at most) or inf";
+        return false;
+    }
+    return true;
+}
+
+bool protocol_parse_host_queue(const char *s, uint64_t *out, const char **why)
+{
+    if (g_strcmp0(s, "inf") == 0) {
+        *out = PROTOCOL_INF;
+        return true;
+    }
+    if (!units_parse_bytes(s, out, why)) {
+        *why = "not a host queue; expected a size such as 256KiB (the other connections' queued data a control "
+               "message waits behind at most; 0: none) or inf";
         return false;
     }
     return true;
@@ -156,6 +183,7 @@ static bool parse_limit(const char *s, void *o, const char **w) { return protoco
 static bool parse_segment(const char *s, void *o, const char **w) { return protocol_parse_segment(s, o, w); }
 static bool parse_overhead(const char *s, void *o, const char **w) { return protocol_parse_overhead(s, o, w); }
 static bool parse_cq(const char *s, void *o, const char **w) { return protocol_parse_control_queue(s, o, w); }
+static bool parse_hq(const char *s, void *o, const char **w) { return protocol_parse_host_queue(s, o, w); }
 
 static bool parse_handshake(const char *s, void *o, const char **w)
 {
@@ -172,6 +200,15 @@ static bool parse_duplex(const char *s, void *o, const char **w)
         return true;
     *w = "unknown duplex; expected full (both directions at once) or half (rendezvous data one direction at a "
          "time)";
+    return false;
+}
+
+static bool parse_ack(const char *s, void *o, const char **w)
+{
+    if (protocol_ack_parse(s, o))
+        return true;
+    *w = "unknown ack; expected none (a rendezvous message completes when its data arrived) or rtt (an "
+         "acknowledgement and a confirmation cross after it)";
     return false;
 }
 
@@ -210,8 +247,10 @@ bool protocol_read(CfgNode *map, Protocol *p, char **err)
         !read_value(map, "overhead", parse_overhead, &q.overhead_s, "a time such as 5us", err) ||
         !read_value(map, "segment", parse_segment, &q.segment_bytes, "a size or none", err) ||
         !read_queues(map, &q, err) ||
+        !read_value(map, "host_queue", parse_hq, &q.host_queue, "a size or inf", err) ||
         !read_value(map, "duplex", parse_duplex, &q.duplex, "full or half", err) ||
         !read_value(map, "rts_payload", parse_rts, &q.rts_payload, "none or eager", err) ||
+        !read_value(map, "ack", parse_ack, &q.ack, "none or rtt", err) ||
         !cfg_check_keys(map, "protocol", PROTOCOL_KEYS, err))
         return false;
     *p = q;
@@ -244,10 +283,16 @@ char *protocol_format(const Protocol *p)
                 g_string_append_printf(s, "%" G_GUINT64_FORMAT, (guint64)q[e]);
         }
     }
+    if (p->host_queue == PROTOCOL_INF)
+        g_string_append(s, ", host_queue: inf");
+    else if (p->host_queue)
+        g_string_append_printf(s, ", host_queue: %" G_GUINT64_FORMAT, (guint64)p->host_queue);
     if (p->duplex != PROTOCOL_DUPLEX_FULL)
         g_string_append_printf(s, ", duplex: %s", protocol_duplex_name(p->duplex));
     if (p->rts_payload != PROTOCOL_RTS_EMPTY)
         g_string_append_printf(s, ", rts_payload: %s", protocol_rts_payload_name(p->rts_payload));
+    if (p->ack != PROTOCOL_ACK_NONE)
+        g_string_append_printf(s, ", ack: %s", protocol_ack_name(p->ack));
     g_string_append_c(s, '}');
     return g_string_free(s, FALSE);
 }

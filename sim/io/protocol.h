@@ -8,7 +8,8 @@
  *
  * In YAML: {eager_limit: SIZE | inf, handshake: none | rtt, overhead: TIME,
  * segment: SIZE | none, control_queue: SIZE | inf, control_queue_from_lower: SIZE | inf,
- * control_queue_from_higher: SIZE | inf, duplex: full | half, rts_payload: none | eager}, every key optional (an absent key keeps
+ * control_queue_from_higher: SIZE | inf, host_queue: SIZE | inf, duplex: full | half,
+ * rts_payload: none | eager, ack: none | rtt}, every key optional (an absent key keeps
  * the value it had), an unknown key an error.
  *
  *   eager_limit  a message of fewer bytes leaves when it is sent; one of
@@ -56,6 +57,16 @@
  *                higher rank's waits behind ~0.5 MB of it (README, "What the
  *                remaining misses are made of"). The ranks are the
  *                collective's (MPI's world ranks in validate/mpibench).
+ *   host_queue   H: a control message (request- or clear-to-send,
+ *                acknowledgement, confirmation) also waits on each link
+ *                behind at most H bytes of the other connections' data
+ *                queued ahead of it (the host's one shaper FIFO, which every
+ *                socket's segments share), where control_queue counts only
+ *                its own connection's. 0 (the default): it passes them.
+ *                MPICH over UCX on the emulated cluster: a rank's
+ *                acknowledgement to its left neighbour leaves only after
+ *                its own data to the right (README, "Why MPICH's mid-size
+ *                rings are slow").
  *
  *   duplex       full: a connection's two directions carry data at once.
  *                half: a rendezvous message whose receiver is ready waits,
@@ -73,7 +84,17 @@
  *                answers the late one's request only once its data has
  *                arrived, while its own data flows (README, runs 9 and 10).
  *
- * Defaults (protocol_init): 64 KiB, none, 0, none, inf, full, none — SMPI's semantics.
+ *   ack          none: a rendezvous message's send and receive complete
+ *                when its data has arrived. rtt: then the receiver sends an
+ *                acknowledgement to the sender (the send completes when it
+ *                arrives) and the sender answers with a confirmation (the
+ *                receive completes when that arrives): two payload-free
+ *                control messages after the data, as UCX's put rendezvous
+ *                (MPICH 4 over UCX's TCP transport: the receiver's put
+ *                acknowledgement, the sender's ack-to-put, read off a packet
+ *                trace). Eager messages are not acknowledged.
+ *
+ * Defaults (protocol_init): 64 KiB, none, 0, none, inf, 0, full, none, none — SMPI's semantics.
  */
 #ifndef ARSIM_PROTOCOL_H
 #define ARSIM_PROTOCOL_H
@@ -99,6 +120,11 @@ typedef enum {
 } ProtocolRtsPayload;
 
 typedef enum {
+    PROTOCOL_ACK_NONE,         /* a rendezvous message completes when its data arrived */
+    PROTOCOL_ACK_RTT,          /* then an acknowledgement and a confirmation cross before it does */
+} ProtocolAck;
+
+typedef enum {
     PROTOCOL_DUPLEX_FULL,      /* a connection's two directions carry data at once */
     PROTOCOL_DUPLEX_HALF,      /* its rendezvous data moves one direction at a time */
 } ProtocolDuplex;
@@ -116,8 +142,11 @@ typedef struct {
     uint64_t control_queue[2];   /* bytes of its connection's queued data a control message waits behind at
                                   * most per link, [PROTOCOL_FROM_LOWER] when the pair's lower rank sends it,
                                   * [PROTOCOL_FROM_HIGHER] when the higher does; PROTOCOL_INF: all of it */
+    uint64_t host_queue;         /* bytes of the other connections' queued data a control message waits behind
+                                  * at most per link; 0: none; PROTOCOL_INF: all of it */
     ProtocolDuplex duplex;       /* whether rendezvous data crosses between two hosts both ways at once */
     ProtocolRtsPayload rts_payload; /* under rtt: what a request-to-send carries */
+    ProtocolAck ack;             /* what a rendezvous message waits for after its data arrived */
 } Protocol;
 
 /* The defaults above. */
@@ -158,6 +187,8 @@ const char *protocol_duplex_name(ProtocolDuplex d);
 const char *protocol_rts_payload_name(ProtocolRtsPayload r);
 bool protocol_rts_payload_parse(const char *name, ProtocolRtsPayload *out);
 bool protocol_duplex_parse(const char *name, ProtocolDuplex *out);
+const char *protocol_ack_name(ProtocolAck a);
+bool protocol_ack_parse(const char *name, ProtocolAck *out);
 
 /* Command-line values: "SIZE" or "inf" / "SIZE" or "none" / "TIME" (at most
  * PROTOCOL_MAX_OVERHEAD_S). false and *why (static text "what is wrong;
@@ -167,6 +198,8 @@ bool protocol_parse_segment(const char *s, uint64_t *out, const char **why);
 bool protocol_parse_overhead(const char *s, double *out, const char **why);
 /* "SIZE" or "inf". */
 bool protocol_parse_control_queue(const char *s, uint64_t *out, const char **why);
+/* "SIZE" or "inf": a host queue. */
+bool protocol_parse_host_queue(const char *s, uint64_t *out, const char **why);
 /* The command line's "Q" (both ends) or "Q_LOWER,Q_HIGHER" (each "SIZE" or
  * "inf") into out[PROTOCOL_FROM_LOWER], out[PROTOCOL_FROM_HIGHER]. */
 bool protocol_parse_control_queues(const char *s, uint64_t out[2], const char **why);

@@ -49,6 +49,8 @@ struct NetMsg {
     bool control;           /* a control message (net_send_control) */
     uint64_t ctl_cap;       /* message mode, a control message: bytes of its connection's queued data it
                              * waits behind at most on a link; UINT64_MAX: all of it */
+    uint64_t ctl_other;     /* message mode, a control message: bytes of the other connections' queued data
+                             * it waits behind at most on a link; 0: none */
     uint32_t hop;           /* message mode: route index of the link the head is at */
     simtime_t head_ps;      /* message mode: when the head reaches the current hop */
     simtime_t tail_ps;      /* message mode: when the tail reaches the current hop */
@@ -280,44 +282,47 @@ static inline bool same_connection(const TopoRoute *a, const TopoRoute *b)
  * connection's byte stream: it waits until its cap of that connection's
  * data queued ahead of it on l has left (all of it when there is less;
  * the message in service counts by the part of its serialization left),
- * and passes the other connections' data, which lies in other streams.
- * The moment is counted at the link's rate through the FIFO as it stands
- * now. */
+ * and until its cap of the other connections' data has left likewise
+ * (0: it passes them: they lie in other streams). The moment is counted
+ * at the link's rate through the FIFO as it stands now: when the last of
+ * the bytes it waits for leaves. */
 static void mm_control(Net *n, NetLink *l, NetMsg *m)
 {
     simtime_t now = n->sim->now;
-    if (l->free_ps <= now || isinf(l->bw_Bps) || m->ctl_cap == 0) {
+    if (l->free_ps <= now || isinf(l->bw_Bps) || (m->ctl_cap == 0 && m->ctl_other == 0)) {
         mm_pass(n, l, m, now);
         return;
     }
     double rate = l->bw_Bps;
     double in_serv = fmin((double)l->serv_bytes, (double)(l->free_ps - now) / PS_PER_S * rate);
     bool serv_own = same_connection(l->serv_route, m->route);
-    double own = serv_own ? in_serv : 0;
-    for (GList *q = l->wait.head; q; q = q->next)
-        if (same_connection(((const NetMsg *)q->data)->route, m->route))
-            own += (double)((const NetMsg *)q->data)->bytes;
-    double need = fmin(own, (double)m->ctl_cap);   /* bytes of its stream that leave before it */
-    if (need <= 0) {
-        mm_pass(n, l, m, now);
-        return;
-    }
-    if (serv_own && need <= in_serv) {
-        mm_pass(n, l, m, tadd(n, now, ser_ps(n, rate, need)));
-        return;
-    }
-    need -= serv_own ? in_serv : 0;
-    simtime_t t = l->free_ps;
+    double queued[2] = {serv_own ? 0 : in_serv, serv_own ? in_serv : 0};   /* [other, own] bytes ahead */
     for (GList *q = l->wait.head; q; q = q->next) {
         const NetMsg *w = q->data;
-        bool mine = same_connection(w->route, m->route);
-        if (mine && need <= (double)w->bytes) {
-            t = tadd(n, t, ser_ps(n, rate, need));
+        queued[same_connection(w->route, m->route)] += (double)w->bytes;
+    }
+    double need[2] = {fmin(queued[0], (double)m->ctl_other), fmin(queued[1], (double)m->ctl_cap)};
+    /* Walk the FIFO from the message in service on: each message's bytes leave in turn, until the last of
+     * the bytes it waits for has left. */
+    simtime_t t = now;
+    double part = in_serv;
+    bool mine = serv_own, serving = true;
+    GList *q = l->wait.head;
+    while (need[0] > 0 || need[1] > 0) {
+        double *k = &need[mine];
+        if (*k > 0 && *k <= part && need[!mine] <= 0) {   /* its last byte is in this message */
+            t = tadd(n, t, ser_ps(n, rate, *k));
             break;
         }
-        t = tadd(n, t, ser_ps(n, rate, (double)w->bytes));
-        if (mine)
-            need -= (double)w->bytes;
+        t = serving ? l->free_ps : tadd(n, t, ser_ps(n, rate, part));
+        serving = false;
+        *k -= fmin(*k, part);
+        if (!q)
+            break;
+        const NetMsg *w = q->data;
+        part = (double)w->bytes;
+        mine = same_connection(w->route, m->route);
+        q = q->next;
     }
     mm_pass(n, l, m, t);
 }
@@ -491,8 +496,8 @@ void net_set_router(Net *n, NetRouteFn fn, void *ctx)
 }
 
 /* net_send and net_send_control: a message of `bytes`, a control message with cap `cap` or data. */
-static void send_msg(Net *n, const TopoRoute *r, uint64_t bytes, bool control, uint64_t cap, NetDeliverFn fn,
-                     void *ctx, void *data)
+static void send_msg(Net *n, const TopoRoute *r, uint64_t bytes, bool control, uint64_t cap, uint64_t other,
+                     NetDeliverFn fn, void *ctx, void *data)
 {
     if (n->router)
         r = n->router(n->router_ctx, r);
@@ -501,6 +506,7 @@ static void send_msg(Net *n, const TopoRoute *r, uint64_t bytes, bool control, u
     m->bytes = bytes;
     m->control = control;
     m->ctl_cap = cap;
+    m->ctl_other = other;
     m->fn = fn;
     m->ctx = ctx;
     m->data = data;
@@ -527,12 +533,13 @@ static void send_msg(Net *n, const TopoRoute *r, uint64_t bytes, bool control, u
 
 void net_send(Net *n, const TopoRoute *r, uint64_t bytes, NetDeliverFn fn, void *ctx, void *data)
 {
-    send_msg(n, r, bytes, false, UINT64_MAX, fn, ctx, data);
+    send_msg(n, r, bytes, false, UINT64_MAX, 0, fn, ctx, data);
 }
 
-void net_send_control(Net *n, const TopoRoute *r, uint64_t cap_bytes, NetDeliverFn fn, void *ctx, void *data)
+void net_send_control(Net *n, const TopoRoute *r, uint64_t cap_bytes, uint64_t other_bytes, NetDeliverFn fn,
+                      void *ctx, void *data)
 {
-    send_msg(n, r, 0, true, cap_bytes, fn, ctx, data);
+    send_msg(n, r, 0, true, cap_bytes, other_bytes, fn, ctx, data);
 }
 
 uint64_t net_mem_estimate(const Topo *t, uint64_t msgs)

@@ -55,14 +55,17 @@ void net_send(Net *n, const TopoRoute *r, uint64_t bytes, NetDeliverFn fn, void 
  * first link and arrive by its last: one pair of hosts): on each link it
  * waits until cap_bytes of that connection's data queued ahead of it have
  * left (all of it when there is less; the message in service counts by
- * the part of its serialization left; UINT64_MAX: all of it), passing the
- * other connections' data, which lies in other streams (sockets); then it
- * leaves without taking the link and moves on after the latency. The
- * moment is counted at the link's rate through the FIFO as it stands when
- * the message arrives (a token bucket's credit is not counted). In packet
- * mode the cap is not used (the round robin already serves it after one
+ * the part of its serialization left; UINT64_MAX: all of it), and until
+ * other_bytes of the other connections' data queued ahead of it have left
+ * (the same way; 0: it passes them, as they lie in other streams (sockets);
+ * more: they share a FIFO with it, a host's shaper); then it leaves
+ * without taking the link and moves on after the latency. The moment is
+ * counted at the link's rate through the FIFO as it stands when the
+ * message arrives (a token bucket's credit is not counted). In packet
+ * mode the caps are not used (the round robin already serves it after one
  * packet of each message ahead). */
-void net_send_control(Net *n, const TopoRoute *r, uint64_t cap_bytes, NetDeliverFn fn, void *ctx, void *data);
+void net_send_control(Net *n, const TopoRoute *r, uint64_t cap_bytes, uint64_t other_bytes, NetDeliverFn fn,
+                      void *ctx, void *data);
 
 /* Changes a link's rate and latency from now on: a message (packet) that
  * starts on it later serializes at bw_Bps (> 0, INFINITY allowed) and

@@ -95,6 +95,8 @@ static bool check_protocol(const Protocol *p, const char *what, char **err)
                     PROTOCOL_MAX_OVERHEAD_S);
     if ((unsigned)p->handshake > PROTOCOL_HANDSHAKE_RTT)
         return fail(err, "%s handshake %d is unknown; expected none or rtt", what, (int)p->handshake);
+    if ((unsigned)p->ack > PROTOCOL_ACK_RTT)
+        return fail(err, "%s ack %d is unknown; expected none or rtt", what, (int)p->ack);
     return true;
 }
 

@@ -3,8 +3,9 @@
 # (sim/coll/collcost.c), on a star of 8 ranks, 10 Gbit/s and 5 us per link
 # (α = 10 us, β = 0.8 ns/B), 1 MiB ring (14 steps of 128 KiB): the default
 # (64 KiB eager limit, no handshake) and --eager-limit inf give the α-β
-# form 14(α + 131072β); --handshake rtt adds 2α per step, --overhead 5us
-# 2o per step; --segment 16KiB (K = 8 pieces of 16 KiB, every one eager
+# form 14(α + 131072β); --handshake rtt adds 2α per step, --ack rtt 2α
+# more (--host-queue changes nothing where every rank starts together),
+# --overhead 5us 2o per step; --segment 16KiB (K = 8 pieces of 16 KiB, every one eager
 # with --eager-limit inf) pipelines the ring: max(14(α + sβ) + 7sβ,
 # 14·8·sβ + α); the flags reach a hierarchical topology's intra class too;
 # --skew (ranks issuing apart) serializes a rendezvous exchange under rtt.
@@ -30,6 +31,9 @@ ring_flags() {
     is "$(us --handshake rtt)" "$(awk -v s="$s" 'BEGIN { printf "%.4f", s + 14 * 20 }')" || return 1
     is "$(us --overhead 5us)" "$(awk -v s="$s" 'BEGIN { printf "%.4f", s + 14 * 10 }')" || return 1
     is "$(us --handshake rtt --overhead 5us --eager-limit 256KiB)" "$(awk -v s="$s" 'BEGIN { printf "%.4f", s + 14 * 10 }')" || return 1
+    is "$(us --handshake rtt --ack rtt)" "$(awk -v s="$s" 'BEGIN { printf "%.4f", s + 14 * 40 }')" || return 1
+    is "$(us --ack rtt)" "$(awk -v s="$s" 'BEGIN { printf "%.4f", s + 14 * 20 }')" || return 1
+    is "$(us --ack rtt --host-queue inf --handshake rtt)" "$(awk -v s="$s" 'BEGIN { printf "%.4f", s + 14 * 40 }')" || return 1
     is "$(us --segment 16KiB --eager-limit inf)" \
         "$(awk 'BEGIN { sb = 16384 * 0.0008; a = 14 * (10 + sb) + 7 * sb; b = 14 * 8 * sb + 10; printf "%.4f", (a > b ? a : b) }')" || return 1
 }

@@ -3,7 +3,7 @@
  * α-β-γ closed forms of the flat algorithms written out here, independent
  * of collcost.c, with the protocol layer's terms (o at each end of every
  * message; 2α more for a message at or above the eager limit with the rtt
- * handshake) and packet mode's store and forward (one packet more on the
+ * handshake, 2α more with the acknowledgement, ack rtt) and packet mode's store and forward (one packet more on the
  * second link); running one collective. Header-only, static functions. */
 #ifndef ARSIM_COLLFORM_H
 #define ARSIM_COLLFORM_H
@@ -19,12 +19,13 @@
 #define PKT 4096.0         /* packet size in packet mode */
 #define GAMMA 2e-10        /* reduction s/byte */
 
-/* The cost model: α, β, γ, o, the eager limit (bytes), rtt, and the
- * packet size (0: message mode). Zero o and rtt false: plain α-β-γ. */
+/* The cost model: α, β, γ, o, the eager limit (bytes), rtt, ack, and the
+ * packet size (0: message mode). Zero o, rtt and ack false: plain α-β-γ. */
 typedef struct {
     double a, b, g, o, eager;
     bool rtt;
     double pkt;
+    bool ack;
 } FormCost;
 
 /* A star of `hosts` hosts with protocol pr (NULL: topo_spec_init's). */
@@ -72,7 +73,9 @@ static inline int lg_ceil(int p)
 static inline double msg(const FormCost *c, double m)
 {
     double t = c->a + m * c->b + (c->pkt > 0 ? fmin(c->pkt, m) * c->b : 0) + 2 * c->o;
-    return c->rtt && m >= c->eager ? t + 2 * c->a : t;
+    if (m >= c->eager)
+        t += (c->rtt ? 2 * c->a : 0) + (c->ack ? 2 * c->a : 0);
+    return t;
 }
 
 static inline double f_ring(const FormCost *c, int p, double n)
