@@ -219,6 +219,22 @@ grace=20
 
 start=$(date +%s)
 carried=""   # unless --own-protocol: the first cluster's calibration, whose protocol the next ones take
+# relocate_configs MEAS: a run measured in another clone names its
+# iterations' scenario by that clone's absolute path; where that file is
+# gone and this clone has one of the same name beside this script, the
+# copy in MEAS names this one instead (saying so), so that a kept run
+# re-analyses from any clone.
+relocate_configs() {
+    local c new
+    while read -r c; do
+        new=$here/${c##*/}
+        case $c in /*) ;; *) continue ;; esac
+        [ ! -e "$c" ] && [ -f "$new" ] || continue
+        sed -i "s|\"config\": *\"$c\"|\"config\": \"$new\"|g" "$1" || exit 1
+        echo "   its scenario $c is gone: $new read instead"
+    done < <(grep -o '"config": *"[^"]*"' "$1" | sed 's/.*"\([^"]*\)"$/\1/' | sort -u)
+}
+
 fail=0
 pending=""
 for cl in $clusters; do
@@ -233,6 +249,7 @@ for cl in $clusters; do
             *) cp "$src" "$meas" || exit 1 ;;
         esac
         echo "== $n hosts: the measurements of $src"
+        relocate_configs "$meas"
     else
         echo "== $n hosts at $rate, $mpi, $([ ${#eager[@]} = 1 ] && echo "every message eager (--eager)" || echo "MPI's own eager limit and rendezvous"): measuring (mpibench ${bench[*]})"
         "$here/cluster.sh" up "$n" --rate "$rate" --prefix "$prefix" --net "$net" --state "$statedir" "${eager[@]}" >>"$log" 2>&1 ||

@@ -11,10 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define ELEM_BYTES 8     /* mpibench's vectors are doubles */
-#define SKEW_TRIALS 15   /* skewed all-reduces: the prediction is the median of this many draws (CALCMP_MEDIAN) */
-#define SKEW_TRIALS_MEAN 63 /* ... or the trimmed mean of this many (CALCMP_MEAN: a mean needs more draws to settle) */
-#define SKEW_SEED 1      /* ... named by this seed */
+#define SKEW_TRIALS_MEAN 63 /* skewed all-reduces under CALCMP_MEAN: the trimmed mean of this many draws (a mean
+                             * needs more draws to settle than CALQUEUE_SKEW_TRIALS' median) */
 
 /* What the predictions share. */
 typedef struct {
@@ -134,17 +132,11 @@ static double sim_algo(Ctx *x, const MeasCase *c, CollAlgo a, char **err)
     }
     double gamma = x->cal->has_gamma ? x->cal->gamma : 0;
     if (c->start_spread_s <= 0 || c->ranks < 2)
-        return collrun_time(t, a, &prm, c->ranks, c->bytes, ELEM_BYTES, gamma, NULL, err);
-    /* the ranks leave the barrier apart: p uniform draws over a width w spread (w - 0) (p-1)/(p+1) on
-     * average, so w is the measured spread x (p+1)/(p-1); each trial timed as mpibench times it */
-    int n = x->st == CALCMP_MEAN ? SKEW_TRIALS_MEAN : SKEW_TRIALS;
-    double w = c->start_spread_s * (c->ranks + 1) / (c->ranks - 1), v[SKEW_TRIALS_MEAN];
-    for (int k = 0; k < n; k++) {
-        CollSkew sk = {.skew_s = w, .seed = SKEW_SEED, .trial = (uint64_t)k, .own_span = true};
-        v[k] = collrun_time_skewed(t, a, &prm, c->ranks, c->bytes, ELEM_BYTES, gamma, &sk, NULL, err);
-        if (v[k] < 0)
-            return v[k];
-    }
+        return collrun_time(t, a, &prm, c->ranks, c->bytes, CALQUEUE_ELEM_BYTES, gamma, NULL, err);
+    int n = x->st == CALCMP_MEAN ? SKEW_TRIALS_MEAN : CALQUEUE_SKEW_TRIALS;
+    double v[SKEW_TRIALS_MEAN];
+    if (!calqueue_spread_trials(t, a, &prm, c, gamma, n, v, err))
+        return -1;
     return x->st == CALCMP_MEAN ? calcompare_trimmed_mean(v, (size_t)n) : calfit_median(v, (size_t)n);
 }
 
@@ -169,7 +161,7 @@ char *calcompare_statistic_rule(CalCmpStatistic st)
                                                "fastest tenth (a skewed prediction: the same of %d trials)",
                                                SKEW_TRIALS_MEAN)
                              : g_strdup_printf("each case's median repetition (a skewed prediction: the median of "
-                                               "%d trials)", SKEW_TRIALS);
+                                               "%d trials)", CALQUEUE_SKEW_TRIALS);
 }
 
 /* c's measured time under statistic st. */
@@ -358,7 +350,7 @@ static void predict_iteration(Ctx *x, const MeasCase *c, CalCmpRow *r)
 /* One message of the case's class, as the fit models it (calfit.h; the
  * simulator on a two-host star gives the same): α + 2o + β·max(0, n - b)
  * (with a peak rate P: max(n/P, β(n - b))), 2α more with a handshake from
- * the eager limit on. */
+ * the eager limit on, 4α with an acknowledgement as well. */
 static double pingpong_time(const CalFile *cal, const MeasCase *c)
 {
     const CalClass *k = c->intra ? &cal->intra : &cal->inter;
@@ -368,6 +360,7 @@ static double pingpong_time(const CalFile *cal, const MeasCase *c)
     if (pr->set) {
         m.overhead = pr->p.overhead_s;
         m.rtt = pr->p.handshake == PROTOCOL_HANDSHAKE_RTT;
+        m.ack = pr->p.ack == PROTOCOL_ACK_RTT;
         m.eager_limit = pr->p.eager_limit == PROTOCOL_INF ? INFINITY : (double)pr->p.eager_limit;
     }
     CalPoint pt = {.kind = CALFIT_PINGPONG, .ranks = 2, .bytes = c->bytes};

@@ -27,10 +27,11 @@ static void terms(const CalPoint *pt, double gamma, double *k, double *m, double
     }
 }
 
-/* Whether a message of m bytes pays the handshake. */
-static bool pays_handshake(const CalModel *c, double m)
+/* The payload-free crossings (of α each) a message of m bytes pays:
+ * 2 for a handshake (rtt), 2 more for an acknowledgement (ack). */
+static int control_crossings(const CalModel *c, double m)
 {
-    return c->rtt && m >= c->eager_limit;
+    return c->rtt && m >= c->eager_limit ? 2 + 2 * c->ack : 0;
 }
 
 /* The credit a point spends (bytes of β it saves): with the burst's
@@ -53,7 +54,7 @@ static double credit_bytes(const CalPoint *pt, const CalModel *c)
         return 0;
     int p = pt->ranks, k = 2 * (p - 1);
     double m = n / p, credit = burst, used = 0;
-    double lat = c->alpha + 2 * c->overhead + (pays_handshake(c, m) ? 2 * c->alpha : 0);
+    double lat = c->alpha + 2 * c->overhead + control_crossings(c, m) * c->alpha;
     for (int j = 0; j < k; j++) {
         if (j > 0) {
             double gap = lat + (j <= p - 1 ? m * c->gamma : 0);
@@ -70,7 +71,7 @@ double calfit_predict(const CalPoint *pt, const CalModel *c)
 {
     double k, m, h, g;
     terms(pt, c->gamma, &k, &m, &h, &g);
-    double lat = c->alpha + 2 * c->overhead + (pays_handshake(c, m) ? 2 * c->alpha : 0);
+    double lat = c->alpha + 2 * c->overhead + control_crossings(c, m) * c->alpha;
     return k * lat + c->beta * (h - credit_bytes(pt, c)) + g;
 }
 
@@ -145,6 +146,7 @@ typedef struct {
     double alpha, beta, burst, overhead; /* >= 0 each */
     double peak_ratio;         /* CalModel.peak_ratio, 0..1 */
     double eager;              /* the eager limit it was fitted with (INFINITY: none) */
+    bool ack;                  /* fitted with an acknowledgement after rendezvous data */
     double sse;                /* Σ ((t - model) / t)² over the used points; INFINITY: none yet */
 } Cand;
 
@@ -152,7 +154,7 @@ typedef struct {
 typedef struct {
     int n;                   /* used points */
     double *k, *h, *t, *y;   /* messages, link bytes, measured time, time less the γ term */
-    double *kr;              /* messages that pay the handshake (0 without one) */
+    double *kr;              /* payload-free crossings the handshake and acknowledgement add (0 without) */
     double *w;               /* 1 / t */
     const CalPoint **pt;     /* the points themselves (borrowed), for their credit */
     double gamma;            /* s/byte, known */
@@ -160,9 +162,10 @@ typedef struct {
     double eager;            /* the eager limit being tried (INFINITY: none) */
     double peak_ratio;       /* the peak ratio being tried (CalModel.peak_ratio) */
     bool rtt;                /* a handshake is being tried: o is a column of its own */
+    bool ack;                /* with an acknowledgement after the data (4 crossings, not 2) */
 } Rows;
 
-static void rows_fill(Rows *r, const GArray *pts, double gamma, double beta_fix, double eager)
+static void rows_fill(Rows *r, const GArray *pts, double gamma, double beta_fix, double eager, bool ack)
 {
     r->n = 0;
     r->peak_ratio = 0;
@@ -170,6 +173,7 @@ static void rows_fill(Rows *r, const GArray *pts, double gamma, double beta_fix,
     r->beta_fix = beta_fix;
     r->eager = eager;
     r->rtt = isfinite(eager);
+    r->ack = r->rtt && ack;
     guint len = pts->len;
     r->k = g_new(double, len * 6 + 1);
     r->h = r->k + len;
@@ -184,7 +188,7 @@ static void rows_fill(Rows *r, const GArray *pts, double gamma, double beta_fix,
             continue;
         double g, m;
         terms(p, gamma, &r->k[r->n], &m, &r->h[r->n], &g);
-        r->kr[r->n] = r->rtt && m >= eager ? r->k[r->n] : 0;
+        r->kr[r->n] = r->rtt && m >= eager ? (2 + 2 * r->ack) * r->k[r->n] : 0;
         r->t[r->n] = p->time_s;
         r->y[r->n] = p->time_s - g;
         r->w[r->n] = 1 / p->time_s;
@@ -202,7 +206,7 @@ static void rows_clear(Rows *r)
 static CalModel model_of(const Rows *r, double alpha, double beta, double burst, double overhead)
 {
     return (CalModel){.alpha = alpha, .beta = beta, .gamma = r->gamma, .burst = burst, .peak_ratio = r->peak_ratio,
-                      .overhead = overhead, .eager_limit = r->eager, .rtt = r->rtt};
+                      .overhead = overhead, .eager_limit = r->eager, .rtt = r->rtt, .ack = r->ack};
 }
 
 static double sse_of(const Rows *r, double alpha, double beta, double burst, double overhead)
@@ -211,7 +215,7 @@ static double sse_of(const Rows *r, double alpha, double beta, double burst, dou
     double s = 0;
     for (int i = 0; i < r->n; i++) {
         double u = credit_bytes(r->pt[i], &c);
-        double e = (r->y[i] - (r->k[i] + 2 * r->kr[i]) * alpha - 2 * r->k[i] * overhead - beta * (r->h[i] - u)) *
+        double e = (r->y[i] - (r->k[i] + r->kr[i]) * alpha - 2 * r->k[i] * overhead - beta * (r->h[i] - u)) *
                    r->w[i];
         s += e * e;
     }
@@ -225,7 +229,7 @@ static void consider(Cand *best, const Rows *r, double alpha, double beta, doubl
         return;
     double s = sse_of(r, alpha, beta, burst, overhead);
     if (s < best->sse)
-        *best = (Cand){alpha, beta, burst, overhead, r->peak_ratio, r->eager, s};
+        *best = (Cand){alpha, beta, burst, overhead, r->peak_ratio, r->eager, r->ack, s};
 }
 
 /* The unknowns a solve may leave free. */
@@ -245,7 +249,7 @@ static bool solve(const Rows *r, const double *u, unsigned free, double *alpha, 
         y[i] = r->y[i] - (held ? r->beta_fix * (r->h[i] - u[i]) : 0);
         double *row = a + i * __builtin_popcount(free);
         if (free & FREE_ALPHA)
-            *row++ = r->k[i] + 2 * r->kr[i];
+            *row++ = r->k[i] + r->kr[i];
         if (free & FREE_BETA)
             *row++ = r->h[i] - u[i];
         if (free & FREE_O)
@@ -272,7 +276,7 @@ static double fit_fixed(const Rows *r, double b, Cand *best)
     double alpha = 0, beta = 1, o = 0;
     CalModel c = model_of(r, 0, 1, b, 0);
     c.gamma = 0;   /* first credits: no refill */
-    Cand here = {0, 0, 0, 0, r->peak_ratio, r->eager, INFINITY};
+    Cand here = {0, 0, 0, 0, r->peak_ratio, r->eager, r->ack, INFINITY};
     unsigned all = FREE_ALPHA | FREE_BETA | (r->rtt ? FREE_O : 0);
     for (int it = 0; it < CALFIT_REFILL_ITERS; it++) {
         for (int i = 0; i < r->n; i++)
@@ -370,7 +374,7 @@ static void fit_split(const Rows *r, double lo, double hi, Cand *best)
             bool above = r->h[i] > lo;
             double *row = a + m * i;
             if (free_alpha)
-                *row++ = r->k[i] + 2 * r->kr[i];
+                *row++ = r->k[i] + r->kr[i];
             if (with_o)
                 *row++ = 2 * r->k[i];
             double hb = above ? r->h[i] : r->peak_ratio * r->h[i];   /* the bytes that cost β */
@@ -424,7 +428,7 @@ static void fit_burst(Rows *r, Cand *best)
 /* The best burst at peak ratio x (rows r, r->peak_ratio set to x). */
 static Cand burst_at(Rows *r, double x)
 {
-    Cand c = {0, 0, 0, 0, x, r->eager, INFINITY};
+    Cand c = {0, 0, 0, 0, x, r->eager, r->ack, INFINITY};
     r->peak_ratio = x;
     fit_burst(r, &c);
     return c;
@@ -455,17 +459,17 @@ static void polish_peak(Rows *r, Cand *best)
  * once, kept when it cuts the squared error to CALFIT_BURST_GAIN; and then
  * with a peak rate (ratios on a grid, the best polished), kept when it
  * cuts the burst's error to CALFIT_BURST_GAIN again. */
-static Cand fit_eager(const GArray *pts, double gamma, double beta_fix, unsigned flags, double eager)
+static Cand fit_eager(const GArray *pts, double gamma, double beta_fix, unsigned flags, double eager, bool ack)
 {
     Rows r;
-    rows_fill(&r, pts, gamma, beta_fix, eager);
-    Cand naive = {0, 0, 0, 0, 0, eager, INFINITY}, burst = {0, 0, 0, 0, 0, eager, INFINITY};
+    rows_fill(&r, pts, gamma, beta_fix, eager, ack);
+    Cand naive = {0, 0, 0, 0, 0, eager, r.ack, INFINITY}, burst = {0, 0, 0, 0, 0, eager, r.ack, INFINITY};
     fit_fixed(&r, 0, &naive);
     if (!(flags & CALFIT_NO_BURST) && naive.sse > CALFIT_EXACT * r.n)
         fit_burst(&r, &burst);
     Cand best = burst.sse < CALFIT_BURST_GAIN * naive.sse ? burst : naive;
     if (!(flags & CALFIT_NO_PEAK) && best.burst > 0 && best.sse > CALFIT_EXACT * r.n) {
-        Cand peak = {0, 0, 0, 0, 0, eager, INFINITY};
+        Cand peak = {0, 0, 0, 0, 0, eager, r.ack, INFINITY};
         for (int k = 1; k < CALFIT_PEAK_GRID; k++) {
             Cand c = burst_at(&r, (double)k / CALFIT_PEAK_GRID);
             if (c.burst > 0 && c.sse < peak.sse)
@@ -509,17 +513,25 @@ static GArray *message_sizes(const GArray *pts)
 static Cand fit_protocol(const GArray *pts, double gamma, double beta_fix, unsigned flags, double eager)
 {
     if (!isnan(eager))
-        return fit_eager(pts, gamma, beta_fix, flags, eager);
-    Cand plain = fit_eager(pts, gamma, beta_fix, flags, INFINITY), hs = {0, 0, 0, 0, 0, INFINITY, INFINITY};
+        return fit_eager(pts, gamma, beta_fix, flags, eager, flags & CALFIT_ACK);
+    Cand plain = fit_eager(pts, gamma, beta_fix, flags, INFINITY, false),
+         hs = {0, 0, 0, 0, 0, INFINITY, false, INFINITY};
     if ((flags & CALFIT_NO_PROTOCOL) || plain.sse <= CALFIT_EXACT * pts->len)
         return plain;
+    Cand acked = hs;
     GArray *sizes = message_sizes(pts);
-    for (guint i = 1; i < sizes->len; i++) {
-        Cand c = fit_eager(pts, gamma, beta_fix, flags, g_array_index(sizes, double, i));
-        if (c.sse < hs.sse && c.alpha > 0)
-            hs = c;
-    }
+    for (guint i = 1; i < sizes->len; i++)
+        for (int ack = 0; ack <= 1; ack++) {
+            Cand c = fit_eager(pts, gamma, beta_fix, flags, g_array_index(sizes, double, i), ack);
+            Cand *best = ack ? &acked : &hs;
+            if (c.sse < best->sse && c.alpha > 0)
+                *best = c;
+        }
     g_array_free(sizes, TRUE);
+    /* (α, o) with 2 crossings and (α/2, o + α/4) with 4 price every message alike; an acknowledgement shows
+     * only where the step is more than twice α + 2o with o >= 0, and is kept where that cuts the error */
+    if (hs.sse > CALFIT_EXACT * pts->len && acked.sse < CALFIT_BURST_GAIN * hs.sse)
+        hs = acked;
     return hs.sse < CALFIT_BURST_GAIN * plain.sse ? hs : plain;
 }
 
@@ -530,7 +542,7 @@ static Cand fit_once(const GArray *pts, double gamma, double beta_fix, unsigned 
     Cand c = fit_protocol(pts, gamma, beta_fix, flags | CALFIT_NO_PEAK, eager);
     if ((flags & CALFIT_NO_PEAK) || !(c.burst > 0))
         return c;
-    Cand p = fit_eager(pts, gamma, beta_fix, flags, c.eager);
+    Cand p = fit_eager(pts, gamma, beta_fix, flags, c.eager, c.ack);
     return p.sse < c.sse ? p : c;
 }
 
@@ -656,7 +668,8 @@ static void robust_spread(const GArray *pts, double *med, double *sigma)
 static CalModel cand_model(const Cand *c, double gamma)
 {
     return (CalModel){.alpha = c->alpha, .beta = c->beta, .gamma = gamma, .burst = c->burst,
-                      .peak_ratio = c->peak_ratio, .overhead = c->overhead, .eager_limit = c->eager, .rtt = isfinite(c->eager)};
+                      .peak_ratio = c->peak_ratio, .overhead = c->overhead, .eager_limit = c->eager, .rtt = isfinite(c->eager),
+                      .ack = c->ack};
 }
 
 static void predict_all(GArray *pts, const Cand *c, double gamma)
@@ -739,7 +752,7 @@ bool calfit_link_at(GArray *points, double gamma, unsigned flags, double eager_l
                         .peak_Bps = c.peak_ratio > 0 && c.burst > 0 ? 1 / (c.peak_ratio * c.beta) : 0,
                         .overhead_s = c.overhead,
                         .eager_limit = isfinite(c.eager) ? (uint64_t)c.eager : PROTOCOL_INF,
-                        .rtt = isfinite(c.eager), .dropped = drop, .beta_slope = how.slope, .beta_ring = how.ring,
+                        .rtt = isfinite(c.eager), .ack = c.ack, .dropped = drop, .beta_slope = how.slope, .beta_ring = how.ring,
                         .beta_held = how.held};
     goodness(points, &out->r2, &out->rms_rel, &out->points);
     return true;

@@ -37,8 +37,11 @@
  * more (a request-to-send and a clear-to-send; the idle gap a ring's
  * bucket refills in grows by the same). A ping-pong's or ring's steps
  * start together, so a rendezvous without a handshake costs nothing there
- * and only rtt is visible: as a step of 2α between two sizes. The fit
- * tries E at every distinct message size (ping-pong n, ring n/p) with α,
+ * and only rtt is visible: as a step of 2α between two sizes — or of 4α
+ * where an acknowledgement and a confirmation follow the data (ack rtt:
+ * the next message waits for them). The fit
+ * tries E at every distinct message size (ping-pong n, ring n/p), each
+ * with a step of 2α and of 4α, with α,
  * o and β free (the step gives α, the intercept α + 2o), and keeps the
  * best when it removes at least a third of the squared relative error of
  * the fit without; else E is inf (no rendezvous seen up to the largest
@@ -103,6 +106,7 @@ typedef struct {
     double overhead;         /* o: CPU s per message at each end, >= 0 */
     double eager_limit;      /* bytes: messages of at least this many are rendezvous (INFINITY: none) */
     bool rtt;                /* rendezvous messages pay a request-to-send and a clear-to-send */
+    bool ack;                /* with rtt: and an acknowledgement and a confirmation after their data */
 } CalModel;
 
 typedef struct {
@@ -113,6 +117,7 @@ typedef struct {
     double overhead_s;       /* o, s, >= 0 (0 unless a handshake separated it from α) */
     uint64_t eager_limit;    /* smallest size that paid the handshake; PROTOCOL_INF: none seen */
     bool rtt;                /* a handshake was seen (eager_limit < PROTOCOL_INF) */
+    bool ack;                /* its step was 4α, not 2α: an acknowledgement follows the data (ack rtt) */
     double r2;               /* 1 - SSres/SStot over the used points (1 when SStot is 0) */
     double rms_rel;          /* root mean square relative residual of the used points */
     int points;              /* points used */
@@ -143,6 +148,7 @@ double calfit_model(const CalPoint *pt, double alpha, double beta, double gamma,
 #define CALFIT_FREE_BETA 4u    /* calfit_link: β free even where it strays from the large sizes' slope */
 #define CALFIT_NO_PEAK 8u      /* calfit_link: the burst's bytes pass at once (no peak rate) */
 #define CALFIT_NO_RING_BETA 16u /* calfit_link: β not held at the largest rings' slope (the large sizes' rule) */
+#define CALFIT_ACK 32u         /* calfit_link_at with an eager limit given: its handshake has an ack (4α) */
 
 /* Fits α and β (and the burst and the protocol, unless flags say no) to
  * points (CalPoint of kinds PINGPONG and RING; pred_s and used filled)

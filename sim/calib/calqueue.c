@@ -48,6 +48,19 @@ static double exchange_on(Topo *t, const MeasCase *c, char **err)
     return collrun_time_skewed(t, COLL_BUTTERFLY, &prm, 2, c->bytes, 1, 0, &k, NULL, err);
 }
 
+bool calqueue_spread_trials(Topo *t, CollAlgo a, const CollParams *prm, const MeasCase *c, double gamma, int n,
+                            double *v, char **err)
+{
+    double w = c->start_spread_s * (c->ranks + 1) / (c->ranks - 1);
+    for (int k = 0; k < n; k++) {
+        CollSkew sk = {.skew_s = w, .seed = CALQUEUE_SKEW_SEED, .trial = (uint64_t)k, .own_span = true};
+        v[k] = collrun_time_skewed(t, a, prm, c->ranks, c->bytes, CALQUEUE_ELEM_BYTES, gamma, &sk, NULL, err);
+        if (v[k] < 0)
+            return false;
+    }
+    return true;
+}
+
 double calqueue_exchange_time(const CalFile *cal, const MeasCase *c, char **err)
 {
     Topo *t = calqueue_star(cal, 2, err);
@@ -77,8 +90,7 @@ static double cost(const CalFile *cal, GPtrArray *cases, const uint64_t queue[2]
     return sum;
 }
 
-/* The queue candidates: inf, 0, then 1 KiB ... 64 MiB in steps of 2^(1/4). */
-static uint64_t candidate(int k)
+uint64_t calqueue_candidate(int k)
 {
     return k < -1 ? PROTOCOL_INF
            : k < 0 ? 0
@@ -96,9 +108,9 @@ static double best_end(const CalFile *cal, GPtrArray *cases, ProtocolDuplex dupl
 {
     double best_cost = held_cost;
     uint64_t best[2] = {queue[0], queue[1]};
-    for (int k = -2; k <= 64; k++) {
-        uint64_t q[2] = {e == PROTOCOL_FROM_HIGHER ? queue[PROTOCOL_FROM_LOWER] : candidate(k),
-                         e == PROTOCOL_FROM_LOWER ? queue[PROTOCOL_FROM_HIGHER] : candidate(k)};
+    for (int k = -2; k <= CALQUEUE_LAST; k++) {
+        uint64_t q[2] = {e == PROTOCOL_FROM_HIGHER ? queue[PROTOCOL_FROM_LOWER] : calqueue_candidate(k),
+                         e == PROTOCOL_FROM_LOWER ? queue[PROTOCOL_FROM_HIGHER] : calqueue_candidate(k)};
         double c = cost(cal, cases, q, duplex);
         if (c < best_cost) {
             best_cost = c;

@@ -45,6 +45,25 @@ TopoLinkClass calqueue_link(const CalClass *k);
  * no switch latency; NULL and *err if it cannot be built. Caller frees. */
 Topo *calqueue_star(const CalFile *cal, int hosts, char **err);
 
+#define CALQUEUE_SKEW_SEED 1   /* the seed of the ranks' start draws in a skewed prediction */
+#define CALQUEUE_SKEW_TRIALS 15 /* a skewed prediction: the median of this many draws */
+#define CALQUEUE_ELEM_BYTES 8  /* mpibench's vectors are doubles */
+
+/* The times of n trials (n >= 1) of all-reduce case c (c->ranks >= 2 with
+ * c->start_spread_s > 0) under algorithm a on topology t, into v[0..n):
+ * the ranks leave the barrier apart, p uniform draws over a width w
+ * spreading (w - 0)(p-1)/(p+1) on average, so w is the measured spread
+ * times (p+1)/(p-1); trial k draws with (CALQUEUE_SKEW_SEED, k), each timed
+ * as mpibench times it (the longest span of a rank from its own start).
+ * false and *err when one cannot be simulated. */
+bool calqueue_spread_trials(Topo *t, CollAlgo a, const CollParams *prm, const MeasCase *c, double gamma, int n,
+                            double *v, char **err);
+
+/* The queue candidates of the fits, k = -2 .. CALQUEUE_LAST: inf, 0, then
+ * 1 KiB ... 64 MiB in steps of 2^(1/4). */
+#define CALQUEUE_LAST 64
+uint64_t calqueue_candidate(int k);
+
 /* The simulated time of exchange case c (inter class) on cal's two-host
  * star under its inter protocol; < 0 and *err when it cannot be
  * simulated. */

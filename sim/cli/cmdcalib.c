@@ -2,6 +2,7 @@
 #include "cli/cmdcalib.h"
 #include "io/calfile.h"
 #include "calib/calfit.h"
+#include "calib/calhostq.h"
 #include "calib/calqueue.h"
 #include "report/reportmeas.h"
 
@@ -106,8 +107,11 @@ static void print_protocol(FILE *out, const char *name, const CalLinkFit *f, con
     }
     if (f->rtt)
         fprintf(out, "protocol %s: eager_limit %" G_GUINT64_FORMAT " B (a handshake from there on; the largest "
-                "eager size measured is %.0f B), handshake rtt, overhead %.3f us\n", name, (guint64)f->eager_limit,
-                below, f->overhead_s * 1e6);
+                "eager size measured is %.0f B), handshake rtt, ack %s, overhead %.3f us\n", name,
+                (guint64)f->eager_limit, below,
+                f->ack ? "rtt (a step of 4 alpha: an acknowledgement and a confirmation follow the data)"
+                       : "none (a step of 2 alpha)",
+                f->overhead_s * 1e6);
     else
         fprintf(out, "protocol %s: no handshake step seen up to %.0f B: eager_limit inf, handshake none; overhead 0 "
                 "(alpha holds alpha + 2o: without a handshake the two cannot be told apart)\n", name, most);
@@ -207,6 +211,20 @@ static void print_queue(FILE *out, const MeasFile *m, const CalFile *cal, const 
     fprintf(out, " (measured/fitted)\n");
 }
 
+/* The host queue line. */
+static void print_host_queue(FILE *out, const CalHostQueueFit *f)
+{
+    char q[32];
+    if (f->kept)
+        fprintf(out, "host_queue inter: %s (a control message waits behind at most that much of its host's other "
+                "outgoing data), rms.err %.2f%% over %d ring cases of 3 ranks or more from their start spread "
+                "(%.2f%% with 0)\n", queue_text(f->host_queue, q), 100 * f->rms_rel, f->points, 100 * f->rms_rel_zero);
+    else
+        fprintf(out, "host_queue inter: 0 (a control message passes its host's other outgoing data; the best, %s, "
+                "did not halve the rms.err of %d ring cases of 3 ranks or more: rms.err %.2f%%, %.2f%% "
+                "with 0)\n", queue_text(f->host_queue, q), f->points, 100 * f->rms_rel, 100 * f->rms_rel_zero);
+}
+
 static void fill_class(CalClass *k, CalProtocol *kp, const CalLinkFit *f, bool protocol, const GArray *pts,
                        CalFile *cal)
 {
@@ -216,6 +234,7 @@ static void fill_class(CalClass *k, CalProtocol *kp, const CalLinkFit *f, bool p
         protocol_init(&kp->p);
         kp->p.eager_limit = f->eager_limit;
         kp->p.handshake = f->rtt ? PROTOCOL_HANDSHAKE_RTT : PROTOCOL_HANDSHAKE_NONE;
+        kp->p.ack = f->ack ? PROTOCOL_ACK_RTT : PROTOCOL_ACK_NONE;
         kp->p.overhead_s = f->overhead_s;
     }
     for (guint i = 0; i < pts->len; i++) {
@@ -311,6 +330,8 @@ static int run(void *opts, char **err)
     double eager = !o->protocol ? NAN
                    : gp->handshake == PROTOCOL_HANDSHAKE_RTT && gp->eager_limit != PROTOCOL_INF ? (double)gp->eager_limit
                                                                                                : INFINITY;
+    if (o->protocol && gp->ack == PROTOCOL_ACK_RTT)
+        flags |= CALFIT_ACK;
     if (rc == 0 && inter->len > 0)
         rc = fit_class(m, inter, gf.gamma, flags, eager, "inter", &fi, err);
     if (rc == 0 && intra->len > 0)
@@ -328,10 +349,13 @@ static int run(void *opts, char **err)
             fill_class(&cal.inter, &cal.inter_protocol, &fi, !o->no_protocol, inter, &cal);
         CalQueueFit qf = {0};
         bool queued = false;
+        CalHostQueueFit hf = {0};
+        bool hosted = false;
         if (o->protocol && cal.inter.set)
             take_protocol(&cal, &given, o->protocol);
         else
             queued = calqueue_fit(m, &cal, &qf);
+        hosted = calhostq_fit(m, &cal, &hf);   /* the host's queue, not the library's: fitted either way */
         if (intra->len > 0)
             fill_class(&cal.intra, &cal.intra_protocol, &fa, !o->no_protocol, intra, &cal);
         if (cal.has_gamma) {
@@ -369,6 +393,8 @@ static int run(void *opts, char **err)
             print_protocol(stdout, "intra", &fa, intra);
         if (queued)
             print_queue(stdout, m, &cal, &qf);
+        if (hosted)
+            print_host_queue(stdout, &hf);
         if (cal.has_gamma)
             printf("gamma  %.4g ns/B (%.3g GB/s reduction), R2 %.6f over %d reduce cases\n", gf.gamma * 1e9,
                    gf.gamma > 0 ? 1e-9 / gf.gamma : INFINITY, gf.r2, gf.points);
@@ -414,9 +440,11 @@ static const CliOpt opts[] = {
     {"no-protocol", CLI_FLAG, offsetof(CalibOpts, no_protocol),
      .help = "fit no protocol: no eager limit, handshake or per-message overhead (eager_limit inf)"},
     {"protocol", CLI_IN, offsetof(CalibOpts, protocol),
-     .help = "take the inter protocol from this calibration instead of fitting it (its eager limit and handshake, "
-             "control queues, request payload and duplex; alpha, beta, the burst and the overhead are fitted under "
-             "them): a protocol belongs to the MPI library and its transport, so fit it where a handshake shows"},
+     .help = "take the inter protocol from this calibration instead of fitting it (its eager limit, handshake and "
+             "ack, control queues, request payload and duplex; alpha, beta, the burst and the overhead are fitted "
+             "under them): a protocol belongs to the MPI library and its transport, so fit it where a handshake "
+             "shows; the host queue belongs to the hosts and is fitted here too where ring cases of 3 ranks or "
+             "more allow"},
     {"free-beta", CLI_FLAG, offsetof(CalibOpts, free_beta),
      .help = "leave beta free even where it strays more than 10 % from the large messages' slope"},
     {"no-ring-beta", CLI_FLAG, offsetof(CalibOpts, no_ring_beta),

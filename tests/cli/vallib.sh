@@ -124,14 +124,22 @@ reanalyze() {
         grep -q '^peak inter: the burst.s credit passes at ' "$T/re6/calibrate-8.txt" ||
         { echo "carried by default, with a peak: $(tail -3 "$T/re6.log")"; return 1; }
     # β from the 16 and 64 MiB rings by default: run 16 ranks 2 of 2 (README, "The rings' β"); with
-    # --no-ring-beta the ping-pong rule gives the β and the 4-host ranking of before (1 of 2)
+    # --no-ring-beta the ping-pong rule gives the β, the 4-host rings then want a host queue (128 KiB halves
+    # their rms.err) and with it the ranking is 2 of 2 too (1 of 2 before the host queue)
     grep -q "^beta inter: held at the largest rings' slope" "$T/re6/calibrate-4.txt" &&
         grep -q '^policy ranking measured = predicted *2 of 2 settings same *PASS$' "$T/re6.log" ||
         { echo "rings' beta: $(grep -E '^beta|ranking' "$T/re6/calibrate-4.txt" "$T/re6.log")"; return 1; }
     validate/validate.sh --reanalyze validate/runs/ompi16 --out "$T/re9" --arsim "$A" --no-ring-beta >"$T/re9.log" 2>&1
     ! grep -q "^beta inter: held at the largest rings' slope" "$T/re9/calibrate-4.txt" &&
-        grep -q '^policy ranking measured = predicted *1 of 2 settings same *FAIL$' "$T/re9.log" ||
+        grep -q '^host_queue inter: 131072 B ' "$T/re9/calibrate-4.txt" &&
+        grep -q '^policy ranking measured = predicted *2 of 2 settings same *PASS$' "$T/re9.log" ||
         { echo "--no-ring-beta: $(grep -E '^beta|ranking' "$T/re9/calibrate-4.txt" "$T/re9.log")"; return 1; }
+    # a run kept from another clone (run 22: its scenario named by that clone's absolute path, gone here):
+    # re-analysed with this clone's scenario, every replay predicted
+    validate/validate.sh --reanalyze validate/runs/ompi22 --out "$T/re22" --arsim "$A" >"$T/re22.log" 2>&1
+    grep -q '^   its scenario /.*/validate/vgg16-small.yaml is gone: .*/validate/vgg16-small.yaml read instead$' \
+        "$T/re22.log" && grep -q '^iteration replays: .* over 8  *PASS$' "$T/re22.log" ||
+        { echo "relocated scenario: $(grep -E 'gone|^iteration' "$T/re22.log")"; return 1; }
     validate/validate.sh --reanalyze validate/runs/ompi16 --out "$T/re7" --arsim "$A" --own-protocol >"$T/re7.log" 2>&1
     [ -f "$T/re7/calib-8.yaml" ] && ! grep -q 'inter_protocol_from' "$T/re7/calib-8.yaml" ||
         { echo "--own-protocol: $(tail -3 "$T/re7.log")"; return 1; }

@@ -150,6 +150,35 @@ START_TEST(test_model_is_simulation)
 }
 END_TEST
 
+/* An acknowledgement after the data (ack rtt): the model is still the
+ * simulation, with 4α per rendezvous message; exact measurements with no
+ * overhead give back the acknowledgement, E, α and β (with o = 0 a step
+ * of 4α is more than twice the intercept α + 2o: no (α, o >= 0) of a plain
+ * handshake makes it), and those made without one keep ack none. */
+START_TEST(test_fit_ack)
+{
+    Protocol pr = proto(PROTOCOL_HANDSHAKE_RTT, 0, EAGER);
+    pr.ack = PROTOCOL_ACK_RTT;
+    GArray *pts = measure(&pr, BURST, 0);
+    CalModel m = {.alpha = ALPHA, .beta = BETA, .gamma = GAMMA, .burst = BURST, .eager_limit = EAGER, .rtt = true,
+                  .ack = true};
+    for (guint i = 0; i < pts->len; i++) {
+        const CalPoint *p = &g_array_index(pts, CalPoint, i);
+        ck_assert_msg(fabs(calfit_predict(p, &m) - p->time_s) <= 1e-9 * p->time_s, "point %u: model %.12g, "
+                      "simulation %.12g", i, calfit_predict(p, &m), p->time_s);
+    }
+    CalLinkFit f;
+    char *err = NULL;
+    ck_assert_msg(calfit_link(pts, GAMMA, 0, &f, &err), "%s", err);
+    ck_assert(f.rtt && f.ack);
+    ck_assert_uint_eq(f.eager_limit, EAGER);
+    ck_rel(f.alpha_s, ALPHA, 1e-6);
+    ck_rel(f.beta, BETA, 1e-6);
+    ck_assert(f.overhead_s < 1e-12);
+    g_array_free(pts, TRUE);
+}
+END_TEST
+
 /* Exact measurements give back every parameter. */
 START_TEST(test_fit_exact)
 {
@@ -159,7 +188,7 @@ START_TEST(test_fit_exact)
         CalLinkFit f;
         char *err = NULL;
         ck_assert_msg(calfit_link(pts, GAMMA, 0, &f, &err), "%s", err);
-        ck_assert(f.rtt);
+        ck_assert(f.rtt && !f.ack);
         ck_assert_uint_eq(f.eager_limit, EAGER);
         ck_rel(f.alpha_s, ALPHA, 1e-6);
         ck_rel(f.beta, BETA, 1e-6);
@@ -725,6 +754,7 @@ int main(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_model_is_simulation);
     tcase_add_test(tc, test_fit_exact);
+    tcase_add_test(tc, test_fit_ack);
     tcase_add_test(tc, test_fit_noisy);
     tcase_add_test(tc, test_fit_none);
     tcase_add_test(tc, test_fit_given);
