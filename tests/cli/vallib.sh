@@ -134,9 +134,14 @@ reanalyze() {
         grep -q '^host_queue inter: 131072 B ' "$T/re9/calibrate-4.txt" &&
         grep -q '^policy ranking measured = predicted *2 of 2 settings same *PASS$' "$T/re9.log" ||
         { echo "--no-ring-beta: $(grep -E '^beta|ranking' "$T/re9/calibrate-4.txt" "$T/re9.log")"; return 1; }
-    # a run kept from another clone (run 22: its scenario named by that clone's absolute path, gone here):
-    # re-analysed with this clone's scenario, every replay predicted
-    validate/validate.sh --reanalyze validate/runs/ompi22 --out "$T/re22" --arsim "$A" >"$T/re22.log" 2>&1
+    # a run kept from another clone (run 22, its scenario named by that clone's absolute path, here by
+    # one that surely is gone): re-analysed with this clone's scenario, every replay predicted
+    mkdir -p "$T/run22"
+    for n in 4 8; do
+        gzip -dc "validate/runs/ompi22/meas-$n.json.gz" | sed "s|\"/[^\"]*/validate/vgg16-small.yaml\"|\"$T/gone/validate/vgg16-small.yaml\"|" \
+            >"$T/run22/meas-$n.json"
+    done
+    validate/validate.sh --reanalyze "$T/run22" --out "$T/re22" --arsim "$A" >"$T/re22.log" 2>&1
     grep -q '^   its scenario /.*/validate/vgg16-small.yaml is gone: .*/validate/vgg16-small.yaml read instead$' \
         "$T/re22.log" && grep -q '^iteration replays: .* over 8  *PASS$' "$T/re22.log" ||
         { echo "relocated scenario: $(grep -E 'gone|^iteration' "$T/re22.log")"; return 1; }
@@ -152,10 +157,12 @@ reanalyze() {
     grep -q '"how":[[:space:]]*"sim rabenseifner (MPICH.s selection, MPI_Allreduce)"' "$T/re8/compare-4.json" ||
         { echo "--mpi mpich: mpi not predicted by MPICH's selection: $(grep -m1 -o '"how":[[:space:]]*"sim [^"]*(best[^"]*"' "$T/re8/compare-4.json")"; return 1; }
     # MPICH run 11 measured its own all-reduce as MPI_Iallreduce (the case's
-    # "call"): predicted by the nonblocking table, README's 3.6 % median
+    # "call"): predicted by the nonblocking table, README's 3.2 % median (3.6 % before the acknowledgement
+    # and the host queue), and the 4-host ranking right
     validate/validate.sh --reanalyze validate/runs/mpich11 --mpi mpich --out "$T/re11" --arsim "$A" >"$T/re11.log" 2>&1
     grep -q '"how":[[:space:]]*"sim rabenseifner (MPICH.s selection, MPI_Iallreduce)"' "$T/re11/compare-8.json" &&
-        grep -q "median |error| <= 10.0% 3.6% over 60 cases" "$T/re11.log" ||
+        grep -q "median |error| <= 10.0% 3.2% over 60 cases" "$T/re11.log" &&
+        grep -q '^policy ranking measured = predicted *2 of 2 settings same *PASS$' "$T/re11.log" ||
         { echo "mpich11: $(grep -m1 'median |error|' "$T/re11.log")"; return 1; }
     validate/validate.sh --short --reanalyze "$run" --out "$T/re10" --arsim "$A" --mpi-call wait >"$T/re10.log" 2>&1
     [ $? = 2 ] && [ "$(wc -l <"$T/re10.log")" = 1 ] && grep -q "^validate.sh: --mpi-call: 'wait' is not a call" "$T/re10.log" ||
