@@ -668,8 +668,8 @@ static void robust_spread(const GArray *pts, double *med, double *sigma)
 static CalModel cand_model(const Cand *c, double gamma)
 {
     return (CalModel){.alpha = c->alpha, .beta = c->beta, .gamma = gamma, .burst = c->burst,
-                      .peak_ratio = c->peak_ratio, .overhead = c->overhead, .eager_limit = c->eager, .rtt = isfinite(c->eager),
-                      .ack = c->ack};
+                      .peak_ratio = c->peak_ratio, .overhead = c->overhead, .eager_limit = c->eager,
+                      .rtt = isfinite(c->eager), .ack = c->ack};
 }
 
 static void predict_all(GArray *pts, const Cand *c, double gamma)
@@ -752,8 +752,8 @@ bool calfit_link_at(GArray *points, double gamma, unsigned flags, double eager_l
                         .peak_Bps = c.peak_ratio > 0 && c.burst > 0 ? 1 / (c.peak_ratio * c.beta) : 0,
                         .overhead_s = c.overhead,
                         .eager_limit = isfinite(c.eager) ? (uint64_t)c.eager : PROTOCOL_INF,
-                        .rtt = isfinite(c.eager), .ack = c.ack, .dropped = drop, .beta_slope = how.slope, .beta_ring = how.ring,
-                        .beta_held = how.held};
+                        .rtt = isfinite(c.eager), .ack = c.ack, .dropped = drop, .beta_slope = how.slope,
+                        .beta_ring = how.ring, .beta_held = how.held};
     goodness(points, &out->r2, &out->rms_rel, &out->points);
     return true;
 }
