@@ -89,17 +89,24 @@ bool protocol_ack_parse(const char *name, ProtocolAck *out)
     return i >= 0;
 }
 
-bool protocol_parse_eager_limit(const char *s, uint64_t *out, const char **why)
+/* "inf" (PROTOCOL_INF) or a size into *out; else false, *why = what (static). */
+static bool size_or_inf(const char *s, uint64_t *out, const char **why, const char *what)
 {
     if (g_strcmp0(s, "inf") == 0) {
         *out = PROTOCOL_INF;
         return true;
     }
     if (!units_parse_bytes(s, out, why)) {
-        *why = "not an eager limit; expected a size such as 64KiB (messages below it are eager) or inf";
+        *why = what;
         return false;
     }
     return true;
+}
+
+bool protocol_parse_eager_limit(const char *s, uint64_t *out, const char **why)
+{
+    return size_or_inf(s, out, why, "not an eager limit; expected a size such as 64KiB (messages below it are eager) "
+                                    "or inf");
 }
 
 bool protocol_parse_segment(const char *s, uint64_t *out, const char **why)
@@ -117,30 +124,14 @@ bool protocol_parse_segment(const char *s, uint64_t *out, const char **why)
 
 bool protocol_parse_control_queue(const char *s, uint64_t *out, const char **why)
 {
-    if (g_strcmp0(s, "inf") == 0) {
-        *out = PROTOCOL_INF;
-        return true;
-    }
-    if (!units_parse_bytes(s, out, why)) {
-        *why = "not a control queue; expected a size such as 256KiB (the queued data a request- or clear-to-send "
-               "waits behind at most) or inf";
-        return false;
-    }
-    return true;
+    return size_or_inf(s, out, why, "not a control queue; expected a size such as 256KiB (the queued data a request- "
+                                    "or clear-to-send waits behind at most) or inf");
 }
 
 bool protocol_parse_host_queue(const char *s, uint64_t *out, const char **why)
 {
-    if (g_strcmp0(s, "inf") == 0) {
-        *out = PROTOCOL_INF;
-        return true;
-    }
-    if (!units_parse_bytes(s, out, why)) {
-        *why = "not a host queue; expected a size such as 256KiB (the other connections' queued data a control "
-               "message waits behind at most; 0: none) or inf";
-        return false;
-    }
-    return true;
+    return size_or_inf(s, out, why, "not a host queue; expected a size such as 256KiB (the other connections' "
+                                    "queued data a control message waits behind at most; 0: none) or inf");
 }
 
 bool protocol_parse_control_queues(const char *s, uint64_t out[2], const char **why)

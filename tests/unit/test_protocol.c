@@ -619,35 +619,9 @@ END_TEST
  * rank 0 (another connection: nothing of its own ahead) passes the data
  * whatever the control queue: rank 0's data leaves at Δ + 2α and lands at
  * Δ + 3α + nβ, the end. (A FIFO clear-to-send would wait for rank 1's
- * data: 4α + 2nβ.) */
-START_TEST(test_control_other_connection)
-{
-    const double a = 2 * LAT, b = 1 / BW;
-    const uint64_t n = 1 << 20;
-    const uint64_t caps[] = {PROTOCOL_INF, n, n / 4, 0};
-    for (size_t ci = 0; ci < G_N_ELEMENTS(caps); ci++) {
-        Protocol pr = proto(PROTOCOL_HANDSHAKE_RTT, 0, EAGER, 0);
-        protocol_set_control_queue(&pr, caps[ci]);
-        Topo *t = star_proto(3, 0, &pr);
-        CollSchedule *s = coll_schedule_new(3, n);
-        add(s, 0, 1, n, -1, 0, false);
-        add(s, 1, 2, n, 0, n, false);
-        add(s, 2, -1, 0, 1, n, false);
-        double delta = a + n * b / 2;
-        simtime_t at[3] = {(simtime_t)llround(delta * 1e12), 0, 0};
-        double got = run_sched_at(t, s, NULL, 0, at);
-        double want = delta + 3 * a + n * b;
-        ck_assert_msg(fabs(got - want) <= 2e-12, "cap %zu: %.12g s, want %.12g s", ci, got, want);
-        coll_schedule_free(s);
-        topo_free(t);
-    }
-}
-END_TEST
-
-/* The host queue: the same case, rank 1's clear-to-send now waits behind
- * min(H, n/2) bytes of its data to rank 2 (the half still on its link
- * when it arrives): Δ + 3α + nβ + min(H, n/2)β, whatever the control
- * queue (that data is another connection's). With ack rtt the
+ * data: 4α + 2nβ.) With a host queue H it waits behind min(H, n/2) bytes
+ * of that data (the half still on the link when it arrives): Δ + 3α + nβ
+ * + min(H, n/2)β, whatever the control queue. With ack rtt the
  * acknowledgement and the confirmation of rank 0's message add 2α (the
  * link is idle by then). */
 START_TEST(test_host_queue)
@@ -655,13 +629,14 @@ START_TEST(test_host_queue)
     const double a = 2 * LAT, b = 1 / BW;
     const uint64_t n = 1 << 20;
     const uint64_t hq[] = {0, 1000, n / 8, n / 2, n, PROTOCOL_INF};
+    const uint64_t caps[] = {PROTOCOL_INF, n, n / 4, 0};   /* control queues */
     for (size_t hi = 0; hi < G_N_ELEMENTS(hq); hi++)
         for (int ack = 0; ack < 2; ack++)
-            for (int cq = 0; cq < 2; cq++) {
+            for (size_t ci = 0; ci < G_N_ELEMENTS(caps); ci++) {
                 Protocol pr = proto(PROTOCOL_HANDSHAKE_RTT, 0, EAGER, 0);
                 pr.host_queue = hq[hi];
                 pr.ack = ack ? PROTOCOL_ACK_RTT : PROTOCOL_ACK_NONE;
-                protocol_set_control_queue(&pr, cq ? 0 : PROTOCOL_INF);
+                protocol_set_control_queue(&pr, caps[ci]);
                 Topo *t = star_proto(3, 0, &pr);
                 CollSchedule *s = coll_schedule_new(3, n);
                 add(s, 0, 1, n, -1, 0, false);
@@ -672,8 +647,8 @@ START_TEST(test_host_queue)
                 double got = run_sched_at(t, s, NULL, 0, at);
                 double wait = hq[hi] == PROTOCOL_INF ? n / 2 * b : fmin((double)hq[hi], n / 2) * b;
                 double want = delta + 3 * a + n * b + wait + (ack ? 2 * a : 0);
-                ck_assert_msg(fabs(got - want) <= 4e-12, "host queue %zu ack %d cq %d: %.12g s, want %.12g s", hi,
-                              ack, cq, got, want);
+                ck_assert_msg(fabs(got - want) <= 4e-12, "host queue %zu ack %d control queue %zu: %.12g s, want "
+                              "%.12g s", hi, ack, ci, got, want);
                 coll_schedule_free(s);
                 topo_free(t);
             }
@@ -931,7 +906,6 @@ static Suite *suite(void)
     tcase_add_loop_test(tc, test_cost_model, 0, nps);
     tcase_add_test(tc, test_no_deadlock);
     tcase_add_test(tc, test_skewed_exchange);
-    tcase_add_test(tc, test_control_other_connection);
     tcase_add_test(tc, test_host_queue);
     tcase_add_test(tc, test_duplex_half);
     tcase_add_test(tc, test_segment_exchange);
