@@ -182,13 +182,14 @@ static void rows_fill(Rows *r, const GArray *pts, double gamma, double beta_fix,
     r->w = r->y + len;
     r->kr = r->w + len;
     r->pt = g_new(const CalPoint *, len + 1);
+    const CalModel proto = {.eager_limit = eager, .rtt = r->rtt, .ack = r->ack};   /* for its crossings */
     for (guint i = 0; i < len; i++) {
         const CalPoint *p = &g_array_index(pts, CalPoint, i);
         if (!p->used)
             continue;
         double g, m;
         terms(p, gamma, &r->k[r->n], &m, &r->h[r->n], &g);
-        r->kr[r->n] = r->rtt && m >= eager ? (2 + 2 * r->ack) * r->k[r->n] : 0;
+        r->kr[r->n] = control_crossings(&proto, m) * r->k[r->n];
         r->t[r->n] = p->time_s;
         r->y[r->n] = p->time_s - g;
         r->w[r->n] = 1 / p->time_s;

@@ -349,13 +349,12 @@ static int run(void *opts, char **err)
             fill_class(&cal.inter, &cal.inter_protocol, &fi, !o->no_protocol, inter, &cal);
         CalQueueFit qf = {0};
         bool queued = false;
-        CalHostQueueFit hf = {0};
-        bool hosted = false;
         if (o->protocol && cal.inter.set)
             take_protocol(&cal, &given, o->protocol);
         else
             queued = calqueue_fit(m, &cal, &qf);
-        hosted = calhostq_fit(m, &cal, &hf);   /* the host's queue, not the library's: fitted either way */
+        CalHostQueueFit hf = {0};
+        bool hosted = calhostq_fit(m, &cal, &hf);   /* the host's queue, not the library's: fitted either way */
         if (intra->len > 0)
             fill_class(&cal.intra, &cal.intra_protocol, &fa, !o->no_protocol, intra, &cal);
         if (cal.has_gamma) {
