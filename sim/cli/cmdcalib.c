@@ -107,8 +107,9 @@ static void print_protocol(FILE *out, const char *name, const CalLinkFit *f, con
     }
     if (f->rtt)
         fprintf(out, "protocol %s: eager_limit %" G_GUINT64_FORMAT " B (a handshake from there on; the largest "
-                "eager size measured is %.0f B), handshake rtt, ack %s, overhead %.3f us\n", name,
-                (guint64)f->eager_limit, below,
+                "eager size measured is %.0f B), handshake rtt, ack %s, overhead %.3f us, progress in_mpi (not "
+                "fitted: MPI without a progress thread, as mpibench runs it, handles control messages only inside "
+                "MPI calls)\n", name, (guint64)f->eager_limit, below,
                 f->ack ? "rtt (a step of 4 alpha: an acknowledgement and a confirmation follow the data)"
                        : "none (a step of 2 alpha)",
                 f->overhead_s * 1e6);
@@ -347,6 +348,8 @@ static int run(void *opts, char **err)
         cal.mpi_library = g_strdup(m->mpi_library);
         if (inter->len > 0)
             fill_class(&cal.inter, &cal.inter_protocol, &fi, !o->no_protocol, inter, &cal);
+        if (cal.inter_protocol.set && !o->protocol)   /* mpibench's MPI has no progress thread */
+            cal.inter_protocol.p.progress = PROTOCOL_PROGRESS_IN_MPI;
         CalQueueFit qf = {0};
         bool queued = false;
         if (o->protocol && cal.inter.set)

@@ -99,6 +99,8 @@ int cmdcoll_run(const CmdCollOpts *o, FILE *out, char **err)
             classes[i]->host_queue = o->proto.value.host_queue;
         if (o->proto.ack)
             classes[i]->ack = o->proto.value.ack;
+        if (o->proto.progress)
+            classes[i]->progress = o->proto.value.progress;
     }
     char *why = NULL;
     Topo *t = topo_new(&spec, &why);
@@ -276,6 +278,13 @@ static bool parse_protocol(void *field, const CliOpt *opt, const char *value, ch
         pr->ack = true;
         return ok;
     }
+    if (strcmp(opt->name, "progress") == 0) {
+        if (!(ok = protocol_progress_parse(value, &pr->value.progress)))
+            *err = g_strdup_printf("--%s: unknown progress '%s'; expected always (control messages handled when "
+                                   "they arrive) or in_mpi (only while the rank is inside MPI)", opt->name, value);
+        pr->progress = true;
+        return ok;
+    }
     if (strcmp(opt->name, "eager-limit") == 0) {
         ok = protocol_parse_eager_limit(value, &pr->value.eager_limit, &why);
         pr->eager_limit = true;
@@ -374,6 +383,11 @@ static const CliOpt opts[] = {
              "sender (its send) and the sender's confirmation came back (its receive; UCX's put rendezvous, MPICH)",
      .value = "none|rtt", .unit = "none or rtt", .words = "none rtt", .note = "the topology's (none by default)",
      .parse = parse_protocol},
+    {"progress", CLI_CUSTOM, offsetof(CmdCollOpts, proto),
+     .help = "always: a rank handles a control message when it arrives; in_mpi: only while inside MPI, one that "
+             "arrives during a reduction or an overhead after the rank's next posts (MPI without a progress thread)",
+     .value = "always|in_mpi", .unit = "always or in_mpi", .words = "always in_mpi",
+     .note = "the topology's (always by default)", .parse = parse_protocol},
     {"rts-payload", CLI_CUSTOM, offsetof(CmdCollOpts, proto),
      .help = "under handshake rtt, what a request-to-send carries: none, or eager: the message's first eager-limit - 1 "
              "bytes, the rest waiting for the clear-to-send (Open MPI)", .value = "none|eager",

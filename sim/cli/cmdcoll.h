@@ -25,6 +25,7 @@ typedef struct {
     bool rts_payload;        /* --rts-payload given */
     bool host_queue;         /* --host-queue given */
     bool ack;                /* --ack given */
+    bool progress;           /* --progress given */
 } CmdCollProtocol;
 
 typedef struct {

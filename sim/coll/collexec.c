@@ -74,6 +74,8 @@ typedef struct {
     const TopoRoute *confirm; /* ack rtt: the route of the confirmation in flight to this lane (its receive
                                * waits for it); held; else NULL */
     uint8_t turn;             /* duplex half: its data in flight counts in its connection's turn (collturn) */
+    uint8_t crossed;          /* duplex half, progress in_mpi: this step's exchange crossed (its peer saw this
+                               * lane's request-to-send only after posting its own): its data takes no turn */
     GArray *inbox;            /* InboxEntry per sender with something pending; NULL until needed; owned */
 } ExecLane;
 
@@ -223,7 +225,7 @@ static void send_now(CollExec *x, uint64_t id, bool turn)
 static void send_data(CollExec *x, uint64_t id, bool rdv)
 {
     ExecLane *l = &x->lanes[id];
-    if (!rdv || x->topo->protocol[l->cls].duplex != PROTOCOL_DUPLEX_HALF) {
+    if (!rdv || l->crossed || x->topo->protocol[l->cls].duplex != PROTOCOL_DUPLEX_HALF) {
         send_now(x, id, false);
         return;
     }
@@ -247,18 +249,29 @@ static void turn_delivered(CollExec *x, uint64_t id)
     g_array_free(ready, TRUE);
 }
 
-/* A control message of protocol pr from rank `from` to rank `to` along r;
- * fn(x, lane id) runs when it arrives. */
-static void send_control(CollExec *x, const TopoRoute *r, const Protocol *pr, int64_t from, int64_t to, NetDeliverFn fn,
+/* What a control message is; its event's datum is (lane id * CTL_KINDS + kind) * 2 + 1 once it waited for a
+ * busy CPU (progress in_mpi), + 0 before. */
+typedef enum {
+    CTL_RTS,                  /* lane id's request-to-send, at its receiver */
+    CTL_CTS,                  /* the clear-to-send for lane id's message, at lane id's rank */
+    CTL_ACK,                  /* the acknowledgement of lane id's message, at lane id's rank */
+    CTL_CONFIRM,              /* the confirmation of the message to lane id, at lane id's rank */
+    CTL_KINDS
+} CtlKind;
+
+static void on_control(void *ctx, void *data);
+
+/* A control message of kind k about lane id, of protocol pr, from rank
+ * `from` to rank `to` along r. */
+static void send_control(CollExec *x, const TopoRoute *r, const Protocol *pr, int64_t from, int64_t to, CtlKind k,
                          uint64_t id)
 {
-    net_send_control(x->net, r, protocol_control_queue(pr, from, to), pr->host_queue, fn, x, GSIZE_TO_POINTER(id));
+    net_send_control(x->net, r, protocol_control_queue(pr, from, to), pr->host_queue, on_control, x,
+                     GSIZE_TO_POINTER((id * CTL_KINDS + k) * 2));
 }
 
-static void on_cts(void *ctx, void *data)
+static void on_cts(CollExec *x, uint64_t id)
 {
-    CollExec *x = ctx;
-    uint64_t id = GPOINTER_TO_SIZE(data);
     topo_route_release(x->topo, x->lanes[id].back);
     x->lanes[id].back = NULL;
     send_data(x, id, true);
@@ -275,7 +288,7 @@ static void rendezvous_go(CollExec *x, uint64_t id)
     }
     int a = (int)(id / x->npieces);
     l->back = topo_route_acquire(x->topo, x->ranks[l->send_peer].host, x->ranks[a].host);
-    send_control(x, l->back, &x->topo->protocol[l->cls], l->send_peer, a, on_cts, id);
+    send_control(x, l->back, &x->topo->protocol[l->cls], l->send_peer, a, CTL_CTS, id);
 }
 
 /* Lane id's rendezvous message (or its request-to-send) is at the
@@ -292,11 +305,6 @@ static void rendezvous_at_receiver(CollExec *x, uint64_t id)
         inbox_entry(lb, a, true)->rdv = 1;
 }
 
-static void on_rts(void *ctx, void *data)
-{
-    rendezvous_at_receiver(ctx, GPOINTER_TO_SIZE(data));
-}
-
 /* Lane id's sender overhead is over: the message is handed to the network. */
 static void send_issue(CollExec *x, uint64_t id)
 {
@@ -309,9 +317,9 @@ static void send_issue(CollExec *x, uint64_t id)
     l->send_state = SEND_WAIT;
     l->rts_bytes = protocol_rts_bytes(pr, l->send_bytes);
     if (l->rts_bytes)   /* a data message in the connection, like the eager ones */
-        net_send(x->net, l->route, l->rts_bytes, on_rts, x, GSIZE_TO_POINTER(id));
+        net_send(x->net, l->route, l->rts_bytes, on_control, x, GSIZE_TO_POINTER((id * CTL_KINDS + CTL_RTS) * 2));
     else if (pr->handshake == PROTOCOL_HANDSHAKE_RTT)
-        send_control(x, l->route, pr, (int64_t)(id / x->npieces), l->send_peer, on_rts, id);
+        send_control(x, l->route, pr, (int64_t)(id / x->npieces), l->send_peer, CTL_RTS, id);
     else
         rendezvous_at_receiver(x, id);
 }
@@ -328,6 +336,7 @@ static void start_send(CollExec *x, uint64_t id, int r, int32_t peer, uint64_t b
     l->send_peer = peer;
     l->send_bytes = bytes;
     l->rts_bytes = 0;
+    l->crossed = 0;
     if (peer != l->route_peer) {
         topo_route_release(x->topo, l->route);
         l->route_peer = peer;
@@ -437,10 +446,8 @@ static void send_over(CollExec *x, uint64_t ia)
 
 /* Ack rtt: the confirmation of a message to lane `data` reached it: its
  * receive is over. */
-static void on_confirm(void *ctx, void *data)
+static void on_confirm(CollExec *x, uint64_t ib)
 {
-    CollExec *x = ctx;
-    uint64_t ib = GPOINTER_TO_SIZE(data);
     ExecLane *lb = &x->lanes[ib];
     topo_route_release(x->topo, lb->confirm);
     lb->confirm = NULL;
@@ -451,10 +458,8 @@ static void on_confirm(void *ctx, void *data)
 /* Ack rtt: the receiver's acknowledgement of lane `data`'s message reached
  * its sender: the send is over, and the confirmation leaves for the
  * receiver. */
-static void on_ack(void *ctx, void *data)
+static void on_ack(CollExec *x, uint64_t ia)
 {
-    CollExec *x = ctx;
-    uint64_t ia = GPOINTER_TO_SIZE(data);
     ExecLane *la = &x->lanes[ia];
     int32_t a = (int32_t)(ia / x->npieces), b = la->send_peer;
     uint64_t ib = (uint64_t)b * x->npieces + ia % x->npieces;
@@ -462,7 +467,7 @@ static void on_ack(void *ctx, void *data)
     topo_route_release(x->topo, la->back);
     la->back = NULL;
     lb->confirm = topo_route_acquire(x->topo, x->ranks[a].host, x->ranks[b].host);
-    send_control(x, lb->confirm, &x->topo->protocol[la->cls], a, b, on_confirm, ib);
+    send_control(x, lb->confirm, &x->topo->protocol[la->cls], a, b, CTL_CONFIRM, ib);
     send_over(x, ia);
 }
 
@@ -484,7 +489,7 @@ static void on_deliver(void *ctx, void *data)
         la->send_state = SEND_ACK;
         lb->recv_state = RECV_ACK;
         la->back = topo_route_acquire(x->topo, x->ranks[b].host, x->ranks[a].host);
-        send_control(x, la->back, pr, b, a, on_ack, ia);
+        send_control(x, la->back, pr, b, a, CTL_ACK, ia);
         return;
     }
     if (posted)
@@ -492,6 +497,48 @@ static void on_deliver(void *ctx, void *data)
     else
         inbox_entry(lb, a, true)->early++;
     send_over(x, ia);
+}
+
+/* Progress in_mpi: lane id's request-to-send reached its receiver while
+ * that rank computed (a reduction, an overhead) and is handled only now,
+ * after the rank's posts. Where its own rendezvous message of this step
+ * goes to lane id's rank and waits, its request left first, and the two
+ * cross: neither data waits for the other's turn (duplex half). A request
+ * that reached a rank waiting inside MPI is taken to have been read before
+ * that rank posted (duplex half: the exchange takes turns). */
+static void crossed_rts(CollExec *x, uint64_t id)
+{
+    ExecLane *l = &x->lanes[id];
+    ExecLane *lb = &x->lanes[(uint64_t)l->send_peer * x->npieces + id % x->npieces];
+    if (lb->send_state == SEND_WAIT && lb->send_peer == (int32_t)(id / x->npieces))
+        l->crossed = lb->crossed = 1;
+}
+
+/* A control message reached the rank that handles it. Under progress
+ * in_mpi, while that rank's CPU is busy (a reduction, an overhead) it waits
+ * until the CPU is free, and its event then comes after those already due
+ * at that moment (the rank's next posts: a library that reads its sockets
+ * only inside MPI calls sees it after the rank posted its next step). */
+static void on_control(void *ctx, void *data)
+{
+    static void (*const handle[CTL_KINDS])(CollExec *, uint64_t) = {rendezvous_at_receiver, on_cts, on_ack,
+                                                                      on_confirm};
+    CollExec *x = ctx;
+    uint64_t v = GPOINTER_TO_SIZE(data) / 2, id = v / CTL_KINDS;
+    CtlKind k = (CtlKind)(v % CTL_KINDS);
+    const ExecLane *l = &x->lanes[id];
+    int lane_rank = (int)(id / x->npieces);
+    int r = k == CTL_RTS ? l->send_peer : lane_rank;            /* the rank that handles it */
+    int peer = k == CTL_RTS ? lane_rank : k == CTL_CONFIRM ? l->recv_peer : l->send_peer;
+    if (x->topo->protocol[class_of(x, r, peer)].progress == PROTOCOL_PROGRESS_IN_MPI) {
+        if (x->cpu_free[r] > x->sim->now) {
+            sim_at(x->sim, x->cpu_free[r], on_control, x, GSIZE_TO_POINTER(v * 2 + 1));
+            return;
+        }
+        if (k == CTL_RTS && GPOINTER_TO_SIZE(data) % 2)
+            crossed_rts(x, id);
+    }
+    handle[k](x, id);
 }
 
 static void on_recv_cpu(void *ctx, void *data)

@@ -6,7 +6,7 @@
 
 #define PROTOCOL_KEYS \
     "eager_limit, handshake, overhead, segment, control_queue, control_queue_from_lower, " \
-    "control_queue_from_higher, host_queue, duplex, rts_payload, ack"
+    "control_queue_from_higher, host_queue, duplex, rts_payload, ack, progress"
 
 void protocol_init(Protocol *p)
 {
@@ -26,10 +26,12 @@ bool protocol_is_eager(const Protocol *p)
 }
 
 /* The names of the two-valued settings, the second value's name second:
- * handshake and ack none|rtt, rts_payload none|eager, duplex full|half. */
+ * handshake and ack none|rtt, rts_payload none|eager, duplex full|half,
+ * progress always|in_mpi. */
 static const char *const handshake_names[2] = {"none", "rtt"};
 static const char *const rts_payload_names[2] = {"none", "eager"};
 static const char *const duplex_names[2] = {"full", "half"};
+static const char *const progress_names[2] = {"always", "in_mpi"};
 
 /* 0 or 1: which of names[] name is; -1 if neither. */
 static int name_index(const char *const names[2], const char *name)
@@ -86,6 +88,19 @@ bool protocol_ack_parse(const char *name, ProtocolAck *out)
     int i = name_index(handshake_names, name);
     if (i >= 0)
         *out = i ? PROTOCOL_ACK_RTT : PROTOCOL_ACK_NONE;
+    return i >= 0;
+}
+
+const char *protocol_progress_name(ProtocolProgress g)
+{
+    return progress_names[g == PROTOCOL_PROGRESS_IN_MPI];
+}
+
+bool protocol_progress_parse(const char *name, ProtocolProgress *out)
+{
+    int i = name_index(progress_names, name);
+    if (i >= 0)
+        *out = i ? PROTOCOL_PROGRESS_IN_MPI : PROTOCOL_PROGRESS_ALWAYS;
     return i >= 0;
 }
 
@@ -203,6 +218,15 @@ static bool parse_ack(const char *s, void *o, const char **w)
     return false;
 }
 
+static bool parse_progress(const char *s, void *o, const char **w)
+{
+    if (protocol_progress_parse(s, o))
+        return true;
+    *w = "unknown progress; expected always (control messages handled when they arrive) or in_mpi (only while "
+         "the rank is inside MPI)";
+    return false;
+}
+
 static bool parse_rts(const char *s, void *o, const char **w)
 {
     if (protocol_rts_payload_parse(s, o))
@@ -242,6 +266,7 @@ bool protocol_read(CfgNode *map, Protocol *p, char **err)
         !read_value(map, "duplex", parse_duplex, &q.duplex, "full or half", err) ||
         !read_value(map, "rts_payload", parse_rts, &q.rts_payload, "none or eager", err) ||
         !read_value(map, "ack", parse_ack, &q.ack, "none or rtt", err) ||
+        !read_value(map, "progress", parse_progress, &q.progress, "always or in_mpi", err) ||
         !cfg_check_keys(map, "protocol", PROTOCOL_KEYS, err))
         return false;
     *p = q;
@@ -284,6 +309,8 @@ char *protocol_format(const Protocol *p)
         g_string_append_printf(s, ", rts_payload: %s", protocol_rts_payload_name(p->rts_payload));
     if (p->ack != PROTOCOL_ACK_NONE)
         g_string_append_printf(s, ", ack: %s", protocol_ack_name(p->ack));
+    if (p->progress != PROTOCOL_PROGRESS_ALWAYS)
+        g_string_append_printf(s, ", progress: %s", protocol_progress_name(p->progress));
     g_string_append_c(s, '}');
     return g_string_free(s, FALSE);
 }

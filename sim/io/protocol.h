@@ -9,7 +9,7 @@
  * In YAML: {eager_limit: SIZE | inf, handshake: none | rtt, overhead: TIME,
  * segment: SIZE | none, control_queue: SIZE | inf, control_queue_from_lower: SIZE | inf,
  * control_queue_from_higher: SIZE | inf, host_queue: SIZE | inf, duplex: full | half,
- * rts_payload: none | eager, ack: none | rtt}, every key optional (an absent key keeps
+ * rts_payload: none | eager, ack: none | rtt, progress: always | in_mpi}, every key optional (an absent key keeps
  * the value it had), an unknown key an error.
  *
  *   eager_limit  a message of fewer bytes leaves when it is sent; one of
@@ -94,7 +94,23 @@
  *                acknowledgement, the sender's ack-to-put, read off a packet
  *                trace). Eager messages are not acknowledged.
  *
- * Defaults (protocol_init): 64 KiB, none, 0, none, inf, 0, full, none, none — SMPI's semantics.
+ *   progress     always: a rank's MPI library handles a control message
+ *                (request- or clear-to-send, acknowledgement, confirmation)
+ *                the moment it arrives (a progress thread; SMPI). in_mpi:
+ *                only while the rank is inside MPI — waiting in a step, or
+ *                before the collective (in its barrier); one that arrives
+ *                while the rank's CPU is busy (a reduction, an overhead) is
+ *                handled when the CPU is next free, after whatever the rank
+ *                posts then (MPICH and Open MPI without a progress thread:
+ *                the library reads its sockets only inside MPI calls). It
+ *                decides which way an exchange goes under control_queue inf:
+ *                a late rank that read its partner's request-to-send before
+ *                posting answers it first and its own data waits behind the
+ *                partner's (they take turns); one that finds it only after
+ *                posting sends its own request first and both flow at once
+ *                (README, "An exchange takes turns only when").
+ *
+ * Defaults (protocol_init): 64 KiB, none, 0, none, inf, 0, full, none, none, always — SMPI's semantics.
  */
 #ifndef ARSIM_PROTOCOL_H
 #define ARSIM_PROTOCOL_H
@@ -125,6 +141,11 @@ typedef enum {
 } ProtocolAck;
 
 typedef enum {
+    PROTOCOL_PROGRESS_ALWAYS,  /* control messages are handled when they arrive */
+    PROTOCOL_PROGRESS_IN_MPI,  /* ... when the receiving rank's CPU is free (it is inside MPI) */
+} ProtocolProgress;
+
+typedef enum {
     PROTOCOL_DUPLEX_FULL,      /* a connection's two directions carry data at once */
     PROTOCOL_DUPLEX_HALF,      /* its rendezvous data moves one direction at a time */
 } ProtocolDuplex;
@@ -147,6 +168,7 @@ typedef struct {
     ProtocolDuplex duplex;       /* whether rendezvous data crosses between two hosts both ways at once */
     ProtocolRtsPayload rts_payload; /* under rtt: what a request-to-send carries */
     ProtocolAck ack;             /* what a rendezvous message waits for after its data arrived */
+    ProtocolProgress progress;   /* when a rank handles the control messages that reach it */
 } Protocol;
 
 /* The defaults above. */
@@ -189,6 +211,8 @@ bool protocol_rts_payload_parse(const char *name, ProtocolRtsPayload *out);
 bool protocol_duplex_parse(const char *name, ProtocolDuplex *out);
 const char *protocol_ack_name(ProtocolAck a);
 bool protocol_ack_parse(const char *name, ProtocolAck *out);
+const char *protocol_progress_name(ProtocolProgress g);
+bool protocol_progress_parse(const char *name, ProtocolProgress *out);
 
 /* Command-line values: "SIZE" or "inf" / "SIZE" or "none" / "TIME" (at most
  * PROTOCOL_MAX_OVERHEAD_S). false and *why (static text "what is wrong;
