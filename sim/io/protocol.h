@@ -74,7 +74,10 @@
  *                other way between the same two hosts (in this collective)
  *                has been delivered — an exchange takes turns whenever its
  *                ends start, as MPICH's measured on the emulated cluster
- *                (README "Validation"). Eager messages never wait.
+ *                (README "Validation"), except under progress in_mpi where
+ *                the later rank read the request only after posting (it
+ *                arrived while that rank computed): then both cross.
+ *                Eager messages never wait.
  *
  *   rts_payload  none: a request-to-send is payload-free; eager: it is a
  *                data message carrying the first eager_limit - 1 bytes of
@@ -108,7 +111,8 @@
  *                posting answers it first and its own data waits behind the
  *                partner's (they take turns); one that finds it only after
  *                posting sends its own request first and both flow at once
- *                (README, "An exchange takes turns only when").
+ *                (README, "An exchange takes turns when its later rank has read
+ *                the request").
  *
  * Defaults (protocol_init): 64 KiB, none, 0, none, inf, 0, full, none, none, always — SMPI's semantics.
  */

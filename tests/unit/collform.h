@@ -139,4 +139,39 @@ static inline uint64_t round_up(uint64_t n, uint64_t d)
     return (n + d - 1) / d * d;
 }
 
+/* Appends to rank r's steps: send sl elements to sp, receive rl from rp
+ * (-1: none), reducing what it receives if red. */
+static inline void sched_add(CollSchedule *s, int r, int sp, uint64_t sl, int rp, uint64_t rl, bool red)
+{
+    CollStep x = {.send_peer = sp, .send_len = sl, .recv_peer = rp, .recv_len = rl, .reduce = red};
+    g_array_append_val(s->steps[r], x);
+}
+
+static inline void sched_go_rank(void *ctx, void *data)
+{
+    collexec_rank_go(ctx, (int)GPOINTER_TO_SIZE(data));
+}
+
+/* Runs s on t (rank r on host r2h[r], or r when r2h is NULL; 1-byte
+ * elements) and returns its time; with at_ps, rank r issues at at_ps[r]
+ * (a deferred run) and the time is from 0. */
+static inline double run_sched_at(Topo *t, const CollSchedule *s, const int *r2h, double g, const simtime_t *at_ps)
+{
+    Sim *sim = sim_new(1);
+    Net *net = net_new(sim, t);
+    CollRunSpec run = {.sim = sim, .net = net, .topo = t, .sched = s, .rank2host = r2h, .elem_bytes = 1,
+                       .gamma = g, .deferred = at_ps != NULL};
+    CollExec *x = collexec_start(&run);
+    ck_assert_ptr_nonnull(x);
+    for (int r = 0; at_ps && r < s->p; r++)
+        sim_at(sim, at_ps[r], sched_go_rank, x, GSIZE_TO_POINTER(r));
+    ck_assert(sim_run(sim));
+    ck_assert_uint_eq(net_inflight(net), 0);
+    double secs = sim_ps_to_seconds(collexec_end_time(x) - collexec_start_time(x));
+    collexec_free(x);
+    net_free(net);
+    sim_free(sim);
+    return secs;
+}
+
 #endif

@@ -282,13 +282,6 @@ static Done run_sched(Topo *t, const CollSchedule *s, const int *r2h, uint32_t e
     return d;
 }
 
-static void add(CollSchedule *s, int r, int sp, uint64_t sl, int rp, uint64_t rl, bool red)
-{
-    CollStep x = {.send_peer = sp, .send_off = 0, .send_len = sl, .recv_peer = rp, .recv_off = 0, .recv_len = rl,
-                  .reduce = red};
-    g_array_append_val(s->steps[r], x);
-}
-
 START_TEST(test_rules)
 {
     Topo *t = star(4, 0);
@@ -303,8 +296,8 @@ START_TEST(test_rules)
 
     /* One exchange of 1000 4-byte elements with reduction: α + nβ + nγ. */
     s = coll_schedule_new(2, 1000);
-    add(s, 0, 1, 1000, 1, 1000, true);
-    add(s, 1, 0, 1000, 0, 1000, true);
+    sched_add(s, 0, 1, 1000, 1, 1000, true);
+    sched_add(s, 1, 0, 1000, 0, 1000, true);
     d = run_sched(t, s, NULL, 4, GAMMA, true, NULL, NULL);
     ck_assert_int_eq(d.calls, 1);
     ck_assert_double_eq_tol(sim_ps_to_seconds(d.at), a + 4000 * b + 4000 * GAMMA, 1e-12);
@@ -316,11 +309,11 @@ START_TEST(test_rules)
      * A step without send or receive costs nothing. Rank 0's message went
      * first through host 2's link, so rank 1's waited 100β. */
     s = coll_schedule_new(3, 1000000);
-    add(s, 0, 2, 100, -1, 0, false);
-    add(s, 1, 2, 1000000, 2, 1000000, false);
-    add(s, 2, 1, 1000000, 1, 1000000, false);
-    add(s, 2, -1, 0, 0, 100, true);
-    add(s, 2, -1, 0, -1, 0, false);
+    sched_add(s, 0, 2, 100, -1, 0, false);
+    sched_add(s, 1, 2, 1000000, 2, 1000000, false);
+    sched_add(s, 2, 1, 1000000, 1, 1000000, false);
+    sched_add(s, 2, -1, 0, 0, 100, true);
+    sched_add(s, 2, -1, 0, -1, 0, false);
     d = run_sched(t, s, NULL, 1, 0, false, NULL, NULL);
     ck_assert_int_eq(d.calls, 1);
     ck_assert_double_eq_tol(sim_ps_to_seconds(d.at), a + (1e6 + 100) * b, 1e-12);
@@ -328,10 +321,10 @@ START_TEST(test_rules)
 
     /* Deadlock: both wait to receive first; done never runs. */
     s = coll_schedule_new(2, 10);
-    add(s, 0, -1, 0, 1, 10, true);
-    add(s, 0, 1, 10, -1, 0, false);
-    add(s, 1, -1, 0, 0, 10, true);
-    add(s, 1, 0, 10, -1, 0, false);
+    sched_add(s, 0, -1, 0, 1, 10, true);
+    sched_add(s, 0, 1, 10, -1, 0, false);
+    sched_add(s, 1, -1, 0, 0, 10, true);
+    sched_add(s, 1, 0, 10, -1, 0, false);
     d = run_sched(t, s, NULL, 1, 0, false, NULL, NULL);
     ck_assert_int_eq(d.calls, 0);
     coll_schedule_free(s);
@@ -339,10 +332,10 @@ START_TEST(test_rules)
     /* Ranks 0 and 1 on host 0, rank 2 on host 3: the 0<->1 exchange is
      * free, then rank 1 <-> rank 2 costs α + nβ. */
     s = coll_schedule_new(3, 500);
-    add(s, 0, 1, 500, 1, 500, true);
-    add(s, 1, 0, 500, 0, 500, true);
-    add(s, 1, 2, 500, 2, 500, true);
-    add(s, 2, 1, 500, 1, 500, true);
+    sched_add(s, 0, 1, 500, 1, 500, true);
+    sched_add(s, 1, 0, 500, 0, 500, true);
+    sched_add(s, 1, 2, 500, 2, 500, true);
+    sched_add(s, 2, 1, 500, 1, 500, true);
     int r2h[] = {0, 0, 3};
     d = run_sched(t, s, r2h, 2, 0, false, NULL, NULL);
     ck_assert_int_eq(d.calls, 1);

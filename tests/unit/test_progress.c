@@ -9,7 +9,9 @@
  * it posted its own request, the two cross and the data flow both ways at
  * once — under duplex half too, whose exchanges otherwise always take
  * turns. A request that arrives after the post, or ranks that start
- * together, make the two settings equal. */
+ * together, make the two settings equal. And a clear-to-send that reaches
+ * a sender busy with another message's overhead lets the data leave only
+ * when that is over. */
 #include "coll/collrun.h"
 #include "io/cfgtree.h"
 #include "io/protocol.h"
@@ -126,12 +128,43 @@ START_TEST(test_crossing)
 }
 END_TEST
 
+/* A clear-to-send that reaches a busy sender. Rank 0 sends M (a
+ * rendezvous) to rank 1 and, in the same step, receives E (eager) from
+ * rank 2; every message costs o at each end. Rank 0's request leaves
+ * after its send overhead, at o; the clear-to-send is back at o + 2α.
+ * Rank 2's message lands at o + α + Eβ and rank 0 spends o on it until
+ * 2o + α + Eβ — with Eβ = α/2 and o = 2α that covers o + 2α. With
+ * progress always the data leaves at o + 2α and rank 1 is done at
+ * 2o + 3α + Mβ; with in_mpi it leaves when rank 0's CPU is free:
+ * 3o + 2α + Eβ + Mβ. */
+START_TEST(test_busy_sender)
+{
+    const double a = 2 * LAT, b = 1 / BW, o = 2 * a;
+    const uint64_t m = N, e = (uint64_t)llround(a / 2 / b);
+    for (int in_mpi = 0; in_mpi < 2; in_mpi++) {
+        Protocol pr = proto(in_mpi ? PROTOCOL_PROGRESS_IN_MPI : PROTOCOL_PROGRESS_ALWAYS, PROTOCOL_DUPLEX_FULL);
+        pr.overhead_s = o;
+        Topo *t = star_proto(3, 0, &pr);
+        CollSchedule *s = coll_schedule_new(3, m);
+        sched_add(s, 0, 1, m, 2, e, false);
+        sched_add(s, 1, -1, 0, 0, m, false);
+        sched_add(s, 2, 0, e, -1, 0, false);
+        double got = run_sched_at(t, s, NULL, 0, NULL);
+        double want = in_mpi ? 3 * o + 2 * a + e * b + m * b : 2 * o + 3 * a + m * b;
+        ck_assert_msg(fabs(got - want) <= 2e-12, "in_mpi %d: %.12g s, want %.12g s", in_mpi, got, want);
+        coll_schedule_free(s);
+        topo_free(t);
+    }
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("progress");
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, test_settings);
     tcase_add_test(tc, test_crossing);
+    tcase_add_test(tc, test_busy_sender);
     suite_add_tcase(s, tc);
     return s;
 }

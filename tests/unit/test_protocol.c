@@ -195,39 +195,6 @@ START_TEST(test_settings)
 }
 END_TEST
 
-static void add(CollSchedule *s, int r, int sp, uint64_t sl, int rp, uint64_t rl, bool red)
-{
-    CollStep x = {.send_peer = sp, .send_len = sl, .recv_peer = rp, .recv_len = rl, .reduce = red};
-    g_array_append_val(s->steps[r], x);
-}
-
-static void go_rank(void *ctx, void *data)
-{
-    collexec_rank_go(ctx, (int)GPOINTER_TO_SIZE(data));
-}
-
-/* Runs s on t (rank r on host r2h[r], or r when r2h is NULL; 1-byte
- * elements) and returns its time; with at_ps, rank r issues at at_ps[r]
- * (a deferred run) and the time is from 0. */
-static double run_sched_at(Topo *t, const CollSchedule *s, const int *r2h, double g, const simtime_t *at_ps)
-{
-    Sim *sim = sim_new(1);
-    Net *net = net_new(sim, t);
-    CollRunSpec run = {.sim = sim, .net = net, .topo = t, .sched = s, .rank2host = r2h, .elem_bytes = 1,
-                       .gamma = g, .deferred = at_ps != NULL};
-    CollExec *x = collexec_start(&run);
-    ck_assert_ptr_nonnull(x);
-    for (int r = 0; at_ps && r < s->p; r++)
-        sim_at(sim, at_ps[r], go_rank, x, GSIZE_TO_POINTER(r));
-    ck_assert(sim_run(sim));
-    ck_assert_uint_eq(net_inflight(net), 0);
-    double secs = sim_ps_to_seconds(collexec_end_time(x) - collexec_start_time(x));
-    collexec_free(x);
-    net_free(net);
-    sim_free(sim);
-    return secs;
-}
-
 static double run_sched(Topo *t, const CollSchedule *s, const int *r2h, double g)
 {
     return run_sched_at(t, s, r2h, g, NULL);
@@ -246,8 +213,8 @@ START_TEST(test_one_message)
         for (size_t si = 0; si < G_N_ELEMENTS(sizes); si++) {
             uint64_t m = sizes[si];
             CollSchedule *s = coll_schedule_new(2, m);
-            add(s, 0, 1, m, -1, 0, false);
-            add(s, 1, -1, 0, 0, m, false);
+            sched_add(s, 0, 1, m, -1, 0, false);
+            sched_add(s, 1, -1, 0, 0, m, false);
             bool rdv_rtt = PROTOS[pi].hs == PROTOCOL_HANDSHAKE_RTT && m >= EAGER;
             bool rdv_ack = PROTOS[pi].ack == PROTOCOL_ACK_RTT && m >= EAGER;
             double want = a + m * b + 2 * PROTOS[pi].o + (rdv_rtt ? 2 * a : 0) + (rdv_ack ? 2 * a : 0);
@@ -284,10 +251,10 @@ START_TEST(test_late_receiver)
         for (int big = 0; big < 2; big++) {
             uint64_t m = big ? 2 * EAGER : 1000;
             CollSchedule *s = coll_schedule_new(3, B);
-            add(s, 0, 1, m, -1, 0, false);
-            add(s, 1, 2, B, 2, B, false);
-            add(s, 1, -1, 0, 0, m, false);
-            add(s, 2, 1, B, 1, B, false);
+            sched_add(s, 0, 1, m, -1, 0, false);
+            sched_add(s, 1, 2, B, 2, B, false);
+            sched_add(s, 1, -1, 0, 0, m, false);
+            sched_add(s, 2, 1, B, 1, B, false);
             double t1 = a + B * b + 2 * o + (rtt ? 2 * a : 0) + ack;
             double want = !big ? t1 + (rtt ? 0 : m * b) + o : t1 + (rtt ? 2 * a : a) + m * b + o + ack;
             double got = run_sched(t, s, NULL, 0);
@@ -316,13 +283,13 @@ START_TEST(test_cpu_serial)
     Topo *t = star_proto(3, 0, &pr);
     const uint64_t B = 1000000;
     CollSchedule *s = coll_schedule_new(4, B);
-    add(s, 0, 1, 1000, -1, 0, false);
-    add(s, 0, -1, 0, 1, 1000, false);
-    add(s, 1, -1, 0, 2, B, true);
-    add(s, 1, 3, 1000, 0, 1000, false);
-    add(s, 1, 0, 1000, -1, 0, false);
-    add(s, 2, 1, B, -1, 0, false);
-    add(s, 3, -1, 0, 1, 1000, false);
+    sched_add(s, 0, 1, 1000, -1, 0, false);
+    sched_add(s, 0, -1, 0, 1, 1000, false);
+    sched_add(s, 1, -1, 0, 2, B, true);
+    sched_add(s, 1, 3, 1000, 0, 1000, false);
+    sched_add(s, 1, 0, 1000, -1, 0, false);
+    sched_add(s, 2, 1, B, -1, 0, false);
+    sched_add(s, 3, -1, 0, 1, 1000, false);
     const int r2h[] = {0, 1, 2, 1};
     double t1 = a + (B + 1000) * b + 2 * o + B * GAMMA;
     ck_assert_double_eq_tol(run_sched(t, s, r2h, GAMMA), t1 + 4 * o + a + 1000 * b, 1e-12);
@@ -639,9 +606,9 @@ START_TEST(test_host_queue)
                 protocol_set_control_queue(&pr, caps[ci]);
                 Topo *t = star_proto(3, 0, &pr);
                 CollSchedule *s = coll_schedule_new(3, n);
-                add(s, 0, 1, n, -1, 0, false);
-                add(s, 1, 2, n, 0, n, false);
-                add(s, 2, -1, 0, 1, n, false);
+                sched_add(s, 0, 1, n, -1, 0, false);
+                sched_add(s, 1, 2, n, 0, n, false);
+                sched_add(s, 2, -1, 0, 1, n, false);
                 double delta = a + n * b / 2;
                 simtime_t at[3] = {(simtime_t)llround(delta * 1e12), 0, 0};
                 double got = run_sched_at(t, s, NULL, 0, at);
