@@ -9,8 +9,8 @@
  * In YAML: {eager_limit: SIZE | inf, handshake: none | rtt, overhead: TIME,
  * segment: SIZE | none, control_queue: SIZE | inf, control_queue_from_lower: SIZE | inf,
  * control_queue_from_higher: SIZE | inf, host_queue: SIZE | inf, duplex: full | half,
- * rts_payload: none | eager, ack: none | rtt, progress: always | in_mpi}, every key optional (an absent key keeps
- * the value it had), an unknown key an error.
+ * rts_payload: none | eager, ack: none | rtt, progress: always | in_mpi}, every key
+ * optional (an absent key keeps the value it had), an unknown key an error.
  *
  *   eager_limit  a message of fewer bytes leaves when it is sent; one of
  *                eager_limit bytes or more (rendezvous) starts moving only

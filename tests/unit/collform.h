@@ -3,8 +3,10 @@
  * α-β-γ closed forms of the flat algorithms written out here, independent
  * of collcost.c, with the protocol layer's terms (o at each end of every
  * message; 2α more for a message at or above the eager limit with the rtt
- * handshake, 2α more with the acknowledgement, ack rtt) and packet mode's store and forward (one packet more on the
- * second link); running one collective. Header-only, static functions. */
+ * handshake, 2α more with the acknowledgement, ack rtt) and packet mode's
+ * store and forward (one packet more on the second link); running one
+ * collective, or a hand-written schedule (sched_add, run_sched_at).
+ * Header-only, static functions. */
 #ifndef ARSIM_COLLFORM_H
 #define ARSIM_COLLFORM_H
 
