@@ -131,11 +131,11 @@ static double sim_algo(Ctx *x, const MeasCase *c, CollAlgo a, char **err)
         prm.inter = c->inter;
     }
     double gamma = x->cal->has_gamma ? x->cal->gamma : 0;
-    if (c->start_spread_s <= 0 || c->ranks < 2)
+    if ((c->start_spread_s <= 0 && !c->has_gap) || c->ranks < 2)
         return collrun_time(t, a, &prm, c->ranks, c->bytes, CALQUEUE_ELEM_BYTES, gamma, NULL, err);
     int n = x->st == CALCMP_MEAN ? SKEW_TRIALS_MEAN : CALQUEUE_SKEW_TRIALS;
     double v[SKEW_TRIALS_MEAN];
-    if (!calqueue_spread_trials(t, a, &prm, c, gamma, n, v, err))
+    if (!calqueue_case_trials(t, a, &prm, c, gamma, n, v, err))
         return -1;
     return x->st == CALCMP_MEAN ? calcompare_trimmed_mean(v, (size_t)n) : calfit_median(v, (size_t)n);
 }

@@ -18,7 +18,7 @@ static double cost(const CalFile *cal, GPtrArray *cases, uint64_t q)
     for (guint i = 0; i < cases->len; i++) {
         const MeasCase *mc = g_ptr_array_index(cases, i);
         Topo *t = calqueue_star(&c, mc->ranks, &err);
-        bool ok = t && calqueue_spread_trials(t, COLL_RING, &prm, mc, cal->has_gamma ? cal->gamma : 0,
+        bool ok = t && calqueue_case_trials(t, COLL_RING, &prm, mc, cal->has_gamma ? cal->gamma : 0,
                                               CALQUEUE_SKEW_TRIALS, v, &err);
         topo_free(t);
         g_clear_pointer(&err, g_free);

@@ -32,6 +32,10 @@ typedef struct {
     double *reps_s;          /* every measured repetition's time ("reps_s"), s, in the order run; owned; NULL
                               * when the file has none (mpibench before it wrote them) */
     int n_reps;              /* entries of reps_s, 0 when NULL */
+    bool has_gap;            /* gap_s was measured (allreduce with "measured_s" and reps_s); false: unknown */
+    double gap_s;            /* with has_gap: the mean idle time between two measured repetitions (the
+                              * benchmark's barrier and bookkeeping: ("measured_s" - the sum of reps_s) /
+                              * n_reps, at least 0), s; 0 otherwise */
     double delay_s;          /* exchange: how much later the second rank starts, s, >= 0; 0 otherwise */
     bool late_lower;         /* exchange: the pair's lower rank was the late one ("peers": [early, late] with
                               * late < early: mpibench --late first); false: the higher (or no "peers") */

@@ -48,10 +48,16 @@ static double exchange_on(Topo *t, const MeasCase *c, char **err)
     return collrun_time_skewed(t, COLL_BUTTERFLY, &prm, 2, c->bytes, 1, 0, &k, NULL, err);
 }
 
-bool calqueue_spread_trials(Topo *t, CollAlgo a, const CollParams *prm, const MeasCase *c, double gamma, int n,
-                            double *v, char **err)
+bool calqueue_case_trials(Topo *t, CollAlgo a, const CollParams *prm, const MeasCase *c, double gamma, int n,
+                          double *v, char **err)
 {
     double w = c->start_spread_s * (c->ranks + 1) / (c->ranks - 1);
+    if (c->has_gap) {
+        CollSkew sk = {.skew_s = w, .seed = CALQUEUE_SKEW_SEED, .own_span = true};
+        CollReps reps = {.warmup = CALQUEUE_WARMUP, .reps = n, .gap_s = c->gap_s};
+        return collrun_times_back_to_back(t, a, prm, c->ranks, c->bytes, CALQUEUE_ELEM_BYTES, gamma, &sk, &reps, v,
+                                          NULL, err) >= 0;
+    }
     for (int k = 0; k < n; k++) {
         CollSkew sk = {.skew_s = w, .seed = CALQUEUE_SKEW_SEED, .trial = (uint64_t)k, .own_span = true};
         v[k] = collrun_time_skewed(t, a, prm, c->ranks, c->bytes, CALQUEUE_ELEM_BYTES, gamma, &sk, NULL, err);

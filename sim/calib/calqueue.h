@@ -48,15 +48,21 @@ Topo *calqueue_star(const CalFile *cal, int hosts, char **err);
 #define CALQUEUE_SKEW_SEED 1   /* the seed of the ranks' start draws in a skewed prediction */
 #define CALQUEUE_SKEW_TRIALS 15 /* a skewed prediction: the median of this many draws */
 #define CALQUEUE_ELEM_BYTES 8  /* mpibench's vectors are doubles */
+#define CALQUEUE_WARMUP 1      /* mpibench's unmeasured repetitions per case (its --warmup default) */
 
 /* The times of n trials (n >= 1) of all-reduce case c (c->ranks >= 2 with
- * c->start_spread_s > 0) under algorithm a on topology t, into v[0..n):
- * the ranks leave the barrier apart, p uniform draws over a width w
- * spreading (w - 0)(p-1)/(p+1) on average, so w is the measured spread
- * times (p+1)/(p-1); trial k draws with (CALQUEUE_SKEW_SEED, k), each timed
- * as mpibench times it (the longest span of a rank from its own start).
+ * c->start_spread_s > 0, or c->has_gap) under algorithm a on topology t,
+ * into v[0..n): the ranks leave the barrier apart, p uniform draws over a
+ * width w spreading (w - 0)(p-1)/(p+1) on average, so w is the measured
+ * spread times (p+1)/(p-1) (0 when none was measured); trial k draws with
+ * (CALQUEUE_SKEW_SEED, k), each timed as mpibench times it (the longest
+ * span of a rank from its own start). Where the case measured its gap
+ * between repetitions (c->has_gap) the trials run as mpibench ran them,
+ * back to back on one network c->gap_s apart after CALQUEUE_WARMUP
+ * unmeasured ones (collrun_times_back_to_back: a shaper's bucket drained
+ * by one repetition is not full at the next); else each on a fresh one.
  * false and *err when one cannot be simulated. */
-bool calqueue_spread_trials(Topo *t, CollAlgo a, const CollParams *prm, const MeasCase *c, double gamma, int n,
+bool calqueue_case_trials(Topo *t, CollAlgo a, const CollParams *prm, const MeasCase *c, double gamma, int n,
                             double *v, char **err);
 
 /* The queue candidates of the fits, k = -2 .. CALQUEUE_LAST: inf, 0, then

@@ -1,7 +1,8 @@
 /* collrun — one collective alone on a fresh Sim and Net over a topology:
  * builds an algorithm's schedule, runs it with the one executor
  * (coll/collexec.h), every rank starting together or at its own issue
- * time (CollSkew), and returns its time — what `arsim collective` and
+ * time (CollSkew), once or as repetitions back to back on the same
+ * network (CollReps), and returns its time — what `arsim collective` and
  * the calibration's predictions ask for.
  */
 #ifndef ARSIM_COLLRUN_H
@@ -51,5 +52,28 @@ typedef struct {
  * with own_span, that longest span itself). */
 double collrun_time_skewed(Topo *t, CollAlgo a, const CollParams *prm, int p, uint64_t bytes, uint32_t elem_bytes,
                             double gamma_s_per_byte, const CollSkew *skew, uint64_t *events, char **err);
+
+/* Repetitions back to back, as a benchmark loop times them: the network
+ * (its shapers' token buckets above all) carries over from one to the
+ * next, idle only for the gap between them. */
+typedef struct {
+    int warmup;              /* unmeasured repetitions first, >= 0 (mpibench's --warmup: 1) */
+    int reps;                /* measured repetitions, >= 1 */
+    double gap_s;            /* idle time from a repetition's last rank's end to the next one's start, s,
+                              * 0..COLLRUN_SKEW_MAX_S (a benchmark's barrier and bookkeeping) */
+} CollReps;
+
+/* As collrun_time_skewed (skew NULL: every rank issues together), but
+ * warmup + reps repetitions in a row on one Sim and Net: repetition j
+ * (0-based, warm-ups first) issues at the previous one's end (its last
+ * rank's) plus reps->gap_s, each rank at its offset under skew's draws
+ * of trial j (skew->trial is not used; at_s, if given, every time).
+ * v[0..reps->reps) receives the measured repetitions' times, as
+ * collrun_time_skewed defines a time. Returns 0, or a COLLRUN_ERR_ value
+ * (< 0) and *err. With no token bucket on any link every repetition
+ * takes what one alone takes: only credit carries over. */
+double collrun_times_back_to_back(Topo *t, CollAlgo a, const CollParams *prm, int p, uint64_t bytes,
+                                  uint32_t elem_bytes, double gamma_s_per_byte, const CollSkew *skew,
+                                  const CollReps *reps, double *v, uint64_t *events, char **err);
 
 #endif

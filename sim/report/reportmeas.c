@@ -415,7 +415,17 @@ static bool read_case(const Ctx *x, const cJSON *o, int k, MeasCase *c)
         return fail_at(x, offset_of(x->text, x->len, "cases", k, lo > c->time_s + slack ? "min_s" : "max_s"),
                        "case %d: time_s %g lies outside [min_s %g, max_s %g]; expected the median of the "
                        "repetitions, in the same unit (seconds) as min_s and max_s", k, c->time_s, lo, hi);
-    return read_reps(x, o, k, c, lo, hi);
+    double measured;
+    if (!get_time(x, o, k, "measured_s", false, &measured) || !read_reps(x, o, k, c, lo, hi))
+        return false;
+    c->has_gap = c->mode == MEAS_ALLREDUCE && c->n_reps > 0 && measured > 0;
+    if (c->has_gap) {
+        double sum = 0;
+        for (int i = 0; i < c->n_reps; i++)
+            sum += c->reps_s[i];
+        c->gap_s = fmax(0, (measured - sum) / c->n_reps);
+    }
+    return true;
 }
 
 static int env_int(const cJSON *env, const char *key)

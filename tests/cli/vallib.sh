@@ -157,12 +157,13 @@ reanalyze() {
     grep -q '"how":[[:space:]]*"sim rabenseifner (MPICH.s selection, MPI_Allreduce)"' "$T/re8/compare-4.json" ||
         { echo "--mpi mpich: mpi not predicted by MPICH's selection: $(grep -m1 -o '"how":[[:space:]]*"sim [^"]*(best[^"]*"' "$T/re8/compare-4.json")"; return 1; }
     # MPICH run 11 measured its own all-reduce as MPI_Iallreduce (the case's
-    # "call"): predicted by the nonblocking table, README's 4.2 % median and 23.7 % maximum (34.2 % before
-    # progress in_mpi let a step's exchange cross after a reduction), and the 4-host ranking right
+    # "call"): predicted by the nonblocking table, README's 3.8 % median and 23.9 % maximum (34.2 % before
+    # progress in_mpi let a step's exchange cross after a reduction; 4.2 and 23.7 % with each repetition
+    # predicted on its own network), and the 4-host ranking right
     validate/validate.sh --reanalyze validate/runs/mpich11 --mpi mpich --out "$T/re11" --arsim "$A" >"$T/re11.log" 2>&1
     grep -q '"how":[[:space:]]*"sim rabenseifner (MPICH.s selection, MPI_Iallreduce)"' "$T/re11/compare-8.json" &&
-        grep -q "median |error| <= 10.0% 4.2% over 60 cases" "$T/re11.log" &&
-        grep -q "max |error| <= 25.0% 23.7% *PASS" "$T/re11.log" &&
+        grep -q "median |error| <= 10.0% 3.8% over 60 cases" "$T/re11.log" &&
+        grep -q "max |error| <= 25.0% 23.9% *PASS" "$T/re11.log" &&
         grep -q '^policy ranking measured = predicted *2 of 2 settings same *PASS$' "$T/re11.log" ||
         { echo "mpich11: $(grep -m1 'median |error|' "$T/re11.log")"; return 1; }
     validate/validate.sh --short --reanalyze "$run" --out "$T/re10" --arsim "$A" --mpi-call wait >"$T/re10.log" 2>&1
@@ -186,8 +187,8 @@ reanalyze() {
 rings_beta() {
     local out
     out=$(validate/rings_beta.sh queue validate/runs/ompi20 "$T/rbq" 2>&1) || { echo "queue: exit $?"; return 1; }
-    grep -q '^ *0 B  measured 99.6092 predicted 107.0189 +7.4%$' <<<"$out" &&
-        grep -q '^ *8000 B  measured 99.6092 predicted 74.2850 -25.4%$' <<<"$out" || { echo "queue scan: $out"; return 1; }
+    grep -q '^ *0 B  measured 99.6092 predicted 106.6644 +7.1%$' <<<"$out" &&
+        grep -q '^ *8000 B  measured 99.6092 predicted 74.2787 -25.4%$' <<<"$out" || { echo "queue scan: $out"; return 1; }
     out=$(validate/rings_beta.sh bogus 2>&1)
     [ $? = 2 ] && [ "$(wc -l <<<"$out")" = 1 ] && grep -q "^rings_beta.sh: 'bogus' is not an experiment" <<<"$out" ||
         { echo "bad experiment: $out"; return 1; }

@@ -43,7 +43,7 @@ static MeasCase ring_case(const CalFile *cal, int index, int p, uint64_t n)
     CollParams prm;
     coll_params_init(&prm);
     double v[CALQUEUE_SKEW_TRIALS];
-    ck_assert_msg(calqueue_spread_trials(t, COLL_RING, &prm, &c, 0, CALQUEUE_SKEW_TRIALS, v, &err), "%s", err);
+    ck_assert_msg(calqueue_case_trials(t, COLL_RING, &prm, &c, 0, CALQUEUE_SKEW_TRIALS, v, &err), "%s", err);
     topo_free(t);
     c.time_s = calfit_median(v, CALQUEUE_SKEW_TRIALS);
     return c;
