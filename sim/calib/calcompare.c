@@ -158,10 +158,13 @@ const char *calcompare_statistic_name(CalCmpStatistic st)
 char *calcompare_statistic_rule(CalCmpStatistic st)
 {
     return st == CALCMP_MEAN ? g_strdup_printf("the mean of each case's repetitions without their slowest and "
-                                               "fastest tenth (a skewed prediction: the same of %d trials)",
-                                               SKEW_TRIALS_MEAN)
+                                               "fastest tenth (a skewed prediction: the same of %d trials, run "
+                                               "back to back after %d unmeasured where the file gives the gap "
+                                               "between repetitions)", SKEW_TRIALS_MEAN, CALQUEUE_WARMUP)
                              : g_strdup_printf("each case's median repetition (a skewed prediction: the median of "
-                                               "%d trials)", CALQUEUE_SKEW_TRIALS);
+                                               "%d trials, run back to back after %d unmeasured where the file "
+                                               "gives the gap between repetitions)", CALQUEUE_SKEW_TRIALS,
+                                               CALQUEUE_WARMUP);
 }
 
 /* c's measured time under statistic st. */
