@@ -57,7 +57,7 @@
 # --eager, --prefix, --net, --mpibench and --mpi-call are refused) — takes the
 # measurements of an earlier run's directory RUN (meas-N.json or
 # meas-N.json.gz, replays merged; validate/runs/ keeps runs 11-25 and
-# MPICH 7-17) and calibrates, compares and checks the targets again with
+# MPICH 7-18) and calibrates, compares and checks the targets again with
 # this arsim, into --out DIR (RUN itself is not written).
 #
 #   validate/validate.sh [--short] [--out DIR] [--prefix P] [--net A.B.C]
