@@ -19,7 +19,7 @@ static double cost(const CalFile *cal, GPtrArray *cases, uint64_t q)
         const MeasCase *mc = g_ptr_array_index(cases, i);
         Topo *t = calqueue_star(&c, mc->ranks, &err);
         bool ok = t && calqueue_case_trials(t, COLL_RING, &prm, mc, cal->has_gamma ? cal->gamma : 0,
-                                              CALQUEUE_SKEW_TRIALS, v, &err);
+                                            CALQUEUE_SKEW_TRIALS, v, &err);
         topo_free(t);
         g_clear_pointer(&err, g_free);
         if (!ok) {

@@ -63,7 +63,7 @@ Topo *calqueue_star(const CalFile *cal, int hosts, char **err);
  * by one repetition is not full at the next); else each on a fresh one.
  * false and *err when one cannot be simulated. */
 bool calqueue_case_trials(Topo *t, CollAlgo a, const CollParams *prm, const MeasCase *c, double gamma, int n,
-                            double *v, char **err);
+                          double *v, char **err);
 
 /* The queue candidates of the fits, k = -2 .. CALQUEUE_LAST: inf, 0, then
  * 1 KiB ... 64 MiB in steps of 2^(1/4). */

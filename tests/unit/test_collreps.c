@@ -25,6 +25,7 @@
 #include <glib/gstdio.h>
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #define R_BPS 1.25e9           /* link rate, bytes/s: 800 ps per byte */
 #define PS_PER_BYTE 800ULL
