@@ -65,18 +65,19 @@ uint64_t shard_elems(uint64_t n, int f)
 bool shard_config_check(const ShardConfig *c, char **err)
 {
     if (c->strategy >= SHARD_NSTRATEGIES || c->checkpoint >= SHARD_NCKPTS)
-        *err = g_strdup("unknown sharding strategy or checkpointing; expected one of shard.h's");
+        *err = g_strdup("unknown sharding strategy or checkpointing; expected full_shard, shard_grad_op, "
+                        "hybrid_shard or no_shard, and none, selective or full");
     else if (c->world < 1 || c->batch < 1 || c->ckpt_every < 1)
         *err = g_strdup_printf("world %d, batch %d, ckpt_every %d; expected each >= 1", c->world, c->batch,
                                c->ckpt_every);
     else if (c->param_bytes < 1 || c->grad_bytes < 1 || c->optim_bytes < 0)
         *err = g_strdup("bytes per parameter, gradient or optimizer state out of range; expected >= 1, >= 1, >= 0");
-    else if (c->strategy == SHARD_HYBRID && c->group >= c->world)
-        *err = g_strdup_printf("hybrid_shard with one shard group of %d GPUs (world %d); expected more than one "
-                               "group (several nodes), or full_shard", c->group, c->world);
     else if (c->strategy == SHARD_HYBRID && (c->group < 2 || c->world % c->group != 0))
         *err = g_strdup_printf("hybrid_shard with groups of %d GPUs in a world of %d; expected a group of >= 2 "
                                "GPUs dividing the world", c->group, c->world);
+    else if (c->strategy == SHARD_HYBRID && c->group == c->world)
+        *err = g_strdup_printf("hybrid_shard with one shard group of %d GPUs (world %d); expected more than one "
+                               "group (several nodes), or full_shard", c->group, c->world);
     else
         return true;
     return false;
