@@ -10,6 +10,7 @@ committed.  Running it again must reproduce them byte for byte:
 
 Outputs (paths relative to the repository root):
     models/{vgg16,vgg16-cifar10,resnet50,alexnet,bert-base,gpt2}.yaml
+    models/{llama3-8b,llama3-70b}.yaml
     tests/data/ddp_buckets.txt   (PyTorch DDP bucket layouts, a test oracle)
 
 Pure Python 3, standard library only (PyYAML, when installed, is used only to
@@ -37,6 +38,9 @@ Counting conventions (also written into each YAML banner):
   * mem_bytes: activation bytes read + written per sample in forward at fp32
     (input + output tensors of the layer's kernels); weights are excluded;
     token ids are int64 (8 bytes).
+  * act_bytes (Llama 3 files only): bytes the layer's kernels save for
+    backward per sample at bf16 (fp32 where PyTorch keeps fp32: RMSNorm's
+    rstd, SDPA's logsumexp), no activation checkpointing.
 """
 
 import argparse
@@ -303,6 +307,109 @@ def gpt2():
     return L
 
 
+# Llama 3 as torchtitan builds it (torchtitan/models/llama3/model.py): RMSNorm
+# (weight only), GQA attention with k and v repeated to every head before SDPA
+# (is_causal=True), RoPE, SwiGLU feed-forward w2(silu(w1 x) * w3 x), untied
+# output projection.  FLOPs count the causal attention core: the flash and
+# memory-efficient SDPA kernels skip the masked tiles, so a sequence of S
+# computes S(S+1)/2 query-key pairs per head, not S*S.
+BF16 = 2                 # bytes per element saved for backward (bf16 mixed precision)
+RMSNORM_FLOPS_PER_ELEM = 4   # square, add (statistics); two muls (x * rstd * w)
+ROPE_FLOPS_PER_ELEM = 3      # complex multiply: 4 mul + 2 add per pair of elements
+LLAMA3_SEQ = 8192
+
+
+def rmsnorm(name, rows, hidden):
+    """RMSNorm (weight only) over rows x hidden.  Saves its input (bf16) and
+    the per-row reciprocal RMS (fp32) for backward."""
+    n = rows * hidden
+    lay = layer(name, "norm", [("weight", hidden)], RMSNORM_FLOPS_PER_ELEM * n,
+                2 * n * FP32)
+    lay["act_bytes"] = n * BF16 + rows * FP32
+    return lay
+
+
+def causal_core(seq, heads, head_dim):
+    """Q.K^T, scale+mask+softmax, P.V over the S(S+1)/2 unmasked pairs per
+    head; flash attention reads q, k, v and writes the context (no score
+    matrix in memory)."""
+    pairs = heads * seq * (seq + 1) // 2
+    flops = 2 * head_dim * pairs + SOFTMAX_FLOPS_PER_ELEM * pairs + 2 * head_dim * pairs
+    mem = 4 * seq * heads * head_dim * FP32
+    return flops, mem
+
+
+def llama3(dim, n_layers, n_heads, n_kv_heads, ffn, vocab, seq):
+    S, H, hd = seq, dim, dim // n_heads
+    kvd = n_kv_heads * hd
+    L = []
+    emb = layer("tok_embeddings", "embedding", [("weight", vocab * H)], 0,
+                S * INT64 + S * H * FP32)
+    emb["act_bytes"] = S * INT64                  # the token ids
+    L.append(emb)
+    for i in range(n_layers):
+        p = "layers.%d." % i
+        L.append(rmsnorm(p + "attention_norm", S, H))
+        core_flops, core_mem = causal_core(S, n_heads, hd)
+        flops = (2 * S * H * (H + 2 * kvd)            # wq, wk, wv
+                 + ROPE_FLOPS_PER_ELEM * S * (H + kvd)  # RoPE on q and k
+                 + core_flops
+                 + 2 * S * H * H                      # wo
+                 + S * H)                             # residual add
+        mem = ((S * H + S * H + 2 * S * kvd)          # read x; write q, k, v
+               + 2 * (S * H + S * kvd)                # RoPE read + write q, k
+               + 2 * (S * kvd + S * H)                # repeat_kv: read k, v; write them per head
+               + core_mem                             # read q, k, v; write context
+               + 2 * S * H                            # wo: read context, write y
+               + 3 * S * H) * FP32                    # residual: read 2, write 1
+        lay = layer(p + "attention", "attention",
+                    [("wq.weight", H * H), ("wk.weight", H * kvd),
+                     ("wv.weight", H * kvd), ("wo.weight", H * H)], flops, mem)
+        # saved: the normed input of wq/wk/wv; q, k, v (repeated) and the
+        # context for SDPA (the context is also wo's input); SDPA's fp32
+        # logsumexp per row and head
+        lay["act_bytes"] = 5 * S * H * BF16 + S * n_heads * FP32
+        L.append(lay)
+        L.append(rmsnorm(p + "ffn_norm", S, H))
+        flops = (2 * 2 * S * H * ffn                  # w1, w3
+                 + S * ffn                            # silu(x1) * x3 (silu folded)
+                 + 2 * S * ffn * H                    # w2
+                 + S * H)                             # residual add
+        mem = ((2 * S * H + 2 * S * ffn)              # w1, w3: read x twice, write x1, x3
+               + 3 * S * ffn                          # silu-mul: read 2, write 1
+               + (S * ffn + S * H)                    # w2
+               + 3 * S * H) * FP32                    # residual
+        lay = layer(p + "feed_forward", "fc",
+                    [("w1.weight", H * ffn), ("w2.weight", ffn * H),
+                     ("w3.weight", H * ffn)], flops, mem)
+        # saved: x (w1, w3 input), x1 (silu input), silu(x1) and x3 (mul
+        # operands), their product (w2 input)
+        lay["act_bytes"] = (S * H + 4 * S * ffn) * BF16
+        L.append(lay)
+    L.append(rmsnorm("norm", S, H))
+    out = linear("output", H, vocab, rows=S, bias=False)
+    out["act_bytes"] = S * H * BF16                  # its input; the loss is not counted
+    L.append(out)
+    return L
+
+
+def llama3_8b():
+    return llama3(4096, 32, 32, 8, 14336, 128256, LLAMA3_SEQ)
+
+
+def llama3_70b():
+    return llama3(8192, 80, 64, 8, 28672, 128256, LLAMA3_SEQ)
+
+
+def llama3_params(dim, n_layers, n_heads, n_kv_heads, ffn, vocab):
+    """The closed form, independent of the layer list: embedding + output,
+    per block (q, o: dim^2; k, v: dim x kv width; three FFN matrices; two
+    norms), and the final norm."""
+    kvd = n_kv_heads * (dim // n_heads)
+    block = 2 * dim * dim + 2 * dim * kvd + 3 * dim * ffn + 2 * dim
+    return 2 * vocab * dim + n_layers * block + dim
+
+
 # ---------------------------------------------------------------------------
 # Model table: file name, description, banner, builder, asserted figures
 # ---------------------------------------------------------------------------
@@ -316,6 +423,27 @@ COMMON_BANNER = [
     "(inputs + outputs of the layer's kernels; weights excluded).",
     "winograd: true marks a 3x3 stride-1 convolution (cuDNN's Winograd algorithms",
     "apply; models/gpus.yaml divides its FLOPs by the GPU's winograd factor).",
+]
+
+LLAMA3_BANNER = [
+    "Llama 3 as torchtitan builds it (torchtitan/models/llama3/model.py), trained",
+    "at sequence length 8192 (torchtitan's llama3 training configs).  Layer names",
+    "are torchtitan module names; each block is attention_norm, attention (wq, wk,",
+    "wv, wo and the attention core), ffn_norm, feed_forward (w1, w2, w3).  Within",
+    "a block PyTorch registers the two norms after feed_forward: the layers here",
+    "are in forward order, their tensors in registration order.  RMSNorm: weight",
+    "only, 4 FLOPs per element.  RoPE: 3 FLOPs per element of q and k.  k and v",
+    "are repeated to every head before SDPA (is_causal=True).  Attention core",
+    "CAUSAL: Q.K^T and P.V 2*head_dim FLOPs per unmasked query-key pair, softmax",
+    "5 FLOPs per pair, S(S+1)/2 pairs per head, since flash attention skips the",
+    "masked tiles (torchtitan's MFU counts the full S*S).  SwiGLU: the product",
+    "silu(w1 x) * w3 x 1 FLOP per element, silu folded.  attention and",
+    "feed_forward include the residual add.  The output projection is untied.",
+    "The loss (softmax over the logits) is not counted.",
+    "act_bytes: bytes a layer saves for backward per sample with bf16 mixed",
+    "precision and no activation checkpointing (norm: input + fp32 rstd per row;",
+    "attention: normed input, q, k, v, context, fp32 logsumexp per row and head;",
+    "feed_forward: input, w1 x, silu(w1 x), w3 x, their product; output: input).",
 ]
 
 MODELS = [
@@ -414,6 +542,18 @@ MODELS = [
             "folded in at no cost.  The loss (softmax over the logits) is not counted.",
         ],
     },
+    {
+        "file": "llama3-8b", "build": llama3_8b, "params": 8030261248, "tensors": 291,
+        "description": "Llama 3 8B (torchtitan's llama3 8B: dim 4096, 32 layers, 32 heads, "
+                       "8 KV heads, FFN 14336, vocab 128256), sequence length 8192",
+        "banner": LLAMA3_BANNER,
+    },
+    {
+        "file": "llama3-70b", "build": llama3_70b, "params": 70553706496, "tensors": 723,
+        "description": "Llama 3 70B (torchtitan's llama3 70B: dim 8192, 80 layers, 64 heads, "
+                       "8 KV heads, FFN 28672, vocab 128256), sequence length 8192",
+        "banner": LLAMA3_BANNER,
+    },
 ]
 
 
@@ -467,6 +607,21 @@ def check_model(m, layers):
     if f == "gpt2":
         assert by["wte"]["params"] == 38597376 and by["wpe"]["params"] == 786432
         assert by["lm_head"]["params"] == 0
+    if f in ("llama3-8b", "llama3-70b"):
+        cfg = {"llama3-8b": (4096, 32, 32, 8, 14336, 128256),
+               "llama3-70b": (8192, 80, 64, 8, 28672, 128256)}[f]
+        assert total == llama3_params(*cfg), (f, total)
+        assert by["output"]["params"] == by["tok_embeddings"]["params"] == cfg[5] * cfg[0]
+        dim, nl, S = cfg[0], cfg[1], LLAMA3_SEQ
+        # forward FLOPs: 2 per weight per token for every matrix, plus the
+        # causal core, the norms, RoPE, the SwiGLU product and the residuals
+        matmul = 2 * (total - by["tok_embeddings"]["params"] - (2 * nl + 1) * dim) * S
+        hd, heads, kvd = dim // cfg[2], cfg[2], cfg[3] * (dim // cfg[2])
+        pairs = heads * S * (S + 1) // 2
+        rest = nl * ((4 * hd + 5) * pairs + 3 * S * (dim + kvd) + S * cfg[4] + 2 * S * dim
+                     + 2 * 4 * S * dim) + 4 * S * dim
+        assert sum(l["flops"] for l in layers) == matmul + rest, f
+        assert all("act_bytes" in l for l in layers)
     return total, ntensors
 
 
@@ -485,10 +640,12 @@ def emit_model(m, layers):
     out.append("layers:")
     for l in layers:
         out.append("  - {name: %s, kind: %s, params: %d, tensors: [%s], flops: %d, "
-                   "mem_bytes: %d%s}" % (l["name"], l["kind"], l["params"],
-                                         ", ".join(str(n) for _, n in l["tensors"]),
-                                         l["flops"], l["mem_bytes"],
-                                         ", winograd: true" if l.get("winograd") else ""))
+                   "mem_bytes: %d%s%s}" % (l["name"], l["kind"], l["params"],
+                                           ", ".join(str(n) for _, n in l["tensors"]),
+                                           l["flops"], l["mem_bytes"],
+                                           ", winograd: true" if l.get("winograd") else "",
+                                           ", act_bytes: %d" % l["act_bytes"]
+                                           if "act_bytes" in l else ""))
     return "\n".join(out) + "\n"
 
 

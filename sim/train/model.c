@@ -42,17 +42,18 @@ void model_free(Model *m)
     g_free(m);
 }
 
-#define LAYER_KEYS "name, kind, params, tensors, flops, mem_bytes, winograd, fwd_ms, bwd_ms"
+#define LAYER_KEYS "name, kind, params, tensors, flops, mem_bytes, act_bytes, winograd, fwd_ms, bwd_ms"
 
 static bool read_layer(CfgNode *n, ModelLayer *l, bool measured, char **err)
 {
     const char *name = NULL, *kind = NULL;
     int64_t params = -1;
-    double fwd_ms = -1, bwd_ms = -1;
+    double fwd_ms = -1, bwd_ms = -1, act_bytes = -1;
     if (!cfg_expect_map(n, "a layer", err) || !cfg_opt_string(n, "name", &name, err) ||
         !cfg_opt_string(n, "kind", &kind, err) || !cfg_opt_int(n, "params", 0, INT64_C(1) << 50, &params, err) ||
         !cfg_opt_double(n, "flops", 0, 1e18, &l->flops, err) ||
         !cfg_opt_double(n, "mem_bytes", 0, 1e18, &l->mem_bytes, err) ||
+        !cfg_opt_double(n, "act_bytes", 0, 1e18, &act_bytes, err) ||
         !cfg_opt_bool(n, "winograd", &l->winograd, err) ||
         !cfg_opt_double(n, "fwd_ms", 0, 1e9, &fwd_ms, err) || !cfg_opt_double(n, "bwd_ms", 0, 1e9, &bwd_ms, err))
         return false;
@@ -62,6 +63,7 @@ static bool read_layer(CfgNode *n, ModelLayer *l, bool measured, char **err)
         return false;
     }
     l->name = g_strdup(name);
+    l->act_bytes = act_bytes;
     if (!model_kind_parse(kind, &l->kind)) {
         *err = cfg_err(cfg_peek(n, "kind"), "unknown layer kind '%s'; expected conv, fc, norm, embedding, "
                        "attention, pool or act", kind);

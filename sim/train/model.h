@@ -20,6 +20,7 @@ typedef struct {
     GArray *tensors;     /* uint64_t elements per parameter tensor, PyTorch order; owned */
     double flops;        /* forward FLOPs per sample (multiply-add = 2) */
     double mem_bytes;    /* forward activation bytes read+written per sample (fp32) */
+    double act_bytes;    /* activation bytes saved for backward per sample; < 0 if the file gives none */
     bool winograd;       /* a 3x3 stride-1 convolution: cuDNN may run it with Winograd (gpu.h) */
     double fwd_s;        /* measured forward seconds at the model's ref_batch; < 0 if not measured */
     double bwd_s;        /* measured backward seconds at ref_batch; < 0 if not measured */
