@@ -27,7 +27,8 @@ static char *search_text(void)
                            "calibration a config names, a --topology, the gnuplot scripts of plots/) is looked for, "
                            "first match wins, in: 1. the directory of the config that names it; 2. $ARSIM_DATA "
                            "($ARSIM_HOME, its older name, when ARSIM_DATA is unset); 3. the working directory; "
-                           "4. %s, where make install puts models/, topologies/, configs/ and plots/.",
+                           "4. the checkout an uninstalled arsim was built in (found from its own executable); "
+                           "5. %s, where make install puts models/, topologies/, configs/ and plots/.",
                            datapath_installed());
 }
 

@@ -1,5 +1,6 @@
 /* topocfg — YAML topology descriptions to TopoSpec; see topocfg.h. */
 #include "net/topocfg.h"
+#include "io/datapath.h"
 #include "io/units.h"
 
 #include <math.h>
@@ -266,7 +267,10 @@ bool topocfg_load(const char *name, TopoSpec *spec, char **err)
 {
     char *path = cfg_resolve(name, "topologies", NULL);
     if (!path) {
-        *err = g_strdup_printf("%s:1:1: no such topology file; expected a file or a name in topologies/", name);
+        char *looked = datapath_looked(NULL, strchr(name, '/') ? "." : "topologies");
+        *err = g_strdup_printf("%s:1:1: no such topology file; expected a file or a name in topologies/ (%s)", name,
+                               looked);
+        g_free(looked);
         return false;
     }
     CfgNode *root = cfg_load_file(path, err);

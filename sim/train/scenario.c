@@ -2,6 +2,7 @@
 #include "train/scenario.h"
 #include "engine/engine.h"
 #include "io/calfile.h"
+#include "io/datapath.h"
 #include "io/units.h"
 #include "net/netfault.h"
 #include "train/trainbg.h"
@@ -259,8 +260,10 @@ static bool read_network(CfgNode *c, const char *topo, const Scenario *s, TopoSp
     if (!topo_kind_parse(topo, &net->kind)) {
         char *path = cfg_resolve(topo, "topologies", s->file);
         if (!path) {
+            char *looked = datapath_looked(s->file, strchr(topo, '/') ? "." : "topologies");
             *err = cfg_err(cfg_peek(c, "topology"), "unknown topology '%s'; expected star, ring, torus2d, fat-tree, "
-                           "hierarchical, graph or a file in topologies/", topo);
+                           "hierarchical, graph or a file in topologies/ (%s)", topo, looked);
+            g_free(looked);
             return false;
         }
         bool ok = topocfg_load(path, net, err);
