@@ -2,6 +2,7 @@
 #include "cli/cmdcoll.h"
 #include "coll/collexec.h"
 #include "coll/collrun.h"
+#include "io/fileio.h"
 #include "io/memlimit.h"
 #include "io/units.h"
 #include "net/topocfg.h"
@@ -56,6 +57,19 @@ static double skewed_time(Topo *t, const CmdCollOpts *o, const CollParams *prm, 
     }
     g_free(v);
     return med;
+}
+
+/* What --json writes. */
+typedef struct {
+    const Topo *t;
+    const ReportCollRow *rows;
+    size_t n;
+} CollOut;
+
+static void write_json(FILE *f, void *ctx)
+{
+    const CollOut *co = ctx;
+    report_coll_json(f, co->t, co->rows, co->n);
 }
 
 int cmdcoll_run(const CmdCollOpts *o, FILE *out, char **err)
@@ -178,12 +192,11 @@ int cmdcoll_run(const CmdCollOpts *o, FILE *out, char **err)
         r.busbw_Bps = p > 1 ? r.algbw_Bps * 2.0 * (p - 1) / p : 0;
         g_array_append_val(rows, r);
     }
-    if (rc == 0) {
-        if (o->json)
-            report_coll_json(out, t, (const ReportCollRow *)rows->data, rows->len);
-        else
-            report_coll_table(out, t, (const ReportCollRow *)rows->data, rows->len);
-    }
+    CollOut co = {t, (const ReportCollRow *)rows->data, rows->len};
+    if (rc == 0 && o->json && !fileio_write_with(o->json, write_json, &co, err))
+        rc = 1;
+    if (rc == 0 && !fileio_is_stdout(o->json))
+        report_coll_table(out, t, co.rows, co.n);
     for (guint i = 0; i < rows->len; i++)
         g_free(g_array_index(rows, ReportCollRow, i).links);
     g_array_free(rows, TRUE);
@@ -341,8 +354,8 @@ static const CliOpt opts[] = {
      .note = "the topology's (1 on a flat topology)"},
     {"elem-bytes", CLI_INT, offsetof(CmdCollOpts, elem_bytes),
      .help = "element size: sizes are split in whole elements", .min = 1, .max = UNITS_COUNT_MAX, .deflt = "1"},
-    {"json", CLI_FLAG, offsetof(CmdCollOpts, json),
-     .help = "print a JSON array instead of the table"},
+    {"json", CLI_OUT, offsetof(CmdCollOpts, json),
+     .help = "write every size's result as a JSON array (- : on standard output, instead of the table)"},
     {"links", CLI_FLAG, offsetof(CmdCollOpts, links),
      .help = "add each link's bytes, busy time and peak queue depth"},
     {"eager-limit", CLI_CUSTOM, offsetof(CmdCollOpts, proto),

@@ -39,7 +39,7 @@ typedef struct {
     CollParams prm;          /* .inter (--inter), .gpus_per_node (--gpus-per-node); torus dims */
     int elem_bytes;          /* --elem-bytes: element size, bytes (1: any byte count) */
     GArray *sizes;           /* --size: uint64_t bytes, >= 1 entry; the command's to free */
-    bool json;               /* --json: a JSON array instead of a table */
+    char *json;              /* --json FILE ("-": standard output, instead of the table) or NULL */
     bool links;              /* --links: per-link statistics too */
     CmdCollProtocol proto;   /* --eager-limit, --handshake, --overhead, --segment, --control-queue,
                               * --duplex, --rts-payload */

@@ -132,7 +132,8 @@ int cmdrun_run(const CmdRunOpts *o, FILE *out, char **err)
         rc = 1;
     if (rc == 0 && o->trace && !fileio_write_with(o->trace, write_trace, &ro, err))
         rc = 1;
-    if (rc == 0)
+    bool stdout_taken = fileio_is_stdout(o->json) || fileio_is_stdout(o->csv) || fileio_is_stdout(o->trace);
+    if (rc == 0 && !stdout_taken)
         report_run_table(out, s, res, o->layers);
     if (rc == 0 && o->plot)
         rc = plot_run(o->plot, &ro, err);
@@ -171,7 +172,8 @@ const CliCmd cmdrun_cli = {
     .name = "run",
     .summary = "simulate a scenario, every batch x policy, and print the table",
     .about = "CONFIG is a scenario file (configs/); the table has one row per (batch, policy): iteration time, "
-             "compute, communication, exposed communication, samples/s and speed-up against the baseline.",
+             "compute, communication, exposed communication, samples/s and speed-up against the baseline. An output "
+             "given as - goes to standard output instead of the table.",
     .args = "CONFIG",
     .arg_what = "CONFIG file",
     .min_args = 1,

@@ -1,0 +1,98 @@
+#!/bin/bash
+# conventions — what every command shares (docs/reference/conventions.md):
+# `-` is standard output for every output option, `--json` means the same
+# in every command, `arsim` alone prints the overview and `arsim list`
+# alone lists every category. Run from the repository root; $ARSIM is the
+# binary. Prints "ok NAME" / "FAIL NAME: why".
+set -u
+A=${ARSIM:?set ARSIM to the arsim binary}
+# shellcheck source=tests/clilib.bash
+. tests/clilib.bash
+T=$(mktemp -d "${TMPDIR:-/tmp}/arsim-conv.XXXXXX") || exit 1
+trap 'rm -rf "$T"' EXIT
+S=tests/bad/support/ok.yaml
+nowall() { grep -v '"wall_s"' "$@"; }
+
+# run: each of --json, --csv, --trace given `-` writes on stdout exactly
+# the bytes it writes to a file, nothing else (no table), and no file `-`
+# (run in an empty directory, with the checkout's binary: it finds the
+# checkout's models from there).
+run_dash() {
+    "$A" run "$S" --json "$T/r.json" --csv "$T/r.csv" --trace "$T/r.trace" >"$T/table" || return 1
+    local opt abs
+    abs=$(pwd)/$S
+    mkdir -p "$T/cwd"
+    for opt in json csv trace; do
+        (cd "$T/cwd" && "$A" run "$abs" --$opt "$T/f.$opt" >/dev/null && "$A" run "$abs" --$opt -) >"$T/d.$opt" ||
+            { echo "--$opt -: exit $?"; return 1; }
+        [ -z "$(ls -A "$T/cwd")" ] || { echo "--$opt - made a file: $(ls -A "$T/cwd")"; return 1; }
+        cmp -s "$T/d.$opt" "$T/f.$opt" || { echo "--$opt -: differs from --$opt FILE"; return 1; }
+    done
+    # with a file output the table is still printed, the same as without
+    "$A" run "$S" >"$T/plain" && cmp -s "$T/plain" "$T/table" || { echo "table with --json FILE differs"; return 1; }
+    # the other outputs still go to their files
+    "$A" run "$S" --json - --csv "$T/r2.csv" >"$T/d2.json" && cmp -s "$T/r2.csv" "$T/r.csv" &&
+        cmp -s "$T/d2.json" "$T/r.json" || { echo "--json - with --csv FILE"; return 1; }
+}
+
+# collective and list: --json FILE writes the JSON and keeps the table;
+# --json - prints the JSON alone.
+json_same() {
+    "$A" collective --ranks 4 --algo ring --size 1KB,1MB >"$T/c.table" || return 1
+    "$A" collective --ranks 4 --algo ring --size 1KB,1MB --json "$T/c.json" >"$T/c.table2" || return 1
+    "$A" collective --ranks 4 --algo ring --size 1KB,1MB --json - >"$T/c.stdout" || return 1
+    cmp -s "$T/c.table" "$T/c.table2" || { echo "collective: table differs with --json FILE"; return 1; }
+    cmp -s <(nowall "$T/c.json") <(nowall "$T/c.stdout") || { echo "collective: --json - differs from FILE"; return 1; }
+    flat "$T/c.stdout" | grep -q $'^\[1\]\.bytes\t1000000$' || { echo "collective: not the JSON array"; return 1; }
+    "$A" list models --json "$T/m.json" >"$T/m.table2" && "$A" list models >"$T/m.table" &&
+        "$A" list models --json - >"$T/m.stdout" || return 1
+    cmp -s "$T/m.table" "$T/m.table2" && cmp -s "$T/m.json" "$T/m.stdout" || { echo "list: --json"; return 1; }
+}
+
+# arsim alone: the overview of --help, on stdout, exit 0.
+bare() {
+    "$A" >"$T/bare" 2>"$T/bare.err"; local rc=$?
+    "$A" --help >"$T/help"
+    [ $rc = 0 ] && [ ! -s "$T/bare.err" ] && cmp -s "$T/bare" "$T/help" || { echo "rc $rc"; return 1; }
+}
+
+# list alone: every category under its name, each the table `list CAT` prints.
+list_all() {
+    "$A" list >"$T/all" || return 1
+    local c n=0
+    for c in models gpus topologies algorithms policies; do
+        "$A" list $c >"$T/one" || return 1
+        awk -v c="$c:" '$0 == c { on = 1; next } on && /^$/ { exit } on' "$T/all" | cmp -s - "$T/one" ||
+            { echo "list: section $c differs from list $c"; return 1; }
+        n=$((n + 1))
+    done
+    [ "$(grep -c -E '^(models|gpus|topologies|algorithms|policies):$' "$T/all")" = 5 ] || { echo "headings"; return 1; }
+    "$A" list --json - >"$T/all.json" || return 1
+    for c in models gpus topologies algorithms policies; do
+        "$A" list $c --json - >"$T/one.json"
+        diff <(flat "$T/all.json" | sed -n "s/^\.$c\[/[/p") <(flat "$T/one.json") >/dev/null ||
+            { echo "list --json: .$c differs from list $c --json"; return 1; }
+    done
+}
+
+t "- is standard output: run --json/--csv/--trace" run_dash
+t "--json FILE and --json -: collective and list" json_same
+t "arsim alone prints the overview" bare
+t "list alone: every category" list_all
+
+# an unknown model or topology names where arsim looked, in one line:
+# the config's directory, the working directory, the executable's
+# checkout, the installed directory.
+looked() {
+    local root exe
+    root=$(pwd -P) exe=$(readlink -f "$A")
+    "$A" run "$S" --set model=no-such-net >/dev/null 2>"$T/err" && return 1
+    [ "$(wc -l <"$T/err")" = 1 ] || { cat "$T/err"; return 1; }
+    grep -q "unknown model 'no-such-net'; expected .* (looked in tests/bad/support/models, \./models, .*)$" "$T/err" ||
+        { cat "$T/err"; return 1; }
+    [ "$(dirname "$exe")" = "$root" ] || [ "$(dirname "$(dirname "$exe")")" = "$root" ] || return 0
+    grep -qF ", $root/models, " "$T/err" || { echo "no checkout directory in: $(cat "$T/err")"; return 1; }
+    "$A" collective --topology no-such-topo --algo ring --size 1KB >/dev/null 2>"$T/err" && return 1
+    grep -qF "(looked in ./topologies, $root/topologies, " "$T/err" || { cat "$T/err"; return 1; }
+}
+t "unknown names say where arsim looked" looked
