@@ -68,7 +68,7 @@ static char *unit_text(const CliOpt *o)
     case CLI_OUT: return g_strdup("a file name, or - for standard output");
     case CLI_INT: return g_strdup_printf("an integer from %d to %d", o->min, o->max);
     case CLI_BYTES: return g_strdup("a size: 4096, 64KiB, 1MB");
-    case CLI_RATE: return g_strdup("a rate: 10Gbps, 400Gbit/s, 12.5GB/s or inf");
+    case CLI_RATE: return g_strdup("a rate: 10Gbps, 400Gb/s, 3.2Tb/s, 450GB/s (bytes) or inf");
     case CLI_TIME: return g_strdup("a time: 500ns, 5us, 1.5ms or 0");
     case CLI_NUMBER: return g_strdup("a finite number >= 0");
     default: return NULL;

@@ -1,10 +1,13 @@
 /* units — sizes, rates and times with units (docs/design.md §13.2), and
  * the bound on counts.
  *
- * Sizes: a bare number is bytes; KB/MB/GB/TB are powers of 10 and
- * KiB/MiB/GiB/TiB powers of 2 (B accepted). Rates: Mbps/Gbps/Tbps/Kbps/bps
- * or Mbit/s/Gbit/s (bits per second, powers of 10), or B/s, KB/s, MB/s,
- * GB/s (bytes per second); `inf` is an infinitely fast link. Times: ns, us,
+ * Sizes: a bare number is bytes; KB (kB)/MB/GB/TB are powers of 10 and
+ * KiB/MiB/GiB/TiB powers of 2 (B accepted). Rates in bits per second
+ * (powers of 10): bps, Kbps (kbps), Mbps, Gbps, Tbps; b/s, Kb/s, Mb/s,
+ * Gb/s, Tb/s (a lower-case b is a bit); bit/s, Kbit/s, Mbit/s, Gbit/s,
+ * Tbit/s. In bytes per second: B/s, KB/s (kB/s), MB/s, GB/s, TB/s (an
+ * upper-case B is a byte: 450GB/s is 3.6Tb/s). `inf` is an infinitely
+ * fast link. Times: ns, us,
  * ms, s (a bare 0 is allowed). Every parser returns false and sets *why to
  * a static "what is wrong; what is expected" text on bad input; it never
  * accepts trailing garbage, negative values, NaN or values that overflow.

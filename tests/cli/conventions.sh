@@ -96,3 +96,17 @@ looked() {
     grep -qF "(looked in ./topologies, $root/topologies, " "$T/err" || { cat "$T/err"; return 1; }
 }
 t "unknown names say where arsim looked" looked
+
+# rates as datasheets write them: 400Gb/s (bits) = 50GB/s (bytes) = 400Gbps
+units() {
+    local r i=0
+    for r in 400Gbps 400Gb/s 50GB/s 0.4Tb/s; do
+        "$A" run "$S" --set cluster.link.bandwidth=$r --json - >"$T/u.$i" || return 1
+        cmp -s "$T/u.0" "$T/u.$i" || { echo "$r differs from 400Gbps"; return 1; }
+        i=$((i + 1))
+    done
+    "$A" collective --ranks 4 --algo ring --size 1MB --bandwidth 3.2Tb/s --json - | nowall >"$T/u.c1" &&
+        "$A" collective --ranks 4 --algo ring --size 1MB --bandwidth 400GB/s --json - | nowall >"$T/u.c2" &&
+        cmp -s "$T/u.c1" "$T/u.c2" || { echo "collective: 3.2Tb/s differs from 400GB/s"; return 1; }
+}
+t "units: 400Gb/s, 3.2Tb/s, 450GB/s" units
