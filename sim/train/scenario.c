@@ -555,6 +555,14 @@ Scenario *scenario_from_cfg(CfgNode *root, char **err)
         *err = cfg_err(cfg_peek(root, "sweep"), "this file defines a sweep; expected `arsim sweep` for it");
         goto fail;
     }
+    /* misspelt keys first, before the rules about the values they would set */
+    if (!cfg_known_keys(root, "the scenario", SCENARIO_KEYS, err) ||
+        !cfg_known_keys(cfg_peek(root, "cluster"), "cluster", CLUSTER_KEYS ", " CLUSTER_NET_KEYS, err))
+        goto fail;
+    CfgNode *pols = cfg_peek(root, "policies");
+    for (guint i = 0; pols && pols->type == CFG_SEQ && i < pols->items->len; i++)
+        if (!cfg_known_keys(g_ptr_array_index(pols->items, i), "a policy", POLICY_KEYS, err))
+            goto fail;
     const char *name = NULL, *desc = NULL, *model = NULL, *gpu = "v100", *gfile = NULL, *prec = "fp32";
     if (!cfg_opt_string(root, "name", &name, err) || !cfg_opt_string(root, "description", &desc, err) ||
         !cfg_opt_string(root, "gpu", &gpu, err) || !cfg_opt_string(root, "gpus_file", &gfile, err) ||

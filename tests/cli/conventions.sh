@@ -110,3 +110,16 @@ units() {
         cmp -s "$T/u.c1" "$T/u.c2" || { echo "collective: 3.2Tb/s differs from 400GB/s"; return 1; }
 }
 t "units: 400Gb/s, 3.2Tb/s, 450GB/s" units
+
+# --set KEY=null removes the key: adding a key and removing it again is
+# the scenario as written; removing a policy drops exactly its rows.
+set_null() {
+    "$A" run "$S" --json "$T/n0.json" >"$T/n0" || return 1
+    "$A" run "$S" --set cluster.gpus_per_node=4 --set cluster.gpus_per_node=null --json "$T/n1.json" >"$T/n1" ||
+        return 1
+    cmp -s "$T/n0.json" "$T/n1.json" || { echo "add then remove differs from the scenario"; return 1; }
+    "$A" run "$S" --set policies.1=null >"$T/n2" || return 1
+    grep -q ' thesis ' "$T/n0" && grep -v ' thesis ' "$T/n0" | cmp -s - "$T/n2" ||
+        { echo "policies.1=null: not the table less the thesis rows"; return 1; }
+}
+t "--set KEY=null removes the key" set_null
