@@ -1,5 +1,6 @@
 /* cmdrun — `arsim run`: its options and its run; see cmdrun.h. */
 #include "cli/cmdrun.h"
+#include "cli/cliprogress.h"
 #include "io/datapath.h"
 #include "io/fileio.h"
 #include "io/memlimit.h"
@@ -34,6 +35,14 @@ static void write_trace(FILE *f, void *ctx)
 {
     RunOut *o = ctx;
     report_run_trace(f, o->s, o->one, 2);
+}
+
+/* TrainOpts.progress: the step that starts, to the progress line. */
+static void on_progress(void *ctx, int done, int total, int batch, const char *policy)
+{
+    char *now = g_strdup_printf("batch %d policy %s", batch, policy);
+    cliprogress_step(ctx, done, total, now);
+    g_free(now);
 }
 
 /* Index of the policy to trace, or -1 (with *err). */
@@ -110,8 +119,10 @@ int cmdrun_run(const CmdRunOpts *o, FILE *out, char **err)
         scenario_free(s);
         return 2;
     }
-    TrainOpts opts = {.layers = o->layers || o->json, .trace = false};
+    CliProgress *bar = cliprogress_start(stderr, "arsim run");
+    TrainOpts opts = {.layers = o->layers || o->json, .trace = false, .progress = on_progress, .progress_ctx = bar};
     GArray *res = train_run_all(s, &opts, err);
+    cliprogress_end(bar);
     if (!res) {
         scenario_free(s);
         return fail_code(*err);

@@ -123,3 +123,18 @@ set_null() {
         { echo "policies.1=null: not the table less the thesis rows"; return 1; }
 }
 t "--set KEY=null removes the key" set_null
+
+# run's progress line: nothing on a stderr that is not a terminal; forced
+# (ARSIM_PROGRESS=1), one line per (batch, policy) run as it starts, in
+# order; the results the same either way.
+progress() {
+    "$A" run "$S" >"$T/p.out" 2>"$T/p.err" || return 1
+    [ ! -s "$T/p.err" ] || { echo "stderr not empty: $(head -c 200 "$T/p.err")"; return 1; }
+    ARSIM_PROGRESS=1 "$A" run "$S" >"$T/p.out1" 2>"$T/p.err1" || return 1
+    cmp -s "$T/p.out" "$T/p.out1" || { echo "stdout differs with progress"; return 1; }
+    printf 'arsim run: %s runs done, now batch %s policy %s\n' 0/4 32 ddp 1/4 32 thesis 2/4 64 ddp 3/4 64 thesis \
+        >"$T/p.want"
+    sed 's/; [0-9]* s$//' "$T/p.err1" | cmp -s - "$T/p.want" || { echo "lines: $(cat "$T/p.err1")"; return 1; }
+    ARSIM_PROGRESS=0 "$A" run "$S" 2>"$T/p.err0" >/dev/null && [ ! -s "$T/p.err0" ] || { echo "=0 wrote"; return 1; }
+}
+t "run: progress on stderr only when asked or a terminal" progress
