@@ -80,6 +80,22 @@ bool topocfg_intra(CfgNode *n, TopoSpec *spec, char **err)
     return read_class(n, &spec->intra, &spec->intra_protocol, &spec->intra_protocol_set, "intra", err);
 }
 
+void topocfg_nodes(TopoSpec *spec, int g, TopoLinkClass intra)
+{
+    TopoSpec *net = g_new(TopoSpec, 1);
+    *net = *spec;
+    topo_spec_init(spec);
+    spec->kind = TOPO_HIERARCHICAL;
+    spec->hosts = net->hosts * g;
+    spec->gpus_per_node = g;
+    spec->link = net->link;
+    spec->packet_bytes = net->packet_bytes;
+    spec->intra = intra;
+    spec->protocol = net->protocol;
+    spec->intra_protocol = net->protocol;
+    spec->inter = net;
+}
+
 /* The optional `protocol` of a network. */
 static bool read_protocol(CfgNode *map, TopoSpec *spec, char **err)
 {

@@ -138,3 +138,42 @@ progress() {
     ARSIM_PROGRESS=0 "$A" run "$S" 2>"$T/p.err0" >/dev/null && [ ! -s "$T/p.err0" ] || { echo "=0 wrote"; return 1; }
 }
 t "run: progress on stderr only when asked or a terminal" progress
+
+# collective --intra, against closed forms (latencies 0):
+#  - hierarchical, 2 nodes x 8 GPUs, intra inf: the 8 GPUs' shards share
+#    the node's NIC: 8 x (4 MB + 4 MB) = 64 MB at 12.5 GB/s = 5.12 ms;
+#  - ring over 16 GPUs, the NICs inf, intra 100 GB/s: 30 steps of 4 MB on
+#    a GPU's own link, 40 us each = 1.2 ms;
+#  - ring inside one node of 8 (the 1 Gbps NIC unused): 14 x 80 us = 1.12 ms;
+#  - on a hierarchical file, --intra replaces the file's intra links.
+intra() {
+    local c=("$A" collective --size 64MB --latency 0 --json -) got
+    got=$("${c[@]}" --ranks 16 --gpus-per-node 8 --algo hierarchical --bandwidth 100Gbps --intra inf,0 | flat /dev/stdin |
+        sed -n 's/^\[0\]\.time_s\t//p')
+    [ "$got" = 0.00512 ] || { echo "hierarchical: $got"; return 1; }
+    got=$("${c[@]}" --ranks 16 --gpus-per-node 8 --algo ring --bandwidth inf --intra 100GB/s,0 | flat /dev/stdin |
+        sed -n 's/^\[0\]\.time_s\t//p')
+    [ "$got" = 0.0012 ] || { echo "ring 16: $got"; return 1; }
+    got=$("${c[@]}" --ranks 8 --gpus-per-node 8 --algo ring --bandwidth 1Gbps --intra 100GB/s,0 | flat /dev/stdin |
+        sed -n 's/^\[0\]\.time_s\t//p')
+    [ "$got" = 0.00112 ] || { echo "ring 8: $got"; return 1; }
+    sed 's|^intra: .*|intra: {bandwidth: 900GB/s, latency: 2us}|' topologies/dgx-8x8.yaml >"$T/dgx.yaml"
+    "$A" collective --topology "$T/dgx.yaml" --algo hierarchical --size 64MB --json - | nowall >"$T/i1" &&
+        "$A" collective --topology dgx-8x8 --algo hierarchical --size 64MB --intra 900GB/s,2us --json - | nowall \
+            >"$T/i2" && cmp -s "$T/i1" "$T/i2" || { echo "--intra on dgx-8x8 differs from the edited file"; return 1; }
+}
+t "collective --intra: closed forms" intra
+
+# collective's columns widen to their widest cell: every line has as many
+# fields as the header, and each field ends where its header ends.
+columns() {
+    "$A" collective --ranks 8 --algo ring --size 1KB,64GB --bandwidth 1Mbps >"$T/cols" || return 1
+    awk 'NR == 1 { n = NF; for (i = 1; i <= NF; i++) { match(substr($0, p + 1), /[^ ]+/); p += RSTART + RLENGTH - 1;
+                   end[i] = p } next }
+         NF != n { print "line " NR ": " NF " fields"; bad = 1; exit }
+         { p = 0; for (i = 1; i <= NF; i++) { match(substr($0, p + 1), /[^ ]+/); p += RSTART + RLENGTH - 1
+           if (i != 2 && p != end[i]) { print "line " NR " field " i " ends at " p ", not " end[i]; bad = 1 } } }
+         END { exit bad }' "$T/cols" || return 1
+    grep -q ' 896000000140\.000 ' "$T/cols" || { echo "the long time is not whole"; return 1; }
+}
+t "collective: columns do not overflow" columns
