@@ -186,13 +186,13 @@ void units_fmt_rate(char *buf, size_t n, double Bps)
     }
     double bits = Bps * 8;
     if (bits >= 1e12)
-        snprintf(buf, n, "%g Tbps", bits / 1e12);
+        snprintf(buf, n, "%g Tb/s", bits / 1e12);
     else if (bits >= 1e9)
-        snprintf(buf, n, "%g Gbps", bits / 1e9);
+        snprintf(buf, n, "%g Gb/s", bits / 1e9);
     else if (bits >= 1e6)
-        snprintf(buf, n, "%g Mbps", bits / 1e6);
+        snprintf(buf, n, "%g Mb/s", bits / 1e6);
     else
-        snprintf(buf, n, "%g bps", bits);
+        snprintf(buf, n, "%g b/s", bits);
 }
 
 void units_fmt_time(char *buf, size_t n, double s)

@@ -32,7 +32,8 @@ bool units_parse_time(const char *s, double *out, const char **why);
 /* Out: a finite double, >= 0. */
 bool units_parse_nonneg(const char *s, double *out, const char **why);
 
-/* Human-readable forms for tables: "64 MiB", "10 Gbps", "12.3 us". */
+/* Human-readable forms for tables: "64 MiB", "10 Gb/s" (a link's rate in
+ * bits, as links are sold), "12.3 us". */
 void units_fmt_bytes(char *buf, size_t n, uint64_t bytes);
 void units_fmt_rate(char *buf, size_t n, double bytes_per_s);
 void units_fmt_time(char *buf, size_t n, double seconds);
