@@ -208,11 +208,17 @@ run_set() {
 check_ok() {
     local out
     out=$("$A" check "$SCEN" 2>"$T/err") || { echo "exit $?: $(cat "$T/err")"; return 1; }
-    [ "$out" = "$SCEN: ok: vgg16-cifar10, 2 batch sizes x 2 policies, 4 GPUs (4 nodes x 1)" ] ||
+    [ "$(head -1 <<<"$out")" = "$SCEN: ok: vgg16-cifar10, 2 batch sizes x 2 policies, 4 GPUs (4 nodes x 1)" ] ||
         { echo "output: $out"; return 1; }
+    # the estimate: 2 x 2 runs of 1 + 2 iterations, the memory run --max-memory refuses with
+    local mem
+    mem=$("$A" run "$SCEN" --max-memory 1 2>&1 | sed -n 's/.* needs about \([0-9.]* [MG]iB\) of memory .*/\1/p')
+    [ "$(sed -n 2p <<<"$out")" = "$SCEN: run would simulate 4 runs of 3 iterations (1 warmup + 2 measured), holding \
+about $mem of memory at the peak (the estimate --max-memory is compared with)" ] && [ -n "$mem" ] ||
+        { echo "estimate: $(sed -n 2p <<<"$out") (run: $mem)"; return 1; }
     out=$("$A" check "$SCEN" --set cluster.nodes=16 --set cluster.gpus_per_node=2 2>"$T/err") ||
         { echo "--set: exit $?: $(cat "$T/err")"; return 1; }
-    [[ $out == *", 32 GPUs (16 nodes x 2)" ]] || { echo "with --set: $out"; return 1; }
+    [[ $(head -1 <<<"$out") == *", 32 GPUs (16 nodes x 2)" ]] || { echo "with --set: $out"; return 1; }
 }
 
 # --- arsim collective ---------------------------------------------------------
