@@ -177,3 +177,13 @@ columns() {
     grep -q ' 896000000140\.000 ' "$T/cols" || { echo "the long time is not whole"; return 1; }
 }
 t "collective: columns do not overflow" columns
+
+# compare --json -: the JSON alone, the bytes --json FILE writes
+compare_dash() {
+    local syn=tests/data/calib-synthetic.json
+    "$A" calibrate "$syn" --out "$T/cal.yaml" >/dev/null || return 1
+    "$A" compare "$syn" --calibration "$T/cal.yaml" --json "$T/cmp.json" >"$T/cmp.table" || return 1
+    "$A" compare "$syn" --calibration "$T/cal.yaml" --json - >"$T/cmp.stdout" || return 1
+    [ -s "$T/cmp.table" ] && cmp -s "$T/cmp.json" "$T/cmp.stdout" || { echo "differs from --json FILE"; return 1; }
+}
+t "compare --json -" compare_dash
