@@ -30,7 +30,7 @@ rm -f "$out"/plot-default/*.png "$out"/plot-default/*.svg
 i=0
 coll() {
     i=$((i + 1))
-    "$bin" collective "$@" --json | nowall > "$out/coll-$i.json"
+    "$bin" collective "$@" --json - | nowall > "$out/coll-$i.json"
     printf '%s\n' "$*" > "$out/coll-$i.args"
 }
 for algo in ring butterfly rabenseifner tree hierarchical torus2d; do

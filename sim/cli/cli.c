@@ -8,6 +8,7 @@
  * found before it runs, by pre_scan: a value given to a flag (--json=yes,
  * which GLib drops) and an option whose value is missing. */
 #include "cli/cli.h"
+#include "io/fileio.h"
 #include "io/units.h"
 
 #include <stdlib.h>
@@ -64,9 +65,10 @@ static char *unit_text(const CliOpt *o)
     if (o->unit)
         return g_strdup(o->unit);
     switch (o->kind) {
+    case CLI_OUT: return g_strdup("a file name, or - for standard output");
     case CLI_INT: return g_strdup_printf("an integer from %d to %d", o->min, o->max);
     case CLI_BYTES: return g_strdup("a size: 4096, 64KiB, 1MB");
-    case CLI_RATE: return g_strdup("a rate: 10Gbps, 400Gbit/s, 12.5GB/s or inf");
+    case CLI_RATE: return g_strdup("a rate: 10Gbps, 400Gb/s, 3.2Tb/s, 450GB/s (bytes) or inf");
     case CLI_TIME: return g_strdup("a time: 500ns, 5us, 1.5ms or 0");
     case CLI_NUMBER: return g_strdup("a finite number >= 0");
     default: return NULL;
@@ -274,9 +276,20 @@ char *cli_help(const CliCmd *cmd)
     return g_string_free(g, FALSE);
 }
 
+/* Whether arg is one of cmd's options (--name or --name=...) or --help. */
+static bool is_option(const CliCmd *cmd, const char *arg)
+{
+    if (!g_str_has_prefix(arg, "--"))
+        return strcmp(arg, "-h") == 0;
+    char *name = g_strndup(arg + 2, strcspn(arg + 2, "="));
+    bool known = cli_find(cmd, name) || strcmp(name, "help") == 0;
+    g_free(name);
+    return known;
+}
+
 /* What GLib would accept and arsim refuses: a value given to a flag
- * (--json=yes), and a value option last with no value. NULL or the
- * message. */
+ * (--json=yes), and a value option with no value: last, or followed by
+ * another option (--json --links). NULL or the message. */
 static char *pre_scan(const CliCmd *cmd, int argc, char **argv)
 {
     for (int i = 1; i < argc; i++) {
@@ -293,7 +306,10 @@ static char *pre_scan(const CliCmd *cmd, int argc, char **argv)
         if (flag && eq)
             return unknown_option(cmd, a);
         if (o && !flag && !eq && i == argc - 1)
-            return g_strdup_printf("%s: missing value; expected %s VALUE", a, a);
+            return g_strdup_printf("%s: missing value; expected %s %s", a, a, cli_opt_value(o));
+        if (o && !flag && !eq && is_option(cmd, argv[i + 1]))
+            return g_strdup_printf("%s: missing value (%s is an option); expected %s %s", a, argv[i + 1], a,
+                                   cli_opt_value(o));
         if (o && !flag && !eq)
             i++;   /* its value, whatever it looks like */
     }
@@ -354,12 +370,21 @@ static char *check_required(const CliCmd *cmd, const bool *given)
 /* Output path i (names[i] its flag, paths[i] its value) must be creatable
  * without touching anything else: a non-empty name, not a directory, in
  * an existing directory, and none of paths[0..i-1] (the inputs, the
- * outputs before it). Checked before anything runs, so bad input never
- * leaves a partial output. */
+ * outputs before it); or "-", standard output, given to one output only.
+ * Checked before anything runs, so bad input never leaves a partial
+ * output. */
 static char *check_out_path(char *const *names, char *const *paths, guint i)
 {
     const char *flag = names[i], *path = paths[i];
     char *dir = g_path_get_dirname(path), *msg = NULL;
+    for (guint j = 0; fileio_is_stdout(path) && !msg && j < i; j++)
+        if (fileio_is_stdout(paths[j]))
+            msg = g_strdup_printf("%s: standard output (-) is also given to %s; expected one output on standard "
+                                  "output, the others in files", flag, names[j]);
+    if (msg || fileio_is_stdout(path)) {
+        g_free(dir);
+        return msg;
+    }
     if (!*path)
         msg = g_strdup_printf("%s: empty file name; expected %s FILE", flag, flag);
     else if (g_file_test(path, G_FILE_TEST_IS_DIR))
@@ -398,7 +423,10 @@ static char *check_outputs(const CliCmd *cmd, void *opts, const GPtrArray *args)
         msg = check_out_path((char *const *)names->pdata, (char *const *)paths->pdata, i);
     for (const CliOpt *o = cmd->opts; !msg && o->name; o++) {
         const char *v = o->kind == CLI_DIR ? *(char **)field_of(opts, o) : NULL;
-        if (v && (!*v || (g_file_test(v, G_FILE_TEST_EXISTS) && !g_file_test(v, G_FILE_TEST_IS_DIR))))
+        if (fileio_is_stdout(v))
+            msg = g_strdup_printf("--%s: '-' (standard output) is for files; expected --%s DIR (./- for a directory "
+                                  "named -)", o->name, o->name);
+        else if (v && (!*v || (g_file_test(v, G_FILE_TEST_EXISTS) && !g_file_test(v, G_FILE_TEST_IS_DIR))))
             msg = g_strdup_printf("--%s: '%s' is not a directory name; expected --%s DIR", o->name, v, o->name);
     }
     g_ptr_array_free(names, TRUE);

@@ -17,8 +17,8 @@
     "--flag: ... for an option), and no output file created or changed; 1 anything else."
 
 #define UNITS                                                                                                 \
-    "Sizes: a bare number is bytes, KB/MB/GB powers of 10, KiB/MiB/GiB powers of 2. Rates: Mbps/Gbps/Tbps or " \
-    "Mbit/s/Gbit/s (bits/s), MB/s/GB/s (bytes/s), inf. Times: ns, us, ms, s (a bare 0 is allowed)."
+    "Sizes: a bare number is bytes, KB/MB/GB powers of 10, KiB/MiB/GiB powers of 2. Rates: Mbps/Gbps/Tbps, " \
+    "Mb/s/Gb/s/Tb/s or Mbit/s/Gbit/s (bits/s: 400Gb/s), MB/s/GB/s (bytes/s: 450GB/s), inf. Times: ns, us, ms, s (a bare 0 is allowed)."
 
 /* The search path in words (io/datapath.h), naming the installed directory. */
 static char *search_text(void)
@@ -27,7 +27,8 @@ static char *search_text(void)
                            "calibration a config names, a --topology, the gnuplot scripts of plots/) is looked for, "
                            "first match wins, in: 1. the directory of the config that names it; 2. $ARSIM_DATA "
                            "($ARSIM_HOME, its older name, when ARSIM_DATA is unset); 3. the working directory; "
-                           "4. %s, where make install puts models/, topologies/, configs/ and plots/.",
+                           "4. the checkout an uninstalled arsim was built in (found from its own executable); "
+                           "5. %s, where make install puts models/, topologies/, configs/ and plots/.",
                            datapath_installed());
 }
 

@@ -3,8 +3,10 @@
 #include "cli/cmdcheck.h"
 #include "cli/cmdrun.h"
 #include "io/cfg.h"
+#include "io/memlimit.h"
 #include "sweep/sweep.h"
 #include "train/scenario.h"
+#include "train/trainmem.h"
 
 static int check(const char *config, char **sets, FILE *out, char **err)
 {
@@ -20,6 +22,16 @@ static int check(const char *config, char **sets, FILE *out, char **err)
         return 2;
     fprintf(out, "%s: ok: %s, %u batch sizes x %u policies, %d GPUs (%d nodes x %d)\n", config, s->model->name,
             s->batches->len, s->policies->len, s->world, s->nodes, s->gpus_per_node);
+    uint64_t mem = trainmem_estimate(s, err);
+    if (!mem) {
+        scenario_free(s);
+        return 2;
+    }
+    char m[32];
+    memlimit_fmt(m, sizeof m, mem);
+    fprintf(out, "%s: run would simulate %u runs of %d iterations (%d warmup + %d measured), holding about %s of "
+            "memory at the peak (the estimate --max-memory is compared with)\n", config,
+            s->batches->len * s->policies->len, s->warmup + s->measured, s->warmup, s->measured, m);
     scenario_free(s);
     return 0;
 }
@@ -32,8 +44,9 @@ static const CliOpt opts[] = {
 const CliCmd cmdcheck_cli = {
     .name = "check",
     .summary = "validate a scenario or a sweep without running it",
-    .about = "Reads CONFIG as `run` and `sweep` would (every scenario of a sweep) and prints one line: what it "
-             "found, or the first error.",
+    .about = "Reads CONFIG as `run` and `sweep` would (every scenario of a sweep) and prints what it found, with, "
+             "for a scenario, how many runs and iterations `run` would simulate and its memory estimate; or the "
+             "first error.",
     .args = "CONFIG",
     .arg_what = "CONFIG file",
     .min_args = 1,

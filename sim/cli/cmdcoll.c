@@ -2,6 +2,7 @@
 #include "cli/cmdcoll.h"
 #include "coll/collexec.h"
 #include "coll/collrun.h"
+#include "io/fileio.h"
 #include "io/memlimit.h"
 #include "io/units.h"
 #include "net/topocfg.h"
@@ -58,6 +59,55 @@ static double skewed_time(Topo *t, const CmdCollOpts *o, const CollParams *prm, 
     return med;
 }
 
+/* What --json writes. */
+typedef struct {
+    const Topo *t;
+    const ReportCollRow *rows;
+    size_t n;
+} CollOut;
+
+static void write_json(FILE *f, void *ctx)
+{
+    const CollOut *co = ctx;
+    report_coll_json(f, co->t, co->rows, co->n);
+}
+
+/* --intra: on a hierarchical network, its intra links; on a flat one, its
+ * hosts become nodes of --gpus-per-node GPUs on such links (--ranks then
+ * counts GPUs: whole nodes). false + *err. */
+static bool apply_intra(const CmdCollOpts *o, TopoSpec *spec, char **err)
+{
+    if (o->intra.bw_Bps <= 0)
+        return true;
+    if (spec->kind == TOPO_HIERARCHICAL) {
+        spec->intra.bw_Bps = o->intra.bw_Bps;
+        spec->intra.latency_s = o->intra.latency_s;
+        return true;
+    }
+    int g = o->prm.gpus_per_node;
+    if (g <= 1) {
+        *err = g_strdup("--intra: the network's hosts are single GPUs; expected --gpus-per-node G > 1 with it (or a "
+                        "hierarchical --topology)");
+        return false;
+    }
+    if (o->ranks > 0 && o->ranks % g) {
+        *err = g_strdup_printf("--ranks: %d GPUs are not whole nodes of %d; expected a multiple of --gpus-per-node",
+                               o->ranks, g);
+        return false;
+    }
+    if (o->ranks > 0)
+        spec->hosts = o->ranks / g;
+    if (spec->hosts == 0) {   /* every host the kind has: count them */
+        Topo *t = topo_new(spec, err);
+        if (!t)
+            return false;
+        spec->hosts = t->nhosts;
+        topo_free(t);
+    }
+    topocfg_nodes(spec, g, o->intra);
+    return true;
+}
+
 int cmdcoll_run(const CmdCollOpts *o, FILE *out, char **err)
 {
     TopoSpec spec;
@@ -101,6 +151,10 @@ int cmdcoll_run(const CmdCollOpts *o, FILE *out, char **err)
             classes[i]->ack = o->proto.value.ack;
         if (o->proto.progress)
             classes[i]->progress = o->proto.value.progress;
+    }
+    if (!apply_intra(o, &spec, err)) {
+        topo_spec_clear(&spec);
+        return 2;
     }
     char *why = NULL;
     Topo *t = topo_new(&spec, &why);
@@ -178,12 +232,11 @@ int cmdcoll_run(const CmdCollOpts *o, FILE *out, char **err)
         r.busbw_Bps = p > 1 ? r.algbw_Bps * 2.0 * (p - 1) / p : 0;
         g_array_append_val(rows, r);
     }
-    if (rc == 0) {
-        if (o->json)
-            report_coll_json(out, t, (const ReportCollRow *)rows->data, rows->len);
-        else
-            report_coll_table(out, t, (const ReportCollRow *)rows->data, rows->len);
-    }
+    CollOut co = {t, (const ReportCollRow *)rows->data, rows->len};
+    if (rc == 0 && o->json && !fileio_write_with(o->json, write_json, &co, err))
+        rc = 1;
+    if (rc == 0 && !fileio_is_stdout(o->json))
+        report_coll_table(out, t, co.rows, co.n);
     for (guint i = 0; i < rows->len; i++)
         g_free(g_array_index(rows, ReportCollRow, i).links);
     g_array_free(rows, TRUE);
@@ -224,6 +277,23 @@ static bool parse_sizes(void *field, const CliOpt *opt, const char *value, char 
     }
     g_strfreev(parts);
     return ok;
+}
+
+/* --intra RATE[,TIME]: the rate and latency (default 1us) of the links inside a node. */
+static bool parse_intra(void *field, const CliOpt *opt, const char *value, char **err)
+{
+    TopoLinkClass *l = field;
+    gchar **parts = g_strsplit(value, ",", 3);
+    const char *why = NULL;
+    l->latency_s = CMDCOLL_INTRA_LATENCY_S;
+    if (!parts[0] || (parts[1] && parts[2]))
+        why = "not RATE[,TIME]; expected a rate and an optional latency such as 900GB/s,1us";
+    else if (units_parse_rate(parts[0], &l->bw_Bps, &why) && parts[1])
+        units_parse_time(parts[1], &l->latency_s, &why);
+    if (why)
+        *err = g_strdup_printf("--%s: '%s': %s", opt->name, value, why);
+    g_strfreev(parts);
+    return !why;
 }
 
 /* --packet: a size > 0, or `message`. */
@@ -337,12 +407,17 @@ static const CliOpt opts[] = {
      .unit = "ring, butterfly, rabenseifner, tree or torus2d", .deflt = "ring",
      .words = "ring butterfly rabenseifner tree torus2d", .parse = parse_algo},
     {"gpus-per-node", CLI_INT, offsetof(CmdCollOpts, prm.gpus_per_node),
-     .help = "ranks per node, for hierarchical", .min = 1, .max = 1 << 16,
+     .help = "ranks per node, for hierarchical (and for --intra on a flat topology)", .min = 1, .max = 1 << 16,
      .note = "the topology's (1 on a flat topology)"},
+    {"intra", CLI_CUSTOM, offsetof(CmdCollOpts, intra),
+     .help = "the links between the GPUs of a node and their node's switch: on a hierarchical topology instead of "
+             "its own; on a flat one its hosts become nodes of --gpus-per-node GPUs (--ranks counts GPUs)",
+     .value = "RATE[,TIME]", .unit = "a rate and a latency: 900GB/s,1us; the latency 1us if left out",
+     .note = "the topology's (a flat topology: none, every GPU its own host)", .parse = parse_intra},
     {"elem-bytes", CLI_INT, offsetof(CmdCollOpts, elem_bytes),
      .help = "element size: sizes are split in whole elements", .min = 1, .max = UNITS_COUNT_MAX, .deflt = "1"},
-    {"json", CLI_FLAG, offsetof(CmdCollOpts, json),
-     .help = "print a JSON array instead of the table"},
+    {"json", CLI_OUT, offsetof(CmdCollOpts, json),
+     .help = "write every size's result as a JSON array (- : on standard output, instead of the table)"},
     {"links", CLI_FLAG, offsetof(CmdCollOpts, links),
      .help = "add each link's bytes, busy time and peak queue depth"},
     {"eager-limit", CLI_CUSTOM, offsetof(CmdCollOpts, proto),

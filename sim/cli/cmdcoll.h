@@ -6,11 +6,13 @@
 #include "cli/cli.h"
 #include "coll/coll.h"
 #include "io/protocol.h"
+#include "net/topo.h"
 
 #include <stdint.h>
 #include <stdio.h>
 
 #define CMDCOLL_PACKET_TOPO UINT64_MAX   /* --packet not given: as the topology says */
+#define CMDCOLL_INTRA_LATENCY_S 1e-6     /* --intra without a latency: an NVLink-class link's, seconds */
 
 /* The protocol options given: each overrides that setting of the
  * topology's protocol in every route class. */
@@ -38,8 +40,9 @@ typedef struct {
     CollAlgo algo;           /* --algo */
     CollParams prm;          /* .inter (--inter), .gpus_per_node (--gpus-per-node); torus dims */
     int elem_bytes;          /* --elem-bytes: element size, bytes (1: any byte count) */
+    TopoLinkClass intra;     /* --intra RATE[,TIME]: the GPU links inside a node; bw_Bps 0: not given */
     GArray *sizes;           /* --size: uint64_t bytes, >= 1 entry; the command's to free */
-    bool json;               /* --json: a JSON array instead of a table */
+    char *json;              /* --json FILE ("-": standard output, instead of the table) or NULL */
     bool links;              /* --links: per-link statistics too */
     CmdCollProtocol proto;   /* --eager-limit, --handshake, --overhead, --segment, --control-queue,
                               * --duplex, --rts-payload */

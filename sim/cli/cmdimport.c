@@ -272,9 +272,11 @@ static int import(void *opts, char **err)
             g_free(why);
             rc = 2;
         } else {
-            printf("imported %u layers of %s from %s (%s, %d step%s, batch %d, %s, %s) into %s\n", m->layers->len,
-                   m->name, o->trace, time_kind(o, p), p->steps,
-                   p->steps == 1 ? "" : "s", mt.batch, mt.gpu, mt.precision, o->out);
+            /* --out -: the model alone on stdout, this line on stderr */
+            fprintf(fileio_is_stdout(o->out) ? stderr : stdout,
+                    "imported %u layers of %s from %s (%s, %d step%s, batch %d, %s, %s) into %s\n", m->layers->len,
+                    m->name, o->trace, time_kind(o, p), p->steps, p->steps == 1 ? "" : "s", mt.batch, mt.gpu,
+                    mt.precision, fileio_is_stdout(o->out) ? "standard output" : o->out);
         }
     } else if (rc == 0) {
         fputs(text, stdout);

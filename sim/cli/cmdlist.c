@@ -3,6 +3,7 @@
 #include "cli/cmdlist.h"
 #include "coll/coll.h"
 #include "io/datapath.h"
+#include "io/fileio.h"
 #include "train/gpu.h"
 #include "train/model.h"
 #include "report/reportlist.h"
@@ -252,46 +253,92 @@ static void print_names(FILE *out, const GArray *rows)
         fprintf(out, "%s\n", *(char *const *)(rows->data + (size_t)i * size));
 }
 
+/* The categories, in the order `arsim list` alone prints them. */
+static const char *const categories[] = {"models", "gpus", "topologies", "algorithms", "policies"};
+enum { CAT_MODELS, CAT_GPUS, CAT_TOPOS, CAT_ALGOS, CAT_POLICIES, NCATS };
+
+/* The rows of category c: collected from the data path (models, GPUs,
+ * topology files), NULL for the built-in ones; false + *err when the GPU
+ * file cannot be read. */
+static bool collect(int c, GArray **rows, char **err)
+{
+    *rows = c == CAT_MODELS ? collect_models() : c == CAT_GPUS ? collect_gpus(err) : c == CAT_TOPOS ? collect_topos()
+                                                                                                    : NULL;
+    return *rows || c >= CAT_ALGOS;
+}
+
+/* Category c (its rows from collect) as a table, a JSON array or names. */
+static void print_category(FILE *out, int c, const GArray *rows, bool json, bool names)
+{
+    const ReportListEntry *e = c == CAT_ALGOS ? algorithms : policies;
+    size_t n = c == CAT_ALGOS ? G_N_ELEMENTS(algorithms) : G_N_ELEMENTS(policies);
+    if (names && rows)
+        print_names(out, rows);
+    else if (names)
+        for (size_t i = 0; i < n; i++)
+            fprintf(out, "%s\n", e[i].name);
+    else if (c == CAT_MODELS)
+        reportlist_models(out, rows, json);
+    else if (c == CAT_GPUS)
+        reportlist_gpus(out, rows, json);
+    else if (c == CAT_TOPOS)
+        reportlist_topos(out, rows, json);
+    else
+        reportlist_entries(out, e, n, json);
+}
+
+/* One list: the category asked (cat) or every one (cat < 0), its rows. */
+typedef struct {
+    int cat;
+    GArray *rows[NCATS];
+} ListRun;
+
+static void write_json(FILE *f, void *ctx)
+{
+    const ListRun *l = ctx;
+    if (l->cat >= 0) {
+        print_category(f, l->cat, l->rows[l->cat], true, false);
+        return;
+    }
+    ReportListAll all = {l->rows[CAT_MODELS], l->rows[CAT_GPUS], l->rows[CAT_TOPOS],
+                         algorithms, G_N_ELEMENTS(algorithms), policies, G_N_ELEMENTS(policies)};
+    reportlist_all_json(f, &all);
+}
+
 int cmdlist_run(const char *what, const CmdListOpts *o, FILE *out, char **err)
 {
-    if (strcmp(what, "algorithms") == 0 || strcmp(what, "policies") == 0) {
-        bool alg = what[0] == 'a';
-        const ReportListEntry *e = alg ? algorithms : policies;
-        size_t n = alg ? G_N_ELEMENTS(algorithms) : G_N_ELEMENTS(policies);
-        for (size_t i = 0; o->names && i < n; i++)
-            fprintf(out, "%s\n", e[i].name);
-        if (!o->names)
-            reportlist_entries(out, e, n, o->json);
-        return 0;
-    }
-    GArray *rows = NULL;
-    if (strcmp(what, "models") == 0) {
-        rows = collect_models();
-        if (!o->names)
-            reportlist_models(out, rows, o->json);
-    } else if (strcmp(what, "gpus") == 0) {
-        if (!(rows = collect_gpus(err)))
-            return 2;
-        if (!o->names)
-            reportlist_gpus(out, rows, o->json);
-    } else if (strcmp(what, "topologies") == 0) {
-        rows = collect_topos();
-        if (!o->names)
-            reportlist_topos(out, rows, o->json);
-    } else {
+    ListRun l = {.cat = -1};
+    for (int c = 0; what && c < NCATS; c++)
+        if (strcmp(what, categories[c]) == 0)
+            l.cat = c;
+    if (what && l.cat < 0) {
         *err = g_strdup_printf("list: unknown category '%s'; expected models, gpus, topologies, algorithms or "
                                "policies", what);
         return 2;
     }
-    if (o->names)
-        print_names(out, rows);
-    g_array_free(rows, TRUE);
-    return 0;
+    int rc = 0;
+    for (int c = 0; c < NCATS && rc == 0; c++)
+        if ((l.cat < 0 || c == l.cat) && !collect(c, &l.rows[c], err))
+            rc = 2;
+    if (rc == 0 && o->json && !fileio_write_with(o->json, write_json, &l, err))
+        rc = 1;
+    for (int c = 0; c < NCATS && rc == 0 && !fileio_is_stdout(o->json); c++) {
+        if (l.cat >= 0 && c != l.cat)
+            continue;
+        if (l.cat < 0)
+            fprintf(out, "%s%s:\n", c ? "\n" : "", categories[c]);
+        print_category(out, c, l.rows[c], false, o->names);
+    }
+    for (int c = 0; c < NCATS; c++)
+        if (l.rows[c])
+            g_array_free(l.rows[c], TRUE);
+    return rc;
 }
 
 static const CliOpt opts[] = {
-    {"json", CLI_FLAG, offsetof(CmdListOpts, json),
-     .help = "print a JSON array instead of the table"},
+    {"json", CLI_OUT, offsetof(CmdListOpts, json),
+     .help = "write the list as JSON: an array, or with no category an object of one array per category (- : on "
+             "standard output, instead of the table)"},
     {"names", CLI_FLAG, offsetof(CmdListOpts, names),
      .help = "print the names only, one a line (for scripts and completion)"},
     {NULL},
@@ -302,12 +349,13 @@ static const CliOpt opts[] = {
 const CliCmd cmdlist_cli = {
     .name = "list",
     .summary = "list the models, GPUs, topologies, algorithms or policies arsim knows",
-    .about = "Models, GPUs and topology files are read along the data search path (a name found earlier hides "
-             "the same name later); topology kinds, algorithms and policies are built in.",
-    .args = "models|gpus|topologies|algorithms|policies",
+    .about = "Without a category, every category, each under its name. Models, GPUs and topology files are read "
+             "along the data search path (a name found earlier hides the same name later); topology kinds, "
+             "algorithms and policies are built in.",
+    .args = "[models|gpus|topologies|algorithms|policies]",
     .arg_what = "category",
     .arg_words = CATEGORIES,
-    .min_args = 1,
+    .min_args = 0,
     .max_args = 1,
     .args_field = offsetof(CmdListOpts, args),
     .opts = opts,
@@ -321,7 +369,11 @@ static int list_main(void *opts, char **err)
         *err = g_strdup("--names: given with --json; expected one of them");
         return 2;
     }
-    return cmdlist_run(o->args->pdata[0], o, stdout, err);
+    if (o->names && o->args->len == 0) {
+        *err = g_strdup("--names: given without a category; expected arsim list CATEGORY --names");
+        return 2;
+    }
+    return cmdlist_run(o->args->len ? o->args->pdata[0] : NULL, o, stdout, err);
 }
 
 int cmdlist_main(int argc, char **argv)

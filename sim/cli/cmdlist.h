@@ -12,7 +12,7 @@
 #include <stdio.h>
 
 typedef struct {
-    bool json;               /* --json: a JSON array instead of the table */
+    char *json;              /* --json FILE ("-": standard output, instead of the table) or NULL */
     bool names;              /* --names: the names only, one a line */
     GPtrArray *args;         /* the arguments: the category */
 } CmdListOpts;
@@ -22,9 +22,12 @@ extern const CliCmd cmdlist_cli;
 /* argv[0] is "list". Returns the exit status. */
 int cmdlist_main(int argc, char **argv);
 
-/* Prints the list of `what` to out (table, JSON array or names). Returns
- * 0, or 2 with *err for an unknown category. A model or topology file
- * that does not load is skipped with a one-line note on stderr. */
+/* Prints the list of `what` (NULL: every category) to out: the table or
+ * the names, and writes the JSON to o->json (unless that is standard
+ * output, the table is printed too). Returns 0, 2 with *err for an
+ * unknown category or an unreadable GPU file, 1 when the JSON cannot be
+ * written. A model or topology file that does not load is skipped with a
+ * one-line note on stderr. */
 int cmdlist_run(const char *what, const CmdListOpts *o, FILE *out, char **err);
 
 #endif

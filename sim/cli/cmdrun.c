@@ -1,5 +1,6 @@
 /* cmdrun — `arsim run`: its options and its run; see cmdrun.h. */
 #include "cli/cmdrun.h"
+#include "cli/cliprogress.h"
 #include "io/datapath.h"
 #include "io/fileio.h"
 #include "io/memlimit.h"
@@ -34,6 +35,14 @@ static void write_trace(FILE *f, void *ctx)
 {
     RunOut *o = ctx;
     report_run_trace(f, o->s, o->one, 2);
+}
+
+/* TrainOpts.progress: the step that starts, to the progress line. */
+static void on_progress(void *ctx, int done, int total, int batch, const char *policy)
+{
+    char *now = g_strdup_printf("batch %d policy %s", batch, policy);
+    cliprogress_step(ctx, done, total, now);
+    g_free(now);
 }
 
 /* Index of the policy to trace, or -1 (with *err). */
@@ -110,8 +119,10 @@ int cmdrun_run(const CmdRunOpts *o, FILE *out, char **err)
         scenario_free(s);
         return 2;
     }
-    TrainOpts opts = {.layers = o->layers || o->json, .trace = false};
+    CliProgress *bar = cliprogress_start(stderr, "arsim run");
+    TrainOpts opts = {.layers = o->layers || o->json, .trace = false, .progress = on_progress, .progress_ctx = bar};
     GArray *res = train_run_all(s, &opts, err);
+    cliprogress_end(bar);
     if (!res) {
         scenario_free(s);
         return fail_code(*err);
@@ -132,7 +143,8 @@ int cmdrun_run(const CmdRunOpts *o, FILE *out, char **err)
         rc = 1;
     if (rc == 0 && o->trace && !fileio_write_with(o->trace, write_trace, &ro, err))
         rc = 1;
-    if (rc == 0)
+    bool stdout_taken = fileio_is_stdout(o->json) || fileio_is_stdout(o->csv) || fileio_is_stdout(o->trace);
+    if (rc == 0 && !stdout_taken)
         report_run_table(out, s, res, o->layers);
     if (rc == 0 && o->plot)
         rc = plot_run(o->plot, &ro, err);
@@ -171,7 +183,8 @@ const CliCmd cmdrun_cli = {
     .name = "run",
     .summary = "simulate a scenario, every batch x policy, and print the table",
     .about = "CONFIG is a scenario file (configs/); the table has one row per (batch, policy): iteration time, "
-             "compute, communication, exposed communication, samples/s and speed-up against the baseline.",
+             "compute, communication, exposed communication, samples/s and speed-up against the baseline. An output "
+             "given as - goes to standard output instead of the table.",
     .args = "CONFIG",
     .arg_what = "CONFIG file",
     .min_args = 1,

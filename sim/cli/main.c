@@ -1,9 +1,10 @@
 /* main — arsim's command line: dispatches to the commands (each parses
  * its own options from its table, cli/cli.h) and answers --help,
  * --version and `help [COMMAND]`. Hidden, for `make install`: --man
- * writes the man page, --bash-completion the completion script. Exit
- * status: 0 ok, 2 bad input or usage (one line on stderr), 1 anything
- * else. */
+ * writes the man page, --bash-completion the completion script. `arsim`
+ * alone is a question, not a mistake: it prints the same overview as
+ * --help on stdout, exit status 0. Exit status: 0 ok, 2 bad input or
+ * usage (one line on stderr), 1 anything else. */
 #include "cli/clidoc.h"
 #include "cli/cmdcalib.h"
 #include "cli/cmdcheck.h"
@@ -65,9 +66,7 @@ static int help(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-    const char *word = argc > 1 ? argv[1] : "";
-    if (argc < 2)
-        return cli_exit(2, g_strdup("arsim: no command; expected arsim COMMAND [OPTION...] (see arsim --help)"));
+    const char *word = argc > 1 ? argv[1] : "--help";
     if (strcmp(word, "--help") == 0 || strcmp(word, "-h") == 0) {
         clidoc_help(stdout, commands, NCOMMANDS);
         return 0;

@@ -59,6 +59,12 @@ bool cfg_expect_map(const CfgNode *n, const char *what, char **err);
  * <what>; expected one of: a, b, c". */
 bool cfg_check_keys(const CfgNode *map, const char *what, const char *known, char **err);
 
+/* The same message, from the names alone, before any value is read: every
+ * key of map must be one of known ("a, b, c"). A reader calls it first, so
+ * that a misspelt key is reported before a rule about the values it would
+ * have changed; true for a node that is not a mapping. */
+bool cfg_known_keys(const CfgNode *map, const char *what, const char *known, char **err);
+
 /* Typed conversions of one scalar node. Each returns false + *err. */
 bool cfg_as_string(const CfgNode *n, const char **out, char **err);
 bool cfg_as_int(const CfgNode *n, int64_t min, int64_t max, int64_t *out, char **err);
@@ -84,7 +90,9 @@ bool cfg_opt_time(CfgNode *map, const char *key, double *out, char **err);
 CfgNode *cfg_need(CfgNode *map, const char *key, const char *what, char **err);
 
 /* --set: replaces (or adds) the node at a dotted path ("cluster.nodes";
- * a numeric part indexes a sequence) with the YAML value text. */
+ * a numeric part indexes a sequence) with the YAML value text; a null
+ * value (KEY=null, KEY=~ or KEY=) removes the key or the list entry, so
+ * that it reads as never written (a quoted 'null' is the string). */
 bool cfg_set_path(CfgNode *root, const char *assignment, char **err);
 
 /* Resolves a name along the data search path (io/datapath.h) of

@@ -130,6 +130,22 @@ bool cfg_check_keys(const CfgNode *map, const char *what, const char *known, cha
     return true;
 }
 
+bool cfg_known_keys(const CfgNode *map, const char *what, const char *known, char **err)
+{
+    if (!map || map->type != CFG_MAP)
+        return true;
+    gchar **names = g_strsplit(known, ", ", -1);
+    bool ok = true;
+    for (guint i = 0; ok && i < map->keys->len; i++) {
+        CfgNode *k = g_ptr_array_index(map->keys, i);
+        ok = g_strv_contains((const gchar *const *)names, k->scalar);
+        if (!ok)
+            *err = cfg_err(k, "unknown key '%s' in %s; expected one of: %s", k->scalar, what, known);
+    }
+    g_strfreev(names);
+    return ok;
+}
+
 static bool need_scalar(const CfgNode *n, const char *expected, char **err)
 {
     if (n->type == CFG_SCALAR && !cfg_is_null(n))
@@ -283,9 +299,37 @@ CfgNode *cfg_need(CfgNode *map, const char *key, const char *what, char **err)
     return v;
 }
 
-/* Replaces or inserts child `part` of node n by val (ownership moves). */
+/* Removes child `part` of node n (a key, or a list index), if there is
+ * one; frees val, the null that asked for it. */
+static bool remove_child(CfgNode *n, const char *part, CfgNode *val, const char *assign, char **err)
+{
+    cfg_free(val);
+    if (n->type == CFG_MAP) {
+        for (guint i = 0; i < n->keys->len; i++)
+            if (strcmp(((CfgNode *)g_ptr_array_index(n->keys, i))->scalar, part) == 0) {
+                g_ptr_array_remove_index(n->keys, i);
+                g_ptr_array_remove_index(n->items, i);
+                break;
+            }
+        return true;
+    }
+    char *end;
+    long idx = strtol(part, &end, 10);
+    if (n->type == CFG_SEQ && *end == '\0' && end != part && idx >= 0 && (guint)idx < n->items->len) {
+        g_ptr_array_remove_index(n->items, (guint)idx);
+        return true;
+    }
+    *err = g_strdup_printf("--set: '%s' in %s names no entry of %s; expected a key path such as cluster.nodes",
+                           part, assign, type_name(n));
+    return false;
+}
+
+/* Replaces or inserts child `part` of node n by val (ownership moves); a
+ * null val removes it. */
 static bool set_child(CfgNode *n, const char *part, CfgNode *val, const char *assign, char **err)
 {
+    if (cfg_is_null(val))
+        return remove_child(n, part, val, assign, err);
     if (n->type == CFG_MAP) {
         for (guint i = 0; i < n->keys->len; i++) {
             CfgNode *k = g_ptr_array_index(n->keys, i);
@@ -336,7 +380,7 @@ bool cfg_set_path(CfgNode *root, const char *assign, char **err)
     char *name = g_strdup_printf("--set %s", path);
     CfgNode *val = cfg_parse_string(eq + 1, name, err);
     if (!val && strstr(*err, ": empty document;")) {
-        /* KEY= (or KEY=null): a null value, which reads as the key's default */
+        /* KEY=: a null value, which removes the key (as KEY=null does) */
         g_free(*err);
         *err = NULL;
         val = g_new0(CfgNode, 1);
@@ -367,6 +411,10 @@ bool cfg_set_path(CfgNode *root, const char *assign, char **err)
                 long idx = strtol(parts[i], &end, 10);
                 if (*end == '\0' && idx >= 0 && (guint)idx < n->items->len)
                     next = g_ptr_array_index(n->items, idx);
+            }
+            if (!next && n->type == CFG_MAP && cfg_is_null(val)) {
+                cfg_free(val);   /* removing under a key that is not there: nothing to do */
+                break;
             }
             if (!next && n->type == CFG_MAP) {
                 next = cfg_parse_string("{}", val->file, err);

@@ -4,6 +4,7 @@
 #include "io/datapath.h"
 
 #include <glib.h>
+#include <string.h>
 
 #ifndef ARSIM_DATADIR
 #error "ARSIM_DATADIR: the Makefile defines it, $(PREFIX)/share/arsim"
@@ -12,6 +13,28 @@
 const char *datapath_installed(void)
 {
     return ARSIM_DATADIR;
+}
+
+/* The checkout holding the running executable (see datapath.h), or NULL
+ * (g_free). */
+static char *exe_checkout(void)
+{
+    char *exe = g_file_read_link("/proc/self/exe", NULL);
+    if (!exe)
+        return NULL;
+    char *dir = g_path_get_dirname(exe), *found = NULL;
+    for (int up = 0; up < 2 && !found; up++) {
+        char *gpus = g_build_filename(dir, "models", "gpus.yaml", NULL);
+        if (g_file_test(gpus, G_FILE_TEST_IS_REGULAR))
+            found = g_strdup(dir);
+        char *parent = g_path_get_dirname(dir);
+        g_free(dir);
+        dir = parent;
+        g_free(gpus);
+    }
+    g_free(dir);
+    g_free(exe);
+    return found;
 }
 
 int datapath_dirs(const char *including_file, DataPathDir out[DATAPATH_MAX])
@@ -25,6 +48,9 @@ int datapath_dirs(const char *including_file, DataPathDir out[DATAPATH_MAX])
     if (env && *env)
         out[n++] = (DataPathDir){DATAPATH_ENV, g_strdup(env)};
     out[n++] = (DataPathDir){DATAPATH_CWD, g_strdup(".")};
+    char *exe = exe_checkout();
+    if (exe)
+        out[n++] = (DataPathDir){DATAPATH_EXE, exe};
     out[n++] = (DataPathDir){DATAPATH_INSTALLED, g_strdup(datapath_installed())};
     return n;
 }
@@ -51,4 +77,19 @@ char *datapath_find(const char *rel)
     }
     datapath_clear(dirs, n);
     return found;
+}
+
+char *datapath_looked(const char *including_file, const char *subdir)
+{
+    DataPathDir dirs[DATAPATH_MAX];
+    int n = datapath_dirs(including_file, dirs);
+    GString *g = g_string_new("looked in ");
+    for (int i = 0; i < n; i++) {
+        char *p = subdir && strcmp(subdir, ".") != 0 ? g_build_filename(dirs[i].dir, subdir, NULL)
+                                                     : g_strdup(dirs[i].dir);
+        g_string_append_printf(g, "%s%s", i ? ", " : "", p);
+        g_free(p);
+    }
+    datapath_clear(dirs, n);
+    return g_string_free(g, FALSE);
 }

@@ -6,8 +6,20 @@
 #include <string.h>
 #include <unistd.h>
 
+/* PATH "-": fn writes straight to standard output. */
+static bool write_stdout(void (*fn)(FILE *f, void *ctx), void *ctx, char **err)
+{
+    fn(stdout, ctx);
+    if (fflush(stdout) == 0 && !ferror(stdout))
+        return true;
+    *err = g_strdup_printf("standard output: write failed (%s); expected a writable standard output", strerror(errno));
+    return false;
+}
+
 bool fileio_write_with(const char *path, void (*fn)(FILE *f, void *ctx), void *ctx, char **err)
 {
+    if (fileio_is_stdout(path))
+        return write_stdout(fn, ctx, err);
     char *tmp = g_strdup_printf("%s.tmp.%d", path, (int)getpid());
     FILE *f = fopen(tmp, "w");
     if (!f) {
@@ -37,4 +49,9 @@ static void put_text(FILE *f, void *ctx)
 bool fileio_write_text(const char *path, const char *text, char **err)
 {
     return fileio_write_with(path, put_text, (void *)text, err);
+}
+
+bool fileio_is_stdout(const char *path)
+{
+    return path && strcmp(path, "-") == 0;
 }

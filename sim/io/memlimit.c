@@ -31,8 +31,7 @@ uint64_t memlimit_resolve(uint64_t given)
     return memlimit_available(&avail) ? avail : UINT64_MAX;
 }
 
-/* An estimate for people: MiB below 10 GiB, else GiB, one decimal. */
-static void fmt_size(char *buf, size_t n, uint64_t b)
+void memlimit_fmt(char *buf, size_t n, uint64_t b)
 {
     double mib = (double)b / 1048576.0;
     if (mib < 10240)
@@ -46,8 +45,8 @@ char *memlimit_refusal(const char *what, uint64_t need, uint64_t limit, const ch
     if (need <= limit)
         return NULL;
     char n[32], l[32];
-    fmt_size(n, sizeof n, need);
-    fmt_size(l, sizeof l, limit);
+    memlimit_fmt(n, sizeof n, need);
+    memlimit_fmt(l, sizeof l, limit);
     return g_strdup_printf("--max-memory: %s needs about %s of memory (estimate), above the limit of %s "
                            "(--max-memory; default: the available memory); expected %s, or a larger --max-memory",
                            what, n, l, change);

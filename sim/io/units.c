@@ -63,7 +63,7 @@ static bool lookup(const Unit *units, const char *suffix, double *factor)
 bool units_parse_bytes(const char *s, uint64_t *out, const char **why)
 {
     static const Unit units[] = {
-        {"", 1}, {"B", 1}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12},
+        {"", 1}, {"B", 1}, {"KB", 1e3}, {"kB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12},
         {"KiB", 1024.0}, {"MiB", 1048576.0}, {"GiB", 1073741824.0}, {"TiB", 1099511627776.0},
         {NULL, 0}};
     double v, f;
@@ -87,11 +87,13 @@ bool units_parse_bytes(const char *s, uint64_t *out, const char **why)
 
 bool units_parse_rate(const char *s, double *out, const char **why)
 {
+    /* bits: bps, bit/s, b/s (a lower-case b); bytes: B/s (upper-case B) */
     static const Unit units[] = {
-        {"bps", 1.0 / 8}, {"Kbps", 1e3 / 8}, {"Mbps", 1e6 / 8}, {"Gbps", 1e9 / 8}, {"Tbps", 1e12 / 8},
-        {"bit/s", 1.0 / 8}, {"Kbit/s", 1e3 / 8}, {"Mbit/s", 1e6 / 8}, {"Gbit/s", 1e9 / 8},
-        {"Tbit/s", 1e12 / 8}, {"B/s", 1}, {"KB/s", 1e3}, {"MB/s", 1e6}, {"GB/s", 1e9},
-        {"TB/s", 1e12}, {NULL, 0}};
+        {"bps", 1.0 / 8}, {"Kbps", 1e3 / 8}, {"kbps", 1e3 / 8}, {"Mbps", 1e6 / 8}, {"Gbps", 1e9 / 8},
+        {"Tbps", 1e12 / 8}, {"bit/s", 1.0 / 8}, {"Kbit/s", 1e3 / 8}, {"kbit/s", 1e3 / 8}, {"Mbit/s", 1e6 / 8},
+        {"Gbit/s", 1e9 / 8}, {"Tbit/s", 1e12 / 8}, {"b/s", 1.0 / 8}, {"Kb/s", 1e3 / 8}, {"kb/s", 1e3 / 8},
+        {"Mb/s", 1e6 / 8}, {"Gb/s", 1e9 / 8}, {"Tb/s", 1e12 / 8}, {"B/s", 1}, {"KB/s", 1e3}, {"kB/s", 1e3},
+        {"MB/s", 1e6}, {"GB/s", 1e9}, {"TB/s", 1e12}, {NULL, 0}};
     const char *p = s;
     while (p && isspace((unsigned char)*p))
         p++;
@@ -102,7 +104,8 @@ bool units_parse_rate(const char *s, double *out, const char **why)
     double v, f;
     const char *suf;
     if (!split_number(s, &v, &suf) || !lookup(units, suf, &f)) {
-        *why = "not a rate; expected a positive rate with a unit such as 10Gbps, 100Mbit/s, 12.5GB/s or inf";
+        *why = "not a rate; expected a positive rate with a unit such as 400Gb/s, 10Gbps, 100Mbit/s, 450GB/s "
+               "(bytes) or inf";
         return false;
     }
     if (v <= 0) {
@@ -183,13 +186,13 @@ void units_fmt_rate(char *buf, size_t n, double Bps)
     }
     double bits = Bps * 8;
     if (bits >= 1e12)
-        snprintf(buf, n, "%g Tbps", bits / 1e12);
+        snprintf(buf, n, "%g Tb/s", bits / 1e12);
     else if (bits >= 1e9)
-        snprintf(buf, n, "%g Gbps", bits / 1e9);
+        snprintf(buf, n, "%g Gb/s", bits / 1e9);
     else if (bits >= 1e6)
-        snprintf(buf, n, "%g Mbps", bits / 1e6);
+        snprintf(buf, n, "%g Mb/s", bits / 1e6);
     else
-        snprintf(buf, n, "%g bps", bits);
+        snprintf(buf, n, "%g b/s", bits);
 }
 
 void units_fmt_time(char *buf, size_t n, double s)

@@ -1,5 +1,6 @@
 /* topocfg — YAML topology descriptions to TopoSpec; see topocfg.h. */
 #include "net/topocfg.h"
+#include "io/datapath.h"
 #include "io/units.h"
 
 #include <math.h>
@@ -77,6 +78,22 @@ bool topocfg_intra(CfgNode *n, TopoSpec *spec, char **err)
     if (!spec->intra_protocol_set)
         spec->intra_protocol = spec->protocol;
     return read_class(n, &spec->intra, &spec->intra_protocol, &spec->intra_protocol_set, "intra", err);
+}
+
+void topocfg_nodes(TopoSpec *spec, int g, TopoLinkClass intra)
+{
+    TopoSpec *net = g_new(TopoSpec, 1);
+    *net = *spec;
+    topo_spec_init(spec);
+    spec->kind = TOPO_HIERARCHICAL;
+    spec->hosts = net->hosts * g;
+    spec->gpus_per_node = g;
+    spec->link = net->link;
+    spec->packet_bytes = net->packet_bytes;
+    spec->intra = intra;
+    spec->protocol = net->protocol;
+    spec->intra_protocol = net->protocol;
+    spec->inter = net;
 }
 
 /* The optional `protocol` of a network. */
@@ -266,7 +283,10 @@ bool topocfg_load(const char *name, TopoSpec *spec, char **err)
 {
     char *path = cfg_resolve(name, "topologies", NULL);
     if (!path) {
-        *err = g_strdup_printf("%s:1:1: no such topology file; expected a file or a name in topologies/", name);
+        char *looked = datapath_looked(NULL, strchr(name, '/') ? "." : "topologies");
+        *err = g_strdup_printf("%s:1:1: no such topology file; expected a file or a name in topologies/ (%s)", name,
+                               looked);
+        g_free(looked);
         return false;
     }
     CfgNode *root = cfg_load_file(path, err);

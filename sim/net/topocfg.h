@@ -24,6 +24,12 @@ bool topocfg_link(CfgNode *n, TopoLinkClass *cls, const char *what, char **err);
  * spec->intra_protocol (starting from spec->protocol). */
 bool topocfg_intra(CfgNode *n, TopoSpec *spec, char **err);
 
+/* Makes spec, a flat network whose hosts are nodes, the network of a
+ * hierarchical cluster: nodes of g GPUs (g > 1) on intra links, joined by
+ * spec (which becomes its inter network, link and protocol as they were);
+ * spec->hosts becomes the GPUs, hosts x g. */
+void topocfg_nodes(TopoSpec *spec, int g, TopoLinkClass intra);
+
 /* Loads a topology file (a kind name resolves to topologies/<name>.yaml)
  * and checks that it builds (topo_new) as written. */
 bool topocfg_load(const char *name_or_path, TopoSpec *spec, char **err);

@@ -1,8 +1,20 @@
-/* report — the JSON printer every report uses; see report.h. */
+/* report — the JSON printer and the CSV number form every report uses;
+ * see report.h. */
 #include "report/report.h"
 
 #include <cJSON.h>
 #include <glib.h>
+#include <stdlib.h>
+
+char *report_num(char buf[REPORT_NUM_MAX], double v)
+{
+    for (int digits = 15; digits <= 17; digits++) {
+        snprintf(buf, REPORT_NUM_MAX, "%.*g", digits, v);
+        if (digits == 17 || strtod(buf, NULL) == v)
+            break;
+    }
+    return buf;
+}
 
 void report_print_json(FILE *out, const cJSON *root)
 {

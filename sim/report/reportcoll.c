@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <glib/gstdio.h>
 #include <stdio.h>
+#include <string.h>
 
 #include <cJSON.h>
 
@@ -53,26 +54,66 @@ static void links_table(FILE *out, const Topo *t, const ReportCollRow *r)
     g_array_free(ids, TRUE);
 }
 
+/* The columns of the table: header, least width (a column widens to its
+ * widest cell, so no value runs into the next), left-aligned or not. */
+static const struct {
+    const char *head;
+    int width;
+    bool left;
+} coll_cols[] = {
+    {"size(B)", 14, false}, {"algorithm", 12, true}, {"ranks", 6, false}, {"time(us)", 12, false},
+    {"algbw(GB/s)", 12, false}, {"busbw(GB/s)", 12, false}, {"events", 10, false}, {"min(us)", 12, false},
+    {"max(us)", 12, false},
+};
+#define COLL_NCOLS ((int)G_N_ELEMENTS(coll_cols))
+
+/* Row r's cells (g_free each). */
+static void coll_cells(const ReportCollRow *r, char *cell[COLL_NCOLS])
+{
+    cell[0] = g_strdup_printf("%" G_GUINT64_FORMAT, (guint64)r->bytes);
+    cell[1] = g_strdup(coll_algo_name(r->algo));
+    cell[2] = g_strdup_printf("%d", r->ranks);
+    cell[3] = g_strdup_printf("%.3f", r->time_s * 1e6);
+    cell[4] = g_strdup_printf("%.4f", r->algbw_Bps / 1e9);
+    cell[5] = g_strdup_printf("%.4f", r->busbw_Bps / 1e9);
+    cell[6] = g_strdup_printf("%" G_GUINT64_FORMAT, (guint64)r->events);
+    cell[7] = g_strdup_printf("%.3f", r->time_min_s * 1e6);
+    cell[8] = g_strdup_printf("%.3f", r->time_max_s * 1e6);
+}
+
+/* One line of the first ncols cells, each in its column's width. */
+static void coll_line(FILE *out, char *const *cell, const int *width, int ncols)
+{
+    for (int c = 0; c < ncols; c++)
+        fprintf(out, coll_cols[c].left ? "%s%-*s" : "%s%*s", c ? " " : "", width[c], cell[c]);
+    fputc('\n', out);
+}
+
 void report_coll_table(FILE *out, const Topo *t, const ReportCollRow *rows, size_t n)
 {
     bool skewed = n > 0 && rows[0].trials > 0;
+    int ncols = skewed ? COLL_NCOLS : COLL_NCOLS - 2, width[COLL_NCOLS];
     if (skewed)
         fprintf(out, "ranks issue up to %.3f us apart (uniform draws); time: the median of %d trials, from the first "
                 "rank's issue to the last rank's end\n", rows[0].skew_s * 1e6, rows[0].trials);
-    fprintf(out, "%14s %-12s %6s %12s %12s %12s %10s", "size(B)", "algorithm", "ranks", "time(us)",
-            "algbw(GB/s)", "busbw(GB/s)", "events");
-    fprintf(out, skewed ? " %12s %12s\n" : "\n", "min(us)", "max(us)");
-    for (size_t i = 0; i < n; i++) {
-        const ReportCollRow *r = &rows[i];
-        fprintf(out, "%14" G_GUINT64_FORMAT " %-12s %6d %12.3f %12.4f %12.4f %10" G_GUINT64_FORMAT,
-                (guint64)r->bytes, coll_algo_name(r->algo), r->ranks, r->time_s * 1e6, r->algbw_Bps / 1e9,
-                r->busbw_Bps / 1e9, (guint64)r->events);
-        if (skewed)
-            fprintf(out, " %12.3f %12.3f", r->time_min_s * 1e6, r->time_max_s * 1e6);
-        fputc('\n', out);
-        if (r->links)
-            links_table(out, t, r);
+    char **cells = g_new(char *, (n + 1) * COLL_NCOLS);
+    for (int c = 0; c < COLL_NCOLS; c++) {
+        cells[c] = g_strdup(coll_cols[c].head);
+        width[c] = coll_cols[c].width;
     }
+    for (size_t i = 0; i < n; i++)
+        coll_cells(&rows[i], cells + (i + 1) * COLL_NCOLS);
+    for (size_t k = 0; k < (n + 1) * COLL_NCOLS; k++)
+        width[k % COLL_NCOLS] = MAX(width[k % COLL_NCOLS], (int)strlen(cells[k]));
+    coll_line(out, cells, width, ncols);
+    for (size_t i = 0; i < n; i++) {
+        coll_line(out, cells + (i + 1) * COLL_NCOLS, width, ncols);
+        if (rows[i].links)
+            links_table(out, t, &rows[i]);
+    }
+    for (size_t k = 0; k < (n + 1) * COLL_NCOLS; k++)
+        g_free(cells[k]);
+    g_free(cells);
 }
 
 

@@ -12,29 +12,34 @@ static void print_json(FILE *out, cJSON *root)
     cJSON_Delete(root);
 }
 
+static cJSON *models_json(const GArray *rows)
+{
+    cJSON *arr = cJSON_CreateArray();
+    for (guint i = 0; i < rows->len; i++) {
+        const ReportListModel *r = &g_array_index(rows, ReportListModel, i);
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "name", r->name);
+        cJSON_AddStringToObject(o, "description", r->description);
+        cJSON_AddNumberToObject(o, "params", (double)r->params);
+        cJSON_AddNumberToObject(o, "layers", r->layers);
+        cJSON_AddNumberToObject(o, "tensors", (double)r->tensors);
+        cJSON_AddNumberToObject(o, "flops_per_sample", r->flops);
+        cJSON_AddNumberToObject(o, "gflops_per_sample", r->flops / 1e9);
+        cJSON_AddBoolToObject(o, "measured", r->measured);
+        if (r->measured) {
+            cJSON_AddNumberToObject(o, "measured_batch", r->ref_batch);
+            if (r->ref_gpu)
+                cJSON_AddStringToObject(o, "measured_gpu", r->ref_gpu);
+        }
+        cJSON_AddItemToArray(arr, o);
+    }
+    return arr;
+}
+
 void reportlist_models(FILE *out, const GArray *rows, bool json)
 {
     if (json) {
-        cJSON *arr = cJSON_CreateArray();
-        for (guint i = 0; i < rows->len; i++) {
-            const ReportListModel *r = &g_array_index(rows, ReportListModel, i);
-            cJSON *o = cJSON_CreateObject();
-            cJSON_AddStringToObject(o, "name", r->name);
-            cJSON_AddStringToObject(o, "description", r->description);
-            cJSON_AddNumberToObject(o, "params", (double)r->params);
-            cJSON_AddNumberToObject(o, "layers", r->layers);
-            cJSON_AddNumberToObject(o, "tensors", (double)r->tensors);
-            cJSON_AddNumberToObject(o, "flops_per_sample", r->flops);
-            cJSON_AddNumberToObject(o, "gflops_per_sample", r->flops / 1e9);
-            cJSON_AddBoolToObject(o, "measured", r->measured);
-            if (r->measured) {
-                cJSON_AddNumberToObject(o, "measured_batch", r->ref_batch);
-                if (r->ref_gpu)
-                    cJSON_AddStringToObject(o, "measured_gpu", r->ref_gpu);
-            }
-            cJSON_AddItemToArray(arr, o);
-        }
-        print_json(out, arr);
+        print_json(out, models_json(rows));
         return;
     }
     fprintf(out, "%-24s %12s %7s %8s %12s  %s\n", "model", "params", "layers", "tensors", "GFLOP/sample",
@@ -50,26 +55,31 @@ void reportlist_models(FILE *out, const GArray *rows, bool json)
     }
 }
 
+static cJSON *gpus_json(const GArray *rows)
+{
+    cJSON *arr = cJSON_CreateArray();
+    for (guint i = 0; i < rows->len; i++) {
+        const Gpu *g = &g_array_index(rows, Gpu, i);
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "key", g->key);
+        cJSON_AddStringToObject(o, "name", g->name);
+        cJSON_AddNumberToObject(o, "fp32_flops_per_s", g->fp32_flops);
+        cJSON_AddNumberToObject(o, "tf32_flops_per_s", g->tf32_flops);
+        cJSON_AddNumberToObject(o, "fp16_flops_per_s", g->fp16_flops);
+        cJSON_AddNumberToObject(o, "mem_Bps", g->mem_Bps);
+        cJSON_AddNumberToObject(o, "launch_s", g->launch_s);
+        cJSON_AddNumberToObject(o, "winograd", g->winograd);
+        cJSON_AddNumberToObject(o, "interference", g->interference);
+        cJSON_AddNumberToObject(o, "comm_slowdown", g->comm_slowdown);
+        cJSON_AddItemToArray(arr, o);
+    }
+    return arr;
+}
+
 void reportlist_gpus(FILE *out, const GArray *rows, bool json)
 {
     if (json) {
-        cJSON *arr = cJSON_CreateArray();
-        for (guint i = 0; i < rows->len; i++) {
-            const Gpu *g = &g_array_index(rows, Gpu, i);
-            cJSON *o = cJSON_CreateObject();
-            cJSON_AddStringToObject(o, "key", g->key);
-            cJSON_AddStringToObject(o, "name", g->name);
-            cJSON_AddNumberToObject(o, "fp32_flops_per_s", g->fp32_flops);
-            cJSON_AddNumberToObject(o, "tf32_flops_per_s", g->tf32_flops);
-            cJSON_AddNumberToObject(o, "fp16_flops_per_s", g->fp16_flops);
-            cJSON_AddNumberToObject(o, "mem_Bps", g->mem_Bps);
-            cJSON_AddNumberToObject(o, "launch_s", g->launch_s);
-            cJSON_AddNumberToObject(o, "winograd", g->winograd);
-            cJSON_AddNumberToObject(o, "interference", g->interference);
-            cJSON_AddNumberToObject(o, "comm_slowdown", g->comm_slowdown);
-            cJSON_AddItemToArray(arr, o);
-        }
-        print_json(out, arr);
+        print_json(out, gpus_json(rows));
         return;
     }
     fprintf(out, "%-12s %-28s %10s %10s %10s %10s %10s %9s\n", "gpu", "name", "fp32 TF/s", "tf32 TF/s", "fp16 TF/s",
@@ -81,26 +91,31 @@ void reportlist_gpus(FILE *out, const GArray *rows, bool json)
     }
 }
 
+static cJSON *topos_json(const GArray *rows)
+{
+    cJSON *arr = cJSON_CreateArray();
+    for (guint i = 0; i < rows->len; i++) {
+        const ReportListTopo *r = &g_array_index(rows, ReportListTopo, i);
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "name", r->name);
+        cJSON_AddStringToObject(o, "kind", r->kind);
+        cJSON_AddBoolToObject(o, "builtin", r->file == NULL);
+        cJSON_AddStringToObject(o, "description", r->description);
+        if (r->file) {
+            cJSON_AddStringToObject(o, "file", r->file);
+            cJSON_AddNumberToObject(o, "hosts", r->hosts);
+            cJSON_AddNumberToObject(o, "bandwidth_Bps", r->bw_Bps);
+            cJSON_AddNumberToObject(o, "latency_s", r->latency_s);
+        }
+        cJSON_AddItemToArray(arr, o);
+    }
+    return arr;
+}
+
 void reportlist_topos(FILE *out, const GArray *rows, bool json)
 {
     if (json) {
-        cJSON *arr = cJSON_CreateArray();
-        for (guint i = 0; i < rows->len; i++) {
-            const ReportListTopo *r = &g_array_index(rows, ReportListTopo, i);
-            cJSON *o = cJSON_CreateObject();
-            cJSON_AddStringToObject(o, "name", r->name);
-            cJSON_AddStringToObject(o, "kind", r->kind);
-            cJSON_AddBoolToObject(o, "builtin", r->file == NULL);
-            cJSON_AddStringToObject(o, "description", r->description);
-            if (r->file) {
-                cJSON_AddStringToObject(o, "file", r->file);
-                cJSON_AddNumberToObject(o, "hosts", r->hosts);
-                cJSON_AddNumberToObject(o, "bandwidth_Bps", r->bw_Bps);
-                cJSON_AddNumberToObject(o, "latency_s", r->latency_s);
-            }
-            cJSON_AddItemToArray(arr, o);
-        }
-        print_json(out, arr);
+        print_json(out, topos_json(rows));
         return;
     }
     fprintf(out, "%-16s %-13s %6s %10s %9s  %s\n", "topology", "kind", "hosts", "link Gb/s", "lat us",
@@ -115,20 +130,36 @@ void reportlist_topos(FILE *out, const GArray *rows, bool json)
     }
 }
 
+static cJSON *entries_json(const ReportListEntry *rows, size_t n)
+{
+    cJSON *arr = cJSON_CreateArray();
+    for (size_t i = 0; i < n; i++) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "name", rows[i].name);
+        cJSON_AddStringToObject(o, "kind", rows[i].kind);
+        cJSON_AddStringToObject(o, "description", rows[i].description);
+        cJSON_AddItemToArray(arr, o);
+    }
+    return arr;
+}
+
 void reportlist_entries(FILE *out, const ReportListEntry *rows, size_t n, bool json)
 {
     if (json) {
-        cJSON *arr = cJSON_CreateArray();
-        for (size_t i = 0; i < n; i++) {
-            cJSON *o = cJSON_CreateObject();
-            cJSON_AddStringToObject(o, "name", rows[i].name);
-            cJSON_AddStringToObject(o, "kind", rows[i].kind);
-            cJSON_AddStringToObject(o, "description", rows[i].description);
-            cJSON_AddItemToArray(arr, o);
-        }
-        print_json(out, arr);
+        print_json(out, entries_json(rows, n));
         return;
     }
     for (size_t i = 0; i < n; i++)
         fprintf(out, "%-13s %-14s %s\n", rows[i].name, rows[i].kind, rows[i].description);
+}
+
+void reportlist_all_json(FILE *out, const ReportListAll *all)
+{
+    cJSON *root = cJSON_CreateObject();
+    cJSON_AddItemToObject(root, "models", models_json(all->models));
+    cJSON_AddItemToObject(root, "gpus", gpus_json(all->gpus));
+    cJSON_AddItemToObject(root, "topologies", topos_json(all->topos));
+    cJSON_AddItemToObject(root, "algorithms", entries_json(all->algorithms, all->nalgorithms));
+    cJSON_AddItemToObject(root, "policies", entries_json(all->policies, all->npolicies));
+    print_json(out, root);
 }

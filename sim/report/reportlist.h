@@ -53,4 +53,19 @@ void reportlist_topos(FILE *out, const GArray *rows, bool json);
 /* Algorithms or policies. JSON keys: name, kind, description. */
 void reportlist_entries(FILE *out, const ReportListEntry *rows, size_t n, bool json);
 
+/* Every category at once (borrowed rows). */
+typedef struct {
+    const GArray *models;                /* ReportListModel */
+    const GArray *gpus;                  /* Gpu */
+    const GArray *topos;                 /* ReportListTopo */
+    const ReportListEntry *algorithms;   /* nalgorithms of them */
+    size_t nalgorithms;
+    const ReportListEntry *policies;     /* npolicies of them */
+    size_t npolicies;
+} ReportListAll;
+
+/* One JSON object whose keys models, gpus, topologies, algorithms and
+ * policies hold the arrays the functions above write. */
+void reportlist_all_json(FILE *out, const ReportListAll *all);
+
 #endif

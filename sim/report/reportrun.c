@@ -169,12 +169,16 @@ void report_run_csv(FILE *out, const Scenario *s, const GArray *results)
     for (guint i = 0; i < results->len; i++) {
         const TrainResult *r = &g_array_index(results, TrainResult, i);
         const Policy *p = policy_of(s, r);
-        fprintf(out, "%s,%s,%s,%s,%d,%d,%d,%.17g,%d,%s,%s,%s,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g", s->name,
-                s->model->name, s->gpu.key, net_kind(s), s->nodes, s->gpus_per_node, s->world, net_link(s)->bw_Bps,
-                r->batch, p->name, policy_overlap_name(p->overlap), policy_algo_label(p), r->iteration_s, r->compute_s,
-                r->comm_s, r->exposed_comm_s, r->samples_per_s, r->speedup);
-        if (s->whatif)
-            fprintf(out, ",%.17g,%.17g,%.17g", r->iteration_p50_s, r->iteration_p99_s, r->iteration_max_s);
+        char bw[REPORT_NUM_MAX];
+        fprintf(out, "%s,%s,%s,%s,%d,%d,%d,%s,%d,%s,%s,%s", s->name, s->model->name, s->gpu.key, net_kind(s),
+                s->nodes, s->gpus_per_node, s->world, report_num(bw, net_link(s)->bw_Bps), r->batch, p->name,
+                policy_overlap_name(p->overlap), policy_algo_label(p));
+        double v[] = {r->iteration_s, r->compute_s, r->comm_s, r->exposed_comm_s, r->samples_per_s, r->speedup,
+                      r->iteration_p50_s, r->iteration_p99_s, r->iteration_max_s};
+        for (size_t k = 0; k < (s->whatif ? G_N_ELEMENTS(v) : G_N_ELEMENTS(v) - 3); k++) {
+            char num[REPORT_NUM_MAX];
+            fprintf(out, ",%s", report_num(num, v[k]));
+        }
         fprintf(out, "\n");
     }
 }

@@ -1,5 +1,6 @@
 /* reportsweep — results.jsonl lines and results.csv; see reportsweep.h. */
 #include "report/reportsweep.h"
+#include "report/report.h"
 
 #include <cJSON.h>
 
@@ -129,9 +130,12 @@ static void csv_value(GString *out, const cJSON *v)
     if (!v)
         return;
     char *text;
-    if (cJSON_IsString(v))
+    if (cJSON_IsString(v)) {
         text = g_strdup(v->valuestring);
-    else {
+    } else if (cJSON_IsNumber(v)) {
+        char num[REPORT_NUM_MAX];
+        text = g_strdup(report_num(num, v->valuedouble));
+    } else {
         char *p = cJSON_PrintUnformatted(v);
         text = g_strdup(p);
         cJSON_free(p);

@@ -1,5 +1,6 @@
 /* gpu — GPU specs and per-layer compute times; see gpu.h. */
 #include "train/gpu.h"
+#include "io/datapath.h"
 
 #include <string.h>
 
@@ -36,7 +37,10 @@ static CfgNode *load_gpus(const char *file, char **path_out, char **err)
 {
     char *path = file ? cfg_resolve(file, "models", NULL) : cfg_resolve("gpus", "models", NULL);
     if (!path) {
-        *err = g_strdup_printf("%s:1:1: no GPU file; expected models/gpus.yaml", file ? file : "models/gpus.yaml");
+        char *looked = datapath_looked(NULL, file && strchr(file, '/') ? "." : "models");
+        *err = g_strdup_printf("%s:1:1: no GPU file; expected models/gpus.yaml (%s)", file ? file : "models/gpus.yaml",
+                               looked);
+        g_free(looked);
         return NULL;
     }
     CfgNode *root = cfg_load_file(path, err);
@@ -94,15 +98,19 @@ static bool read_efficiency(CfgNode *n, const char *what, const double *from, do
 
 bool gpu_load(const char *key, const char *file, Gpu *g, char **err)
 {
-    CfgNode *root = load_gpus(file, NULL, err);
-    if (!root)
+    char *path = NULL;
+    CfgNode *root = load_gpus(file, &path, err);
+    if (!root) {
+        g_free(path);
         return false;
+    }
     CfgNode *gpus = cfg_get(root, "gpus");
     CfgNode *e = cfg_get(gpus, key);
     bool ok = true;
     memset(g, 0, sizeof *g);
     if (!e) {
-        *err = g_strdup_printf("unknown GPU '%s'; expected an entry of models/gpus.yaml (arsim list gpus)", key);
+        *err = g_strdup_printf("unknown GPU '%s'; expected an entry of models/gpus.yaml (arsim list gpus; read %s)",
+                               key, path);
         ok = false;
     }
     const char *name = key;
@@ -136,6 +144,7 @@ bool gpu_load(const char *key, const char *file, Gpu *g, char **err)
         g->launch_s = launch_us * 1e-6;
     }
     cfg_free(root);
+    g_free(path);
     return ok;
 }
 

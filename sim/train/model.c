@@ -1,5 +1,6 @@
 /* model — loading DNN model files; see model.h. */
 #include "train/model.h"
+#include "io/datapath.h"
 #include "io/units.h"
 
 #include <string.h>
@@ -183,7 +184,10 @@ Model *model_load(const char *name, const char *including_file, char **err)
 {
     char *path = cfg_resolve(name, "models", including_file);
     if (!path) {
-        *err = g_strdup_printf("unknown model '%s'; expected a name in models/ (arsim list models) or a file", name);
+        char *looked = datapath_looked(including_file, strchr(name, '/') ? "." : "models");
+        *err = g_strdup_printf("unknown model '%s'; expected a name in models/ (arsim list models) or a file (%s)",
+                               name, looked);
+        g_free(looked);
         return NULL;
     }
     CfgNode *root = cfg_load_file(path, err);

@@ -2,6 +2,7 @@
 #include "train/scenario.h"
 #include "engine/engine.h"
 #include "io/calfile.h"
+#include "io/datapath.h"
 #include "io/units.h"
 #include "net/netfault.h"
 #include "train/trainbg.h"
@@ -259,8 +260,10 @@ static bool read_network(CfgNode *c, const char *topo, const Scenario *s, TopoSp
     if (!topo_kind_parse(topo, &net->kind)) {
         char *path = cfg_resolve(topo, "topologies", s->file);
         if (!path) {
+            char *looked = datapath_looked(s->file, strchr(topo, '/') ? "." : "topologies");
             *err = cfg_err(cfg_peek(c, "topology"), "unknown topology '%s'; expected star, ring, torus2d, fat-tree, "
-                           "hierarchical, graph or a file in topologies/", topo);
+                           "hierarchical, graph or a file in topologies/ (%s)", topo, looked);
+            g_free(looked);
             return false;
         }
         bool ok = topocfg_load(path, net, err);
@@ -552,6 +555,14 @@ Scenario *scenario_from_cfg(CfgNode *root, char **err)
         *err = cfg_err(cfg_peek(root, "sweep"), "this file defines a sweep; expected `arsim sweep` for it");
         goto fail;
     }
+    /* misspelt keys first, before the rules about the values they would set */
+    if (!cfg_known_keys(root, "the scenario", SCENARIO_KEYS, err) ||
+        !cfg_known_keys(cfg_peek(root, "cluster"), "cluster", CLUSTER_KEYS ", " CLUSTER_NET_KEYS, err))
+        goto fail;
+    CfgNode *pols = cfg_peek(root, "policies");
+    for (guint i = 0; pols && pols->type == CFG_SEQ && i < pols->items->len; i++)
+        if (!cfg_known_keys(g_ptr_array_index(pols->items, i), "a policy", POLICY_KEYS, err))
+            goto fail;
     const char *name = NULL, *desc = NULL, *model = NULL, *gpu = "v100", *gfile = NULL, *prec = "fp32";
     if (!cfg_opt_string(root, "name", &name, err) || !cfg_opt_string(root, "description", &desc, err) ||
         !cfg_opt_string(root, "gpu", &gpu, err) || !cfg_opt_string(root, "gpus_file", &gfile, err) ||

@@ -474,6 +474,9 @@ GArray *train_run_all(const Scenario *s, const TrainOpts *o, char **err)
         guint first = res->len;
         for (guint p = 0; p < s->policies->len; p++) {
             TrainResult r;
+            if (o->progress)
+                o->progress(o->progress_ctx, (int)res->len, (int)(s->batches->len * s->policies->len), batch,
+                            ((const Policy *)g_ptr_array_index(s->policies, p))->name);
             if (!train_run(s, batch, (int)p, o, &r, err)) {
                 train_results_free(res);
                 return NULL;

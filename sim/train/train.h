@@ -63,6 +63,10 @@ typedef struct {
     bool trace_ranks;        /* per-rank runs: spans of every rank's compute stream (else the first and
                               * the last rank's) */
     bool per_rank;           /* run the per-rank engine (trainrank.h) even when nothing varies */
+    /* train_run_all calls it (when set) before each (batch, policy) run,
+     * done of total runs finished; the results do not depend on it */
+    void (*progress)(void *ctx, int done, int total, int batch, const char *policy);
+    void *progress_ctx;
 } TrainOpts;
 
 /* The row of sync unit su whose gradients are elem_bytes an element, from

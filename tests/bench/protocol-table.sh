@@ -15,7 +15,7 @@ set -eu
 A=${1:-./arsim}
 export LC_ALL=C
 sizes="1KiB 16KiB 256KiB 4MiB 64MiB"
-t() { "$A" collective --ranks "$1" --algo "$2" --size "$3" "${@:4}" --json | sed -n 's/.*"time_s":[[:space:]]*\([-0-9.eE+]*\).*/\1/p'; }
+t() { "$A" collective --ranks "$1" --algo "$2" --size "$3" "${@:4}" --json - | sed -n 's/.*"time_s":[[:space:]]*\([-0-9.eE+]*\).*/\1/p'; }
 pct() { awk -v a="$1" -v b="$2" 'BEGIN { d = (a - b) / b * 100; printf (d < 0.05 && d > -0.05) ? "0" : "%+.1f %%", d }'; }
 echo "| P | algorithm | size | eager | rdv none | rdv rtt | rtt+ack | o 5us | seg 64KiB |"
 echo "|---|---|---|---|---|---|---|---|---|"

@@ -89,7 +89,7 @@ kernel_case() {   # LABEL RANKS MODE ALGO ARSIM-ARGS...: one row (a ring on 1024
   local best_wall="" best_cpu="" best_sim="" rss=0 out="$DIR/k.json" err="$DIR/k.err" i simw runs=1
   [ "$algo" = ring ] && [ "$p" = 1024 ] && runs=$REPEAT
   for ((i = 0; i < runs; i++)); do
-    measure "$out" "$err" -- "$ARSIM" collective "$@" --algo "$algo" --size 64MiB --json
+    measure "$out" "$err" -- "$ARSIM" collective "$@" --algo "$algo" --size 64MiB --json -
     if [ "$M_RC" != 0 ] || [ -z "$(jget "$out" time_s)" ]; then
       crash "kernel $label $mode $algo (exit $M_RC)" "$err"; return
     fi
@@ -249,7 +249,7 @@ if ! skipped scale; then
   echo "   ring: best of $REPEAT). Targets as the issue's table; BENCH_SCALE_TIMEOUT (default 180 s) kills a run past it."
   printf "  %-58s %9s %9s %8s %6s  %s\n" run wall_s cpu_s rss_MiB Mev/cpu targets
   STO=${BENCH_SCALE_TIMEOUT:-180}
-  co=(collective --size 64MiB --json)
+  co=(collective --size 64MiB --json -)
   scale_row "ring 64 MiB, 1,024 ranks, star, message mode" 0.25 32 "$STO" -- "${co[@]}" --algo ring --ranks 1024
   scale_row "ring 64 MiB, 4,096 ranks, star" 3 128 "$STO" -- "${co[@]}" --algo ring --ranks 4096
   scale_row "ring 64 MiB, 16,384 ranks, star" 60 512 "$STO" -- "${co[@]}" --algo ring --ranks 16384
@@ -340,7 +340,7 @@ if ! skipped smpi; then
       for pair in ring:lr butterfly:rdb rabenseifner:rab_rdb; do
         a=${pair%%:*}; s=${pair##*:}
         measure "$sd/a.json" "$sd/a.err" -- "$ARSIM" collective --ranks "$p" --bandwidth 10Gbps --latency 5us \
-          --algo "$a" --size 64MiB --json
+          --algo "$a" --size 64MiB --json -
         at=$(jget "$sd/a.json" time_s); aw=$M_WALL; asim=$(jget "$sd/a.json" wall_s)
         if [ "$M_RC" != 0 ] || [ -z "$at" ]; then crash "arsim $a on $p ranks (exit $M_RC)" "$sd/a.err"; continue; fi
         smpi_run "$sd/s.out" "$sd/s.err" "$HERE/smpi-star-256.xml" "$p" "$HF" "$IDX" "$s"
@@ -372,7 +372,7 @@ if ! skipped smpi; then
         for pair in butterfly:rdb rabenseifner:rab_rdb ring:lr; do
           a=${pair%%:*}; s=${pair##*:}
           measure "$sd/a.json" "$sd/a.err" -- "$ARSIM" collective --ranks "$p" --bandwidth 10Gbps --latency 5us \
-            --algo "$a" --size "$bytes" --json
+            --algo "$a" --size "$bytes" --json -
           at=$(jget "$sd/a.json" time_s)
           if [ "$M_RC" != 0 ] || [ -z "$at" ]; then crash "arsim $a on $p ranks (exit $M_RC)" "$sd/a.err"; continue; fi
           smpi_run "$sd/s.out" "$sd/s.err" "$HERE/smpi-star-256.xml" "$p" "$HF" "$IDX" "$s"

@@ -11,7 +11,7 @@
 #   - leave the output directory as it was: a pre-existing out.json
 #     untouched, no other file (result, temporary) created.
 # Cases:
-#   tests/bad/topo/*       arsim collective --topology FILE --algo ring --size 1KB --json
+#   tests/bad/topo/*       arsim collective --topology FILE --algo ring --size 1KB --json -
 #   tests/bad/scenario/*   arsim run FILE --json OUT --csv OUT --trace OUT, and arsim check FILE
 #   tests/bad/model/*      as scenario/*: scenarios naming the bad-*.yaml/.bin
 #                          model and GPU files beside them (those are not cases)
@@ -103,7 +103,7 @@ cases=0
 for f in "$BAD"/topo/*; do
     [ -f "$f" ] || continue
     read_case "$f"
-    check "${f#"$BAD"/}" "$EXP" "$A" collective --topology "$f" --algo ring --size 1KB --json "${ARGS[@]}"
+    check "${f#"$BAD"/}" "$EXP" "$A" collective --topology "$f" --algo ring --size 1KB --json - "${ARGS[@]}"
     cases=$((cases + 1))
 done
 

@@ -60,14 +60,14 @@ check resnet50-64gpu.world "$(awk -F, 'NR == 2 { exit !($5 == 8 && $6 == 8 && $7
 json_num() { awk -F'\t' -v k="\"$1\":" '$(NF-1) == k { gsub(/,/, "", $NF); print $NF; exit }' "$2"; }
 for kv in star-8-10g:8 fat-tree-k8:128 torus-8x8:64 ring-16:16 dgx-8x8:64 graph-example:8; do
   name=${kv%%:*} hosts=${kv##*:}
-  "$ARSIM" collective --topology "$name" --algo ring --size 1MB --json >"$tmp/c.json" 2>"$tmp/err"
+  "$ARSIM" collective --topology "$name" --algo ring --size 1MB --json - >"$tmp/c.json" 2>"$tmp/err"
   rc=$?
   check "topo.$name.run" "$([ $rc = 0 ] && [ "$(json_num ranks "$tmp/c.json")" = "$hosts" ] && echo 0)" \
     "rc=$rc ranks=$(json_num ranks "$tmp/c.json") $(cat "$tmp/err")"
   check "topo.$name.banner" "$(head -1 "topologies/$name.yaml" | grep -q "^# topologies/$name.yaml - " && echo 0)"
 done
 # fat-tree-k16 is big: ranks only, on a small message
-"$ARSIM" collective --topology fat-tree-k16 --algo butterfly --size 4KB --json >"$tmp/c.json" 2>"$tmp/err"
+"$ARSIM" collective --topology fat-tree-k16 --algo butterfly --size 4KB --json - >"$tmp/c.json" 2>"$tmp/err"
 check topo.fat-tree-k16.run "$([ "$(json_num ranks "$tmp/c.json")" = 1024 ] && echo 0)" "$(cat "$tmp/err")"
 
 # closed forms of ring on 1 MB (n = 1e6 bytes), gamma 0:
@@ -77,7 +77,7 @@ check topo.fat-tree-k16.run "$([ "$(json_num ranks "$tmp/c.json")" = 1024 ] && e
 #   alpha = 1 + 0.5 + 0.5 + 1 us = 3 us, bottleneck 25 Gbit/s: 14 alpha + 1.75 n / 3.125e9 = 602 us
 for kv in star-8-10g:0.0021 ring-16:0.00066 graph-example:0.000602; do
   name=${kv%%:*} want=${kv##*:}
-  "$ARSIM" collective --topology "$name" --algo ring --size 1MB --json >"$tmp/c.json"
+  "$ARSIM" collective --topology "$name" --algo ring --size 1MB --json - >"$tmp/c.json"
   got=$(json_num time_s "$tmp/c.json")
   check "topo.$name.closed-form" "$(close "$got" "$want" && echo 0)" "got $got want $want"
 done

@@ -119,7 +119,7 @@ t "arsim --bash-completion: commands, options, values, list names" completion
 
 # A default --help states is the default: giving it changes nothing.
 defaults_hold() {
-    local base=(collective --ranks 5 --algo hierarchical --gpus-per-node 1 --size 1KB,1MB --json) opt val n=0
+    local base=(collective --ranks 5 --algo hierarchical --gpus-per-node 1 --size 1KB,1MB --json -) opt val n=0
     "$A" "${base[@]}" | grep -v '"wall_s"' >"$T/base.json" || return 1
     # "--opt VALUE  ...; default: X" on the option's lines, joined
     awk 'function out() { if (o) print o, (match(line, /default: [^ ;]+$/) ? substr(line, RSTART + 9) : "") }

@@ -148,7 +148,7 @@ cp models/gpus.yaml "$out" "$tmp/home/models/"
 ARSIM_HOME=$tmp/home "$ARSIM" list models >"$tmp/list" 2>&1
 check list.measured "$(grep -qE '^vgg16-cifar10-measured +33638218 +21 +32 .*yes \(batch 32, v100\)' "$tmp/list" && echo 0)" \
   "$(cat "$tmp/list")"
-ARSIM_HOME=$tmp/home "$ARSIM" list models --json | grep -q '"measured":[[:space:]]*true'
+ARSIM_HOME=$tmp/home "$ARSIM" list models --json - | grep -q '"measured":[[:space:]]*true'
 check list.json-measured $?
 
 cat >"$tmp/scn.yaml" <<'EOF'

@@ -59,7 +59,7 @@ tour_check() {
 t "tour: check (names the installed file)" tour_check
 t "tour: collective on a star" same collective --ranks 16 --bandwidth 10Gbps --latency 5us --algo ring --size 1KB,1MB,64MB
 t "tour: collective --topology topologies/fat-tree-k8.yaml" \
-    same collective --topology topologies/fat-tree-k8.yaml --algo butterfly --size 256MB --json
+    same collective --topology topologies/fat-tree-k8.yaml --algo butterfly --size 256MB --json -
 t "tour: collective --links" same collective --ranks 8 --algo ring --size 64MB --links
 tour_sweep() {
     runs sweep configs/sweep-thesis.yaml --out results/thesis --jobs 2 || return 1

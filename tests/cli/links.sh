@@ -13,7 +13,7 @@ total=$(sed -n 's/^ *\([0-9]*\) links carried \([0-9]*\) bytes in all$/\1 \2/p' 
 [ "$total" = "8 12000000" ] && ok "ring bytes conserved" || fail "ring bytes conserved" "$total"
 
 # butterfly, p = 4: lg p = 2 whole-vector exchanges per rank -> 4 * 2 * 1e6 * 2 = 16,000,000.
-out=$("$A" collective --ranks 4 --bandwidth 10Gbps --latency 5us --algo butterfly --size 1MB --links --json)
+out=$("$A" collective --ranks 4 --bandwidth 10Gbps --latency 5us --algo butterfly --size 1MB --links --json -)
 sum=$(grep '"bytes"' <<<"$out" | tail -n +2 | sed 's/[^0-9]//g' | awk '{s+=$1} END {print s}')
 [ "$sum" = "16000000" ] && ok "butterfly bytes conserved (JSON)" || fail "butterfly bytes conserved (JSON)" "$sum"
 grep -q '"peak_messages":	1' <<<"$out" && ok "no queueing on a star" || fail "no queueing on a star"
@@ -21,6 +21,6 @@ grep -q '"peak_messages":	1' <<<"$out" && ok "no queueing on a star" || fail "no
 # A 4:1 oversubscribed fat-tree queues on its uplinks: some link holds 2+ messages at once.
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 printf 'kind: fat-tree\nk: 4\noversubscription: 4\nlink: {bandwidth: 10Gbps, latency: 1us}\n' >"$T/ft.yaml"
-out=$("$A" collective --topology "$T/ft.yaml" --algo butterfly --size 1MB --links --json)
+out=$("$A" collective --topology "$T/ft.yaml" --algo butterfly --size 1MB --links --json -)
 peak=$(grep '"peak_messages"' <<<"$out" | sed 's/[^0-9]//g' | sort -n | tail -1)
 [ "${peak:-0}" -ge 2 ] && ok "oversubscribed fat-tree queues (peak $peak)" || fail "oversubscribed fat-tree queues" "$peak"

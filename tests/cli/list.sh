@@ -44,7 +44,7 @@ check models.measured-params "$(awk 'NR > 1 { p[$1] = $2 } END { for (n in p) if
 check models.no-gpus-file "$(grep -q '^gpus ' "$tmp/table" || echo 0)"
 
 # --json: an array of objects with name, params, layers (cJSON's formatted output)
-"$ARSIM" list models --json >"$tmp/json" 2>"$tmp/err"
+"$ARSIM" list models --json - >"$tmp/json" 2>"$tmp/err"
 check models.json.exit $? "$(cat "$tmp/err")"
 awk -F'\t' '/"name":/ { gsub(/[",]/, "", $NF); n = $NF }
             /"params":/ { gsub(/,/, "", $NF); p[n] = $NF }
@@ -62,7 +62,7 @@ check gpus.exit $? "$(cat "$tmp/err")"
 check gpus.v100 "$(grep -qE '^v100 .* 15\.7 +0\.0 +125\.0 +900 ' "$tmp/gpus" && echo 0)" "$(cat "$tmp/gpus")"
 check gpus.a100-tf32 "$(grep -qE '^a100 .* 19\.5 +156\.0 +312\.0 +2039 ' "$tmp/gpus" && echo 0)" "$(cat "$tmp/gpus")"
 check gpus.all "$(for g in gtx1080ti v100 a100 h100; do grep -q "^$g " "$tmp/gpus" || exit 1; done && echo 0)"
-"$ARSIM" list gpus --json | grep -q '"fp32_flops_per_s":[[:space:]]*19500000000000'
+"$ARSIM" list gpus --json - | grep -q '"fp32_flops_per_s":[[:space:]]*19500000000000'
 check gpus.json $?
 
 # algorithms and policies, with descriptions
@@ -72,7 +72,7 @@ check algorithms.names "$([ "$(awk '{ printf "%s ", $1 }' "$tmp/alg")" = \
 "$ARSIM" list policies >"$tmp/pol"
 check policies.names "$([ "$(awk '{ printf "%s ", $1 }' "$tmp/pol")" = "none ddp layer priority " ] && echo 0)"
 check policies.described "$(awk 'NF < 4 { f = 1 } END { exit f }' "$tmp/pol" && echo 0)"
-n=$("$ARSIM" list policies --json | grep -c '"description":')
+n=$("$ARSIM" list policies --json - | grep -c '"description":')
 check policies.json "$([ "$n" = 4 ] && echo 0)" "$n descriptions"
 
 # topologies: the kinds, then the files with their host counts
@@ -94,18 +94,23 @@ for what in models gpus topologies algorithms policies; do
 done
 
 # the data search path: $ARSIM_DATA (or its older name $ARSIM_HOME) from
-# elsewhere; nothing found without it, unless arsim is installed (the
-# installed directory is the last place searched; --help names it)
+# elsewhere; the checkout's own data for its executable run from
+# elsewhere; nothing found for a copy of the executable outside any
+# checkout, unless arsim is installed (the installed directory is the last
+# place searched; --help names it)
 (cd "$tmp" && ARSIM_DATA=$root "$ARSIM" list models) >"$tmp/home" 2>&1
 check data.models "$(diff "$tmp/table" "$tmp/home" >/dev/null && echo 0)"
 (cd "$tmp" && ARSIM_HOME=$root "$ARSIM" list models) >"$tmp/home" 2>&1
 check home.models "$(diff "$tmp/table" "$tmp/home" >/dev/null && echo 0)"
-installed=$("$ARSIM" --help | tr '\n' ' ' | sed -n 's/.* 4\. \([^ ,]*\),.*/\1/p')
+(cd "$tmp" && "$ARSIM" list models) >"$tmp/home" 2>&1
+check data.exe-checkout "$(diff "$tmp/table" "$tmp/home" >/dev/null && echo 0)"
+installed=$("$ARSIM" --help | tr '\n' ' ' | sed -n 's/.* 5\. \([^ ,]*\),.*/\1/p')
 check data.installed-named "$([ -n "$installed" ] && echo 0)"
+mkdir -p "$tmp/lone" && cp "$ARSIM" "$tmp/lone/arsim"
 if [ ! -e "$installed" ]; then
-  (cd "$tmp" && "$ARSIM" list models) >"$tmp/empty" 2>&1
+  (cd "$tmp" && lone/arsim list models) >"$tmp/empty" 2>&1
   check home.none "$([ "$(wc -l <"$tmp/empty")" = 1 ] && echo 0)" "$(cat "$tmp/empty")"
-  (cd "$tmp" && "$ARSIM" list gpus) >"$tmp/out" 2>"$tmp/err"
+  (cd "$tmp" && lone/arsim list gpus) >"$tmp/out" 2>"$tmp/err"
   check home.no-gpus "$([ $? = 2 ] && [ ! -s "$tmp/out" ] && [ "$(wc -l <"$tmp/err")" = 1 ] && echo 0)"
 fi
 
@@ -118,7 +123,7 @@ check broken.skipped "$([ $? = 0 ] && grep -q '^vgg16 ' "$tmp/out" && ! grep -q 
                          grep -q 'broken.yaml:2:' "$tmp/err" && echo 0)" "$(cat "$tmp/err")"
 
 # bad category / usage: exit 2, one line, nothing on stdout
-for args in "list nothing" "list" "list models --yaml" "list models --json extra"; do
+for args in "list nothing" "list --names" "list models --yaml" "list models --json - extra"; do
   "$ARSIM" $args >"$tmp/out" 2>"$tmp/err"
   check "usage.${args// /_}" "$([ $? = 2 ] && [ ! -s "$tmp/out" ] && [ "$(wc -l <"$tmp/err")" = 1 ] && echo 0)"
 done

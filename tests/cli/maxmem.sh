@@ -8,8 +8,8 @@ ok() { echo "ok $1"; }
 fail() { echo "FAIL $1${2:+: $2}"; }
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 
-a=$("$A" collective --ranks 64 --algo ring --size 1MB --json | grep -v wall_s)
-b=$("$A" collective --ranks 64 --algo ring --size 1MB --json --max-memory 1GiB | grep -v wall_s)
+a=$("$A" collective --ranks 64 --algo ring --size 1MB --json - | grep -v wall_s)
+b=$("$A" collective --ranks 64 --algo ring --size 1MB --json - --max-memory 1GiB | grep -v wall_s)
 [ -n "$a" ] && [ "$a" = "$b" ] && ok "collective under the bound: same output" || fail "collective under the bound"
 
 est() {   # RANKS: the refusal's estimate in MiB at a 1 MiB bound

@@ -64,7 +64,7 @@ skew() {
     grep -q '^ranks issue up to 5000.000 us apart (uniform draws); time: the median of 20 trials' "$T/skew" ||
         { echo "no skew line: $(head -1 "$T/skew")"; return 1; }
     awk 'NR == 3 && $8 > 1707.7 { ok = 1 } END { exit !ok }' "$T/skew" || { echo "rtt min not serialized: $(sed -n 3p "$T/skew")"; return 1; }
-    "$A" collective --ranks 2 --algo butterfly --size 1MiB --handshake none --skew 5ms --trials 20 --json >"$T/skew.json" ||
+    "$A" collective --ranks 2 --algo butterfly --size 1MiB --handshake none --skew 5ms --trials 20 --json - >"$T/skew.json" ||
         return 1
     flat "$T/skew.json" | awk -F'\t' '$1 == "[0].time_min_s" && $2 < 0.0017077 { ok = 1 } END { exit !ok }' ||
         { echo "none min: $(grep time_min "$T/skew.json")"; return 1; }

@@ -208,11 +208,17 @@ run_set() {
 check_ok() {
     local out
     out=$("$A" check "$SCEN" 2>"$T/err") || { echo "exit $?: $(cat "$T/err")"; return 1; }
-    [ "$out" = "$SCEN: ok: vgg16-cifar10, 2 batch sizes x 2 policies, 4 GPUs (4 nodes x 1)" ] ||
+    [ "$(head -1 <<<"$out")" = "$SCEN: ok: vgg16-cifar10, 2 batch sizes x 2 policies, 4 GPUs (4 nodes x 1)" ] ||
         { echo "output: $out"; return 1; }
+    # the estimate: 2 x 2 runs of 1 + 2 iterations, the memory run --max-memory refuses with
+    local mem
+    mem=$("$A" run "$SCEN" --max-memory 1 2>&1 | sed -n 's/.* needs about \([0-9.]* [MG]iB\) of memory .*/\1/p')
+    [ "$(sed -n 2p <<<"$out")" = "$SCEN: run would simulate 4 runs of 3 iterations (1 warmup + 2 measured), holding \
+about $mem of memory at the peak (the estimate --max-memory is compared with)" ] && [ -n "$mem" ] ||
+        { echo "estimate: $(sed -n 2p <<<"$out") (run: $mem)"; return 1; }
     out=$("$A" check "$SCEN" --set cluster.nodes=16 --set cluster.gpus_per_node=2 2>"$T/err") ||
         { echo "--set: exit $?: $(cat "$T/err")"; return 1; }
-    [[ $out == *", 32 GPUs (16 nodes x 2)" ]] || { echo "with --set: $out"; return 1; }
+    [[ $(head -1 <<<"$out") == *", 32 GPUs (16 nodes x 2)" ]] || { echo "with --set: $out"; return 1; }
 }
 
 # --- arsim collective ---------------------------------------------------------
@@ -229,7 +235,7 @@ coll_table() {
 # Ring on a star of 8 (a message crosses two 5 us links: alpha = 10 us,
 # beta = 1 / 1.25e9 s/B, gamma = 0): 2(p-1) alpha + 2 (p-1)/p n beta.
 coll_json() {
-    "$A" collective --ranks 8 --bandwidth 10Gbps --latency 5us --algo ring --size 1KB,1MB,64MB --json \
+    "$A" collective --ranks 8 --bandwidth 10Gbps --latency 5us --algo ring --size 1KB,1MB,64MB --json - \
         >"$T/c1.json" 2>"$T/err" || { echo "exit $?: $(cat "$T/err")"; return 1; }
     flat "$T/c1.json" >"$T/c1.flat" || { echo "not valid JSON"; return 1; }
     local i k n t bw bus
@@ -252,7 +258,7 @@ coll_json() {
 }
 
 coll_deterministic() {
-    "$A" collective --ranks 8 --bandwidth 10Gbps --latency 5us --algo ring --size 1KB,1MB,64MB --json \
+    "$A" collective --ranks 8 --bandwidth 10Gbps --latency 5us --algo ring --size 1KB,1MB,64MB --json - \
         >"$T/c2.json" 2>"$T/err" || { echo "exit $?: $(cat "$T/err")"; return 1; }
     grep -v '"wall_s"' "$T/c1.json" >"$T/c1.nowall"
     grep -v '"wall_s"' "$T/c2.json" >"$T/c2.nowall"
@@ -261,7 +267,7 @@ coll_deterministic() {
 }
 
 coll_topology_file() {
-    "$A" collective --topology tests/bad/support/star4.yaml --algo butterfly --size 4KiB --json >"$T/c3.json" \
+    "$A" collective --topology tests/bad/support/star4.yaml --algo butterfly --size 4KiB --json - >"$T/c3.json" \
         2>"$T/err" || { echo "exit $?: $(cat "$T/err")"; return 1; }
     flat "$T/c3.json" >"$T/c3.flat" || { echo "not valid JSON"; return 1; }
     [ "$(get "$T/c3.flat" '[0].ranks')" = 4 ] || { echo "ranks is not the file's 4 hosts"; return 1; }
@@ -276,7 +282,7 @@ list_algorithms() {
     local names="auto butterfly hierarchical hybrid rabenseifner ring torus2d tree" got
     got=$("$A" list algorithms 2>"$T/err" | awk '{ print $1 }' | sort | tr '\n' ' ')
     [ "$got" = "$names " ] || { echo "first words: $got"; return 1; }
-    "$A" list algorithms --json >"$T/algos.json" 2>"$T/err" || { echo "--json: exit $?"; return 1; }
+    "$A" list algorithms --json - >"$T/algos.json" 2>"$T/err" || { echo "--json: exit $?"; return 1; }
     got=$(flat "$T/algos.json" | awk -F'\t' '$1 ~ /^\[[0-9]+\]\.name$/ { print $2 }' | sort | tr '\n' ' ')
     [ "$got" = "$names " ] || { echo "--json names: $got"; return 1; }
 }

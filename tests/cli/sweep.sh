@@ -136,7 +136,7 @@ for g in 01 02 03 04 05 06; do want+=(scaling-$g); done      # 3 bandwidths x 2 
 for g in 01 02 03; do want+=(best_policy-$g); done           # bandwidth x batch, per node count
 msg=$(figures_ok "$T/plots" "${want[@]}")
 check plot-sweep-figures "[ $rc -eq 0 ] && [ -z \"\$msg\" ] && [ \$(ls '$T/plots'/*.png | wc -l) -eq ${#want[@]} ]" "rc=$rc $msg $(tail -2 "$T/plot.log")"
-check plot-titles "grep -q 'vgg16, 16 x v100 GPUs (16 nodes x 1), star 1 Gbps' '$T/plots/figures.txt'"
+check plot-titles "grep -q 'vgg16, 16 x v100 GPUs (16 nodes x 1), star 1 Gb/s' '$T/plots/figures.txt'"
 check plot-legend-names-algorithm "grep -q '\"thesis (layer, hybrid)\"' '$T/plots/iteration_vs_batch-01.dat'"
 
 "$ARSIM" plot "$T/j4/results.jsonl" --out "$T/plots4" >/dev/null 2>&1

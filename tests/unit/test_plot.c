@@ -65,7 +65,7 @@ START_TEST(test_sweep_rows_and_groups)
     ck_assert_str_eq(((PlotGroup *)g_ptr_array_index(g, 1))->label, "cluster.nodes=8, cluster.link.bandwidth=10Gbps");
     ck_assert_uint_eq(((PlotGroup *)g_ptr_array_index(g, 1))->rows->len, 4);
     char *title = plotdims_title(d, g_ptr_array_index(g, 1));
-    ck_assert_str_eq(title, "vgg16, 8 x v100 GPUs (8 nodes x 1), star 10 Gbps");
+    ck_assert_str_eq(title, "vgg16, 8 x v100 GPUs (8 nodes x 1), star 10 Gb/s");
     g_free(title);
     g_ptr_array_free(g, TRUE);
     /* scaling: x = world, which determines cluster.nodes: groups are
