@@ -10,7 +10,7 @@
 #   make deps-torch install Debian's python3-torch and python3-torchvision (root), for validate-torch only
 #   make deps       install the Debian packages that are missing (root) or print the command
 #   make install    install into PREFIX (default /usr/local; DESTDIR= for packagers): bin/arsim,
-#                   share/arsim/ (models, topologies, configs, plots), share/man/man1/arsim.1,
+#                   share/arsim/ (models, topologies, configs, plots), share/man/man1/arsim.1, man5/arsim-scenario.5,
 #                   share/bash-completion/completions/arsim; the data directory is compiled in
 #   make uninstall  remove exactly what make install put there (its manifest, share/arsim/.installed)
 #   make fuzz       libFuzzer campaign over every reader (clang; build-fuzz/; README "Fuzzing"):
@@ -136,10 +136,12 @@ fuzz-bins: $(FUZZ_HARNESSES:%=$(BUILD)/fuzz/%)
 # The man page and the bash completion, written by arsim from its option tables.
 $(BUILD)/arsim.1: $(BUILD)/arsim
 	@$(BUILD)/arsim --man > $@.tmp && mv $@.tmp $@
+$(BUILD)/arsim-scenario.5: $(BUILD)/arsim
+	@$(BUILD)/arsim --man-scenario > $@.tmp && mv $@.tmp $@
 $(BUILD)/arsim.bash: $(BUILD)/arsim
 	@$(BUILD)/arsim --bash-completion > $@.tmp && mv $@.tmp $@
 
-install: $(BUILD)/arsim $(BUILD)/arsim.1 $(BUILD)/arsim.bash
+install: $(BUILD)/arsim $(BUILD)/arsim.1 $(BUILD)/arsim-scenario.5 $(BUILD)/arsim.bash
 	@./.ci/install.sh install "$(DESTDIR)" "$(PREFIX)" $(BUILD) $(DATA_FILES)
 
 uninstall:

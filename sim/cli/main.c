@@ -1,7 +1,8 @@
 /* main — arsim's command line: dispatches to the commands (each parses
  * its own options from its table, cli/cli.h) and answers --help,
  * --version and `help [COMMAND]`. Hidden, for `make install`: --man
- * writes the man page, --bash-completion the completion script. Exit
+ * writes the man page, --man-scenario arsim-scenario(5),
+ * --bash-completion the completion script. Exit
  * status: 0 ok, 2 bad input or usage (one line on stderr), 1 anything
  * else. */
 #include "cli/clidoc.h"
@@ -78,6 +79,10 @@ int main(int argc, char **argv)
     }
     if (argc == 2 && strcmp(word, "--man") == 0) {
         clidoc_man(stdout, commands, NCOMMANDS);
+        return 0;
+    }
+    if (argc == 2 && strcmp(word, "--man-scenario") == 0) {
+        clidoc_man_scenario(stdout);
         return 0;
     }
     if (argc == 2 && strcmp(word, "--bash-completion") == 0) {
