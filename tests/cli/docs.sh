@@ -14,10 +14,11 @@ mdfiles() {
     find . \( -path ./.git -o -path './build*' -o -path ./results \) -prune -o -name '*.md' -print | sort
 }
 
-# links FILE — "LINE TARGET" for every relative link and image outside code:
-# fenced blocks and `inline code` are skipped; URLs and in-page #anchors too.
+# links FILE — "LINE TARGET ANCHOR" for every relative link and image
+# outside code (fenced blocks and `inline code` are skipped; URLs too); an
+# in-page #anchor has the file itself as its target, "-" is no anchor.
 links() {
-    awk '
+    awk -v self="$(basename "$1")" '
     /^ *```/ { fence = !fence; next }
     fence { next }
     {
@@ -26,25 +27,46 @@ links() {
         while (match(line, /\]\([^)[:space:]]+\)/)) {
             tgt = substr(line, RSTART + 2, RLENGTH - 3)
             line = substr(line, RSTART + RLENGTH)
-            if (tgt ~ /^[a-z]+:/ || tgt ~ /^#/) continue
-            sub(/#.*$/, "", tgt)
-            print NR, tgt
+            if (tgt ~ /^[a-z]+:/) continue
+            anchor = "-"
+            if (index(tgt, "#")) { anchor = substr(tgt, index(tgt, "#") + 1); tgt = substr(tgt, 1, index(tgt, "#") - 1) }
+            if (tgt == "") tgt = self
+            print NR, tgt, anchor
         }
     }' "$1"
 }
 
+# anchors FILE — the anchor of every heading, as GitHub writes it: lower
+# case, punctuation dropped (letters of other scripts kept), spaces to '-'.
+anchors() {
+    LC_ALL=C awk '
+    /^ *```/ { fence = !fence; next }
+    !fence && /^#+ / {
+        h = $0; sub(/^#+ /, "", h); h = tolower(h)
+        gsub(/–|—|§|·|×|≥|≤|→|←|’|‘|“|”|…|±|≈|²|⁶⁴|√/, "", h)
+        gsub(/[][!"#$%&'\''()*+,.\/:;<=>?@\\^`{|}~]/, "", h)
+        gsub(/ /, "-", h)
+        print h
+    }' "$1"
+}
+
 links_resolve() {
-    local f n tgt bad=0 count=0
+    local f n tgt anchor path bad=0 count=0
     while read -r f; do
-        while read -r n tgt; do
+        while read -r n tgt anchor; do
             count=$((count + 1))
-            [ -e "$(dirname "$f")/$tgt" ] || { echo "$f:$n: link to $tgt: no such file"; bad=1; }
+            path=$(dirname "$f")/$tgt
+            if [ ! -e "$path" ]; then
+                echo "$f:$n: link to $tgt: no such file"; bad=1
+            elif [ "$anchor" != - ] && [[ $path == *.md ]] && ! anchors "$path" | grep -qxF -- "$anchor"; then
+                echo "$f:$n: link to $tgt#$anchor: no such heading"; bad=1
+            fi
         done < <(links "$f")
     done < <(mdfiles)
     [ "$count" -gt 50 ] || { echo "only $count links found; the link scanner is broken"; bad=1; }
     return $bad
 }
-t "every relative link in the markdown files resolves" links_resolve
+t "every relative link in the markdown files resolves, headings too" links_resolve
 
 sizes() {
     local f n bad=0
