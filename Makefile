@@ -13,7 +13,7 @@
 #                   share/arsim/ (models, topologies, configs, plots), share/man/man1/arsim.1, man5/arsim-scenario.5,
 #                   share/bash-completion/completions/arsim; the data directory is compiled in
 #   make uninstall  remove exactly what make install put there (its manifest, share/arsim/.installed)
-#   make fuzz       libFuzzer campaign over every reader (clang; build-fuzz/; README "Fuzzing"):
+#   make fuzz       libFuzzer campaign over every reader (clang; build-fuzz/; docs/dev/running-tests.md "Fuzzing"):
 #                   FUZZ_RUNS executions per harness (default 1000000, FUZZ_RUNS_SCENARIO 10000000),
 #                   FUZZ_TIME seconds per harness at most (0: no limit), one harness at a time
 #   make fuzz-smoke each harness FUZZ_SMOKE_TIME (3) seconds over its corpus; part of make check
@@ -43,7 +43,7 @@ PKG_LIBS   = $(shell pkg-config --libs glib-2.0 yaml-0.1 libcjson 2>/dev/null) -
 TEST_LIBS  = $(shell pkg-config --libs check 2>/dev/null)
 
 # Where make install puts arsim. io/datapath.c has DATADIR compiled in: the
-# last place arsim looks for its data (README: "Where arsim finds files").
+# last place arsim looks for its data (docs/howto/install.md: "Where arsim finds files").
 PREFIX   ?= /usr/local
 DESTDIR  ?=
 DATADIR   = $(PREFIX)/share/arsim
@@ -166,7 +166,7 @@ check: deps
 	@$(MAKE) --no-print-directory asan
 	@$(MAKE) --no-print-directory fuzz-smoke
 
-# Fuzzing (README "Fuzzing"; tests/fuzz/run.sh): the campaign, and its few
+# Fuzzing (docs/dev/running-tests.md "Fuzzing"; tests/fuzz/run.sh): the campaign, and its few
 # seconds per harness that make check runs (skipped, saying so, without clang).
 FUZZ_RUNS          ?= 1000000
 FUZZ_RUNS_SCENARIO ?= 10000000

@@ -6,7 +6,7 @@ committed.  Running it again reproduces it byte for byte:
 
     python3 models/gen/gen_gpus.py            # rewrite models/gpus.yaml
     python3 models/gen/gen_gpus.py --check    # exit 1 if the committed file differs
-    python3 models/gen/gen_gpus.py --table    # print the README's table (markdown)
+    python3 models/gen/gen_gpus.py --table    # print the table of docs/explanation/compute-model.md (markdown)
 
 Inputs: the datasheet peaks below (docs/dev/references.md section 5), the model
 files models/*.yaml and the published figures of
@@ -257,7 +257,7 @@ def emit(pub, gpus, wino, fitted):
 
 
 def table(pub_all, models, gpus, wino, fitted, root):
-    """The README's table, from the rounded values of the emitted file."""
+    """The table of docs/explanation/compute-model.md, from the rounded values of the emitted file."""
     with open(os.path.join(root, "models", "gpus.yaml"), encoding="utf-8") as fh:
         g = yaml.safe_load(fh)["gpus"]
     rows = ["| model | GPU | precision | batch | covers | framework | published (ms) | arsim (ms) | error |",
@@ -282,7 +282,7 @@ def table(pub_all, models, gpus, wino, fitted, root):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--check", action="store_true", help="compare with models/gpus.yaml; write nothing")
-    ap.add_argument("--table", action="store_true", help="print the README's published-vs-arsim table")
+    ap.add_argument("--table", action="store_true", help="print docs/explanation/compute-model.md's published-vs-arsim table")
     args = ap.parse_args()
     root = root_dir()
     pub, models, gpus, wino, fitted = fit(root)
