@@ -22,6 +22,7 @@ T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 cp "$T/thp/best_policy-02.png" docs/img/thesis/best_policy-8nodes.png
 cp "$T/thp/iteration_vs_batch-06.png" docs/img/thesis/iteration_vs_batch-8x10g.png
 cp "$T/thp/breakdown-06.png" docs/img/thesis/breakdown-8x10g.png
+cp "$T/thp/speedup_vs_batch-06.png" docs/img/thesis/speedup_vs_batch-8x10g.png
 cp "$T/thp/scaling-07.png" docs/img/thesis/scaling-10g-batch64.png
 "$A" run configs/default.yaml --set batch=64 --trace "$T/tl.json" --trace-policy priority-auto >/dev/null
 "$A" plot "$T/tl.json" --out "$T/tlp" >/dev/null
