@@ -10,10 +10,10 @@
 #   make deps-torch install Debian's python3-torch and python3-torchvision (root), for validate-torch only
 #   make deps       install the Debian packages that are missing (root) or print the command
 #   make install    install into PREFIX (default /usr/local; DESTDIR= for packagers): bin/arsim,
-#                   share/arsim/ (models, topologies, configs, plots), share/man/man1/arsim.1,
+#                   share/arsim/ (models, topologies, configs, plots), share/man/man1/arsim.1, man5/arsim-scenario.5,
 #                   share/bash-completion/completions/arsim; the data directory is compiled in
 #   make uninstall  remove exactly what make install put there (its manifest, share/arsim/.installed)
-#   make fuzz       libFuzzer campaign over every reader (clang; build-fuzz/; README "Fuzzing"):
+#   make fuzz       libFuzzer campaign over every reader (clang; build-fuzz/; docs/dev/running-tests.md "Fuzzing"):
 #                   FUZZ_RUNS executions per harness (default 1000000, FUZZ_RUNS_SCENARIO 10000000),
 #                   FUZZ_TIME seconds per harness at most (0: no limit), one harness at a time
 #   make fuzz-smoke each harness FUZZ_SMOKE_TIME (3) seconds over its corpus; part of make check
@@ -43,7 +43,7 @@ PKG_LIBS   = $(shell pkg-config --libs glib-2.0 yaml-0.1 libcjson 2>/dev/null) -
 TEST_LIBS  = $(shell pkg-config --libs check 2>/dev/null)
 
 # Where make install puts arsim. io/datapath.c has DATADIR compiled in: the
-# last place arsim looks for its data (README: "Where arsim finds files").
+# last place arsim looks for its data (docs/howto/install.md: "Where arsim finds files").
 PREFIX   ?= /usr/local
 DESTDIR  ?=
 DATADIR   = $(PREFIX)/share/arsim
@@ -136,10 +136,12 @@ fuzz-bins: $(FUZZ_HARNESSES:%=$(BUILD)/fuzz/%)
 # The man page and the bash completion, written by arsim from its option tables.
 $(BUILD)/arsim.1: $(BUILD)/arsim
 	@$(BUILD)/arsim --man > $@.tmp && mv $@.tmp $@
+$(BUILD)/arsim-scenario.5: $(BUILD)/arsim
+	@$(BUILD)/arsim --man-scenario > $@.tmp && mv $@.tmp $@
 $(BUILD)/arsim.bash: $(BUILD)/arsim
 	@$(BUILD)/arsim --bash-completion > $@.tmp && mv $@.tmp $@
 
-install: $(BUILD)/arsim $(BUILD)/arsim.1 $(BUILD)/arsim.bash
+install: $(BUILD)/arsim $(BUILD)/arsim.1 $(BUILD)/arsim-scenario.5 $(BUILD)/arsim.bash
 	@./.ci/install.sh install "$(DESTDIR)" "$(PREFIX)" $(BUILD) $(DATA_FILES)
 
 uninstall:
@@ -164,7 +166,7 @@ check: deps
 	@$(MAKE) --no-print-directory asan
 	@$(MAKE) --no-print-directory fuzz-smoke
 
-# Fuzzing (README "Fuzzing"; tests/fuzz/run.sh): the campaign, and its few
+# Fuzzing (docs/dev/running-tests.md "Fuzzing"; tests/fuzz/run.sh): the campaign, and its few
 # seconds per harness that make check runs (skipped, saying so, without clang).
 FUZZ_RUNS          ?= 1000000
 FUZZ_RUNS_SCENARIO ?= 10000000

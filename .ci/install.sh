@@ -5,7 +5,8 @@
 #   .ci/install.sh uninstall DESTDIR PREFIX
 #
 # install puts BUILD/arsim in PREFIX/bin, BUILD/arsim.1 in
-# PREFIX/share/man/man1, BUILD/arsim.bash as
+# PREFIX/share/man/man1, BUILD/arsim-scenario.5 in PREFIX/share/man/man5,
+# BUILD/arsim.bash as
 # PREFIX/share/bash-completion/completions/arsim and every FILE (a path in
 # the checkout: models/vgg16.yaml) under PREFIX/share/arsim/, all below
 # DESTDIR (empty, or a packager's staging directory). It records every
@@ -77,11 +78,12 @@ if [ -f "$dest$manifest" ]; then
 fi
 put "$build/arsim" "$prefix/bin/arsim" 755
 put "$build/arsim.1" "$prefix/share/man/man1/arsim.1" 644
+put "$build/arsim-scenario.5" "$prefix/share/man/man5/arsim-scenario.5" 644
 put "$build/arsim.bash" "$prefix/share/bash-completion/completions/arsim" 644
 for f in "$@"; do
     put "$f" "$datadir/$f" 644
 done
 install -m 644 "$list" "$dest$manifest"
 done=yes
-echo "installed arsim in $dest$prefix (bin/arsim, share/arsim, share/man/man1/arsim.1, bash completion);" \
+echo "installed arsim in $dest$prefix (bin/arsim, share/arsim, share/man/man1/arsim.1, share/man/man5/arsim-scenario.5, bash completion);" \
      "make uninstall PREFIX=$prefix${dest:+ DESTDIR=$dest} removes it"

@@ -2,7 +2,7 @@
  * arsim scenario on real MPI ranks (one rank = one GPU of the scenario).
  *
  * The replay is the simulator's own training plan (train/trainplan.h,
- * the one train_run simulates; docs/design.md §8.4) run for real: one compute stream per
+ * the one train_run simulates; docs/dev/design.md §8.4) run for real: one compute stream per
  * rank — forward 1..L, backward L..1, updates — whose tasks last exactly
  * the plan's durations (on the scenario after computescale_apply(--scale))
  * and are emulated by waiting on the clock while polling MPI; the plan's

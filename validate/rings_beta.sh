@@ -1,5 +1,5 @@
 #!/bin/bash
-# rings_beta.sh — reruns the experiments behind README's "The rings' β"
+# rings_beta.sh — reruns the experiments behind docs/explanation/validation-history-2.md's "The rings' β"
 # (maintainer tool; not part of the build or the tests' figures).
 #
 #   validate/rings_beta.sh slopes               per kept run: the 4- and 8-host ping-pong's slope (8/32 MiB)
@@ -145,7 +145,7 @@ for f in ('pp', 'ring'):
     for c in json.load(open('%s/%s-%s.json' % (out, f, rate)))['cases']:
         t[(f, c['bytes'])] = c['time_s']
 bp = (t[('pp', 32 << 20)] - t[('pp', 8 << 20)]) / (24 << 20)
-gamma = 0.353e-9   # run 19's 4-host reduce fit, as README's table
+gamma = 0.353e-9   # run 19's 4-host reduce fit, as docs/explanation/validation-history-2.md's table
 br = ((t[('ring', 64 << 20)] - t[('ring', 16 << 20)]) / (48 << 20) - 0.75 * gamma) * 2 / 3
 print('%s: ping-pong 8/32 MiB %.3f / %.3f ms (%.3f ns/B), ring 16/64 MiB %.3f / %.3f ms (%.3f ns/B per direction, %+.2f %%)'
       % (rate, t[('pp', 8 << 20)] * 1e3, t[('pp', 32 << 20)] * 1e3, bp * 1e9, t[('ring', 16 << 20)] * 1e3,

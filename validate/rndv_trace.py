@@ -21,7 +21,7 @@ messages' data overlapped in time (crossed) or went one after the other
 
 usage: tcpdump -nn -tt -r h1.pcap | python3 validate/rndv_trace.py [--exchange] HOST_IP
 
-(README, "Validation": MPICH's acknowledgement and the host's queue; an
+(docs/explanation/validation-method.md, "Validation": MPICH's acknowledgement and the host's queue; an
 exchange takes turns when its later rank has read the request.)
 """
 import statistics

@@ -75,7 +75,7 @@
 # MPI_Iallreduce waited for like every schedule (test, sleep 20 us) with
 # MPICH, whose blocking MPI_Allreduce busy-polls inside the library with no
 # setting to yield, and so on 4-8 ranks sharing 2 cores measures the
-# scheduler (README "MPICH's own all-reduce").
+# scheduler (docs/explanation/validation-history-2.md "MPICH's own all-reduce").
 # Not root, or no network namespaces: prints a SKIPPED line and exits 0.
 # Exit status: 0 targets met (or skipped), 1 a wrong result or a failed
 # step, 2 usage, 3 only an error target missed (the results were right).

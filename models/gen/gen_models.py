@@ -16,7 +16,7 @@ Outputs (paths relative to the repository root):
 Pure Python 3, standard library only (PyYAML, when installed, is used only to
 round-trip check the YAML).  Every layer is computed from the architecture;
 the parameter totals, tensor counts and per-stage sums are asserted against
-the published figures (torchvision, Hugging Face, docs/references.md §4).
+the published figures (torchvision, Hugging Face, docs/dev/references.md §4).
 
 Counting conventions (also written into each YAML banner):
   * params / tensors: the trainable tensors in model.parameters() order
@@ -571,7 +571,7 @@ def check_model(m, layers):
     by = {l["name"]: l for l in layers}
     f = m["file"]
     if f == "vgg16":
-        # docs/references.md §4.1: params and GMAC per image per layer
+        # docs/dev/references.md §4.1: params and GMAC per image per layer
         ref = {"conv1_1": (1792, 0.087), "conv1_2": (36928, 1.850),
                "conv2_1": (73856, 0.925), "conv2_2": (147584, 1.850),
                "conv3_1": (295168, 0.925), "conv3_2": (590080, 1.850),
@@ -651,7 +651,7 @@ def emit_model(m, layers):
 
 # ---------------------------------------------------------------------------
 # DDP buckets (torch/csrc/distributed/c10d/reducer.cpp,
-# compute_bucket_assignment_by_size; docs/references.md §2.1)
+# compute_bucket_assignment_by_size; docs/dev/references.md §2.1)
 # ---------------------------------------------------------------------------
 
 def ddp_buckets(sizes, order, limits=DDP_LIMITS, elem=FP32):

@@ -1,6 +1,6 @@
 #!/bin/bash
 # profile_gpu.sh - profile the shipped models on one GPU with PyTorch, the
-# measurement behind models/*-h100.yaml and README's "Measured on an H100".
+# measurement behind models/*-h100.yaml and docs/explanation/h100-measured.md's "Measured on an H100".
 #
 # Maintainer tool: needs a CUDA GPU and PyTorch (+ torchvision; transformers
 # for bert-base-384 and gpt2); not needed to build or test arsim.

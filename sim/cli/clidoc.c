@@ -32,6 +32,27 @@ static char *search_text(void)
                            datapath_installed());
 }
 
+/* The man page's EXAMPLES: what each shows, and the command. */
+static const char *const examples[][2] = {
+    {"The default scenario's table, one row per batch and policy",
+     "arsim run configs/default.yaml"},
+    {"One batch, per sync unit, with a Perfetto trace of priority + auto",
+     "arsim run configs/default.yaml --set batch=64 --layers --trace vgg16.trace.json --trace-policy priority-auto"},
+    {"A cluster of 16 nodes x 8 H100, from a shipped scenario",
+     "arsim run configs/resnet50-64gpu.yaml --set cluster.nodes=16 --set gpu=h100 --set "
+     "cluster.link.bandwidth=400Gbps"},
+    {"Validate a scenario without running it", "arsim check my-cluster.yaml"},
+    {"One all-reduce per size on 16 ranks", "arsim collective --ranks 16 --bandwidth 10Gbps --algo ring --size "
+                                            "1KB,1MB,64MB"},
+    {"A sweep on two threads, and its figures",
+     "arsim sweep configs/sweep-thesis.yaml --out thesis --jobs 2\narsim plot thesis/results.jsonl --out "
+     "thesis/plots"},
+    {"Fit a calibration to measured collectives and check it",
+     "arsim calibrate meas.json --out calib.yaml\narsim compare meas.json --calibration calib.yaml"},
+    {"A measured model from a PyTorch profiler trace",
+     "arsim import-profile step.trace.json --model vgg16 --out my-vgg16.yaml"},
+};
+
 /* "run CONFIG": a command and its arguments. */
 static char *cmd_line(const CliCmd *c)
 {
@@ -141,16 +162,28 @@ void clidoc_man(FILE *out, const CliCmd *const *cmds, int n)
             man_option(out, o);
         fputs(".TP\n\\fB\\-\\-help\\fR, \\fB\\-h\\fR\nShow the command's options and exit.\n", out);
     }
+    fputs(".SH EXAMPLES\n", out);
+    for (size_t i = 0; i < G_N_ELEMENTS(examples); i++) {
+        fputs(".PP\n", out);
+        man_text(out, examples[i][0]);
+        fputs(":\n.RS\n.nf\n", out);
+        man_text(out, examples[i][1]);
+        fputs("\n.fi\n.RE\n", out);
+    }
     char *search = search_text();
     fputs(".SH ENVIRONMENT\n.TP\n.B ARSIM_DATA\nA data directory, searched after the directory of the config "
           "that names a file and before the working directory.\n.TP\n.B ARSIM_HOME\nThe older name of ARSIM_DATA, "
           "read when ARSIM_DATA is unset.\n.SH FILES\n.TP\n.I ", out);
     man_text(out, datapath_installed());
-    fputs("\nThe shipped models/, topologies/, configs/ and plots/ (gnuplot scripts).\n.PP\n", out);
+    fputs("\nThe shipped models/, topologies/, configs/ and plots/ (gnuplot scripts), installed by make "
+          "install.\n.TP\n.I ", out);
+    man_text(out, datapath_installed());
+    fputs("/configs/default.yaml\nThe default scenario: VGG-16 on 8 V100s over 10 Gbit/s Ethernet; its format "
+          "is\n.BR arsim\\-scenario (5).\n.PP\n", out);
     man_text(out, search);
     fputs("\n.SH \"EXIT STATUS\"\n", out);
     man_text(out, EXIT_STATUS);
-    fputs("\n.SH \"SEE ALSO\"\n.BR gnuplot (1),\n.BR mpirun (1)\n", out);
+    fputs("\n.SH \"SEE ALSO\"\n.BR arsim\\-scenario (5),\n.BR gnuplot (1),\n.BR mpirun (1)\n", out);
     g_free(search);
 }
 
@@ -249,4 +282,88 @@ void clidoc_bash(FILE *out, const CliCmd *const *cmds, int n)
     fprintf(out, "    \"\")\n        COMPREPLY=($(compgen -W \"%shelp --help --version\" -- \"$cur\")) ;;\n"
                  "    esac\n}\ncomplete -F _arsim arsim\n", names->str);
     g_string_free(names, TRUE);
+}
+
+/* arsim-scenario(5): every top-level key of a scenario file (the reader's
+ * list is train/scenario.c's SCENARIO_KEYS; tests/cli/docs.sh checks that
+ * each one is here), then the cluster's and a policy's keys. */
+static const char *const scenario_keys[][2] = {
+    {"name", "A string; default: the model's name."},
+    {"description", "A string."},
+    {"model", "Required. A name in models/ (arsim list models) or a path, relative to this file first."},
+    {"gpu", "A key of the GPU file (arsim list gpus); default v100."},
+    {"gpus_file", "A GPU file, relative to this file; default models/gpus.yaml."},
+    {"precision", "fp32 (4-byte gradients, CUDA cores), tf32 (4 bytes, TF32 tensor rate), fp16 or bf16 (2 bytes, "
+                  "tensor-core rate); default fp32."},
+    {"batch", "Required. The per-GPU batch, or a list of them (each 1 to 2^20)."},
+    {"cluster", "Required. The cluster, a map: see CLUSTER."},
+    {"policies", "Required. A non-empty list of policies to compare: see POLICIES."},
+    {"baseline", "The policy whose iteration time the speed-ups divide; default the first policy."},
+    {"iterations", "{warmup: 0..1000, measured: 1..1000}; default 2 and 3. Results are averaged over the measured "
+                   "iterations, after the warm-up ones."},
+    {"compute", "{backward_ratio, update_bytes_per_param}: backward time as a multiple of forward (default 2) and "
+                "the optimizer's memory traffic per parameter in bytes (default 12)."},
+    {"comm", "{streams: 1..64, gamma: seconds per byte, interference: 0..10, slowdown: 0..10, gradient_precision}: "
+             "collectives in flight at once (default 1); the reduction cost (default 3 / GPU memory bandwidth); "
+             "compute's slow-down while a sync runs and a sync's while compute runs (defaults: the GPU's); the "
+             "all-reduced gradients' type (default: precision's)."},
+    {"variation", "{dist: normal | lognormal | none, cv: 0..10, per: layer | iteration, seed, jitter: TIME}: "
+                  "random compute times per rank, and ranks issuing each collective up to jitter apart."},
+    {"stragglers", "A list of {ranks: [...], slowdown: 0.001..1000, from_iteration}: ranks whose compute is "
+                   "slower by that factor."},
+    {"faults", "A list of {link: A->B | {a, b}, at: TIME, until: TIME, bandwidth: RATE | latency: TIME | down: "
+               "true}: a link degraded or down for a while."},
+    {"background", "A list of {pattern: permutation | all-to-all | incast, hosts: [...] | fraction, load, message: "
+                   "SIZE, seed}: other jobs' traffic on the network."},
+};
+
+static const char *const scenario_sub[][2] = {
+    {"CLUSTER",
+     "topology: a kind (star, ring, torus2d, fat-tree) or a topology file. nodes: default the file's hosts, else 8. "
+     "gpus_per_node: above 1 builds a hierarchical cluster, one NIC per node shared by its GPUs. intra: {bandwidth, "
+     "latency, burst, protocol}, the GPUs' links inside a node (default 150GB/s and 1us). calibration: a file "
+     "written by arsim calibrate. The network's overrides: link: {bandwidth, latency, burst, peak}, switch_latency, "
+     "packet (message or a size), k and oversubscription (fat-tree), x and y (torus2d), protocol (how MPI sends: "
+     "eager_limit, handshake, overhead, segment and the fitted queues)."},
+    {"POLICIES",
+     "name: required, unique. overlap: none | ddp | layer | priority (default layer). algorithm: ring | butterfly | "
+     "rabenseifner | tree | hierarchical | torus2d | hybrid | auto (default ring). inter: hierarchical's algorithm "
+     "between nodes (default ring). bucket and first_bucket: ddp's bucket limits (25MiB, 1MiB). ddp_layout: rebuilt "
+     "(default) | initial. partition: priority's piece size (4MiB). fusion: layer and priority fuse adjacent small "
+     "layers up to this size (off). hybrid: {conv, fc, norm, embedding, attention, pool, act: ALGO, threshold: "
+     "SIZE}. overrides: {LAYER: ALGO}, per layer of the model."},
+    {"UNITS", UNITS " An unknown key anywhere is an error: one line, file:line:col: what is wrong; what is "
+                    "expected, exit status 2."},
+};
+
+void clidoc_man_scenario(FILE *out)
+{
+    fprintf(out, ".\\\" arsim-scenario(5). Generated by `arsim --man-scenario`; do not edit.\n"
+                 ".TH ARSIM-SCENARIO 5 \"\" \"arsim %s\" \"File Formats\"\n"
+                 ".SH NAME\narsim\\-scenario \\- the scenario file of arsim run, check and sweep\n"
+                 ".SH SYNOPSIS\n.B arsim run\n.I SCENARIO.yaml\n.RB [ \\-\\-set\n.IR KEY = VALUE ]...\n"
+                 ".SH DESCRIPTION\n", ARSIM_VERSION);
+    man_text(out, "A scenario is a YAML map naming a model, a GPU, batch sizes, a cluster and the policies to "
+                  "compare. --set KEY=VALUE changes any key by its dotted path (cluster.nodes=32, batch=[32,64], "
+                  "policies.0.bucket=50MiB), VALUE read as YAML. A file with a sweep: section is a sweep: its "
+                  "axes are key paths with lists of values, run by arsim sweep.");
+    fputs("\n.SH KEYS\n", out);
+    for (size_t i = 0; i < G_N_ELEMENTS(scenario_keys); i++) {
+        fprintf(out, ".TP\n\\fB%s\\fR\n", scenario_keys[i][0]);
+        man_text(out, scenario_keys[i][1]);
+        fputc('\n', out);
+    }
+    for (size_t i = 0; i < G_N_ELEMENTS(scenario_sub); i++) {
+        fprintf(out, ".SH %s\n", scenario_sub[i][0]);
+        man_text(out, scenario_sub[i][1]);
+        fputc('\n', out);
+    }
+    fputs(".SH EXAMPLE\n.nf\n", out);
+    man_text(out, "name: vgg16-thesis\nmodel: vgg16\ngpu: v100\nbatch: [16, 32, 64, 128]\ncluster:\n  topology: star\n"
+                  "  nodes: 8\n  link: {bandwidth: 10Gbps, latency: 25us}\npolicies:\n"
+                  "  - {name: pytorch-ddp, overlap: ddp, algorithm: ring}\n"
+                  "  - {name: thesis, overlap: layer, algorithm: hybrid}\nbaseline: pytorch-ddp");
+    fputs("\n.fi\n.SH FILES\n.TP\n.I ", out);
+    man_text(out, datapath_installed());
+    fputs("/configs\nThe shipped scenarios and sweeps.\n.SH \"SEE ALSO\"\n.BR arsim (1)\n", out);
 }

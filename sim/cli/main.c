@@ -1,10 +1,10 @@
 /* main — arsim's command line: dispatches to the commands (each parses
  * its own options from its table, cli/cli.h) and answers --help,
  * --version and `help [COMMAND]`. Hidden, for `make install`: --man
- * writes the man page, --bash-completion the completion script. `arsim`
- * alone is a question, not a mistake: it prints the same overview as
- * --help on stdout, exit status 0. Exit status: 0 ok, 2 bad input or
- * usage (one line on stderr), 1 anything else. */
+ * writes the man page, --man-scenario arsim-scenario(5), --bash-completion
+ * the completion script. `arsim` alone is a question, not a mistake: it
+ * prints the same overview as --help on stdout, exit status 0. Exit status:
+ * 0 ok, 2 bad input or usage (one line on stderr), 1 anything else. */
 #include "cli/clidoc.h"
 #include "cli/cmdcalib.h"
 #include "cli/cmdcheck.h"
@@ -77,6 +77,10 @@ int main(int argc, char **argv)
     }
     if (argc == 2 && strcmp(word, "--man") == 0) {
         clidoc_man(stdout, commands, NCOMMANDS);
+        return 0;
+    }
+    if (argc == 2 && strcmp(word, "--man-scenario") == 0) {
+        clidoc_man_scenario(stdout);
         return 0;
     }
     if (argc == 2 && strcmp(word, "--bash-completion") == 0) {

@@ -108,7 +108,7 @@ uint64_t coll_schedule_msgs(const CollSchedule *s);
 bool coll_verify(const CollSchedule *s, char **err);
 
 /* α-β-γ closed-form time of algorithm a on p ranks and n bytes, as in
- * docs/design.md §7.7 and README.md (non-power-of-two folds included); used by the
+ * docs/dev/design.md §7.7 and docs/explanation/algorithms.md (non-power-of-two folds included); used by the
  * `auto` chooser. INFINITY for parameters coll_build rejects; prm NULL
  * means coll_params_init's defaults (also accepted by coll_build). */
 double coll_cost(CollAlgo a, const CollParams *prm, int p, double n, double alpha, double beta, double gamma);

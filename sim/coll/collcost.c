@@ -1,5 +1,5 @@
 /* collcost — coll_cost: α-β-γ closed forms of the schedules collgen.c and
- * coll.c build (docs/design.md §7.7, docs/references.md §3.1; Thakur, Rabenseifner, Gropp
+ * coll.c build (docs/dev/design.md §7.7, docs/dev/references.md §3.1; Thakur, Rabenseifner, Gropp
  * 2005). p ranks, n bytes, α per message, β per byte sent, γ per byte
  * reduced; lgp = log2 p, k = floor(lgp), q = 2^k, r = p - q.
  *

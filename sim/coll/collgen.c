@@ -164,7 +164,7 @@ static uint32_t rabenseifner_core(int q, int i, uint32_t k, uint64_t off, uint64
 
 typedef uint32_t (*CoreWalk)(int q, int i, uint32_t k, uint64_t off, uint64_t count, CollStep *o);
 
-/* The MPICH fold (docs/references.md §3.2), shared by butterfly and Rabenseifner.
+/* The MPICH fold (docs/dev/references.md §3.2), shared by butterfly and Rabenseifner.
  * q = 2^floor(lg p), r = p - q. Among members < 2r each even one sends its
  * whole range to the next (odd) one and sits out; the odd one reduces and
  * takes newrank = i/2; members >= 2r take newrank = i - r. The core runs on

@@ -1,6 +1,6 @@
 /* evq — the event queue: a 4-ary min-heap of time buckets (evq.c).
  *
- * The one hand-written container of arsim (docs/design.md §5.1): events due at one time form a
+ * The one hand-written container of arsim (docs/dev/design.md §5.1): events due at one time form a
  * FIFO bucket, and the heap orders the buckets by (time, creation), so
  * events at equal times pop in the order they were pushed and every run
  * is deterministic. A push to a time whose bucket is cached is O(1),

@@ -54,7 +54,7 @@
  *                messages the pair's lower (higher) rank sends, and win over
  *                control_queue wherever they stand: Open MPI's TCP transport
  *                lets the lower rank's clear-to-send pass its data, while the
- *                higher rank's waits behind ~0.5 MB of it (README, "What the
+ *                higher rank's waits behind ~0.5 MB of it (docs/explanation/validation-history.md, "What the
  *                remaining misses are made of"). The ranks are the
  *                collective's (MPI's world ranks in validate/mpibench).
  *   host_queue   H: a control message (request- or clear-to-send,
@@ -65,7 +65,7 @@
  *                its own connection's. 0 (the default): it passes them.
  *                MPICH over UCX on the emulated cluster: a rank's
  *                acknowledgement to its left neighbour leaves only after
- *                its own data to the right (README, "Why MPICH's mid-size
+ *                its own data to the right (docs/explanation/validation-history-2.md, "Why MPICH's mid-size
  *                rings are slow").
  *
  *   duplex       full: a connection's two directions carry data at once.
@@ -74,7 +74,7 @@
  *                other way between the same two hosts (in this collective)
  *                has been delivered — an exchange takes turns whenever its
  *                ends start, as MPICH's measured on the emulated cluster
- *                (README "Validation"), except under progress in_mpi where
+ *                (docs/explanation/validation-method.md "Validation"), except under progress in_mpi where
  *                the later rank read the request only after posting (it
  *                arrived while that rank computed): then both cross.
  *                Eager messages never wait.
@@ -85,7 +85,7 @@
  *                waits for the clear-to-send. Uncontended it costs the same;
  *                in an exchange whose ends start apart the early rank
  *                answers the late one's request only once its data has
- *                arrived, while its own data flows (README, runs 9 and 10).
+ *                arrived, while its own data flows (docs/explanation/validation-history.md, runs 9 and 10).
  *
  *   ack          none: a rendezvous message's send and receive complete
  *                when its data has arrived. rtt: then the receiver sends an
@@ -111,7 +111,7 @@
  *                posting answers it first and its own data waits behind the
  *                partner's (they take turns); one that finds it only after
  *                posting sends its own request first and both flow at once
- *                (README, "An exchange takes turns when its later rank has read
+ *                (docs/explanation/validation-history-2.md, "An exchange takes turns when its later rank has read
  *                the request").
  *
  * Defaults (protocol_init): 64 KiB, none, 0, none, inf, 0, full, none, none, always — SMPI's semantics.

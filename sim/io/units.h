@@ -1,4 +1,4 @@
-/* units — sizes, rates and times with units (docs/design.md §13.2), and
+/* units — sizes, rates and times with units (docs/dev/design.md §13.2), and
  * the bound on counts.
  *
  * Sizes: a bare number is bytes; KB (kB)/MB/GB/TB are powers of 10 and

@@ -3,7 +3,7 @@
  * Report code: the only kind that may use cJSON. `arsim import-profile`
  * (cmdimport.c) turns the result into a measured model file.
  *
- * How layers are found in the trace (the contract; README "Measured
+ * How layers are found in the trace (the contract; docs/howto/add-your-model.md "Measured
  * models"):
  *
  *  - Layers are user annotations: a complete event (ph "X") on a CPU

@@ -1,6 +1,6 @@
 /* model — a DNN as data: layers in forward order with parameter tensors,
  * forward FLOPs and activation traffic per sample, or measured times.
- * Loaded from models/<name>.yaml (schema in README.md). */
+ * Loaded from models/<name>.yaml (schema in docs/reference/model-and-gpu-files.md). */
 #ifndef ARSIM_MODEL_H
 #define ARSIM_MODEL_H
 

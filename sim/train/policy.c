@@ -107,7 +107,7 @@ static void ub_close(UnitBuilder *b, GArray *units, const Model *m, const char *
     memset(b, 0, sizeof *b);
 }
 
-/* DDP (docs/references.md §2.1): tensors in forward order (initial layout) or in
+/* DDP (docs/dev/references.md §2.1): tensors in forward order (initial layout) or in
  * gradient-ready order (rebuilt); a bucket closes once its size reaches its
  * limit, limits [first, cap, cap, ...]; the initial list is reversed. */
 static void ddp_units(const Policy *p, const Model *m, int elem_bytes, GArray *units)

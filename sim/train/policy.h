@@ -1,6 +1,6 @@
 /* policy — how gradients are synchronized: which sync units (layers,
  * DDP buckets, partitions), which algorithm per unit, and when each unit
- * may start and must be done (docs/design.md §8.4). Pure functions of the
+ * may start and must be done (docs/dev/design.md §8.4). Pure functions of the
  * model and the policy; the timing is train.c's. */
 #ifndef ARSIM_POLICY_H
 #define ARSIM_POLICY_H

@@ -1,4 +1,4 @@
-/* scenario — a whole scenario from YAML (docs/design.md §13.4), every
+/* scenario — a whole scenario from YAML (docs/dev/design.md §13.4), every
  * key checked, every error with file:line:col. */
 #ifndef ARSIM_SCENARIO_H
 #define ARSIM_SCENARIO_H

@@ -10,7 +10,7 @@
  * The plan (tasks, units, their dependencies) is trainplan's; this file
  * gives it time: the stream runs the plan's tasks on the event engine and
  * the communicator starts released units while it has room. The
- * dependency rules are docs/design.md §8.4. */
+ * dependency rules are docs/dev/design.md §8.4. */
 #include "train/train.h"
 #include "train/trainplan.h"
 #include "train/trainrank.h"

@@ -17,7 +17,7 @@
  * layer) release units in the same order on every rank, so each rank
  * issues on its own. A priority policy reorders by what is released when
  * its communicator has room, which differs between ranks: as Horovod does
- * (docs/references.md §2.5), the order is negotiated — a unit enters one
+ * (docs/dev/references.md §2.5), the order is negotiated — a unit enters one
  * shared priority queue once every rank released it, and the shared
  * communicator (at most comm.streams in flight) issues it on every rank
  * at once. */

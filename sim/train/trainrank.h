@@ -20,7 +20,7 @@ bool trainrank_needed(const Scenario *s);
 /* As train_run_ex, on the per-rank engine: a unit that every rank issues
  * at one instant on an idle network (no other collective, no message in
  * flight, no faults or background, comm.streams 1) takes the memo's
- * duration, exact there (docs/design.md §7.8); every other runs live, as
+ * duration, exact there (docs/dev/design.md §7.8); every other runs live, as
  * all do with force_live. */
 bool trainrank_run(const Scenario *s, int batch, int policy, const TrainOpts *o, bool force_live, TrainResult *out,
                    char **err);

@@ -3,7 +3,7 @@
  * (stragglers); the per-rank compute factors drawn from them; and the
  * percentiles of a run's iteration times.
  *
- * Scenario keys (README "What-if"):
+ * Scenario keys (docs/howto/what-if.md "What-if"):
  *   variation:  {dist: normal | lognormal | none, cv: 0.05, per: layer | iteration, seed: 1, jitter: 0}
  *   stragglers: [{ranks: [3], slowdown: 1.5, from_iteration: 0}]
  *

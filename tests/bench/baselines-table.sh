@@ -1,5 +1,5 @@
 #!/bin/bash
-# tests/bench/baselines-table.sh — the README's tables of the default
+# tests/bench/baselines-table.sh — the tables of docs/explanation/thesis-result.md of the default
 # scenario's policies against both baselines, at 10 Gbit/s
 # (configs/default.yaml) and 1 Gbit/s (configs/default-1gbps.yaml):
 #   baselines  iteration times of no-overlap (all-reduce after backward),

@@ -1,5 +1,5 @@
 #!/bin/bash
-# tests/bench/protocol-table.sh — README's table of what the protocol
+# tests/bench/protocol-table.sh — the table of docs/explanation/mpi-protocol.md of what the protocol
 # layer changes: ring, butterfly and Rabenseifner on 8 and 12 ranks, 1 KiB
 # to 64 MiB, on arsim collective's default star (10 Gbit/s, 5 us per link:
 # α = 10 us host to host), each setting against every message eager:

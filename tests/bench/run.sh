@@ -364,7 +364,7 @@ if ! skipped smpi; then
     echo "   for butterfly/rdb and rabenseifner/rab_rdb. Ring/lr has no target: at a count not divisible by P, lr runs"
     echo "   its ring on floor(n/P)-byte blocks and then all-reduces the n mod P leftover bytes with redbcast: a linear"
     echo "   reduce to rank 0 (alpha, plus P-1 small messages through its link) and a binomial broadcast whose eager"
-    echo "   sends leave the root together (ceil(lg P) - 1 alpha deep): ceil(lg P) alpha more (README: SMPI side by side)."
+    echo "   sends leave the root together (ceil(lg P) - 1 alpha deep): ceil(lg P) alpha more (docs/dev/performance.md: SMPI side by side)."
     printf "  %4s %9s %-22s %12s %12s %12s %9s  %s\n" P bytes "algo arsim/SMPI" arsim_s "arsim'_s" smpi_s "diff%" "target"
     for p in 6 12 100; do
       for bytes in 1048576 67108864; do

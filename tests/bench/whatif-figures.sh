@@ -1,8 +1,8 @@
 #!/bin/bash
-# tests/bench/whatif-figures.sh — regenerates README "What-if"'s worked
+# tests/bench/whatif-figures.sh — regenerates docs/howto/what-if.md's worked
 # question: the table (markdown rows on stdout) and the figures in
-# plots/whatif/, from configs/whatif-vgg16-64.yaml. Run it after a change
-# to the compute or network model, then paste the rows into the README.
+# docs/img/whatif/, from configs/whatif-vgg16-64.yaml. Run it after a change
+# to the compute or network model, then paste the rows into docs/howto/what-if.md.
 #
 #   tests/bench/whatif-figures.sh [ARSIM]      (from the repository root; ARSIM defaults to ./arsim)
 set -eu
@@ -20,7 +20,7 @@ paste <(rows "$T/h.json") <(rows "$T/s.json") <(rows "$T/v.json") | awk '{
   h = $4 * 1e3; s = $10 * 1e3; vm = $16 * 1e3; v5 = $17 * 1e3; v9 = $18 * 1e3
   printf "| %s (%s, %s) | %.1f | %.1f | %+.1f %% | %.1f / %.1f / %.1f | %+.1f %% |\n", $1, $2, $3, h, s, (s / h - 1) * 100, vm, v5, v9, (v9 / h - 1) * 100 }'
 "$A" plot "$T/v.json" --out "$T/vp" >/dev/null
-cp "$T/vp/iteration_cdf.png" plots/whatif/iteration_cdf-cv0.1.png
+cp "$T/vp/iteration_cdf.png" docs/img/whatif/iteration_cdf-cv0.1.png
 { sed 's/^variation:.*$/stragglers: [{ranks: [17], slowdown: 1}]/' "$C"
   printf 'sweep:\n  stragglers.0.slowdown: [1.0, 1.1, 1.2, 1.3, 1.5, 2.0]\n'; } >"$T/sl.yaml"
 { sed 's/^variation:.*$/variation: {dist: normal, cv: 0, seed: 1}/' "$C"
@@ -29,11 +29,11 @@ cp "$T/vp/iteration_cdf.png" plots/whatif/iteration_cdf-cv0.1.png
 "$A" sweep "$T/cv.yaml" --out "$T/cv" --jobs 2 >/dev/null 2>&1
 "$A" plot "$T/sl/results.jsonl" --out "$T/slp" >/dev/null
 "$A" plot "$T/cv/results.jsonl" --out "$T/cvp" >/dev/null
-cp "$T/slp/speedup_vs_whatif-01.png" plots/whatif/speedup_vs_slowdown.png
-cp "$T/cvp/speedup_vs_whatif-01.png" plots/whatif/speedup_vs_cv.png
+cp "$T/slp/speedup_vs_whatif-01.png" docs/img/whatif/speedup_vs_slowdown.png
+cp "$T/cvp/speedup_vs_whatif-01.png" docs/img/whatif/speedup_vs_cv.png
 grep -h '^"\|^[0-9]' "$T/slp/speedup_vs_whatif-01.dat" "$T/cvp/speedup_vs_whatif-01.dat" |
     sed 's/^/# /' >&2   # the sweeps' speed-ups and iteration times, for the text
 "$A" run "$C" --set 'stragglers=[{ranks: [63], slowdown: 1.2}]' --set 'iterations={warmup: 2, measured: 3}' \
     --trace "$T/tl.json" --trace-policy layer-ring >/dev/null
 "$A" plot "$T/tl.json" --out "$T/tlp" >/dev/null
-cp "$T/tlp/timeline.png" plots/whatif/timeline-straggler-layer-ring.png
+cp "$T/tlp/timeline.png" docs/img/whatif/timeline-straggler-layer-ring.png

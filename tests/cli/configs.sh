@@ -3,7 +3,7 @@
 # scenario passes `arsim check` and `arsim run` with one result per (batch,
 # policy); each topology file runs `arsim collective --topology` with its
 # host count; and a few figures are checked against closed forms written
-# here from the files' own numbers (alpha-beta-gamma, docs/design.md §7.7).
+# here from the files' own numbers (alpha-beta-gamma, docs/dev/design.md §7.7).
 # Prints "ok NAME" / "FAIL NAME"; $ARSIM is the binary; cwd = repo root.
 ARSIM=$(readlink -f "${ARSIM:-./arsim}")
 tmp=$(mktemp -d)

@@ -1,5 +1,5 @@
 #!/bin/bash
-# install — `make install` into a temporary prefix, then README's tour run
+# install — `make install` into a temporary prefix, then docs/tutorial/tour.md's tour run
 # from another directory with only the installed tree (its outputs must
 # equal the checkout's), the order of the data search path, the man page
 # and the completion as installed; `make uninstall` must leave nothing,

@@ -1,6 +1,6 @@
 #!/bin/bash
 # `arsim list models|gpus|topologies|algorithms|policies [--json]`: the
-# model totals are the published parameter counts (docs/references.md §4), written
+# model totals are the published parameter counts (docs/dev/references.md §4), written
 # here independently; the data files are found along the data search path
 # ($ARSIM_DATA, the working directory, the installed directory). Prints
 # "ok NAME" / "FAIL NAME"; $ARSIM is the binary; cwd = repo root.

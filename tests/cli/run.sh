@@ -2,7 +2,7 @@
 # run — positive command-line tests of `arsim run`, `check`, `collective`
 # and `list` against $ARSIM, from the repository root: exit status, the
 # table, the JSON/CSV/trace files and their keys, --set, determinism, and
-# the closed forms the outputs must agree with (docs/design.md §7.7). JSON is read
+# the closed forms the outputs must agree with (docs/dev/design.md §7.7). JSON is read
 # with tests/cli/jsonflat.awk (a strict validator; no python or jq).
 # Prints "ok <test>" or "FAIL <test>: why" per test.
 set -u
@@ -277,7 +277,7 @@ coll_topology_file() {
 
 # --- arsim list ----------------------------------------------------------
 
-# The algorithm names of docs/design.md §13.4, one per line (first word), and in --json.
+# The algorithm names of docs/dev/design.md §13.4, one per line (first word), and in --json.
 list_algorithms() {
     local names="auto butterfly hierarchical hybrid rabenseifner ring torus2d tree" got
     got=$("$A" list algorithms 2>"$T/err" | awk '{ print $1 }' | sort | tr '\n' ' ')

@@ -123,7 +123,7 @@ reanalyze() {
         grep -Eq '^  inter_peak_bytes_per_s: [0-9.e+]+$' "$T/re6/calib-8.yaml" &&
         grep -q '^peak inter: the burst.s credit passes at ' "$T/re6/calibrate-8.txt" ||
         { echo "carried by default, with a peak: $(tail -3 "$T/re6.log")"; return 1; }
-    # β from the 16 and 64 MiB rings by default: run 16 ranks 2 of 2 (README, "The rings' β"); with
+    # β from the 16 and 64 MiB rings by default: run 16 ranks 2 of 2 (docs/explanation/validation-history-2.md, "The rings' β"); with
     # --no-ring-beta the ping-pong rule gives the β, the 4-host rings then want a host queue (128 KiB halves
     # their rms.err) and with it the ranking is 2 of 2 too (1 of 2 before the host queue)
     grep -q "^beta inter: held at the largest rings' slope" "$T/re6/calibrate-4.txt" &&
@@ -157,7 +157,7 @@ reanalyze() {
     grep -q '"how":[[:space:]]*"sim rabenseifner (MPICH.s selection, MPI_Allreduce)"' "$T/re8/compare-4.json" ||
         { echo "--mpi mpich: mpi not predicted by MPICH's selection: $(grep -m1 -o '"how":[[:space:]]*"sim [^"]*(best[^"]*"' "$T/re8/compare-4.json")"; return 1; }
     # MPICH run 11 measured its own all-reduce as MPI_Iallreduce (the case's
-    # "call"): predicted by the nonblocking table, README's 3.8 % median and 23.9 % maximum (34.2 % before
+    # "call"): predicted by the nonblocking table, docs/explanation/validation-history-2.md's 3.8 % median and 23.9 % maximum (34.2 % before
     # progress in_mpi let a step's exchange cross after a reduction; 4.2 and 23.7 % with each repetition
     # predicted on its own network), and the 4-host ranking right
     validate/validate.sh --reanalyze validate/runs/mpich11 --mpi mpich --out "$T/re11" --arsim "$A" >"$T/re11.log" 2>&1
@@ -181,8 +181,8 @@ reanalyze() {
     [ $? = 2 ] && grep -q "is the run's own directory" "$T/re2.log" || { echo "--out = RUN not refused: $(cat "$T/re2.log")"; return 1; }
 }
 
-# validate/rings_beta.sh (README, "The rings' β"): the queue scan on kept
-# run 20 shows the two modes README's table names; a bad experiment is one
+# validate/rings_beta.sh (docs/explanation/validation-history-2.md, "The rings' β"): the queue scan on kept
+# run 20 shows the two modes the table of docs/explanation/validation-history-2.md names; a bad experiment is one
 # line, exit 2.
 rings_beta() {
     local out

@@ -1,7 +1,7 @@
 #!/bin/bash
 # gen_calib_synthetic.sh — writes tests/data/calib-synthetic.json to stdout:
 # a measurements file (schema arsim-measurements/1) whose times are the
-# α-β-γ closed forms (docs/design.md §7.7) for α = 40 us, β = 8.4 ns/B, γ = 0.2 ns/B
+# α-β-γ closed forms (docs/dev/design.md §7.7) for α = 40 us, β = 8.4 ns/B, γ = 0.2 ns/B
 # on 4 ranks, one per host: ping-pong α + nβ, reduce nγ, and all-reduce
 #   ring, rabenseifner, hierarchical (G = 2, inter ring)
 #                 2(p-1)α-equivalents: ring 2(p-1)α + 2(p-1)/p·nβ + (p-1)/p·nγ,

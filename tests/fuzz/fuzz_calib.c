@@ -1,6 +1,6 @@
 /* fuzz_calib — libFuzzer harness: a calibration file (calfile_load, what a scenario's
  * cluster.calibration and `arsim compare --calibration` read).
- * Built by `make fuzz` into build-fuzz/fuzz/ (README "Fuzzing"). */
+ * Built by `make fuzz` into build-fuzz/fuzz/ (docs/dev/running-tests.md "Fuzzing"). */
 #include "fuzzlib.h"
 #include "io/calfile.h"
 

@@ -1,6 +1,6 @@
 /* fuzz_meas — libFuzzer harness: a measurements file, arsim-measurements/1 JSON
  * (reportmeas_load, what `arsim calibrate` and `arsim compare` read).
- * Built by `make fuzz` into build-fuzz/fuzz/ (README "Fuzzing"). */
+ * Built by `make fuzz` into build-fuzz/fuzz/ (docs/dev/running-tests.md "Fuzzing"). */
 #include "fuzzlib.h"
 #include "report/reportmeas.h"
 

@@ -1,7 +1,7 @@
 /* fuzz_model — libFuzzer harness: a model file (model_from_cfg; named
  * models/fuzz-input.yaml) and the same text as a GPU file (gpu_list and
  * gpu_load of v100, what a scenario's gpus_file is read with).
- * Built by `make fuzz` into build-fuzz/fuzz/ (README "Fuzzing"). */
+ * Built by `make fuzz` into build-fuzz/fuzz/ (docs/dev/running-tests.md "Fuzzing"). */
 #include "fuzzlib.h"
 #include "train/gpu.h"
 #include "train/model.h"

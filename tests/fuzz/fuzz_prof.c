@@ -1,6 +1,6 @@
 /* fuzz_prof — libFuzzer harness: a PyTorch profiler Chrome trace (reportprof_load, what
  * `arsim import-profile` reads).
- * Built by `make fuzz` into build-fuzz/fuzz/ (README "Fuzzing"). */
+ * Built by `make fuzz` into build-fuzz/fuzz/ (docs/dev/running-tests.md "Fuzzing"). */
 #include "fuzzlib.h"
 #include "report/reportprof.h"
 

@@ -3,7 +3,7 @@
  * cut) and its results.csv (reportsweep_csv), and as `arsim plot` reads it or a `run --json` file or a trace
  * (reportplot_load), then the plot's dimensions, groups and titles
  * (plotdims; the drawing itself writes files and is not run).
- * Built by `make fuzz` into build-fuzz/fuzz/ (README "Fuzzing"). */
+ * Built by `make fuzz` into build-fuzz/fuzz/ (docs/dev/running-tests.md "Fuzzing"). */
 #include "fuzzlib.h"
 #include "plot/plotdims.h"
 #include "report/reportsweep.h"

@@ -1,7 +1,7 @@
 /* fuzz_scenario — libFuzzer harness: a scenario file (YAML text → CfgNode tree →
  * scenario_from_cfg: models, GPU files and calibrations it names are read
  * from the shipped files, as the input is named configs/fuzz-input.yaml).
- * Built by `make fuzz` into build-fuzz/fuzz/ (README "Fuzzing"). */
+ * Built by `make fuzz` into build-fuzz/fuzz/ (docs/dev/running-tests.md "Fuzzing"). */
 #include "fuzzlib.h"
 #include "train/scenario.h"
 

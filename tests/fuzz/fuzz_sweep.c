@@ -1,7 +1,7 @@
 /* fuzz_sweep — libFuzzer harness: a sweep definition (a scenario with a sweep: section →
  * sweepexp_from_cfg), then the first and last scenario it expands to,
  * read as scenarios (what `arsim sweep --check` does for every one).
- * Built by `make fuzz` into build-fuzz/fuzz/ (README "Fuzzing"). */
+ * Built by `make fuzz` into build-fuzz/fuzz/ (docs/dev/running-tests.md "Fuzzing"). */
 #include "fuzzlib.h"
 #include "sweep/sweepexp.h"
 #include "train/scenario.h"

@@ -1,6 +1,6 @@
 /* fuzz_topo — libFuzzer harness: a topology file (topocfg_load: read, then built once
  * with topo_new, as `arsim collective --topology FILE` does).
- * Built by `make fuzz` into build-fuzz/fuzz/ (README "Fuzzing"). */
+ * Built by `make fuzz` into build-fuzz/fuzz/ (docs/dev/running-tests.md "Fuzzing"). */
 #include "fuzzlib.h"
 #include "net/topocfg.h"
 

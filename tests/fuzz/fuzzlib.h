@@ -3,7 +3,7 @@
  * disk), the repository root (for names that resolve along the data
  * search path) and the contract every reader keeps on bad input.
  *
- * The contract (README "Bad input"): a reader fails with exactly one line
+ * The contract (docs/reference/units.md "Bad input"): a reader fails with exactly one line
  * "file:line:col: what is wrong; what is expected" — no newline, no other
  * control character, a "; " between the complaint and the expectation —
  * and succeeds with no error set. A breach aborts, so libFuzzer records

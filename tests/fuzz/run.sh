@@ -1,6 +1,6 @@
 #!/bin/bash
 # run.sh — runs the libFuzzer harnesses of build-fuzz/fuzz/ (make fuzz,
-# make fuzz-smoke; README "Fuzzing"), one harness at a time, one process
+# make fuzz-smoke; docs/dev/running-tests.md "Fuzzing"), one harness at a time, one process
 # each, at nice level FUZZ_NICE, from the repository root.
 #
 #   tests/fuzz/run.sh smoke HARNESS...     FUZZ_SMOKE_TIME seconds each over its corpus

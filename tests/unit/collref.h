@@ -91,7 +91,7 @@ static void ref_gen_ring(CollSchedule *s, const int *ranks, int p, uint64_t off,
     ref_gen_ring_allgather(s, ranks, p, off, count);
 }
 
-/* The MPICH fold (docs/references.md §3.2), shared by butterfly and Rabenseifner.
+/* The MPICH fold (docs/dev/references.md §3.2), shared by butterfly and Rabenseifner.
  * q = 2^floor(lg p), r = p - q. Among members < 2r each even one sends its
  * whole range to the next (odd) one and sits out; the odd one reduces and
  * takes newrank = i/2; members >= 2r take newrank = i - r. The core runs on

@@ -400,7 +400,7 @@ START_TEST(test_calfile_roundtrip)
 }
 END_TEST
 
-/* Closed-form all-reduce times on a contention-free star (docs/design.md §7.7). */
+/* Closed-form all-reduce times on a contention-free star (docs/dev/design.md §7.7). */
 static double t_algo(const char *algo, int p, double n)
 {
     double lg = log2(p), a = ALPHA, b = BETA, g = GAMMA;

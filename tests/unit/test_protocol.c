@@ -314,7 +314,7 @@ static const uint64_t SIZES_PKT[] = {8, 1000, 64 << 10, 512 << 10};
  *   host's link: Rabenseifner's halving messages add at most nβ/2;
  * - with rtt and an overhead, the partners of a core step no longer start
  *   together, and one's clear-to-send queues behind the other's data on
- *   the same link (what the README's Open MPI measurements showed): each
+ *   the same link (what the Open MPI measurements of docs/explanation/validation-history.md showed): each
  *   core step may wait one partner message longer, at most the bytes a
  *   rank sends in the core, k·nβ for butterfly and 2nβ for Rabenseifner;
  * - in packet mode the fold message and the first core message share a

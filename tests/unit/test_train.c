@@ -27,7 +27,7 @@ static TrainResult *res(GArray *r, guint i)
     return &g_array_index(r, TrainResult, i);
 }
 
-/* Ring all-reduce closed form (docs/design.md §7.7). */
+/* Ring all-reduce closed form (docs/dev/design.md §7.7). */
 static double ring_time(int p, double n, double alpha, double beta, double gamma)
 {
     return 2.0 * (p - 1) * alpha + 2.0 * (p - 1) / p * n * beta + (double)(p - 1) / p * n * gamma;
@@ -50,7 +50,7 @@ START_TEST(test_model_totals)
             ck_assert_uint_eq(m->ntensors, want[i].tensors);
         model_free(m);
     }
-    /* VGG-16 per layer (docs/references.md §4.1) */
+    /* VGG-16 per layer (docs/dev/references.md §4.1) */
     static const struct {
         const char *layer;
         uint64_t params;
@@ -164,7 +164,7 @@ START_TEST(test_none_is_compute_plus_allreduces)
 }
 END_TEST
 
-/* MG-WFBP's recurrence (docs/references.md §2.6) for one FIFO channel: DDP with
+/* MG-WFBP's recurrence (docs/dev/references.md §2.6) for one FIFO channel: DDP with
  * one bucket per layer (caps of 1 byte) and one tensor per layer. */
 START_TEST(test_ddp_matches_wfbp_recurrence)
 {
@@ -366,7 +366,7 @@ START_TEST(test_interference_closed_form)
 }
 END_TEST
 
-/* comm.slowdown s with comm.interference f (docs/design.md §8): while a
+/* comm.slowdown s with comm.interference f (docs/dev/design.md §8): while a
  * compute task runs the sync progresses at 1/(1+s), while a sync is in
  * flight compute at 1/(1+f). Layer policy, two layers: l1's all-reduce
  * (duration D1 on the idle network) starts with the backward of l0

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""table.py - README's "Measured on an H100" tables from the timings here.
+"""table.py - docs/explanation/h100-measured.md's "Measured on an H100" tables from the timings here.
 
 Maintainer tool (Python 3, no packages): reads the step timings that
 models/gen/profile_gpu.sh wrote on an H100 (timings-run*.jsonl with the layer

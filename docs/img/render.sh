@@ -1,0 +1,31 @@
+#!/bin/bash
+# docs/img/render.sh — renders the figures under docs/img/ with the shipped
+# gnuplot scripts (plots/*.gp, through `arsim plot`), so the images the docs
+# show are the ones arsim draws today. Run it from the repository root after
+# a change to the models or the plots:
+#
+#   docs/img/render.sh [ARSIM]          (ARSIM defaults to ./arsim)
+#
+# thesis/: the thesis sweep (configs/sweep-thesis.yaml) and the timeline of
+# priority + auto at batch 64; whatif/: tests/bench/whatif-figures.sh.
+# scale-64k/ takes minutes and about 100 MiB, so it is left to its own
+# command (docs/dev/performance.md):
+#   arsim sweep configs/sweep-scale-64k.yaml --out R --jobs 1 && arsim plot R/results.jsonl --out R/plots
+#   cp R/plots/scaling-01.png docs/img/scale-64k/scaling.png; cp R/plots/scaling-01.dat docs/img/scale-64k/scaling.dat
+set -eu
+A=$(readlink -f "${1:-./arsim}")
+cd "$(dirname "$0")/../.."
+T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
+"$A" sweep configs/sweep-thesis.yaml --out "$T/th" --jobs 2 >/dev/null 2>&1
+"$A" plot "$T/th/results.jsonl" --out "$T/thp" >/dev/null
+# the sweep's groups: nodes 4, 8, 16, 32 within bandwidths 1, 10, 25, 100 Gbit/s
+cp "$T/thp/best_policy-02.png" docs/img/thesis/best_policy-8nodes.png
+cp "$T/thp/iteration_vs_batch-06.png" docs/img/thesis/iteration_vs_batch-8x10g.png
+cp "$T/thp/breakdown-06.png" docs/img/thesis/breakdown-8x10g.png
+cp "$T/thp/speedup_vs_batch-06.png" docs/img/thesis/speedup_vs_batch-8x10g.png
+cp "$T/thp/scaling-07.png" docs/img/thesis/scaling-10g-batch64.png
+"$A" run configs/default.yaml --set batch=64 --trace "$T/tl.json" --trace-policy priority-auto >/dev/null
+"$A" plot "$T/tl.json" --out "$T/tlp" >/dev/null
+cp "$T/tlp/timeline.png" docs/img/thesis/timeline-priority-auto-b64.png
+tests/bench/whatif-figures.sh "$A" >/dev/null 2>&1
+echo "rendered docs/img/thesis/ and docs/img/whatif/"

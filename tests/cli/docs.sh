@@ -1,0 +1,153 @@
+#!/bin/bash
+# The docs stay true: every relative link in every markdown file resolves;
+# every ```sh block of README.md, the tutorial and the how-to guides runs (from a
+# scratch workspace that links the checkout's files, so what a command
+# writes lands there); the command-line reference equals what
+# docs/reference/cli.sh writes from arsim's help; no markdown file is over
+# 1,500 lines and README.md over 300; the man pages carry their sections.
+source tests/clilib.bash
+A=${ARSIM:?set ARSIM to the arsim binary}
+T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
+
+# The markdown files of the checkout (not build output, not results).
+mdfiles() {
+    find . \( -path ./.git -o -path './build*' -o -path ./results \) -prune -o -name '*.md' -print | sort
+}
+
+# links FILE — "LINE TARGET ANCHOR" for every relative link and image
+# outside code (fenced blocks and `inline code` are skipped; URLs too); an
+# in-page #anchor has the file itself as its target, "-" is no anchor.
+links() {
+    awk -v self="$(basename "$1")" '
+    /^ *```/ { fence = !fence; next }
+    fence { next }
+    {
+        line = $0
+        gsub(/`[^`]*`/, "", line)
+        while (match(line, /\]\([^)[:space:]]+\)/)) {
+            tgt = substr(line, RSTART + 2, RLENGTH - 3)
+            line = substr(line, RSTART + RLENGTH)
+            if (tgt ~ /^[a-z]+:/) continue
+            anchor = "-"
+            if (index(tgt, "#")) { anchor = substr(tgt, index(tgt, "#") + 1); tgt = substr(tgt, 1, index(tgt, "#") - 1) }
+            if (tgt == "") tgt = self
+            print NR, tgt, anchor
+        }
+    }' "$1"
+}
+
+# anchors FILE — the anchor of every heading, as GitHub writes it: lower
+# case, punctuation dropped (letters of other scripts kept), spaces to '-'.
+anchors() {
+    LC_ALL=C awk '
+    /^ *```/ { fence = !fence; next }
+    !fence && /^#+ / {
+        h = $0; sub(/^#+ /, "", h); h = tolower(h)
+        gsub(/–|—|§|·|×|≥|≤|→|←|’|‘|“|”|…|±|≈|²|⁶⁴|√/, "", h)
+        gsub(/[][!"#$%&'\''()*+,.\/:;<=>?@\\^`{|}~]/, "", h)
+        gsub(/ /, "-", h)
+        print h
+    }' "$1"
+}
+
+links_resolve() {
+    local f n tgt anchor path bad=0 count=0
+    while read -r f; do
+        while read -r n tgt anchor; do
+            count=$((count + 1))
+            path=$(dirname "$f")/$tgt
+            if [ ! -e "$path" ]; then
+                echo "$f:$n: link to $tgt: no such file"; bad=1
+            elif [ "$anchor" != - ] && [[ $path == *.md ]] && ! anchors "$path" | grep -qxF -- "$anchor"; then
+                echo "$f:$n: link to $tgt#$anchor: no such heading"; bad=1
+            fi
+        done < <(links "$f")
+    done < <(mdfiles)
+    [ "$count" -gt 50 ] || { echo "only $count links found; the link scanner is broken"; bad=1; }
+    return $bad
+}
+t "every relative link in the markdown files resolves, headings too" links_resolve
+
+sizes() {
+    local f n bad=0
+    while read -r f; do
+        n=$(wc -l <"$f")
+        [ "$n" -le 1500 ] || { echo "$f: $n lines, over 1,500"; bad=1; }
+    done < <(mdfiles)
+    n=$(wc -l <README.md)
+    [ "$n" -le 300 ] || { echo "README.md: $n lines, over 300"; bad=1; }
+    return $bad
+}
+t "no markdown file over 1,500 lines, README.md at most 300" sizes
+
+cli_reference() {
+    bash docs/reference/cli.sh "$A" >"$T/cli.md" || { echo "docs/reference/cli.sh failed"; return 1; }
+    diff -u docs/reference/cli.md "$T/cli.md" | head -20 >"$T/cli.diff"
+    [ ! -s "$T/cli.diff" ] || { echo "docs/reference/cli.md is stale (run docs/reference/cli.sh ./arsim > docs/reference/cli.md):"; cat "$T/cli.diff"; return 1; }
+    grep -q '^## arsim run$' docs/reference/cli.md || { echo "no run section"; return 1; }
+}
+t "docs/reference/cli.md equals what docs/reference/cli.sh writes" cli_reference
+
+man_pages() {
+    "$A" --man >"$T/arsim.1" || { echo "arsim --man failed"; return 1; }
+    local s
+    for s in NAME SYNOPSIS DESCRIPTION COMMANDS EXAMPLES ENVIRONMENT FILES '"EXIT STATUS"' '"SEE ALSO"'; do
+        grep -q "^\.SH $s\$" "$T/arsim.1" || { echo "arsim.1 has no $s section"; return 1; }
+    done
+    grep -q 'arsim\\-scenario' "$T/arsim.1" || { echo "arsim.1 does not refer to arsim-scenario(5)"; return 1; }
+    "$A" --man-scenario >"$T/arsim-scenario.5" || { echo "arsim --man-scenario failed"; return 1; }
+    grep -q '^\.TH ARSIM-SCENARIO 5' "$T/arsim-scenario.5" || { echo "no .TH ARSIM-SCENARIO 5"; return 1; }
+    # every top-level scenario key the reader checks is on the page
+    local keys k
+    keys=$(sed -n '/^#define SCENARIO_KEYS/,/[^\\]$/p' sim/train/scenario.c | grep -o '"[^"]*"' | tr -d '"' | tr ',' ' ')
+    [ -n "$keys" ] || { echo "no SCENARIO_KEYS in sim/train/scenario.c"; return 1; }
+    for k in $keys; do
+        grep -q "^\\\\fB$k\\\\fR" "$T/arsim-scenario.5" || { echo "arsim-scenario.5 lacks key $k"; return 1; }
+    done
+}
+t "man pages: arsim(1) has EXAMPLES and FILES, arsim-scenario(5) every scenario key" man_pages
+
+# A scratch workspace: every top-level entry of the checkout linked, ./arsim
+# the binary under test; a fresh one per page, its blocks run in order.
+workspace() {
+    local w=$1 e
+    mkdir -p "$w"
+    for e in * .[!.]*; do
+        case $e in .git|arsim|results|build*) continue ;; esac
+        ln -s "$PWD/$e" "$w/$e"
+    done
+    ln -s "$A" "$w/arsim"
+}
+
+# blocks FILE DIR — writes each ```sh block of FILE as DIR/LINE.sh.
+blocks() {
+    awk -v dir="$2" '
+    /^```sh *$/ { inb = 1; name = dir "/" NR ".sh"; next }
+    inb && /^```/ { inb = 0; close(name); next }
+    inb { print > name }' "$1"
+}
+
+run_block() {
+    local ws=$1 b=$2
+    (cd "$ws" && bash -e "$b") >"$T/block.out" 2>&1 ||
+        { echo "exit $?:"; tail -5 "$T/block.out"; return 1; }
+}
+
+pages=0
+for page in README.md docs/tutorial/*.md docs/howto/*.md; do
+    [ -f "$page" ] || continue
+    d=$T/blocks/$(basename "$page" .md); mkdir -p "$d"
+    blocks "$page" "$d"
+    ls "$d"/*.sh >/dev/null 2>&1 || continue
+    pages=$((pages + 1))
+    ws=$T/ws/$(basename "$page" .md); workspace "$ws"
+    for b in $(cd "$d" && ls | sort -n); do
+        if grep -qE 'arsim plot|--plot ' "$d/$b" && ! command -v gnuplot >/dev/null; then
+            echo "skipped $page:${b%.sh}: it draws figures and gnuplot is not installed"
+            continue
+        fi
+        t "$page:${b%.sh}: the sh block runs" run_block "$ws" "$d/$b"
+    done
+done
+some_pages() { [ "$pages" -ge 5 ] || { echo "only $pages pages have sh blocks"; return 1; }; }
+t "the tutorial and the how-tos have runnable sh blocks" some_pages
