@@ -161,7 +161,7 @@ static GPtrArray *cases_by_start(GPtrArray *cases, bool late)
 /* The duplex, judged on the cases that start together alone (only they
  * tell half from full: with a late partner both can serialize, and
  * whether one does may flip from run to run): half when it cuts their
- * squared error, each under its best queue, to CALFIT_BURST_GAIN of
+ * squared error, each under its best queue, to CALFIT_KEEP_DUPLEX of
  * full's; then the best queue under it over every case, and its cost. */
 static double best_fit(const CalFile *cal, GPtrArray *cases, uint64_t queue[2], ProtocolDuplex *duplex)
 {
@@ -171,7 +171,7 @@ static double best_fit(const CalFile *cal, GPtrArray *cases, uint64_t queue[2], 
         uint64_t q[2];
         double c_full = best_queue(cal, together, PROTOCOL_DUPLEX_FULL, q);
         double c_half = best_queue(cal, together, PROTOCOL_DUPLEX_HALF, q);
-        if (c_half < CALFIT_BURST_GAIN * c_full)
+        if (c_half < CALFIT_KEEP_DUPLEX * c_full)
             *duplex = PROTOCOL_DUPLEX_HALF;
     }
     g_ptr_array_free(together, TRUE);
@@ -182,7 +182,7 @@ static double best_fit(const CalFile *cal, GPtrArray *cases, uint64_t queue[2], 
  * with one that carries the eager part (rts_payload eager), kept where it
  * cuts the squared error of the cases with a late partner (only they can
  * show it: ends that start together answer each other's request before
- * any data is queued) to CALFIT_BURST_GAIN of the empty one's; cal's
+ * any data is queued) to CALFIT_KEEP_RTS_PAYLOAD of the empty one's; cal's
  * protocol gets the payload kept. Returns the cost over every case. */
 static double fit_rtt(CalFile *cal, GPtrArray *cases, CalQueueFit *out)
 {
@@ -197,7 +197,7 @@ static double fit_rtt(CalFile *cal, GPtrArray *cases, CalQueueFit *out)
     double c_eager = best_fit(cal, cases, q, &dx);
     double l_eager = cost(cal, late, q, dx);
     g_ptr_array_free(late, TRUE);
-    if (l_eager < CALFIT_BURST_GAIN * l_empty) {
+    if (l_eager < CALFIT_KEEP_RTS_PAYLOAD * l_empty) {
         memcpy(out->control_queue, q, sizeof q);
         out->duplex = dx;
         out->rts_payload = PROTOCOL_RTS_EAGER;
@@ -244,7 +244,7 @@ bool calqueue_fit(const MeasFile *m, CalFile *cal, CalQueueFit *out)
             q.inter_protocol.p.rts_payload = i % 2 ? PROTOCOL_RTS_EAGER : PROTOCOL_RTS_EMPTY;
             uint64_t queue[2];
             double c = best_queue(&q, late, PROTOCOL_DUPLEX_FULL, queue);
-            if (c < best_late && c < CALFIT_BURST_GAIN * eager_late) {
+            if (c < best_late && c < CALFIT_KEEP_HANDSHAKE * eager_late) {
                 best_late = c;
                 out->handshake_found = true;
                 out->eager_limit = q.inter_protocol.p.eager_limit;
