@@ -245,6 +245,66 @@ static bool read_late_end(const Ctx *x, const cJSON *o, int k, MeasCase *c)
     return true;
 }
 
+/* A ping-pong's or exchange's keys (c->mode set): "class", and an
+ * exchange's "delay_s", "pairs" and "peers". */
+static bool read_pair(const Ctx *x, const cJSON *o, int k, MeasCase *c)
+{
+    const char *s;
+    if (!get_string(x, o, k, "class", "inter or intra", &s))
+        return false;
+    if (strcmp(s, "inter") != 0 && strcmp(s, "intra") != 0)
+        return fail_at(x, offset_of(x->text, x->len, "cases", k, "class"), "case %d: unknown class '%s'; "
+                       "expected inter or intra", k, s);
+    c->intra = strcmp(s, "intra") == 0;
+    const cJSON *d = cJSON_GetObjectItemCaseSensitive(o, "delay_s");
+    if (c->mode == MEAS_EXCHANGE &&
+        (!cJSON_IsNumber(d) || !(d->valuedouble >= 0) || !(d->valuedouble <= 1e3)))
+        return fail_at(x, offset_of(x->text, x->len, "cases", k, d ? "delay_s" : NULL), "case %d: %s 'delay_s'; "
+                       "expected the second rank's late start in seconds, 0 to 1000", k, d ? "bad" : "no");
+    c->delay_s = c->mode == MEAS_EXCHANGE ? d->valuedouble : 0;
+    const cJSON *pp = cJSON_GetObjectItemCaseSensitive(o, "pairs");
+    if (c->mode == MEAS_EXCHANGE && pp &&
+        (!cJSON_IsNumber(pp) || pp->valuedouble != floor(pp->valuedouble) || !(pp->valuedouble >= 1) ||
+         !(pp->valuedouble <= 1048576)))
+        return fail_at(x, offset_of(x->text, x->len, "cases", k, "pairs"), "case %d: bad 'pairs'; expected the "
+                       "pairs exchanging at once, an integer from 1 to 1048576", k);
+    c->pairs = c->mode != MEAS_EXCHANGE ? 0 : pp ? (int)pp->valuedouble : 1;
+    return c->mode != MEAS_EXCHANGE || read_late_end(x, o, k, c);
+}
+
+/* An iteration replay's keys: "config", "policy", "sets", "scale". */
+static bool read_iteration(const Ctx *x, const cJSON *o, int k, MeasCase *c)
+{
+    const char *s;
+    if (!get_string(x, o, k, "config", "the scenario file the replay ran", &s))
+        return false;
+    c->config = g_strdup(s);
+    if (!get_string(x, o, k, "policy", "the policy's name in that scenario", &s))
+        return false;
+    c->policy = g_strdup(s);
+    const cJSON *sets = cJSON_GetObjectItemCaseSensitive(o, "sets"), *v;
+    int n = 0;
+    if (sets && !cJSON_IsArray(sets))
+        return fail_at(x, offset_of(x->text, x->len, "cases", k, "sets"), "case %d: 'sets' is not an array; "
+                       "expected the replay's --set KEY=VALUE strings", k);
+    c->sets = g_new0(char *, (gsize)cJSON_GetArraySize(sets) + 1);
+    cJSON_ArrayForEach(v, sets) {
+        if (!cJSON_IsString(v))
+            return fail_at(x, offset_of(x->text, x->len, "cases", k, "sets"), "case %d: a non-string in 'sets'; "
+                           "expected KEY=VALUE strings", k);
+        c->sets[n++] = g_strdup(v->valuestring);
+    }
+    const cJSON *sc = cJSON_GetObjectItemCaseSensitive(o, "scale");
+    c->scale = 1;
+    if (sc && (!cJSON_IsNumber(sc) || !(sc->valuedouble > 0) || !isfinite(sc->valuedouble)))
+        return fail_at(x, offset_of(x->text, x->len, "cases", k, "scale"), "case %d: bad 'scale'; expected the "
+                       "compute time factor, a number > 0", k);
+    if (sc)
+        c->scale = sc->valuedouble;
+    return true;
+}
+
+/* "mode" and the keys that depend on it. */
 static bool read_mode(const Ctx *x, const cJSON *o, int k, MeasCase *c)
 {
     const char *mode, *s;
@@ -253,27 +313,7 @@ static bool read_mode(const Ctx *x, const cJSON *o, int k, MeasCase *c)
     gsize off = offset_of(x->text, x->len, "cases", k, "mode");
     if (strcmp(mode, "pingpong") == 0 || strcmp(mode, "exchange") == 0) {
         c->mode = strcmp(mode, "pingpong") == 0 ? MEAS_PINGPONG : MEAS_EXCHANGE;
-        if (!get_string(x, o, k, "class", "inter or intra", &s))
-            return false;
-        if (strcmp(s, "inter") != 0 && strcmp(s, "intra") != 0)
-            return fail_at(x, offset_of(x->text, x->len, "cases", k, "class"), "case %d: unknown class '%s'; "
-                           "expected inter or intra", k, s);
-        c->intra = strcmp(s, "intra") == 0;
-        const cJSON *d = cJSON_GetObjectItemCaseSensitive(o, "delay_s");
-        if (c->mode == MEAS_EXCHANGE &&
-            (!cJSON_IsNumber(d) || !(d->valuedouble >= 0) || !(d->valuedouble <= 1e3)))
-            return fail_at(x, offset_of(x->text, x->len, "cases", k, d ? "delay_s" : NULL), "case %d: %s 'delay_s'; "
-                           "expected the second rank's late start in seconds, 0 to 1000", k, d ? "bad" : "no");
-        c->delay_s = c->mode == MEAS_EXCHANGE ? d->valuedouble : 0;
-        const cJSON *pp = cJSON_GetObjectItemCaseSensitive(o, "pairs");
-        if (c->mode == MEAS_EXCHANGE && pp &&
-            (!cJSON_IsNumber(pp) || pp->valuedouble != floor(pp->valuedouble) || !(pp->valuedouble >= 1) ||
-             !(pp->valuedouble <= 1048576)))
-            return fail_at(x, offset_of(x->text, x->len, "cases", k, "pairs"), "case %d: bad 'pairs'; expected the "
-                           "pairs exchanging at once, an integer from 1 to 1048576", k);
-        c->pairs = c->mode != MEAS_EXCHANGE ? 0 : pp ? (int)pp->valuedouble : 1;
-        if (c->mode == MEAS_EXCHANGE && !read_late_end(x, o, k, c))
-            return false;
+        return read_pair(x, o, k, c);
     } else if (strcmp(mode, "reduce") == 0) {
         c->mode = MEAS_REDUCE;
     } else if (strcmp(mode, "allreduce") == 0) {
@@ -306,31 +346,7 @@ static bool read_mode(const Ctx *x, const cJSON *o, int k, MeasCase *c)
         c->start_spread_s = sp ? sp->valuedouble : 0;
     } else if (strcmp(mode, "iteration") == 0) {
         c->mode = MEAS_ITERATION;
-        if (!get_string(x, o, k, "config", "the scenario file the replay ran", &s))
-            return false;
-        c->config = g_strdup(s);
-        if (!get_string(x, o, k, "policy", "the policy's name in that scenario", &s))
-            return false;
-        c->policy = g_strdup(s);
-        const cJSON *sets = cJSON_GetObjectItemCaseSensitive(o, "sets"), *v;
-        int n = 0;
-        if (sets && !cJSON_IsArray(sets))
-            return fail_at(x, offset_of(x->text, x->len, "cases", k, "sets"), "case %d: 'sets' is not an array; "
-                           "expected the replay's --set KEY=VALUE strings", k);
-        c->sets = g_new0(char *, (gsize)cJSON_GetArraySize(sets) + 1);
-        cJSON_ArrayForEach(v, sets) {
-            if (!cJSON_IsString(v))
-                return fail_at(x, offset_of(x->text, x->len, "cases", k, "sets"), "case %d: a non-string in 'sets'; "
-                               "expected KEY=VALUE strings", k);
-            c->sets[n++] = g_strdup(v->valuestring);
-        }
-        const cJSON *sc = cJSON_GetObjectItemCaseSensitive(o, "scale");
-        c->scale = 1;
-        if (sc && (!cJSON_IsNumber(sc) || !(sc->valuedouble > 0) || !isfinite(sc->valuedouble)))
-            return fail_at(x, offset_of(x->text, x->len, "cases", k, "scale"), "case %d: bad 'scale'; expected the "
-                           "compute time factor, a number > 0", k);
-        if (sc)
-            c->scale = sc->valuedouble;
+        return read_iteration(x, o, k, c);
     } else {
         return fail_at(x, off, "case %d: unknown mode '%s'; expected pingpong, reduce, allreduce, iteration or exchange",
                        k, mode);
