@@ -147,13 +147,19 @@ static double best_queue(const CalFile *cal, GPtrArray *cases, ProtocolDuplex du
     return c;
 }
 
-/* The cases (MeasCase *) whose ends start together (delay 0) or, with
- * `late`, apart. New array; the caller frees it (not the cases). */
-static GPtrArray *cases_by_start(GPtrArray *cases, bool late)
+/* How an exchange case's two ends start. */
+typedef enum {
+    START_TOGETHER,          /* delay 0 */
+    START_APART,             /* one end late (delay > 0) */
+} ExchangeStart;
+
+/* The cases (MeasCase *) whose ends start as `start` says. New array; the
+ * caller frees it (not the cases). */
+static GPtrArray *cases_by_start(GPtrArray *cases, ExchangeStart start)
 {
     GPtrArray *out = g_ptr_array_new();
     for (guint i = 0; i < cases->len; i++)
-        if ((((const MeasCase *)g_ptr_array_index(cases, i))->delay_s > 0) == late)
+        if ((((const MeasCase *)g_ptr_array_index(cases, i))->delay_s > 0) == (start == START_APART))
             g_ptr_array_add(out, g_ptr_array_index(cases, i));
     return out;
 }
@@ -165,7 +171,7 @@ static GPtrArray *cases_by_start(GPtrArray *cases, bool late)
  * full's; then the best queue under it over every case, and its cost. */
 static double best_fit(const CalFile *cal, GPtrArray *cases, uint64_t queue[2], ProtocolDuplex *duplex)
 {
-    GPtrArray *together = cases_by_start(cases, false);
+    GPtrArray *together = cases_by_start(cases, START_TOGETHER);
     *duplex = PROTOCOL_DUPLEX_FULL;
     if (together->len) {
         uint64_t q[2];
@@ -187,7 +193,7 @@ static double best_fit(const CalFile *cal, GPtrArray *cases, uint64_t queue[2], 
 static double fit_rtt(CalFile *cal, GPtrArray *cases, CalQueueFit *out)
 {
     Protocol *pr = &cal->inter_protocol.p;
-    GPtrArray *late = cases_by_start(cases, true);
+    GPtrArray *late = cases_by_start(cases, START_APART);
     pr->rts_payload = PROTOCOL_RTS_EMPTY;
     double c_empty = best_fit(cal, cases, out->control_queue, &out->duplex);
     double l_empty = cost(cal, late, out->control_queue, out->duplex);
@@ -233,7 +239,7 @@ bool calqueue_fit(const MeasFile *m, CalFile *cal, CalQueueFit *out)
          * costs 2α more, which the ping-pong already did not see): the eager model against a
          * handshake from each late exchange's size on, judged on the late cases; then the queue
          * and the duplex from every case. */
-        GPtrArray *late = cases_by_start(cases, true);
+        GPtrArray *late = cases_by_start(cases, START_APART);
         const uint64_t all[2] = {PROTOCOL_INF, PROTOCOL_INF};
         double eager_late = late->len ? cost(cal, late, all, PROTOCOL_DUPLEX_FULL) : 0, best_late = eager_late;
         CalFile q = *cal;

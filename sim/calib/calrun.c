@@ -4,9 +4,17 @@
 #include <math.h>
 #include <string.h>
 
+/* The classes of points a calibration fits. */
+typedef enum {
+    CLASS_INTER,             /* ping-pong inter and ring all-reduce: the inter link class */
+    CLASS_INTRA,             /* ping-pong intra: the intra link class */
+    CLASS_REDUCE,            /* reduce: γ */
+} PointClass;
+
 /* The points of one class, tagged with their case index. */
-static GArray *collect(const MeasFile *m, const CalRunOpts *o, bool intra, bool reduce)
+static GArray *collect(const MeasFile *m, const CalRunOpts *o, PointClass cls)
 {
+    bool intra = cls == CLASS_INTRA, reduce = cls == CLASS_REDUCE;
     GArray *pts = g_array_new(FALSE, TRUE, sizeof(CalPoint));
     bool one_per_host = m->ranks_per_host <= 1 || m->hosts == m->ranks;
     for (guint i = 0; i < m->cases->len; i++) {
@@ -154,9 +162,9 @@ int calrun_fit(const MeasFile *m, const CalRunOpts *o, CalRun *out, char **err)
 {
     *out = (CalRun){.opts = *o};
     calfile_init(&out->cal);
-    out->reduce = collect(m, o, false, true);
-    out->inter = collect(m, o, false, false);
-    out->intra = collect(m, o, true, false);
+    out->reduce = collect(m, o, CLASS_REDUCE);
+    out->inter = collect(m, o, CLASS_INTER);
+    out->intra = collect(m, o, CLASS_INTRA);
     char *why = NULL;
     out->cal.has_gamma = out->reduce->len > 0 && calfit_gamma(out->reduce, &out->gamma, &why);
     g_free(why);

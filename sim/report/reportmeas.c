@@ -194,12 +194,15 @@ static bool get_uint(const Ctx *x, const cJSON *o, int k, const char *key, doubl
     return true;
 }
 
-/* A time in seconds at key: > 0 and finite. Absent: *out = 0 unless required. */
-static bool get_time(const Ctx *x, const cJSON *o, int k, const char *key, bool required, double *out)
+/* Whether a key must be present. */
+typedef enum { KEY_OPTIONAL, KEY_REQUIRED } KeyNeed;
+
+/* A time in seconds at key: > 0 and finite. Absent: *out = 0 unless KEY_REQUIRED. */
+static bool get_time(const Ctx *x, const cJSON *o, int k, const char *key, KeyNeed need, double *out)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
     *out = 0;
-    if (!v && !required)
+    if (!v && need == KEY_OPTIONAL)
         return true;
     gsize off = offset_of(x->text, x->len, "cases", k, key);
     if (!v)
@@ -423,8 +426,8 @@ static bool read_case(const Ctx *x, const cJSON *o, int k, MeasCase *c)
         c->batch = (int)u;
     }
     double lo, hi;
-    if (!get_time(x, o, k, "time_s", true, &c->time_s) || !get_time(x, o, k, "min_s", false, &lo) ||
-        !get_time(x, o, k, "max_s", false, &hi))
+    if (!get_time(x, o, k, "time_s", KEY_REQUIRED, &c->time_s) || !get_time(x, o, k, "min_s", KEY_OPTIONAL, &lo) ||
+        !get_time(x, o, k, "max_s", KEY_OPTIONAL, &hi))
         return false;
     double slack = 1e-9 * c->time_s;
     if ((lo > 0 && lo > c->time_s + slack) || (hi > 0 && hi < c->time_s - slack))
@@ -432,7 +435,7 @@ static bool read_case(const Ctx *x, const cJSON *o, int k, MeasCase *c)
                        "case %d: time_s %g lies outside [min_s %g, max_s %g]; expected the median of the "
                        "repetitions, in the same unit (seconds) as min_s and max_s", k, c->time_s, lo, hi);
     double measured;
-    if (!get_time(x, o, k, "measured_s", false, &measured) || !read_reps(x, o, k, c, lo, hi))
+    if (!get_time(x, o, k, "measured_s", KEY_OPTIONAL, &measured) || !read_reps(x, o, k, c, lo, hi))
         return false;
     c->has_gap = c->mode == MEAS_ALLREDUCE && c->n_reps > 0 && measured > 0;
     if (c->has_gap) {
