@@ -103,9 +103,9 @@ consistent() {
             if (!fit) print "compare: no case fitted"
             if (!held) print "compare: no held-out all-reduce predicted" }'
     awk '/^inter: \{/ { a = $0; b = $0; sub(/.*alpha_s: /, "", a); sub(/[,}].*/, "", a); sub(/.*beta_s_per_byte: /, "", b); sub(/[,}].*/, "", b)
-                       if (a + 0 > 0 && b + 0 > 0) ok = 1 }
+                       if (a != "" && a + 0 >= 0 && b + 0 > 0) ok = 1 }
          /^gamma_s_per_byte: / { g = 1 }
-         END { if (!ok) print "calibration: no inter class with alpha_s > 0 and beta_s_per_byte > 0"
+         END { if (!ok) print "calibration: no inter class with alpha_s >= 0 and beta_s_per_byte > 0"
                if (!g) print "calibration: no gamma_s_per_byte" }' "$3"
 }
 # stats — "count median max" of numbers on stdin.
