@@ -1,11 +1,13 @@
 # arsim — plain Makefile.
 #   make            build ./arsim (core in build/libarsim.a)
 #   make run        install missing packages, build, run configs/default.yaml
-#   make check      install, build, run every suite, then again under ASan+UBSan, then make fuzz-smoke
+#   make check      install, build, run every suite and the short validation loop (no error bound),
+#                   then the suites again under ASan+UBSan, then make fuzz-smoke
 #   make test       the suites without sanitizers: unit (Check), command-line, bad-input corpus
 #   make bench      speed and memory figures against their targets (tests/bench)
 #   make asan       the suites under AddressSanitizer and UBSan only
-#   make validate   measure real MPI collectives on an emulated cluster, calibrate, report the error (root)
+#   make validate   measure real MPI collectives on an emulated cluster, calibrate, report the error
+#                   against its targets (root; docs/dev/testing.md)
 #   make validate-torch  train for real with PyTorch + gloo on an emulated cluster, against arsim (root)
 #   make deps-torch install Debian's python3-torch and python3-torchvision (root), for validate-torch only
 #   make deps       install the Debian packages that are missing (root) or print the command
@@ -158,8 +160,9 @@ run: deps
 	@$(MAKE) --no-print-directory arsim
 	./arsim run configs/default.yaml
 
-# Every suite: unit (Check), command-line and bad-input corpus, then the same
-# unit and CLI suites built with AddressSanitizer + UBSan.
+# Every suite: unit (Check), command-line and bad-input corpus, the short
+# validation loop, then the same unit and CLI suites built with
+# AddressSanitizer + UBSan. Nothing here judges a measured error or retries.
 check: deps
 	@$(MAKE) --no-print-directory test
 	@$(MAKE) --no-print-directory validate-short
@@ -197,14 +200,13 @@ validate-torch: deps deps-torch
 	@$(MAKE) --no-print-directory arsim
 	./validate/torch/run.sh $(TORCH_ARGS)
 
-# Its short form, part of make check: skipped (with a line saying so) when
-# not root or without network namespaces.
-# A wrong result fails at once; a missed error bound (exit 3) can be timing
-# noise on a shared machine, so the bound must hold in one of three runs.
+# Its short form, part of make check: the loop end to end (cluster up,
+# measure, calibrate, compare, tear down) with its outputs checked for form
+# and consistency; no error bound, so one run decides (docs/dev/testing.md).
+# Skipped (with a line saying so) when not root or without network namespaces.
 validate-short:
 	@$(MAKE) --no-print-directory arsim validate-build
-	@for i in 1 2 3; do ./validate/validate.sh --short; rc=$$?; [ $$rc -ne 3 ] && exit $$rc; \
-	  echo "validate-short: error bound missed on attempt $$i of 3"; done; exit 1
+	./validate/validate.sh --short
 
 test: arsim validate-build $(TEST_BIN)
 	@./tests/layers.sh

@@ -28,7 +28,7 @@ merge() {
 # heldsmall (held-out all-reduce of 16 KiB..128 KiB) or iteration.
 errors() {
     awk -F'\t' -v sel="$2" '
-        match($1, /^\.cases\[[0-9]+\]\./) { i = substr($1, 8, RLENGTH - 9); k = substr($1, RLENGTH + 1); v[i, k] = $2; n = i > n ? i : n }
+        match($1, /^\.cases\[[0-9]+\]\./) { i = substr($1, 8, RLENGTH - 9); k = substr($1, RLENGTH + 1); v[i, k] = $2; i += 0; n = i > n ? i : n }
         END { for (i = 0; i <= n; i++) {
             e = v[i, "rel_error"]; if (e == "" || e == "null") continue
             if (e < 0) e = -e
@@ -45,11 +45,68 @@ errors() {
 # where the file has none).
 spread() {
     awk -F'\t' '
-        match($1, /^\.summary\[[0-9]+\]\./) { i = substr($1, 10, RLENGTH - 11); v[i, substr($1, RLENGTH + 1)] = $2; n = i > n ? i : n }
+        match($1, /^\.summary\[[0-9]+\]\./) { i = substr($1, 10, RLENGTH - 11); v[i, substr($1, RLENGTH + 1)] = $2; i += 0; n = i > n ? i : n }
         END { for (i = 0; i <= n; i++)
                   if (v[i, "group"] == "allreduce >= 256 KiB" && v[i, "held_out"] == "true" && v[i, "ranked_cases"] != "") {
                       print v[i, "ranked_cases"], v[i, "faster_than_p10"], v[i, "within_p10_p90"], v[i, "slower_than_p90"]; exit }
               print 0, 0, 0, 0 }' "$1"
+}
+# pairs CMPFLAT MEASFLAT — "same differ ties" over the pairs of policies
+# of each iteration setting (config, batch, ranks) of a compare JSON
+# (flattened) whose cases both were predicted: a pair whose measured times
+# differ by no more than the repetitions' spread (the larger of the two
+# cases' max_s - min_s, from the measurements file, flattened) is a tie,
+# counted apart; any other pair is the same where the prediction orders
+# it as the measurement does, else differ. "0 0 0" without iterations.
+pairs() {
+    { sed 's/^/C/' "$1"; sed 's/^/M/' "$2"; } | awk -F'\t' '
+        match($1, /^C\.cases\[[0-9]+\]\./) { i = substr($1, 9, RLENGTH - 10); c[i, substr($1, RLENGTH + 1)] = $2; i += 0; n = i > n ? i : n; next }
+        match($1, /^M\.cases\[[0-9]+\]\./) { i = substr($1, 9, RLENGTH - 10); m[i, substr($1, RLENGTH + 1)] = $2 }
+        END {
+            for (i = 0; i <= n; i++) {
+                if (c[i, "mode"] != "iteration" || c[i, "predicted_s"] == "" || c[i, "predicted_s"] == "null") continue
+                k = c[i, "index"]; sp[i] = m[k, "max_s"] - m[k, "min_s"]
+                key = c[i, "config"] SUBSEP c[i, "batch"] SUBSEP c[i, "ranks"]
+                for (j in seen) if (seen[j] == key) {
+                    dm = c[i, "measured_s"] - c[j, "measured_s"]; dp = c[i, "predicted_s"] - c[j, "predicted_s"]
+                    w = sp[i] > sp[j] ? sp[i] : sp[j]
+                    if ((dm < 0 ? -dm : dm) <= w) ties++
+                    else if ((dm > 0) == (dp > 0) && dp != 0) same++
+                    else differ++
+                }
+                seen[i] = key
+            }
+            print same + 0, differ + 0, ties + 0 }'
+}
+# consistent MEASFLAT CMPFLAT CAL — one line per way the outputs of one
+# cluster disagree with each other (nothing: well-formed and consistent):
+# the compare file's schema; a compare case per measured case; every case
+# predicted (or noted why not), its rel_error (predicted - measured) /
+# measured; some case fitted and some held-out all-reduce predicted; the calibration's inter alpha and beta > 0
+# and its gamma (the loop measures reduce).
+consistent() {
+    grep -q '^\.schema	arsim-compare/1$' "$2" || echo "compare: no schema arsim-compare/1"
+    { sed 's/^/M/' "$1"; sed 's/^/C/' "$2"; } | awk -F'\t' '
+        match($1, /^M\.cases\[[0-9]+\]\.mode$/) { nm++ }
+        match($1, /^C\.cases\[[0-9]+\]\./) { i = substr($1, 9, RLENGTH - 10); c[i, substr($1, RLENGTH + 1)] = $2; i += 0; n = i > n ? i : n; nc = n + 1 }
+        END {
+            if (nm == 0) print "measurements: no cases"
+            if (nc != nm) printf "compare: %d cases for %d measured\n", nc, nm
+            for (i = 0; i < nc; i++) {
+                p = c[i, "predicted_s"]; t = c[i, "measured_s"]; e = c[i, "rel_error"]
+                if (p == "" || p == "null") { if (c[i, "note"] == "") printf "compare: case %d neither predicted nor noted why\n", i; continue }
+                if (!(p + 0 > 0)) { printf "compare: case %d: predicted_s %s is not > 0\n", i, p; continue }
+                d = (p - t) / t - e; if (d < 0) d = -d
+                if (!(t + 0 > 0) || d > 1e-6 * (1 + (e < 0 ? -e : e))) printf "compare: case %d: rel_error %s is not (%s - %s) / %s\n", i, e, p, t, t
+                if (c[i, "fitted"] == "true") fit++; else if (c[i, "mode"] == "allreduce") held++
+            }
+            if (!fit) print "compare: no case fitted"
+            if (!held) print "compare: no held-out all-reduce predicted" }'
+    awk '/^inter: \{/ { a = $0; b = $0; sub(/.*alpha_s: /, "", a); sub(/[,}].*/, "", a); sub(/.*beta_s_per_byte: /, "", b); sub(/[,}].*/, "", b)
+                       if (a != "" && a + 0 >= 0 && b + 0 > 0) ok = 1 }
+         /^gamma_s_per_byte: / { g = 1 }
+         END { if (!ok) print "calibration: no inter class with alpha_s >= 0 and beta_s_per_byte > 0"
+               if (!g) print "calibration: no gamma_s_per_byte" }' "$3"
 }
 # stats — "count median max" of numbers on stdin.
 stats() { sort -g | awk '{ a[++n] = $1 } END { if (!n) { print 0, "nan", "nan"; exit }
@@ -69,7 +126,7 @@ netgrowth() {
 timeouts() {
     { awk -f "$root/tests/cli/jsonflat.awk" "$1" | sed 's/^/M/'; awk -f "$root/tests/cli/jsonflat.awk" "$2" | sed 's/^/C/'; } |
     awk -F'\t' '
-        match($1, /^M\.cases\[[0-9]+\]\./) { i = substr($1, 9, RLENGTH - 10); m[i, substr($1, RLENGTH + 1)] = $2; n = i > n ? i : n; next }
+        match($1, /^M\.cases\[[0-9]+\]\./) { i = substr($1, 9, RLENGTH - 10); m[i, substr($1, RLENGTH + 1)] = $2; i += 0; n = i > n ? i : n; next }
         match($1, /^C\.cases\[[0-9]+\]\./) { i = substr($1, 9, RLENGTH - 10); c[i, substr($1, RLENGTH + 1)] = $2 }
         END { for (i = 0; i <= n; i++) if (m[i, "tcp.timeouts"] > 0) {
             k++; e = c[i, "rel_error"]

@@ -476,13 +476,16 @@ static void make_stats(CalCompare *out)
     }
 }
 
+/* Which time of a row order_by sorts by. */
+typedef enum { BY_MEASURED, BY_PREDICTED } RowTime;
+
 /* Policy names of rows idx (CalCmpRow indices) ordered by measured or predicted time. */
-static GPtrArray *order_by(const CalCompare *out, GArray *idx, bool predicted)
+static GPtrArray *order_by(const CalCompare *out, GArray *idx, RowTime by)
 {
     GArray *v = g_array_sized_new(FALSE, FALSE, sizeof(double) * 2, idx->len);
     for (guint i = 0; i < idx->len; i++) {
         const CalCmpRow *r = &g_array_index(out->rows, CalCmpRow, g_array_index(idx, guint, i));
-        double pair[2] = {predicted ? r->pred_s : r->measured_s, (double)g_array_index(idx, guint, i)};
+        double pair[2] = {by == BY_PREDICTED ? r->pred_s : r->measured_s, (double)g_array_index(idx, guint, i)};
         g_array_append_vals(v, pair, 1);
     }
     g_array_sort(v, cmp_double);
@@ -520,8 +523,8 @@ static void make_ranks(CalCompare *out)
         if (idx->len < 2)
             continue;
         const CalCmpRow *r0 = &g_array_index(out->rows, CalCmpRow, g_array_index(idx, guint, 0));
-        CalCmpRank rk = {g_strdup(r0->c->config), r0->c->batch, r0->c->ranks, order_by(out, idx, false),
-                         order_by(out, idx, true), true};
+        CalCmpRank rk = {g_strdup(r0->c->config), r0->c->batch, r0->c->ranks, order_by(out, idx, BY_MEASURED),
+                         order_by(out, idx, BY_PREDICTED), true};
         for (guint j = 0; j < rk.measured->len; j++)
             rk.same = rk.same && strcmp(g_ptr_array_index(rk.measured, j), g_ptr_array_index(rk.predicted, j)) == 0;
         g_array_append_val(out->ranks, rk);

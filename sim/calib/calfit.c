@@ -457,9 +457,9 @@ static void polish_peak(Rows *r, Cand *best)
 
 /* The best parameters over the used points with eager limit `eager`
  * (INFINITY: no handshake): without a burst; with one whose bytes pass at
- * once, kept when it cuts the squared error to CALFIT_BURST_GAIN; and then
+ * once, kept when it cuts the squared error to CALFIT_KEEP_BURST; and then
  * with a peak rate (ratios on a grid, the best polished), kept when it
- * cuts the burst's error to CALFIT_BURST_GAIN again. */
+ * cuts the burst's error to CALFIT_KEEP_PEAK. */
 static Cand fit_eager(const GArray *pts, double gamma, double beta_fix, unsigned flags, double eager, bool ack)
 {
     Rows r;
@@ -468,7 +468,7 @@ static Cand fit_eager(const GArray *pts, double gamma, double beta_fix, unsigned
     fit_fixed(&r, 0, &naive);
     if (!(flags & CALFIT_NO_BURST) && naive.sse > CALFIT_EXACT * r.n)
         fit_burst(&r, &burst);
-    Cand best = burst.sse < CALFIT_BURST_GAIN * naive.sse ? burst : naive;
+    Cand best = burst.sse < CALFIT_KEEP_BURST * naive.sse ? burst : naive;
     if (!(flags & CALFIT_NO_PEAK) && best.burst > 0 && best.sse > CALFIT_EXACT * r.n) {
         Cand peak = {0, 0, 0, 0, 0, eager, r.ack, INFINITY};
         for (int k = 1; k < CALFIT_PEAK_GRID; k++) {
@@ -478,7 +478,7 @@ static Cand fit_eager(const GArray *pts, double gamma, double beta_fix, unsigned
         }
         if (isfinite(peak.sse))
             polish_peak(&r, &peak);
-        if (peak.burst > 0 && peak.sse < CALFIT_BURST_GAIN * best.sse)
+        if (peak.burst > 0 && peak.sse < CALFIT_KEEP_PEAK * best.sse)
             best = peak;
     }
     rows_clear(&r);
@@ -509,7 +509,9 @@ static GArray *message_sizes(const GArray *pts)
 /* The best parameters over the used points (β held at beta_fix unless
  * that is NAN): without a handshake, and with one from each measured
  * message size on (one size at least below it); the handshake is kept
- * when it cuts the squared error to CALFIT_BURST_GAIN of the fit without.
+ * when it cuts the squared error to CALFIT_KEEP_HANDSHAKE of the fit
+ * without, its ack (a 4α step) when that cuts the 2α step's to
+ * CALFIT_KEEP_ACK.
  * An eager limit that is not NAN is given: the fit under it alone. */
 static Cand fit_protocol(const GArray *pts, double gamma, double beta_fix, unsigned flags, double eager)
 {
@@ -531,9 +533,9 @@ static Cand fit_protocol(const GArray *pts, double gamma, double beta_fix, unsig
     g_array_free(sizes, TRUE);
     /* (α, o) with 2 crossings and (α/2, o + α/4) with 4 price every message alike; an acknowledgement shows
      * only where the step is more than twice α + 2o with o >= 0, and is kept where that cuts the error */
-    if (hs.sse > CALFIT_EXACT * pts->len && acked.sse < CALFIT_BURST_GAIN * hs.sse)
+    if (hs.sse > CALFIT_EXACT * pts->len && acked.sse < CALFIT_KEEP_ACK * hs.sse)
         hs = acked;
-    return hs.sse < CALFIT_BURST_GAIN * plain.sse ? hs : plain;
+    return hs.sse < CALFIT_KEEP_HANDSHAKE * plain.sse ? hs : plain;
 }
 
 /* The protocol found with the burst's bytes passing at once, then the

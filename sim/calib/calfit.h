@@ -1,72 +1,29 @@
 /* calfit — least-squares fits of the α-β-γ network model to measured
  * times (pure numerics: no files, no printing).
  *
- * A link class is fitted from ping-pong points (one message of n bytes:
- * α + nβ) and ring all-reduce points (p ranks, n bytes: 2(p-1)α +
- * 2(p-1)/p·nβ + (p-1)/p·nγ, γ known). Residuals are relative (each point
- * weighs 1/t², so a 4 KiB point counts as much as a 64 MiB one), and α
- * and β are never negative.
+ * Model (calfit_predict): a ping-pong of n bytes takes α + 2o plus
+ * β for the bytes the token bucket's credit b does not cover (with a peak
+ * rate P: α + max(n/P, β(n - b))), and 2α more from the eager limit on
+ * under handshake rtt (4α with ack rtt); a ring all-reduce of p ranks
+ * takes 2(p-1) such messages of n/p bytes, the credit refilling at 1/β in
+ * the gaps, plus (p-1)/p·nγ — the simulator's links exactly (net.h).
  *
- * A token-bucket shaper (tc tbf: the emulated cluster) lets the first b
- * bytes of a burst pass unshaped, so a naive fit of large messages meets
- * the time axis below zero. The fit therefore also tries the model with a
- * burst term: a ping-pong message takes α + β·max(0, n - b); a ring's
- * 2(p-1) messages of n/p bytes each take α plus β for what the bucket's
- * credit does not cover, the credit starting at b and refilling at 1/β in
- * the idle gap before each next message (α, plus the reduction in the
- * reduce-scatter half), up to b — the simulator's links exactly (net.h;
- * test_calib checks the two agree). α comes from the sizes below the
- * burst, β from the slope above it: candidates from the model without
- * refill (linear in α, β and βb between two sizes), then for a fixed
- * burst a fixed-point least squares (a ring's refill depends on α/β),
- * then a golden-section search of the burst. The burst is kept only when
- * it removes at least a third of the squared relative error of the best
- * fit without it; on links without a shaper b stays 0. Under the protocol
- * so found (below), the burst's bytes may pass at a peak rate P rather
- * than at once (net.h): a byte on credit costs 1/P and spends 1 - 1/(Pβ)
- * of credit, so a ping-pong takes α + max(n/P, β(n - b)); the ratio
- * 1/(Pβ) is searched on a grid of tenths and polished, and P kept when it
- * removes a third of the error again (CALFIT_NO_PEAK: never). The
- * protocol is searched with the credit passing at once, so a bend of the
- * small sizes can be read as a handshake's step first. One pass then
- * drops outliers (relative residual beyond 4 robust standard deviations
- * and 10%) and fits again.
- *
- * The protocol (io/protocol.h): every message also costs 2o of CPU, and
- * with handshake rtt a message of at least the eager limit E costs 2α
- * more (a request-to-send and a clear-to-send; the idle gap a ring's
- * bucket refills in grows by the same). A ping-pong's or ring's steps
- * start together, so a rendezvous without a handshake costs nothing there
- * and only rtt is visible: as a step of 2α between two sizes — or of 4α
- * where an acknowledgement and a confirmation follow the data (ack rtt:
- * the next message waits for them). The fit
- * tries E at every distinct message size (ping-pong n, ring n/p), each
- * with a step of 2α and of 4α, with α,
- * o and β free (the step gives α, the intercept α + 2o), and keeps the
- * best when it removes at least a third of the squared relative error of
- * the fit without; else E is inf (no rendezvous seen up to the largest
- * size) and o is 0 (α + 2o is all that ping-pong and ring can tell).
- *
- * β cannot slide: relative residuals weigh a 100 KiB ping-pong like a
- * 32 MiB one, so mid-size points the model does not describe (a shaper
- * that passes part of each message at line rate, a bucket that refills
- * between ping-pongs) can pull β far from the rate the large messages
- * run at. The fit therefore also takes β alone from the large messages
- * (at least 1/64 of the largest; the slope of time against bytes, with a
- * per-message term and a constant beside it), and when the full fit's β
- * differs from that slope by more than 10 % it fits again with β held at
- * the slope (CALFIT_FREE_BETA: never).
- *
- * Where the points hold ring all-reduces of at least 2 sizes whose
- * message (n/p) is at least 1/4 of the largest ring's, β is instead held
- * at those rings' slope (time against link bytes, the reduction taken
- * off, a per-message term beside it), whatever the full fit says: a
- * collective keeps every link busy both ways at once, a ping-pong one
- * way at a time, and where a host moves fewer bytes per second both ways
- * (the emulated 4-host cluster's ring: 1.9 % at 1 Gbit/s, 0.9 % at 400
- * Mbit/s) the rate collectives see is the one to predict them with. The
- * ping-pong still gives α, the burst, the peak and the protocol
- * (CALFIT_NO_RING_BETA: the rule above instead; CALFIT_FREE_BETA: free).
+ * Contract of calfit_link / calfit_link_at:
+ *   - residuals are relative (each point weighs 1/t²); α, β, o, b >= 0;
+ *   - each optional term is kept only where it cuts the squared relative
+ *     error of the fit without it to its CALFIT_KEEP_* fraction: the burst
+ *     (CALFIT_NO_BURST: never), then the handshake's step and its ack, then
+ *     the peak rate (CALFIT_NO_PEAK: never); without a handshake E is inf
+ *     and o is 0;
+ *   - β is held at the largest rings' slope where at least 2 ring sizes
+ *     have a message of >= 1/4 of the largest ring's (CALFIT_NO_RING_BETA:
+ *     skip this rule), else at the large messages' slope where the free
+ *     fit strays more than 10 % from it (CALFIT_FREE_BETA: β always free);
+ *   - one pass drops outliers (relative residual beyond 4 robust standard
+ *     deviations and 10 %) and fits again; every point's pred_s and used
+ *     are filled.
+ * Why each rule, and what the emulated cluster measured: see
+ * docs/explanation/calibration-notes.md.
  */
 #ifndef ARSIM_CALFIT_H
 #define ARSIM_CALFIT_H
@@ -77,7 +34,14 @@
 
 #include "io/protocol.h"
 
-#define CALFIT_BURST_GAIN (2.0 / 3) /* the burst (and a handshake) must cut the squared error to this fraction */
+/* Each optional term of a fit is kept only where it cuts the squared
+ * relative error of the fit without it to this fraction (or below). */
+#define CALFIT_KEEP_BURST (2.0 / 3)       /* the token bucket's burst b */
+#define CALFIT_KEEP_PEAK (2.0 / 3)        /* the burst's peak rate P (over the burst's fit) */
+#define CALFIT_KEEP_HANDSHAKE (2.0 / 3)   /* a handshake's step from an eager limit on */
+#define CALFIT_KEEP_ACK (2.0 / 3)         /* an ack's 4α step over the handshake's 2α */
+#define CALFIT_KEEP_RTS_PAYLOAD (2.0 / 3) /* calqueue: a request-to-send carrying the eager part */
+#define CALFIT_KEEP_DUPLEX (2.0 / 3)      /* calqueue: half duplex over full */
 
 typedef enum {
     CALFIT_PINGPONG,         /* one message of `bytes` between two hosts, one way */

@@ -18,9 +18,8 @@
  * under each candidate queue, and keeps the least sum of squared relative
  * errors when it cuts host_queue 0's to CALHOSTQ_GAIN: a host queue moves
  * every ring and every iteration that runs rings, so it must explain most
- * of the rings' error (halve its RMS), not shave noise off it (Open MPI's
- * rings, within 4 % without it, gain 0.1-1 point and lose the policy
- * ranking; MPICH's, 10-11 % without it, fall to 2 %). */
+ * of the rings' error (halve its RMS), not shave noise off it
+ * (docs/explanation/calibration-notes.md, "The host queue's gain"). */
 #ifndef ARSIM_CALHOSTQ_H
 #define ARSIM_CALHOSTQ_H
 

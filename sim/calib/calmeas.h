@@ -30,7 +30,7 @@ typedef struct {
     double time_s;           /* median, seconds, > 0 (pingpong: one way; iteration: one iteration;
                               * exchange: the longer rank's span from its own start, the late one's delay included) */
     double *reps_s;          /* every measured repetition's time ("reps_s"), s, in the order run; owned; NULL
-                              * when the file has none (mpibench before it wrote them) */
+                              * when the file has none (the key is optional) */
     int n_reps;              /* entries of reps_s, 0 when NULL */
     bool has_gap;            /* gap_s was measured (allreduce with "measured_s" and reps_s); false: unknown */
     double gap_s;            /* with has_gap: the mean idle time between two measured repetitions (the

@@ -147,13 +147,19 @@ static double best_queue(const CalFile *cal, GPtrArray *cases, ProtocolDuplex du
     return c;
 }
 
-/* The cases (MeasCase *) whose ends start together (delay 0) or, with
- * `late`, apart. New array; the caller frees it (not the cases). */
-static GPtrArray *cases_by_start(GPtrArray *cases, bool late)
+/* How an exchange case's two ends start. */
+typedef enum {
+    START_TOGETHER,          /* delay 0 */
+    START_APART,             /* one end late (delay > 0) */
+} ExchangeStart;
+
+/* The cases (MeasCase *) whose ends start as `start` says. New array; the
+ * caller frees it (not the cases). */
+static GPtrArray *cases_by_start(GPtrArray *cases, ExchangeStart start)
 {
     GPtrArray *out = g_ptr_array_new();
     for (guint i = 0; i < cases->len; i++)
-        if ((((const MeasCase *)g_ptr_array_index(cases, i))->delay_s > 0) == late)
+        if ((((const MeasCase *)g_ptr_array_index(cases, i))->delay_s > 0) == (start == START_APART))
             g_ptr_array_add(out, g_ptr_array_index(cases, i));
     return out;
 }
@@ -161,17 +167,17 @@ static GPtrArray *cases_by_start(GPtrArray *cases, bool late)
 /* The duplex, judged on the cases that start together alone (only they
  * tell half from full: with a late partner both can serialize, and
  * whether one does may flip from run to run): half when it cuts their
- * squared error, each under its best queue, to CALFIT_BURST_GAIN of
+ * squared error, each under its best queue, to CALFIT_KEEP_DUPLEX of
  * full's; then the best queue under it over every case, and its cost. */
 static double best_fit(const CalFile *cal, GPtrArray *cases, uint64_t queue[2], ProtocolDuplex *duplex)
 {
-    GPtrArray *together = cases_by_start(cases, false);
+    GPtrArray *together = cases_by_start(cases, START_TOGETHER);
     *duplex = PROTOCOL_DUPLEX_FULL;
     if (together->len) {
         uint64_t q[2];
         double c_full = best_queue(cal, together, PROTOCOL_DUPLEX_FULL, q);
         double c_half = best_queue(cal, together, PROTOCOL_DUPLEX_HALF, q);
-        if (c_half < CALFIT_BURST_GAIN * c_full)
+        if (c_half < CALFIT_KEEP_DUPLEX * c_full)
             *duplex = PROTOCOL_DUPLEX_HALF;
     }
     g_ptr_array_free(together, TRUE);
@@ -182,12 +188,12 @@ static double best_fit(const CalFile *cal, GPtrArray *cases, uint64_t queue[2], 
  * with one that carries the eager part (rts_payload eager), kept where it
  * cuts the squared error of the cases with a late partner (only they can
  * show it: ends that start together answer each other's request before
- * any data is queued) to CALFIT_BURST_GAIN of the empty one's; cal's
+ * any data is queued) to CALFIT_KEEP_RTS_PAYLOAD of the empty one's; cal's
  * protocol gets the payload kept. Returns the cost over every case. */
 static double fit_rtt(CalFile *cal, GPtrArray *cases, CalQueueFit *out)
 {
     Protocol *pr = &cal->inter_protocol.p;
-    GPtrArray *late = cases_by_start(cases, true);
+    GPtrArray *late = cases_by_start(cases, START_APART);
     pr->rts_payload = PROTOCOL_RTS_EMPTY;
     double c_empty = best_fit(cal, cases, out->control_queue, &out->duplex);
     double l_empty = cost(cal, late, out->control_queue, out->duplex);
@@ -197,7 +203,7 @@ static double fit_rtt(CalFile *cal, GPtrArray *cases, CalQueueFit *out)
     double c_eager = best_fit(cal, cases, q, &dx);
     double l_eager = cost(cal, late, q, dx);
     g_ptr_array_free(late, TRUE);
-    if (l_eager < CALFIT_BURST_GAIN * l_empty) {
+    if (l_eager < CALFIT_KEEP_RTS_PAYLOAD * l_empty) {
         memcpy(out->control_queue, q, sizeof q);
         out->duplex = dx;
         out->rts_payload = PROTOCOL_RTS_EAGER;
@@ -233,7 +239,7 @@ bool calqueue_fit(const MeasFile *m, CalFile *cal, CalQueueFit *out)
          * costs 2α more, which the ping-pong already did not see): the eager model against a
          * handshake from each late exchange's size on, judged on the late cases; then the queue
          * and the duplex from every case. */
-        GPtrArray *late = cases_by_start(cases, true);
+        GPtrArray *late = cases_by_start(cases, START_APART);
         const uint64_t all[2] = {PROTOCOL_INF, PROTOCOL_INF};
         double eager_late = late->len ? cost(cal, late, all, PROTOCOL_DUPLEX_FULL) : 0, best_late = eager_late;
         CalFile q = *cal;
@@ -244,7 +250,7 @@ bool calqueue_fit(const MeasFile *m, CalFile *cal, CalQueueFit *out)
             q.inter_protocol.p.rts_payload = i % 2 ? PROTOCOL_RTS_EAGER : PROTOCOL_RTS_EMPTY;
             uint64_t queue[2];
             double c = best_queue(&q, late, PROTOCOL_DUPLEX_FULL, queue);
-            if (c < best_late && c < CALFIT_BURST_GAIN * eager_late) {
+            if (c < best_late && c < CALFIT_KEEP_HANDSHAKE * eager_late) {
                 best_late = c;
                 out->handshake_found = true;
                 out->eager_limit = q.inter_protocol.p.eager_limit;

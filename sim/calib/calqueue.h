@@ -29,9 +29,9 @@ typedef struct {
     uint64_t control_queue[2]; /* bytes, PROTOCOL_INF: all data ahead; the best candidates, [PROTOCOL_FROM_LOWER]
                                 * and [PROTOCOL_FROM_HIGHER] (the same unless a case's lower rank was late) */
     ProtocolRtsPayload rts_payload; /* eager when a request-to-send carrying the eager part cuts the squared
-                                     * error to CALFIT_BURST_GAIN of an empty one's */
-    ProtocolDuplex duplex;   /* half when it cuts the simultaneous cases' squared error to CALFIT_BURST_GAIN of
-                              * full's */
+                                     * error to CALFIT_KEEP_RTS_PAYLOAD of an empty one's */
+    ProtocolDuplex duplex;   /* half when it cuts the simultaneous cases' squared error to CALFIT_KEEP_DUPLEX
+                              * of full's */
     double rms_rel;          /* RMS relative error of the exchange cases under it */
     int points;              /* exchange cases fitted, >= 1 */
 } CalQueueFit;
@@ -83,10 +83,10 @@ double calqueue_exchange_time(const CalFile *cal, const MeasCase *c, char **err)
  * With a handshake (rtt) the queue is fitted — one for both ends, or,
  * where some case had the pair's lower rank late (MeasCase.late_lower),
  * each end's own — whether the request-to-send carries the eager part
- * (Open MPI's; kept when it cuts the squared error to CALFIT_BURST_GAIN
- * of an empty one's), and the duplex: full, or
+ * (Open MPI's; kept when it cuts the squared error to
+ * CALFIT_KEEP_RTS_PAYLOAD of an empty one's), and the duplex: full, or
  * half where that cuts the squared error of the cases whose ends start
- * together (only they show it) to CALFIT_BURST_GAIN of full's. Where the ping-pong
+ * together (only they show it) to CALFIT_KEEP_DUPLEX of full's. Where the ping-pong
  * showed none (eager_limit inf, handshake none: a noisy ping-pong can hide
  * the 2α step) the exchange cases with a late partner may show it instead
  * (its rendezvous waits; cases that start together cannot tell it from a
@@ -94,7 +94,7 @@ double calqueue_exchange_time(const CalFile *cal, const MeasCase *c, char **err)
  * messages from that size on rendezvous), with each queue, judged on
  * them, and kept
  * (handshake rtt, no overhead; queue and duplex as above) when it cuts
- * the squared error to CALFIT_BURST_GAIN of the eager model's, as the
+ * the squared error to CALFIT_KEEP_HANDSHAKE of the eager model's, as the
  * ping-pong's step must. */
 bool calqueue_fit(const MeasFile *m, CalFile *cal, CalQueueFit *out);
 

@@ -1,9 +1,10 @@
 /* cmdcalib — `arsim calibrate MEASUREMENTS.json [--out CALIBRATION.yaml]
  * [--fit pingpong,ring] [--no-burst] [--no-peak] ...`: fits α and β per link class and γ
- * (calib/calfit.h) to a measurements file (validate/README-schema.md),
- * prints the fit, R² and every point's residual as a table on stdout,
- * and writes the calibration YAML (io/calfile.h) atomically to FILE, or
- * after the table on stdout without --out.
+ * to a measurements file (validate/README-schema.md) with calrun_fit
+ * (calib/calrun.h), prints reportcalib_text's tables (the fit, R² and
+ * every point's residual) on stdout, and writes the calibration YAML
+ * (io/calfile.h) atomically to FILE, or after the tables on stdout
+ * without --out.
  *
  *   inter  ping-pong class inter (with --fit pingpong) and ring all-reduce
  *          cases (with --fit ring; only when every host ran one rank)

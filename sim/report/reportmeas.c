@@ -194,12 +194,15 @@ static bool get_uint(const Ctx *x, const cJSON *o, int k, const char *key, doubl
     return true;
 }
 
-/* A time in seconds at key: > 0 and finite. Absent: *out = 0 unless required. */
-static bool get_time(const Ctx *x, const cJSON *o, int k, const char *key, bool required, double *out)
+/* Whether a key must be present. */
+typedef enum { KEY_OPTIONAL, KEY_REQUIRED } KeyNeed;
+
+/* A time in seconds at key: > 0 and finite. Absent: *out = 0 unless KEY_REQUIRED. */
+static bool get_time(const Ctx *x, const cJSON *o, int k, const char *key, KeyNeed need, double *out)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
     *out = 0;
-    if (!v && !required)
+    if (!v && need == KEY_OPTIONAL)
         return true;
     gsize off = offset_of(x->text, x->len, "cases", k, key);
     if (!v)
@@ -245,6 +248,66 @@ static bool read_late_end(const Ctx *x, const cJSON *o, int k, MeasCase *c)
     return true;
 }
 
+/* A ping-pong's or exchange's keys (c->mode set): "class", and an
+ * exchange's "delay_s", "pairs" and "peers". */
+static bool read_pair(const Ctx *x, const cJSON *o, int k, MeasCase *c)
+{
+    const char *s;
+    if (!get_string(x, o, k, "class", "inter or intra", &s))
+        return false;
+    if (strcmp(s, "inter") != 0 && strcmp(s, "intra") != 0)
+        return fail_at(x, offset_of(x->text, x->len, "cases", k, "class"), "case %d: unknown class '%s'; "
+                       "expected inter or intra", k, s);
+    c->intra = strcmp(s, "intra") == 0;
+    const cJSON *d = cJSON_GetObjectItemCaseSensitive(o, "delay_s");
+    if (c->mode == MEAS_EXCHANGE &&
+        (!cJSON_IsNumber(d) || !(d->valuedouble >= 0) || !(d->valuedouble <= 1e3)))
+        return fail_at(x, offset_of(x->text, x->len, "cases", k, d ? "delay_s" : NULL), "case %d: %s 'delay_s'; "
+                       "expected the second rank's late start in seconds, 0 to 1000", k, d ? "bad" : "no");
+    c->delay_s = c->mode == MEAS_EXCHANGE ? d->valuedouble : 0;
+    const cJSON *pp = cJSON_GetObjectItemCaseSensitive(o, "pairs");
+    if (c->mode == MEAS_EXCHANGE && pp &&
+        (!cJSON_IsNumber(pp) || pp->valuedouble != floor(pp->valuedouble) || !(pp->valuedouble >= 1) ||
+         !(pp->valuedouble <= 1048576)))
+        return fail_at(x, offset_of(x->text, x->len, "cases", k, "pairs"), "case %d: bad 'pairs'; expected the "
+                       "pairs exchanging at once, an integer from 1 to 1048576", k);
+    c->pairs = c->mode != MEAS_EXCHANGE ? 0 : pp ? (int)pp->valuedouble : 1;
+    return c->mode != MEAS_EXCHANGE || read_late_end(x, o, k, c);
+}
+
+/* An iteration replay's keys: "config", "policy", "sets", "scale". */
+static bool read_iteration(const Ctx *x, const cJSON *o, int k, MeasCase *c)
+{
+    const char *s;
+    if (!get_string(x, o, k, "config", "the scenario file the replay ran", &s))
+        return false;
+    c->config = g_strdup(s);
+    if (!get_string(x, o, k, "policy", "the policy's name in that scenario", &s))
+        return false;
+    c->policy = g_strdup(s);
+    const cJSON *sets = cJSON_GetObjectItemCaseSensitive(o, "sets"), *v;
+    int n = 0;
+    if (sets && !cJSON_IsArray(sets))
+        return fail_at(x, offset_of(x->text, x->len, "cases", k, "sets"), "case %d: 'sets' is not an array; "
+                       "expected the replay's --set KEY=VALUE strings", k);
+    c->sets = g_new0(char *, (gsize)cJSON_GetArraySize(sets) + 1);
+    cJSON_ArrayForEach(v, sets) {
+        if (!cJSON_IsString(v))
+            return fail_at(x, offset_of(x->text, x->len, "cases", k, "sets"), "case %d: a non-string in 'sets'; "
+                           "expected KEY=VALUE strings", k);
+        c->sets[n++] = g_strdup(v->valuestring);
+    }
+    const cJSON *sc = cJSON_GetObjectItemCaseSensitive(o, "scale");
+    c->scale = 1;
+    if (sc && (!cJSON_IsNumber(sc) || !(sc->valuedouble > 0) || !isfinite(sc->valuedouble)))
+        return fail_at(x, offset_of(x->text, x->len, "cases", k, "scale"), "case %d: bad 'scale'; expected the "
+                       "compute time factor, a number > 0", k);
+    if (sc)
+        c->scale = sc->valuedouble;
+    return true;
+}
+
+/* "mode" and the keys that depend on it. */
 static bool read_mode(const Ctx *x, const cJSON *o, int k, MeasCase *c)
 {
     const char *mode, *s;
@@ -253,27 +316,7 @@ static bool read_mode(const Ctx *x, const cJSON *o, int k, MeasCase *c)
     gsize off = offset_of(x->text, x->len, "cases", k, "mode");
     if (strcmp(mode, "pingpong") == 0 || strcmp(mode, "exchange") == 0) {
         c->mode = strcmp(mode, "pingpong") == 0 ? MEAS_PINGPONG : MEAS_EXCHANGE;
-        if (!get_string(x, o, k, "class", "inter or intra", &s))
-            return false;
-        if (strcmp(s, "inter") != 0 && strcmp(s, "intra") != 0)
-            return fail_at(x, offset_of(x->text, x->len, "cases", k, "class"), "case %d: unknown class '%s'; "
-                           "expected inter or intra", k, s);
-        c->intra = strcmp(s, "intra") == 0;
-        const cJSON *d = cJSON_GetObjectItemCaseSensitive(o, "delay_s");
-        if (c->mode == MEAS_EXCHANGE &&
-            (!cJSON_IsNumber(d) || !(d->valuedouble >= 0) || !(d->valuedouble <= 1e3)))
-            return fail_at(x, offset_of(x->text, x->len, "cases", k, d ? "delay_s" : NULL), "case %d: %s 'delay_s'; "
-                           "expected the second rank's late start in seconds, 0 to 1000", k, d ? "bad" : "no");
-        c->delay_s = c->mode == MEAS_EXCHANGE ? d->valuedouble : 0;
-        const cJSON *pp = cJSON_GetObjectItemCaseSensitive(o, "pairs");
-        if (c->mode == MEAS_EXCHANGE && pp &&
-            (!cJSON_IsNumber(pp) || pp->valuedouble != floor(pp->valuedouble) || !(pp->valuedouble >= 1) ||
-             !(pp->valuedouble <= 1048576)))
-            return fail_at(x, offset_of(x->text, x->len, "cases", k, "pairs"), "case %d: bad 'pairs'; expected the "
-                           "pairs exchanging at once, an integer from 1 to 1048576", k);
-        c->pairs = c->mode != MEAS_EXCHANGE ? 0 : pp ? (int)pp->valuedouble : 1;
-        if (c->mode == MEAS_EXCHANGE && !read_late_end(x, o, k, c))
-            return false;
+        return read_pair(x, o, k, c);
     } else if (strcmp(mode, "reduce") == 0) {
         c->mode = MEAS_REDUCE;
     } else if (strcmp(mode, "allreduce") == 0) {
@@ -306,31 +349,7 @@ static bool read_mode(const Ctx *x, const cJSON *o, int k, MeasCase *c)
         c->start_spread_s = sp ? sp->valuedouble : 0;
     } else if (strcmp(mode, "iteration") == 0) {
         c->mode = MEAS_ITERATION;
-        if (!get_string(x, o, k, "config", "the scenario file the replay ran", &s))
-            return false;
-        c->config = g_strdup(s);
-        if (!get_string(x, o, k, "policy", "the policy's name in that scenario", &s))
-            return false;
-        c->policy = g_strdup(s);
-        const cJSON *sets = cJSON_GetObjectItemCaseSensitive(o, "sets"), *v;
-        int n = 0;
-        if (sets && !cJSON_IsArray(sets))
-            return fail_at(x, offset_of(x->text, x->len, "cases", k, "sets"), "case %d: 'sets' is not an array; "
-                           "expected the replay's --set KEY=VALUE strings", k);
-        c->sets = g_new0(char *, (gsize)cJSON_GetArraySize(sets) + 1);
-        cJSON_ArrayForEach(v, sets) {
-            if (!cJSON_IsString(v))
-                return fail_at(x, offset_of(x->text, x->len, "cases", k, "sets"), "case %d: a non-string in 'sets'; "
-                               "expected KEY=VALUE strings", k);
-            c->sets[n++] = g_strdup(v->valuestring);
-        }
-        const cJSON *sc = cJSON_GetObjectItemCaseSensitive(o, "scale");
-        c->scale = 1;
-        if (sc && (!cJSON_IsNumber(sc) || !(sc->valuedouble > 0) || !isfinite(sc->valuedouble)))
-            return fail_at(x, offset_of(x->text, x->len, "cases", k, "scale"), "case %d: bad 'scale'; expected the "
-                           "compute time factor, a number > 0", k);
-        if (sc)
-            c->scale = sc->valuedouble;
+        return read_iteration(x, o, k, c);
     } else {
         return fail_at(x, off, "case %d: unknown mode '%s'; expected pingpong, reduce, allreduce, iteration or exchange",
                        k, mode);
@@ -407,8 +426,8 @@ static bool read_case(const Ctx *x, const cJSON *o, int k, MeasCase *c)
         c->batch = (int)u;
     }
     double lo, hi;
-    if (!get_time(x, o, k, "time_s", true, &c->time_s) || !get_time(x, o, k, "min_s", false, &lo) ||
-        !get_time(x, o, k, "max_s", false, &hi))
+    if (!get_time(x, o, k, "time_s", KEY_REQUIRED, &c->time_s) || !get_time(x, o, k, "min_s", KEY_OPTIONAL, &lo) ||
+        !get_time(x, o, k, "max_s", KEY_OPTIONAL, &hi))
         return false;
     double slack = 1e-9 * c->time_s;
     if ((lo > 0 && lo > c->time_s + slack) || (hi > 0 && hi < c->time_s - slack))
@@ -416,7 +435,7 @@ static bool read_case(const Ctx *x, const cJSON *o, int k, MeasCase *c)
                        "case %d: time_s %g lies outside [min_s %g, max_s %g]; expected the median of the "
                        "repetitions, in the same unit (seconds) as min_s and max_s", k, c->time_s, lo, hi);
     double measured;
-    if (!get_time(x, o, k, "measured_s", false, &measured) || !read_reps(x, o, k, c, lo, hi))
+    if (!get_time(x, o, k, "measured_s", KEY_OPTIONAL, &measured) || !read_reps(x, o, k, c, lo, hi))
         return false;
     c->has_gap = c->mode == MEAS_ALLREDUCE && c->n_reps > 0 && measured > 0;
     if (c->has_gap) {

@@ -160,7 +160,7 @@ static int check_dir(const SweepOpts *o, const char *yaml, const char *jsonl, ch
                                "--out DIR", jsonl);
         rc = 2;
     } else if (o->resume && g_file_get_contents(sy, &old, NULL, NULL) &&
-               !sweepout_same_sweep(old, yaml, false)) {
+               !sweepout_same_sweep(old, yaml, SWEEPOUT_SAME_SHARD)) {
         *err = g_strdup_printf("%s:1:1: describes a different sweep (config, --set, shard or arsim version); "
                                "expected the same command line to --resume, or a new --out DIR", sy);
         rc = 2;
@@ -174,7 +174,7 @@ static int check_dir(const SweepOpts *o, const char *yaml, const char *jsonl, ch
 static int load_done(SweepPlan *p, GHashTable *done, char **err)
 {
     gsize dropped = 0;
-    GPtrArray *lines = sweepout_read(p->jsonl, true, &dropped, err);
+    GPtrArray *lines = sweepout_read(p->jsonl, SWEEPOUT_REPAIR, &dropped, err);
     if (!lines)
         return 2;
     if (dropped)
@@ -319,7 +319,7 @@ int sweepexec_finish(SweepPlan *p, char **err)
     }
     p->fd = -1;
     gsize dropped = 0;
-    GPtrArray *lines = rc ? NULL : sweepout_read(p->jsonl, false, &dropped, err);
+    GPtrArray *lines = rc ? NULL : sweepout_read(p->jsonl, SWEEPOUT_KEEP_FILE, &dropped, err);
     if (!lines || !sweepout_write_csv(lines, p->o->out, err))
         rc = 1;
     if (lines)

@@ -19,7 +19,7 @@ void sweepout_line_free(SweepLine *l)
     g_free(l);
 }
 
-GPtrArray *sweepout_read(const char *path, bool repair, gsize *dropped, char **err)
+GPtrArray *sweepout_read(const char *path, SweepoutTorn torn, gsize *dropped, char **err)
 {
     GPtrArray *lines = g_ptr_array_new_with_free_func((GDestroyNotify)sweepout_line_free);
     *dropped = 0;
@@ -67,7 +67,7 @@ GPtrArray *sweepout_read(const char *path, bool repair, gsize *dropped, char **e
     }
     *dropped = len - good;
     g_free(buf);
-    if (repair && *dropped && truncate(path, (off_t)good) != 0) {
+    if (torn == SWEEPOUT_REPAIR && *dropped && truncate(path, (off_t)good) != 0) {
         *err = g_strdup_printf("%s: cannot cut the torn last line: %s", path, g_strerror(errno));
         g_ptr_array_free(lines, TRUE);
         return NULL;
@@ -145,21 +145,21 @@ bool sweepout_write_csv(GPtrArray *lines, const char *dir, char **err)
 }
 
 /* The lines of a sweep.yaml text that identify the sweep. */
-static char *identity(const char *text, bool ignore_shard)
+static char *identity(const char *text, SweepoutShards shards)
 {
     GString *s = g_string_new(NULL);
     gchar **ls = g_strsplit(text, "\n", -1);
     for (int i = 0; ls[i]; i++)
         if (!g_str_has_prefix(ls[i], "config: ") && !g_str_has_prefix(ls[i], "set: ") &&
-            !(ignore_shard && g_str_has_prefix(ls[i], "shard: ")))
+            !(shards == SWEEPOUT_ANY_SHARD && g_str_has_prefix(ls[i], "shard: ")))
             g_string_append_printf(s, "%s\n", ls[i]);
     g_strfreev(ls);
     return g_string_free(s, FALSE);
 }
 
-bool sweepout_same_sweep(const char *a, const char *b, bool ignore_shard)
+bool sweepout_same_sweep(const char *a, const char *b, SweepoutShards shards)
 {
-    char *x = identity(a, ignore_shard), *y = identity(b, ignore_shard);
+    char *x = identity(a, shards), *y = identity(b, shards);
     bool same = strcmp(x, y) == 0;
     g_free(x);
     g_free(y);
@@ -208,7 +208,7 @@ int sweepout_merge(char **dirs, int ndirs, const char *out, FILE *log, char **er
             rc = 2;
             break;
         }
-        if (def0 && !sweepout_same_sweep(def, def0, true)) {
+        if (def0 && !sweepout_same_sweep(def, def0, SWEEPOUT_ANY_SHARD)) {
             *err = g_strdup_printf("%s/sweep.yaml:1:1: a different sweep than %s/sweep.yaml; expected the shards "
                                    "of one sweep definition", dirs[i], dirs[0]);
             rc = 2;
@@ -219,7 +219,7 @@ int sweepout_merge(char **dirs, int ndirs, const char *out, FILE *log, char **er
             g_free(def);
         char *path = g_build_filename(dirs[i], "results.jsonl", NULL);
         gsize dropped = 0;
-        GPtrArray *lines = rc ? NULL : sweepout_read(path, false, &dropped, err);
+        GPtrArray *lines = rc ? NULL : sweepout_read(path, SWEEPOUT_KEEP_FILE, &dropped, err);
         if (!lines && rc == 0)
             rc = 2;
         if (lines) {

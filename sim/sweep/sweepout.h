@@ -24,20 +24,33 @@ typedef struct {
 
 void sweepout_line_free(SweepLine *l);
 
+/* What sweepout_read does with a torn last line. */
+typedef enum {
+    SWEEPOUT_KEEP_FILE,      /* drop it from the list only: the file is not written */
+    SWEEPOUT_REPAIR,         /* and cut it off the file (ftruncate) */
+} SweepoutTorn;
+
 /* Reads a results.jsonl file (a missing file is an empty list). A torn
- * last line (no newline or not a result) is dropped and, when repair is
- * set, cut off the file (ftruncate) — *dropped tells how many bytes. Any
- * other bad line is "file:line:col: ...; expected ..." (NULL + *err).
- * Returns a GPtrArray of SweepLine* in file order. */
-GPtrArray *sweepout_read(const char *path, bool repair, gsize *dropped, char **err);
+ * last line (no newline or not a result) is dropped, and cut off the file
+ * under SWEEPOUT_REPAIR — *dropped tells how many bytes. Any other bad
+ * line is "file:line:col: ...; expected ..." (NULL + *err). Returns a
+ * GPtrArray of SweepLine* in file order. */
+GPtrArray *sweepout_read(const char *path, SweepoutTorn torn, gsize *dropped, char **err);
 
 /* Appends line + '\n' with one write() and fdatasync()s. */
 bool sweepout_append(int fd, const char *path, const char *line, char **err);
 
+/* Whether sweepout_same_sweep compares the shard lines. */
+typedef enum {
+    SWEEPOUT_SAME_SHARD,     /* one shard of a sweep: the shard lines must be equal too */
+    SWEEPOUT_ANY_SHARD,      /* shards of one sweep: the shard lines may differ */
+} SweepoutShards;
+
 /* True when two sweep.yaml texts describe the same sweep: equal but for
  * the config and set lines (where the file was and how --set said it; the
- * base scenario records the result) and, with ignore_shard, the shard line. */
-bool sweepout_same_sweep(const char *a, const char *b, bool ignore_shard);
+ * base scenario records the result) and, under SWEEPOUT_ANY_SHARD, the
+ * shard line. */
+bool sweepout_same_sweep(const char *a, const char *b, SweepoutShards shards);
 
 /* Sorts lines by id, drops repeated ids (keeping the first) and writes
  * DIR/results.csv (reportsweep_csv). */

@@ -23,7 +23,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const char *path = fuzz_memfd(data, size);
     char *err = NULL;
     gsize dropped = 0;
-    GPtrArray *lines = sweepout_read(path, false, &dropped, &err);
+    GPtrArray *lines = sweepout_read(path, SWEEPOUT_KEEP_FILE, &dropped, &err);
     fuzz_check(lines != NULL, &err, "sweepout_read");
     if (lines) {
         GPtrArray *texts = g_ptr_array_new();

@@ -385,7 +385,7 @@ START_TEST(test_torn_line_recovery)
         char *path = write_tmp(all);
         gsize dropped = 0;
         char *err = NULL;
-        GPtrArray *lines = sweepout_read(path, true, &dropped, &err);
+        GPtrArray *lines = sweepout_read(path, SWEEPOUT_REPAIR, &dropped, &err);
         ck_assert_msg(lines, "%s", err);
         ck_assert_uint_eq(lines->len, 2);
         ck_assert_str_eq(((SweepLine *)g_ptr_array_index(lines, 1))->id, "0001-bb");
@@ -403,7 +403,7 @@ START_TEST(test_torn_line_recovery)
     /* a bad line in the middle is corruption, not a torn tail: an error */
     char *text = g_strdup_printf("%s\nnot json\n%s\n", LINE1, LINE2), *path = write_tmp(text), *err = NULL;
     gsize dropped = 0;
-    ck_assert_ptr_null(sweepout_read(path, true, &dropped, &err));
+    ck_assert_ptr_null(sweepout_read(path, SWEEPOUT_REPAIR, &dropped, &err));
     char *want = g_strconcat(path, ":2:1: not valid JSON", NULL);
     ck_assert_msg(g_str_has_prefix(err, want), "%s", err);
     g_free(want);
@@ -571,7 +571,7 @@ START_TEST(test_shards_and_merge)
     char *a = slurp(whole, "results.csv"), *b = slurp(merged, "results.csv");
     ck_assert_str_eq(a, b);
     char *y1 = slurp(whole, "sweep.yaml"), *y2 = slurp(merged, "sweep.yaml");
-    ck_assert(sweepout_same_sweep(y1, y2, true));
+    ck_assert(sweepout_same_sweep(y1, y2, SWEEPOUT_ANY_SHARD));
     /* a directory of another sweep is refused */
     char *other = g_dir_make_tmp("sweepO-XXXXXX", NULL);
     err = run_fake("name: x\nbatch: [1]\ncluster: {nodes: 1}\npolicies: [p]\nsweep: {cluster.nodes: [1, 2]}\n", 1, 0,
