@@ -211,6 +211,72 @@ def ddp_terms(runs, load, hbm_GBps):
     return fitted, obs
 
 
+def ddp_predicted(runs, load, fitted, hbm_GBps):
+    """Each DDP variant's overhead over the plain step, measured (run 1, run 2)
+    and as ddpcost.h sums its terms with the copies' bytes (trainplan)."""
+    import yaml
+    print("| model | variant | buckets | measured ms (run 1, run 2) | arsim's terms ms | error ms |")
+    print("|---|---|---:|---:|---:|---:|")
+    data = [{(r["model"], r["variant"]): r for r in load(run, "ddp")} for run in runs]
+    for (model, variant), r in data[0].items():
+        if variant == "plain":
+            continue
+        with open(os.path.join(ROOT, "models", model + ".yaml"), encoding="utf-8") as fh:
+            n = sum(len(x.get("tensors", [])) for x in yaml.safe_load(fh)["layers"])
+        sync, view = variant != "ddp-no_sync", variant == "ddp-grad_view"
+        pred = n * fitted["hook"]
+        if sync:
+            nb = r["num_buckets_reduced"]
+            pred += n * fitted["sync"] + nb * fitted["bucket"]
+            if not view:
+                pred += 2 * n * fitted["copy"] + 2 * 2.0 * r["params"] * 4 / (hbm_GBps * 1e9)
+        meas = [d[(model, variant)]["median_ms"] - d[(model, "plain")]["median_ms"] for d in data]
+        print("| %s b%d | %s | %s | %s | %.2f | %+.2f |" % (
+            model, r["batch"], variant, r.get("num_buckets_reduced", "-"), ", ".join("%.2f" % m for m in meas),
+            1e3 * pred, 1e3 * pred - sum(meas) / len(meas)))
+    print()
+
+
+def anchors():
+    """What the shipped parameters (models/gpus.yaml) predict for the published
+    anchors that need no engine: the forum's GEMM beside a 24-block all-gather
+    on an H100, and one Llama-3 8B training step's compute slow-down beside k
+    channels at the channels' capacity (its shares from arsim's roofline of
+    models/llama3-8b.yaml at bf16, batch 1), on the H100 and the A100."""
+    import yaml
+    for key in ("h100", "a100"):
+        g = gpu_entry(key)
+        o = g["overlap"]
+        p = {"phi": o["floor"], "sigma_c": o["comm_compute"], "sigma_m": o["comm_memory"],
+             "lambda": o["comm_relief"], "c": o["channel_GBps"], "C": o["channels_GBps"]}
+        sms, hbm = g["sms"], g["mem_GBps"]
+        if key == "h100":
+            f, _, _ = predict(p, 1.0, 0.0, 24, capacity(p, 24), sms, hbm)
+            print("- forum GEMM on the H100 beside 24 channels: f = %.3f, MFU 80 %% -> %.1f %% "
+                  "(reported about 47 %%, f about %.2f)" % (f, 80 / (1 + f), 80 / 47 - 1))
+        with open(os.path.join(ROOT, "models", "llama3-8b.yaml"), encoding="utf-8") as fh:
+            layers = yaml.safe_load(fh)["layers"]
+        peak = g["fp16_tflops"] * 1e12
+        comp = mem = launch = 0.0
+        for layer in layers:
+            for mult in (1.0, 2.0):
+                tf = mult * layer["flops"] / (peak * g["tensor_efficiency"][layer["kind"]])
+                tm = mult * layer["mem_bytes"] * 0.5 / (hbm * 1e9)
+                launch += g["launch_us"] * 1e-6
+                if tf >= tm:
+                    comp += tf
+                else:
+                    mem += tm
+        tot = comp + mem + launch
+        ac, am = comp / tot, mem / tot
+        cells = []
+        for k in (8, 16, 24, 32):
+            f, s, _ = predict(p, ac, am, k, capacity(p, k), sms, hbm)
+            cells.append("k=%d f %.1f %% s %.0f %%" % (k, 100 * f, 100 * s))
+        print("- Llama-3 8B step on the %s (a_c %.3f, a_m %.3f): %s" % (key, ac, am, "; ".join(cells)))
+    print()
+
+
 def report(runs, load):
     p, rows = fit_interference(runs, load)
     sms, hbm = p["sms"], p["hbm_GBps"]
@@ -249,3 +315,6 @@ def report(runs, load):
         cells = "; ".join("%s %d: %.3f / %.3f ms" % (m, x, 1e3 * y, 1e3 * fitted[key] * x) for x, y, m in o)
         print("| %s | %.2f us | %s |" % (key, 1e6 * fitted[key], cells))
     print()
+    ddp_predicted(runs, load, fitted, hbm)
+    print("### What the shipped parameters predict for published anchors\n")
+    anchors()

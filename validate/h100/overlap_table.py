@@ -12,9 +12,9 @@ overhead at world size 1, and the Llama-3 block times. Standard library only.
 
 --fit fits sim/train/interfere.h's mechanism and sim/train/ddpcost.h's terms
 to the same runs and prints the parameters (models/gen/gen_gpus.py carries
-them into models/gpus.yaml) and every point's error: see overlap_fit.py
-(it needs PyYAML (the workloads' compute and memory shares come
-from arsim's own model files and models/gpus.yaml).
+them into models/gpus.yaml) and every point's error: see overlap_fit.py.
+It needs PyYAML: the workloads' compute and memory shares come from arsim's
+own model files and models/gpus.yaml.
 """
 import json
 import os
