@@ -96,6 +96,59 @@ static bool read_efficiency(CfgNode *n, const char *what, const double *from, do
     return ok && cfg_check_keys(n, what, "conv, fc, norm, embedding, attention, pool, act, default", err);
 }
 
+/* `sms` and the `overlap` map into g->overlap (hbm_Bps set by the caller);
+ * overlap without sms, or a channel faster than the memory, is refused. */
+static bool read_overlap(CfgNode *e, double mem_GBps, InterfereGpu *o, char **err)
+{
+    int64_t sms = 0;
+    double ch = 0, chs = 0;
+    if (!cfg_opt_int(e, "sms", 2, 1000000, &sms, err))
+        return false;
+    o->sms = (int)sms;
+    CfgNode *n = cfg_get(e, "overlap");
+    if (!n)
+        return true;
+    if (sms == 0) {
+        *err = cfg_err(n, "overlap without sms; expected the GPU's SM count beside it");
+        return false;
+    }
+    bool ok = cfg_expect_map(n, "overlap", err) && cfg_opt_double(n, "floor", 0, 10, &o->floor, err) &&
+              cfg_opt_double(n, "comm_compute", 0, 1000, &o->comm_compute, err) &&
+              cfg_opt_double(n, "comm_memory", 0, 1000, &o->comm_memory, err) &&
+              cfg_opt_double(n, "comm_relief", 0, 1000, &o->comm_relief, err) &&
+              cfg_opt_double(n, "channel_GBps", 1e-6, 1e9, &ch, err) &&
+              cfg_opt_double(n, "channels_GBps", 1e-6, 1e9, &chs, err) &&
+              cfg_check_keys(n, "overlap", "floor, comm_compute, comm_memory, comm_relief, channel_GBps, "
+                             "channels_GBps", err);
+    if (ok && (ch <= 0 || chs <= 0)) {
+        *err = cfg_err(n, "overlap lacks channel_GBps or channels_GBps; expected both, positive");
+        ok = false;
+    }
+    if (ok && ch > mem_GBps) {
+        *err = cfg_err(cfg_get(n, "channel_GBps"), "a channel at %g GB/s outruns the GPU's memory (%g GB/s); "
+                       "expected at most mem_GBps", ch, mem_GBps);
+        ok = false;
+    }
+    o->channel_Bps = ch * 1e9;
+    o->channels_Bps = chs * 1e9;
+    return ok;
+}
+
+/* The `ddp` map (microseconds, the rebuild in milliseconds) into d. */
+static bool read_ddp(CfgNode *n, DdpCost *d, char **err)
+{
+    double hook = 0, sync = 0, copy = 0, bucket = 0, rebuild = 0;
+    if (!n)
+        return true;
+    bool ok = cfg_expect_map(n, "ddp", err) && cfg_opt_double(n, "hook_us", 0, 1e6, &hook, err) &&
+              cfg_opt_double(n, "sync_us", 0, 1e6, &sync, err) && cfg_opt_double(n, "copy_us", 0, 1e6, &copy, err) &&
+              cfg_opt_double(n, "bucket_us", 0, 1e6, &bucket, err) &&
+              cfg_opt_double(n, "rebuild_ms", 0, 1e6, &rebuild, err) &&
+              cfg_check_keys(n, "ddp", "hook_us, sync_us, copy_us, bucket_us, rebuild_ms", err);
+    *d = (DdpCost){hook / 1e6, sync / 1e6, copy / 1e6, bucket / 1e6, rebuild / 1e3};
+    return ok;
+}
+
 bool gpu_load(const char *key, const char *file, Gpu *g, char **err)
 {
     char *path = NULL;
@@ -129,8 +182,10 @@ bool gpu_load(const char *key, const char *file, Gpu *g, char **err)
     ok = ok && read_efficiency(cfg_get(e, "efficiency"), "efficiency", NULL, g->efficiency, err);
     ok = ok && read_efficiency(cfg_get(e, "tensor_efficiency"), "tensor_efficiency", g->efficiency,
                                g->tensor_efficiency, err);
+    ok = ok && read_overlap(e, mem, &g->overlap, err) && read_ddp(cfg_get(e, "ddp"), &g->ddp, err);
     ok = ok && cfg_check_keys(e, "a GPU", "name, fp32_tflops, tf32_tflops, fp16_tflops, mem_GBps, launch_us, "
-                              "winograd, interference, comm_slowdown, efficiency, tensor_efficiency", err);
+                              "winograd, interference, comm_slowdown, efficiency, tensor_efficiency, sms, "
+                              "overlap, ddp", err);
     if (ok) {
         g->key = g_strdup(key);
         g->name = g_strdup(name);
@@ -141,6 +196,7 @@ bool gpu_load(const char *key, const char *file, Gpu *g, char **err)
         g->interference = interf;
         g->comm_slowdown = cslow;
         g->mem_Bps = mem * 1e9;
+        g->overlap.hbm_Bps = g->mem_Bps;
         g->launch_s = launch_us * 1e-6;
     }
     cfg_free(root);
@@ -159,15 +215,23 @@ double gpu_layer_flops(const Gpu *g, const ModelLayer *l, Precision p)
     return l->winograd && tensor_peak(g, p) <= 0 ? l->flops / g->winograd : l->flops;
 }
 
+/* FLOP-based and memory-based times of a roofline layer (seconds). */
+static void roofline_terms(const Gpu *g, LayerKind k, double flops, double bytes, Precision p, double *tf,
+                           double *tm)
+{
+    double tensor = tensor_peak(g, p);
+    double rate = tensor > 0 ? tensor * g->tensor_efficiency[k] : g->fp32_flops * g->efficiency[k];
+    *tf = flops / rate;
+    *tm = bytes * (gpu_precision_bytes(p) / 4.0) / g->mem_Bps;
+}
+
 /* FLOP-based time of `flops` at the layer kind's efficiency on the path p
  * takes, or the memory time of `bytes` (counted at fp32), whichever is
  * longer (a roofline). */
 static double roofline(const Gpu *g, LayerKind k, double flops, double bytes, Precision p)
 {
-    double tensor = tensor_peak(g, p);
-    double rate = tensor > 0 ? tensor * g->tensor_efficiency[k] : g->fp32_flops * g->efficiency[k];
-    double tf = flops / rate;
-    double tm = bytes * (gpu_precision_bytes(p) / 4.0) / g->mem_Bps;
+    double tf, tm;
+    roofline_terms(g, k, flops, bytes, p, &tf, &tm);
     return tf > tm ? tf : tm;
 }
 
@@ -184,6 +248,26 @@ double gpu_backward_s(const Gpu *g, const Model *m, const ModelLayer *l, int bat
         return l->bwd_s * batch / m->ref_batch;
     return roofline(g, l->kind, bwd_ratio * gpu_layer_flops(g, l, p) * batch, bwd_ratio * l->mem_bytes * batch, p) +
            g->launch_s;
+}
+
+InterfereTask gpu_layer_task(const Gpu *g, const Model *m, const ModelLayer *l, int batch, Precision p,
+                             double bwd_ratio)
+{
+    double mult = bwd_ratio > 0 ? bwd_ratio : 1;
+    double tf, tm;
+    roofline_terms(g, l->kind, mult * gpu_layer_flops(g, l, p) * batch, mult * l->mem_bytes * batch, p, &tf, &tm);
+    bool measured = (bwd_ratio > 0 ? l->bwd_s : l->fwd_s) >= 0 && m->ref_batch > 0;
+    double t = tf > tm ? tf : tm;
+    double share = measured || t + g->launch_s <= 0 ? 1 : t / (t + g->launch_s);
+    if (tf >= tm)
+        return (InterfereTask){share, 0};
+    return (InterfereTask){0, share};
+}
+
+InterfereTask gpu_update_task(const Gpu *g, const ModelLayer *l, double update_bytes_per_param)
+{
+    double t = gpu_update_s(g, l, update_bytes_per_param);
+    return (InterfereTask){0, t > 0 ? (t - g->launch_s) / t : 0};
 }
 
 double gpu_update_s(const Gpu *g, const ModelLayer *l, double update_bytes_per_param)

@@ -2,6 +2,8 @@
 #ifndef ARSIM_GPU_H
 #define ARSIM_GPU_H
 
+#include "train/ddpcost.h"
+#include "train/interfere.h"
 #include "train/model.h"
 
 /* The arithmetic of a run: fp32 on the CUDA cores; tf32 (fp32 storage,
@@ -32,6 +34,9 @@ typedef struct {
                                      * (comm.slowdown's default) */
     double winograd;                /* >= 1: a winograd layer's FLOPs are divided by it on the
                                      * CUDA cores (cuDNN's fast 3x3 algorithms); 1 = direct */
+    InterfereGpu overlap;           /* sms and the overlap mechanism (interfere.h); sms 0 when the file
+                                     * gives none; hbm_Bps = mem_Bps */
+    DdpCost ddp;                    /* DDP's own costs (ddpcost.h); 0 when the file gives none */
 } Gpu;
 
 /* Loads entry `key` of a gpus file (NULL: models/gpus.yaml). A key not in
@@ -55,6 +60,15 @@ double gpu_layer_flops(const Gpu *g, const ModelLayer *l, Precision p);
 double gpu_forward_s(const Gpu *g, const Model *m, const ModelLayer *l, int batch, Precision p);
 double gpu_backward_s(const Gpu *g, const Model *m, const ModelLayer *l, int batch, Precision p,
                       double bwd_ratio);
+/* What bounds a layer pass (interfere.h): the roofline's larger term
+ * names the bound; a roofline layer's share is its time less the launch
+ * over its time, a measured layer's all of it (its FLOPs and bytes still
+ * name the bound); a layer with neither FLOPs nor bytes counts as compute.
+ * bwd_ratio 0: the forward pass, else the backward. */
+InterfereTask gpu_layer_task(const Gpu *g, const Model *m, const ModelLayer *l, int batch, Precision p,
+                             double bwd_ratio);
+/* The optimizer update's bound: memory, its time less the launch. */
+InterfereTask gpu_update_task(const Gpu *g, const ModelLayer *l, double update_bytes_per_param);
 /* Optimizer update of a layer: params * update_bytes_per_param / mem_Bps
  * + launch (0 for a layer without parameters). */
 double gpu_update_s(const Gpu *g, const ModelLayer *l, double update_bytes_per_param);

@@ -2,12 +2,19 @@
 """overlap_table.py - the tables of docs/explanation/gpu-overlap.md, rebuilt
 from the raw measurements of overlap_cost.py (validate/h100/overlap/run*/).
 
-    python3 validate/h100/overlap_table.py [DIR ...]   (default: both kept runs)
+    python3 validate/h100/overlap_table.py [DIR ...]         (default: both kept runs)
+    python3 validate/h100/overlap_table.py --fit [DIR ...]   the fitted parameters
 
 Prints markdown: the interference curve (each workload's slow-down beside a
 reduce-copy kernel on k SMs, and the kernel's own rate beside it against
 alone), the SM-share and byte-share predictions beside them, DDP's own
 overhead at world size 1, and the Llama-3 block times. Standard library only.
+
+--fit fits sim/train/interfere.h's mechanism and sim/train/ddpcost.h's terms
+to the same runs and prints the parameters (models/gen/gen_gpus.py carries
+them into models/gpus.yaml) and every point's error: see overlap_fit.py.
+It needs PyYAML: the workloads' compute and memory shares come from arsim's
+own model files and models/gpus.yaml.
 """
 import json
 import os
@@ -95,13 +102,20 @@ def llama(runs):
 
 
 def main():
-    runs = sys.argv[1:] or [os.path.join(HERE, "overlap", "run1"), os.path.join(HERE, "overlap", "run2")]
+    args = sys.argv[1:]
+    fit = "--fit" in args
+    args = [a for a in args if a != "--fit"]
+    runs = args or [os.path.join(HERE, "overlap", "run1"), os.path.join(HERE, "overlap", "run2")]
     for run in runs:
         if not os.path.isdir(run):
             sys.exit("overlap_table.py: %s: no such folder; expected a folder of overlap_cost.py's JSONL files" % run)
     env = load(runs[0], "env")[0]
     print("Measured on %s (%d SMs), PyTorch %s, CUDA %s, NCCL %s.\n" % (env["gpu"], env["sms"], env["torch"],
                                                                       env["cuda"], env["nccl"]))
+    if fit:
+        import overlap_fit
+        overlap_fit.report(runs, load)
+        return
     interference(runs)
     ddp(runs)
     llama(runs)
