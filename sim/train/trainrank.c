@@ -526,7 +526,9 @@ bool trainrank_run(const Scenario *s, int batch, int policy, const TrainOpts *o,
     simtime_t base = t.iter_start[t.rec_iter];
     for (guint i = 0; t.spans && i < t.spans->len; i++) {
         TrainSpan *sp = &g_array_index(t.spans, TrainSpan, i);
-        sp->start_s = (sp->start_s * PS_PER_S - (double)base) / PS_PER_S;
+        simtime_t abs = 0;
+        sim_seconds_to_ps(sp->start_s, &abs);   /* exact: starts are whole ps below 2^53 */
+        sp->start_s = (double)((int64_t)abs - (int64_t)base) / PS_PER_S;
     }
     out->spans = t.spans;
     t.spans = NULL;
