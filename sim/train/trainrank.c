@@ -517,7 +517,8 @@ bool trainrank_run(const Scenario *s, int batch, int policy, const TrainOpts *o,
     out->compute_s = t.plan->compute_s;
     out->comm_s = sim_ps_to_seconds(t.comm_ps);
     out->slowdown_s = sim_ps_to_seconds(t.slow_ps);
-    out->exposed_comm_s = out->iteration_s - out->compute_s > 0 ? out->iteration_s - out->compute_s : 0;
+    double busy = out->compute_s + out->slowdown_s;
+    out->exposed_comm_s = out->iteration_s - busy > 0 ? out->iteration_s - busy : 0;
     out->samples_per_s = out->iteration_s > 0 ? (double)batch * s->world / out->iteration_s : INFINITY;
     out->events = t.sim->events + commcost_events(t.plan->cost);
     out->speedup = 1;
