@@ -143,7 +143,7 @@ MbreplayRun *mbreplay_run_new(const MbreplayPlan *p, MPI_Comm comm, double poll_
     r->released = g_new0(bool, MAX(n, 1));
     r->queue = g_queue_new();
     r->decided = g_queue_new();
-    r->coordinated = p->plan->pol->overlap == OVERLAP_PRIORITY && r->p > 1;
+    r->coordinated = policy_rules(p->plan->pol->overlap)->enqueue == ENQUEUE_PRIORITY && r->p > 1;
     r->dec_total = (int)n * (p->info.warmup + p->info.measured);
     r->dec_buf = g_new0(int, MAX(r->dec_total, 1));
     r->dec_req = g_new0(MPI_Request, MAX(r->dec_total, 1));

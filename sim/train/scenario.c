@@ -111,8 +111,9 @@ static bool read_policy(CfgNode *n, const Scenario *s, Policy *p, char **err)
     g_free(p->name);
     p->name = g_strdup(name);
     if (overlap && !policy_overlap_parse(overlap, &p->overlap)) {
-        *err = cfg_err(cfg_peek(n, "overlap"), "unknown overlap policy '%s'; expected none, ddp, layer or priority",
-                       overlap);
+        char *names = policy_overlap_names();
+        *err = cfg_err(cfg_peek(n, "overlap"), "unknown overlap policy '%s'; expected %s", overlap, names);
+        g_free(names);
         return false;
     }
     CfgNode *a = cfg_get(n, "algorithm");

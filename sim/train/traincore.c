@@ -120,22 +120,21 @@ void traincore_sync_ended(TrainCore *c, const SyncUnit *su, int iter, simtime_t 
                        iter, start, end - start);
 }
 
-/* Records when a stream first wanted the units task k waits for. */
+/* Records when a stream first wanted the units of rec_iter task k waits for. */
 static void note_needed(TrainCore *c, const TrainWalk *w, const TrainTask *k, TrainNeededFn needed, void *ctx)
 {
-    int it = k->gate == TRAIN_GATE_ALL ? w->iter : w->iter - 1;
-    if (it != c->rec_iter || w->arm_iter != c->rec_iter || k->gate == TRAIN_GATE_NONE)
-        return;
-    for (guint u = 0; u < c->plan->units->len; u++) {
-        if (!trainplan_task_waits_for(k, &g_array_index(c->plan->units, SyncUnit, u)))
+    for (guint i = 0; i < k->wait_count; i++) {
+        int u = trainplan_task_wait(c->plan, k, i);
+        if (w->iter - g_array_index(c->plan->units, SyncUnit, u).need.iter != c->rec_iter ||
+            w->arm_iter != c->rec_iter)
             continue;
-        simtime_t *at = needed(ctx, (int)u);
+        simtime_t *at = needed(ctx, u);
         if (!*at)
             *at = c->sim->now;
     }
 }
 
-bool traincore_stream_ready(TrainCore *c, const TrainWalk *w, bool *waiting, TrainNeededFn needed, void *ctx)
+bool traincore_stream_ready(TrainCore *c, TrainWalk *w, bool *waiting, TrainNeededFn needed, void *ctx)
 {
     simtime_t now = c->sim->now;
     if (!*waiting) {

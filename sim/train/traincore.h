@@ -97,7 +97,7 @@ typedef simtime_t *(*TrainNeededFn)(void *ctx, int u);
  * rec_iter, sets each one's needed instant (through needed(ctx, u)) to
  * now unless set. Returns whether the gate is open (clearing *waiting),
  * else sets *waiting: the stream waits for a unit to finish. */
-bool traincore_stream_ready(TrainCore *c, const TrainWalk *w, bool *waiting, TrainNeededFn needed, void *ctx);
+bool traincore_stream_ready(TrainCore *c, TrainWalk *w, bool *waiting, TrainNeededFn needed, void *ctx);
 
 /* The run did not finish (the Sim failed, or a dependency cycle): the
  * one-line error of policy at batch, g_free'd by the caller. */

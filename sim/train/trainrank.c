@@ -393,7 +393,7 @@ static void run_setup(RankRun *t, const TrainOpts *o, bool force_live)
     for (guint u = 0; u < t->units->len; u++)
         t->u[u].early = g_array_new(FALSE, FALSE, sizeof(int));
     t->trace_all = o && o->trace_ranks;
-    t->negotiated = plan->pol->overlap == OVERLAP_PRIORITY;
+    t->negotiated = policy_rules(plan->pol->overlap)->enqueue == ENQUEUE_PRIORITY;
     t->gqueue = g_queue_new();
     t->memo_ok = !force_live && s->comm_streams == 1 && !t->faults && !t->bg;
     for (int r = 0; r < t->world; r++) {
