@@ -19,10 +19,10 @@
 
 #include <math.h>
 #include <stdio.h>
-#include <string.h>
 
 typedef struct {
-    TrainInstants at;              /* this iteration's */
+    int iter;                      /* the iteration of this instance; -1 before the first release */
+    TrainInstants at;              /* this instance's */
     simtime_t dur;                 /* ps; its all-reduce's duration on the idle network (the memo's) */
     bool done;
     double util;                   /* host egress utilization during it */
@@ -31,16 +31,16 @@ typedef struct {
 typedef struct {
     TrainCore c;             /* plan, Sim, recorded iteration, spans, accounting */
     const Scenario *s;       /* c.s */
-    TrainWalk w;             /* the stream's position and the units pending; w.arm_iter's units are st[] */
+    TrainWalk w;             /* the stream's position and the units pending */
     Net *net;                /* live mode only */
     GArray *units;           /* c.plan->units: SyncUnit */
-    UnitState *st;           /* per unit */
+    UnitState *st;           /* per unit: its latest released instance */
     bool busy;               /* a task is running */
     bool waiting;            /* stream blocked on a gate */
     GQueue *queue;           /* released-but-not-started unit indices (GINT) */
     int in_flight;           /* collectives running */
     bool live;               /* run collectives on the shared network */
-    UnitState *rec_st;       /* st[] of c.rec_iter, saved when the next iteration re-arms */
+    UnitState *rec_st;       /* per unit: its instance of c.rec_iter, saved when the next one is released */
     GPtrArray *execs;        /* live CollExec*; owned */
     TrainWork task;          /* the running task (comm.interference slows it while a sync is in flight) */
     int task_span;           /* its span's index in spans, or -1 (its duration is known at its end) */
@@ -63,9 +63,9 @@ static void unit_finished(Train *t, int u)
     if (t->busy)
         trainwork_set_slow(&t->task, t->in_flight > 0);
     trainwalk_unit_done(&t->w, u);
-    if (t->w.arm_iter == t->c.rec_iter && t->s->comm_slowdown > 0 && st->at.end - st->at.start > st->dur)
+    if (st->iter == t->c.rec_iter && t->s->comm_slowdown > 0 && st->at.end - st->at.start > st->dur)
         t->c.cslow_ps += st->at.end - st->at.start - st->dur;
-    traincore_sync_ended(&t->c, su, t->w.arm_iter, st->at.start, st->at.end, st->util);
+    traincore_sync_ended(&t->c, su, st->iter, st->at.start, st->at.end, st->util);
 }
 
 static void comm_dispatch(Train *t);
@@ -112,21 +112,16 @@ static void comm_dispatch(Train *t)
         comm_start(t, GPOINTER_TO_INT(g_queue_pop_head(t->queue)));
 }
 
-/* A backward released unit u: queue it for the communicator. */
+/* The stream released unit u's next instance: save the recorded
+ * iteration's (done: the walk releases one instance at a time), start
+ * the new one and queue it for the communicator. */
 static void unit_ready(void *ctx, int u)
 {
     Train *t = ctx;
-    t->st[u].at.ready = t->c.sim->now;
+    if (t->st[u].iter == t->c.rec_iter)
+        t->rec_st[u] = t->st[u];
+    t->st[u] = (UnitState){.iter = t->w.iter, .at.ready = t->c.sim->now};
     trainplan_enqueue(t->c.plan, t->queue, u);
-}
-
-/* A new iteration's backward begins: save the recorded iteration's unit
- * states and clear them for the new one (the walk arms the counts). */
-static void arm_units(Train *t)
-{
-    if (t->w.arm_iter == t->c.rec_iter && t->w.iter > t->c.rec_iter)
-        memcpy(t->rec_st, t->st, sizeof(UnitState) * t->units->len);
-    memset(t->st, 0, sizeof(UnitState) * t->units->len);
 }
 
 static simtime_t *unit_needed(void *ctx, int u)
@@ -146,11 +141,10 @@ static void stream_busy(Train *t, bool busy)
 static void task_done(void *ctx, void *data)
 {
     Train *t = ctx;
-    const TrainTask *k = data;
+    (void)data;   /* the task: the walk's current one */
     stream_busy(t, false);
     traincore_task_ended(&t->c, &t->task, t->task_span, t->w.iter == t->c.rec_iter);
-    trainwalk_end(&t->w, unit_ready, t);
-    if (k->kind == TRAIN_TASK_BWD)
+    if (trainwalk_end(&t->w, unit_ready, t) > 0)
         comm_dispatch(t);
     stream_advance(t);
 }
@@ -163,8 +157,6 @@ static void stream_advance(Train *t)
     if (!traincore_stream_ready(&t->c, &t->w, &t->waiting, unit_needed, t))
         return;
     const TrainTask *k = trainwalk_task(&t->w);
-    if (trainwalk_arms(&t->w))
-        arm_units(t);
     trainwalk_start(&t->w);
     t->task_span = traincore_task_span(&t->c, k, t->w.iter, 0, k->dur);
     stream_busy(t, true);
@@ -235,6 +227,8 @@ bool train_run_ex(const Scenario *s, int batch, int policy, const TrainOpts *o, 
         t.net = net_new(t.c.sim, t.c.plan->topo);
     t.execs = g_ptr_array_new();
     t.st = g_new0(UnitState, t.units->len);
+    for (guint u = 0; u < t.units->len; u++)
+        t.st[u].iter = -1;
     t.rec_st = g_new0(UnitState, t.units->len);
     t.queue = g_queue_new();
     stream_advance(&t);
@@ -244,8 +238,9 @@ bool train_run_ex(const Scenario *s, int batch, int policy, const TrainOpts *o, 
         train_clear(&t);
         return false;
     }
-    if (t.w.arm_iter == t.c.rec_iter)
-        memcpy(t.rec_st, t.st, sizeof(UnitState) * t.units->len);
+    for (guint u = 0; u < t.units->len; u++)   /* a unit the last iteration did not release again */
+        if (t.st[u].iter == t.c.rec_iter)
+            t.rec_st[u] = t.st[u];
     if (o && o->layers)
         traincore_rows(&t.c, out, rec_instants, &t);
     traincore_finish(&t.c, batch, out);

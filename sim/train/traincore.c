@@ -126,7 +126,7 @@ static void note_needed(TrainCore *c, const TrainWalk *w, const TrainTask *k, Tr
     for (guint i = 0; i < k->wait_count; i++) {
         int u = trainplan_task_wait(c->plan, k, i);
         if (w->iter - g_array_index(c->plan->units, SyncUnit, u).need.iter != c->rec_iter ||
-            w->arm_iter != c->rec_iter)
+            w->rel_iter[u] != c->rec_iter)
             continue;
         simtime_t *at = needed(ctx, u);
         if (!*at)

@@ -40,7 +40,7 @@ static double build_tasks(TrainPlan *p)
         const ModelLayer *ml = &g_array_index(m->layers, ModelLayer, l);
         double f = gpu_forward_s(&s->gpu, m, ml, p->batch, s->precision);
         double u = gpu_update_s(&s->gpu, ml, s->update_bytes_per_param);
-        TrainTask k = {TRAIN_TASK_FWD, l, ps(per_layer ? f + u : f), 0, 0};
+        TrainTask k = {.kind = TRAIN_TASK_FWD, .layer = l, .dur = ps(per_layer ? f + u : f)};
         g_array_append_val(p->tasks, k);
         total += f + u;
         upd_all += u;
@@ -49,12 +49,12 @@ static double build_tasks(TrainPlan *p)
         const ModelLayer *ml = &g_array_index(m->layers, ModelLayer, l);
         double b = gpu_backward_s(&s->gpu, m, ml, p->batch, s->precision, s->bwd_ratio) + copy * (double)ml->params;
         upd_all += copy * (double)ml->params;   /* the copy out, before the step */
-        TrainTask k = {TRAIN_TASK_BWD, l, ps(b), 0, 0};
+        TrainTask k = {.kind = TRAIN_TASK_BWD, .layer = l, .dur = ps(b)};
         g_array_append_val(p->tasks, k);
         total += b + copy * (double)ml->params;
     }
     if (!per_layer) {
-        TrainTask k = {TRAIN_TASK_UPDATE_ALL, -1, ps(upd_all), 0, 0};
+        TrainTask k = {.kind = TRAIN_TASK_UPDATE_ALL, .layer = -1, .dur = ps(upd_all)};
         g_array_append_val(p->tasks, k);
     }
     return total;
@@ -84,6 +84,7 @@ TrainPlan *trainplan_new(const Scenario *s, int policy, int batch, char **err)
     p->units = policy_units(p->pol, s->model, s->elem_bytes);
     p->tasks = g_array_new(FALSE, TRUE, sizeof(TrainTask));
     p->waits = g_array_new(FALSE, FALSE, sizeof(int));
+    p->releases = g_array_new(FALSE, FALSE, sizeof(int));
     p->compute_s = build_tasks(p);
     if (!trainplan_index_waits(p, err) || !trainsel_select(s, p->pol, p->units, p->cost, batch, err)) {
         trainplan_free(p);
@@ -100,6 +101,8 @@ void trainplan_free(TrainPlan *p)
         g_array_free(p->tasks, TRUE);
     if (p->waits)
         g_array_free(p->waits, TRUE);
+    if (p->releases)
+        g_array_free(p->releases, TRUE);
     policy_units_free(p->units);
     commcost_free(p->cost);
     topo_free(p->topo);
@@ -124,13 +127,17 @@ static const char *gate_problem(const TrainPlan *p, const SyncUnit *su, int rel,
 {
     if (su->coll != SYNC_ALLREDUCE)
         return "its collective is not an all-reduce; expected an all-reduce (the only collective the engines run)";
-    if (rel < 0 || su->release.task != GATE_BACKWARD || su->release.iter != 0)
-        return "its release gate is not a backward of its own iteration; expected one";
+    if (rel < 0 || su->release.iter != 0)
+        return "its release gate names no task of its own iteration; expected a forward, a backward or the update "
+               "(without per-layer updates) of its own iteration";
     if (need < 0 || su->need.iter < 0 || su->need.iter > 1)
         return "its need gate names no task of the plan; expected a forward, a backward or the update (without "
                "per-layer updates), of its own iteration or the next";
     if (su->need.iter == 0 && need <= rel)
         return "it is needed before it is released; expected a need gate after its release in stream order";
+    if (su->need.iter == 1 && need > rel)
+        return "its next instance would be released before this one is needed; expected a need gate of the next "
+               "iteration at or before its release task in stream order";
     (void)p;
     return NULL;
 }
@@ -138,28 +145,36 @@ static const char *gate_problem(const TrainPlan *p, const SyncUnit *su, int rel,
 bool trainplan_index_waits(TrainPlan *p, char **err)
 {
     guint n = p->units->len, nt = p->tasks->len;
-    int *task_of = g_new(int, MAX(n, 1));
+    int *need_of = g_new(int, MAX(n, 1)), *rel_of = g_new(int, MAX(n, 1));
     for (guint u = 0; u < n; u++) {
         const SyncUnit *su = &g_array_index(p->units, SyncUnit, u);
-        int need = gate_task(p, &su->need);
-        const char *why = gate_problem(p, su, gate_task(p, &su->release), need);
+        need_of[u] = gate_task(p, &su->need);
+        rel_of[u] = gate_task(p, &su->release);
+        const char *why = gate_problem(p, su, rel_of[u], need_of[u]);
         if (why) {
             *err = g_strdup_printf("policy '%s': sync unit '%s': %s", p->pol->name, su->name, why);
-            g_free(task_of);
+            g_free(need_of);
+            g_free(rel_of);
             return false;
         }
-        task_of[u] = need;
     }
     g_array_set_size(p->waits, 0);
+    g_array_set_size(p->releases, 0);
     for (guint t = 0; t < nt; t++) {   /* by task, each task's units in unit order */
         TrainTask *k = &g_array_index(p->tasks, TrainTask, t);
         k->wait_first = p->waits->len;
-        for (guint u = 0; u < n; u++)
-            if (task_of[u] == (int)t)
+        k->rel_first = p->releases->len;
+        for (guint u = 0; u < n; u++) {
+            if (need_of[u] == (int)t)
                 g_array_append_val(p->waits, u);
+            if (rel_of[u] == (int)t)
+                g_array_append_val(p->releases, u);
+        }
         k->wait_count = p->waits->len - k->wait_first;
+        k->rel_count = p->releases->len - k->rel_first;
     }
-    g_free(task_of);
+    g_free(need_of);
+    g_free(rel_of);
     return true;
 }
 
@@ -187,6 +202,7 @@ void trainwalk_init(TrainWalk *w, const TrainPlan *p)
 {
     memset(w, 0, sizeof *w);
     w->plan = p;
+    w->rel_iter = g_new0(int, MAX(p->units->len, 1));
     w->done_iter = g_new0(int, MAX(p->units->len, 1));
     w->grad_ready = g_new0(bool, MAX(p->units->len, 1));
     trainwalk_reset(w);
@@ -194,6 +210,7 @@ void trainwalk_init(TrainWalk *w, const TrainPlan *p)
 
 void trainwalk_clear(TrainWalk *w)
 {
+    g_free(w->rel_iter);
     g_free(w->done_iter);
     g_free(w->grad_ready);
     memset(w, 0, sizeof *w);
@@ -202,11 +219,10 @@ void trainwalk_clear(TrainWalk *w)
 void trainwalk_reset(TrainWalk *w)
 {
     for (guint u = 0; u < w->plan->units->len; u++)
-        w->done_iter[u] = -1;
+        w->rel_iter[u] = w->done_iter[u] = -1;
     memset(w->grad_ready, 0, sizeof(bool) * w->plan->units->len);
     w->iter = 0;
     w->next = 0;
-    w->arm_iter = -1;
     w->units_left = 0;
     w->next_release = 0;
     w->wait_pos = 0;
@@ -225,58 +241,57 @@ bool trainwalk_gate_open(TrainWalk *w)
     return true;
 }
 
-bool trainwalk_arms(const TrainWalk *w)
-{
-    const TrainTask *k = trainwalk_task(w);
-    return k->kind == TRAIN_TASK_BWD && k->layer == (int)w->plan->s->model->layers->len - 1;
-}
-
 void trainwalk_start(TrainWalk *w)
 {
-    if (!trainwalk_arms(w))
+    if (w->next != 0)
         return;
     const GArray *units = w->plan->units;
-    w->arm_iter = w->iter;
-    w->units_left = (int)units->len;
+    w->units_left += (int)units->len;
     w->next_release = 0;
     memset(w->grad_ready, 0, sizeof(bool) * units->len);
 }
 
-/* The backward of `layer` ended: release the units whose release gate it
- * is, under the policy's release rule. */
-static void grads_ready(TrainWalk *w, int layer, TrainReleaseFn release, void *ctx)
+/* Task k ended: release the units whose release gate it is, under the
+ * policy's release rule. */
+static guint release_units(TrainWalk *w, const TrainTask *k, TrainReleaseFn release, void *ctx)
 {
-    const GArray *units = w->plan->units;
-    bool in_order = policy_rules(w->plan->pol->overlap)->release == RELEASE_IN_ORDER;
-    guint n = units->len;
-    for (guint u = 0; u < n; u++) {
-        if (g_array_index(units, SyncUnit, u).release.layer != layer)
-            continue;
-        if (in_order)
+    guint released = 0;
+    const TrainPlan *p = w->plan;
+    bool in_order = policy_rules(p->pol->overlap)->release == RELEASE_IN_ORDER;
+    guint n = p->units->len;
+    for (guint i = 0; i < k->rel_count; i++) {
+        int u = g_array_index(p->releases, int, k->rel_first + i);
+        if (in_order) {
             w->grad_ready[u] = true;
-        else
-            release(ctx, (int)u);
+        } else {
+            w->rel_iter[u] = w->iter;
+            release(ctx, u);
+            released++;
+        }
     }
-    while (in_order && w->next_release < n && w->grad_ready[w->next_release])
+    while (in_order && w->next_release < n && w->grad_ready[w->next_release]) {
+        w->rel_iter[w->next_release] = w->iter;
         release(ctx, (int)w->next_release++);
+        released++;
+    }
+    return released;
 }
 
-void trainwalk_end(TrainWalk *w, TrainReleaseFn release, void *ctx)
+guint trainwalk_end(TrainWalk *w, TrainReleaseFn release, void *ctx)
 {
-    const TrainTask *k = trainwalk_task(w);
-    if (k->kind == TRAIN_TASK_BWD)
-        grads_ready(w, k->layer, release, ctx);
+    guint released = release_units(w, trainwalk_task(w), release, ctx);
     w->wait_pos = 0;
     if (++w->next == w->plan->tasks->len) {
         w->next = 0;
         w->iter++;
     }
+    return released;
 }
 
 void trainwalk_unit_done(TrainWalk *w, int u)
 {
     w->units_left--;
-    w->done_iter[u] = w->arm_iter;
+    w->done_iter[u] = w->rel_iter[u];
 }
 
 CollExec *trainplan_launch(const TrainPlan *p, Sim *sim, Net *net, int u, bool deferred, CollDoneFn done,

@@ -28,8 +28,8 @@
  * Released units start in release order (FIFO) unless priority.
  *
  * A walk (TrainWalk) is the stream's position and the dependency state:
- * which iteration of each unit finished last, and how many units of the
- * armed iteration are not done. The
+ * per unit, the iteration of its latest released instance and of its
+ * latest finished one. The
  * caller owns the clock and the communicator: it asks whether the current
  * task's gate is open, starts it, ends it (a backward releases units
  * through a callback), and reports each finished unit.
@@ -50,6 +50,8 @@ typedef struct {
     simtime_t dur;           /* ps on the compute stream */
     guint wait_first;        /* the units it waits for (their need gate names it): plan->waits[wait_first ..] */
     guint wait_count;        /* how many */
+    guint rel_first;         /* the units its end releases (their release gate names it): plan->releases[..] */
+    guint rel_count;         /* how many */
 } TrainTask;
 
 typedef struct {
@@ -61,6 +63,7 @@ typedef struct {
     GArray *units;           /* SyncUnit in launch order, algorithm and reason selected; owned */
     GArray *tasks;           /* TrainTask, one iteration in stream order; owned */
     GArray *waits;           /* int unit indices, grouped by the task waiting for them; owned */
+    GArray *releases;        /* int unit indices, grouped by the task whose end releases them; owned */
     double compute_s;        /* forward + backward + update per iteration (s), unrounded */
 } TrainPlan;
 
@@ -91,12 +94,13 @@ static inline int trainplan_task_wait(const TrainPlan *p, const TrainTask *k, gu
     return g_array_index(p->waits, int, k->wait_first + i);
 }
 
-/* Lists each task's waiters from the units' need gates and checks the
- * gates against what the walk runs: a unit of the all-reduce collective,
- * released after a backward of its own iteration, needed by a task that
- * exists (the update only without per-layer updates) and comes after
- * its release (a later backward or the update of its own iteration, or
- * a forward of the next). false + *err (g_free) naming the unit
+/* Lists each task's waiters and releases from the units' gates and
+ * checks the gates against what the walk runs: a unit of the all-reduce
+ * collective, released after a task of its own iteration, needed by a
+ * task that exists (the update only without per-layer updates): of its
+ * own iteration after its release in stream order, or of the next one
+ * at or before its release (so a unit's next instance is released only
+ * once the one before is done). false + *err (g_free) naming the unit
  * otherwise. trainplan_new calls it; a caller that edits gates calls it
  * again. */
 bool trainplan_index_waits(TrainPlan *p, char **err);
@@ -114,10 +118,10 @@ typedef struct {
     const TrainPlan *plan;   /* borrowed */
     int iter;                /* the stream's iteration, from 0 */
     guint next;              /* the stream's current task, an index into plan->tasks */
-    int arm_iter;            /* iteration whose units are released and run now; -1 none yet */
-    int *done_iter;          /* per unit: the last iteration whose instance finished; -1 none */
-    int units_left;          /* units of arm_iter not done */
-    bool *grad_ready;        /* release in order, per unit: its release gate passed in arm_iter */
+    int *rel_iter;           /* per unit: the iteration of its latest released instance; -1 none */
+    int *done_iter;          /* per unit: the iteration of its latest finished instance; -1 none */
+    int units_left;          /* instances of the iterations begun, not done */
+    bool *grad_ready;        /* release in order, per unit: its release gate passed in this iteration */
     guint next_release;      /* release in order: the next unit to release */
     guint wait_pos;          /* the current task's waiters before this one are done (gate_open resumes here) */
 } TrainWalk;
@@ -137,16 +141,17 @@ static inline const TrainTask *trainwalk_task(const TrainWalk *w)
  * iteration its need gate names (a gate on the iteration before is open
  * in iteration 0, when nothing ran before). */
 bool trainwalk_gate_open(TrainWalk *w);
-/* The current task is the first backward of an iteration: starting it
- * arms that iteration's units (every one pending). */
-bool trainwalk_arms(const TrainWalk *w);
-/* The current task starts (its gate is open); arms when trainwalk_arms. */
+/* The current task starts (its gate is open); the first task of an
+ * iteration begins that iteration's instances (units_left). */
 void trainwalk_start(TrainWalk *w);
-/* The current task ended: a backward releases what became ready
- * (release(ctx, u) per unit, in release order); then the walk moves to
- * the next task (the next iteration's first after the last). */
-void trainwalk_end(TrainWalk *w, TrainReleaseFn release, void *ctx);
-/* Unit u of the armed iteration finished its all-reduce. */
+/* The current task ended: it releases the units whose release gate it
+ * is, under the policy's release rule (release(ctx, u) per unit, in
+ * release order, rel_iter[u] already the current iteration); then the
+ * walk moves to the next task (the next iteration's first after the
+ * last). Returns how many units it released. */
+guint trainwalk_end(TrainWalk *w, TrainReleaseFn release, void *ctx);
+/* Unit u's latest released instance (of iteration rel_iter[u]) finished
+ * its collective. */
 void trainwalk_unit_done(TrainWalk *w, int u);
 
 #endif

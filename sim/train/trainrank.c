@@ -256,7 +256,7 @@ static void unit_ready(void *ctx, int u)
     RankRun *t = rk->t;
     RUnit *ru = &t->u[u];
     if (ru->released++ == 0) {
-        ru->iter = rk->w.arm_iter;
+        ru->iter = rk->w.rel_iter[u];
         ru->at.ready = t->c.sim->now;
         ru->at.needed = 0;
     }
@@ -303,14 +303,14 @@ static simtime_t task_time(Rank *rk, const TrainTask *k)
 static void task_done(void *ctx, void *data)
 {
     Rank *rk = ctx;
-    const TrainTask *k = data;
+    (void)data;   /* the task: the walk's current one */
     RankRun *tr = rk->t;
     rk->busy = false;
     traincore_task_ended(&tr->c, &rk->task, rk->task_span, rk->r == 0 && rk->w.iter == tr->c.rec_iter);
-    trainwalk_end(&rk->w, unit_ready, rk);
+    guint released = trainwalk_end(&rk->w, unit_ready, rk);
     if (rk->w.iter >= rk->t->c.iters && ++rk->t->ranks_done == rk->t->world)
         trainbg_stop(rk->t->bg);   /* the run is over: other jobs' streams end with it */
-    if (k->kind == TRAIN_TASK_BWD)
+    if (released > 0)
         rank_dispatch(rk);
     rank_advance(rk);
 }

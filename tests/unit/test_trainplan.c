@@ -292,12 +292,11 @@ static void walk_check(const TrainPlan *p, int streams, guint32 seed)
             continue;
         }
         opened++;
-        bool arms = k->kind == TRAIN_TASK_BWD && k->layer == L - 1;
-        ck_assert_int_eq(trainwalk_arms(&w), arms);
+        bool arms = k->kind == TRAIN_TASK_BWD && k->layer == L - 1;   /* the oracle tracks one iteration */
         if (arms)
             oracle_arm(&o, w.iter);
         trainwalk_start(&w);
-        if (arms)
+        if (arms)   /* every unit of the iteration before is done, none of this one */
             ck_assert_int_eq(w.units_left, o.n);
         int iter = w.iter;
         guint next = w.next;
@@ -460,46 +459,71 @@ typedef struct {
 static void gate_release(void *ctx, int u)
 {
     GateRun *g = ctx;
-    if (u == g->held)
+    if (u == g->held) {
+        ck_assert(!g->held_released);   /* one instance at a time */
         g->held_released = true;
+    }
     else
         trainwalk_unit_done(g->w, u);
 }
 
-/* A same-iteration gate: unit 0 (the highest layer's, released after its
- * backward) needed before the backward of layer 0 of its own iteration.
- * That backward, and nothing else, waits for it, once per iteration. */
+/* Same-iteration gates: unit 0 released after a task and needed before a
+ * later one of its own iteration: after the backward of its highest layer
+ * and before the backward of layer 0 (a gradient needed within the
+ * backward), and after the forward of layer 0 and before the forward of
+ * layer 2 (a parameter all-gather prefetched one layer ahead). The needing
+ * task, and nothing else, waits for it, once per iteration, and the unit
+ * is released once per iteration, never before its previous instance is
+ * done. */
 START_TEST(test_same_iteration_gate)
 {
     Scenario *s = load_yaml(GATE_YAML);
-    char *err = NULL;
-    TrainPlan *p = trainplan_new(s, 0, 32, &err);
-    ck_assert_msg(p, "%s", err);
-    SyncUnit *su = &g_array_index(p->units, SyncUnit, 0);
-    ck_assert_int_gt(su->release.layer, 0);
-    su->need = (SyncGate){GATE_BACKWARD, 0, 0};
-    ck_assert_msg(trainplan_index_waits(p, &err), "%s", err);
-    TrainWalk w;
-    trainwalk_init(&w, p);
-    GateRun g = {.w = &w, .held = 0};
-    int closed = 0;
-    while (w.iter < 3) {
-        const TrainTask *k = trainwalk_task(&w);
-        if (!trainwalk_gate_open(&w)) {
-            ck_assert_int_eq(k->kind, TRAIN_TASK_BWD);
-            ck_assert_int_eq(k->layer, 0);
-            ck_assert(g.held_released);
-            closed++;
-            g.held_released = false;
-            trainwalk_unit_done(&w, 0);
-            ck_assert(trainwalk_gate_open(&w));
+    static const struct {
+        SyncGate release, need;
+        TrainTaskKind closed_kind;
+        int closed_layer;
+    } cases[] = {
+        {{GATE_BACKWARD, -1, 0}, {GATE_BACKWARD, 0, 0}, TRAIN_TASK_BWD, 0},   /* -1: unit 0's own release gate */
+        {{GATE_FORWARD, 0, 0}, {GATE_FORWARD, 2, 0}, TRAIN_TASK_FWD, 2},
+    };
+    for (size_t c = 0; c < G_N_ELEMENTS(cases); c++) {
+        char *err = NULL;
+        TrainPlan *p = trainplan_new(s, 0, 32, &err);
+        ck_assert_msg(p, "%s", err);
+        SyncUnit *su = &g_array_index(p->units, SyncUnit, 0);
+        ck_assert_int_eq(su->release.layer, su->first_layer);
+        ck_assert_int_gt(su->first_layer, 2);
+        if (cases[c].release.layer >= 0)
+            su->release = cases[c].release;
+        su->need = cases[c].need;
+        ck_assert_msg(trainplan_index_waits(p, &err), "%s", err);
+        TrainWalk w;
+        trainwalk_init(&w, p);
+        GateRun g = {.w = &w, .held = 0};
+        int closed = 0, released = 0;
+        while (w.iter < 3) {
+            const TrainTask *k = trainwalk_task(&w);
+            if (!trainwalk_gate_open(&w)) {
+                ck_assert_int_eq(k->kind, cases[c].closed_kind);
+                ck_assert_int_eq(k->layer, cases[c].closed_layer);
+                ck_assert(g.held_released);
+                ck_assert_int_eq(w.rel_iter[0], w.iter);
+                closed++;
+                released++;
+                g.held_released = false;
+                trainwalk_unit_done(&w, 0);
+                ck_assert_int_eq(w.done_iter[0], w.iter);
+                ck_assert(trainwalk_gate_open(&w));
+            }
+            trainwalk_start(&w);
+            trainwalk_end(&w, gate_release, &g);
         }
-        trainwalk_start(&w);
-        trainwalk_end(&w, gate_release, &g);
+        ck_assert_int_eq(closed, 3);
+        ck_assert_int_eq(released, 3);
+        ck_assert_int_eq(w.units_left, 0);
+        trainwalk_clear(&w);
+        trainplan_free(p);
     }
-    ck_assert_int_eq(closed, 3);
-    trainwalk_clear(&w);
-    trainplan_free(p);
     scenario_free(s);
 }
 END_TEST
@@ -514,8 +538,9 @@ START_TEST(test_gate_errors)
         const char *says;
     } bad[] = {
         {SYNC_ALLGATHER, {GATE_BACKWARD, 0, 0}, {GATE_FORWARD, 0, 1}, "expected an all-reduce"},
-        {SYNC_ALLREDUCE, {GATE_FORWARD, 0, 0}, {GATE_FORWARD, 0, 1}, "release gate is not a backward"},
-        {SYNC_ALLREDUCE, {GATE_BACKWARD, 0, 1}, {GATE_FORWARD, 0, 1}, "release gate is not a backward"},
+        {SYNC_ALLREDUCE, {GATE_UPDATE, -1, 0}, {GATE_UPDATE, -1, 1}, "release gate names no task"},
+        {SYNC_ALLREDUCE, {GATE_BACKWARD, 0, 1}, {GATE_FORWARD, 0, 1}, "release gate names no task"},
+        {SYNC_ALLREDUCE, {GATE_FORWARD, 2, 0}, {GATE_FORWARD, 3, 1}, "next instance would be released"},
         {SYNC_ALLREDUCE, {GATE_BACKWARD, 0, 0}, {GATE_UPDATE, -1, 0}, "names no task"},
         {SYNC_ALLREDUCE, {GATE_BACKWARD, 0, 0}, {GATE_FORWARD, 0, 2}, "names no task"},
         {SYNC_ALLREDUCE, {GATE_BACKWARD, 3, 0}, {GATE_FORWARD, 3, 0}, "needed before it is released"},
