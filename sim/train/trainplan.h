@@ -5,16 +5,18 @@
  * algorithms selected by trainsel) with the cluster's CommCost that holds
  * their schedules, and the compute tasks in stream order (forward 1..L,
  * backward L..1, the whole-model update unless it is per layer), each
- * with its duration and its gate. train.c simulates a plan on the event
- * engine; validate/mpibench replays the same plan on real MPI ranks, so
- * both run one set of rules.
+ * with its duration, the units it waits for and the units its end
+ * releases. The engines (train.c, trainrank.c) simulate a plan on the
+ * event engine; validate/mpibench replays the same plan on real MPI
+ * ranks, so all run one set of rules.
  *
  * The rules are data: the policy's row (OverlapRules: how units are
  * released, enqueued, when updates run) and each unit's gates (SyncUnit:
- * released after the backward of a layer; needed by a task of its own
- * iteration or of the next). A task waits for the units whose need gate
- * names it; the plan lists them per task (TrainTask.wait_first). For the
- * shipped policies:
+ * released after a task of its own iteration; needed by a task of its
+ * own iteration or of the next). A task waits for the units whose need
+ * gate names it and releases those whose release gate names it; the plan
+ * lists both per task (TrainTask.wait_first, rel_first). For the shipped
+ * policies:
  *   none      every unit is released when the backward of layer 0 ends;
  *             the update waits for every unit of its iteration.
  *   ddp       a bucket's gradients are ready when the backward of its
@@ -29,9 +31,9 @@
  *
  * A walk (TrainWalk) is the stream's position and the dependency state:
  * per unit, the iteration of its latest released instance and of its
- * latest finished one. The
- * caller owns the clock and the communicator: it asks whether the current
- * task's gate is open, starts it, ends it (a backward releases units
+ * latest finished one (one instance of a unit runs at a time). The
+ * caller owns the clock and the communicator: it asks whether the
+ * current task's gate is open, starts it, ends it (releasing units
  * through a callback), and reports each finished unit.
  */
 #ifndef ARSIM_TRAINPLAN_H
@@ -111,7 +113,7 @@ bool trainplan_index_waits(TrainPlan *p, char **err);
  * indices; the head starts next. */
 void trainplan_enqueue(const TrainPlan *p, GQueue *q, int u);
 
-/* Called for each unit a backward released, in release order. */
+/* Called for each unit a task's end released, in release order. */
 typedef void (*TrainReleaseFn)(void *ctx, int unit);
 
 typedef struct {
