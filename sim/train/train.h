@@ -7,6 +7,8 @@
 
 #include "train/scenario.h"
 
+struct TrainPlan;   /* trainplan.h */
+
 /* One sync unit in the last measured iteration (times from its start). */
 typedef struct {
     char *name;              /* owned */
@@ -63,6 +65,10 @@ typedef struct {
     bool trace_ranks;        /* per-rank runs: spans of every rank's compute stream (else the first and
                               * the last rank's) */
     bool per_rank;           /* run the per-rank engine (trainrank.h) even when nothing varies */
+    void (*edit_plan)(void *ctx, struct TrainPlan *p); /* changes the plan's units (their gates) before the
+                              * run, which checks them again (trainplan_index_waits); NULL: none. For
+                              * tests of gates no policy builds yet */
+    void *edit_ctx;          /* edit_plan's ctx */
 } TrainOpts;
 
 /* The row of sync unit su whose gradients are elem_bytes an element, from

@@ -51,6 +51,14 @@ bool traincore_init(TrainCore *c, const Scenario *s, int policy, int batch, cons
     c->plan = trainplan_new(s, policy, batch, err);
     if (!c->plan)
         return false;
+    if (o && o->edit_plan) {
+        o->edit_plan(o->edit_ctx, c->plan);
+        if (!trainplan_index_waits(c->plan, err)) {
+            trainplan_free(c->plan);
+            c->plan = NULL;
+            return false;
+        }
+    }
     c->sim = sim_new(s->seed);
     c->iters = s->warmup + s->measured + 1;
     c->iter_start = g_new0(simtime_t, c->iters + 1);

@@ -62,9 +62,10 @@ typedef struct {
     simtime_t cslow_ps;      /* sync time comm.slowdown added in rec_iter */
 } TrainCore;
 
-/* The plan and Sim of (s, policy, batch), spans when o asks for a trace;
- * clears *out and sets its batch and policy. false + *err when the plan
- * does not build (nothing to clear then). */
+/* The plan and Sim of (s, policy, batch) (the plan edited by
+ * o->edit_plan when set), spans when o asks for a trace; clears *out and
+ * sets its batch and policy. false + *err when the plan does not build
+ * or its edited gates are refused (nothing to clear then). */
 bool traincore_init(TrainCore *c, const Scenario *s, int policy, int batch, const TrainOpts *o, TrainResult *out,
                     char **err);
 /* Frees what c owns (the Sim last but the plan: free the engine's

@@ -56,7 +56,7 @@ typedef struct {
     guint rel_count;         /* how many */
 } TrainTask;
 
-typedef struct {
+typedef struct TrainPlan {
     const Scenario *s;       /* borrowed; outlives the plan */
     const Policy *pol;       /* the policy, in s */
     int batch;               /* per-rank batch, >= 1 */

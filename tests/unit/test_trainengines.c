@@ -8,8 +8,17 @@
  * Left out, by contract: `events` (each engine counts its own work), a
  * span's `value` (the NIC utilization only the memo measures) and the
  * per-rank engine's spans of rank world-1 (it records the first and the
- * last rank's streams; the memo's one stream stands for every rank). */
+ * last rank's streams; the memo's one stream stands for every rank).
+ *
+ * Then gates no shipped policy builds, set on a plan through
+ * TrainOpts.edit_plan: a unit released after a forward and needed by a
+ * later forward of its own iteration (a parameter all-gather one layer
+ * ahead), and one needed by a later backward of its own iteration. Both
+ * engines agree, and the recorded iteration obeys the gates: the unit is
+ * ready when its release task ends, and the needing task starts when the
+ * unit ended or when the stream reached it, whichever is later. */
 #include "train/train.h"
+#include "train/trainplan.h"
 
 #include "testfix.h"
 #include "testmain.h"
@@ -117,6 +126,111 @@ static void same_result(const TrainResult *a, const TrainResult *b)
     same_spans(a->spans, b->spans);
 }
 
+typedef struct {
+    SyncGate release, need;  /* unit 0's gates; release layer -1: its own (the backward of its lowest layer) */
+} GateEdit;
+
+typedef struct {
+    const GateEdit *e;       /* the gates to set */
+    SyncGate release;        /* out: unit 0's release gate as set */
+} EditRun;
+
+static void edit_unit0(void *ctx, struct TrainPlan *p)
+{
+    EditRun *x = ctx;
+    SyncUnit *su = &g_array_index(p->units, SyncUnit, 0);
+    su->release = x->e->release.layer >= 0 ? x->e->release : (SyncGate){GATE_BACKWARD, su->first_layer, 0};
+    su->need = x->e->need;
+    x->release = su->release;
+}
+
+/* The recorded iteration's compute span of rank 0 for the task a gate
+ * names (a forward or a backward). */
+static const TrainSpan *task_span(const GArray *spans, const SyncGate *g)
+{
+    for (guint i = 0; i < spans->len; i++) {
+        const TrainSpan *sp = &g_array_index(spans, TrainSpan, i);
+        if (sp->track == 0 && sp->rank == 0 && sp->iter == 0 && sp->first_layer == g->layer &&
+            sp->forward == (g->task == GATE_FORWARD))
+            return sp;
+    }
+    ck_abort_msg("no span of the %s of layer %d", g->task == GATE_FORWARD ? "forward" : "backward", g->layer);
+    return NULL;
+}
+
+/* Unit 0's row against its gates in result r. */
+static void check_gates(const TrainResult *r, const SyncGate *rel, const SyncGate *need)
+{
+    const TrainUnitRow *u = &g_array_index(r->units, TrainUnitRow, 0);
+    const TrainSpan *rs = task_span(r->spans, rel), *ns = task_span(r->spans, need);
+    ck_assert_double_eq_tol(u->ready_s, rs->start_s + rs->dur_s, 1e-12);   /* to a picosecond */
+    ck_assert_double_le(u->ready_s, u->start_s);
+    ck_assert_double_le(u->needed_s, ns->start_s);
+    ck_assert_double_eq(ns->start_s, u->end_s > u->needed_s ? u->end_s : u->needed_s);
+}
+
+/* Gates of a unit's own iteration, in every scenario both engines run. */
+START_TEST(test_same_iteration_gates)
+{
+    static const GateEdit edits[] = {
+        {{GATE_FORWARD, 0, 0}, {GATE_FORWARD, 2, 0}},
+        {{GATE_BACKWARD, -1, 0}, {GATE_BACKWARD, 0, 0}},
+    };
+    int runs = 0, waited = 0;
+    for (size_t c = 0; c < G_N_ELEMENTS(clusters); c++)
+        for (size_t m = 0; m < G_N_ELEMENTS(comms); m++) {
+            char *y = g_strdup_printf("model: vgg16-cifar10\ngpu: v100\nbatch: [32]\n%s%s%s"
+                                      "iterations: {warmup: 1, measured: 3}\n",
+                                      clusters[c], POLICIES, comms[m]);
+            Scenario *s = load(y);
+            for (guint p = 0; p < s->policies->len; p++)
+                for (size_t e = 0; e < G_N_ELEMENTS(edits); e++) {
+                    TrainResult a, b;
+                    char *err = NULL;
+                    EditRun x = {.e = &edits[e]};
+                    TrainOpts memo = {.layers = true, .trace = true, .edit_plan = edit_unit0, .edit_ctx = &x};
+                    TrainOpts rank = memo;
+                    rank.per_rank = true;
+                    ck_assert_msg(train_run(s, 32, (int)p, &memo, &a, &err), "%s", err);
+                    ck_assert_msg(train_run(s, 32, (int)p, &rank, &b, &err), "%s", err);
+                    same_result(&a, &b);
+                    const TrainUnitRow *u = &g_array_index(a.units, TrainUnitRow, 0);
+                    check_gates(&a, &x.release, &edits[e].need);
+                    waited += u->end_s > u->needed_s;
+                    runs++;
+                    train_result_clear(&a);
+                    train_result_clear(&b);
+                }
+            scenario_free(s);
+            g_free(y);
+        }
+    ck_assert_int_eq(runs, 64);
+    ck_assert_int_gt(waited, 0);   /* some needing task waited for the unit: the gate was exercised */
+}
+END_TEST
+
+/* An edit the walk cannot run fails the run with the plan's one line,
+ * on both engines. */
+START_TEST(test_refused_edit)
+{
+    static const GateEdit bad = {{GATE_FORWARD, 3, 0}, {GATE_FORWARD, 2, 0}};
+    char *y = g_strdup_printf("model: vgg16-cifar10\ngpu: v100\nbatch: [32]\n%s%s", clusters[0], POLICIES);
+    Scenario *s = load(y);
+    for (int per_rank = 0; per_rank < 2; per_rank++) {
+        EditRun x = {.e = &bad};
+        TrainOpts o = {.edit_plan = edit_unit0, .edit_ctx = &x, .per_rank = per_rank};
+        TrainResult r;
+        char *err = NULL;
+        ck_assert(!train_run(s, 32, 2, &o, &r, &err));
+        ck_assert_msg(g_str_has_prefix(err, "policy 'layer': sync unit 'fc8': it is needed before it is released; "
+                                             "expected"), "%s", err);
+        g_free(err);
+    }
+    scenario_free(s);
+    g_free(y);
+}
+END_TEST
+
 /* Every scenario both engines run: each result field equal. */
 START_TEST(test_engines_agree)
 {
@@ -156,6 +270,9 @@ static Suite *suite(void)
     Suite *s = suite_create("trainengines");
     TCase *tc = testmain_case(s, "oracles");
     tcase_add_test(tc, test_engines_agree);
+    tcase_add_test(tc, test_same_iteration_gates);
+    tc = testmain_case(s, "bad-input");
+    tcase_add_test(tc, test_refused_edit);
     return s;
 }
 
