@@ -56,6 +56,12 @@ MbreplayPlan *mbreplay_plan_new(Scenario *s, int policy, int batch, char **err)
     const GArray *units = pl->plan->units;
     guint n = units->len;
     pl->streams = s->comm_streams;
+    if (pl->plan->nstreams > 1) {
+        *err = g_strdup_printf("policy '%s' runs its units on %d communicator streams; expected one (the replay "
+                               "runs one communicator)", pol->name, pl->plan->nstreams);
+        mbreplay_plan_free(pl);
+        return NULL;
+    }
     if (pl->streams > 1 && n > MAX_TAGGED_UNITS) {
         *err = g_strdup_printf("policy '%s' has %u sync units and comm.streams = %d; expected at most %d units "
                                "when several all-reduces run at once (one MPI tag each), or comm.streams = 1",

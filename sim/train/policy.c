@@ -217,15 +217,17 @@ static GArray *partition_units(const Policy *p, GArray *units, int elem_bytes)
     return out;
 }
 
-/* A gradient unit's gates under rules r: released after the backward of
- * its ready layer (of layer 0 when after the whole backward); needed by
- * the next forward of its lowest layer, or by its iteration's update. */
+/* A gradient unit's gates and stream under rules r: released after the
+ * backward of its ready layer (of layer 0 when after the whole backward);
+ * needed by the next forward of its lowest layer, or by its iteration's
+ * update. */
 static void set_gates(const OverlapRules *r, SyncUnit *u)
 {
     u->coll = SYNC_ALLREDUCE;
     u->release = (SyncGate){GATE_BACKWARD, r->release == RELEASE_AFTER_BACKWARD ? 0 : u->ready_layer, 0};
     u->need = r->update == UPDATE_PER_LAYER ? (SyncGate){GATE_FORWARD, u->first_layer, 1}
                                             : (SyncGate){GATE_UPDATE, -1, 0};
+    u->stream = r->stream == STREAM_PER_COLLECTIVE ? (int)u->coll : 0;
 }
 
 GArray *policy_units(const Policy *p, const Model *m, int elem_bytes)

@@ -41,6 +41,14 @@ typedef enum {
                               * carrying l (the iteration before) */
 } UpdateRule;
 
+/* On which communicator stream a unit runs. Each stream starts its
+ * queued units in its own order, at most comm.streams at once. */
+typedef enum {
+    STREAM_SHARED,           /* every unit on stream 0 */
+    STREAM_PER_COLLECTIVE    /* a stream per collective (SyncColl's index): all-gathers do not queue behind
+                              * reduce-scatters */
+} StreamRule;
+
 /* One overlap policy as data: the one place a new policy is added. */
 typedef struct {
     const char *name;        /* the scenario's `overlap` value */
@@ -51,11 +59,14 @@ typedef struct {
     ReleaseRule release;
     EnqueueRule enqueue;
     UpdateRule update;
+    StreamRule stream;
 } OverlapRules;
 
 /* The collective a sync unit runs. The engines run all-reduce schedules
  * only so far (trainplan_new refuses a unit of another). */
 typedef enum { SYNC_ALLREDUCE, SYNC_REDUCE_SCATTER, SYNC_ALLGATHER, SYNC_BROADCAST, SYNC_NCOLLS } SyncColl;
+
+#define SYNC_MAX_STREAMS 8   /* communicator streams a plan may use */
 
 /* The task a gate names. */
 typedef enum { GATE_FORWARD, GATE_BACKWARD, GATE_UPDATE } GateTask;
@@ -108,6 +119,7 @@ typedef struct {
     SyncGate release;        /* released to the communicator after this task ends (a backward) */
     SyncGate need;           /* this task waits for it to be done (a forward of the next iteration, or the
                               * update of its own) */
+    int stream;              /* the communicator stream it is queued on, 0 .. SYNC_MAX_STREAMS - 1 */
     LayerKind kind;          /* kind of the layer with most parameters in the unit */
     int order;               /* launch order (buckets: bucket order; layers: readiness) */
     CollAlgo algo;           /* filled by the algorithm selection */

@@ -37,8 +37,7 @@ typedef struct {
     UnitState *st;           /* per unit: its latest released instance */
     bool busy;               /* a task is running */
     bool waiting;            /* stream blocked on a gate */
-    GQueue *queue;           /* released-but-not-started unit indices (GINT) */
-    int in_flight;           /* collectives running */
+    TrainComm comm;          /* released units not started, and those running, per stream */
     bool live;               /* run collectives on the shared network */
     UnitState *rec_st;       /* per unit: its instance of c.rec_iter, saved when the next one is released */
     GPtrArray *execs;        /* live CollExec*; owned */
@@ -58,10 +57,10 @@ static void unit_finished(Train *t, int u)
     const SyncUnit *su = &g_array_index(t->units, SyncUnit, u);
     st->at.end = t->c.sim->now;
     st->done = true;
-    t->in_flight--;
+    traincomm_done(&t->comm, u);
     t->sync_on = false;
     if (t->busy)
-        trainwork_set_slow(&t->task, t->in_flight > 0);
+        trainwork_set_slow(&t->task, t->comm.in_flight > 0);
     trainwalk_unit_done(&t->w, u);
     if (st->iter == t->c.rec_iter && t->s->comm_slowdown > 0 && st->at.end - st->at.start > st->dur)
         t->c.cslow_ps += st->at.end - st->at.start - st->dur;
@@ -85,9 +84,9 @@ static void comm_start(Train *t, int u)
     UnitState *st = &t->st[u];
     Sim *sim = t->c.sim;
     st->at.start = sim->now;
-    t->in_flight++;
+    traincomm_started(&t->comm, u);
     if (t->busy)
-        trainwork_set_slow(&t->task, t->in_flight > 0);
+        trainwork_set_slow(&t->task, t->comm.in_flight > 0);
     if (!t->live) {
         char *why = NULL;
         SimErr code;
@@ -108,8 +107,9 @@ static void comm_start(Train *t, int u)
 /* Starts queued units while the communicator has room. */
 static void comm_dispatch(Train *t)
 {
-    while (t->in_flight < t->s->comm_streams && !g_queue_is_empty(t->queue))
-        comm_start(t, GPOINTER_TO_INT(g_queue_pop_head(t->queue)));
+    int u;
+    while ((u = traincomm_next(&t->comm)) >= 0)
+        comm_start(t, u);
 }
 
 /* The stream released unit u's next instance: save the recorded
@@ -121,7 +121,7 @@ static void unit_ready(void *ctx, int u)
     if (t->st[u].iter == t->c.rec_iter)
         t->rec_st[u] = t->st[u];
     t->st[u] = (UnitState){.iter = t->w.iter, .at.ready = t->c.sim->now};
-    trainplan_enqueue(t->c.plan, t->queue, u);
+    traincomm_enqueue(&t->comm, u);
 }
 
 static simtime_t *unit_needed(void *ctx, int u)
@@ -160,7 +160,7 @@ static void stream_advance(Train *t)
     trainwalk_start(&t->w);
     t->task_span = traincore_task_span(&t->c, k, t->w.iter, 0, k->dur);
     stream_busy(t, true);
-    trainwork_start(&t->task, sim, k->dur, t->s->interference, t->in_flight > 0, task_done, t, (void *)k);
+    trainwork_start(&t->task, sim, k->dur, t->s->interference, t->comm.in_flight > 0, task_done, t, (void *)k);
 }
 
 static void train_clear(Train *t)
@@ -169,8 +169,8 @@ static void train_clear(Train *t)
         collexec_free(g_ptr_array_index(t->execs, i));
     if (t->execs)
         g_ptr_array_free(t->execs, TRUE);
-    if (t->queue)
-        g_queue_free(t->queue);
+    if (t->comm.plan)
+        traincomm_clear(&t->comm);
     g_free(t->st);
     g_free(t->rec_st);
     if (t->w.plan)
@@ -222,7 +222,14 @@ bool train_run_ex(const Scenario *s, int batch, int policy, const TrainOpts *o, 
         return false;
     t.units = t.c.plan->units;
     trainwalk_init(&t.w, t.c.plan);
-    t.live = force_live || s->comm_streams > 1;
+    t.live = force_live || s->comm_streams > 1 || t.c.plan->nstreams > 1;
+    if (t.live && s->comm_slowdown > 0) {   /* several unit streams: collectives overlap */
+        *err = g_strdup_printf("%s: policy '%s' runs its units on %d communicator streams: comm.slowdown %g is "
+                               "modelled for one sync at a time; expected comm.slowdown 0", s->file,
+                               t.c.plan->pol->name, t.c.plan->nstreams, s->comm_slowdown);
+        train_clear(&t);
+        return false;
+    }
     if (t.live)
         t.net = net_new(t.c.sim, t.c.plan->topo);
     t.execs = g_ptr_array_new();
@@ -230,7 +237,7 @@ bool train_run_ex(const Scenario *s, int batch, int policy, const TrainOpts *o, 
     for (guint u = 0; u < t.units->len; u++)
         t.st[u].iter = -1;
     t.rec_st = g_new0(UnitState, t.units->len);
-    t.queue = g_queue_new();
+    traincomm_init(&t.comm, t.c.plan, s->comm_streams);
     stream_advance(&t);
     bool ok = sim_run(t.c.sim);
     if (!ok || t.w.iter < t.c.iters) {

@@ -38,6 +38,56 @@ void trainwork_set_slow(TrainWork *w, bool slow)
     work_arm(w);
 }
 
+/* ---- the communicator ----------------------------------------------------- */
+
+void traincomm_init(TrainComm *m, const TrainPlan *p, int slots)
+{
+    *m = (TrainComm){.plan = p, .slots = slots};
+    m->queue = g_new0(GQueue *, p->nstreams);
+    m->busy = g_new0(int, p->nstreams);
+    for (int k = 0; k < p->nstreams; k++)
+        m->queue[k] = g_queue_new();
+}
+
+void traincomm_clear(TrainComm *m)
+{
+    for (int k = 0; m->queue && k < m->plan->nstreams; k++)
+        g_queue_free(m->queue[k]);
+    g_free(m->queue);
+    g_free(m->busy);
+    memset(m, 0, sizeof *m);
+}
+
+static int stream_of(const TrainComm *m, int u)
+{
+    return g_array_index(m->plan->units, SyncUnit, u).stream;
+}
+
+void traincomm_enqueue(TrainComm *m, int u)
+{
+    trainplan_enqueue(m->plan, m->queue[stream_of(m, u)], u);
+}
+
+int traincomm_next(TrainComm *m)
+{
+    for (int k = 0; k < m->plan->nstreams; k++)
+        if (m->busy[k] < m->slots && !g_queue_is_empty(m->queue[k]))
+            return GPOINTER_TO_INT(g_queue_pop_head(m->queue[k]));
+    return -1;
+}
+
+void traincomm_started(TrainComm *m, int u)
+{
+    m->busy[stream_of(m, u)]++;
+    m->in_flight++;
+}
+
+void traincomm_done(TrainComm *m, int u)
+{
+    m->busy[stream_of(m, u)]--;
+    m->in_flight--;
+}
+
 /* ---- the run ------------------------------------------------------------ */
 
 bool traincore_init(TrainCore *c, const Scenario *s, int policy, int batch, const TrainOpts *o, TrainResult *out,

@@ -39,6 +39,29 @@ void trainwork_start(TrainWork *w, Sim *sim, simtime_t work, double f, bool slow
  * that changes its rate (never when f is 0). */
 void trainwork_set_slow(TrainWork *w, bool slow);
 
+/* A communicator: one queue per unit stream (SyncUnit.stream) of
+ * released units not started, each stream starting at most `slots` units
+ * at once (comm.streams), in the policy's enqueue order. */
+typedef struct {
+    const TrainPlan *plan;   /* borrowed */
+    int slots;               /* units in flight at most per stream, >= 1 */
+    GQueue **queue;          /* per stream: released units not started (GINT unit indices); owned */
+    int *busy;               /* per stream: units started, not done; owned */
+    int in_flight;           /* units started, not done, on every stream */
+} TrainComm;
+
+void traincomm_init(TrainComm *m, const TrainPlan *p, int slots);
+void traincomm_clear(TrainComm *m);
+/* Unit u was released: queue it on its stream (trainplan_enqueue). */
+void traincomm_enqueue(TrainComm *m, int u);
+/* Pops the unit to start next (the head of the lowest stream with room
+ * and a queued unit), or -1; the caller starts it (traincomm_started). */
+int traincomm_next(TrainComm *m);
+/* Unit u starts: it takes a place on its stream (from its queue or not). */
+void traincomm_started(TrainComm *m, int u);
+/* Unit u, started, finished: its place is free. */
+void traincomm_done(TrainComm *m, int u);
+
 /* The instants of one unit in one iteration (ps, absolute; needed 0: no
  * stream waited for it before its end). */
 typedef struct {

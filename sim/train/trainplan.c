@@ -127,6 +127,9 @@ static const char *gate_problem(const TrainPlan *p, const SyncUnit *su, int rel,
 {
     if (su->coll != SYNC_ALLREDUCE)
         return "its collective is not an all-reduce; expected an all-reduce (the only collective the engines run)";
+    if (su->stream < 0 || su->stream >= SYNC_MAX_STREAMS)
+        return "its communicator stream is out of range; expected a stream from 0 to below "
+               G_STRINGIFY(SYNC_MAX_STREAMS);
     if (rel < 0 || su->release.iter != 0)
         return "its release gate names no task of its own iteration; expected a forward, a backward or the update "
                "(without per-layer updates) of its own iteration";
@@ -160,6 +163,9 @@ bool trainplan_index_waits(TrainPlan *p, char **err)
     }
     g_array_set_size(p->waits, 0);
     g_array_set_size(p->releases, 0);
+    p->nstreams = 1;
+    for (guint u = 0; u < n; u++)
+        p->nstreams = MAX(p->nstreams, g_array_index(p->units, SyncUnit, u).stream + 1);
     for (guint t = 0; t < nt; t++) {   /* by task, each task's units in unit order */
         TrainTask *k = &g_array_index(p->tasks, TrainTask, t);
         k->wait_first = p->waits->len;

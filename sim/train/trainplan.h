@@ -66,6 +66,7 @@ typedef struct TrainPlan {
     GArray *tasks;           /* TrainTask, one iteration in stream order; owned */
     GArray *waits;           /* int unit indices, grouped by the task waiting for them; owned */
     GArray *releases;        /* int unit indices, grouped by the task whose end releases them; owned */
+    int nstreams;            /* communicator streams its units use (highest SyncUnit.stream + 1), >= 1 */
     double compute_s;        /* forward + backward + update per iteration (s), unrounded */
 } TrainPlan;
 

@@ -40,8 +40,8 @@ typedef struct {
     TrainWalk w;             /* its stream's position and pending units */
     bool busy;               /* a task is running */
     bool waiting;            /* the stream is blocked on a gate */
-    GQueue *queue;           /* released units not issued yet (GINT unit indices) */
-    int in_flight;           /* its units issued and not done (jittered ones from their issue on) */
+    TrainComm comm;          /* its released units not issued yet, and those issued and not done (jittered
+                              * ones from their issue on), per stream */
     simtime_t join_at;       /* variation.jitter: when its latest issued unit joins its collective, ps */
     TrainWork task;          /* the running task, its time scaled (comm.interference slows it while a sync of
                               * this rank is in flight) */
@@ -78,8 +78,8 @@ struct RankRun {
     bool negotiated;         /* priority: one shared queue of units every rank released */
     bool memo_ok;            /* the memo may serve a unit every rank issues at once on an idle network */
     int running;             /* units whose collective runs */
-    GQueue *gqueue;          /* negotiated: released-everywhere units not issued (GINT) */
-    int g_in_flight;         /* negotiated: units issued and not done */
+    TrainComm gcomm;         /* negotiated: released-everywhere units not issued, and those issued and not
+                              * done, per stream */
 };
 
 static void rank_advance(Rank *rk);
@@ -89,7 +89,7 @@ static void task_done(void *ctx, void *data);
 static void interference_update(Rank *rk)
 {
     if (rk->busy)
-        trainwork_set_slow(&rk->task, rk->in_flight > 0);
+        trainwork_set_slow(&rk->task, rk->comm.in_flight > 0);
 }
 
 bool trainrank_needed(const Scenario *s)
@@ -105,9 +105,9 @@ static void rank_issue(Rank *rk, int u);
  * shared communicator has room. */
 static void global_dispatch(RankRun *t)
 {
-    while (t->g_in_flight < t->s->comm_streams && !g_queue_is_empty(t->gqueue) && !t->c.sim->failed) {
-        int u = GPOINTER_TO_INT(g_queue_pop_head(t->gqueue));
-        t->g_in_flight++;
+    int u;
+    while (!t->c.sim->failed && (u = traincomm_next(&t->gcomm)) >= 0) {
+        traincomm_started(&t->gcomm, u);
         for (int r = 0; r < t->world && !t->c.sim->failed; r++)
             rank_issue(&t->ranks[r], u);
     }
@@ -133,12 +133,12 @@ static void on_unit_done(void *ctx, void *data)
     traincore_sync_ended(&t->c, su, ru->iter, ru->at.start, ru->at.end, 0);
     ru->released = ru->issued = 0;
     for (int r = 0; r < t->world; r++) {
-        t->ranks[r].in_flight--;
+        traincomm_done(&t->ranks[r].comm, u);
         interference_update(&t->ranks[r]);
         trainwalk_unit_done(&t->ranks[r].w, u);
     }
     if (t->negotiated) {
-        t->g_in_flight--;
+        traincomm_done(&t->gcomm, u);
         global_dispatch(t);
     }
     for (int r = 0; r < t->world; r++)
@@ -228,7 +228,7 @@ static void on_join(void *ctx, void *data)
 static void rank_issue(Rank *rk, int u)
 {
     RankRun *t = rk->t;
-    rk->in_flight++;
+    traincomm_started(&rk->comm, u);
     interference_update(rk);
     double d = trainvar_issue_delay(&t->s->var, rk->r, t->u[u].iter, u);
     if (d <= 0) {
@@ -245,8 +245,9 @@ static void rank_issue(Rank *rk, int u)
 /* Issues rk's queued units while its communicator has room. */
 static void rank_dispatch(Rank *rk)
 {
-    while (rk->in_flight < rk->t->s->comm_streams && !g_queue_is_empty(rk->queue) && !rk->t->c.sim->failed)
-        rank_issue(rk, GPOINTER_TO_INT(g_queue_pop_head(rk->queue)));
+    int u;
+    while (!rk->t->c.sim->failed && (u = traincomm_next(&rk->comm)) >= 0)
+        rank_issue(rk, u);
 }
 
 /* rk's backward released unit u. */
@@ -262,12 +263,10 @@ static void unit_ready(void *ctx, int u)
     }
     if (ru->released == t->world)
         ru->last_ready = t->c.sim->now;
-    if (!t->negotiated) {
-        trainplan_enqueue(t->c.plan, rk->queue, u);
-    } else if (ru->released == t->world) {
-        trainplan_enqueue(t->c.plan, t->gqueue, u);
-        global_dispatch(t);
-    }
+    if (!t->negotiated)
+        traincomm_enqueue(&rk->comm, u);
+    else if (ru->released == t->world)
+        traincomm_enqueue(&t->gcomm, u);   /* issued once the task's releases are all queued (task_done) */
 }
 
 /* Where the recorded iteration's unit u keeps when a stream first
@@ -307,7 +306,10 @@ static void task_done(void *ctx, void *data)
     RankRun *tr = rk->t;
     rk->busy = false;
     traincore_task_ended(&tr->c, &rk->task, rk->task_span, rk->r == 0 && rk->w.iter == tr->c.rec_iter);
+    /* what the task released is queued before any is issued, so the policy's order decides among them */
     guint released = trainwalk_end(&rk->w, unit_ready, rk);
+    if (released > 0 && tr->negotiated)
+        global_dispatch(tr);
     if (rk->w.iter >= rk->t->c.iters && ++rk->t->ranks_done == rk->t->world)
         trainbg_stop(rk->t->bg);   /* the run is over: other jobs' streams end with it */
     if (released > 0)
@@ -328,7 +330,7 @@ static void rank_advance(Rank *rk)
     bool traced = rk->r == 0 || rk->r == t->world - 1 || t->trace_all;
     rk->task_span = traced ? traincore_task_span(&t->c, k, rk->w.iter, rk->r, dur) : -1;
     rk->busy = true;
-    trainwork_start(&rk->task, t->c.sim, dur, t->s->interference, rk->in_flight > 0, task_done, rk, (void *)k);
+    trainwork_start(&rk->task, t->c.sim, dur, t->s->interference, rk->comm.in_flight > 0, task_done, rk, (void *)k);
 }
 
 static void run_clear(RankRun *t)
@@ -339,14 +341,14 @@ static void run_clear(RankRun *t)
             g_array_free(t->u[u].early, TRUE);
     }
     for (int r = 0; t->ranks && r < t->world; r++) {
-        if (t->ranks[r].queue)
-            g_queue_free(t->ranks[r].queue);
+        if (t->ranks[r].comm.plan)
+            traincomm_clear(&t->ranks[r].comm);
         if (t->ranks[r].w.plan)
             trainwalk_clear(&t->ranks[r].w);
     }
     g_free(t->ranks);
-    if (t->gqueue)
-        g_queue_free(t->gqueue);
+    if (t->gcomm.plan)
+        traincomm_clear(&t->gcomm);
     g_free(t->u);
     g_free(t->rec);
     netfault_free(t->faults);
@@ -394,13 +396,13 @@ static void run_setup(RankRun *t, const TrainOpts *o, bool force_live)
         t->u[u].early = g_array_new(FALSE, FALSE, sizeof(int));
     t->trace_all = o && o->trace_ranks;
     t->negotiated = policy_rules(plan->pol->overlap)->enqueue == ENQUEUE_PRIORITY;
-    t->gqueue = g_queue_new();
-    t->memo_ok = !force_live && s->comm_streams == 1 && !t->faults && !t->bg;
+    traincomm_init(&t->gcomm, plan, s->comm_streams);
+    t->memo_ok = !force_live && s->comm_streams == 1 && plan->nstreams == 1 && !t->faults && !t->bg;
     for (int r = 0; r < t->world; r++) {
         Rank *rk = &t->ranks[r];
         rk->t = t;
         rk->r = r;
-        rk->queue = g_queue_new();
+        traincomm_init(&rk->comm, plan, s->comm_streams);
         trainwalk_init(&rk->w, plan);
     }
 }

@@ -16,7 +16,9 @@
  * ahead), and one needed by a later backward of its own iteration. Both
  * engines agree, and the recorded iteration obeys the gates: the unit is
  * ready when its release task ends, and the needing task starts when the
- * unit ended or when the stream reached it, whichever is later. */
+ * unit ended or when the stream reached it, whichever is later. And units
+ * on two communicator streams: the engines agree, a stream runs one unit
+ * at a time, the other stream's run beside it. */
 #include "train/train.h"
 #include "train/trainplan.h"
 
@@ -209,6 +211,74 @@ START_TEST(test_same_iteration_gates)
 }
 END_TEST
 
+/* Every odd unit on communicator stream 1. */
+static void two_streams(void *ctx, struct TrainPlan *p)
+{
+    (void)ctx;
+    for (guint u = 1; u < p->units->len; u += 2)
+        g_array_index(p->units, SyncUnit, u).stream = 1;
+}
+
+static gint by_start(gconstpointer a, gconstpointer b)
+{
+    const TrainUnitRow *x = *(TrainUnitRow *const *)a, *y = *(TrainUnitRow *const *)b;
+    return x->start_s < y->start_s ? -1 : x->start_s > y->start_s;
+}
+
+/* The recorded iteration's units of stream k (odd or even index) in start
+ * order never overlap with comm.streams 1; returns how many units of the
+ * other stream start while one of stream k runs. */
+static int check_stream(const GArray *units, guint k)
+{
+    GPtrArray *mine = g_ptr_array_new();
+    for (guint u = k; u < units->len; u += 2)
+        g_ptr_array_add(mine, &g_array_index(units, TrainUnitRow, u));
+    g_ptr_array_sort(mine, by_start);
+    int crossed = 0;
+    for (guint i = 0; i < mine->len; i++) {
+        const TrainUnitRow *x = g_ptr_array_index(mine, i);
+        if (i > 0)
+            ck_assert_double_ge(x->start_s, ((const TrainUnitRow *)g_ptr_array_index(mine, i - 1))->end_s);
+        for (guint v = 1 - k; v < units->len; v += 2) {
+            const TrainUnitRow *y = &g_array_index(units, TrainUnitRow, v);
+            crossed += y->start_s > x->start_s && y->start_s < x->end_s;
+        }
+    }
+    g_ptr_array_free(mine, TRUE);
+    return crossed;
+}
+
+/* Units on two communicator streams: both engines agree; with one slot
+ * per stream a stream runs one unit at a time while the other stream's
+ * units run beside it. */
+START_TEST(test_two_streams)
+{
+    int crossed = 0;
+    for (size_t q = 0; q < 2 * G_N_ELEMENTS(clusters); q++) {   /* comm.interference 0 and 0.3, one slot each */
+        size_t c = q / 2;
+        char *y = g_strdup_printf("model: vgg16-cifar10\ngpu: v100\nbatch: [32]\n%s%s%s"
+                                  "iterations: {warmup: 1, measured: 3}\n", clusters[c], POLICIES, comms[q % 2]);
+        Scenario *s = load(y);
+        for (guint p = 0; p < s->policies->len; p++) {
+            TrainResult a, b;
+            char *err = NULL;
+            TrainOpts memo = {.layers = true, .trace = true, .edit_plan = two_streams};
+            TrainOpts rank = memo;
+            rank.per_rank = true;
+            ck_assert_msg(train_run(s, 32, (int)p, &memo, &a, &err), "%s", err);
+            ck_assert_msg(train_run(s, 32, (int)p, &rank, &b, &err), "%s", err);
+            same_result(&a, &b);
+            crossed += check_stream(a.units, 0) + check_stream(a.units, 1);
+            train_result_clear(&a);
+            train_result_clear(&b);
+        }
+        scenario_free(s);
+        g_free(y);
+    }
+    ck_assert_int_gt(crossed, 0);
+}
+END_TEST
+
 /* An edit the walk cannot run fails the run with the plan's one line,
  * on both engines. */
 START_TEST(test_refused_edit)
@@ -271,6 +341,7 @@ static Suite *suite(void)
     TCase *tc = testmain_case(s, "oracles");
     tcase_add_test(tc, test_engines_agree);
     tcase_add_test(tc, test_same_iteration_gates);
+    tcase_add_test(tc, test_two_streams);
     tc = testmain_case(s, "bad-input");
     tcase_add_test(tc, test_refused_edit);
     return s;

@@ -562,6 +562,20 @@ START_TEST(test_gate_errors)
         g_free(err);
         trainplan_free(p);
     }
+    for (int stream = -1; stream <= SYNC_MAX_STREAMS; stream += SYNC_MAX_STREAMS + 1) {
+        char *err = NULL;
+        TrainPlan *p = trainplan_new(s, 0, 32, &err);
+        ck_assert_msg(p, "%s", err);
+        g_array_index(p->units, SyncUnit, 1).stream = stream;
+        ck_assert(!trainplan_index_waits(p, &err));
+        ck_assert_msg(strstr(err, "communicator stream is out of range; expected a stream from 0 to below 8"), "%s",
+                      err);
+        g_free(err);
+        g_array_index(p->units, SyncUnit, 1).stream = SYNC_MAX_STREAMS - 1;
+        ck_assert_msg(trainplan_index_waits(p, &err), "%s", err);
+        ck_assert_int_eq(p->nstreams, SYNC_MAX_STREAMS);
+        trainplan_free(p);
+    }
     scenario_free(s);
 }
 END_TEST
