@@ -4,8 +4,9 @@
  * TrainResult; this is the one copy of the parts that do not depend on
  * how many streams run: work at a changing rate (comm.interference slows
  * a task while a sync is in flight, comm.slowdown slows a sync while a
- * task runs), the recorded iteration's spans and accounting, when a
- * stream first needed a unit, the failure message and the result.
+ * task runs), the communicator's queues, the recorded iteration's spans
+ * and accounting, when a stream first needed a unit, the failure message
+ * and the result.
  *
  * Contract: one TrainCore per run; the engine owns its streams and its
  * communicator and calls these at the instants named. Times are integer

@@ -47,6 +47,16 @@ static const char *const comms[] = {
     "comm: {streams: 2, interference: 0.15}\n",
 };
 
+/* The scenario of cluster c and comm settings m (every policy). */
+static Scenario *scenario_of(size_t c, size_t m)
+{
+    char *y = g_strdup_printf("model: vgg16-cifar10\ngpu: v100\nbatch: [32]\n%s%s%s"
+                              "iterations: {warmup: 1, measured: 3}\n", clusters[c], POLICIES, comms[m]);
+    Scenario *s = load(y);
+    g_free(y);
+    return s;
+}
+
 static void same_unit(const TrainUnitRow *x, const TrainUnitRow *y)
 {
     ck_assert_str_eq(x->name, y->name);
@@ -181,10 +191,7 @@ START_TEST(test_same_iteration_gates)
     int runs = 0, waited = 0;
     for (size_t c = 0; c < G_N_ELEMENTS(clusters); c++)
         for (size_t m = 0; m < G_N_ELEMENTS(comms); m++) {
-            char *y = g_strdup_printf("model: vgg16-cifar10\ngpu: v100\nbatch: [32]\n%s%s%s"
-                                      "iterations: {warmup: 1, measured: 3}\n",
-                                      clusters[c], POLICIES, comms[m]);
-            Scenario *s = load(y);
+            Scenario *s = scenario_of(c, m);
             for (guint p = 0; p < s->policies->len; p++)
                 for (size_t e = 0; e < G_N_ELEMENTS(edits); e++) {
                     TrainResult a, b;
@@ -204,7 +211,6 @@ START_TEST(test_same_iteration_gates)
                     train_result_clear(&b);
                 }
             scenario_free(s);
-            g_free(y);
         }
     ck_assert_int_eq(runs, 64);
     ck_assert_int_gt(waited, 0);   /* some needing task waited for the unit: the gate was exercised */
@@ -256,9 +262,7 @@ START_TEST(test_two_streams)
     int crossed = 0;
     for (size_t q = 0; q < 2 * G_N_ELEMENTS(clusters); q++) {   /* comm.interference 0 and 0.3, one slot each */
         size_t c = q / 2;
-        char *y = g_strdup_printf("model: vgg16-cifar10\ngpu: v100\nbatch: [32]\n%s%s%s"
-                                  "iterations: {warmup: 1, measured: 3}\n", clusters[c], POLICIES, comms[q % 2]);
-        Scenario *s = load(y);
+        Scenario *s = scenario_of(c, q % 2);
         for (guint p = 0; p < s->policies->len; p++) {
             TrainResult a, b;
             char *err = NULL;
@@ -273,7 +277,6 @@ START_TEST(test_two_streams)
             train_result_clear(&b);
         }
         scenario_free(s);
-        g_free(y);
     }
     ck_assert_int_gt(crossed, 0);
 }
@@ -284,8 +287,7 @@ END_TEST
 START_TEST(test_refused_edit)
 {
     static const GateEdit bad = {{GATE_FORWARD, 3, 0}, {GATE_FORWARD, 2, 0}};
-    char *y = g_strdup_printf("model: vgg16-cifar10\ngpu: v100\nbatch: [32]\n%s%s", clusters[0], POLICIES);
-    Scenario *s = load(y);
+    Scenario *s = scenario_of(0, 0);
     for (int per_rank = 0; per_rank < 2; per_rank++) {
         EditRun x = {.e = &bad};
         TrainOpts o = {.edit_plan = edit_unit0, .edit_ctx = &x, .per_rank = per_rank};
@@ -297,7 +299,6 @@ START_TEST(test_refused_edit)
         g_free(err);
     }
     scenario_free(s);
-    g_free(y);
 }
 END_TEST
 
@@ -307,10 +308,7 @@ START_TEST(test_engines_agree)
     int runs = 0, slowed = 0;
     for (size_t c = 0; c < G_N_ELEMENTS(clusters); c++)
         for (size_t m = 0; m < G_N_ELEMENTS(comms); m++) {
-            char *y = g_strdup_printf("model: vgg16-cifar10\ngpu: v100\nbatch: [32]\n%s%s%s"
-                                      "iterations: {warmup: 1, measured: 3}\n",
-                                      clusters[c], POLICIES, comms[m]);
-            Scenario *s = load(y);
+            Scenario *s = scenario_of(c, m);
             for (guint p = 0; p < s->policies->len; p++) {
                 TrainResult a, b;
                 char *err = NULL;
@@ -328,7 +326,6 @@ START_TEST(test_engines_agree)
                 train_result_clear(&b);
             }
             scenario_free(s);
-            g_free(y);
         }
     ck_assert_int_eq(runs, 32);
     ck_assert_int_gt(slowed, 0);   /* interference slowed compute somewhere: the exposed-time rule was exercised */
