@@ -116,9 +116,10 @@ typedef struct {
     int ready_layer;         /* its gradients are ready when the backward of this layer ended (lowest index
                               * it carries) */
     SyncColl coll;           /* the collective it runs */
-    SyncGate release;        /* released to the communicator after this task ends (a backward) */
-    SyncGate need;           /* this task waits for it to be done (a forward of the next iteration, or the
-                              * update of its own) */
+    SyncGate release;        /* released to the communicator after this task of its own iteration ends
+                              * (gradient units: a backward) */
+    SyncGate need;           /* this task waits for it to be done (gradient units: a forward of the next
+                              * iteration, or the update of its own); trainplan_index_waits' rules */
     int stream;              /* the communicator stream it is queued on, 0 .. SYNC_MAX_STREAMS - 1 */
     LayerKind kind;          /* kind of the layer with most parameters in the unit */
     int order;               /* launch order (buckets: bucket order; layers: readiness) */
