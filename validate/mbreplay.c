@@ -56,6 +56,12 @@ MbreplayPlan *mbreplay_plan_new(Scenario *s, int policy, int batch, char **err)
     const GArray *units = pl->plan->units;
     guint n = units->len;
     pl->streams = s->comm_streams;
+    if (pl->plan->nstreams > 1) {
+        *err = g_strdup_printf("policy '%s' runs its units on %d communicator streams; expected one (the replay "
+                               "runs one communicator)", pol->name, pl->plan->nstreams);
+        mbreplay_plan_free(pl);
+        return NULL;
+    }
     if (pl->streams > 1 && n > MAX_TAGGED_UNITS) {
         *err = g_strdup_printf("policy '%s' has %u sync units and comm.streams = %d; expected at most %d units "
                                "when several all-reduces run at once (one MPI tag each), or comm.streams = 1",
@@ -143,7 +149,7 @@ MbreplayRun *mbreplay_run_new(const MbreplayPlan *p, MPI_Comm comm, double poll_
     r->released = g_new0(bool, MAX(n, 1));
     r->queue = g_queue_new();
     r->decided = g_queue_new();
-    r->coordinated = p->plan->pol->overlap == OVERLAP_PRIORITY && r->p > 1;
+    r->coordinated = policy_rules(p->plan->pol->overlap)->enqueue == ENQUEUE_PRIORITY && r->p > 1;
     r->dec_total = (int)n * (p->info.warmup + p->info.measured);
     r->dec_buf = g_new0(int, MAX(r->dec_total, 1));
     r->dec_req = g_new0(MPI_Request, MAX(r->dec_total, 1));
@@ -184,7 +190,7 @@ static void unit_finished(MbreplayRun *r, int u)
 {
     const SyncUnit *su = unit_at(r, u);
     trainwalk_unit_done(&r->w, u);
-    if (!r->verify || r->w.arm_iter != 0)
+    if (!r->verify || r->w.rel_iter[u] != 0)
         return;
     size_t es = mbcoll_elem_size(r->pl->elem);
     uint64_t at = mbcoll_check_elem(r->grad + r->pl->first[u] * es, r->pl->elem, su->elems, r->p, r->pl->first[u]);
@@ -306,15 +312,6 @@ static void release(void *ctx, int u)
     trainplan_enqueue(r->pl->plan, r->queue, u);
 }
 
-/* The backward of a new iteration begins (the walk arms its units): every
- * unit of the iteration before is done (each forward waited for its
- * layer's units, or the update for all). */
-static void arm_units(MbreplayRun *r)
-{
-    g_assert(r->w.units_left == 0 && g_queue_is_empty(r->queue));
-    memset(r->released, 0, sizeof(bool) * MAX(r->pl->plan->units->len, 1));
-}
-
 static void reset(MbreplayRun *r)
 {
     g_queue_clear(r->queue);
@@ -349,8 +346,6 @@ double mbreplay_run_once(MbreplayRun *r, double *exposed_s)
             if (w->iter >= W)
                 exposed += start - free_at;
         }
-        if (trainwalk_arms(w))
-            arm_units(r);
         trainwalk_start(w);
         double end = start + sim_ps_to_seconds(k->dur);
         while (MPI_Wtime() < end)
@@ -358,8 +353,7 @@ double mbreplay_run_once(MbreplayRun *r, double *exposed_s)
                 idle(r, end);
         free_at = end;
         bool backward = k->kind == TRAIN_TASK_BWD;
-        trainwalk_end(w, release, r);
-        if (backward)
+        if (trainwalk_end(w, release, r) > 0 || backward)   /* start what it released; poll after a backward */
             progress(r);
     }
     /* drain: the last iteration's all-reduces still in flight (layer, priority) */

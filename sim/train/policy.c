@@ -4,17 +4,41 @@
 
 #include <string.h>
 
-static const char *const overlap_names[] = {"none", "ddp", "layer", "priority"};
+/* The overlap policies, one row each, in OverlapKind order
+ * (docs/dev/design.md §8.4; docs/dev/training-engine.md). */
+static const OverlapRules overlap_rules[OVERLAP_NKINDS] = {
+    [OVERLAP_NONE] = {.name = "none", .units = UNITS_LAYERS, .release = RELEASE_AFTER_BACKWARD,
+                      .enqueue = ENQUEUE_FIFO, .update = UPDATE_WHOLE_MODEL},
+    [OVERLAP_DDP] = {.name = "ddp", .units = UNITS_BUCKETS, .bucket_copy = true, .release = RELEASE_IN_ORDER,
+                     .enqueue = ENQUEUE_FIFO, .update = UPDATE_WHOLE_MODEL},
+    [OVERLAP_LAYER] = {.name = "layer", .units = UNITS_LAYERS, .fuse = true, .release = RELEASE_WHEN_READY,
+                       .enqueue = ENQUEUE_FIFO, .update = UPDATE_PER_LAYER},
+    [OVERLAP_PRIORITY] = {.name = "priority", .units = UNITS_LAYERS, .fuse = true, .partition = true,
+                          .release = RELEASE_WHEN_READY, .enqueue = ENQUEUE_PRIORITY, .update = UPDATE_PER_LAYER},
+};
+
+const OverlapRules *policy_rules(OverlapKind k)
+{
+    return &overlap_rules[k];
+}
 
 const char *policy_overlap_name(OverlapKind k)
 {
-    return overlap_names[k];
+    return overlap_rules[k].name;
+}
+
+char *policy_overlap_names(void)
+{
+    GString *g = g_string_new(NULL);
+    for (int k = 0; k < OVERLAP_NKINDS; k++)
+        g_string_append_printf(g, "%s%s", k == 0 ? "" : k + 1 == OVERLAP_NKINDS ? " or " : ", ", overlap_rules[k].name);
+    return g_string_free(g, FALSE);
 }
 
 bool policy_overlap_parse(const char *s, OverlapKind *out)
 {
-    for (int k = 0; k < 4; k++)
-        if (strcmp(s, overlap_names[k]) == 0) {
+    for (int k = 0; k < OVERLAP_NKINDS; k++)
+        if (strcmp(s, overlap_rules[k].name) == 0) {
             *out = (OverlapKind)k;
             return true;
         }
@@ -93,7 +117,7 @@ static void ub_close(UnitBuilder *b, GArray *units, const Model *m, const char *
         if (b->kind_params[k] > b->kind_params[best])
             best = k;
     b->u.kind = (LayerKind)best;
-    b->u.ready_layer = b->u.need_layer = b->u.first_layer;
+    b->u.ready_layer = b->u.first_layer;
     const ModelLayer *first = &g_array_index(m->layers, ModelLayer, b->u.first_layer);
     const ModelLayer *last = &g_array_index(m->layers, ModelLayer, b->u.last_layer);
     if (prefix)
@@ -152,7 +176,7 @@ static void layer_units(const Policy *p, const Model *m, int elem_bytes, GArray 
 {
     UnitBuilder b = {0};
     uint64_t bytes = 0;
-    bool fuse = p->overlap != OVERLAP_NONE && p->fusion_bytes > 0;
+    bool fuse = policy_rules(p->overlap)->fuse && p->fusion_bytes > 0;
     for (int li = (int)m->layers->len - 1; li >= 0; li--) {
         const ModelLayer *l = &g_array_index(m->layers, ModelLayer, li);
         if (l->params == 0)
@@ -193,19 +217,34 @@ static GArray *partition_units(const Policy *p, GArray *units, int elem_bytes)
     return out;
 }
 
+/* A gradient unit's gates and stream under rules r: released after the
+ * backward of its ready layer (of layer 0 when after the whole backward);
+ * needed by the next forward of its lowest layer, or by its iteration's
+ * update. */
+static void set_gates(const OverlapRules *r, SyncUnit *u)
+{
+    u->coll = SYNC_ALLREDUCE;
+    u->release = (SyncGate){GATE_BACKWARD, r->release == RELEASE_AFTER_BACKWARD ? 0 : u->ready_layer, 0};
+    u->need = r->update == UPDATE_PER_LAYER ? (SyncGate){GATE_FORWARD, u->first_layer, 1}
+                                            : (SyncGate){GATE_UPDATE, -1, 0};
+    u->stream = r->stream == STREAM_PER_COLLECTIVE ? (int)u->coll : 0;
+}
+
 GArray *policy_units(const Policy *p, const Model *m, int elem_bytes)
 {
+    const OverlapRules *r = policy_rules(p->overlap);
     GArray *units = g_array_new(FALSE, TRUE, sizeof(SyncUnit));
-    if (p->overlap == OVERLAP_DDP)
+    if (r->units == UNITS_BUCKETS)
         ddp_units(p, m, elem_bytes, units);
     else
         layer_units(p, m, elem_bytes, units);
-    if (p->overlap == OVERLAP_PRIORITY)
+    if (r->partition)
         units = partition_units(p, units, elem_bytes);
     for (guint i = 0; i < units->len; i++) {
         SyncUnit *u = &g_array_index(units, SyncUnit, i);
         u->order = (int)i;
         u->algo = p->algo;
+        set_gates(r, u);
     }
     return units;
 }

@@ -1,14 +1,82 @@
 /* policy — how gradients are synchronized: which sync units (layers,
- * DDP buckets, partitions), which algorithm per unit, and when each unit
- * may start and must be done (docs/dev/design.md §8.4). Pure functions of the
- * model and the policy; the timing is train.c's. */
+ * DDP buckets, partitions), which collective and algorithm per unit, and
+ * when each unit may start and must be done (docs/dev/design.md §8.4). An
+ * overlap policy is one row of rules (OverlapRules), read by the plan,
+ * both engines and the MPI replay; a unit carries its collective and its
+ * gates. Pure functions of the model and the policy; the timing is the
+ * engines'. docs/dev/training-engine.md: where a new policy goes. */
 #ifndef ARSIM_POLICY_H
 #define ARSIM_POLICY_H
 
 #include "coll/coll.h"
 #include "train/model.h"
 
-typedef enum { OVERLAP_NONE, OVERLAP_DDP, OVERLAP_LAYER, OVERLAP_PRIORITY } OverlapKind;
+/* An overlap policy: an index into the rows of rules (policy.c). */
+typedef enum { OVERLAP_NONE, OVERLAP_DDP, OVERLAP_LAYER, OVERLAP_PRIORITY, OVERLAP_NKINDS } OverlapKind;
+
+/* How a policy groups gradients into sync units. */
+typedef enum {
+    UNITS_LAYERS,            /* one unit per layer, in readiness order (L..1) */
+    UNITS_BUCKETS            /* DDP buckets (bucket, first_bucket, ddp_layout) */
+} UnitsRule;
+
+/* When a unit is released to the communicator. */
+typedef enum {
+    RELEASE_AFTER_BACKWARD,  /* every unit once the whole backward ended (its release gate: layer 0's) */
+    RELEASE_WHEN_READY,      /* each unit when its release gate passed */
+    RELEASE_IN_ORDER         /* each unit when its gate passed and every unit before it was released */
+} ReleaseRule;
+
+/* In which order released units are started. */
+typedef enum {
+    ENQUEUE_FIFO,            /* release order: every rank issues the same order on its own */
+    ENQUEUE_PRIORITY         /* lowest need layer first, then launch order; per-rank runs negotiate the
+                              * order (a unit is enqueued once every rank released it) */
+} EnqueueRule;
+
+/* When a layer's optimizer update runs (on the compute stream). */
+typedef enum {
+    UPDATE_WHOLE_MODEL,      /* one update after the backward; each unit is needed by it (same iteration) */
+    UPDATE_PER_LAYER         /* layer l's update runs with its next forward, which needs the units
+                              * carrying l (the iteration before) */
+} UpdateRule;
+
+/* On which communicator stream a unit runs. Each stream starts its
+ * queued units in its own order, at most comm.streams at once. */
+typedef enum {
+    STREAM_SHARED,           /* every unit on stream 0 */
+    STREAM_PER_COLLECTIVE    /* a stream per collective (SyncColl's index): all-gathers do not queue behind
+                              * reduce-scatters */
+} StreamRule;
+
+/* One overlap policy as data: the one place a new policy is added. */
+typedef struct {
+    const char *name;        /* the scenario's `overlap` value */
+    UnitsRule units;
+    bool fuse;               /* `fusion` may fuse adjacent small layers into one unit */
+    bool partition;          /* `partition` splits units into pieces */
+    bool bucket_copy;        /* gradients are copied into their bucket (backward) and out (before the update) */
+    ReleaseRule release;
+    EnqueueRule enqueue;
+    UpdateRule update;
+    StreamRule stream;
+} OverlapRules;
+
+/* The collective a sync unit runs. The engines run all-reduce schedules
+ * only so far (trainplan_new refuses a unit of another). */
+typedef enum { SYNC_ALLREDUCE, SYNC_REDUCE_SCATTER, SYNC_ALLGATHER, SYNC_BROADCAST, SYNC_NCOLLS } SyncColl;
+
+#define SYNC_MAX_STREAMS 8   /* communicator streams a plan may use */
+
+/* The task a gate names. */
+typedef enum { GATE_FORWARD, GATE_BACKWARD, GATE_UPDATE } GateTask;
+
+/* A point of the compute stream relative to a unit's iteration. */
+typedef struct {
+    GateTask task;           /* the forward or the backward of `layer`, or the whole-model update */
+    int layer;               /* a layer index; GATE_UPDATE: -1 */
+    int iter;                /* 0: that task of the unit's own iteration; 1: of the next one */
+} SyncGate;
 typedef enum { ALGSEL_FIXED, ALGSEL_HYBRID, ALGSEL_AUTO } AlgSel;
 
 typedef struct {
@@ -28,23 +96,33 @@ typedef struct {
     GHashTable *overrides;               /* layer name (char*) -> CollAlgo+1 (GINT_TO_POINTER); owned */
 } Policy;
 
+/* The rules of overlap policy k. */
+const OverlapRules *policy_rules(OverlapKind k);
 const char *policy_overlap_name(OverlapKind k);
+/* "none, ddp, layer or priority": the policies' names for an error; g_free it. */
+char *policy_overlap_names(void);
 bool policy_overlap_parse(const char *s, OverlapKind *out);
 /* "ring", "hybrid", "auto", ... — the algorithm column of a result. */
 const char *policy_algo_label(const Policy *p);
 void policy_init(Policy *p, const char *name);   /* layer + ring, PyTorch's DDP defaults (rebuilt layout) */
 void policy_clear(Policy *p);
 
-/* One all-reduce of the iteration. */
+/* One collective of the iteration. */
 typedef struct {
     char *name;              /* "fc6", "bucket3", "conv5_1#2"; owned */
     uint64_t elems;          /* gradient elements */
     int first_layer;         /* lowest layer index whose gradients it carries */
     int last_layer;          /* highest layer index it carries */
-    int ready_layer;         /* ready when backward of this layer ended (lowest index it carries) */
-    int need_layer;          /* forward of this layer waits for it (layer/priority) */
+    int ready_layer;         /* its gradients are ready when the backward of this layer ended (lowest index
+                              * it carries) */
+    SyncColl coll;           /* the collective it runs */
+    SyncGate release;        /* released to the communicator after this task of its own iteration ends
+                              * (gradient units: a backward) */
+    SyncGate need;           /* this task waits for it to be done (gradient units: a forward of the next
+                              * iteration, or the update of its own); trainplan_index_waits' rules */
+    int stream;              /* the communicator stream it is queued on, 0 .. SYNC_MAX_STREAMS - 1 */
     LayerKind kind;          /* kind of the layer with most parameters in the unit */
-    int order;               /* launch order (ddp: bucket order; layer: readiness; priority: key) */
+    int order;               /* launch order (buckets: bucket order; layers: readiness) */
     CollAlgo algo;           /* filled by the algorithm selection */
     char reason[200];        /* why this algorithm (auto, hybrid, override) */
 } SyncUnit;

@@ -112,8 +112,9 @@ static bool read_policy(CfgNode *n, const Scenario *s, Policy *p, char **err)
     g_free(p->name);
     p->name = g_strdup(name);
     if (overlap && !policy_overlap_parse(overlap, &p->overlap)) {
-        *err = cfg_err(cfg_peek(n, "overlap"), "unknown overlap policy '%s'; expected none, ddp, layer or priority",
-                       overlap);
+        char *names = policy_overlap_names();
+        *err = cfg_err(cfg_peek(n, "overlap"), "unknown overlap policy '%s'; expected %s", overlap, names);
+        g_free(names);
         return false;
     }
     CfgNode *a = cfg_get(n, "algorithm");
@@ -278,6 +279,58 @@ static bool read_network(CfgNode *c, const char *topo, const Scenario *s, TopoSp
     return topocfg_overrides(c, net, err);
 }
 
+/* The cluster of a flat network (a built-in kind, or a file of one
+ * network) net, moved into s->topo: its host count and defaults filled
+ * in, under a hierarchical cluster when a node has several GPUs. *nodes
+ * and *g come as given (0: not given) and leave as decided. */
+static bool cluster_flat(CfgNode *c, Scenario *s, TopoSpec net, int64_t *nodes, int64_t *g, char **err)
+{
+    int64_t n = *nodes;
+    *g = *g ? *g : 1;
+    if (n == 0)
+        n = net.hosts > 0 ? net.hosts : net.kind == TOPO_GRAPH ? 0 : 8;
+    if (net.kind == TOPO_GRAPH && n == 0)
+        for (guint i = 0; i < net.graph_nodes->len; i++)
+            n += g_array_index(net.graph_nodes, TopoGraphNode, i).is_host;
+    *nodes = n;
+    net.hosts = (int)n;
+    if (net.kind == TOPO_FATTREE && !cfg_peek(c, "k") && (int64_t)net.k * net.k * net.k / 4 < n)
+        net.k = fattree_k_for((int)n);
+    if (net.kind == TOPO_TORUS2D && !cfg_peek(c, "x")) {
+        int x = (int)sqrt((double)n);
+        while (x > 1 && n % x)
+            x--;
+        net.x = x;
+        net.y = (int)n / x;
+    }
+    if (*g == 1 && cfg_peek(c, "intra")) {
+        *err = cfg_err(cfg_peek(c, "intra"), "intra links exist only with several GPUs per node; expected "
+                       "gpus_per_node > 1 or no intra");
+        topo_spec_clear(&net);
+        return false;
+    }
+    if (*g == 1) {
+        s->topo = net;
+        return true;
+    }
+    topo_spec_init(&s->topo);
+    s->topo.kind = TOPO_HIERARCHICAL;
+    s->topo.hosts = (int)(n * *g);
+    s->topo.gpus_per_node = (int)*g;
+    s->topo.link = net.link;
+    s->topo.packet_bytes = net.packet_bytes;
+    s->topo.intra = (TopoLinkClass){150e9, 1e-6, 0, 0};   /* NVLink-class default */
+    s->topo.protocol = net.protocol;
+    CfgNode *in = cfg_get(c, "intra");
+    if (in && !topocfg_intra(in, &s->topo, err)) {
+        topo_spec_clear(&net);
+        return false;
+    }
+    s->topo.inter = g_new0(TopoSpec, 1);
+    *s->topo.inter = net;
+    return true;
+}
+
 static bool read_cluster(CfgNode *root, Scenario *s, char **err)
 {
     CfgNode *c = cfg_need(root, "cluster", "the scenario", err);
@@ -315,49 +368,8 @@ static bool read_cluster(CfgNode *root, Scenario *s, char **err)
         CfgNode *in = cfg_get(c, "intra");
         if (in && !topocfg_intra(in, &s->topo, err))
             return false;
-    } else {
-        if (g == 0)
-            g = 1;
-        if (nodes == 0)
-            nodes = net.hosts > 0 ? net.hosts : net.kind == TOPO_GRAPH ? 0 : 8;
-        if (net.kind == TOPO_GRAPH && nodes == 0)
-            for (guint i = 0; i < net.graph_nodes->len; i++)
-                nodes += g_array_index(net.graph_nodes, TopoGraphNode, i).is_host;
-        net.hosts = (int)nodes;
-        if (net.kind == TOPO_FATTREE && !cfg_peek(c, "k") && (int64_t)net.k * net.k * net.k / 4 < nodes)
-            net.k = fattree_k_for((int)nodes);
-        if (net.kind == TOPO_TORUS2D && !cfg_peek(c, "x")) {
-            int x = (int)sqrt((double)nodes);
-            while (x > 1 && nodes % x)
-                x--;
-            net.x = x;
-            net.y = (int)nodes / x;
-        }
-        if (g == 1 && cfg_peek(c, "intra")) {
-            *err = cfg_err(cfg_peek(c, "intra"), "intra links exist only with several GPUs per node; expected "
-                           "gpus_per_node > 1 or no intra");
-            topo_spec_clear(&net);
-            return false;
-        }
-        if (g > 1) {
-            topo_spec_init(&s->topo);
-            s->topo.kind = TOPO_HIERARCHICAL;
-            s->topo.hosts = (int)(nodes * g);
-            s->topo.gpus_per_node = (int)g;
-            s->topo.link = net.link;
-            s->topo.packet_bytes = net.packet_bytes;
-            s->topo.intra = (TopoLinkClass){150e9, 1e-6, 0, 0};   /* NVLink-class default */
-            s->topo.protocol = net.protocol;
-            CfgNode *in = cfg_get(c, "intra");
-            if (in && !topocfg_intra(in, &s->topo, err)) {
-                topo_spec_clear(&net);
-                return false;
-            }
-            s->topo.inter = g_new0(TopoSpec, 1);
-            *s->topo.inter = net;
-        } else {
-            s->topo = net;
-        }
+    } else if (!cluster_flat(c, s, net, &nodes, &g, err)) {
+        return false;
     }
     s->nodes = (int)nodes;
     s->gpus_per_node = (int)g;

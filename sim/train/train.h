@@ -7,6 +7,8 @@
 
 #include "train/scenario.h"
 
+struct TrainPlan;   /* trainplan.h */
+
 /* One sync unit in the last measured iteration (times from its start). */
 typedef struct {
     char *name;              /* owned */
@@ -67,6 +69,10 @@ typedef struct {
      * done of total runs finished; the results do not depend on it */
     void (*progress)(void *ctx, int done, int total, int batch, const char *policy);
     void *progress_ctx;
+    void (*edit_plan)(void *ctx, struct TrainPlan *p); /* changes the plan's units (their gates) before the
+                              * run, which checks them again (trainplan_index_waits); NULL: none. For
+                              * tests of gates no policy builds yet */
+    void *edit_ctx;          /* edit_plan's ctx */
 } TrainOpts;
 
 /* The row of sync unit su whose gradients are elem_bytes an element, from

@@ -22,7 +22,7 @@ uint64_t trainmem_estimate(const Scenario *s, char **err)
                     (uint64_t)s->comm_streams * collexec_mem_run(t, p, bytes) +
                     (uint64_t)s->model->layers->len * 4096;
     topo_free(t);
-    return need + need / 4;   /* as collexec_mem_estimate: +25 %, set against make bench's peak RSS */
+    return need + need / 4;   /* the margin collexec_mem_estimate adds: +25 % */
 }
 
 bool trainmem_check(const Scenario *s, uint64_t limit, char **err)

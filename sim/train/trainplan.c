@@ -21,29 +21,26 @@ const char *trainplan_task_name(const TrainPlan *p, const TrainTask *k, char *bu
     return buf;
 }
 
-static bool per_layer_update(const Policy *pol)
-{
-    return pol->overlap == OVERLAP_LAYER || pol->overlap == OVERLAP_PRIORITY;
-}
-
 /* One iteration's compute tasks, in stream order; returns compute seconds.
- * ddp copies each gradient into its bucket (a read and a write, in the
- * layer's backward) and back out after the all-reduce (before the step):
- * 4 * elem_bytes per parameter of memory traffic (gradient_as_bucket_view
- * False, PyTorch's default). */
+ * With bucket copies each gradient is copied into its bucket (a read and
+ * a write, in the layer's backward) and back out after the all-reduce
+ * (before the step): 4 * elem_bytes per parameter of memory traffic
+ * (PyTorch DDP with gradient_as_bucket_view False, its default). Waiters
+ * are listed by trainplan_index_waits. */
 static double build_tasks(TrainPlan *p)
 {
     const Scenario *s = p->s;
     const Model *m = s->model;
+    const OverlapRules *r = policy_rules(p->pol->overlap);
     int L = (int)m->layers->len;
-    bool per_layer = per_layer_update(p->pol);
-    double copy = p->pol->overlap == OVERLAP_DDP ? 2.0 * s->elem_bytes / s->gpu.mem_Bps : 0;   /* s per param */
+    bool per_layer = r->update == UPDATE_PER_LAYER;
+    double copy = r->bucket_copy ? 2.0 * s->elem_bytes / s->gpu.mem_Bps : 0;   /* s per param */
     double total = 0, upd_all = 0;
     for (int l = 0; l < L; l++) {
         const ModelLayer *ml = &g_array_index(m->layers, ModelLayer, l);
         double f = gpu_forward_s(&s->gpu, m, ml, p->batch, s->precision);
         double u = gpu_update_s(&s->gpu, ml, s->update_bytes_per_param);
-        TrainTask k = {TRAIN_TASK_FWD, l, ps(per_layer ? f + u : f), per_layer ? l : TRAIN_GATE_NONE};
+        TrainTask k = {.kind = TRAIN_TASK_FWD, .layer = l, .dur = ps(per_layer ? f + u : f)};
         g_array_append_val(p->tasks, k);
         total += f + u;
         upd_all += u;
@@ -52,12 +49,12 @@ static double build_tasks(TrainPlan *p)
         const ModelLayer *ml = &g_array_index(m->layers, ModelLayer, l);
         double b = gpu_backward_s(&s->gpu, m, ml, p->batch, s->precision, s->bwd_ratio) + copy * (double)ml->params;
         upd_all += copy * (double)ml->params;   /* the copy out, before the step */
-        TrainTask k = {TRAIN_TASK_BWD, l, ps(b), TRAIN_GATE_NONE};
+        TrainTask k = {.kind = TRAIN_TASK_BWD, .layer = l, .dur = ps(b)};
         g_array_append_val(p->tasks, k);
         total += b + copy * (double)ml->params;
     }
     if (!per_layer) {
-        TrainTask k = {TRAIN_TASK_UPDATE_ALL, -1, ps(upd_all), TRAIN_GATE_ALL};
+        TrainTask k = {.kind = TRAIN_TASK_UPDATE_ALL, .layer = -1, .dur = ps(upd_all)};
         g_array_append_val(p->tasks, k);
     }
     return total;
@@ -86,8 +83,10 @@ TrainPlan *trainplan_new(const Scenario *s, int policy, int batch, char **err)
     p->cost = commcost_new(p->topo, s->world, &prm, (uint32_t)s->elem_bytes, s->gamma);
     p->units = policy_units(p->pol, s->model, s->elem_bytes);
     p->tasks = g_array_new(FALSE, TRUE, sizeof(TrainTask));
+    p->waits = g_array_new(FALSE, FALSE, sizeof(int));
+    p->releases = g_array_new(FALSE, FALSE, sizeof(int));
     p->compute_s = build_tasks(p);
-    if (!trainsel_select(s, p->pol, p->units, p->cost, batch, err)) {
+    if (!trainplan_index_waits(p, err) || !trainsel_select(s, p->pol, p->units, p->cost, batch, err)) {
         trainplan_free(p);
         return NULL;
     }
@@ -100,17 +99,89 @@ void trainplan_free(TrainPlan *p)
         return;
     if (p->tasks)
         g_array_free(p->tasks, TRUE);
+    if (p->waits)
+        g_array_free(p->waits, TRUE);
+    if (p->releases)
+        g_array_free(p->releases, TRUE);
     policy_units_free(p->units);
     commcost_free(p->cost);
     topo_free(p->topo);
     g_free(p);
 }
 
-bool trainplan_task_waits_for(const TrainTask *k, const SyncUnit *u)
+/* The index in p->tasks of the task gate g names, or -1 when the plan
+ * has none (a forward or backward of no layer, an update under per-layer
+ * updates). Tasks: forward 0..L-1, backward L-1..0, then the update. */
+static int gate_task(const TrainPlan *p, const SyncGate *g)
 {
-    if (k->gate == TRAIN_GATE_ALL)
-        return true;
-    return k->gate >= 0 && u->first_layer <= k->gate && k->gate <= u->last_layer;
+    int L = (int)p->s->model->layers->len;
+    if (g->task == GATE_UPDATE)
+        return p->tasks->len > (guint)(2 * L) ? 2 * L : -1;
+    if (g->layer < 0 || g->layer >= L)
+        return -1;
+    return g->task == GATE_FORWARD ? g->layer : 2 * L - 1 - g->layer;
+}
+
+/* Why unit su's gates are not ones the walk runs, or NULL. */
+static const char *gate_problem(const TrainPlan *p, const SyncUnit *su, int rel, int need)
+{
+    if (su->coll != SYNC_ALLREDUCE)
+        return "its collective is not an all-reduce; expected an all-reduce (the only collective the engines run)";
+    if (su->stream < 0 || su->stream >= SYNC_MAX_STREAMS)
+        return "its communicator stream is out of range; expected a stream from 0 to below "
+               G_STRINGIFY(SYNC_MAX_STREAMS);
+    if (rel < 0 || su->release.iter != 0)
+        return "its release gate names no task of its own iteration; expected a forward, a backward or the update "
+               "(without per-layer updates) of its own iteration";
+    if (need < 0 || su->need.iter < 0 || su->need.iter > 1)
+        return "its need gate names no task of the plan; expected a forward, a backward or the update (without "
+               "per-layer updates), of its own iteration or the next";
+    if (su->need.iter == 0 && need <= rel)
+        return "it is needed before it is released; expected a need gate after its release in stream order";
+    if (su->need.iter == 1 && need > rel)
+        return "its next instance would be released before this one is needed; expected a need gate of the next "
+               "iteration at or before its release task in stream order";
+    (void)p;
+    return NULL;
+}
+
+bool trainplan_index_waits(TrainPlan *p, char **err)
+{
+    guint n = p->units->len, nt = p->tasks->len;
+    int *need_of = g_new(int, MAX(n, 1)), *rel_of = g_new(int, MAX(n, 1));
+    for (guint u = 0; u < n; u++) {
+        const SyncUnit *su = &g_array_index(p->units, SyncUnit, u);
+        need_of[u] = gate_task(p, &su->need);
+        rel_of[u] = gate_task(p, &su->release);
+        const char *why = gate_problem(p, su, rel_of[u], need_of[u]);
+        if (why) {
+            *err = g_strdup_printf("policy '%s': sync unit '%s': %s", p->pol->name, su->name, why);
+            g_free(need_of);
+            g_free(rel_of);
+            return false;
+        }
+    }
+    g_array_set_size(p->waits, 0);
+    g_array_set_size(p->releases, 0);
+    p->nstreams = 1;
+    for (guint u = 0; u < n; u++)
+        p->nstreams = MAX(p->nstreams, g_array_index(p->units, SyncUnit, u).stream + 1);
+    for (guint t = 0; t < nt; t++) {   /* by task, each task's units in unit order */
+        TrainTask *k = &g_array_index(p->tasks, TrainTask, t);
+        k->wait_first = p->waits->len;
+        k->rel_first = p->releases->len;
+        for (guint u = 0; u < n; u++) {
+            if (need_of[u] == (int)t)
+                g_array_append_val(p->waits, u);
+            if (rel_of[u] == (int)t)
+                g_array_append_val(p->releases, u);
+        }
+        k->wait_count = p->waits->len - k->wait_first;
+        k->rel_count = p->releases->len - k->rel_first;
+    }
+    g_free(need_of);
+    g_free(rel_of);
+    return true;
 }
 
 static gint prio_cmp(gconstpointer a, gconstpointer b, gpointer data)
@@ -118,14 +189,14 @@ static gint prio_cmp(gconstpointer a, gconstpointer b, gpointer data)
     const GArray *units = data;
     const SyncUnit *x = &g_array_index(units, SyncUnit, GPOINTER_TO_INT(a));
     const SyncUnit *y = &g_array_index(units, SyncUnit, GPOINTER_TO_INT(b));
-    if (x->need_layer != y->need_layer)
-        return x->need_layer < y->need_layer ? -1 : 1;
+    if (x->need.layer != y->need.layer)
+        return x->need.layer < y->need.layer ? -1 : 1;
     return x->order < y->order ? -1 : x->order > y->order;
 }
 
 void trainplan_enqueue(const TrainPlan *p, GQueue *q, int u)
 {
-    if (p->pol->overlap == OVERLAP_PRIORITY)
+    if (policy_rules(p->pol->overlap)->enqueue == ENQUEUE_PRIORITY)
         g_queue_insert_sorted(q, GINT_TO_POINTER(u), prio_cmp, p->units);
     else
         g_queue_push_tail(q, GINT_TO_POINTER(u));
@@ -137,99 +208,96 @@ void trainwalk_init(TrainWalk *w, const TrainPlan *p)
 {
     memset(w, 0, sizeof *w);
     w->plan = p;
-    w->pending = g_new0(int, MAX(p->s->model->layers->len, 1));
+    w->rel_iter = g_new0(int, MAX(p->units->len, 1));
+    w->done_iter = g_new0(int, MAX(p->units->len, 1));
     w->grad_ready = g_new0(bool, MAX(p->units->len, 1));
     trainwalk_reset(w);
 }
 
 void trainwalk_clear(TrainWalk *w)
 {
-    g_free(w->pending);
+    g_free(w->rel_iter);
+    g_free(w->done_iter);
     g_free(w->grad_ready);
     memset(w, 0, sizeof *w);
 }
 
 void trainwalk_reset(TrainWalk *w)
 {
-    memset(w->pending, 0, sizeof(int) * w->plan->s->model->layers->len);
+    for (guint u = 0; u < w->plan->units->len; u++)
+        w->rel_iter[u] = w->done_iter[u] = -1;
     memset(w->grad_ready, 0, sizeof(bool) * w->plan->units->len);
     w->iter = 0;
     w->next = 0;
-    w->arm_iter = -1;
     w->units_left = 0;
-    w->next_ddp = 0;
+    w->next_release = 0;
+    w->wait_pos = 0;
 }
 
-bool trainwalk_gate_open(const TrainWalk *w)
+bool trainwalk_gate_open(TrainWalk *w)
 {
+    const TrainPlan *p = w->plan;
     const TrainTask *k = trainwalk_task(w);
-    if (k->gate == TRAIN_GATE_ALL)
-        return w->units_left == 0;
-    return k->gate < 0 || w->iter == 0 || w->pending[k->gate] == 0;
-}
-
-bool trainwalk_arms(const TrainWalk *w)
-{
-    const TrainTask *k = trainwalk_task(w);
-    return k->kind == TRAIN_TASK_BWD && k->layer == (int)w->plan->s->model->layers->len - 1;
+    for (; w->wait_pos < k->wait_count; w->wait_pos++) {   /* a unit once done stays done: resume where it stopped */
+        int u = trainplan_task_wait(p, k, w->wait_pos);
+        int of = w->iter - g_array_index(p->units, SyncUnit, u).need.iter;
+        if (of >= 0 && w->done_iter[u] < of)
+            return false;
+    }
+    return true;
 }
 
 void trainwalk_start(TrainWalk *w)
 {
-    if (!trainwalk_arms(w))
+    if (w->next != 0)
         return;
     const GArray *units = w->plan->units;
-    w->arm_iter = w->iter;
-    w->units_left = (int)units->len;
-    w->next_ddp = 0;
+    w->units_left += (int)units->len;
+    w->next_release = 0;
     memset(w->grad_ready, 0, sizeof(bool) * units->len);
-    for (guint u = 0; u < units->len; u++) {
-        const SyncUnit *su = &g_array_index(units, SyncUnit, u);
-        for (int l = su->first_layer; l <= su->last_layer; l++)
-            w->pending[l]++;
-    }
 }
 
-/* The backward of `layer` ended: release what became ready. */
-static void grads_ready(TrainWalk *w, int layer, TrainReleaseFn release, void *ctx)
+/* Task k ended: release the units whose release gate it is, under the
+ * policy's release rule. */
+static guint release_units(TrainWalk *w, const TrainTask *k, TrainReleaseFn release, void *ctx)
 {
-    const GArray *units = w->plan->units;
-    OverlapKind ov = w->plan->pol->overlap;
-    guint n = units->len;
-    if (ov == OVERLAP_NONE) {
-        if (layer == 0)
-            for (guint u = 0; u < n; u++)
-                release(ctx, (int)u);
-    } else if (ov == OVERLAP_DDP) {
-        for (guint u = 0; u < n; u++)
-            if (g_array_index(units, SyncUnit, u).ready_layer == layer)
-                w->grad_ready[u] = true;
-        while (w->next_ddp < n && w->grad_ready[w->next_ddp])   /* strictly in bucket order */
-            release(ctx, (int)w->next_ddp++);
-    } else {
-        for (guint u = 0; u < n; u++)
-            if (g_array_index(units, SyncUnit, u).ready_layer == layer)
-                release(ctx, (int)u);
+    guint released = 0;
+    const TrainPlan *p = w->plan;
+    bool in_order = policy_rules(p->pol->overlap)->release == RELEASE_IN_ORDER;
+    guint n = p->units->len;
+    for (guint i = 0; i < k->rel_count; i++) {
+        int u = g_array_index(p->releases, int, k->rel_first + i);
+        if (in_order) {
+            w->grad_ready[u] = true;
+        } else {
+            w->rel_iter[u] = w->iter;
+            release(ctx, u);
+            released++;
+        }
     }
+    while (in_order && w->next_release < n && w->grad_ready[w->next_release]) {
+        w->rel_iter[w->next_release] = w->iter;
+        release(ctx, (int)w->next_release++);
+        released++;
+    }
+    return released;
 }
 
-void trainwalk_end(TrainWalk *w, TrainReleaseFn release, void *ctx)
+guint trainwalk_end(TrainWalk *w, TrainReleaseFn release, void *ctx)
 {
-    const TrainTask *k = trainwalk_task(w);
-    if (k->kind == TRAIN_TASK_BWD)
-        grads_ready(w, k->layer, release, ctx);
+    guint released = release_units(w, trainwalk_task(w), release, ctx);
+    w->wait_pos = 0;
     if (++w->next == w->plan->tasks->len) {
         w->next = 0;
         w->iter++;
     }
+    return released;
 }
 
 void trainwalk_unit_done(TrainWalk *w, int u)
 {
-    const SyncUnit *su = &g_array_index(w->plan->units, SyncUnit, u);
     w->units_left--;
-    for (int l = su->first_layer; l <= su->last_layer; l++)
-        w->pending[l]--;
+    w->done_iter[u] = w->rel_iter[u];
 }
 
 CollExec *trainplan_launch(const TrainPlan *p, Sim *sim, Net *net, int u, bool deferred, CollDoneFn done,

@@ -5,11 +5,18 @@
  * algorithms selected by trainsel) with the cluster's CommCost that holds
  * their schedules, and the compute tasks in stream order (forward 1..L,
  * backward L..1, the whole-model update unless it is per layer), each
- * with its duration and its gate. train.c simulates a plan on the event
- * engine; validate/mpibench replays the same plan on real MPI ranks, so
- * both run one set of rules.
+ * with its duration, the units it waits for and the units its end
+ * releases. The engines (train.c, trainrank.c) simulate a plan on the
+ * event engine; validate/mpibench replays the same plan on real MPI
+ * ranks, so all run one set of rules.
  *
- * The rules (per overlap kind):
+ * The rules are data: the policy's row (OverlapRules: how units are
+ * released, enqueued, when updates run) and each unit's gates (SyncUnit:
+ * released after a task of its own iteration; needed by a task of its
+ * own iteration or of the next). A task waits for the units whose need
+ * gate names it and releases those whose release gate names it; the plan
+ * lists both per task (TrainTask.wait_first, rel_first). For the shipped
+ * policies:
  *   none      every unit is released when the backward of layer 0 ends;
  *             the update waits for every unit of its iteration.
  *   ddp       a bucket's gradients are ready when the backward of its
@@ -17,15 +24,16 @@
  *             order; the update waits for every unit.
  *   layer     a unit is released when the backward of its ready layer
  *             ends; the forward of layer l (with its update) waits for
- *             the previous iteration's units carrying l.
+ *             the previous iteration's units whose lowest layer is l.
  *   priority  as layer; released units are started lowest need layer
  *             first (then launch order).
  * Released units start in release order (FIFO) unless priority.
  *
  * A walk (TrainWalk) is the stream's position and the dependency state:
- * which units of the armed iteration are still pending per layer. The
- * caller owns the clock and the communicator: it asks whether the current
- * task's gate is open, starts it, ends it (a backward releases units
+ * per unit, the iteration of its latest released instance and of its
+ * latest finished one (one instance of a unit runs at a time). The
+ * caller owns the clock and the communicator: it asks whether the
+ * current task's gate is open, starts it, ends it (releasing units
  * through a callback), and reports each finished unit.
  */
 #ifndef ARSIM_TRAINPLAN_H
@@ -37,21 +45,18 @@
 
 typedef enum { TRAIN_TASK_FWD, TRAIN_TASK_BWD, TRAIN_TASK_UPDATE_ALL } TrainTaskKind;
 
-enum {
-    TRAIN_GATE_NONE = -1,    /* the task waits for nothing */
-    TRAIN_GATE_ALL = -2      /* the task waits for every unit of its own iteration */
-};
-
 /* One task of the compute stream. */
 typedef struct {
     TrainTaskKind kind;
     int layer;               /* layer index; TRAIN_TASK_UPDATE_ALL: -1 */
     simtime_t dur;           /* ps on the compute stream */
-    int gate;                /* a layer: the previous iteration's units carrying it must be done
-                              * (from iteration 1 on); TRAIN_GATE_NONE or TRAIN_GATE_ALL */
+    guint wait_first;        /* the units it waits for (their need gate names it): plan->waits[wait_first ..] */
+    guint wait_count;        /* how many */
+    guint rel_first;         /* the units its end releases (their release gate names it): plan->releases[..] */
+    guint rel_count;         /* how many */
 } TrainTask;
 
-typedef struct {
+typedef struct TrainPlan {
     const Scenario *s;       /* borrowed; outlives the plan */
     const Policy *pol;       /* the policy, in s */
     int batch;               /* per-rank batch, >= 1 */
@@ -59,6 +64,9 @@ typedef struct {
     CommCost *cost;          /* durations and schedules of the units' all-reduces on topo; owned */
     GArray *units;           /* SyncUnit in launch order, algorithm and reason selected; owned */
     GArray *tasks;           /* TrainTask, one iteration in stream order; owned */
+    GArray *waits;           /* int unit indices, grouped by the task waiting for them; owned */
+    GArray *releases;        /* int unit indices, grouped by the task whose end releases them; owned */
+    int nstreams;            /* communicator streams its units use (highest SyncUnit.stream + 1), >= 1 */
     double compute_s;        /* forward + backward + update per iteration (s), unrounded */
 } TrainPlan;
 
@@ -82,27 +90,43 @@ void trainplan_free(TrainPlan *p);
  * into buf (n bytes) when it needs one; returns buf or a static string. */
 const char *trainplan_task_name(const TrainPlan *p, const TrainTask *k, char *buf, size_t n);
 
-/* True when task k waits for unit u (of the previous iteration for a
- * layer gate, of its own for TRAIN_GATE_ALL). */
-bool trainplan_task_waits_for(const TrainTask *k, const SyncUnit *u);
+/* The i-th unit task k waits for (i < k->wait_count); that unit's need
+ * gate says of which iteration (its own or the one before). */
+static inline int trainplan_task_wait(const TrainPlan *p, const TrainTask *k, guint i)
+{
+    return g_array_index(p->waits, int, k->wait_first + i);
+}
+
+/* Lists each task's waiters and releases from the units' gates and
+ * checks the gates against what the walk runs: a unit of the all-reduce
+ * collective, released after a task of its own iteration, needed by a
+ * task that exists (the update only without per-layer updates): of its
+ * own iteration after its release in stream order, or of the next one
+ * at or before its release (so a unit's next instance is released only
+ * once the one before is done). false + *err (g_free) naming the unit
+ * otherwise. trainplan_new calls it; a caller that edits gates calls it
+ * again. */
+bool trainplan_index_waits(TrainPlan *p, char **err);
 
 /* Queues unit u (an index into p->units) among the released units not
- * started yet: at the tail, or by (need layer, launch order) for
- * priority. q holds GINT_TO_POINTER unit indices; the head starts next. */
+ * started yet, under the policy's enqueue rule: at the tail (FIFO), or
+ * by (need layer, launch order) (priority). q holds GINT_TO_POINTER unit
+ * indices; the head starts next. */
 void trainplan_enqueue(const TrainPlan *p, GQueue *q, int u);
 
-/* Called for each unit a backward released, in release order. */
+/* Called for each unit a task's end released, in release order. */
 typedef void (*TrainReleaseFn)(void *ctx, int unit);
 
 typedef struct {
     const TrainPlan *plan;   /* borrowed */
     int iter;                /* the stream's iteration, from 0 */
     guint next;              /* the stream's current task, an index into plan->tasks */
-    int arm_iter;            /* iteration whose units the counts below describe; -1 none yet */
-    int *pending;            /* per layer: units of arm_iter carrying it, not done */
-    int units_left;          /* units of arm_iter not done */
-    bool *grad_ready;        /* ddp, per unit: its ready layer's backward ended in arm_iter */
-    guint next_ddp;          /* ddp: next bucket to release */
+    int *rel_iter;           /* per unit: the iteration of its latest released instance; -1 none */
+    int *done_iter;          /* per unit: the iteration of its latest finished instance; -1 none */
+    int units_left;          /* instances of the iterations begun, not done */
+    bool *grad_ready;        /* release in order, per unit: its release gate passed in this iteration */
+    guint next_release;      /* release in order: the next unit to release */
+    guint wait_pos;          /* the current task's waiters before this one are done (gate_open resumes here) */
 } TrainWalk;
 
 /* A walk at iteration 0's first task; trainwalk_clear frees its arrays. */
@@ -116,19 +140,21 @@ static inline const TrainTask *trainwalk_task(const TrainWalk *w)
     return &g_array_index(w->plan->tasks, TrainTask, w->next);
 }
 
-/* May the current task start: its gate's units are done (a layer gate is
- * open in iteration 0, when nothing ran before). */
-bool trainwalk_gate_open(const TrainWalk *w);
-/* The current task is the first backward of an iteration: starting it
- * arms that iteration's units (every one pending). */
-bool trainwalk_arms(const TrainWalk *w);
-/* The current task starts (its gate is open); arms when trainwalk_arms. */
+/* May the current task start: each unit it waits for is done in the
+ * iteration its need gate names (a gate on the iteration before is open
+ * in iteration 0, when nothing ran before). */
+bool trainwalk_gate_open(TrainWalk *w);
+/* The current task starts (its gate is open); the first task of an
+ * iteration begins that iteration's instances (units_left). */
 void trainwalk_start(TrainWalk *w);
-/* The current task ended: a backward releases what became ready
- * (release(ctx, u) per unit, in release order); then the walk moves to
- * the next task (the next iteration's first after the last). */
-void trainwalk_end(TrainWalk *w, TrainReleaseFn release, void *ctx);
-/* Unit u of the armed iteration finished its all-reduce. */
+/* The current task ended: it releases the units whose release gate it
+ * is, under the policy's release rule (release(ctx, u) per unit, in
+ * release order, rel_iter[u] already the current iteration); then the
+ * walk moves to the next task (the next iteration's first after the
+ * last). Returns how many units it released. */
+guint trainwalk_end(TrainWalk *w, TrainReleaseFn release, void *ctx);
+/* Unit u's latest released instance (of iteration rel_iter[u]) finished
+ * its collective. */
 void trainwalk_unit_done(TrainWalk *w, int u);
 
 #endif

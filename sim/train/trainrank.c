@@ -20,35 +20,31 @@
  * (docs/dev/references.md §2.5), the order is negotiated — a unit enters one
  * shared priority queue once every rank released it, and the shared
  * communicator (at most comm.streams in flight) issues it on every rank
- * at once. */
+ * at once. What does not depend on the number of streams (work at a
+ * changing rate, spans, accounting, the result) is traincore's, shared
+ * with the single-stream engine. */
 #include "train/trainrank.h"
-#include "train/trainplan.h"
 #include "net/netfault.h"
 #include "train/trainbg.h"
+#include "train/traincore.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-typedef struct TR TR;
+typedef struct RankRun RankRun;
 
 typedef struct {
-    TR *t;                   /* the run */
+    RankRun *t;              /* the run */
     int r;                   /* this rank */
     TrainWalk w;             /* its stream's position and pending units */
     bool busy;               /* a task is running */
     bool waiting;            /* the stream is blocked on a gate */
-    GQueue *queue;           /* released units not issued yet (GINT unit indices) */
-    int in_flight;           /* its units issued and not done (jittered ones from their issue on) */
+    TrainComm comm;          /* its released units not issued yet, and those issued and not done (jittered
+                              * ones from their issue on), per stream */
     simtime_t join_at;       /* variation.jitter: when its latest issued unit joins its collective, ps */
-    /* comm.interference > 0: the running task's progress (as train.c's stream) */
-    const TrainTask *task;   /* the running task */
-    simtime_t task_left;     /* ps of its (scaled) work not done at task_mark */
-    simtime_t task_mark;     /* ps; when its current rate began */
-    simtime_t task_begin;    /* ps; when it started */
-    simtime_t task_dur;      /* ps; its time without interference */
-    bool task_slow;          /* it runs slowed (a sync of this rank in flight) since task_mark */
-    EvqHandle task_ev;       /* its end event at the current rate */
+    TrainWork task;          /* the running task, its time scaled (comm.interference slows it while a sync of
+                              * this rank is in flight) */
     int task_span;           /* its span's index in spans, or -1 */
 } Rank;
 
@@ -59,19 +55,17 @@ typedef struct {
     GArray *early;           /* int ranks that issued it before it launched (the first issue's instant) */
     int iter;                /* the iteration it belongs to */
     int released, issued;    /* ranks that released / issued it */
-    simtime_t ready;         /* the first rank released it */
-    simtime_t start;         /* the first rank issued it (its collective started) */
+    TrainInstants at;        /* ready: the first rank released it; start: the first rank issued it (its
+                              * collective started); end: its collective ended; needed: a rank's stream
+                              * first wanted it (0: not yet) */
     simtime_t last_issue;    /* the last rank issued it */
     simtime_t last_ready;    /* the last rank released it */
-    simtime_t end;           /* its collective ended */
-    simtime_t needed;        /* a rank's stream first wanted it (0: not yet) */
 } RUnit;
 
-struct TR {
-    const Scenario *s;
-    TrainPlan *plan;         /* owned */
-    GArray *units;           /* plan->units: SyncUnit */
-    Sim *sim;                /* owned */
+struct RankRun {
+    TrainCore c;             /* plan, Sim, recorded iteration, spans, accounting (slow_ps: rank 0's) */
+    const Scenario *s;       /* c.s */
+    GArray *units;           /* c.plan->units: SyncUnit */
     Net *net;                /* owned */
     NetFaults *faults;       /* the scenario's faults on net; owned */
     TrainBg *bg;             /* other jobs' traffic on net; owned */
@@ -80,43 +74,22 @@ struct TR {
     Rank *ranks;             /* world; owned */
     RUnit *u;                /* per unit: the current instance; owned */
     RUnit *rec;              /* per unit: the instance of rec_iter once it ended; owned */
-    int iters;               /* iterations simulated */
-    int rec_iter;            /* iteration recorded for --layers / --trace */
-    simtime_t *iter_start;   /* per iteration: when its last rank started it, ps; owned */
-    GArray *spans;           /* TrainSpan of rec_iter, or NULL */
     bool trace_all;          /* spans of every rank's compute (else the first and the last rank's) */
-    simtime_t comm_ps;       /* sum of rec_iter's collective durations */
-    simtime_t slow_ps;       /* compute time interference added to rank 0 in rec_iter */
     bool negotiated;         /* priority: one shared queue of units every rank released */
     bool memo_ok;            /* the memo may serve a unit every rank issues at once on an idle network */
     int running;             /* units whose collective runs */
-    GQueue *gqueue;          /* negotiated: released-everywhere units not issued (GINT) */
-    int g_in_flight;         /* negotiated: units issued and not done */
+    TrainComm gcomm;         /* negotiated: released-everywhere units not issued, and those issued and not
+                              * done, per stream */
 };
 
 static void rank_advance(Rank *rk);
 static void task_done(void *ctx, void *data);
 
-/* Interference: while a sync of its rank is in flight a task progresses
- * at 1 / (1 + f) of its rate. Arms its end at the current rate. */
-static void task_arm(Rank *rk)
-{
-    rk->task_mark = rk->t->sim->now;
-    rk->task_slow = rk->in_flight > 0;
-    double f = rk->task_slow ? 1 + rk->t->s->interference : 1;
-    rk->task_ev = sim_after(rk->t->sim, (simtime_t)llround((double)rk->task_left * f), task_done, rk, (void *)rk->task);
-}
-
-/* Rank rk's communicator occupancy changed: re-arm its running task when its rate changes. */
+/* Rank rk's communicator occupancy changed: its running task's rate follows. */
 static void interference_update(Rank *rk)
 {
-    if (rk->t->s->interference <= 0 || !rk->busy || rk->task_slow == (rk->in_flight > 0))
-        return;
-    double f = rk->task_slow ? 1 + rk->t->s->interference : 1;
-    simtime_t done = (simtime_t)llround((double)(rk->t->sim->now - rk->task_mark) / f);
-    rk->task_left = done < rk->task_left ? rk->task_left - done : 0;
-    sim_cancel(rk->t->sim, rk->task_ev);
-    task_arm(rk);
+    if (rk->busy)
+        trainwork_set_slow(&rk->task, rk->comm.in_flight > 0);
 }
 
 bool trainrank_needed(const Scenario *s)
@@ -125,79 +98,61 @@ bool trainrank_needed(const Scenario *s)
            (s->background && s->background->len > 0);
 }
 
-/* Records a span if it belongs to the recorded iteration (compute) or to
- * it or the one before (syncs: the next forward waits on them). */
-static void add_span(TR *t, TrainSpan sp, int iter, simtime_t start, simtime_t dur)
-{
-    if (!t->spans || iter > t->rec_iter || iter < t->rec_iter - (sp.track ? 1 : 0)) {
-        g_free(sp.name);
-        return;
-    }
-    sp.iter = iter - t->rec_iter;
-    sp.start_s = (double)((int64_t)start) / PS_PER_S;   /* absolute until rebased */
-    sp.dur_s = sim_ps_to_seconds(dur);
-    g_array_append_val(t->spans, sp);
-}
-
 static void rank_dispatch(Rank *rk);
 static void rank_issue(Rank *rk, int u);
 
 /* Negotiated order: issues shared-queue units on every rank while the
  * shared communicator has room. */
-static void global_dispatch(TR *t)
+static void global_dispatch(RankRun *t)
 {
-    while (t->g_in_flight < t->s->comm_streams && !g_queue_is_empty(t->gqueue) && !t->sim->failed) {
-        int u = GPOINTER_TO_INT(g_queue_pop_head(t->gqueue));
-        t->g_in_flight++;
-        for (int r = 0; r < t->world && !t->sim->failed; r++)
+    int u;
+    while (!t->c.sim->failed && (u = traincomm_next(&t->gcomm)) >= 0) {
+        traincomm_started(&t->gcomm, u);
+        for (int r = 0; r < t->world && !t->c.sim->failed; r++)
             rank_issue(&t->ranks[r], u);
     }
 }
 
 static void on_unit_done(void *ctx, void *data)
 {
-    TR *t = ctx;
+    RankRun *t = ctx;
     int u = GPOINTER_TO_INT(data);
     RUnit *ru = &t->u[u];
     const SyncUnit *su = &g_array_index(t->units, SyncUnit, u);
-    ru->end = t->sim->now;
+    ru->at.end = t->c.sim->now;
     collexec_free(ru->x);   /* done runs last in the executor: freeing here is allowed */
     ru->x = NULL;
     ru->launched = false;
     t->running--;
-    if (ru->iter == t->rec_iter) {
-        t->comm_ps += ru->end - ru->start;
-        if (!ru->needed)
-            ru->needed = t->rec[u].needed;
+    if (ru->iter == t->c.rec_iter) {
+        if (!ru->at.needed)
+            ru->at.needed = t->rec[u].at.needed;
         t->rec[u] = *ru;
         t->rec[u].early = NULL;   /* owned by t->u[u] */
     }
-    if (t->spans)
-        add_span(t, (TrainSpan){.name = g_strdup(su->name), .track = 1, .first_layer = su->first_layer,
-                                .last_layer = su->last_layer},
-                 ru->iter, ru->start, ru->end - ru->start);
+    traincore_sync_ended(&t->c, su, ru->iter, ru->at.start, ru->at.end, 0);
     ru->released = ru->issued = 0;
     for (int r = 0; r < t->world; r++) {
-        t->ranks[r].in_flight--;
+        traincomm_done(&t->ranks[r].comm, u);
         interference_update(&t->ranks[r]);
         trainwalk_unit_done(&t->ranks[r].w, u);
     }
     if (t->negotiated) {
-        t->g_in_flight--;
+        traincomm_done(&t->gcomm, u);
         global_dispatch(t);
     }
     for (int r = 0; r < t->world; r++)
         rank_dispatch(&t->ranks[r]);
-    for (int r = 0; r < t->world && !t->sim->failed; r++)
+    for (int r = 0; r < t->world && !t->c.sim->failed; r++)
         if (t->ranks[r].waiting)
             rank_advance(&t->ranks[r]);
 }
 
 /* Unit u's collective starts now, live: the ranks that issued it so far join. */
-static void launch_live(TR *t, int u)
+static void launch_live(RankRun *t, int u)
 {
     RUnit *ru = &t->u[u];
-    ru->x = trainplan_launch(t->plan, t->sim, t->net, u, true, on_unit_done, t, GINT_TO_POINTER(u));
+    ru->x = trainplan_launch(t->c.plan, t->c.sim, t->net, u, true, on_unit_done, t, GINT_TO_POINTER(u));
     if (!ru->x)
         return;
     for (guint i = 0; i < ru->early->len; i++)
@@ -215,7 +170,7 @@ static void on_memo_done(void *ctx, void *data)
  * the network, the memo's duration is exact (§7.8); otherwise it runs live. */
 static void on_launch(void *ctx, void *data)
 {
-    TR *t = ctx;
+    RankRun *t = ctx;
     int u = GPOINTER_TO_INT(data);
     RUnit *ru = &t->u[u];
     if (ru->issued == t->world && t->running == 1 && net_inflight(t->net) == 0) {
@@ -224,13 +179,13 @@ static void on_launch(void *ctx, void *data)
         double util;
         char *why = NULL;
         SimErr code;
-        if (!commcost_get(t->plan->cost, su->algo, su->elems, &dur, &util, &code, &why)) {
-            sim_fail_code(t->sim, code, "%s", why);
+        if (!commcost_get(t->c.plan->cost, su->algo, su->elems, &dur, &util, &code, &why)) {
+            sim_fail_code(t->c.sim, code, "%s", why);
             g_free(why);
             return;
         }
         g_array_set_size(ru->early, 0);
-        sim_after(t->sim, dur, on_memo_done, t, GINT_TO_POINTER(u));
+        sim_after(t->c.sim, dur, on_memo_done, t, GINT_TO_POINTER(u));
         return;
     }
     launch_live(t, u);
@@ -241,17 +196,17 @@ static void on_launch(void *ctx, void *data)
  * joins it. */
 static void rank_join(Rank *rk, int u)
 {
-    TR *t = rk->t;
+    RankRun *t = rk->t;
     RUnit *ru = &t->u[u];
     if (++ru->issued == t->world)
-        ru->last_issue = t->sim->now;
+        ru->last_issue = t->c.sim->now;
     if (!ru->launched) {
         ru->launched = true;
-        ru->start = t->sim->now;
+        ru->at.start = t->c.sim->now;
         t->running++;
         g_array_append_val(ru->early, rk->r);
         if (t->memo_ok)
-            sim_at(t->sim, t->sim->now, on_launch, t, GINT_TO_POINTER(u));
+            sim_at(t->c.sim, t->c.sim->now, on_launch, t, GINT_TO_POINTER(u));
         else
             launch_live(t, u);
         return;
@@ -272,69 +227,62 @@ static void on_join(void *ctx, void *data)
  * never before a unit rk issued earlier, so every rank keeps the order. */
 static void rank_issue(Rank *rk, int u)
 {
-    TR *t = rk->t;
-    rk->in_flight++;
+    RankRun *t = rk->t;
+    traincomm_started(&rk->comm, u);
     interference_update(rk);
     double d = trainvar_issue_delay(&t->s->var, rk->r, t->u[u].iter, u);
     if (d <= 0) {
         rank_join(rk, u);
         return;
     }
-    simtime_t at = sim_add(t->sim, t->sim->now, (simtime_t)llround(d * PS_PER_S));
+    simtime_t at = sim_add(t->c.sim, t->c.sim->now, (simtime_t)llround(d * PS_PER_S));
     if (at < rk->join_at)
         at = rk->join_at;
     rk->join_at = at;
-    sim_at(t->sim, at, on_join, rk, GINT_TO_POINTER(u));
+    sim_at(t->c.sim, at, on_join, rk, GINT_TO_POINTER(u));
 }
 
 /* Issues rk's queued units while its communicator has room. */
 static void rank_dispatch(Rank *rk)
 {
-    while (rk->in_flight < rk->t->s->comm_streams && !g_queue_is_empty(rk->queue) && !rk->t->sim->failed)
-        rank_issue(rk, GPOINTER_TO_INT(g_queue_pop_head(rk->queue)));
+    int u;
+    while (!rk->t->c.sim->failed && (u = traincomm_next(&rk->comm)) >= 0)
+        rank_issue(rk, u);
 }
 
 /* rk's backward released unit u. */
 static void unit_ready(void *ctx, int u)
 {
     Rank *rk = ctx;
-    TR *t = rk->t;
+    RankRun *t = rk->t;
     RUnit *ru = &t->u[u];
     if (ru->released++ == 0) {
-        ru->iter = rk->w.arm_iter;
-        ru->ready = t->sim->now;
-        ru->needed = 0;
+        ru->iter = rk->w.rel_iter[u];
+        ru->at.ready = t->c.sim->now;
+        ru->at.needed = 0;
     }
     if (ru->released == t->world)
-        ru->last_ready = t->sim->now;
-    if (!t->negotiated) {
-        trainplan_enqueue(t->plan, rk->queue, u);
-    } else if (ru->released == t->world) {
-        trainplan_enqueue(t->plan, t->gqueue, u);
-        global_dispatch(t);
-    }
+        ru->last_ready = t->c.sim->now;
+    if (!t->negotiated)
+        traincomm_enqueue(&rk->comm, u);
+    else if (ru->released == t->world)
+        traincomm_enqueue(&t->gcomm, u);   /* issued once the task's releases are all queued (task_done) */
 }
 
-/* Records when a stream first wanted the recorded iteration's units. */
-static void note_needed(Rank *rk, const TrainTask *k)
+/* Where the recorded iteration's unit u keeps when a stream first
+ * wanted it: its current instance once released in rec_iter, else the
+ * saved one. */
+static simtime_t *unit_needed(void *ctx, int u)
 {
-    TR *t = rk->t;
-    int it = k->gate == TRAIN_GATE_ALL ? rk->w.iter : rk->w.iter - 1;
-    if (it != t->rec_iter || rk->w.arm_iter != t->rec_iter || k->gate == TRAIN_GATE_NONE)
-        return;
-    for (guint u = 0; u < t->units->len; u++) {
-        if (!trainplan_task_waits_for(k, &g_array_index(t->units, SyncUnit, u)))
-            continue;
-        RUnit *target = t->u[u].released && t->u[u].iter == t->rec_iter ? &t->u[u] : &t->rec[u];
-        if (!target->needed)
-            target->needed = t->sim->now;
-    }
+    RankRun *t = ctx;
+    RUnit *ru = t->u[u].released && t->u[u].iter == t->c.rec_iter ? &t->u[u] : &t->rec[u];
+    return &ru->at.needed;
 }
 
 /* Task k's time on rank rk in its current iteration. */
 static simtime_t task_time(Rank *rk, const TrainTask *k)
 {
-    TR *t = rk->t;
+    RankRun *t = rk->t;
     int L = (int)t->s->model->layers->len;
     int slot = t->s->var.per_iteration ? 0
                : k->kind == TRAIN_TASK_FWD ? k->layer
@@ -345,7 +293,7 @@ static simtime_t task_time(Rank *rk, const TrainTask *k)
         return k->dur;
     double ps = (double)k->dur * f;
     if (!(ps < 9.2e18)) {
-        sim_fail_code(t->sim, SIM_ERR_CLOCK, "a compute task of rank %d takes more than 2^63 ps", rk->r);
+        sim_fail_code(t->c.sim, SIM_ERR_CLOCK, "a compute task of rank %d takes more than 2^63 ps", rk->r);
         return 0;
     }
     return (simtime_t)llround(ps);
@@ -354,61 +302,38 @@ static simtime_t task_time(Rank *rk, const TrainTask *k)
 static void task_done(void *ctx, void *data)
 {
     Rank *rk = ctx;
-    const TrainTask *k = data;
-    TR *tr = rk->t;
+    (void)data;   /* the task: the walk's current one */
+    RankRun *tr = rk->t;
     rk->busy = false;
-    if (tr->s->interference > 0) {
-        simtime_t took = tr->sim->now - rk->task_begin;   /* may round a picosecond below the task's time */
-        if (rk->r == 0 && rk->w.iter == tr->rec_iter && took > rk->task_dur)
-            tr->slow_ps += took - rk->task_dur;
-        if (rk->task_span >= 0)
-            g_array_index(tr->spans, TrainSpan, rk->task_span).dur_s = sim_ps_to_seconds(took);
-    }
-    trainwalk_end(&rk->w, unit_ready, rk);
-    if (rk->w.iter >= rk->t->iters && ++rk->t->ranks_done == rk->t->world)
+    traincore_task_ended(&tr->c, &rk->task, rk->task_span, rk->r == 0 && rk->w.iter == tr->c.rec_iter);
+    /* what the task released is queued before any is issued, so the policy's order decides among them */
+    guint released = trainwalk_end(&rk->w, unit_ready, rk);
+    if (released > 0 && tr->negotiated)
+        global_dispatch(tr);
+    if (rk->w.iter >= rk->t->c.iters && ++rk->t->ranks_done == rk->t->world)
         trainbg_stop(rk->t->bg);   /* the run is over: other jobs' streams end with it */
-    if (k->kind == TRAIN_TASK_BWD)
+    if (released > 0)
         rank_dispatch(rk);
     rank_advance(rk);
 }
 
 static void rank_advance(Rank *rk)
 {
-    TR *t = rk->t;
-    if (rk->busy || rk->w.iter >= t->iters || t->sim->failed)
+    RankRun *t = rk->t;
+    if (rk->busy || rk->w.iter >= t->c.iters || t->c.sim->failed)
+        return;
+    if (!traincore_stream_ready(&t->c, &rk->w, &rk->waiting, unit_needed, t))
         return;
     const TrainTask *k = trainwalk_task(&rk->w);
-    if (rk->w.next == 0 && !rk->waiting && t->sim->now > t->iter_start[rk->w.iter])
-        t->iter_start[rk->w.iter] = t->sim->now;
-    if (!rk->waiting)
-        note_needed(rk, k);
-    if (!trainwalk_gate_open(&rk->w)) {
-        rk->waiting = true;
-        return;
-    }
-    rk->waiting = false;
     trainwalk_start(&rk->w);
     simtime_t dur = task_time(rk, k);
-    rk->task_span = -1;
-    if (t->spans && rk->w.iter == t->rec_iter && (rk->r == 0 || rk->r == t->world - 1 || t->trace_all)) {
-        rk->task_span = (int)t->spans->len;
-        char buf[160];
-        add_span(t, (TrainSpan){.name = g_strdup(trainplan_task_name(t->plan, k, buf, sizeof buf)), .first_layer = k->layer,
-                                .last_layer = k->layer, .forward = k->kind == TRAIN_TASK_FWD, .rank = rk->r},
-                 rk->w.iter, t->sim->now, dur);
-    }
+    bool traced = rk->r == 0 || rk->r == t->world - 1 || t->trace_all;
+    rk->task_span = traced ? traincore_task_span(&t->c, k, rk->w.iter, rk->r, dur) : -1;
     rk->busy = true;
-    if (t->s->interference > 0) {
-        rk->task = k;
-        rk->task_left = rk->task_dur = dur;
-        rk->task_begin = t->sim->now;
-        task_arm(rk);
-        return;
-    }
-    sim_after(t->sim, dur, task_done, rk, (void *)k);
+    trainwork_start(&rk->task, t->c.sim, dur, t->s->interference, rk->comm.in_flight > 0, task_done, rk, (void *)k);
 }
 
-static void tr_clear(TR *t)
+static void run_clear(RankRun *t)
 {
     for (guint u = 0; t->u && u < t->units->len; u++) {
         collexec_free(t->u[u].x);
@@ -416,120 +341,93 @@ static void tr_clear(TR *t)
             g_array_free(t->u[u].early, TRUE);
     }
     for (int r = 0; t->ranks && r < t->world; r++) {
-        if (t->ranks[r].queue)
-            g_queue_free(t->ranks[r].queue);
+        if (t->ranks[r].comm.plan)
+            traincomm_clear(&t->ranks[r].comm);
         if (t->ranks[r].w.plan)
             trainwalk_clear(&t->ranks[r].w);
     }
     g_free(t->ranks);
-    if (t->gqueue)
-        g_queue_free(t->gqueue);
+    if (t->gcomm.plan)
+        traincomm_clear(&t->gcomm);
     g_free(t->u);
     g_free(t->rec);
-    g_free(t->iter_start);
-    for (guint i = 0; t->spans && i < t->spans->len; i++)
-        g_free(g_array_index(t->spans, TrainSpan, i).name);
-    if (t->spans)
-        g_array_free(t->spans, TRUE);
     netfault_free(t->faults);
     trainbg_free(t->bg);
     net_free(t->net);
-    sim_free(t->sim);
-    trainplan_free(t->plan);
+    traincore_clear(&t->c);
 }
 
-static void fill_rows(TR *t, TrainResult *out)
+static const TrainInstants *rec_instants(void *ctx, int u)
 {
-    simtime_t base = t->iter_start[t->rec_iter];
-    out->units = g_array_new(FALSE, TRUE, sizeof(TrainUnitRow));
+    const RankRun *t = ctx;
+    return &t->rec[u].at;
+}
+
+/* The unit rows, with the wait for the slowest rank: between the first
+ * and the last issue, or, when the order is negotiated (every rank
+ * issues at once), between the first and the last release. */
+static void fill_rows(RankRun *t, TrainResult *out)
+{
+    traincore_rows(&t->c, out, rec_instants, t);
     for (guint u = 0; u < t->units->len; u++) {
-        const SyncUnit *su = &g_array_index(t->units, SyncUnit, u);
         const RUnit *st = &t->rec[u];
-        TrainUnitRow r = train_unit_row(su, t->s->elem_bytes, base, st->ready, st->start, st->end, st->needed);
-        /* the wait for the slowest rank: between the first and the last issue, or, when the order is
-         * negotiated (every rank issues at once), between the first and the last release */
-        r.wait_s = sim_ps_to_seconds(t->negotiated ? st->last_ready - st->ready : st->last_issue - st->start);
-        g_array_append_val(out->units, r);
+        g_array_index(out->units, TrainUnitRow, u).wait_s =
+            sim_ps_to_seconds(t->negotiated ? st->last_ready - st->at.ready : st->last_issue - st->at.start);
+    }
+}
+
+/* The run's network, its faults and background, units and ranks. */
+static void run_setup(RankRun *t, const TrainOpts *o, bool force_live)
+{
+    const Scenario *s = t->s;
+    Sim *sim = t->c.sim;
+    const TrainPlan *plan = t->c.plan;
+    t->units = plan->units;
+    t->world = s->world;
+    t->net = net_new(sim, plan->topo);
+    if (s->faults && s->faults->len)
+        t->faults = netfault_start(sim, t->net, plan->topo, s->faults);
+    if (s->background && s->background->len)
+        t->bg = trainbg_start(sim, t->net, plan->topo, s->background);
+    t->ranks = g_new0(Rank, t->world);
+    t->u = g_new0(RUnit, MAX(t->units->len, 1));
+    t->rec = g_new0(RUnit, MAX(t->units->len, 1));
+    for (guint u = 0; u < t->units->len; u++)
+        t->u[u].early = g_array_new(FALSE, FALSE, sizeof(int));
+    t->trace_all = o && o->trace_ranks;
+    t->negotiated = policy_rules(plan->pol->overlap)->enqueue == ENQUEUE_PRIORITY;
+    traincomm_init(&t->gcomm, plan, s->comm_streams);
+    t->memo_ok = !force_live && s->comm_streams == 1 && plan->nstreams == 1 && !t->faults && !t->bg;
+    for (int r = 0; r < t->world; r++) {
+        Rank *rk = &t->ranks[r];
+        rk->t = t;
+        rk->r = r;
+        traincomm_init(&rk->comm, plan, s->comm_streams);
+        trainwalk_init(&rk->w, plan);
     }
 }
 
 bool trainrank_run(const Scenario *s, int batch, int policy, const TrainOpts *o, bool force_live, TrainResult *out,
                    char **err)
 {
-    TR t = {.s = s};
-    memset(out, 0, sizeof *out);
-    out->batch = batch;
-    out->policy = policy;
-    t.plan = trainplan_new(s, policy, batch, err);
-    if (!t.plan)
+    RankRun t = {.s = s};
+    if (!traincore_init(&t.c, s, policy, batch, o, out, err))
         return false;
-    t.units = t.plan->units;
-    t.world = s->world;
-    t.sim = sim_new(s->seed);
-    t.net = net_new(t.sim, t.plan->topo);
-    if (s->faults && s->faults->len)
-        t.faults = netfault_start(t.sim, t.net, t.plan->topo, s->faults);
-    if (s->background && s->background->len)
-        t.bg = trainbg_start(t.sim, t.net, t.plan->topo, s->background);
-    t.ranks = g_new0(Rank, t.world);
-    t.u = g_new0(RUnit, MAX(t.units->len, 1));
-    t.rec = g_new0(RUnit, MAX(t.units->len, 1));
-    for (guint u = 0; u < t.units->len; u++)
-        t.u[u].early = g_array_new(FALSE, FALSE, sizeof(int));
-    t.iters = s->warmup + s->measured + 1;
-    t.iter_start = g_new0(simtime_t, t.iters + 1);
-    t.rec_iter = s->warmup + s->measured - 1;
-    t.trace_all = o && o->trace_ranks;
-    t.negotiated = t.plan->pol->overlap == OVERLAP_PRIORITY;
-    t.gqueue = g_queue_new();
-    t.memo_ok = !force_live && s->comm_streams == 1 && !t.faults && !t.bg;
-    if (o && o->trace)
-        t.spans = g_array_new(FALSE, TRUE, sizeof(TrainSpan));
-    for (int r = 0; r < t.world; r++) {
-        Rank *rk = &t.ranks[r];
-        rk->t = &t;
-        rk->r = r;
-        rk->queue = g_queue_new();
-        trainwalk_init(&rk->w, t.plan);
-    }
+    run_setup(&t, o, force_live);
     for (int r = 0; r < t.world; r++)
         rank_advance(&t.ranks[r]);
-    bool ok = sim_run(t.sim);
+    bool ok = sim_run(t.c.sim);
     bool finished = true;
     for (int r = 0; r < t.world; r++)
-        finished &= t.ranks[r].w.iter >= t.iters;
-    const Policy *pol = t.plan->pol;
+        finished &= t.ranks[r].w.iter >= t.c.iters;
     if (!ok || !finished) {
-        if (t.sim->failed && t.sim->code == SIM_ERR_CLOCK) {
-            const CfgNode *at = cfg_peek(s->tree, "cluster") ? cfg_peek(s->tree, "cluster") : s->tree;
-            *err = cfg_err(at, "policy '%s' at batch %d: %s; expected faster links, a smaller comm.gamma or "
-                           "smaller batches", pol->name, batch, t.sim->error);
-        } else {
-            *err = g_strdup_printf("%s: simulation of policy '%s' at batch %d failed: %s", s->file, pol->name, batch,
-                                   t.sim->failed ? t.sim->error : "the iteration never completed (a dependency cycle)");
-        }
-        tr_clear(&t);
+        *err = traincore_failure(&t.c, batch);
+        run_clear(&t);
         return false;
     }
-    int W = s->warmup, M = s->measured;
-    trainvar_iter_stats(t.iter_start, W, M, &out->iteration_s, &out->iteration_p50_s, &out->iteration_p99_s,
-                        &out->iteration_max_s, s->whatif ? &out->iter_times : NULL);
-    out->compute_s = t.plan->compute_s;
-    out->comm_s = sim_ps_to_seconds(t.comm_ps);
-    out->slowdown_s = sim_ps_to_seconds(t.slow_ps);
-    out->exposed_comm_s = out->iteration_s - out->compute_s > 0 ? out->iteration_s - out->compute_s : 0;
-    out->samples_per_s = out->iteration_s > 0 ? (double)batch * s->world / out->iteration_s : INFINITY;
-    out->events = t.sim->events + commcost_events(t.plan->cost);
-    out->speedup = 1;
     if (o && o->layers)
         fill_rows(&t, out);
-    simtime_t base = t.iter_start[t.rec_iter];
-    for (guint i = 0; t.spans && i < t.spans->len; i++) {
-        TrainSpan *sp = &g_array_index(t.spans, TrainSpan, i);
-        sp->start_s = (sp->start_s * PS_PER_S - (double)base) / PS_PER_S;
-    }
-    out->spans = t.spans;
-    t.spans = NULL;
-    tr_clear(&t);
+    traincore_finish(&t.c, batch, out);
+    run_clear(&t);
     return true;
 }

@@ -19,14 +19,14 @@ static double predict(CommCost *cost, CollAlgo a, uint64_t elems)
 
 /* Predicted overlap window of a unit: compute time between its gradients
  * being ready and the next forward needing it (no communication stalls). */
-static double window_s(const Scenario *s, const Policy *p, const SyncUnit *u, int batch)
+static double window_s(const Scenario *s, const SyncUnit *u, int batch)
 {
     const Model *m = s->model;
     double w = 0;
     for (int l = 0; l < u->ready_layer; l++)
         w += gpu_backward_s(&s->gpu, m, &g_array_index(m->layers, ModelLayer, l), batch, s->precision, s->bwd_ratio);
-    if (p->overlap == OVERLAP_LAYER || p->overlap == OVERLAP_PRIORITY)
-        for (int l = 0; l < u->need_layer; l++)
+    if (u->need.task == GATE_FORWARD)   /* needed by the next forward: the forwards before it overlap too */
+        for (int l = 0; l < u->need.layer; l++)
             w += gpu_forward_s(&s->gpu, m, &g_array_index(m->layers, ModelLayer, l), batch, s->precision);
     return w;
 }
@@ -75,7 +75,7 @@ static double lower_bound(const Scenario *s, const CommCost *cost, CollAlgo a, u
 /* Branch and bound: simulate candidates in order of their lower bounds
  * and stop once no bound can beat the best simulated time. The choice is
  * the same as simulating every candidate; big clusters pay for far fewer. */
-static void choose_auto(const Scenario *s, const Policy *p, SyncUnit *u, CommCost *cost, int batch)
+static void choose_auto(const Scenario *s, SyncUnit *u, CommCost *cost, int batch)
 {
     double best = -1, costs[COLL_NALGOS], lb[COLL_NALGOS];
     int order[COLL_NALGOS], ncand = 0;
@@ -101,7 +101,7 @@ static void choose_auto(const Scenario *s, const Policy *p, SyncUnit *u, CommCos
             u->algo = (CollAlgo)a;
         }
     }
-    double w = window_s(s, p, u, batch);
+    double w = window_s(s, u, batch);
     int n = snprintf(u->reason, sizeof u->reason, "auto: %s %.3g ms", coll_algo_name(u->algo), best * 1e3);
     for (int a = 0; a < COLL_NALGOS && n < (int)sizeof u->reason; a++)
         if (costs[a] >= 0 && a != (int)u->algo)
@@ -128,7 +128,7 @@ bool trainsel_select(const Scenario *s, const Policy *p, GArray *units, CommCost
             u->algo = (CollAlgo)(GPOINTER_TO_INT(ov) - 1);
             snprintf(u->reason, sizeof u->reason, "override");
         } else if (p->select == ALGSEL_AUTO) {
-            choose_auto(s, p, u, cost, batch);
+            choose_auto(s, u, cost, batch);
         } else if (p->select == ALGSEL_HYBRID) {
             if (p->hybrid_threshold > 0 && bytes <= p->hybrid_threshold) {
                 u->algo = COLL_BUTTERFLY;

@@ -65,9 +65,39 @@ static simtime_t to_ps(double s)
     return (simtime_t)nearbyint(s * PS_PER_S);
 }
 
-/* Tasks: forward 0..L-1 (with the layer's update and a gate on that layer
- * under layer/priority), backward L-1..0, then the whole-model update
- * gated on every unit otherwise. */
+/* The units a task waits for, as plan->waits lists them. */
+static GArray *waiters(const TrainPlan *p, const TrainTask *k)
+{
+    GArray *v = g_array_new(FALSE, FALSE, sizeof(int));
+    for (guint i = 0; i < k->wait_count; i++) {
+        int u = trainplan_task_wait(p, k, i);
+        g_array_append_val(v, u);
+    }
+    return v;
+}
+
+/* Task k waits for exactly the units whose lowest layer is `layer` (of
+ * the iteration before), or every unit (of its own) with layer -1, or
+ * none with layer -2; in unit order. */
+static void check_waiters(const TrainPlan *p, const TrainTask *k, int layer)
+{
+    GArray *got = waiters(p, k);
+    guint j = 0;
+    for (guint u = 0; u < p->units->len; u++) {
+        const SyncUnit *su = &g_array_index(p->units, SyncUnit, u);
+        if (layer == -2 || (layer >= 0 && su->first_layer != layer))
+            continue;
+        ck_assert_uint_lt(j, got->len);
+        ck_assert_int_eq(g_array_index(got, int, j++), (int)u);
+        ck_assert_int_eq(su->need.iter, layer >= 0 ? 1 : 0);
+    }
+    ck_assert_uint_eq(j, got->len);
+    g_array_free(got, TRUE);
+}
+
+/* Tasks: forward 0..L-1 (with the layer's update and a gate on the units
+ * whose lowest layer it is under layer/priority), backward L-1..0, then
+ * the whole-model update gated on every unit otherwise. */
 static void check_tasks(const Scenario *s, const TrainPlan *p)
 {
     const Model *m = s->model;
@@ -85,7 +115,7 @@ static void check_tasks(const Scenario *s, const TrainPlan *p)
             double u = gpu_update_s(&s->gpu, ml, s->update_bytes_per_param);
             ck_assert_int_eq(k->kind, TRAIN_TASK_FWD);
             ck_assert_int_eq(k->layer, i);
-            ck_assert_int_eq(k->gate, per_layer ? i : TRAIN_GATE_NONE);
+            check_waiters(p, k, per_layer ? i : -2);
             ck_assert_uint_eq(k->dur, to_ps(per_layer ? f + u : f));
             compute += f + u;
             updates += u;
@@ -98,13 +128,13 @@ static void check_tasks(const Scenario *s, const TrainPlan *p)
             compute += copy * (double)ml->params;
             ck_assert_int_eq(k->kind, TRAIN_TASK_BWD);
             ck_assert_int_eq(k->layer, l);
-            ck_assert_int_eq(k->gate, TRAIN_GATE_NONE);
+            check_waiters(p, k, -2);
             ck_assert_uint_eq(k->dur, to_ps(b));
             compute += b;
         } else {
             ck_assert_int_eq(k->kind, TRAIN_TASK_UPDATE_ALL);
             ck_assert_int_eq(k->layer, -1);
-            ck_assert_int_eq(k->gate, TRAIN_GATE_ALL);
+            check_waiters(p, k, -1);
             ck_assert_uint_eq(k->dur, to_ps(updates));
         }
     }
@@ -146,12 +176,26 @@ static const SyncUnit *unit(const Oracle *o, int u)
     return &g_array_index(o->p->units, SyncUnit, u);
 }
 
+/* The gate the rules give task k: a layer (the previous iteration's units
+ * carrying it, under layer/priority), -1 (every unit of its own iteration:
+ * the update) or -2 (none). */
+static int rules_gate(const Oracle *o, const TrainTask *k)
+{
+    OverlapKind ov = o->p->pol->overlap;
+    if (k->kind == TRAIN_TASK_UPDATE_ALL)
+        return -1;
+    if (k->kind == TRAIN_TASK_FWD && (ov == OVERLAP_LAYER || ov == OVERLAP_PRIORITY))
+        return k->layer;
+    return -2;
+}
+
 /* Whether the current task may start, from the rules alone. */
 static bool oracle_gate(const Oracle *o, const TrainTask *k, int iter)
 {
-    if (k->gate == TRAIN_GATE_NONE)
+    int gate = rules_gate(o, k);
+    if (gate == -2)
         return true;
-    if (k->gate == TRAIN_GATE_ALL) {
+    if (gate == -1) {
         ck_assert_int_eq(o->armed, iter);
         for (int u = 0; u < o->n; u++)
             if (!o->done[u])
@@ -162,7 +206,7 @@ static bool oracle_gate(const Oracle *o, const TrainTask *k, int iter)
         return true;
     ck_assert_int_eq(o->armed, iter - 1);   /* this iteration's backward has not begun */
     for (int u = 0; u < o->n; u++)
-        if (covers(unit(o, u), k->gate) && !o->done[u])
+        if (covers(unit(o, u), gate) && !o->done[u])
             return false;
     return true;
 }
@@ -193,7 +237,7 @@ static void dispatch(Oracle *o)
         for (guint i = 1; o->p->pol->overlap == OVERLAP_PRIORITY && i < o->order->len; i++) {
             const SyncUnit *x = unit(o, g_array_index(o->order, int, i));
             const SyncUnit *y = unit(o, g_array_index(o->order, int, best));
-            if (x->need_layer < y->need_layer || (x->need_layer == y->need_layer && x->order < y->order))
+            if (x->first_layer < y->first_layer || (x->first_layer == y->first_layer && x->order < y->order))
                 best = i;
         }
         ck_assert_uint_gt(o->order->len, 0);
@@ -248,12 +292,11 @@ static void walk_check(const TrainPlan *p, int streams, guint32 seed)
             continue;
         }
         opened++;
-        bool arms = k->kind == TRAIN_TASK_BWD && k->layer == L - 1;
-        ck_assert_int_eq(trainwalk_arms(&w), arms);
+        bool arms = k->kind == TRAIN_TASK_BWD && k->layer == L - 1;   /* the oracle tracks one iteration */
         if (arms)
             oracle_arm(&o, w.iter);
         trainwalk_start(&w);
-        if (arms)
+        if (arms)   /* every unit of the iteration before is done, none of this one */
             ck_assert_int_eq(w.units_left, o.n);
         int iter = w.iter;
         guint next = w.next;
@@ -297,11 +340,20 @@ static void check_policy(const Scenario *s, int policy, int batch)
     ck_assert_msg(p, "%s", err);
     ck_assert_uint_gt(p->units->len, 0);
     for (guint u = 0; u < p->units->len; u++) {
-        /* ready when the backward of the lowest layer it carries ends; that layer's forward needs it first */
+        /* ready when the backward of the lowest layer it carries ends (released then, or after the whole
+         * backward under none); that layer's next forward needs it under layer/priority, else the update */
         const SyncUnit *su = &g_array_index(p->units, SyncUnit, u);
+        OverlapKind ov = p->pol->overlap;
+        bool per_layer = ov == OVERLAP_LAYER || ov == OVERLAP_PRIORITY;
         ck_assert_int_le(su->first_layer, su->last_layer);
         ck_assert_int_eq(su->ready_layer, su->first_layer);
-        ck_assert_int_eq(su->need_layer, su->first_layer);
+        ck_assert_int_eq(su->coll, SYNC_ALLREDUCE);
+        ck_assert_int_eq(su->release.task, GATE_BACKWARD);
+        ck_assert_int_eq(su->release.layer, ov == OVERLAP_NONE ? 0 : su->first_layer);
+        ck_assert_int_eq(su->release.iter, 0);
+        ck_assert_int_eq(su->need.task, per_layer ? GATE_FORWARD : GATE_UPDATE);
+        ck_assert_int_eq(su->need.layer, per_layer ? su->first_layer : -1);
+        ck_assert_int_eq(su->need.iter, per_layer ? 1 : 0);
     }
     check_tasks(s, p);
     check_is_trains(s, policy, batch, p);
@@ -393,6 +445,158 @@ START_TEST(test_plan_errors)
 }
 END_TEST
 
+/* ---- gates as data -------------------------------------------------------- */
+
+#define GATE_YAML "model: vgg16-cifar10\ngpu: v100\nbatch: [32]\ncluster: {topology: star, nodes: 8}\n" \
+                  "policies: [{name: t, overlap: layer, algorithm: ring}]\n"
+
+typedef struct {
+    TrainWalk *w;
+    int held;                /* the unit left running until its gate closes; the others finish at release */
+    bool held_released;      /* it was released in the current iteration */
+} GateRun;
+
+static void gate_release(void *ctx, int u)
+{
+    GateRun *g = ctx;
+    if (u == g->held) {
+        ck_assert(!g->held_released);   /* one instance at a time */
+        g->held_released = true;
+    }
+    else
+        trainwalk_unit_done(g->w, u);
+}
+
+/* Same-iteration gates: unit 0 released after a task and needed before a
+ * later one of its own iteration: after the backward of its highest layer
+ * and before the backward of layer 0 (a gradient needed within the
+ * backward), and after the forward of layer 0 and before the forward of
+ * layer 2 (a parameter all-gather prefetched one layer ahead). The needing
+ * task, and nothing else, waits for it, once per iteration, and the unit
+ * is released once per iteration, never before its previous instance is
+ * done. */
+START_TEST(test_same_iteration_gate)
+{
+    Scenario *s = load_yaml(GATE_YAML);
+    static const struct {
+        SyncGate release, need;
+        TrainTaskKind closed_kind;
+        int closed_layer;
+    } cases[] = {
+        {{GATE_BACKWARD, -1, 0}, {GATE_BACKWARD, 0, 0}, TRAIN_TASK_BWD, 0},   /* -1: unit 0's own release gate */
+        {{GATE_FORWARD, 0, 0}, {GATE_FORWARD, 2, 0}, TRAIN_TASK_FWD, 2},
+    };
+    for (size_t c = 0; c < G_N_ELEMENTS(cases); c++) {
+        char *err = NULL;
+        TrainPlan *p = trainplan_new(s, 0, 32, &err);
+        ck_assert_msg(p, "%s", err);
+        SyncUnit *su = &g_array_index(p->units, SyncUnit, 0);
+        ck_assert_int_eq(su->release.layer, su->first_layer);
+        ck_assert_int_gt(su->first_layer, 2);
+        if (cases[c].release.layer >= 0)
+            su->release = cases[c].release;
+        su->need = cases[c].need;
+        ck_assert_msg(trainplan_index_waits(p, &err), "%s", err);
+        TrainWalk w;
+        trainwalk_init(&w, p);
+        GateRun g = {.w = &w, .held = 0};
+        int closed = 0, released = 0;
+        while (w.iter < 3) {
+            const TrainTask *k = trainwalk_task(&w);
+            if (!trainwalk_gate_open(&w)) {
+                ck_assert_int_eq(k->kind, cases[c].closed_kind);
+                ck_assert_int_eq(k->layer, cases[c].closed_layer);
+                ck_assert(g.held_released);
+                ck_assert_int_eq(w.rel_iter[0], w.iter);
+                closed++;
+                released++;
+                g.held_released = false;
+                trainwalk_unit_done(&w, 0);
+                ck_assert_int_eq(w.done_iter[0], w.iter);
+                ck_assert(trainwalk_gate_open(&w));
+            }
+            trainwalk_start(&w);
+            trainwalk_end(&w, gate_release, &g);
+        }
+        ck_assert_int_eq(closed, 3);
+        ck_assert_int_eq(released, 3);
+        ck_assert_int_eq(w.units_left, 0);
+        trainwalk_clear(&w);
+        trainplan_free(p);
+    }
+    scenario_free(s);
+}
+END_TEST
+
+/* Gates the walk cannot run are refused, naming the policy, the unit and
+ * what is expected. */
+START_TEST(test_gate_errors)
+{
+    static const struct {
+        SyncColl coll;
+        SyncGate release, need;
+        const char *says;
+    } bad[] = {
+        {SYNC_ALLGATHER, {GATE_BACKWARD, 0, 0}, {GATE_FORWARD, 0, 1}, "expected an all-reduce"},
+        {SYNC_ALLREDUCE, {GATE_UPDATE, -1, 0}, {GATE_UPDATE, -1, 1}, "release gate names no task"},
+        {SYNC_ALLREDUCE, {GATE_BACKWARD, 0, 1}, {GATE_FORWARD, 0, 1}, "release gate names no task"},
+        {SYNC_ALLREDUCE, {GATE_FORWARD, 2, 0}, {GATE_FORWARD, 3, 1}, "next instance would be released"},
+        {SYNC_ALLREDUCE, {GATE_BACKWARD, 0, 0}, {GATE_UPDATE, -1, 0}, "names no task"},
+        {SYNC_ALLREDUCE, {GATE_BACKWARD, 0, 0}, {GATE_FORWARD, 0, 2}, "names no task"},
+        {SYNC_ALLREDUCE, {GATE_BACKWARD, 3, 0}, {GATE_FORWARD, 3, 0}, "needed before it is released"},
+        {SYNC_ALLREDUCE, {GATE_BACKWARD, 3, 0}, {GATE_BACKWARD, 3, 0}, "needed before it is released"},
+    };
+    Scenario *s = load_yaml(GATE_YAML);
+    for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
+        char *err = NULL;
+        TrainPlan *p = trainplan_new(s, 0, 32, &err);
+        ck_assert_msg(p, "%s", err);
+        SyncUnit *su = &g_array_index(p->units, SyncUnit, 2);
+        su->coll = bad[i].coll;
+        su->release = bad[i].release;
+        su->need = bad[i].need;
+        ck_assert(!trainplan_index_waits(p, &err));
+        char *head = g_strdup_printf("policy 't': sync unit '%s': ", su->name);
+        ck_assert_msg(g_str_has_prefix(err, head) && strstr(err, bad[i].says) && strstr(err, "; expected"), "%s", err);
+        g_free(head);
+        g_free(err);
+        trainplan_free(p);
+    }
+    for (int stream = -1; stream <= SYNC_MAX_STREAMS; stream += SYNC_MAX_STREAMS + 1) {
+        char *err = NULL;
+        TrainPlan *p = trainplan_new(s, 0, 32, &err);
+        ck_assert_msg(p, "%s", err);
+        g_array_index(p->units, SyncUnit, 1).stream = stream;
+        ck_assert(!trainplan_index_waits(p, &err));
+        ck_assert_msg(strstr(err, "communicator stream is out of range; expected a stream from 0 to below 8"), "%s",
+                      err);
+        g_free(err);
+        g_array_index(p->units, SyncUnit, 1).stream = SYNC_MAX_STREAMS - 1;
+        ck_assert_msg(trainplan_index_waits(p, &err), "%s", err);
+        ck_assert_int_eq(p->nstreams, SYNC_MAX_STREAMS);
+        trainplan_free(p);
+    }
+    scenario_free(s);
+}
+END_TEST
+
+/* Every row's name parses back to its row; the error's list is the rows'. */
+START_TEST(test_rule_rows)
+{
+    for (int k = 0; k < OVERLAP_NKINDS; k++) {
+        OverlapKind got = OVERLAP_NKINDS;
+        ck_assert(policy_overlap_parse(policy_overlap_name((OverlapKind)k), &got));
+        ck_assert_int_eq(got, k);
+        ck_assert_str_eq(policy_rules((OverlapKind)k)->name, policy_overlap_name((OverlapKind)k));
+    }
+    OverlapKind none;
+    ck_assert(!policy_overlap_parse("fsdp", &none));
+    char *names = policy_overlap_names();
+    ck_assert_str_eq(names, "none, ddp, layer or priority");
+    g_free(names);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("trainplan");
@@ -402,5 +606,9 @@ int main(void)
     tcase_add_test(tc, test_combinations);
     tc = testmain_case(s, "bad-input");
     tcase_add_test(tc, test_plan_errors);
+    tcase_add_test(tc, test_gate_errors);
+    tc = testmain_case(s, "gates");
+    tcase_add_test(tc, test_same_iteration_gate);
+    tcase_add_test(tc, test_rule_rows);
     return testmain_run(s);
 }

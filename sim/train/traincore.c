@@ -1,0 +1,264 @@
+/* traincore — what the two training engines share; see traincore.h. */
+#include "train/traincore.h"
+
+#include <math.h>
+#include <string.h>
+
+/* ---- work at a changing rate ------------------------------------------- */
+
+/* Arms the end of what is left at the current rate. */
+static void work_arm(TrainWork *w)
+{
+    w->mark = w->sim->now;
+    double f = w->slow ? 1 + w->f : 1;
+    w->ev = sim_after(w->sim, (simtime_t)llround((double)w->left * f), w->done, w->ctx, w->data);
+}
+
+void trainwork_start(TrainWork *w, Sim *sim, simtime_t work, double f, bool slow, EvqFn done, void *ctx, void *data)
+{
+    *w = (TrainWork){.sim = sim, .f = f > 0 ? f : 0, .work = work, .left = work, .mark = sim->now, .begin = sim->now,
+                     .done = done, .ctx = ctx, .data = data};
+    if (w->f == 0) {
+        w->ev = sim_after(sim, work, done, ctx, data);
+        return;
+    }
+    w->slow = slow;
+    work_arm(w);
+}
+
+void trainwork_set_slow(TrainWork *w, bool slow)
+{
+    if (w->f == 0 || w->slow == slow)
+        return;
+    double f = w->slow ? 1 + w->f : 1;
+    simtime_t done = (simtime_t)llround((double)(w->sim->now - w->mark) / f);
+    w->left = done < w->left ? w->left - done : 0;
+    sim_cancel(w->sim, w->ev);
+    w->slow = slow;
+    work_arm(w);
+}
+
+/* ---- the communicator ----------------------------------------------------- */
+
+void traincomm_init(TrainComm *m, const TrainPlan *p, int slots)
+{
+    *m = (TrainComm){.plan = p, .slots = slots};
+    m->queue = g_new0(GQueue *, p->nstreams);
+    m->busy = g_new0(int, p->nstreams);
+    for (int k = 0; k < p->nstreams; k++)
+        m->queue[k] = g_queue_new();
+}
+
+void traincomm_clear(TrainComm *m)
+{
+    for (int k = 0; m->queue && k < m->plan->nstreams; k++)
+        g_queue_free(m->queue[k]);
+    g_free(m->queue);
+    g_free(m->busy);
+    memset(m, 0, sizeof *m);
+}
+
+static int stream_of(const TrainComm *m, int u)
+{
+    return g_array_index(m->plan->units, SyncUnit, u).stream;
+}
+
+void traincomm_enqueue(TrainComm *m, int u)
+{
+    trainplan_enqueue(m->plan, m->queue[stream_of(m, u)], u);
+}
+
+int traincomm_next(TrainComm *m)
+{
+    for (int k = 0; k < m->plan->nstreams; k++)
+        if (m->busy[k] < m->slots && !g_queue_is_empty(m->queue[k]))
+            return GPOINTER_TO_INT(g_queue_pop_head(m->queue[k]));
+    return -1;
+}
+
+void traincomm_started(TrainComm *m, int u)
+{
+    m->busy[stream_of(m, u)]++;
+    m->in_flight++;
+}
+
+void traincomm_done(TrainComm *m, int u)
+{
+    m->busy[stream_of(m, u)]--;
+    m->in_flight--;
+}
+
+/* ---- the run ------------------------------------------------------------ */
+
+bool traincore_init(TrainCore *c, const Scenario *s, int policy, int batch, const TrainOpts *o, TrainResult *out,
+                    char **err)
+{
+    memset(c, 0, sizeof *c);
+    memset(out, 0, sizeof *out);
+    out->batch = batch;
+    out->policy = policy;
+    c->s = s;
+    c->plan = trainplan_new(s, policy, batch, err);
+    if (!c->plan)
+        return false;
+    if (o && o->edit_plan) {
+        o->edit_plan(o->edit_ctx, c->plan);
+        if (!trainplan_index_waits(c->plan, err)) {
+            trainplan_free(c->plan);
+            c->plan = NULL;
+            return false;
+        }
+    }
+    c->sim = sim_new(s->seed);
+    c->iters = s->warmup + s->measured + 1;
+    c->iter_start = g_new0(simtime_t, c->iters + 1);
+    c->rec_iter = s->warmup + s->measured - 1;
+    if (o && o->trace)
+        c->spans = g_array_new(FALSE, TRUE, sizeof(TrainSpan));
+    return true;
+}
+
+void traincore_clear(TrainCore *c)
+{
+    for (guint i = 0; c->spans && i < c->spans->len; i++)
+        g_free(g_array_index(c->spans, TrainSpan, i).name);
+    if (c->spans)
+        g_array_free(c->spans, TRUE);
+    g_free(c->iter_start);
+    sim_free(c->sim);
+    trainplan_free(c->plan);
+    memset(c, 0, sizeof *c);
+}
+
+/* ---- spans and accounting ----------------------------------------------- */
+
+void traincore_span(TrainCore *c, TrainSpan sp, int iter, simtime_t start, simtime_t dur)
+{
+    if (!c->spans || iter > c->rec_iter || iter < c->rec_iter - (sp.track ? 1 : 0)) {
+        g_free(sp.name);
+        return;
+    }
+    sp.iter = iter - c->rec_iter;
+    sp.start_s = sim_ps_to_seconds(start);   /* absolute until traincore_finish */
+    sp.dur_s = sim_ps_to_seconds(dur);
+    g_array_append_val(c->spans, sp);
+}
+
+int traincore_task_span(TrainCore *c, const TrainTask *k, int iter, int rank, simtime_t dur)
+{
+    if (!c->spans || iter != c->rec_iter)
+        return -1;
+    int at = (int)c->spans->len;
+    char buf[160];
+    traincore_span(c, (TrainSpan){.name = g_strdup(trainplan_task_name(c->plan, k, buf, sizeof buf)),
+                                  .first_layer = k->layer, .last_layer = k->layer,
+                                  .forward = k->kind == TRAIN_TASK_FWD, .rank = rank},
+                   iter, c->sim->now, dur);
+    return at;
+}
+
+void traincore_task_ended(TrainCore *c, const TrainWork *w, int span, bool counted)
+{
+    if (c->s->interference <= 0)
+        return;
+    simtime_t took = c->sim->now - w->begin;   /* may round a picosecond below the nominal work */
+    if (counted && took > w->work)
+        c->slow_ps += took - w->work;
+    if (span >= 0)
+        g_array_index(c->spans, TrainSpan, span).dur_s = sim_ps_to_seconds(took);
+}
+
+void traincore_sync_ended(TrainCore *c, const SyncUnit *su, int iter, simtime_t start, simtime_t end, double util)
+{
+    if (iter == c->rec_iter)
+        c->comm_ps += end - start;
+    if (c->spans)
+        traincore_span(c, (TrainSpan){.name = g_strdup(su->name), .track = 1, .first_layer = su->first_layer,
+                                      .last_layer = su->last_layer, .value = util},
+                       iter, start, end - start);
+}
+
+/* Records when a stream first wanted the units of rec_iter task k waits for. */
+static void note_needed(TrainCore *c, const TrainWalk *w, const TrainTask *k, TrainNeededFn needed, void *ctx)
+{
+    for (guint i = 0; i < k->wait_count; i++) {
+        int u = trainplan_task_wait(c->plan, k, i);
+        if (w->iter - g_array_index(c->plan->units, SyncUnit, u).need.iter != c->rec_iter ||
+            w->rel_iter[u] != c->rec_iter)
+            continue;
+        simtime_t *at = needed(ctx, u);
+        if (!*at)
+            *at = c->sim->now;
+    }
+}
+
+bool traincore_stream_ready(TrainCore *c, TrainWalk *w, bool *waiting, TrainNeededFn needed, void *ctx)
+{
+    simtime_t now = c->sim->now;
+    if (!*waiting) {
+        if (w->next == 0 && now > c->iter_start[w->iter])
+            c->iter_start[w->iter] = now;
+        note_needed(c, w, trainwalk_task(w), needed, ctx);
+    }
+    *waiting = !trainwalk_gate_open(w);
+    return !*waiting;
+}
+
+/* ---- the result ------------------------------------------------------------ */
+
+char *traincore_failure(const TrainCore *c, int batch)
+{
+    const Scenario *s = c->s;
+    const char *name = c->plan->pol->name;
+    if (c->sim->failed && c->sim->code == SIM_ERR_CLOCK) {
+        /* the input asks for more simulated time than the clock holds: bad input, at the cluster */
+        const CfgNode *at = cfg_peek(s->tree, "cluster") ? cfg_peek(s->tree, "cluster") : s->tree;
+        return cfg_err(at, "policy '%s' at batch %d: %s; expected faster links, a smaller comm.gamma or "
+                       "smaller batches", name, batch, c->sim->error);
+    }
+    return g_strdup_printf("%s: simulation of policy '%s' at batch %d failed: %s", s->file, name, batch,
+                           c->sim->failed ? c->sim->error : "the iteration never completed (a dependency cycle)");
+}
+
+void traincore_rows(const TrainCore *c, TrainResult *out, TrainInstantsFn at, void *ctx)
+{
+    simtime_t base = c->iter_start[c->rec_iter];
+    out->units = g_array_new(FALSE, TRUE, sizeof(TrainUnitRow));
+    for (guint u = 0; u < c->plan->units->len; u++) {
+        const SyncUnit *su = &g_array_index(c->plan->units, SyncUnit, u);
+        const TrainInstants *t = at(ctx, (int)u);
+        TrainUnitRow r = train_unit_row(su, c->s->elem_bytes, base, t->ready, t->start, t->end, t->needed);
+        g_array_append_val(out->units, r);
+    }
+}
+
+/* Makes span starts relative to rec_iter's start (whole ps: exact). */
+static void rebase_spans(TrainCore *c)
+{
+    simtime_t base = c->iter_start[c->rec_iter];
+    for (guint i = 0; c->spans && i < c->spans->len; i++) {
+        TrainSpan *sp = &g_array_index(c->spans, TrainSpan, i);
+        simtime_t abs = 0;
+        sim_seconds_to_ps(sp->start_s, &abs);
+        sp->start_s = (double)((int64_t)abs - (int64_t)base) / PS_PER_S;
+    }
+}
+
+void traincore_finish(TrainCore *c, int batch, TrainResult *out)
+{
+    const Scenario *s = c->s;
+    trainvar_iter_stats(c->iter_start, s->warmup, s->measured, &out->iteration_s, &out->iteration_p50_s,
+                        &out->iteration_p99_s, &out->iteration_max_s, s->whatif ? &out->iter_times : NULL);
+    out->compute_s = c->plan->compute_s;
+    out->comm_s = sim_ps_to_seconds(c->comm_ps);
+    out->slowdown_s = sim_ps_to_seconds(c->slow_ps);
+    out->comm_slowdown_s = sim_ps_to_seconds(c->cslow_ps);
+    double busy = out->compute_s + out->slowdown_s;   /* train.h: exposed = iteration - compute - slowdown */
+    out->exposed_comm_s = out->iteration_s - busy > 0 ? out->iteration_s - busy : 0;
+    out->samples_per_s = out->iteration_s > 0 ? (double)batch * s->world / out->iteration_s : INFINITY;
+    out->events = c->sim->events + commcost_events(c->plan->cost);
+    out->speedup = 1;
+    rebase_spans(c);
+    out->spans = c->spans;
+    c->spans = NULL;
+}
