@@ -6,6 +6,7 @@
 #include "train/gpu.h"
 #include "train/model.h"
 #include "report/reportlist.h"
+#include "report/reportnode.h"
 #include "net/topo.h"
 #include "net/topocfg.h"
 
@@ -244,6 +245,25 @@ static GArray *collect_topos(void)
     return rows;
 }
 
+/* Every loadable node file (topologies/nodes/), by name. */
+static GArray *collect_nodes(void)
+{
+    GArray *rows = g_array_new(FALSE, TRUE, sizeof(NodeSpec));
+    g_array_set_clear_func(rows, (GDestroyNotify)node_spec_clear);
+    GPtrArray *names = node_names();
+    for (guint i = 0; i < names->len; i++) {
+        NodeSpec n;
+        char *err = NULL;
+        if (node_load(g_ptr_array_index(names, i), &n, &err))
+            g_array_append_val(rows, n);
+        else
+            note_skip(err);
+        g_free(err);
+    }
+    g_ptr_array_unref(names);
+    return rows;
+}
+
 /* The first field of each row, a char *name, one a line. */
 static void print_names(FILE *out, const GArray *rows)
 {
@@ -278,8 +298,12 @@ int cmdlist_run(const char *what, const CmdListOpts *o, FILE *out, char **err)
         rows = collect_topos();
         if (!o->names)
             reportlist_topos(out, rows, o->json);
+    } else if (strcmp(what, "nodes") == 0) {
+        rows = collect_nodes();
+        if (!o->names)
+            reportnode_list(out, rows, o->json);
     } else {
-        *err = g_strdup_printf("list: unknown category '%s'; expected models, gpus, topologies, algorithms or "
+        *err = g_strdup_printf("list: unknown category '%s'; expected models, gpus, topologies, nodes, algorithms or "
                                "policies", what);
         return 2;
     }
@@ -297,14 +321,14 @@ static const CliOpt opts[] = {
     {NULL},
 };
 
-#define CATEGORIES "models gpus topologies algorithms policies"
+#define CATEGORIES "models gpus topologies nodes algorithms policies"
 
 const CliCmd cmdlist_cli = {
     .name = "list",
-    .summary = "list the models, GPUs, topologies, algorithms or policies arsim knows",
+    .summary = "list the models, GPUs, topologies, nodes, algorithms or policies arsim knows",
     .about = "Models, GPUs and topology files are read along the data search path (a name found earlier hides "
              "the same name later); topology kinds, algorithms and policies are built in.",
-    .args = "models|gpus|topologies|algorithms|policies",
+    .args = "models|gpus|topologies|nodes|algorithms|policies",
     .arg_what = "category",
     .arg_words = CATEGORIES,
     .min_args = 1,
