@@ -1,0 +1,519 @@
+/* ncclsim — NCCL's schedules, channel by channel, on the network; see
+ * ncclsim.h. Sizes and rules cite NCCL v2.21.5-1 (docs/dev/references-nccl.md). */
+#include "coll/ncclsim.h"
+#include "coll/ncclroute.h"
+
+#include <string.h>
+
+#define NS_STEPS 8                  /* NCCL_STEPS (device.h) */
+#define NS_SIMPLE_BUFF (1u << 22)   /* DEFAULT_BUFFSIZE (init.cc) */
+#define NS_LL_BUFF (8u * 512 * 8 * 16)        /* DEFAULT_LL_BUFFSIZE */
+#define NS_LL128_BUFF (120u * 640 * 8 * 8)    /* DEFAULT_LL128_BUFFSIZE */
+#define NS_NVLS_CHUNK (128u << 10)  /* NCCL_NVLS_CHUNKSIZE's default */
+
+typedef enum { LANE_RING, LANE_TREE_UP, LANE_TREE_DOWN, LANE_TREE_ROOT, LANE_NV_LD, LANE_NV_ST, LANE_NV_RES,
+               LANE_SW_RED, LANE_SW_MC } LaneKind;
+
+typedef struct {
+    const TopoRoute *route;  /* borrowed from the route cache */
+    uint64_t sent, arrived, consumed;  /* slices */
+    int32_t recv_lane;       /* the lane that receives on it */
+    int32_t send_wait;       /* a lane waiting for a free slot, or -1 */
+    int32_t recv_wait;       /* the receiving lane waiting for a slice, or -1 */
+    uint8_t hw;              /* NcclHw of the connection */
+} Conn;
+
+typedef struct {
+    LaneKind kind;
+    int chan, who;           /* channel; rank (or owner position) the lane belongs to */
+    uint64_t idx, nops;      /* next op, ops in all */
+    bool busy;               /* between an op's start and its slices leaving */
+    int npend;               /* sends pending */
+    uint64_t pend_wire;      /* wire bytes each pending send carries */
+    int32_t *pend;           /* conns of the pending sends (maxpeer) */
+} Lane;
+
+typedef struct {
+    int nrecv, nsend;
+    int32_t *recv, *send;    /* maxpeer each */
+    uint64_t data;           /* data bytes each send carries */
+    double lat_us;           /* the op's latency before its slices leave */
+} Op;
+
+typedef struct {
+    const NcclSimSpec *sp;
+    Sim *sim;
+    Net *net;
+    NcclRoutes *routes;
+    int n, C, K, W;          /* ranks, channels, slices a chunk, slots a connection */
+    uint64_t chunk, nloops;  /* chunk data bytes; loops */
+    uint64_t loop_span;      /* bytes a loop covers */
+    uint64_t total;          /* bytes the loops cover (S, or S/n for RS/AG ring) */
+    GArray *conns;           /* Conn */
+    GArray *lanes;           /* Lane */
+    int maxpeer;
+    int32_t *ring;           /* [c*n + pos]: rank at pos of channel c's ring */
+    int32_t *tree;           /* [(c*n + r)*4 + i]: parent, child0, child1, child2 (-1 none) */
+    int32_t *conn_up;        /* [c*n + r]: r -> its parent */
+    int32_t *conn_dn;        /* [c*n + r]: parent -> r */
+    int32_t *nv;             /* NVLS conns: [((c*4)+kind)*n + g] */
+    simtime_t end;
+    int live;                /* lanes not finished */
+    uint64_t msgs;
+    Op scratch;
+} Run;
+
+uint64_t ncclsim_chunk_bytes(NcclAlgo a, NcclProto p, NcclOp op)
+{
+    if (a == NCCL_ALGO_NVLS || a == NCCL_ALGO_NVLSTREE)
+        return NS_NVLS_CHUNK;
+    int steps = p == NCCL_PROTO_SIMPLE && a == NCCL_ALGO_RING && op != NCCL_OP_BROADCAST ? NS_STEPS / 2 : 1;
+    if (p == NCCL_PROTO_LL)
+        return NS_LL_BUFF / NS_STEPS * steps / 2;
+    if (p == NCCL_PROTO_LL128)
+        return (uint64_t)NS_LL128_BUFF / NS_STEPS * steps / 16 * 15;
+    return (uint64_t)NS_SIMPLE_BUFF / NS_STEPS * steps;
+}
+
+int ncclsim_slices_per_chunk(NcclAlgo a, NcclProto p, NcclOp op)
+{
+    return p == NCCL_PROTO_SIMPLE && a == NCCL_ALGO_RING && op != NCCL_OP_BROADCAST ? 2 : 1;
+}
+
+int ncclsim_window(NcclAlgo a, NcclProto p, NcclOp op)
+{
+    return NS_STEPS / (p == NCCL_PROTO_SIMPLE && a == NCCL_ALGO_RING && op != NCCL_OP_BROADCAST ? 2 : 1);
+}
+
+uint64_t ncclsim_wire_bytes(NcclProto p, uint64_t data)
+{
+    return p == NCCL_PROTO_LL ? 2 * data : p == NCCL_PROTO_LL128 ? (data * 16 + 14) / 15 : data;
+}
+
+static uint64_t div_up(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+
+/* The chunk of loop l: min(chunk, what is left spread over its parts), >= 1. */
+static uint64_t loop_chunk(const Run *R, uint64_t l, uint64_t parts)
+{
+    uint64_t done = l * R->loop_span, left = R->total > done ? R->total - done : 0;
+    uint64_t c = div_up(left, parts);
+    c = c < R->chunk ? c : R->chunk;
+    return c ? c : 1;
+}
+
+static int32_t add_conn(Run *R, int src_host, int dst_host, int rail, int32_t recv_lane)
+{
+    Conn c = {.route = ncclroute_get(R->routes, src_host, dst_host, rail), .recv_lane = recv_lane,
+              .send_wait = -1, .recv_wait = -1, .hw = (uint8_t)ncclroute_hw(R->routes, src_host, dst_host)};
+    g_array_append_val(R->conns, c);
+    return (int32_t)R->conns->len - 1;
+}
+
+static int32_t add_lane(Run *R, LaneKind k, int chan, int who, uint64_t nops)
+{
+    Lane l = {.kind = k, .chan = chan, .who = who, .nops = nops, .pend = g_new(int32_t, R->maxpeer)};
+    g_array_append_val(R->lanes, l);
+    return (int32_t)R->lanes->len - 1;
+}
+
+static int host_of(const Run *R, int rank)
+{
+    return rank / R->sp->ppn * R->sp->cl->node.ngpus + rank % R->sp->ppn;
+}
+
+/* ---- the schedules: lanes, connections and ops ---- */
+
+static int ring_steps(const Run *R)
+{
+    NcclOp op = R->sp->op;
+    return op == NCCL_OP_ALLREDUCE ? 2 * R->n - 1 : op == NCCL_OP_BROADCAST ? 1 : R->n;
+}
+
+static void build_ring(Run *R)
+{
+    int n = R->n, C = R->C;
+    R->ring = g_new(int32_t, (size_t)n * C);
+    int rails[64];
+    for (int c = 0; c < C; c++)
+        ncclroute_ring(R->routes, c, R->sp->nodes, R->sp->ppn, R->ring + (size_t)c * n, &rails[c % 64]);
+    uint64_t steps = (uint64_t)ring_steps(R), nops = R->nloops * steps * (uint64_t)R->K;
+    for (int c = 0; c < C; c++)
+        for (int pos = 0; pos < n; pos++)
+            add_lane(R, LANE_RING, c, pos, nops);
+    for (int c = 0; c < C; c++)
+        for (int pos = 0; pos < n; pos++) {
+            int a = R->ring[(size_t)c * n + pos], b = R->ring[(size_t)c * n + (pos + 1) % n];
+            add_conn(R, host_of(R, a), host_of(R, b), rails[c % 64], (int32_t)(c * n + (pos + 1) % n));
+        }
+}
+
+/* Ring op idx of lane (c, pos): conn c*n+pos sends to the next, c*n+pos-1 receives. */
+static void ring_op(Run *R, const Lane *L, uint64_t idx, Op *o)
+{
+    int n = R->n, steps = ring_steps(R), pos = L->who;
+    uint64_t per_loop = (uint64_t)steps * R->K, l = idx / per_loop;
+    int s = (int)(idx / R->K % (uint64_t)steps);
+    bool bc = R->sp->op == NCCL_OP_BROADCAST;
+    /* broadcast: a chain from position 0 (rank 0 is at position 0 of every ring) */
+    bool recv = bc ? pos > 0 : s > 0, send = bc ? pos < n - 1 : s < steps - 1;
+    uint64_t parts = R->sp->op == NCCL_OP_ALLREDUCE ? (uint64_t)R->C * n : (uint64_t)R->C;
+    o->data = div_up(loop_chunk(R, l, parts), (uint64_t)R->K);
+    o->nrecv = o->nsend = 0;
+    if (recv)
+        o->recv[o->nrecv++] = (int32_t)(L->chan * n + (pos + n - 1) % n);
+    if (send)
+        o->send[o->nsend++] = (int32_t)(L->chan * n + pos);
+}
+
+static void build_tree(Run *R)
+{
+    int n = R->n, C = R->C;
+    R->tree = g_new(int32_t, (size_t)n * C * 4);
+    R->conn_up = g_new(int32_t, (size_t)n * C);
+    R->conn_dn = g_new(int32_t, (size_t)n * C);
+    int *rail = g_new(int, C);
+    for (int c = 0; c < C; c++)
+        ncclroute_tree(R->routes, c, R->sp->nodes, R->sp->ppn, R->tree + (size_t)c * n * 4, &rail[c]);
+    int32_t *up_lane = g_new(int32_t, (size_t)n * C), *dn_lane = g_new(int32_t, (size_t)n * C);
+    for (int c = 0; c < C; c++)
+        for (int r = 0; r < n; r++) {
+            bool root = R->tree[((size_t)c * n + r) * 4] < 0;
+            up_lane[c * n + r] = add_lane(R, root ? LANE_TREE_ROOT : LANE_TREE_UP, c, r, R->nloops);
+            dn_lane[c * n + r] = root ? up_lane[c * n + r] : add_lane(R, LANE_TREE_DOWN, c, r, R->nloops);
+        }
+    for (int c = 0; c < C; c++)
+        for (int r = 0; r < n; r++) {
+            int par = R->tree[((size_t)c * n + r) * 4];
+            R->conn_up[c * n + r] = par < 0 ? -1 : add_conn(R, host_of(R, r), host_of(R, par), rail[c], up_lane[c * n + par]);
+            R->conn_dn[c * n + r] = par < 0 ? -1 : add_conn(R, host_of(R, par), host_of(R, r), rail[c], dn_lane[c * n + r]);
+        }
+    g_free(up_lane);
+    g_free(dn_lane);
+    g_free(rail);
+}
+
+static void tree_op(Run *R, const Lane *L, uint64_t idx, Op *o)
+{
+    int n = R->n, c = L->chan, r = L->who;
+    const int32_t *t = R->tree + ((size_t)c * n + r) * 4;
+    o->data = loop_chunk(R, idx, (uint64_t)R->C);
+    o->nrecv = o->nsend = 0;
+    for (int i = 1; i < 4; i++) {
+        if (t[i] < 0)
+            continue;
+        if (L->kind != LANE_TREE_DOWN)
+            o->recv[o->nrecv++] = R->conn_up[c * n + t[i]];
+        if (L->kind != LANE_TREE_UP)
+            o->send[o->nsend++] = R->conn_dn[c * n + t[i]];
+    }
+    if (L->kind == LANE_TREE_UP)
+        o->send[o->nsend++] = R->conn_up[c * n + r];
+    if (L->kind == LANE_TREE_DOWN)
+        o->recv[o->nrecv++] = R->conn_dn[c * n + r];
+}
+
+enum { NV_UP0, NV_DN0, NV_UP1, NV_DN1 };
+
+static int32_t *nv_conn(Run *R, int c, int kind, int g) { return &R->nv[((size_t)c * 4 + kind) * R->n + g]; }
+
+static void build_nvls(Run *R)
+{
+    int n = R->n, C = R->C;
+    NcclOp op = R->sp->op;
+    bool red = op != NCCL_OP_ALLGATHER, mc = op != NCCL_OP_REDUCESCATTER;
+    uint64_t per = R->nloops * (uint64_t)n;
+    R->nv = g_new(int32_t, (size_t)C * 4 * n);
+    for (int c = 0; c < C; c++) {
+        int32_t sw_red = add_lane(R, LANE_SW_RED, c, 0, red ? per : 0);
+        int32_t sw_mc = add_lane(R, LANE_SW_MC, c, 0, mc ? per : 0);
+        for (int g = 0; g < n; g++) {
+            add_lane(R, LANE_NV_LD, c, g, red ? per : 0);
+            int32_t st = add_lane(R, LANE_NV_ST, c, g, R->nloops);
+            int32_t res = add_lane(R, LANE_NV_RES, c, g, mc ? per : 0);
+            int h = host_of(R, g);
+            *nv_conn(R, c, NV_UP0, g) = add_conn(R, h, NCCLROUTE_SWITCH, 0, sw_red);
+            *nv_conn(R, c, NV_DN0, g) = add_conn(R, NCCLROUTE_SWITCH, h, 0, st);
+            *nv_conn(R, c, NV_UP1, g) = add_conn(R, h, NCCLROUTE_SWITCH, 0, sw_mc);
+            *nv_conn(R, c, NV_DN1, g) = add_conn(R, NCCLROUTE_SWITCH, h, 0, res);
+        }
+    }
+}
+
+static void nvls_op(Run *R, const Lane *L, uint64_t idx, Op *o)
+{
+    int n = R->n, c = L->chan;
+    NcclOp op = R->sp->op;
+    uint64_t l = L->kind == LANE_NV_ST ? idx : idx / (uint64_t)n;
+    int owner = (int)(idx % (uint64_t)n);
+    o->data = loop_chunk(R, l, (uint64_t)R->C * n);
+    o->nrecv = o->nsend = 0;
+    switch (L->kind) {
+    case LANE_NV_LD:
+        o->send[o->nsend++] = *nv_conn(R, c, NV_UP0, L->who);
+        break;
+    case LANE_SW_RED:
+        for (int g = 0; g < n; g++)
+            o->recv[o->nrecv++] = *nv_conn(R, c, NV_UP0, g);
+        o->send[o->nsend++] = *nv_conn(R, c, NV_DN0, owner);
+        break;
+    case LANE_NV_ST:
+        if (op != NCCL_OP_ALLGATHER)
+            o->recv[o->nrecv++] = *nv_conn(R, c, NV_DN0, L->who);
+        if (op != NCCL_OP_REDUCESCATTER)
+            o->send[o->nsend++] = *nv_conn(R, c, NV_UP1, L->who);
+        break;
+    case LANE_SW_MC:
+        o->recv[o->nrecv++] = *nv_conn(R, c, NV_UP1, owner);
+        for (int g = 0; g < n; g++)
+            o->send[o->nsend++] = *nv_conn(R, c, NV_DN1, g);
+        break;
+    default:
+        o->recv[o->nrecv++] = *nv_conn(R, c, NV_DN1, L->who);
+        break;
+    }
+}
+
+/* ---- the executor ---- */
+
+static void lane_try(Run *R, int32_t li);
+
+static void wake_ev(void *ctx, void *data)
+{
+    lane_try(ctx, (int32_t)GPOINTER_TO_INT(data) - 1);
+}
+
+static void wake(Run *R, int32_t li)
+{
+    sim_after(R->sim, 0, wake_ev, R, GINT_TO_POINTER(li + 1));
+}
+
+static void delivered(void *ctx, void *data)
+{
+    Run *R = ctx;
+    Conn *c = &g_array_index(R->conns, Conn, GPOINTER_TO_INT(data) - 1);
+    c->arrived++;
+    R->end = R->sim->now > R->end ? R->sim->now : R->end;
+    if (c->recv_wait >= 0) {
+        int32_t l = c->recv_wait;
+        c->recv_wait = -1;
+        lane_try(R, l);
+    }
+}
+
+static void gen_op(Run *R, const Lane *L, uint64_t idx, Op *o)
+{
+    if (L->kind == LANE_RING)
+        ring_op(R, L, idx, o);
+    else if (L->kind <= LANE_TREE_ROOT)
+        tree_op(R, L, idx, o);
+    else
+        nvls_op(R, L, idx, o);
+}
+
+/* The op's latency: NCCL's hardware latency a step for where its first
+ * connection runs (the switch's own lanes: none). */
+static double op_lat_us(const Run *R, const Lane *L, const Op *o)
+{
+    if (L->kind == LANE_SW_RED || L->kind == LANE_SW_MC)
+        return 0;
+    int32_t c = o->nsend ? o->send[0] : o->nrecv ? o->recv[0] : -1;
+    NcclHw hw = c >= 0 ? g_array_index(R->conns, Conn, c).hw : NCCL_HW_NVLINK;
+    NcclAlgo a = R->sp->choice.algo == NCCL_ALGO_NVLS ? NCCL_ALGO_RING : R->sp->choice.algo;
+    return nccl_hw_lat_us(hw, a == NCCL_ALGO_TREE ? NCCL_ALGO_RING : a, R->sp->choice.proto);
+}
+
+static void fire(void *ctx, void *data)
+{
+    Run *R = ctx;
+    int32_t li = (int32_t)GPOINTER_TO_INT(data) - 1;
+    Lane *L = &g_array_index(R->lanes, Lane, li);
+    for (int i = 0; i < L->npend; i++) {
+        Conn *c = &g_array_index(R->conns, Conn, L->pend[i]);
+        net_send(R->net, c->route, L->pend_wire, delivered, R, GINT_TO_POINTER(L->pend[i] + 1));
+        R->msgs++;
+    }
+    L->npend = 0;
+    L->busy = false;
+    L->idx++;
+    R->end = R->sim->now > R->end ? R->sim->now : R->end;
+    if (L->idx == L->nops)
+        R->live--;
+    lane_try(R, li);
+}
+
+static void lane_try(Run *R, int32_t li)
+{
+    Lane *L = &g_array_index(R->lanes, Lane, li);
+    if (L->busy || L->idx >= L->nops)
+        return;
+    Op *o = &R->scratch;
+    gen_op(R, L, L->idx, o);
+    for (int i = 0; i < o->nrecv; i++) {
+        Conn *c = &g_array_index(R->conns, Conn, o->recv[i]);
+        if (c->arrived <= c->consumed) {
+            c->recv_wait = li;
+            return;
+        }
+    }
+    for (int i = 0; i < o->nsend; i++) {
+        Conn *c = &g_array_index(R->conns, Conn, o->send[i]);
+        if (c->sent - c->consumed >= (uint64_t)R->W) {
+            c->send_wait = li;
+            return;
+        }
+    }
+    for (int i = 0; i < o->nrecv; i++) {
+        Conn *c = &g_array_index(R->conns, Conn, o->recv[i]);
+        c->consumed++;
+        if (c->send_wait >= 0) {
+            wake(R, c->send_wait);
+            c->send_wait = -1;
+        }
+    }
+    for (int i = 0; i < o->nsend; i++) {
+        g_array_index(R->conns, Conn, o->send[i]).sent++;
+        L->pend[i] = o->send[i];
+    }
+    L->npend = o->nsend;
+    uint64_t wire = ncclsim_wire_bytes(R->sp->choice.proto, o->data);
+    if (R->sp->choice.algo == NCCL_ALGO_NVLS) {   /* the switch's port rate while it reduces */
+        const NodeSpec *nd = &R->sp->cl->node;
+        wire = (uint64_t)((double)wire * node_gpu_nvlink_Bps(nd) / nd->nvls_Bps + 0.5);
+    }
+    L->pend_wire = wire;
+    L->busy = true;
+    simtime_t d;
+    sim_seconds_to_ps(op_lat_us(R, L, o) * 1e-6, &d);
+    sim_after(R->sim, d, fire, R, GINT_TO_POINTER(li + 1));
+}
+
+static void start_all(void *ctx, void *data)
+{
+    Run *R = ctx;
+    (void)data;
+    for (guint i = 0; i < R->lanes->len; i++)
+        lane_try(R, (int32_t)i);
+}
+
+static double launch_us(const NcclSimSpec *sp)
+{
+    NcclAlgo a = sp->choice.algo;
+    if (a == NCCL_ALGO_NVLS)
+        return nccl_hw_lat_us(NCCL_HW_NVLINK, a, NCCL_PROTO_SIMPLE);
+    return nccl_base_lat_us(a, sp->choice.proto);
+}
+
+static bool plan(Run *R, char **err)
+{
+    const NcclSimSpec *sp = R->sp;
+    NcclAlgo a = sp->choice.algo;
+    NcclProto p = sp->choice.proto;
+    R->n = sp->nodes * sp->ppn;
+    R->C = sp->choice.channels > 0 ? sp->choice.channels : 1;
+    R->K = ncclsim_slices_per_chunk(a, p, sp->op);
+    R->W = ncclsim_window(a, p, sp->op);
+    R->chunk = ncclsim_chunk_bytes(a, p, sp->op);
+    R->maxpeer = R->n + 4;
+    if (a == NCCL_ALGO_NVLSTREE) {
+        *err = g_strdup("NVLSTree is not simulated yet; expected --nccl-algo ring or tree between nodes");
+        return false;
+    }
+    if (a == NCCL_ALGO_NVLS && (sp->nodes > 1 || !sp->cl->node.nvls)) {
+        *err = g_strdup("NVLS runs on one node with NVLink SHARP; expected one node of a kind with nvls");
+        return false;
+    }
+    if (a == NCCL_ALGO_TREE && sp->op != NCCL_OP_ALLREDUCE) {
+        *err = g_strdup_printf("NCCL has no Tree %s; expected Ring", nccl_op_name(sp->op));
+        return false;
+    }
+    uint64_t S = sp->bytes ? sp->bytes : 1;
+    bool per_rank = a == NCCL_ALGO_RING && (sp->op == NCCL_OP_REDUCESCATTER || sp->op == NCCL_OP_ALLGATHER);
+    R->total = per_rank ? div_up(S, (uint64_t)R->n) : S;
+    uint64_t parts = a == NCCL_ALGO_TREE || (a == NCCL_ALGO_RING && sp->op != NCCL_OP_ALLREDUCE) ? 1 : (uint64_t)R->n;
+    if (a == NCCL_ALGO_NVLS) {   /* E:1751-1753: a smaller chunk for smaller sizes */
+        uint64_t conc = (uint64_t)R->C * R->n;
+        if (S < 64 * conc * R->chunk && R->chunk > 65536)
+            R->chunk = 65536;
+        if (S < 8 * conc * R->chunk && R->chunk > 32768)
+            R->chunk = 32768;
+        if (S < 2 * conc * R->chunk && R->chunk > 16384)
+            R->chunk = 16384;
+    }
+    R->loop_span = (uint64_t)R->C * parts * R->chunk;
+    R->nloops = div_up(R->total, R->loop_span);
+    R->scratch.recv = g_new(int32_t, R->maxpeer);
+    R->scratch.send = g_new(int32_t, R->maxpeer);
+    if (a == NCCL_ALGO_RING)
+        build_ring(R);
+    else if (a == NCCL_ALGO_TREE)
+        build_tree(R);
+    else
+        build_nvls(R);
+    return true;
+}
+
+static void run_free(Run *R)
+{
+    for (guint i = 0; R->lanes && i < R->lanes->len; i++)
+        g_free(g_array_index(R->lanes, Lane, i).pend);
+    if (R->lanes)
+        g_array_unref(R->lanes);
+    if (R->conns)
+        g_array_unref(R->conns);
+    g_free(R->ring);
+    g_free(R->tree);
+    g_free(R->conn_up);
+    g_free(R->conn_dn);
+    g_free(R->nv);
+    g_free(R->scratch.recv);
+    g_free(R->scratch.send);
+    ncclroute_free(R->routes);
+    if (R->net)
+        net_free(R->net);
+    if (R->sim)
+        sim_free(R->sim);
+}
+
+double ncclsim_time(const NcclSimSpec *sp, uint64_t *events, uint64_t *msgs, char **err)
+{
+    if (sp->nodes < 1 || sp->ppn < 1 || sp->ppn > sp->cl->node.ngpus || sp->nodes > sp->cl->fab.nodes) {
+        *err = g_strdup_printf("%d nodes x %d GPUs; expected at most %d nodes of at most %d GPUs", sp->nodes, sp->ppn,
+                               sp->cl->fab.nodes, sp->cl->node.ngpus);
+        return -1;
+    }
+    Run R = {.sp = sp, .conns = g_array_new(FALSE, FALSE, sizeof(Conn)),
+             .lanes = g_array_new(FALSE, FALSE, sizeof(Lane))};
+    R.routes = ncclroute_new(sp->topo, sp->cl, sp->nodes, sp->ppn);
+    if (sp->nodes * sp->ppn <= 1) {
+        run_free(&R);
+        return 0;
+    }
+    if (!plan(&R, err)) {
+        run_free(&R);
+        return -1;
+    }
+    R.sim = sim_new(SIM_DEFAULT_SEED);
+    R.net = net_new(R.sim, sp->topo);
+    simtime_t t0;
+    sim_seconds_to_ps(launch_us(sp) * 1e-6, &t0);
+    R.live = 0;
+    for (guint i = 0; i < R.lanes->len; i++) {
+        Lane *L = &g_array_index(R.lanes, Lane, i);
+        R.live += L->nops > 0;
+    }
+    sim_at(R.sim, t0, start_all, &R, NULL);
+    bool ok = sim_run(R.sim);
+    double t = sim_ps_to_seconds(R.end > t0 ? R.end : t0);
+    if (!ok || R.live != 0) {
+        *err = ok ? g_strdup_printf("the %s schedule stopped with %d lanes unfinished; expected none (a bug)",
+                                    nccl_algo_name(sp->choice.algo), R.live)
+                  : g_strdup(R.sim->error);
+        t = -3;
+    }
+    if (events)
+        *events = R.sim->events;
+    if (msgs)
+        *msgs = R.msgs;
+    run_free(&R);
+    return t;
+}
