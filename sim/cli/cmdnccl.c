@@ -101,7 +101,10 @@ static bool one_size(const CmdNcclOpts *o, Topo *t, const NodeCluster *cl, int p
     NcclSimSpec sp = {.topo = t, .cl = cl, .nodes = o->nodes, .ppn = ppn, .op = (NcclOp)o->op, .bytes = bytes,
                       .choice = r->choice};
     double w0 = wall_now();
-    r->time_s = ncclsim_time(&sp, &r->events, &r->msgs, &why);
+    NcclSimStats st;
+    r->time_s = ncclsim_time(&sp, &st, &why);
+    r->events = st.events;
+    r->msgs = st.msgs;
     r->wall_s = wall_now() - w0;
     if (r->time_s < 0) {
         *err = g_strdup_printf("--nccl-algo: %s", why);

@@ -4,7 +4,8 @@
 #include <string.h>
 
 #define MAX_HOPS 24
-#define MAX_CYCLES 16
+#define MAX_CYCLES 128
+#define MAX_CHANNELS 64
 
 struct NcclRoutes {
     Topo *topo;
@@ -13,6 +14,7 @@ struct NcclRoutes {
     GHashTable *cache;           /* key -> TopoRoute* (owned) */
     int ncycles;                 /* local rings found */
     int cycle[MAX_CYCLES][NODE_MAX_GPUS]; /* local GPU orders, each a cycle of the node's links */
+    int chan_cycle[MAX_CHANNELS];         /* channel c's cycle (c % MAX_CHANNELS) */
 };
 
 typedef struct {
@@ -170,6 +172,46 @@ static bool joined(const NcclRoutes *r, int a, int b)
     return node_link(r->cl->mesh_link, a * r->G + b) >= 0;
 }
 
+/* NVLinks from local GPU a to b (mesh), 0 if none. */
+static int mesh_links(const NodeSpec *n, int a, int b)
+{
+    for (guint i = 0; n->mesh && i < n->mesh->len; i++) {
+        const NodeMeshLink *m = &g_array_index(n->mesh, NodeMeshLink, i);
+        if ((m->a == a && m->b == b) || (m->a == b && m->b == a))
+            return m->links;
+    }
+    return 0;
+}
+
+/* Channels to cycles, greedily: each channel takes the cycle whose most
+ * shared edge leaves it the most NVLinks (links / (channels on it + 1)),
+ * so the rings spread over the mesh's links as NCCL's search spreads them. */
+static void assign_cycles(NcclRoutes *r)
+{
+    const NodeSpec *n = spec(r);
+    int m = r->ppn, users[NODE_MAX_GPUS][NODE_MAX_GPUS] = {{0}};
+    for (int c = 0; c < MAX_CHANNELS; c++) {
+        int best = 0;
+        double best_score = -1;
+        for (int k = 0; k < r->ncycles; k++) {
+            double score = 1e300;
+            for (int i = 0; i < m; i++) {
+                int a = r->cycle[k][i], b = r->cycle[k][(i + 1) % m];
+                int l = n->fabric == NODE_FABRIC_MESH ? mesh_links(n, a, b) : 1;
+                double sc = (double)l / (users[a][b] + 1);
+                score = sc < score ? sc : score;
+            }
+            if (score > best_score) {
+                best_score = score;
+                best = k;
+            }
+        }
+        r->chan_cycle[c] = best;
+        for (int i = 0; i < m; i++)
+            users[r->cycle[best][i]][r->cycle[best][(i + 1) % m]]++;
+    }
+}
+
 /* Depth-first search for Hamiltonian cycles over local GPUs 0..ppn-1 from GPU 0. */
 static void find_cycles(NcclRoutes *r, int *path, int depth, bool *used)
 {
@@ -209,6 +251,7 @@ NcclRoutes *ncclroute_new(Topo *t, const NodeCluster *cl, int nodes, int ppn)
             r->cycle[0][g] = g;
         r->ncycles = 1;
     }
+    assign_cycles(r);
     return r;
 }
 
@@ -228,12 +271,12 @@ static void local_order(const NcclRoutes *r, int c, int *order, int *rl)
 {
     const NodeSpec *n = spec(r);
     int m = r->ppn;
-    const int *cy = r->cycle[c % r->ncycles];
+    const int *cy = r->cycle[r->chan_cycle[c % MAX_CHANNELS]];
     int cuts[NODE_MAX_GPUS], ncut = 0;
     for (int i = 0; i < m; i++)
         if (n->fabric == NODE_FABRIC_NVSWITCH || n->gpu_nic[cy[(i + m - 1) % m]] == n->gpu_nic[cy[i]])
             cuts[ncut++] = i;
-    int start = ncut ? cuts[(c / r->ncycles) % ncut] : 0;
+    int start = ncut ? cuts[c % ncut] : 0;
     for (int i = 0; i < m; i++)
         order[i] = cy[(start + i) % m];
     *rl = n->nnics ? n->gpu_nic[order[0]] : 0;

@@ -59,7 +59,8 @@ typedef struct {
     int32_t *nv;             /* NVLS conns: [((c*4)+kind)*n + g] */
     simtime_t end;
     int live;                /* lanes not finished */
-    uint64_t msgs;
+    uint64_t msgs, data;
+    uint64_t *pend_data;     /* [lane]: data bytes each pending send carries */
     Op scratch;
 } Run;
 
@@ -310,16 +311,19 @@ static void gen_op(Run *R, const Lane *L, uint64_t idx, Op *o)
         nvls_op(R, L, idx, o);
 }
 
-/* The op's latency: NCCL's hardware latency a step for where its first
- * connection runs (the switch's own lanes: none). */
+/* The op's latency: NCCL's Ring hardware latency a step (tuning.cc's
+ * per-hop figure, Tree's included: Tree's own are its pipeline's start)
+ * for where its first connection runs; NVLS GPU lanes: LL's NVLink step
+ * (a flag); the switch's own lanes: none. */
 static double op_lat_us(const Run *R, const Lane *L, const Op *o)
 {
     if (L->kind == LANE_SW_RED || L->kind == LANE_SW_MC)
         return 0;
     int32_t c = o->nsend ? o->send[0] : o->nrecv ? o->recv[0] : -1;
     NcclHw hw = c >= 0 ? g_array_index(R->conns, Conn, c).hw : NCCL_HW_NVLINK;
-    NcclAlgo a = R->sp->choice.algo == NCCL_ALGO_NVLS ? NCCL_ALGO_RING : R->sp->choice.algo;
-    return nccl_hw_lat_us(hw, a == NCCL_ALGO_TREE ? NCCL_ALGO_RING : a, R->sp->choice.proto);
+    if (R->sp->choice.algo == NCCL_ALGO_NVLS)   /* a flag over NVLink, as LL's step */
+        return nccl_hw_lat_us(NCCL_HW_NVLINK, NCCL_ALGO_RING, NCCL_PROTO_LL);
+    return nccl_hw_lat_us(hw, NCCL_ALGO_RING, R->sp->choice.proto);
 }
 
 static void fire(void *ctx, void *data)
@@ -331,6 +335,7 @@ static void fire(void *ctx, void *data)
         Conn *c = &g_array_index(R->conns, Conn, L->pend[i]);
         net_send(R->net, c->route, L->pend_wire, delivered, R, GINT_TO_POINTER(L->pend[i] + 1));
         R->msgs++;
+        R->data += R->pend_data[li];
     }
     L->npend = 0;
     L->busy = false;
@@ -381,6 +386,7 @@ static void lane_try(Run *R, int32_t li)
         wire = (uint64_t)((double)wire * node_gpu_nvlink_Bps(nd) / nd->nvls_Bps + 0.5);
     }
     L->pend_wire = wire;
+    R->pend_data[li] = o->data;
     L->busy = true;
     simtime_t d;
     sim_seconds_to_ps(op_lat_us(R, L, o) * 1e-6, &d);
@@ -467,6 +473,7 @@ static void run_free(Run *R)
     g_free(R->nv);
     g_free(R->scratch.recv);
     g_free(R->scratch.send);
+    g_free(R->pend_data);
     ncclroute_free(R->routes);
     if (R->net)
         net_free(R->net);
@@ -474,7 +481,7 @@ static void run_free(Run *R)
         sim_free(R->sim);
 }
 
-double ncclsim_time(const NcclSimSpec *sp, uint64_t *events, uint64_t *msgs, char **err)
+double ncclsim_time(const NcclSimSpec *sp, NcclSimStats *st, char **err)
 {
     if (sp->nodes < 1 || sp->ppn < 1 || sp->ppn > sp->cl->node.ngpus || sp->nodes > sp->cl->fab.nodes) {
         *err = g_strdup_printf("%d nodes x %d GPUs; expected at most %d nodes of at most %d GPUs", sp->nodes, sp->ppn,
@@ -484,6 +491,8 @@ double ncclsim_time(const NcclSimSpec *sp, uint64_t *events, uint64_t *msgs, cha
     Run R = {.sp = sp, .conns = g_array_new(FALSE, FALSE, sizeof(Conn)),
              .lanes = g_array_new(FALSE, FALSE, sizeof(Lane))};
     R.routes = ncclroute_new(sp->topo, sp->cl, sp->nodes, sp->ppn);
+    if (st)
+        *st = (NcclSimStats){0};
     if (sp->nodes * sp->ppn <= 1) {
         run_free(&R);
         return 0;
@@ -492,6 +501,7 @@ double ncclsim_time(const NcclSimSpec *sp, uint64_t *events, uint64_t *msgs, cha
         run_free(&R);
         return -1;
     }
+    R.pend_data = g_new0(uint64_t, R.lanes->len);
     R.sim = sim_new(SIM_DEFAULT_SEED);
     R.net = net_new(R.sim, sp->topo);
     simtime_t t0;
@@ -510,10 +520,8 @@ double ncclsim_time(const NcclSimSpec *sp, uint64_t *events, uint64_t *msgs, cha
                   : g_strdup(R.sim->error);
         t = -3;
     }
-    if (events)
-        *events = R.sim->events;
-    if (msgs)
-        *msgs = R.msgs;
+    if (st)
+        *st = (NcclSimStats){.events = R.sim->events, .msgs = R.msgs, .data_bytes = R.data};
     run_free(&R);
     return t;
 }

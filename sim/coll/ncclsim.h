@@ -32,9 +32,16 @@ typedef struct {
     NcclChoice choice;         /* algorithm, protocol, channels */
 } NcclSimSpec;
 
+/* What a run did. */
+typedef struct {
+    uint64_t events;         /* events the Sim ran */
+    uint64_t msgs;           /* messages sent (slices, switch reductions and multicasts included) */
+    uint64_t data_bytes;     /* data bytes those messages carried (before the protocol's wire overhead) */
+} NcclSimStats;
+
 /* Simulated time of one call, s; < 0 with *err when it cannot run
- * (COLLRUN-like: -1 bad input, -3 a deadlock or a failed run). */
-double ncclsim_time(const NcclSimSpec *spec, uint64_t *events, uint64_t *msgs, char **err);
+ * (-1 bad input, -3 a deadlock or a failed run). st may be NULL. */
+double ncclsim_time(const NcclSimSpec *spec, NcclSimStats *st, char **err);
 
 /* The data bytes of one chunk (NCCL's chunkSize before the per-size
  * reductions) and the slots of a connection, for algo x proto x op. */
