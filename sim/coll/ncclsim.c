@@ -11,8 +11,8 @@
 #define NS_LL128_BUFF (120u * 640 * 8 * 8)    /* DEFAULT_LL128_BUFFSIZE */
 #define NS_NVLS_CHUNK (128u << 10)  /* NCCL_NVLS_CHUNKSIZE's default */
 
-typedef enum { LANE_RING, LANE_TREE_UP, LANE_TREE_DOWN, LANE_TREE_ROOT, LANE_NV_LD, LANE_NV_ST, LANE_NV_RES,
-               LANE_SW_RED, LANE_SW_MC } LaneKind;
+typedef enum { LANE_TREE_UP, LANE_TREE_DOWN, LANE_TREE_ROOT, LANE_RING, LANE_NV_LD, LANE_NV_RES, LANE_SW_RED,
+               LANE_SW_MC } LaneKind;
 
 typedef struct {
     const TopoRoute *route;  /* borrowed from the route cache */
@@ -21,6 +21,7 @@ typedef struct {
     int32_t send_wait;       /* a lane waiting for a free slot, or -1 */
     int32_t recv_wait;       /* the receiving lane waiting for a slice, or -1 */
     uint8_t hw;              /* NcclHw of the connection */
+    bool sw;                 /* to or from the NVSwitch (NVLS): at the switch's port rate */
 } Conn;
 
 typedef struct {
@@ -30,6 +31,7 @@ typedef struct {
     bool busy;               /* between an op's start and its slices leaving */
     int npend;               /* sends pending */
     uint64_t pend_wire;      /* wire bytes each pending send carries */
+    uint64_t pend_wire_sw;   /* the same to or from the NVSwitch, scaled to its port rate */
     int32_t *pend;           /* conns of the pending sends (maxpeer) */
 } Lane;
 
@@ -105,7 +107,8 @@ static uint64_t loop_chunk(const Run *R, uint64_t l, uint64_t parts)
 static int32_t add_conn(Run *R, int src_host, int dst_host, int rail, int32_t recv_lane)
 {
     Conn c = {.route = ncclroute_get(R->routes, src_host, dst_host, rail), .recv_lane = recv_lane,
-              .send_wait = -1, .recv_wait = -1, .hw = (uint8_t)ncclroute_hw(R->routes, src_host, dst_host)};
+              .send_wait = -1, .recv_wait = -1, .hw = (uint8_t)ncclroute_hw(R->routes, src_host, dst_host),
+              .sw = src_host == NCCLROUTE_SWITCH || dst_host == NCCLROUTE_SWITCH};
     g_array_append_val(R->conns, c);
     return (int32_t)R->conns->len - 1;
 }
@@ -215,61 +218,107 @@ static void tree_op(Run *R, const Lane *L, uint64_t idx, Op *o)
 
 enum { NV_UP0, NV_DN0, NV_UP1, NV_DN1 };
 
-static int32_t *nv_conn(Run *R, int c, int kind, int g) { return &R->nv[((size_t)c * 4 + kind) * R->n + g]; }
+static int32_t *nv_conn(Run *R, int c, int kind, int r) { return &R->nv[((size_t)c * 4 + kind) * R->n + r]; }
 
+/* Rank r's parent and children in channel c's tree between nodes (NVLSTree:
+ * GPU g of each node in a double binary tree of the nodes); -1 none. */
+static void nvt_peers(const Run *R, int c, int r, int *up, int *d0, int *d1)
+{
+    int m = R->sp->ppn, k = r / m, g = r % m;
+    ncclroute_dtree(R->sp->nodes, k, c % 2, up, d0, d1);
+    *up = *up >= 0 ? *up * m + g : -1;
+    *d0 = *d0 >= 0 ? *d0 * m + g : -1;
+    *d1 = *d1 >= 0 ? *d1 * m + g : -1;
+}
+
+/* NVLS (one node) and NVLSTree (a tree of nodes): per channel and node a
+ * reducing and a multicasting switch lane; per GPU a lane sending its copy
+ * of every chunk up, the owner's lanes (the tree's up and down halves, or
+ * one at the root) that take the switch's reduction, pass it along the
+ * tree and store the result back, and a lane receiving the multicast. */
 static void build_nvls(Run *R)
 {
-    int n = R->n, C = R->C;
+    int n = R->n, C = R->C, m = R->sp->ppn, N = R->sp->nodes;
     NcclOp op = R->sp->op;
     bool red = op != NCCL_OP_ALLGATHER, mc = op != NCCL_OP_REDUCESCATTER;
-    uint64_t per = R->nloops * (uint64_t)n;
+    uint64_t per = R->nloops * (uint64_t)m;
     R->nv = g_new(int32_t, (size_t)C * 4 * n);
+    R->conn_up = g_new(int32_t, (size_t)n * C);
+    R->conn_dn = g_new(int32_t, (size_t)n * C);
+    int32_t *up_lane = g_new(int32_t, (size_t)n), *dn_lane = g_new(int32_t, (size_t)n);
     for (int c = 0; c < C; c++) {
-        int32_t sw_red = add_lane(R, LANE_SW_RED, c, 0, red ? per : 0);
-        int32_t sw_mc = add_lane(R, LANE_SW_MC, c, 0, mc ? per : 0);
-        for (int g = 0; g < n; g++) {
-            add_lane(R, LANE_NV_LD, c, g, red ? per : 0);
-            int32_t st = add_lane(R, LANE_NV_ST, c, g, R->nloops);
-            int32_t res = add_lane(R, LANE_NV_RES, c, g, mc ? per : 0);
-            int h = host_of(R, g);
-            *nv_conn(R, c, NV_UP0, g) = add_conn(R, h, NCCLROUTE_SWITCH, 0, sw_red);
-            *nv_conn(R, c, NV_DN0, g) = add_conn(R, NCCLROUTE_SWITCH, h, 0, st);
-            *nv_conn(R, c, NV_UP1, g) = add_conn(R, h, NCCLROUTE_SWITCH, 0, sw_mc);
-            *nv_conn(R, c, NV_DN1, g) = add_conn(R, NCCLROUTE_SWITCH, h, 0, res);
+        for (int k = 0; k < N; k++) {
+            int32_t sw_red = add_lane(R, LANE_SW_RED, c, k, red ? per : 0);
+            int32_t sw_mc = add_lane(R, LANE_SW_MC, c, k, mc ? per : 0);
+            for (int g = 0; g < m; g++) {
+                int r = k * m + g, h = host_of(R, r), u, d0, d1;
+                nvt_peers(R, c, r, &u, &d0, &d1);
+                add_lane(R, LANE_NV_LD, c, r, red ? per : 0);
+                up_lane[r] = add_lane(R, u < 0 ? LANE_TREE_ROOT : LANE_TREE_UP, c, r, R->nloops);
+                dn_lane[r] = u < 0 ? up_lane[r] : add_lane(R, LANE_TREE_DOWN, c, r, R->nloops);
+                int32_t res = add_lane(R, LANE_NV_RES, c, r, mc ? per : 0);
+                *nv_conn(R, c, NV_UP0, r) = add_conn(R, h, NCCLROUTE_SWITCH, 0, sw_red);
+                *nv_conn(R, c, NV_DN0, r) = add_conn(R, NCCLROUTE_SWITCH, h, 0, up_lane[r]);
+                *nv_conn(R, c, NV_UP1, r) = add_conn(R, h, NCCLROUTE_SWITCH, 0, sw_mc);
+                *nv_conn(R, c, NV_DN1, r) = add_conn(R, NCCLROUTE_SWITCH, h, 0, res);
+            }
+        }
+        for (int r = 0; r < n; r++) {
+            int u, d0, d1, rail = R->sp->cl->node.gpu_nic[r % m];
+            nvt_peers(R, c, r, &u, &d0, &d1);
+            R->conn_up[c * n + r] = u < 0 ? -1 : add_conn(R, host_of(R, r), host_of(R, u), rail, up_lane[u]);
+            R->conn_dn[c * n + r] = u < 0 ? -1 : add_conn(R, host_of(R, u), host_of(R, r), rail, dn_lane[r]);
         }
     }
+    g_free(up_lane);
+    g_free(dn_lane);
 }
 
 static void nvls_op(Run *R, const Lane *L, uint64_t idx, Op *o)
 {
-    int n = R->n, c = L->chan;
+    int n = R->n, c = L->chan, m = R->sp->ppn;
     NcclOp op = R->sp->op;
-    uint64_t l = L->kind == LANE_NV_ST ? idx : idx / (uint64_t)n;
-    int owner = (int)(idx % (uint64_t)n);
-    o->data = loop_chunk(R, l, (uint64_t)R->C * n);
+    bool owner_lane = L->kind <= LANE_TREE_ROOT;
+    uint64_t l = owner_lane ? idx : idx / (uint64_t)m;
+    int owner = (int)(idx % (uint64_t)m), r = L->who, base = L->who * m;
+    o->data = loop_chunk(R, l, (uint64_t)R->C * m);
     o->nrecv = o->nsend = 0;
+    int u, d[2];
     switch (L->kind) {
     case LANE_NV_LD:
-        o->send[o->nsend++] = *nv_conn(R, c, NV_UP0, L->who);
+        o->send[o->nsend++] = *nv_conn(R, c, NV_UP0, r);
         break;
     case LANE_SW_RED:
-        for (int g = 0; g < n; g++)
-            o->recv[o->nrecv++] = *nv_conn(R, c, NV_UP0, g);
-        o->send[o->nsend++] = *nv_conn(R, c, NV_DN0, owner);
-        break;
-    case LANE_NV_ST:
-        if (op != NCCL_OP_ALLGATHER)
-            o->recv[o->nrecv++] = *nv_conn(R, c, NV_DN0, L->who);
-        if (op != NCCL_OP_REDUCESCATTER)
-            o->send[o->nsend++] = *nv_conn(R, c, NV_UP1, L->who);
+        for (int g = 0; g < m; g++)
+            o->recv[o->nrecv++] = *nv_conn(R, c, NV_UP0, base + g);
+        o->send[o->nsend++] = *nv_conn(R, c, NV_DN0, base + owner);
         break;
     case LANE_SW_MC:
-        o->recv[o->nrecv++] = *nv_conn(R, c, NV_UP1, owner);
-        for (int g = 0; g < n; g++)
-            o->send[o->nsend++] = *nv_conn(R, c, NV_DN1, g);
+        o->recv[o->nrecv++] = *nv_conn(R, c, NV_UP1, base + owner);
+        for (int g = 0; g < m; g++)
+            o->send[o->nsend++] = *nv_conn(R, c, NV_DN1, base + g);
         break;
-    default:
-        o->recv[o->nrecv++] = *nv_conn(R, c, NV_DN1, L->who);
+    case LANE_NV_RES:
+        o->recv[o->nrecv++] = *nv_conn(R, c, NV_DN1, r);
+        break;
+    default:   /* the owner's tree lanes */
+        nvt_peers(R, c, r, &u, &d[0], &d[1]);
+        if (L->kind != LANE_TREE_DOWN && op != NCCL_OP_ALLGATHER)
+            o->recv[o->nrecv++] = *nv_conn(R, c, NV_DN0, r);
+        for (int i = 0; i < 2; i++) {
+            if (d[i] < 0)
+                continue;
+            if (L->kind != LANE_TREE_DOWN)
+                o->recv[o->nrecv++] = R->conn_up[c * n + d[i]];
+            if (L->kind != LANE_TREE_UP)
+                o->send[o->nsend++] = R->conn_dn[c * n + d[i]];
+        }
+        if (L->kind == LANE_TREE_UP)
+            o->send[o->nsend++] = R->conn_up[c * n + r];
+        if (L->kind == LANE_TREE_DOWN)
+            o->recv[o->nrecv++] = R->conn_dn[c * n + r];
+        if (L->kind != LANE_TREE_UP && op != NCCL_OP_REDUCESCATTER)
+            o->send[o->nsend++] = *nv_conn(R, c, NV_UP1, r);
         break;
     }
 }
@@ -303,9 +352,10 @@ static void delivered(void *ctx, void *data)
 
 static void gen_op(Run *R, const Lane *L, uint64_t idx, Op *o)
 {
-    if (L->kind == LANE_RING)
+    NcclAlgo a = R->sp->choice.algo;
+    if (a == NCCL_ALGO_RING)
         ring_op(R, L, idx, o);
-    else if (L->kind <= LANE_TREE_ROOT)
+    else if (a == NCCL_ALGO_TREE)
         tree_op(R, L, idx, o);
     else
         nvls_op(R, L, idx, o);
@@ -319,10 +369,15 @@ static double op_lat_us(const Run *R, const Lane *L, const Op *o)
 {
     if (L->kind == LANE_SW_RED || L->kind == LANE_SW_MC)
         return 0;
+    NcclAlgo a = R->sp->choice.algo;
+    if (a == NCCL_ALGO_NVLS || a == NCCL_ALGO_NVLSTREE) {   /* a flag over NVLink, as LL's step */
+        for (int i = 0; i < o->nsend; i++)
+            if (g_array_index(R->conns, Conn, o->send[i]).hw == NCCL_HW_NET)
+                return nccl_hw_lat_us(NCCL_HW_NET, NCCL_ALGO_RING, NCCL_PROTO_SIMPLE);
+        return nccl_hw_lat_us(NCCL_HW_NVLINK, NCCL_ALGO_RING, NCCL_PROTO_LL);
+    }
     int32_t c = o->nsend ? o->send[0] : o->nrecv ? o->recv[0] : -1;
     NcclHw hw = c >= 0 ? g_array_index(R->conns, Conn, c).hw : NCCL_HW_NVLINK;
-    if (R->sp->choice.algo == NCCL_ALGO_NVLS)   /* a flag over NVLink, as LL's step */
-        return nccl_hw_lat_us(NCCL_HW_NVLINK, NCCL_ALGO_RING, NCCL_PROTO_LL);
     return nccl_hw_lat_us(hw, NCCL_ALGO_RING, R->sp->choice.proto);
 }
 
@@ -333,7 +388,8 @@ static void fire(void *ctx, void *data)
     Lane *L = &g_array_index(R->lanes, Lane, li);
     for (int i = 0; i < L->npend; i++) {
         Conn *c = &g_array_index(R->conns, Conn, L->pend[i]);
-        net_send(R->net, c->route, L->pend_wire, delivered, R, GINT_TO_POINTER(L->pend[i] + 1));
+        net_send(R->net, c->route, c->sw ? L->pend_wire_sw : L->pend_wire, delivered, R,
+                 GINT_TO_POINTER(L->pend[i] + 1));
         R->msgs++;
         R->data += R->pend_data[li];
     }
@@ -381,11 +437,12 @@ static void lane_try(Run *R, int32_t li)
     }
     L->npend = o->nsend;
     uint64_t wire = ncclsim_wire_bytes(R->sp->choice.proto, o->data);
-    if (R->sp->choice.algo == NCCL_ALGO_NVLS) {   /* the switch's port rate while it reduces */
-        const NodeSpec *nd = &R->sp->cl->node;
-        wire = (uint64_t)((double)wire * node_gpu_nvlink_Bps(nd) / nd->nvls_Bps + 0.5);
-    }
     L->pend_wire = wire;
+    L->pend_wire_sw = wire;
+    if (R->sp->cl->node.nvls) {   /* the switch's port rate while it reduces */
+        const NodeSpec *nd = &R->sp->cl->node;
+        L->pend_wire_sw = (uint64_t)((double)wire * node_gpu_nvlink_Bps(nd) / nd->nvls_Bps + 0.5);
+    }
     R->pend_data[li] = o->data;
     L->busy = true;
     simtime_t d;
@@ -404,7 +461,7 @@ static void start_all(void *ctx, void *data)
 static double launch_us(const NcclSimSpec *sp)
 {
     NcclAlgo a = sp->choice.algo;
-    if (a == NCCL_ALGO_NVLS)
+    if (a == NCCL_ALGO_NVLS || a == NCCL_ALGO_NVLSTREE)
         return nccl_hw_lat_us(NCCL_HW_NVLINK, a, NCCL_PROTO_SIMPLE);
     return nccl_base_lat_us(a, sp->choice.proto);
 }
@@ -420,12 +477,16 @@ static bool plan(Run *R, char **err)
     R->W = ncclsim_window(a, p, sp->op);
     R->chunk = ncclsim_chunk_bytes(a, p, sp->op);
     R->maxpeer = R->n + 4;
-    if (a == NCCL_ALGO_NVLSTREE) {
-        *err = g_strdup("NVLSTree is not simulated yet; expected --nccl-algo ring or tree between nodes");
+    if ((a == NCCL_ALGO_NVLS || a == NCCL_ALGO_NVLSTREE) && !sp->cl->node.nvls) {
+        *err = g_strdup("NVLS needs NVLink SHARP; expected a node kind with nvls");
         return false;
     }
-    if (a == NCCL_ALGO_NVLS && (sp->nodes > 1 || !sp->cl->node.nvls)) {
-        *err = g_strdup("NVLS runs on one node with NVLink SHARP; expected one node of a kind with nvls");
+    if (a == NCCL_ALGO_NVLSTREE && (sp->nodes < 2 || sp->op != NCCL_OP_ALLREDUCE)) {
+        *err = g_strdup("NVLSTree is an all-reduce between nodes; expected NVLS on one node");
+        return false;
+    }
+    if (a == NCCL_ALGO_NVLS && sp->nodes > 1) {
+        *err = g_strdup("NVLS runs on one node; expected NVLSTree between nodes");
         return false;
     }
     if (a == NCCL_ALGO_TREE && sp->op != NCCL_OP_ALLREDUCE) {
@@ -435,15 +496,25 @@ static bool plan(Run *R, char **err)
     uint64_t S = sp->bytes ? sp->bytes : 1;
     bool per_rank = a == NCCL_ALGO_RING && (sp->op == NCCL_OP_REDUCESCATTER || sp->op == NCCL_OP_ALLGATHER);
     R->total = per_rank ? div_up(S, (uint64_t)R->n) : S;
-    uint64_t parts = a == NCCL_ALGO_TREE || (a == NCCL_ALGO_RING && sp->op != NCCL_OP_ALLREDUCE) ? 1 : (uint64_t)R->n;
+    bool nvls = a == NCCL_ALGO_NVLS || a == NCCL_ALGO_NVLSTREE;
+    uint64_t parts = a == NCCL_ALGO_TREE || (a == NCCL_ALGO_RING && sp->op != NCCL_OP_ALLREDUCE) ? 1
+                   : nvls ? (uint64_t)sp->ppn : (uint64_t)R->n;
+    uint64_t conc = (uint64_t)R->C * sp->ppn;
     if (a == NCCL_ALGO_NVLS) {   /* E:1751-1753: a smaller chunk for smaller sizes */
-        uint64_t conc = (uint64_t)R->C * R->n;
         if (S < 64 * conc * R->chunk && R->chunk > 65536)
             R->chunk = 65536;
         if (S < 8 * conc * R->chunk && R->chunk > 32768)
             R->chunk = 32768;
         if (S < 2 * conc * R->chunk && R->chunk > 16384)
             R->chunk = 16384;
+    }
+    if (a == NCCL_ALGO_NVLSTREE) {   /* E:1754-1761 */
+        if (sp->nodes >= 4 && R->chunk > 65536)
+            R->chunk = 65536;
+        uint64_t caps[4][2] = {{32, 262144}, {16, 131072}, {4, 65536}, {1, 32768}};
+        for (int i = 0; i < 4; i++)
+            if (S < caps[i][0] * conc * R->chunk && R->chunk > caps[i][1])
+                R->chunk = caps[i][1];
     }
     R->loop_span = (uint64_t)R->C * parts * R->chunk;
     R->nloops = div_up(R->total, R->loop_span);

@@ -256,6 +256,11 @@ START_TEST(conservation)
     uint64_t Sn = (uint64_t)16 * n * (128u << 10) * 64;
     sim("dgx-h100", 1, n, NCCL_OP_ALLREDUCE, NCCL_ALGO_NVLS, NCCL_PROTO_SIMPLE, 16, Sn, &st);
     ck_assert_uint_eq(st.data_bytes, 2 * (uint64_t)(n + 1) * Sn);
+    /* NVLSTree on N nodes: each node's NVLS moves 2(m+1) x S, the trees
+     * between nodes S up and S down a node but the root's */
+    uint64_t Nt = 2, St = (uint64_t)16 * n * (32u << 10) * 8;
+    sim("dgx-h100", (int)Nt, n, NCCL_OP_ALLREDUCE, NCCL_ALGO_NVLSTREE, NCCL_PROTO_SIMPLE, 16, St, &st);
+    ck_assert_uint_eq(st.data_bytes, 2 * Nt * (uint64_t)(n + 1) * St + 2 * (Nt - 1) * St);
 }
 END_TEST
 
