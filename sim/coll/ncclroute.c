@@ -30,6 +30,19 @@ static void push(Path *p, int32_t l)
 
 static const NodeSpec *spec(const NcclRoutes *r) { return &r->cl->node; }
 
+/* GPU g of node k to its PCIe switch, and back (through its port). */
+static void gpu_up(const NcclRoutes *r, Path *p, int k, int g)
+{
+    push(p, node_link(r->cl->gpu_pcie_up, k * r->G + g));
+    push(p, node_link(r->cl->port_up, k * r->G + g));
+}
+
+static void gpu_down(const NcclRoutes *r, Path *p, int k, int g)
+{
+    push(p, node_link(r->cl->port_down, k * r->G + g));
+    push(p, node_link(r->cl->gpu_pcie_down, k * r->G + g));
+}
+
 /* PCIe from GPU a's switch to switch b's (through the CPU when they differ). */
 static void pcie_between(const NcclRoutes *r, Path *p, int k, int sa, int sb)
 {
@@ -55,9 +68,9 @@ static void intra(const NcclRoutes *r, Path *p, int k, int a, int b)
         push(p, m);
         return;
     }
-    push(p, node_link(r->cl->gpu_pcie_up, k * G + a));
+    gpu_up(r, p, k, a);
     pcie_between(r, p, k, n->gpu_pcie[a], n->gpu_pcie[b]);
-    push(p, node_link(r->cl->gpu_pcie_down, k * G + b));
+    gpu_down(r, p, k, b);
 }
 
 /* The GPU of node kind n nearest NIC i (on its PCIe switch), -1 if none. */
@@ -73,13 +86,13 @@ static int proxy_of(const NodeSpec *n, int nic)
 static void to_nic(const NcclRoutes *r, Path *p, int k, int g, int i)
 {
     const NodeSpec *n = spec(r);
-    int G = r->G, R = n->nnics;
+    int R = n->nnics;
     int px = proxy_of(n, i);
     if (n->gpu_nic[g] != i && n->fabric == NODE_FABRIC_NVSWITCH && px >= 0) {
         intra(r, p, k, g, px);    /* PXN: over NVLink to the GPU beside the NIC */
         g = px;
     }
-    push(p, node_link(r->cl->gpu_pcie_up, k * G + g));
+    gpu_up(r, p, k, g);
     pcie_between(r, p, k, n->gpu_pcie[g], n->nic_pcie[i]);
     push(p, node_link(r->cl->nic_pcie_up, k * R + i));
 }
@@ -88,16 +101,16 @@ static void to_nic(const NcclRoutes *r, Path *p, int k, int g, int i)
 static void from_nic(const NcclRoutes *r, Path *p, int k, int i, int g)
 {
     const NodeSpec *n = spec(r);
-    int G = r->G, R = n->nnics;
+    int R = n->nnics;
     int px = proxy_of(n, i);
     push(p, node_link(r->cl->nic_pcie_down, k * R + i));
     if (n->gpu_nic[g] != i && n->fabric == NODE_FABRIC_NVSWITCH && px >= 0) {
-        push(p, node_link(r->cl->gpu_pcie_down, k * G + px));
+        gpu_down(r, p, k, px);
         intra(r, p, k, px, g);
         return;
     }
     pcie_between(r, p, k, n->nic_pcie[i], n->gpu_pcie[g]);
-    push(p, node_link(r->cl->gpu_pcie_down, k * G + g));
+    gpu_down(r, p, k, g);
 }
 
 /* NIC i of node a to NIC i of node b over rail i. */

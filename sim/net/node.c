@@ -357,9 +357,13 @@ static void build_node(Graph *gr, NodeCluster *c, int k, int *leaf_of_nic)
         set_pair(c->pcie_cpu_up, c->pcie_cpu_down, (size_t)(k * P + s),
                  graph_edge(gr, pcie[s], cpu, n->pcie_Bps, n->pcie_lat_s));
     }
-    for (int g = 0; g < G; g++)
+    for (int g = 0; g < G; g++) {
+        int port = graph_node(gr, g_strdup_printf("n%d.gpu%d.pcie", k, g), false);
         set_pair(c->gpu_pcie_up, c->gpu_pcie_down, (size_t)(k * G + g),
-                 graph_edge(gr, k * G + g, pcie[n->gpu_pcie[g]], n->pcie_Bps, n->pcie_lat_s));
+                 graph_edge(gr, k * G + g, port, n->pcie_Bps, n->pcie_lat_s / 2));
+        set_pair(c->port_up, c->port_down, (size_t)(k * G + g),
+                 graph_edge(gr, port, pcie[n->gpu_pcie[g]], n->pcie_Bps, n->pcie_lat_s / 2));
+    }
     if (n->fabric == NODE_FABRIC_NVSWITCH) {
         int nvs = graph_node(gr, g_strdup_printf("n%d.nvswitch", k), false);
         for (int g = 0; g < G; g++)
@@ -415,6 +419,8 @@ bool node_cluster(const NodeSpec *n, const NodeFabricSpec *f, TopoSpec *spec, No
     c->mesh_link = links_new((size_t)N * G * G);
     c->gpu_pcie_up = links_new((size_t)N * G);
     c->gpu_pcie_down = links_new((size_t)N * G);
+    c->port_up = links_new((size_t)N * G);
+    c->port_down = links_new((size_t)N * G);
     c->pcie_cpu_up = links_new((size_t)N * P);
     c->pcie_cpu_down = links_new((size_t)N * P);
     c->nic_pcie_up = links_new((size_t)N * R);
@@ -462,7 +468,7 @@ bool node_cluster(const NodeSpec *n, const NodeFabricSpec *f, TopoSpec *spec, No
 
 void node_cluster_clear(NodeCluster *c)
 {
-    GArray **arrays[] = {&c->gpu_up, &c->gpu_down, &c->mesh_link, &c->gpu_pcie_up, &c->gpu_pcie_down,
+    GArray **arrays[] = {&c->gpu_up, &c->gpu_down, &c->mesh_link, &c->gpu_pcie_up, &c->gpu_pcie_down, &c->port_up, &c->port_down,
                          &c->pcie_cpu_up, &c->pcie_cpu_down, &c->nic_pcie_up, &c->nic_pcie_down, &c->nic_leaf_up,
                          &c->nic_leaf_down, &c->leaf_spine_up, &c->leaf_spine_down};
     for (size_t i = 0; i < G_N_ELEMENTS(arrays); i++)

@@ -92,8 +92,11 @@ typedef struct {
     GArray *gpu_up;          /* [node*G+g]: GPU -> NVSwitch (nvswitch) */
     GArray *gpu_down;        /* [node*G+g]: NVSwitch -> GPU */
     GArray *mesh_link;       /* [(node*G+a)*G+b]: GPU a -> GPU b over NVLink (mesh) */
-    GArray *gpu_pcie_up;     /* [node*G+g]: GPU -> its PCIe switch */
-    GArray *gpu_pcie_down;   /* [node*G+g]: PCIe switch -> GPU */
+    GArray *gpu_pcie_up;     /* [node*G+g]: GPU -> its PCIe port (a node of its own, so that GPUs on one
+                              * PCIe switch are four hops apart, never a shortest path beside NVLink) */
+    GArray *gpu_pcie_down;   /* [node*G+g]: port -> GPU */
+    GArray *port_up;         /* [node*G+g]: the GPU's port -> its PCIe switch */
+    GArray *port_down;       /* [node*G+g]: PCIe switch -> the GPU's port */
     GArray *pcie_cpu_up;     /* [node*npcie+s]: PCIe switch -> CPU */
     GArray *pcie_cpu_down;   /* [node*npcie+s]: CPU -> PCIe switch */
     GArray *nic_pcie_up;     /* [node*R+i]: PCIe switch -> NIC */

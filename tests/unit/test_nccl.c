@@ -56,8 +56,8 @@ START_TEST(node_files)
 END_TEST
 
 /* 64 DGX H100 on radix-64 leaves: 2 leaves a rail, 32 spines; a GPU to
- * the same GPU of a node on the other leaf crosses GPU-PCIe-NIC-leaf-
- * spine-leaf-NIC-PCIe-GPU; inside a node, GPU-NVSwitch-GPU. */
+ * the same GPU of a node on the other leaf crosses GPU-port-PCIe-NIC-leaf-
+ * spine-leaf-NIC-PCIe-port-GPU; inside a node, GPU-NVSwitch-GPU. */
 START_TEST(cluster_structure)
 {
     NodeSpec n;
@@ -76,14 +76,17 @@ START_TEST(cluster_structure)
     Topo *t = topo_new(&spec, &err);
     ck_assert_msg(t, "%s", err);
     ck_assert_int_eq(t->nhosts, 64 * 8);
-    /* nodes: 512 GPUs, 32 spines, 16 leaves, per node a CPU, 4 PCIe switches, an NVSwitch, 8 NICs */
-    ck_assert_int_eq(t->nnodes, 512 + 32 + 16 + 64 * (1 + 4 + 1 + 8));
+    /* nodes: 512 GPUs, 32 spines, 16 leaves, per node a CPU, 4 PCIe switches, 8 GPU ports, an NVSwitch, 8 NICs */
+    ck_assert_int_eq(t->nnodes, 512 + 32 + 16 + 64 * (1 + 4 + 8 + 1 + 8));
     NcclRoutes *r = ncclroute_new(t, &cl, 64, 8);
-    ck_assert_int_eq(ncclroute_get(r, 3, 40 * 8 + 3, 3)->nhops, 8);
-    ck_assert_int_eq(ncclroute_get(r, 3, 1 * 8 + 3, 3)->nhops, 6);      /* same leaf: no spine */
+    ck_assert_int_eq(ncclroute_get(r, 3, 40 * 8 + 3, 3)->nhops, 10);
+    ck_assert_int_eq(ncclroute_get(r, 3, 1 * 8 + 3, 3)->nhops, 8);      /* same leaf: no spine */
     ck_assert_int_eq(ncclroute_get(r, 3, 5, 0)->nhops, 2);
     /* PXN: GPU 5 leaves on rail 3 over NVLink to GPU 3, then its PCIe to NIC 3 */
-    ck_assert_int_eq(ncclroute_get(r, 5, 1 * 8 + 3, 3)->nhops, 8);
+    ck_assert_int_eq(ncclroute_get(r, 5, 1 * 8 + 3, 3)->nhops, 10);
+    /* the graph's own shortest path between two GPUs of a node is the NVSwitch's */
+    ck_assert_int_eq(topo_route(t, 2, 3)->nhops, 2);
+    ck_assert_int_eq(topo_route(t, 3, 40 * 8 + 3)->nhops, 10);
     ck_assert_int_eq(ncclroute_hw(r, 5, 13), NCCL_HW_NET);
     ck_assert_int_eq(ncclroute_hw(r, 5, 6), NCCL_HW_NVLINK);
     ncclroute_free(r);
