@@ -436,6 +436,7 @@ bool node_cluster(const NodeSpec *n, const NodeFabricSpec *f, TopoSpec *spec, No
     spec->hosts = N * G;
     spec->switch_latency_s = 0;
     spec->packet_bytes = 0;
+    spec->link = (TopoLinkClass){.bw_Bps = n->nic_Bps, .latency_s = n->nic_lat_s};   /* for reports: the NIC's */
     spec->graph_nodes = g_array_new(FALSE, FALSE, sizeof(TopoGraphNode));
     spec->graph_edges = g_array_new(FALSE, FALSE, sizeof(TopoGraphEdge));
     Graph gr = {.spec = spec};

@@ -6,6 +6,7 @@
 #include "net/netfault.h"
 #include "train/trainbg.h"
 #include "train/trainrank.h"
+#include "train/scenode.h"
 #include "net/topocfg.h"
 
 #include <math.h>
@@ -28,6 +29,7 @@ void scenario_free(Scenario *s)
     if (s->batches)
         g_array_free(s->batches, TRUE);
     topo_spec_clear(&s->topo);
+    g_free(s->cluster_desc);
     g_free(s->calib.file);
     if (s->policies)
         g_ptr_array_free(s->policies, TRUE);
@@ -275,11 +277,33 @@ static bool read_network(CfgNode *c, const char *topo, const Scenario *s, TopoSp
     return topocfg_overrides(c, net, err);
 }
 
+/* cluster.node: a cluster of GPU nodes (train/scenode.h). */
+static bool read_node_cluster(CfgNode *root, CfgNode *c, Scenario *s, char **err)
+{
+    ScenodeInfo info = {0};
+    if (!scenode_read(c, cfg_peek(root, "gpu") != NULL, &s->gpu, NULL, &s->topo, &info, err))
+        return false;
+    s->nodes = info.nodes;
+    s->gpus_per_node = info.gpus_per_node;
+    s->world = info.nodes * info.gpus_per_node;
+    s->cluster_desc = info.describe;
+    CfgNode *cal = cfg_get(c, "calibration");
+    if (cal && !read_calibration(cal, s, err))
+        return false;
+    if (!cfg_check_keys(c, "cluster", SCENODE_KEYS ", calibration", err))
+        return false;
+    Topo *t = topocfg_build(&s->topo, c, err);
+    topo_free(t);
+    return t != NULL;
+}
+
 static bool read_cluster(CfgNode *root, Scenario *s, char **err)
 {
     CfgNode *c = cfg_need(root, "cluster", "the scenario", err);
     if (!c || !cfg_expect_map(c, "cluster", err))
         return false;
+    if (cfg_peek(c, "node"))
+        return read_node_cluster(root, c, s, err);
     int64_t nodes = 0, g = 0;
     const char *topo = "star";
     if (!cfg_opt_string(c, "topology", &topo, err) || !cfg_opt_int(c, "nodes", 1, UNITS_COUNT_MAX, &nodes, err) ||
