@@ -17,7 +17,6 @@ typedef enum { LANE_TREE_UP, LANE_TREE_DOWN, LANE_TREE_ROOT, LANE_RING, LANE_NV_
 typedef struct {
     const TopoRoute *route;  /* borrowed from the route cache */
     uint64_t sent, arrived, consumed;  /* slices */
-    int32_t recv_lane;       /* the lane that receives on it */
     int32_t send_wait;       /* a lane waiting for a free slot, or -1 */
     int32_t recv_wait;       /* the receiving lane waiting for a slice, or -1 */
     uint8_t hw;              /* NcclHw of the connection */
@@ -32,7 +31,6 @@ typedef struct {
     int npend;               /* sends pending */
     uint64_t pend_wire;      /* wire bytes each pending send carries */
     uint64_t pend_wire_sw;   /* the same to or from the NVSwitch, scaled to its port rate */
-    int32_t *pend;           /* conns of the pending sends (maxpeer) */
 } Lane;
 
 typedef struct {
@@ -53,7 +51,8 @@ typedef struct {
     uint64_t total;          /* bytes the loops cover (S, or S/n for RS/AG ring) */
     GArray *conns;           /* Conn */
     GArray *lanes;           /* Lane */
-    int maxpeer;
+    int maxpeer;             /* the most sends or receives one op has */
+    int32_t *pend;           /* [lane * maxpeer + i]: the conns of a lane's pending sends */
     int32_t *ring;           /* [c*n + pos]: rank at pos of channel c's ring */
     int32_t *tree;           /* [(c*n + r)*4 + i]: parent, child0, child1, child2 (-1 none) */
     int32_t *conn_up;        /* [c*n + r]: r -> its parent */
@@ -104,9 +103,9 @@ static uint64_t loop_chunk(const Run *R, uint64_t l, uint64_t parts)
     return c ? c : 1;
 }
 
-static int32_t add_conn(Run *R, int src_host, int dst_host, int rail, int32_t recv_lane)
+static int32_t add_conn(Run *R, int src_host, int dst_host, int rail)
 {
-    Conn c = {.route = ncclroute_get(R->routes, src_host, dst_host, rail), .recv_lane = recv_lane,
+    Conn c = {.route = ncclroute_get(R->routes, src_host, dst_host, rail),
               .send_wait = -1, .recv_wait = -1, .hw = (uint8_t)ncclroute_hw(R->routes, src_host, dst_host),
               .sw = src_host == NCCLROUTE_SWITCH || dst_host == NCCLROUTE_SWITCH};
     g_array_append_val(R->conns, c);
@@ -115,7 +114,7 @@ static int32_t add_conn(Run *R, int src_host, int dst_host, int rail, int32_t re
 
 static int32_t add_lane(Run *R, LaneKind k, int chan, int who, uint64_t nops)
 {
-    Lane l = {.kind = k, .chan = chan, .who = who, .nops = nops, .pend = g_new(int32_t, R->maxpeer)};
+    Lane l = {.kind = k, .chan = chan, .who = who, .nops = nops};
     g_array_append_val(R->lanes, l);
     return (int32_t)R->lanes->len - 1;
 }
@@ -147,7 +146,7 @@ static void build_ring(Run *R)
     for (int c = 0; c < C; c++)
         for (int pos = 0; pos < n; pos++) {
             int a = R->ring[(size_t)c * n + pos], b = R->ring[(size_t)c * n + (pos + 1) % n];
-            add_conn(R, host_of(R, a), host_of(R, b), rails[c % 64], (int32_t)(c * n + (pos + 1) % n));
+            add_conn(R, host_of(R, a), host_of(R, b), rails[c % 64]);
         }
 }
 
@@ -178,21 +177,19 @@ static void build_tree(Run *R)
     int *rail = g_new(int, C);
     for (int c = 0; c < C; c++)
         ncclroute_tree(R->routes, c, R->sp->nodes, R->sp->ppn, R->tree + (size_t)c * n * 4, &rail[c]);
-    int32_t *up_lane = g_new(int32_t, (size_t)n * C), *dn_lane = g_new(int32_t, (size_t)n * C);
     for (int c = 0; c < C; c++)
         for (int r = 0; r < n; r++) {
             bool root = R->tree[((size_t)c * n + r) * 4] < 0;
-            up_lane[c * n + r] = add_lane(R, root ? LANE_TREE_ROOT : LANE_TREE_UP, c, r, R->nloops);
-            dn_lane[c * n + r] = root ? up_lane[c * n + r] : add_lane(R, LANE_TREE_DOWN, c, r, R->nloops);
+            add_lane(R, root ? LANE_TREE_ROOT : LANE_TREE_UP, c, r, R->nloops);
+            if (!root)
+                add_lane(R, LANE_TREE_DOWN, c, r, R->nloops);
         }
     for (int c = 0; c < C; c++)
         for (int r = 0; r < n; r++) {
             int par = R->tree[((size_t)c * n + r) * 4];
-            R->conn_up[c * n + r] = par < 0 ? -1 : add_conn(R, host_of(R, r), host_of(R, par), rail[c], up_lane[c * n + par]);
-            R->conn_dn[c * n + r] = par < 0 ? -1 : add_conn(R, host_of(R, par), host_of(R, r), rail[c], dn_lane[c * n + r]);
+            R->conn_up[c * n + r] = par < 0 ? -1 : add_conn(R, host_of(R, r), host_of(R, par), rail[c]);
+            R->conn_dn[c * n + r] = par < 0 ? -1 : add_conn(R, host_of(R, par), host_of(R, r), rail[c]);
         }
-    g_free(up_lane);
-    g_free(dn_lane);
     g_free(rail);
 }
 
@@ -245,33 +242,31 @@ static void build_nvls(Run *R)
     R->nv = g_new(int32_t, (size_t)C * 4 * n);
     R->conn_up = g_new(int32_t, (size_t)n * C);
     R->conn_dn = g_new(int32_t, (size_t)n * C);
-    int32_t *up_lane = g_new(int32_t, (size_t)n), *dn_lane = g_new(int32_t, (size_t)n);
     for (int c = 0; c < C; c++) {
         for (int k = 0; k < N; k++) {
-            int32_t sw_red = add_lane(R, LANE_SW_RED, c, k, red ? per : 0);
-            int32_t sw_mc = add_lane(R, LANE_SW_MC, c, k, mc ? per : 0);
+            add_lane(R, LANE_SW_RED, c, k, red ? per : 0);
+            add_lane(R, LANE_SW_MC, c, k, mc ? per : 0);
             for (int g = 0; g < m; g++) {
                 int r = k * m + g, h = host_of(R, r), u, d0, d1;
                 nvt_peers(R, c, r, &u, &d0, &d1);
                 add_lane(R, LANE_NV_LD, c, r, red ? per : 0);
-                up_lane[r] = add_lane(R, u < 0 ? LANE_TREE_ROOT : LANE_TREE_UP, c, r, R->nloops);
-                dn_lane[r] = u < 0 ? up_lane[r] : add_lane(R, LANE_TREE_DOWN, c, r, R->nloops);
-                int32_t res = add_lane(R, LANE_NV_RES, c, r, mc ? per : 0);
-                *nv_conn(R, c, NV_UP0, r) = add_conn(R, h, NCCLROUTE_SWITCH, 0, sw_red);
-                *nv_conn(R, c, NV_DN0, r) = add_conn(R, NCCLROUTE_SWITCH, h, 0, up_lane[r]);
-                *nv_conn(R, c, NV_UP1, r) = add_conn(R, h, NCCLROUTE_SWITCH, 0, sw_mc);
-                *nv_conn(R, c, NV_DN1, r) = add_conn(R, NCCLROUTE_SWITCH, h, 0, res);
+                add_lane(R, u < 0 ? LANE_TREE_ROOT : LANE_TREE_UP, c, r, R->nloops);
+                if (u >= 0)
+                    add_lane(R, LANE_TREE_DOWN, c, r, R->nloops);
+                add_lane(R, LANE_NV_RES, c, r, mc ? per : 0);
+                *nv_conn(R, c, NV_UP0, r) = add_conn(R, h, NCCLROUTE_SWITCH, 0);
+                *nv_conn(R, c, NV_DN0, r) = add_conn(R, NCCLROUTE_SWITCH, h, 0);
+                *nv_conn(R, c, NV_UP1, r) = add_conn(R, h, NCCLROUTE_SWITCH, 0);
+                *nv_conn(R, c, NV_DN1, r) = add_conn(R, NCCLROUTE_SWITCH, h, 0);
             }
         }
         for (int r = 0; r < n; r++) {
             int u, d0, d1, rail = R->sp->cl->node.gpu_nic[r % m];
             nvt_peers(R, c, r, &u, &d0, &d1);
-            R->conn_up[c * n + r] = u < 0 ? -1 : add_conn(R, host_of(R, r), host_of(R, u), rail, up_lane[u]);
-            R->conn_dn[c * n + r] = u < 0 ? -1 : add_conn(R, host_of(R, u), host_of(R, r), rail, dn_lane[r]);
+            R->conn_up[c * n + r] = u < 0 ? -1 : add_conn(R, host_of(R, r), host_of(R, u), rail);
+            R->conn_dn[c * n + r] = u < 0 ? -1 : add_conn(R, host_of(R, u), host_of(R, r), rail);
         }
     }
-    g_free(up_lane);
-    g_free(dn_lane);
 }
 
 static void nvls_op(Run *R, const Lane *L, uint64_t idx, Op *o)
@@ -386,10 +381,10 @@ static void fire(void *ctx, void *data)
     Run *R = ctx;
     int32_t li = (int32_t)GPOINTER_TO_INT(data) - 1;
     Lane *L = &g_array_index(R->lanes, Lane, li);
+    const int32_t *pend = R->pend + (size_t)li * R->maxpeer;
     for (int i = 0; i < L->npend; i++) {
-        Conn *c = &g_array_index(R->conns, Conn, L->pend[i]);
-        net_send(R->net, c->route, c->sw ? L->pend_wire_sw : L->pend_wire, delivered, R,
-                 GINT_TO_POINTER(L->pend[i] + 1));
+        Conn *c = &g_array_index(R->conns, Conn, pend[i]);
+        net_send(R->net, c->route, c->sw ? L->pend_wire_sw : L->pend_wire, delivered, R, GINT_TO_POINTER(pend[i] + 1));
         R->msgs++;
         R->data += R->pend_data[li];
     }
@@ -433,7 +428,7 @@ static void lane_try(Run *R, int32_t li)
     }
     for (int i = 0; i < o->nsend; i++) {
         g_array_index(R->conns, Conn, o->send[i]).sent++;
-        L->pend[i] = o->send[i];
+        R->pend[(size_t)li * R->maxpeer + i] = o->send[i];
     }
     L->npend = o->nsend;
     uint64_t wire = ncclsim_wire_bytes(R->sp->choice.proto, o->data);
@@ -476,7 +471,7 @@ static bool plan(Run *R, char **err)
     R->K = ncclsim_slices_per_chunk(a, p, sp->op);
     R->W = ncclsim_window(a, p, sp->op);
     R->chunk = ncclsim_chunk_bytes(a, p, sp->op);
-    R->maxpeer = R->n + 4;
+    R->maxpeer = (a == NCCL_ALGO_NVLS || a == NCCL_ALGO_NVLSTREE ? sp->ppn : 0) + 4;
     if ((a == NCCL_ALGO_NVLS || a == NCCL_ALGO_NVLSTREE) && !sp->cl->node.nvls) {
         *err = g_strdup("NVLS needs NVLink SHARP; expected a node kind with nvls");
         return false;
@@ -531,8 +526,7 @@ static bool plan(Run *R, char **err)
 
 static void run_free(Run *R)
 {
-    for (guint i = 0; R->lanes && i < R->lanes->len; i++)
-        g_free(g_array_index(R->lanes, Lane, i).pend);
+    g_free(R->pend);
     if (R->lanes)
         g_array_unref(R->lanes);
     if (R->conns)
@@ -573,6 +567,7 @@ double ncclsim_time(const NcclSimSpec *sp, NcclSimStats *st, char **err)
         return -1;
     }
     R.pend_data = g_new0(uint64_t, R.lanes->len);
+    R.pend = g_new(int32_t, (size_t)R.lanes->len * R.maxpeer);
     R.sim = sim_new(SIM_DEFAULT_SEED);
     R.net = net_new(R.sim, sp->topo);
     simtime_t t0;
