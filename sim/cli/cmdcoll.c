@@ -60,6 +60,8 @@ static double skewed_time(Topo *t, const CmdCollOpts *o, const CollParams *prm, 
 
 int cmdcoll_run(const CmdCollOpts *o, FILE *out, char **err)
 {
+    if (!cmdnccl_check(&o->nccl, o->topology != NULL, err))
+        return 2;
     if (o->nccl.on)
         return cmdnccl_run(&o->nccl, o->ranks, o->sizes, o->json, out, err);
     TopoSpec spec;

@@ -48,6 +48,23 @@ bool cmdnccl_parse(void *field, const CliOpt *opt, const char *value, char **err
     return false;
 }
 
+bool cmdnccl_check(const CmdNcclOpts *o, bool topology, char **err)
+{
+    *err = NULL;
+    if (o->node && topology)
+        *err = g_strdup("--node: not with --topology (--node builds the network); expected one of the two");
+    else if (!o->on && (o->algo >= 0 || o->proto >= 0 || o->channels > 0 || o->op != NCCL_OP_ALLREDUCE))
+        *err = g_strdup_printf("--%s: only with --algo nccl; expected --algo nccl or no --%s",
+                               o->algo >= 0 ? "nccl-algo" : o->proto >= 0 ? "nccl-proto" : o->channels > 0 ?
+                               "nccl-channels" : "op", o->algo >= 0 ? "nccl-algo" : o->proto >= 0 ? "nccl-proto" :
+                               o->channels > 0 ? "nccl-channels" : "op");
+    else if (!o->node && (o->nodes != 1 || o->oversub != 1 || o->leaf_radix != 64))
+        *err = g_strdup_printf("--%s: only with --node; expected --node NAME or no --%s",
+                               o->nodes != 1 ? "nodes" : o->oversub != 1 ? "oversubscription" : "leaf-radix",
+                               o->nodes != 1 ? "nodes" : o->oversub != 1 ? "oversubscription" : "leaf-radix");
+    return *err == NULL;
+}
+
 static bool build(const CmdNcclOpts *o, TopoSpec *spec, NodeCluster *cl, char **err)
 {
     NodeSpec n;

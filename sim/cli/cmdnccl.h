@@ -49,6 +49,11 @@ bool cmdnccl_parse(void *field, const CliOpt *opt, const char *value, char **err
      .unit = "allreduce, reducescatter, allgather or broadcast", .words = "allreduce reducescatter allgather "      \
      "broadcast", .deflt = "allreduce", .parse = cmdnccl_parse}
 
+/* Options that need another: --nccl-* and --op without --algo nccl,
+ * --nodes, --oversubscription and --leaf-radix without --node, --node with
+ * --topology. False and *err. */
+bool cmdnccl_check(const CmdNcclOpts *o, bool topology, char **err);
+
 /* --node given: spec becomes the cluster's topology (a graph). */
 bool cmdnccl_topology(const CmdNcclOpts *o, TopoSpec *spec, char **err);
 
