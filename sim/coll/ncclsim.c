@@ -3,6 +3,7 @@
 #include "coll/ncclsim.h"
 #include "coll/ncclroute.h"
 
+#include <math.h>
 #include <string.h>
 
 #define NS_STEPS 8                  /* NCCL_STEPS (device.h) */
@@ -502,6 +503,13 @@ static bool plan(Run *R, char **err)
             R->chunk = 32768;
         if (S < 2 * conc * R->chunk && R->chunk > 16384)
             R->chunk = 16384;
+    }
+    if (a == NCCL_ALGO_TREE && p == NCCL_PROTO_LL128) {   /* E:1762-1767 */
+        double ppn = sp->ppn, steps = 1 + floor(log2((double)sp->nodes)) + 0.1 * ppn;
+        while ((double)(S / ((uint64_t)R->C * R->chunk)) < steps * 64 / ppn && R->chunk > 131072)
+            R->chunk /= 2;
+        while ((double)(S / ((uint64_t)R->C * R->chunk)) < steps * 16 / ppn && R->chunk > 32768)
+            R->chunk /= 2;
     }
     if (a == NCCL_ALGO_NVLSTREE) {   /* E:1754-1761 */
         if (sp->nodes >= 4 && R->chunk > 65536)
