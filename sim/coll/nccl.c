@@ -106,6 +106,8 @@ static bool available(const NcclSystem *s, NcclOp op, NcclAlgo a, NcclProto p)
         return false;
     if ((a == NCCL_ALGO_NVLS || a == NCCL_ALGO_NVLSTREE) && (p != NCCL_PROTO_SIMPLE || !s->nvls))
         return false;
+    if ((a == NCCL_ALGO_NVLS || a == NCCL_ALGO_NVLSTREE) && s->nranks / s->nnodes <= 2)   /* nvls.cc:241 */
+        return false;
     if (a == NCCL_ALGO_NVLSTREE && s->nnodes == 1)
         return false;
     if (a == NCCL_ALGO_NVLS && s->nnodes > 1)                 /* no CollNet: T:290 */
@@ -239,8 +241,8 @@ bool nccl_tune(const NcclSystem *s, NcclOp op, uint64_t bytes, int algo, int pro
                                proto >= 0 ? (algo >= 0 ? " with protocol " : "protocol ") : "",
                                proto >= 0 ? proto_names[proto] : "", op_names[op], s->nranks, s->nnodes,
                                s->nnodes > 1 ? "s" : "", s->nvls ? "" : " without NVLink SHARP",
-                               op == NCCL_OP_ALLREDUCE ? "Ring or Tree (NVLS needs an H100 NVSwitch; NVLSTree more than "
-                                                         "one node; NVLS one node)"
+                               op == NCCL_OP_ALLREDUCE ? "Ring or Tree (NVLS needs an H100 NVSwitch and more than 2 GPUs "
+                                                         "a node; NVLSTree more than one node; NVLS one node)"
                                                        : "Ring (NVLS on one H100 node)");
         return false;
     }

@@ -165,6 +165,18 @@ START_TEST(tuner_refusals)
     ck_assert(!nccl_tune(&s, NCCL_OP_ALLREDUCE, 1 << 20, NCCL_ALGO_NVLSTREE, -1, 0, &c, &err));
     g_free(err);
     node_spec_clear(&n);
+    /* NCCL runs no NVLS on 2 GPUs a node (nvls.cc:241): the tuner falls to Ring at any size */
+    load("dgx-h100", &n);
+    nccl_system_from_node(&n, 2, 1, &s);
+    err = NULL;
+    ck_assert(!nccl_tune(&s, NCCL_OP_ALLREDUCE, 1 << 30, NCCL_ALGO_NVLS, -1, 0, &c, &err));
+    g_free(err);
+    ck_assert(nccl_tune(&s, NCCL_OP_ALLREDUCE, 1 << 30, -1, -1, 0, &c, &err));
+    ck_assert_int_eq(c.algo, NCCL_ALGO_RING);
+    nccl_system_from_node(&n, 3, 1, &s);
+    ck_assert(nccl_tune(&s, NCCL_OP_ALLREDUCE, 1 << 30, -1, -1, 0, &c, &err));
+    ck_assert_int_eq(c.algo, NCCL_ALGO_NVLS);
+    node_spec_clear(&n);
     NcclAlgo a;
     NcclProto p;
     ck_assert(nccl_algo_parse("nvlsTREE", &a) && a == NCCL_ALGO_NVLSTREE);

@@ -28,12 +28,13 @@ row "8 x H100, NVLS" "A1, A2" 480 --node dgx-h100 --nccl-algo nvls
 for n in 2 3 4 5 6 7; do
     row "$n x H100 (one node), Ring" A3 367.5 --node dgx-h100 --ranks "$n" --nccl-algo ring
 done
+# NVLS enabled (NCCL's default): NCCL itself picks, and runs no NVLS on 2 GPUs (nvls.cc:241)
 for n in 2 3 4; do
-    row "$n x H100 (one node), NVLS" A3 370 --node dgx-h100 --ranks "$n" --nccl-algo nvls
+    row "$n x H100 (one node), NVLS enabled: tuner's choice" A3 370 --node dgx-h100 --ranks "$n"
 done
 set -- 5 420 6 440 7 460
 while [ $# -gt 0 ]; do
-    row "$1 x H100 (one node), NVLS" A3 "$2" --node dgx-h100 --ranks "$1" --nccl-algo nvls
+    row "$1 x H100 (one node), NVLS enabled: tuner's choice" A3 "$2" --node dgx-h100 --ranks "$1"
     shift 2
 done
 row "8 x A100 (DGX A100), tuner's choice" A4 231 --node dgx-a100
