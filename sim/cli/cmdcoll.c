@@ -58,8 +58,25 @@ static double skewed_time(Topo *t, const CmdCollOpts *o, const CollParams *prm, 
     return med;
 }
 
+/* An option --algo nccl does not use (NCCL's run has its own protocols,
+ * links and timing), or NULL. */
+static const char *nccl_unused(const CmdCollOpts *o)
+{
+    const CmdCollProtocol *p = &o->proto;
+    return o->links ? "links" : o->skew_s > 0 ? "skew" : o->bw_Bps > 0 ? "bandwidth" : o->latency_s >= 0 ? "latency"
+         : o->packet != CMDCOLL_PACKET_TOPO ? "packet" : o->gamma > 0 ? "gamma" : o->elem_bytes > 1 ? "elem-bytes"
+         : p->eager_limit || p->handshake || p->overhead || p->segment || p->control_queue || p->duplex ||
+           p->rts_payload || p->host_queue || p->ack || p->progress ? "a protocol option" : NULL;
+}
+
 int cmdcoll_run(const CmdCollOpts *o, FILE *out, char **err)
 {
+    const char *unused = o->nccl.on ? nccl_unused(o) : NULL;
+    if (unused) {
+        *err = g_strdup_printf("--algo: nccl does not use %s%s (NCCL's run times its own protocols on the node's "
+                               "links); expected it without", unused[0] == 'a' ? "" : "--", unused);
+        return 2;
+    }
     if (!cmdnccl_check(&o->nccl, o->topology != NULL, err))
         return 2;
     if (o->nccl.on)
