@@ -80,7 +80,7 @@ int cmdcoll_run(const CmdCollOpts *o, FILE *out, char **err)
     if (!cmdnccl_check(&o->nccl, o->topology != NULL, err))
         return 2;
     if (o->nccl.on)
-        return cmdnccl_run(&o->nccl, o->ranks, o->sizes, o->json, out, err);
+        return cmdnccl_run(&o->nccl, o->ranks, o->sizes, o->json, o->max_memory, out, err);
     TopoSpec spec;
     topo_spec_init(&spec);
     if (o->nccl.node) {

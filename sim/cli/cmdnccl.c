@@ -1,6 +1,7 @@
 /* cmdnccl — GPU node clusters and NCCL runs for `arsim collective`; see cmdnccl.h. */
 #include "cli/cmdnccl.h"
 #include "coll/ncclsim.h"
+#include "io/memlimit.h"
 #include "report/reportnccl.h"
 
 #include <string.h>
@@ -101,8 +102,11 @@ static double wall_now(void)
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-/* One size: the tuner, then the simulation. */
-static bool one_size(const CmdNcclOpts *o, Topo *t, const NodeCluster *cl, int ppn, uint64_t bytes,
+/* The process itself (binary, libraries): bytes. */
+#define CMDNCCL_MEM_BASE ((uint64_t)8 << 20)
+
+/* One size: the tuner, then the simulation (refused above limit bytes). */
+static bool one_size(const CmdNcclOpts *o, Topo *t, const NodeCluster *cl, int ppn, uint64_t bytes, uint64_t limit,
                      ReportNcclRow *r, char **err)
 {
     NcclSystem sys;
@@ -117,6 +121,10 @@ static bool one_size(const CmdNcclOpts *o, Topo *t, const NodeCluster *cl, int p
     }
     NcclSimSpec sp = {.topo = t, .cl = cl, .nodes = o->nodes, .ppn = ppn, .op = (NcclOp)o->op, .bytes = bytes,
                       .choice = r->choice};
+    *err = memlimit_refusal("this collective", ncclsim_mem_estimate(&sp) + CMDNCCL_MEM_BASE, limit,
+                            "fewer --nodes or --ranks");
+    if (*err)
+        return false;
     double w0 = wall_now();
     NcclSimStats st;
     r->time_s = ncclsim_time(&sp, &st, &why);
@@ -135,7 +143,8 @@ static bool one_size(const CmdNcclOpts *o, Topo *t, const NodeCluster *cl, int p
     return true;
 }
 
-int cmdnccl_run(const CmdNcclOpts *o, int ranks, const GArray *sizes, bool json, FILE *out, char **err)
+int cmdnccl_run(const CmdNcclOpts *o, int ranks, const GArray *sizes, bool json, uint64_t max_memory, FILE *out,
+                char **err)
 {
     if (!o->node) {
         *err = g_strdup("--algo: nccl runs on GPU nodes; expected --node NAME (arsim list nodes)");
@@ -172,7 +181,7 @@ int cmdnccl_run(const CmdNcclOpts *o, int ranks, const GArray *sizes, bool json,
     int rc = 0;
     for (guint i = 0; i < sizes->len && rc == 0; i++) {
         ReportNcclRow r;
-        if (one_size(o, t, &cl, ppn, g_array_index(sizes, uint64_t, i), &r, err))
+        if (one_size(o, t, &cl, ppn, g_array_index(sizes, uint64_t, i), memlimit_resolve(max_memory), &r, err))
             g_array_append_val(rows, r);
         else
             rc = 2;

@@ -57,7 +57,10 @@ bool cmdnccl_check(const CmdNcclOpts *o, bool topology, char **err);
 /* --node given: spec becomes the cluster's topology (a graph). */
 bool cmdnccl_topology(const CmdNcclOpts *o, TopoSpec *spec, char **err);
 
-/* --algo nccl: every size; prints the table or JSON. Returns 0 or 2 (*err). */
-int cmdnccl_run(const CmdNcclOpts *o, int ranks, const GArray *sizes, bool json, FILE *out, char **err);
+/* --algo nccl: every size; prints the table or JSON. A run whose memory
+ * estimate is above max_memory (0: the machine's available memory) is
+ * refused. Returns 0 or 2 (*err). */
+int cmdnccl_run(const CmdNcclOpts *o, int ranks, const GArray *sizes, bool json, uint64_t max_memory, FILE *out,
+                char **err);
 
 #endif

@@ -554,6 +554,22 @@ static void run_free(Run *R)
         sim_free(R->sim);
 }
 
+uint64_t ncclsim_mem_estimate(const NcclSimSpec *sp)
+{
+    uint64_t n = (uint64_t)sp->nodes * sp->ppn, C = sp->choice.channels > 0 ? (uint64_t)sp->choice.channels : 1;
+    NcclAlgo a = sp->choice.algo;
+    /* a rank's connections and lanes a channel: ring 1 and 1, tree 2 and 2, NVLS 6 and 5 (its share of the
+     * switch's) */
+    uint64_t cpr = a == NCCL_ALGO_RING ? 1 : a == NCCL_ALGO_TREE ? 2 : 6, lpr = cpr == 6 ? 5 : cpr;
+    uint64_t maxpeer = (a == NCCL_ALGO_NVLS || a == NCCL_ALGO_NVLSTREE ? (uint64_t)sp->ppn : 0) + 4;
+    uint64_t per_conn = sizeof(Conn) + sizeof(TopoRoute) + 12 * sizeof(uint32_t) + 48;   /* its cached route */
+    uint64_t per_lane = sizeof(Lane) + maxpeer * sizeof(int32_t) + sizeof(uint64_t);
+    uint64_t conns = C * n * cpr;
+    /* in flight: about two messages a connection (a pipeline keeps its slots moving, not all full) */
+    return conns * per_conn + C * n * lpr * per_lane + net_mem_estimate(sp->topo, 2 * conns) +
+           topo_mem_estimate(sp->topo, 0);
+}
+
 double ncclsim_time(const NcclSimSpec *sp, NcclSimStats *st, char **err)
 {
     if (sp->nodes < 1 || sp->ppn < 1 || sp->ppn > sp->cl->node.ngpus || sp->nodes > sp->cl->fab.nodes) {

@@ -43,6 +43,11 @@ typedef struct {
  * (-1 bad input, -3 a deadlock or a failed run). st may be NULL. */
 double ncclsim_time(const NcclSimSpec *spec, NcclSimStats *st, char **err);
 
+/* Bytes one run of spec->choice on spec->topo holds, the Topo's own
+ * structures and routes included (an estimate for --max-memory: lanes,
+ * connections, their routes, about two messages in flight a connection). */
+uint64_t ncclsim_mem_estimate(const NcclSimSpec *spec);
+
 /* The data bytes of one chunk (NCCL's chunkSize before the per-size
  * reductions) and the slots of a connection, for algo x proto x op. */
 uint64_t ncclsim_chunk_bytes(NcclAlgo a, NcclProto p, NcclOp op);
