@@ -1,6 +1,7 @@
 /* ncclroute — channels' rings and trees and their routes; see ncclroute.h. */
 #include "coll/ncclroute.h"
 
+#include <limits.h>
 #include <string.h>
 
 #define MAX_HOPS 24
@@ -15,6 +16,7 @@ struct NcclRoutes {
     int ncycles;                 /* local rings found */
     int cycle[MAX_CYCLES][NODE_MAX_GPUS]; /* local GPU orders, each a cycle of the node's links */
     int chan_cycle[MAX_CHANNELS];         /* channel c's cycle (c % MAX_CHANNELS) */
+    int chan_start[MAX_CHANNELS];         /* the position of that cycle where channel c enters a node */
 };
 
 typedef struct {
@@ -196,32 +198,65 @@ static int mesh_links(const NodeSpec *n, int a, int b)
     return 0;
 }
 
-/* Channels to cycles, greedily: each channel takes the cycle whose most
- * shared edge leaves it the most NVLinks (links / (channels on it + 1)),
- * so the rings spread over the mesh's links as NCCL's search spreads them. */
+/* The cycle's most shared link: its NVLinks over the channels on it plus one. */
+static double cycle_score(const NcclRoutes *r, const int *cy, int users[][NODE_MAX_GPUS])
+{
+    const NodeSpec *n = spec(r);
+    int m = r->ppn;
+    double score = 1e300;
+    for (int i = 0; i < m; i++) {
+        int a = cy[i], b = cy[(i + 1) % m];
+        int l = n->fabric == NODE_FABRIC_MESH ? mesh_links(n, a, b) : 1;
+        double sc = (double)l / (users[a][b] + 1);
+        score = sc < score ? sc : score;
+    }
+    return score;
+}
+
+/* Whether a channel may enter a node at position i of cycle cy: the GPU
+ * before it (where the channel leaves) shares its NIC, so the channel's
+ * traffic between nodes stays on one rail (on NVSwitch any GPU: PXN). */
+static bool is_cut(const NodeSpec *n, const int *cy, int m, int i)
+{
+    return n->fabric == NODE_FABRIC_NVSWITCH || n->gpu_nic[cy[(i + m - 1) % m]] == n->gpu_nic[cy[i]];
+}
+
+/* Channels to cycles and entry points, greedily: between nodes each
+ * channel takes the rail with the fewest channels so far (the NICs are the
+ * narrowest links), then, as inside a node, the cycle whose most shared
+ * link leaves it the most NVLinks, so the rings spread over the mesh as
+ * NCCL's search spreads them; the c-th cut is preferred among equals. */
 static void assign_cycles(NcclRoutes *r)
 {
     const NodeSpec *n = spec(r);
-    int m = r->ppn, users[NODE_MAX_GPUS][NODE_MAX_GPUS] = {{0}};
+    int m = r->ppn, users[NODE_MAX_GPUS][NODE_MAX_GPUS] = {{0}}, rail_users[NODE_MAX_NICS + 1] = {0};
     for (int c = 0; c < MAX_CHANNELS; c++) {
-        int best = 0;
+        int best_k = 0, best_i = 0, best_rail = INT_MAX;
         double best_score = -1;
         for (int k = 0; k < r->ncycles; k++) {
-            double score = 1e300;
-            for (int i = 0; i < m; i++) {
-                int a = r->cycle[k][i], b = r->cycle[k][(i + 1) % m];
-                int l = n->fabric == NODE_FABRIC_MESH ? mesh_links(n, a, b) : 1;
-                double sc = (double)l / (users[a][b] + 1);
-                score = sc < score ? sc : score;
-            }
-            if (score > best_score) {
-                best_score = score;
-                best = k;
+            const int *cy = r->cycle[k];
+            double score = cycle_score(r, cy, users);
+            for (int j = 0; j < m; j++) {
+                int i = (c + j) % m;
+                if (!is_cut(n, cy, m, i) && !(j == m - 1 && best_score < 0))
+                    continue;
+                int rl = n->gpu_nic[cy[i]] >= 0 ? n->gpu_nic[cy[i]] : NODE_MAX_NICS;
+                int ru = r->nodes > 1 ? rail_users[rl] + (is_cut(n, cy, m, i) ? 0 : 1000) : 0;
+                if (ru < best_rail || (ru == best_rail && score > best_score)) {
+                    best_rail = ru;
+                    best_score = score;
+                    best_k = k;
+                    best_i = i;
+                }
             }
         }
-        r->chan_cycle[c] = best;
+        r->chan_cycle[c] = best_k;
+        r->chan_start[c] = best_i;
+        const int *cy = r->cycle[best_k];
         for (int i = 0; i < m; i++)
-            users[r->cycle[best][i]][r->cycle[best][(i + 1) % m]]++;
+            users[cy[i]][cy[(i + 1) % m]]++;
+        int rl = n->gpu_nic[cy[best_i]];
+        rail_users[rl >= 0 ? rl : NODE_MAX_NICS]++;
     }
 }
 
@@ -276,20 +311,16 @@ void ncclroute_free(NcclRoutes *r)
     g_free(r);
 }
 
-/* Channel c's order inside every node and its rail: a local cycle cut
- * where the two GPUs share a NIC (so a channel leaves and enters a node
- * on one rail), rotated per channel; on NVSwitch every GPU starts a
- * channel in turn (its own NIC the rail; the last GPU reaches it by PXN). */
+/* Channel c's order inside every node and its rail: its cycle cut where
+ * assign_cycles chose (two GPUs sharing a NIC, so a channel leaves and
+ * enters a node on one rail; on NVSwitch every GPU starts a channel in
+ * turn, its own NIC the rail, the last GPU reaching it by PXN). */
 static void local_order(const NcclRoutes *r, int c, int *order, int *rl)
 {
     const NodeSpec *n = spec(r);
     int m = r->ppn;
     const int *cy = r->cycle[r->chan_cycle[c % MAX_CHANNELS]];
-    int cuts[NODE_MAX_GPUS], ncut = 0;
-    for (int i = 0; i < m; i++)
-        if (n->fabric == NODE_FABRIC_NVSWITCH || n->gpu_nic[cy[(i + m - 1) % m]] == n->gpu_nic[cy[i]])
-            cuts[ncut++] = i;
-    int start = ncut ? cuts[c % ncut] : 0;
+    int start = r->chan_start[c % MAX_CHANNELS];
     for (int i = 0; i < m; i++)
         order[i] = cy[(start + i) % m];
     *rl = n->nnics ? n->gpu_nic[order[0]] : 0;

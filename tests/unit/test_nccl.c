@@ -295,6 +295,11 @@ START_TEST(bounds_and_determinism)
     /* LL puts twice the data on the wire: at least twice the time on the link */
     double tl = sim("dgx-h100", 2, 1, NCCL_OP_ALLREDUCE, NCCL_ALGO_RING, NCCL_PROTO_LL, 1, S / 16, &a);
     ck_assert(tl >= 2.0 * (double)(S / 16) / 47.7e9);
+    /* two DGX-1: eight channels spread over the four rails, two a NIC, so the NICs bound the ring (busbw =
+     * 4 x 11.9 GB/s within 5 %), not a NIC carrying three channels */
+    double td = sim("dgx-1", 2, 8, NCCL_OP_ALLREDUCE, NCCL_ALGO_RING, NCCL_PROTO_SIMPLE, 8, 4 * S, &a);
+    double busbw = (double)(4 * S) / td * 2 * 15 / 16;
+    ck_assert_msg(busbw <= 4 * 11.9e9 && busbw >= 0.95 * 4 * 11.9e9, "busbw %g", busbw);
 }
 END_TEST
 
