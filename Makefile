@@ -50,7 +50,7 @@ PREFIX   ?= /usr/local
 DESTDIR  ?=
 DATADIR   = $(PREFIX)/share/arsim
 # The files installed under DATADIR, as paths in the checkout.
-DATA_FILES := $(wildcard models/*.yaml topologies/*.yaml configs/*.yaml plots/*.gp) models/gen/profile_model.py
+DATA_FILES := $(wildcard models/*.yaml topologies/*.yaml topologies/nodes/*.yaml configs/*.yaml plots/*.gp) models/gen/profile_model.py
 
 # BUILD selects the flavour: build/ (normal) or build-asan/ (sanitized).
 BUILD    ?= build

@@ -22,6 +22,8 @@ static int check(const char *config, char **sets, FILE *out, char **err)
         return 2;
     fprintf(out, "%s: ok: %s, %u batch sizes x %u policies, %d GPUs (%d nodes x %d)\n", config, s->model->name,
             s->batches->len, s->policies->len, s->world, s->nodes, s->gpus_per_node);
+    if (s->cluster_desc)
+        fprintf(out, "%s: cluster: %s\n", config, s->cluster_desc);
     uint64_t mem = trainmem_estimate(s, err);
     if (!mem) {
         scenario_free(s);

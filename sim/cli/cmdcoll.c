@@ -108,11 +108,37 @@ static bool apply_intra(const CmdCollOpts *o, TopoSpec *spec, char **err)
     return true;
 }
 
+/* An option --algo nccl does not use (NCCL's run has its own protocols,
+ * links and timing), or NULL. */
+static const char *nccl_unused(const CmdCollOpts *o)
+{
+    const CmdCollProtocol *p = &o->proto;
+    return o->links ? "links" : o->intra.bw_Bps > 0 ? "intra" : o->skew_s > 0 ? "skew" : o->bw_Bps > 0 ? "bandwidth" : o->latency_s >= 0 ? "latency"
+         : o->packet != CMDCOLL_PACKET_TOPO ? "packet" : o->gamma > 0 ? "gamma" : o->elem_bytes > 1 ? "elem-bytes"
+         : p->eager_limit || p->handshake || p->overhead || p->segment || p->control_queue || p->duplex ||
+           p->rts_payload || p->host_queue || p->ack || p->progress ? "a protocol option" : NULL;
+}
+
 int cmdcoll_run(const CmdCollOpts *o, FILE *out, char **err)
 {
+    const char *unused = o->nccl.on ? nccl_unused(o) : NULL;
+    if (unused) {
+        *err = g_strdup_printf("--algo: nccl does not use %s%s (NCCL's run times its own protocols on the node's "
+                               "links); expected it without", unused[0] == 'a' ? "" : "--", unused);
+        return 2;
+    }
+    if (!cmdnccl_check(&o->nccl, o->topology != NULL, err))
+        return 2;
+    if (o->nccl.on)
+        return cmdnccl_run(&o->nccl, o->ranks, o->sizes, o->json, o->max_memory, out, err);
     TopoSpec spec;
     topo_spec_init(&spec);
-    if (o->topology) {
+    if (o->nccl.node) {
+        if (!cmdnccl_topology(&o->nccl, &spec, err)) {
+            topo_spec_clear(&spec);
+            return 2;
+        }
+    } else if (o->topology) {
         if (!topocfg_load(o->topology, &spec, err)) {
             topo_spec_clear(&spec);
             return 2;
@@ -248,12 +274,16 @@ int cmdcoll_run(const CmdCollOpts *o, FILE *out, char **err)
 static bool parse_algo(void *field, const CliOpt *opt, const char *value, char **err)
 {
     CollAlgo a;
+    if (strcmp(opt->name, "algo") == 0 && g_ascii_strcasecmp(value, "nccl") == 0) {
+        ((CmdCollOpts *)((char *)field - offsetof(CmdCollOpts, algo)))->nccl.on = true;
+        return true;
+    }
     if (coll_algo_parse(value, &a) && !(a == COLL_HIERARCHICAL && strcmp(opt->name, "inter") == 0)) {
         *(CollAlgo *)field = a;
         return true;
     }
     *err = g_strdup_printf("--%s: unknown algorithm '%s'; expected ring, butterfly, rabenseifner, tree, hierarchical "
-                           "or torus2d", opt->name, value);
+                           "torus2d or nccl", opt->name, value);
     return false;
 }
 
@@ -376,7 +406,7 @@ static bool parse_protocol(void *field, const CliOpt *opt, const char *value, ch
     return ok;
 }
 
-#define ALGOS "ring butterfly rabenseifner tree hierarchical torus2d"
+#define ALGOS "ring butterfly rabenseifner tree hierarchical torus2d nccl"
 
 static const CliOpt opts[] = {
     {"topology", CLI_IN, offsetof(CmdCollOpts, topology),
@@ -397,7 +427,7 @@ static const CliOpt opts[] = {
      .help = "reduction cost, seconds per byte", .value = "S_PER_BYTE", .deflt = "0"},
     {"algo", CLI_CUSTOM, offsetof(CmdCollOpts, algo),
      .help = "the all-reduce algorithm", .value = "ALGO",
-     .unit = "ring, butterfly, rabenseifner, tree, hierarchical or torus2d", .words = ALGOS, .required = true,
+     .unit = "ring, butterfly, rabenseifner, tree, hierarchical, torus2d or nccl", .words = ALGOS, .required = true,
      .parse = parse_algo},
     {"size", CLI_CUSTOM, offsetof(CmdCollOpts, sizes),
      .help = "the vector sizes, one all-reduce each", .value = "S[,S...]", .unit = "sizes: 4096, 64KiB, 1MB",
@@ -479,6 +509,7 @@ static const CliOpt opts[] = {
      .help = "skewed runs per size (with --skew)", .min = 1, .max = 100000, .deflt = "100"},
     {"seed", CLI_INT, offsetof(CmdCollOpts, seed),
      .help = "seed of the --skew draws", .min = 0, .max = INT32_MAX, .deflt = "1"},
+    CMDNCCL_OPTS(CmdCollOpts, nccl),
     {NULL},
 };
 
@@ -502,6 +533,7 @@ int cmdcoll_main(int argc, char **argv)
     CmdCollOpts o = {.latency_s = -1, .packet = CMDCOLL_PACKET_TOPO, .trials = 100, .seed = 1,
                      .sizes = g_array_new(FALSE, FALSE, sizeof(uint64_t))};
     coll_params_init(&o.prm);
+    cmdnccl_init(&o.nccl);
     int rc = cli_main(&cmdcoll_cli, argc, argv, &o, coll_main);
     g_array_free(o.sizes, TRUE);
     return rc;

@@ -4,6 +4,7 @@
 #define ARSIM_CMDCOLL_H
 
 #include "cli/cli.h"
+#include "cli/cmdnccl.h"
 #include "coll/coll.h"
 #include "io/protocol.h"
 #include "net/topo.h"
@@ -51,6 +52,7 @@ typedef struct {
     int trials;              /* --trials: skewed runs per size (their median is the time) */
     int seed;                /* --seed: the skew draws' seed */
     GPtrArray *args;         /* arguments: none are taken */
+    CmdNcclOpts nccl;        /* --node, --nodes, --algo nccl and its options (cli/cmdnccl.h) */
 } CmdCollOpts;
 
 extern const CliCmd cmdcoll_cli;

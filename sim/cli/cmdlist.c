@@ -7,6 +7,7 @@
 #include "train/gpu.h"
 #include "train/model.h"
 #include "report/reportlist.h"
+#include "report/reportnode.h"
 #include "net/topo.h"
 #include "net/topocfg.h"
 
@@ -245,6 +246,25 @@ static GArray *collect_topos(void)
     return rows;
 }
 
+/* Every loadable node file (topologies/nodes/), by name. */
+static GArray *collect_nodes(void)
+{
+    GArray *rows = g_array_new(FALSE, TRUE, sizeof(NodeSpec));
+    g_array_set_clear_func(rows, (GDestroyNotify)node_spec_clear);
+    GPtrArray *names = node_names();
+    for (guint i = 0; i < names->len; i++) {
+        NodeSpec n;
+        char *err = NULL;
+        if (node_load(g_ptr_array_index(names, i), &n, &err))
+            g_array_append_val(rows, n);
+        else
+            note_skip(err);
+        g_free(err);
+    }
+    g_ptr_array_unref(names);
+    return rows;
+}
+
 /* The first field of each row, a char *name, one a line. */
 static void print_names(FILE *out, const GArray *rows)
 {
@@ -254,16 +274,19 @@ static void print_names(FILE *out, const GArray *rows)
 }
 
 /* The categories, in the order `arsim list` alone prints them. */
-static const char *const categories[] = {"models", "gpus", "topologies", "algorithms", "policies"};
-enum { CAT_MODELS, CAT_GPUS, CAT_TOPOS, CAT_ALGOS, CAT_POLICIES, NCATS };
+static const char *const categories[] = {"models", "gpus", "topologies", "nodes", "algorithms", "policies"};
+enum { CAT_MODELS, CAT_GPUS, CAT_TOPOS, CAT_NODES, CAT_ALGOS, CAT_POLICIES, NCATS };
 
 /* The rows of category c: collected from the data path (models, GPUs,
  * topology files), NULL for the built-in ones; false + *err when the GPU
  * file cannot be read. */
 static bool collect(int c, GArray **rows, char **err)
 {
-    *rows = c == CAT_MODELS ? collect_models() : c == CAT_GPUS ? collect_gpus(err) : c == CAT_TOPOS ? collect_topos()
-                                                                                                    : NULL;
+    *rows = c == CAT_MODELS ? collect_models()
+            : c == CAT_GPUS ? collect_gpus(err)
+            : c == CAT_TOPOS ? collect_topos()
+            : c == CAT_NODES ? collect_nodes()
+                             : NULL;
     return *rows || c >= CAT_ALGOS;
 }
 
@@ -283,6 +306,8 @@ static void print_category(FILE *out, int c, const GArray *rows, bool json, bool
         reportlist_gpus(out, rows, json);
     else if (c == CAT_TOPOS)
         reportlist_topos(out, rows, json);
+    else if (c == CAT_NODES)
+        reportnode_list(out, rows, json);
     else
         reportlist_entries(out, e, n, json);
 }
@@ -300,7 +325,7 @@ static void write_json(FILE *f, void *ctx)
         print_category(f, l->cat, l->rows[l->cat], true, false);
         return;
     }
-    ReportListAll all = {l->rows[CAT_MODELS], l->rows[CAT_GPUS], l->rows[CAT_TOPOS],
+    ReportListAll all = {l->rows[CAT_MODELS], l->rows[CAT_GPUS], l->rows[CAT_TOPOS], l->rows[CAT_NODES],
                          algorithms, G_N_ELEMENTS(algorithms), policies, G_N_ELEMENTS(policies)};
     reportlist_all_json(f, &all);
 }
@@ -312,7 +337,7 @@ int cmdlist_run(const char *what, const CmdListOpts *o, FILE *out, char **err)
         if (strcmp(what, categories[c]) == 0)
             l.cat = c;
     if (what && l.cat < 0) {
-        *err = g_strdup_printf("list: unknown category '%s'; expected models, gpus, topologies, algorithms or "
+        *err = g_strdup_printf("list: unknown category '%s'; expected models, gpus, topologies, nodes, algorithms or "
                                "policies", what);
         return 2;
     }
@@ -344,15 +369,15 @@ static const CliOpt opts[] = {
     {NULL},
 };
 
-#define CATEGORIES "models gpus topologies algorithms policies"
+#define CATEGORIES "models gpus topologies nodes algorithms policies"
 
 const CliCmd cmdlist_cli = {
     .name = "list",
-    .summary = "list the models, GPUs, topologies, algorithms or policies arsim knows",
-    .about = "Without a category, every category, each under its name. Models, GPUs and topology files are read "
-             "along the data search path (a name found earlier hides the same name later); topology kinds, "
-             "algorithms and policies are built in.",
-    .args = "[models|gpus|topologies|algorithms|policies]",
+    .summary = "list the models, GPUs, topologies, nodes, algorithms or policies arsim knows",
+    .about = "Without a category, every category, each under its name. Models, GPUs, topology and node files "
+             "are read along the data search path (a name found earlier hides the same name later); topology "
+             "kinds, algorithms and policies are built in.",
+    .args = "[models|gpus|topologies|nodes|algorithms|policies]",
     .arg_what = "category",
     .arg_words = CATEGORIES,
     .min_args = 0,

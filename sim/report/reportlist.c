@@ -2,6 +2,7 @@
 #include "report/reportlist.h"
 #include "train/gpu.h"
 #include "report/report.h"
+#include "report/reportnode.h"
 
 #include <cJSON.h>
 
@@ -159,6 +160,7 @@ void reportlist_all_json(FILE *out, const ReportListAll *all)
     cJSON_AddItemToObject(root, "models", models_json(all->models));
     cJSON_AddItemToObject(root, "gpus", gpus_json(all->gpus));
     cJSON_AddItemToObject(root, "topologies", topos_json(all->topos));
+    cJSON_AddItemToObject(root, "nodes", reportnode_json(all->nodes));
     cJSON_AddItemToObject(root, "algorithms", entries_json(all->algorithms, all->nalgorithms));
     cJSON_AddItemToObject(root, "policies", entries_json(all->policies, all->npolicies));
     print_json(out, root);

@@ -58,14 +58,16 @@ typedef struct {
     const GArray *models;                /* ReportListModel */
     const GArray *gpus;                  /* Gpu */
     const GArray *topos;                 /* ReportListTopo */
+    const GArray *nodes;                 /* NodeSpec */
     const ReportListEntry *algorithms;   /* nalgorithms of them */
     size_t nalgorithms;
     const ReportListEntry *policies;     /* npolicies of them */
     size_t npolicies;
 } ReportListAll;
 
-/* One JSON object whose keys models, gpus, topologies, algorithms and
- * policies hold the arrays the functions above write. */
+/* One JSON object whose keys models, gpus, topologies, nodes, algorithms
+ * and policies hold the arrays the functions above (and reportnode_list)
+ * write. */
 void reportlist_all_json(FILE *out, const ReportListAll *all);
 
 #endif

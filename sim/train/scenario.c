@@ -7,6 +7,7 @@
 #include "net/netfault.h"
 #include "train/trainbg.h"
 #include "train/trainrank.h"
+#include "train/scenode.h"
 #include "net/topocfg.h"
 
 #include <math.h>
@@ -29,6 +30,7 @@ void scenario_free(Scenario *s)
     if (s->batches)
         g_array_free(s->batches, TRUE);
     topo_spec_clear(&s->topo);
+    g_free(s->cluster_desc);
     g_free(s->calib.file);
     if (s->policies)
         g_ptr_array_free(s->policies, TRUE);
@@ -331,11 +333,33 @@ static bool cluster_flat(CfgNode *c, Scenario *s, TopoSpec net, int64_t *nodes, 
     return true;
 }
 
+/* cluster.node: a cluster of GPU nodes (train/scenode.h). */
+static bool read_node_cluster(CfgNode *root, CfgNode *c, Scenario *s, char **err)
+{
+    ScenodeInfo info = {0};
+    if (!scenode_read(c, cfg_peek(root, "gpu") != NULL, &s->gpu, NULL, &s->topo, &info, err))
+        return false;
+    s->nodes = info.nodes;
+    s->gpus_per_node = info.gpus_per_node;
+    s->world = info.nodes * info.gpus_per_node;
+    s->cluster_desc = info.describe;
+    CfgNode *cal = cfg_get(c, "calibration");
+    if (cal && !read_calibration(cal, s, err))
+        return false;
+    if (!cfg_check_keys(c, "cluster", SCENODE_KEYS ", calibration", err))
+        return false;
+    Topo *t = topocfg_build(&s->topo, c, err);
+    topo_free(t);
+    return t != NULL;
+}
+
 static bool read_cluster(CfgNode *root, Scenario *s, char **err)
 {
     CfgNode *c = cfg_need(root, "cluster", "the scenario", err);
     if (!c || !cfg_expect_map(c, "cluster", err))
         return false;
+    if (cfg_peek(c, "node"))
+        return read_node_cluster(root, c, s, err);
     int64_t nodes = 0, g = 0;
     const char *topo = "star";
     if (!cfg_opt_string(c, "topology", &topo, err) || !cfg_opt_int(c, "nodes", 1, UNITS_COUNT_MAX, &nodes, err) ||
@@ -568,8 +592,11 @@ Scenario *scenario_from_cfg(CfgNode *root, char **err)
         goto fail;
     }
     /* misspelt keys first, before the rules about the values they would set */
+    CfgNode *cl = cfg_peek(root, "cluster");
+    const char *cluster_keys = cl && cfg_peek(cl, "node") ? SCENODE_KEYS ", calibration"
+                                                          : CLUSTER_KEYS ", " CLUSTER_NET_KEYS;
     if (!cfg_known_keys(root, "the scenario", SCENARIO_KEYS, err) ||
-        !cfg_known_keys(cfg_peek(root, "cluster"), "cluster", CLUSTER_KEYS ", " CLUSTER_NET_KEYS, err))
+        !cfg_known_keys(cl, "cluster", cluster_keys, err))
         goto fail;
     CfgNode *pols = cfg_peek(root, "policies");
     for (guint i = 0; pols && pols->type == CFG_SEQ && i < pols->items->len; i++)

@@ -41,6 +41,7 @@ typedef struct {
     int nodes;               /* nodes, >= 1 */
     int gpus_per_node;       /* >= 1 */
     int world;               /* ranks = nodes * gpus_per_node */
+    char *cluster_desc;      /* cluster.node: what was built (train/scenode.h); owned; NULL otherwise */
     Calibration calib;
     GPtrArray *policies;     /* Policy*, owned, >= 1 */
     int baseline;            /* index into policies */

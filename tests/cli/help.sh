@@ -100,9 +100,11 @@ completion() {
     want=$( (cat "$T/collective.opts" | cut -d' ' -f1; echo --help) | sort)
     [ "$got" = "$want" ] || { echo "collective options: $got"; return 1; }
     got=$(complete_at "$A collective --algo " | sort | tr '\n' ' ')
-    [ "$got" = "butterfly hierarchical rabenseifner ring torus2d tree " ] || { echo "--algo: $got"; return 1; }
+    [ "$got" = "butterfly hierarchical nccl rabenseifner ring torus2d tree " ] || { echo "--algo: $got"; return 1; }
     got=$(complete_at "$A collective --topology fat-tree-k" | sort | tr '\n' ' ')
     [ "$got" = "fat-tree-k16 fat-tree-k8 " ] || { echo "--topology: $got"; return 1; }
+    got=$(complete_at "$A collective --node dgx-" | sort | tr '\n' ' ')
+    [ "$got" = "dgx-1 dgx-a100 dgx-h100 " ] || { echo "--node: $got"; return 1; }
     got=$(complete_at "$A run x.yaml --set model=vgg" | sort | tr '\n' ' ')
     [ "$got" = "vgg16 vgg16-cifar10 vgg16-cifar10-h100 vgg16-h100 vgg16-h100-fp16 " ] || { echo "--set model=: $got"; return 1; }
     got=$(complete_at "$A run x.yaml --set policies.0.overlap=" | sort | tr '\n' ' ')
@@ -110,7 +112,7 @@ completion() {
     got=$(complete_at "$A import-profile t.json --gpu " | sort)
     [ "$got" = "$("$A" list gpus --names | sort)" ] || { echo "--gpu: $got"; return 1; }
     got=$(complete_at "$A list " | sort | tr '\n' ' ')
-    [ "$got" = "algorithms gpus models policies topologies " ] || { echo "list: $got"; return 1; }
+    [ "$got" = "algorithms gpus models nodes policies topologies " ] || { echo "list: $got"; return 1; }
     got=$(complete_at "$A help co" | sort | tr '\n' ' ')
     [ "$got" = "collective compare " ] || { echo "help co: $got"; return 1; }
     [ -z "$(complete_at "$A collective --ranks ")" ] || { echo "--ranks offers something"; return 1; }

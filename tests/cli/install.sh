@@ -85,7 +85,7 @@ tour_import() {
     rm -r "$W/models"
 }
 t "tour: import-profile, list models (working directory and installed)" tour_import
-for what in models gpus topologies algorithms policies; do
+for what in models gpus topologies nodes algorithms policies; do
     t "tour: list $what" same list "$what"
 done
 t "--version" same --version

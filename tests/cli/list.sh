@@ -86,7 +86,7 @@ check topologies.kinds "$(for k in star ring torus2d fat-tree hierarchical graph
   grep -qE "^$k +\(built-in\)" "$tmp/topo" || exit 1; done && echo 0)"
 
 # --names: the first column of the table, one a line (the header left out)
-for what in models gpus topologies algorithms policies; do
+for what in models gpus topologies nodes algorithms policies; do
   "$ARSIM" list "$what" >"$tmp/t.$what" && "$ARSIM" list "$what" --names >"$tmp/n.$what"
   skip=1; case $what in algorithms | policies) skip=0 ;; esac
   check "names.$what" "$(awk -v s=$skip 'NR > s { print $1 }' "$tmp/t.$what" | diff - "$tmp/n.$what" >/dev/null && echo 0)" \

@@ -1,0 +1,257 @@
+/* nccl — NCCL's names and its tuner; see nccl.h. Every table and rule
+ * below is NCCL v2.21.5-1's, at the place docs/dev/references-nccl.md
+ * gives (T: src/graph/tuning.cc, E: src/enqueue.cc, by line). */
+#include "coll/nccl.h"
+
+#include <math.h>
+#include <string.h>
+#include <strings.h>
+
+static const char *const algo_names[NCCL_NALGOS] = {"Tree", "Ring", "NVLS", "NVLSTree"};
+static const char *const proto_names[NCCL_NPROTOS] = {"LL", "LL128", "Simple"};
+static const char *const op_names[NCCL_NOPS] = {"allreduce", "reducescatter", "allgather", "broadcast"};
+
+const char *nccl_algo_name(NcclAlgo a) { return (unsigned)a < NCCL_NALGOS ? algo_names[a] : "?"; }
+const char *nccl_proto_name(NcclProto p) { return (unsigned)p < NCCL_NPROTOS ? proto_names[p] : "?"; }
+const char *nccl_op_name(NcclOp o) { return (unsigned)o < NCCL_NOPS ? op_names[o] : "?"; }
+
+static bool parse_in(const char *s, const char *const *names, int n, int *out)
+{
+    for (int i = 0; i < n; i++)
+        if (strcasecmp(s, names[i]) == 0) {
+            *out = i;
+            return true;
+        }
+    return false;
+}
+
+bool nccl_algo_parse(const char *s, NcclAlgo *out) { return parse_in(s, algo_names, NCCL_NALGOS, (int *)out); }
+bool nccl_proto_parse(const char *s, NcclProto *out) { return parse_in(s, proto_names, NCCL_NPROTOS, (int *)out); }
+bool nccl_op_parse(const char *s, NcclOp *out) { return parse_in(s, op_names, NCCL_NOPS, (int *)out); }
+
+double nccl_busbw_factor(NcclOp o, int n)
+{
+    if (n <= 1)
+        return o == NCCL_OP_BROADCAST ? 1 : 0;
+    return o == NCCL_OP_ALLREDUCE ? 2.0 * (n - 1) / n : o == NCCL_OP_BROADCAST ? 1.0 : (double)(n - 1) / n;
+}
+
+void nccl_system_from_node(const NodeSpec *n, int ranks, int nodes, NcclSystem *sys)
+{
+    memset(sys, 0, sizeof *sys);
+    sys->nranks = ranks;
+    sys->nnodes = nodes;
+    sys->compcap = strcmp(n->gpu, "v100") == 0 ? 70 : strcmp(n->gpu, "h100") == 0 ? 90 : 80;
+    sys->nvlink = n->fabric != NODE_FABRIC_PCIE;
+    sys->nvls = n->nvls;
+    double nvl = node_gpu_nvlink_Bps(n) / 1e9;
+    int ch = sys->nvlink ? 2 * (int)ceil(nvl / 24.0) : 2;
+    sys->channels = ch > 32 ? 32 : ch;
+    if (nodes > 1 && n->nnics > 0)   /* between nodes a graph channel is a NIC; NCCL doubles them */
+        sys->channels = 2 * n->nnics;
+    sys->nvls_channels = 16;                                  /* NCCL_NVLS_NCHANNELS' default */
+    sys->bw_intra_GBps = sys->nvlink ? nvl : n->pcie_Bps / 1e9;
+    int ppn = ranks / nodes;
+    int nics = n->nnics < ppn ? n->nnics : ppn;
+    sys->bw_inter_GBps = nodes > 1 ? nics * n->nic_Bps / 1e9 : sys->bw_intra_GBps;
+    sys->nvls_bw_GBps = sys->bw_intra_GBps;
+}
+
+/* T:56-59, T:65-78 (us). */
+static const double base_lat[2][NCCL_NPROTOS] = {{6.8, 14.0, 0}, {6.6, 14.0, 8.4}};
+#define HW_NVLINK NCCL_HW_NVLINK
+#define HW_PCI NCCL_HW_PCI
+#define HW_NET NCCL_HW_NET
+static const double hw_lat[3][NCCL_NALGOS][NCCL_NPROTOS] = {
+    {{.6, 1.25, 28}, {.6, 1.9, 3.4}, {0, 0, 25}, {0, 0, 25}},
+    {{1.0, 1.9, 28}, {1.0, 2.5, 5.7}, {0, 0, 0}, {0, 0, 0}},
+    {{5.0, 8.5, 28}, {2.7, 4.0, 14.0}, {0, 0, 18}, {0, 0, 14}},
+};
+/* T:86-106 (GB/s): [compcap index][nodes index]. */
+static const double ll_max_bw[3][3] = {{39.0, 39.0, 20.4}, {87.7, 22.5, 19.0}, {141.0, 45.0, 35.0}};
+static const double per_ch_ring_ll128[3][3] = {{20, 20, 20}, {20, 20, 20}, {36.7, 36.7, 36.7}};
+static const double per_ch_tree_ll128[3][3] = {{20, 20, 20}, {20, 20, 20}, {36.7, 36.7, 29.0}};
+static const double per_ch_tree[3][3] = {{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {38.7, 41.4, 36.0}};
+/* T:412-416: Tree's correction by log2(bytes/64). */
+static const double tree_corr[NCCL_NPROTOS][23] = {
+    {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0},
+    {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0},
+    {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9},
+};
+
+double nccl_base_lat_us(NcclAlgo a, NcclProto p)
+{
+    return a <= NCCL_ALGO_RING ? base_lat[a][p] : 0;
+}
+
+double nccl_hw_lat_us(NcclHw hw, NcclAlgo a, NcclProto p)
+{
+    return hw_lat[hw][a][p];
+}
+
+static int log2i(uint64_t n)
+{
+    int l = 0;
+    while (n >>= 1)
+        l++;
+    return l;
+}
+
+/* T:166-172 and T:268-320: whether NCCL runs (op, a, p) here at all. */
+static bool available(const NcclSystem *s, NcclOp op, NcclAlgo a, NcclProto p)
+{
+    if (op == NCCL_OP_BROADCAST && a != NCCL_ALGO_RING)
+        return false;
+    if ((op == NCCL_OP_REDUCESCATTER || op == NCCL_OP_ALLGATHER) && a != NCCL_ALGO_RING && a != NCCL_ALGO_NVLS)
+        return false;
+    if ((a == NCCL_ALGO_NVLS || a == NCCL_ALGO_NVLSTREE) && (p != NCCL_PROTO_SIMPLE || !s->nvls))
+        return false;
+    if ((a == NCCL_ALGO_NVLS || a == NCCL_ALGO_NVLSTREE) && s->nranks / s->nnodes <= 2)   /* nvls.cc:241 */
+        return false;
+    if (a == NCCL_ALGO_NVLSTREE && s->nnodes == 1)
+        return false;
+    if (a == NCCL_ALGO_NVLS && s->nnodes > 1)                 /* no CollNet: T:290 */
+        return false;
+    return true;
+}
+
+/* LL128 on by default only inside NVLink nodes of one Volta/Ampere/Hopper kind (T:305-317). */
+static bool default_on(const NcclSystem *s, NcclProto p)
+{
+    return p != NCCL_PROTO_LL128 || (s->nvlink && (s->compcap == 70 || s->compcap == 80 || s->compcap == 90));
+}
+
+void nccl_model(const NcclSystem *s, NcclOp op, NcclAlgo a, NcclProto p, double *lat_us, double *bw_GBps)
+{
+    *lat_us = 0;
+    *bw_GBps = 0;
+    if (s->nranks <= 1 || !available(s, op, a, p))
+        return;
+    int n = s->nranks, nn = s->nnodes;
+    int cc = s->compcap >= 90 ? 2 : s->compcap >= 80 ? 1 : 0, i2 = nn <= 2 ? nn - 1 : 2;
+    double llmax = ll_max_bw[nn == 1 ? cc : 0][i2], ppn = (double)n / nn;
+    int nsteps = op == NCCL_OP_ALLREDUCE ? 2 * (n - 1) : op == NCCL_OP_BROADCAST ? n : n - 1;
+    int ninter = op == NCCL_OP_ALLREDUCE ? (nn > 1 ? 2 * nn : 0) : op == NCCL_OP_BROADCAST ? nn : nn - 1;
+    double bw = nn <= 2 ? s->bw_intra_GBps : s->bw_inter_GBps;   /* T:174-177, all channels */
+    if (a == NCCL_ALGO_NVLS)
+        bw = fmin(s->nvls_bw_GBps, s->bw_inter_GBps);
+    if (a == NCCL_ALGO_NVLSTREE)
+        bw = fmin(s->nvls_bw_GBps, nn <= 2 ? s->bw_inter_GBps : s->bw_inter_GBps / 2);
+    double bus = bw;
+    int ch = s->channels;
+    if (a == NCCL_ALGO_RING && p == NCCL_PROTO_LL)            /* T:180-184 */
+        bus = fmin(llmax, bus * .5);
+    if (a == NCCL_ALGO_RING && p == NCCL_PROTO_LL128)
+        bus = fmin(bus * (ppn < 2 ? 0.7 : 0.92), ch * per_ch_ring_ll128[cc][i2]);
+    if (a == NCCL_ALGO_TREE)
+        bus = fmin(bus * .92, ch * per_ch_tree[cc][i2]);
+    if (a == NCCL_ALGO_TREE && p == NCCL_PROTO_LL)
+        bus = fmin(bus / 3.8, llmax);
+    if (a == NCCL_ALGO_TREE && p == NCCL_PROTO_LL128)
+        bus = fmin(bus * (nn == 1 ? 7.0 / 9.0 : 120.0 / 128.0), ch * per_ch_tree_ll128[cc][i2]);
+    bus *= a == NCCL_ALGO_RING ? (double)n / nsteps : a == NCCL_ALGO_TREE ? .5 : 5.0 / 6.0;   /* T:213-219 */
+    int intra_hw = s->nvlink ? HW_NVLINK : HW_PCI;
+    int ai = a == NCCL_ALGO_TREE ? 0 : 1;
+    double lat = a <= NCCL_ALGO_RING ? base_lat[ai][p] : 0;
+    double intra = hw_lat[intra_hw][a][p], inter = hw_lat[HW_NET][a][p];   /* T:225-229 */
+    if (a == NCCL_ALGO_RING) {
+        if (op == NCCL_OP_BROADCAST) {
+            lat += hw_lat[nn == 1 ? intra_hw : HW_NET][a][p];             /* sameChannels: T:233-235 */
+        } else {
+            double net_over = nn > 1 ? (p == NCCL_PROTO_SIMPLE ? 3.0 : 1.0) : 0;   /* Intel CPU: T:111-118, T:243-246 */
+            intra = fmax(intra, net_over);
+            lat += (nsteps - ninter) * intra + ninter * inter;
+        }
+    } else if (a == NCCL_ALGO_TREE) {
+        lat += 2 * ((n / nn - 1) * intra + log2i((uint64_t)nn) * inter);
+    } else if (a == NCCL_ALGO_NVLS) {
+        lat = intra + (nn > 1 ? inter : 0);
+    } else {
+        lat += intra + 2 * log2i((uint64_t)nn) * inter;
+    }
+    *lat_us = lat;
+    *bw_GBps = bus;
+}
+
+/* E:1566-1606: channels and threads for this size. */
+static void channels_threads(const NcclSystem *s, uint64_t bytes, NcclChoice *c, int forced)
+{
+    bool nvls = c->algo == NCCL_ALGO_NVLS || c->algo == NCCL_ALGO_NVLSTREE;
+    int nt = nvls ? 640 : c->proto == NCCL_PROTO_LL128 ? 640 : 512;
+    if (c->algo == NCCL_ALGO_RING && c->proto == NCCL_PROTO_SIMPLE && s->bw_intra_GBps <= 12.0)
+        nt = 256;                                                     /* T:121 */
+    double thr = c->proto == NCCL_PROTO_SIMPLE ? 64 : 8;              /* collectives.h THREAD_THRESHOLDs */
+    if (c->algo == NCCL_ALGO_RING && c->proto == NCCL_PROTO_LL)
+        thr *= s->nranks;                                             /* T:381 */
+    int nc = forced > 0 ? forced : nvls ? s->nvls_channels : s->channels;
+    if (forced <= 0 && !nvls)
+        while ((double)bytes < (double)nc * nt * thr && nc >= 2)
+            nc--;
+    if (!nvls)
+        while ((double)bytes < (double)nc * nt * thr && nt % 128 == 0)
+            nt /= 2;
+    if (c->proto == NCCL_PROTO_SIMPLE && c->algo == NCCL_ALGO_RING)
+        nt += 32;
+    if (c->proto == NCCL_PROTO_SIMPLE && c->algo == NCCL_ALGO_TREE)
+        nt += 128;
+    c->channels = nc;
+    c->threads = nt < 96 ? 96 : nt;
+}
+
+/* T:418-444: the model's time of (a, p) for bytes, us; < 0 unavailable. */
+static double algo_time_us(const NcclSystem *s, NcclOp op, NcclAlgo a, NcclProto p, uint64_t bytes, int forced_ch,
+                           double *lat_out, double *bw_out)
+{
+    double lat, bw;
+    nccl_model(s, op, a, p, &lat, &bw);
+    if (bw <= 0)
+        return -1;
+    int ls = log2i(bytes >> 6);
+    if (a == NCCL_ALGO_TREE && ls < 23)
+        bw *= tree_corr[p][ls];
+    int comm_ch = a == NCCL_ALGO_NVLS || a == NCCL_ALGO_NVLSTREE ? s->nvls_channels : s->channels;
+    if (forced_ch > 0)
+        bw = bw / comm_ch * forced_ch;
+    if (a == NCCL_ALGO_RING && p == NCCL_PROTO_SIMPLE && s->nnodes > 1 && op == NCCL_OP_ALLREDUCE &&
+        bytes / ((uint64_t)s->channels * s->nranks) >= 64)
+        lat *= s->compcap < 80 ? 1.9 : 1.4;
+    *lat_out = lat;
+    *bw_out = bw;
+    return lat + (double)bytes / (1000.0 * bw);
+}
+
+bool nccl_tune(const NcclSystem *s, NcclOp op, uint64_t bytes, int algo, int proto, int channels, NcclChoice *out,
+               char **err)
+{
+    memset(out, 0, sizeof *out);
+    double best = -1;
+    for (int a = 0; a < NCCL_NALGOS; a++)
+        for (int p = 0; p < NCCL_NPROTOS; p++) {
+            if ((algo >= 0 && a != algo) || (proto >= 0 && p != proto) || (proto < 0 && !default_on(s, p)))
+                continue;
+            double lat, bw, t = algo_time_us(s, op, a, p, bytes, channels, &lat, &bw);
+            if (t >= 0 && (best < 0 || t < best)) {
+                best = t;
+                *out = (NcclChoice){.algo = a, .proto = p, .lat_us = lat, .bw_GBps = bw, .time_s = t * 1e-6};
+            }
+        }
+    if (best < 0 && s->nranks > 1) {
+        *err = g_strdup_printf("NCCL cannot run %s%s%s%s for %s on %d GPUs in %d node%s%s; expected %s",
+                               algo >= 0 ? "algorithm " : "", algo >= 0 ? algo_names[algo] : "",
+                               proto >= 0 ? (algo >= 0 ? " with protocol " : "protocol ") : "",
+                               proto >= 0 ? proto_names[proto] : "", op_names[op], s->nranks, s->nnodes,
+                               s->nnodes > 1 ? "s" : "", s->nvls ? "" : " without NVLink SHARP",
+                               op == NCCL_OP_ALLREDUCE ? "Ring or Tree (NVLS needs an H100 NVSwitch and more than 2 GPUs "
+                                                         "a node; NVLSTree more than one node; NVLS one node)"
+                                                       : "Ring (NVLS on one H100 node)");
+        return false;
+    }
+    if (s->nranks <= 1) {
+        *out = (NcclChoice){.algo = algo >= 0 ? algo : NCCL_ALGO_RING, .proto = proto >= 0 ? proto : NCCL_PROTO_SIMPLE};
+        out->channels = 1;
+        out->threads = 96;
+        return true;
+    }
+    channels_threads(s, bytes, out, channels);
+    return true;
+}

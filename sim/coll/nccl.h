@@ -1,0 +1,84 @@
+/* nccl — NCCL's algorithms, protocols and its tuner (the choice among them).
+ *
+ * The tuner is NCCL's own cost model, as one pinned release has it
+ * (v2.21.5-1: src/graph/tuning.cc, src/enqueue.cc;
+ * docs/dev/references-nccl.md cites each constant): per algorithm and
+ * protocol a latency (a base plus hardware latencies per step) and a bus
+ * bandwidth (the graph's channels times their bandwidth, with NCCL's
+ * caps and corrections), time = latency + bytes / bandwidth, the least
+ * time wins. It decides; ncclsim.h times what it decided. NCCL's graph
+ * search is not reproduced: the graph's channels and bandwidth come from
+ * the node file (nccl_system_from_node states how).
+ */
+#ifndef ARSIM_NCCL_H
+#define ARSIM_NCCL_H
+
+#include "net/node.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* In NCCL's order (tuning.cc's arrays index by these). */
+typedef enum { NCCL_ALGO_TREE, NCCL_ALGO_RING, NCCL_ALGO_NVLS, NCCL_ALGO_NVLSTREE, NCCL_NALGOS } NcclAlgo;
+typedef enum { NCCL_PROTO_LL, NCCL_PROTO_LL128, NCCL_PROTO_SIMPLE, NCCL_NPROTOS } NcclProto;
+typedef enum { NCCL_OP_ALLREDUCE, NCCL_OP_REDUCESCATTER, NCCL_OP_ALLGATHER, NCCL_OP_BROADCAST, NCCL_NOPS } NcclOp;
+
+const char *nccl_algo_name(NcclAlgo a);      /* NCCL's spelling: Tree, Ring, NVLS, NVLSTree */
+const char *nccl_proto_name(NcclProto p);    /* LL, LL128, Simple */
+const char *nccl_op_name(NcclOp o);          /* allreduce, ... */
+/* Any case. */
+bool nccl_algo_parse(const char *s, NcclAlgo *out);
+bool nccl_proto_parse(const char *s, NcclProto *out);
+bool nccl_op_parse(const char *s, NcclOp *out);
+
+/* nccl-tests' bus bandwidth factor: busbw = algbw x this. */
+double nccl_busbw_factor(NcclOp o, int nranks);
+
+/* What the tuner sees of a communicator. */
+typedef struct {
+    int nranks;              /* GPUs, >= 1 */
+    int nnodes;              /* nodes, >= 1, dividing nranks */
+    int compcap;             /* 70, 80 or 90 (Volta, Ampere, Hopper) */
+    bool nvlink;             /* the GPUs of a node meet over NVLink (else PCIe) */
+    bool nvls;               /* NVLink SHARP available */
+    int channels;            /* ring/tree channels (comm->nChannels) */
+    int nvls_channels;       /* NVLS channels (NCCL_NVLS_NCHANNELS, 16) */
+    double bw_intra_GBps;    /* the ring graph's bandwidth inside a node, all channels, GB/s */
+    double bw_inter_GBps;    /* the graph's bandwidth between nodes, all channels, GB/s */
+    double nvls_bw_GBps;     /* the NVLS graph's bandwidth, GB/s */
+} NcclSystem;
+
+/* The system of `ranks` GPUs on `nodes` nodes of kind n: channels =
+ * 2 x ceil(NVLink GB/s a GPU / 24), at most 32 (2 on PCIe), standing in
+ * for NCCL's graph search; the bandwidths are the node's data rates. */
+void nccl_system_from_node(const NodeSpec *n, int ranks, int nodes, NcclSystem *sys);
+
+/* What the tuner chose, or was forced to. */
+typedef struct {
+    NcclAlgo algo;
+    NcclProto proto;
+    int channels;            /* channels this call uses */
+    int threads;             /* threads a channel (NCCL's nThreads) */
+    double lat_us;           /* the model's latency, us */
+    double bw_GBps;          /* the model's algorithm bandwidth, GB/s */
+    double time_s;           /* the model's time, s */
+} NcclChoice;
+
+/* Forcing: algo/proto < 0 lets the tuner choose (as NCCL_ALGO/NCCL_PROTO
+ * unset); channels 0 lets it pick the count. False and *err ("...;
+ * expected ...") if what is forced cannot run (NVLS without NVLS, NVLS
+ * tree on one node, Tree for all-gather, ...). */
+bool nccl_tune(const NcclSystem *sys, NcclOp op, uint64_t bytes, int algo, int proto, int channels, NcclChoice *out,
+               char **err);
+
+/* Where a step's data moves, for the hardware latencies (T:61-78). */
+typedef enum { NCCL_HW_NVLINK, NCCL_HW_PCI, NCCL_HW_NET } NcclHw;
+/* NCCL's base latency of (a, p) and its hardware latency a step, us. */
+double nccl_base_lat_us(NcclAlgo a, NcclProto p);
+double nccl_hw_lat_us(NcclHw hw, NcclAlgo a, NcclProto p);
+
+/* The model's latency (us) and bus bandwidth (GB/s) of one algorithm x
+ * protocol, before the per-size corrections; bandwidth 0: not available. */
+void nccl_model(const NcclSystem *sys, NcclOp op, NcclAlgo a, NcclProto p, double *lat_us, double *bw_GBps);
+
+#endif

@@ -1,0 +1,617 @@
+/* ncclsim — NCCL's schedules, channel by channel, on the network; see
+ * ncclsim.h. Sizes and rules cite NCCL v2.21.5-1 (docs/dev/references-nccl.md). */
+#include "coll/ncclsim.h"
+#include "coll/ncclroute.h"
+
+#include <math.h>
+#include <string.h>
+
+#define NS_STEPS 8                  /* NCCL_STEPS (device.h) */
+#define NS_SIMPLE_BUFF (1u << 22)   /* DEFAULT_BUFFSIZE (init.cc) */
+#define NS_LL_BUFF (8u * 512 * 8 * 16)        /* DEFAULT_LL_BUFFSIZE */
+#define NS_LL128_BUFF (120u * 640 * 8 * 8)    /* DEFAULT_LL128_BUFFSIZE */
+#define NS_NVLS_CHUNK (128u << 10)  /* NCCL_NVLS_CHUNKSIZE's default */
+
+typedef enum { LANE_TREE_UP, LANE_TREE_DOWN, LANE_TREE_ROOT, LANE_RING, LANE_NV_LD, LANE_NV_RES, LANE_SW_RED,
+               LANE_SW_MC } LaneKind;
+
+typedef struct {
+    const TopoRoute *route;  /* borrowed from the route cache */
+    uint64_t sent, arrived, consumed;  /* slices */
+    int32_t send_wait;       /* a lane waiting for a free slot, or -1 */
+    int32_t recv_wait;       /* the receiving lane waiting for a slice, or -1 */
+    uint8_t hw;              /* NcclHw of the connection */
+    bool sw;                 /* to or from the NVSwitch (NVLS): at the switch's port rate */
+} Conn;
+
+typedef struct {
+    LaneKind kind;
+    int chan, who;           /* channel; rank (or owner position) the lane belongs to */
+    uint64_t idx, nops;      /* next op, ops in all */
+    bool busy;               /* between an op's start and its slices leaving */
+    int npend;               /* sends pending */
+    uint64_t pend_wire;      /* wire bytes each pending send carries */
+    uint64_t pend_wire_sw;   /* the same to or from the NVSwitch, scaled to its port rate */
+} Lane;
+
+typedef struct {
+    int nrecv, nsend;
+    int32_t *recv, *send;    /* maxpeer each */
+    uint64_t data;           /* data bytes each send carries */
+    double lat_us;           /* the op's latency before its slices leave */
+} Op;
+
+typedef struct {
+    const NcclSimSpec *sp;
+    Sim *sim;
+    Net *net;
+    NcclRoutes *routes;
+    int n, C, K, W;          /* ranks, channels, slices a chunk, slots a connection */
+    uint64_t chunk, nloops;  /* chunk data bytes; loops */
+    uint64_t loop_span;      /* bytes a loop covers */
+    uint64_t total;          /* bytes the loops cover (S, or S/n for RS/AG ring) */
+    GArray *conns;           /* Conn */
+    GArray *lanes;           /* Lane */
+    int maxpeer;             /* the most sends or receives one op has */
+    int32_t *pend;           /* [lane * maxpeer + i]: the conns of a lane's pending sends */
+    int32_t *ring;           /* [c*n + pos]: rank at pos of channel c's ring */
+    int32_t *tree;           /* [(c*n + r)*4 + i]: parent, child0, child1, child2 (-1 none) */
+    int32_t *conn_up;        /* [c*n + r]: r -> its parent */
+    int32_t *conn_dn;        /* [c*n + r]: parent -> r */
+    int32_t *nv;             /* NVLS conns: [((c*4)+kind)*n + g] */
+    simtime_t end;
+    int live;                /* lanes not finished */
+    uint64_t msgs, data;
+    uint64_t *pend_data;     /* [lane]: data bytes each pending send carries */
+    Op scratch;
+} Run;
+
+uint64_t ncclsim_chunk_bytes(NcclAlgo a, NcclProto p, NcclOp op)
+{
+    if (a == NCCL_ALGO_NVLS || a == NCCL_ALGO_NVLSTREE)
+        return NS_NVLS_CHUNK;
+    int steps = p == NCCL_PROTO_SIMPLE && a == NCCL_ALGO_RING && op != NCCL_OP_BROADCAST ? NS_STEPS / 2 : 1;
+    if (p == NCCL_PROTO_LL)
+        return NS_LL_BUFF / NS_STEPS * steps / 2;
+    if (p == NCCL_PROTO_LL128)
+        return (uint64_t)NS_LL128_BUFF / NS_STEPS * steps / 16 * 15;
+    return (uint64_t)NS_SIMPLE_BUFF / NS_STEPS * steps;
+}
+
+int ncclsim_slices_per_chunk(NcclAlgo a, NcclProto p, NcclOp op)
+{
+    return p == NCCL_PROTO_SIMPLE && a == NCCL_ALGO_RING && op != NCCL_OP_BROADCAST ? 2 : 1;
+}
+
+int ncclsim_window(NcclAlgo a, NcclProto p, NcclOp op)
+{
+    return NS_STEPS / (p == NCCL_PROTO_SIMPLE && a == NCCL_ALGO_RING && op != NCCL_OP_BROADCAST ? 2 : 1);
+}
+
+uint64_t ncclsim_wire_bytes(NcclProto p, uint64_t data)
+{
+    return p == NCCL_PROTO_LL ? 2 * data : p == NCCL_PROTO_LL128 ? (data * 16 + 14) / 15 : data;
+}
+
+static uint64_t div_up(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+
+/* The chunk of loop l: min(chunk, what is left spread over its parts), >= 1. */
+static uint64_t loop_chunk(const Run *R, uint64_t l, uint64_t parts)
+{
+    uint64_t done = l * R->loop_span, left = R->total > done ? R->total - done : 0;
+    uint64_t c = div_up(left, parts);
+    c = c < R->chunk ? c : R->chunk;
+    return c ? c : 1;
+}
+
+static int32_t add_conn(Run *R, int src_host, int dst_host, int rail)
+{
+    Conn c = {.route = ncclroute_get(R->routes, src_host, dst_host, rail),
+              .send_wait = -1, .recv_wait = -1, .hw = (uint8_t)ncclroute_hw(R->routes, src_host, dst_host),
+              .sw = src_host == NCCLROUTE_SWITCH || dst_host == NCCLROUTE_SWITCH};
+    g_array_append_val(R->conns, c);
+    return (int32_t)R->conns->len - 1;
+}
+
+static int32_t add_lane(Run *R, LaneKind k, int chan, int who, uint64_t nops)
+{
+    Lane l = {.kind = k, .chan = chan, .who = who, .nops = nops};
+    g_array_append_val(R->lanes, l);
+    return (int32_t)R->lanes->len - 1;
+}
+
+static int host_of(const Run *R, int rank)
+{
+    return rank / R->sp->ppn * R->sp->cl->node.ngpus + rank % R->sp->ppn;
+}
+
+/* ---- the schedules: lanes, connections and ops ---- */
+
+static int ring_steps(const Run *R)
+{
+    NcclOp op = R->sp->op;
+    return op == NCCL_OP_ALLREDUCE ? 2 * R->n - 1 : op == NCCL_OP_BROADCAST ? 1 : R->n;
+}
+
+static void build_ring(Run *R)
+{
+    int n = R->n, C = R->C;
+    R->ring = g_new(int32_t, (size_t)n * C);
+    int rails[64];
+    for (int c = 0; c < C; c++)
+        ncclroute_ring(R->routes, c, R->sp->nodes, R->sp->ppn, R->ring + (size_t)c * n, &rails[c % 64]);
+    uint64_t steps = (uint64_t)ring_steps(R), nops = R->nloops * steps * (uint64_t)R->K;
+    for (int c = 0; c < C; c++)
+        for (int pos = 0; pos < n; pos++)
+            add_lane(R, LANE_RING, c, pos, nops);
+    for (int c = 0; c < C; c++)
+        for (int pos = 0; pos < n; pos++) {
+            int a = R->ring[(size_t)c * n + pos], b = R->ring[(size_t)c * n + (pos + 1) % n];
+            add_conn(R, host_of(R, a), host_of(R, b), rails[c % 64]);
+        }
+}
+
+/* Ring op idx of lane (c, pos): conn c*n+pos sends to the next, c*n+pos-1 receives. */
+static void ring_op(Run *R, const Lane *L, uint64_t idx, Op *o)
+{
+    int n = R->n, steps = ring_steps(R), pos = L->who;
+    uint64_t per_loop = (uint64_t)steps * R->K, l = idx / per_loop;
+    int s = (int)(idx / R->K % (uint64_t)steps);
+    bool bc = R->sp->op == NCCL_OP_BROADCAST;
+    /* broadcast: a chain from position 0 (rank 0 is at position 0 of every ring) */
+    bool recv = bc ? pos > 0 : s > 0, send = bc ? pos < n - 1 : s < steps - 1;
+    uint64_t parts = R->sp->op == NCCL_OP_ALLREDUCE ? (uint64_t)R->C * n : (uint64_t)R->C;
+    o->data = div_up(loop_chunk(R, l, parts), (uint64_t)R->K);
+    o->nrecv = o->nsend = 0;
+    if (recv)
+        o->recv[o->nrecv++] = (int32_t)(L->chan * n + (pos + n - 1) % n);
+    if (send)
+        o->send[o->nsend++] = (int32_t)(L->chan * n + pos);
+}
+
+static void build_tree(Run *R)
+{
+    int n = R->n, C = R->C;
+    R->tree = g_new(int32_t, (size_t)n * C * 4);
+    R->conn_up = g_new(int32_t, (size_t)n * C);
+    R->conn_dn = g_new(int32_t, (size_t)n * C);
+    int *rail = g_new(int, C);
+    for (int c = 0; c < C; c++)
+        ncclroute_tree(R->routes, c, R->sp->nodes, R->sp->ppn, R->tree + (size_t)c * n * 4, &rail[c]);
+    for (int c = 0; c < C; c++)
+        for (int r = 0; r < n; r++) {
+            bool root = R->tree[((size_t)c * n + r) * 4] < 0;
+            add_lane(R, root ? LANE_TREE_ROOT : LANE_TREE_UP, c, r, R->nloops);
+            if (!root)
+                add_lane(R, LANE_TREE_DOWN, c, r, R->nloops);
+        }
+    for (int c = 0; c < C; c++)
+        for (int r = 0; r < n; r++) {
+            int par = R->tree[((size_t)c * n + r) * 4];
+            R->conn_up[c * n + r] = par < 0 ? -1 : add_conn(R, host_of(R, r), host_of(R, par), rail[c]);
+            R->conn_dn[c * n + r] = par < 0 ? -1 : add_conn(R, host_of(R, par), host_of(R, r), rail[c]);
+        }
+    g_free(rail);
+}
+
+static void tree_op(Run *R, const Lane *L, uint64_t idx, Op *o)
+{
+    int n = R->n, c = L->chan, r = L->who;
+    const int32_t *t = R->tree + ((size_t)c * n + r) * 4;
+    o->data = loop_chunk(R, idx, (uint64_t)R->C);
+    o->nrecv = o->nsend = 0;
+    for (int i = 1; i < 4; i++) {
+        if (t[i] < 0)
+            continue;
+        if (L->kind != LANE_TREE_DOWN)
+            o->recv[o->nrecv++] = R->conn_up[c * n + t[i]];
+        if (L->kind != LANE_TREE_UP)
+            o->send[o->nsend++] = R->conn_dn[c * n + t[i]];
+    }
+    if (L->kind == LANE_TREE_UP)
+        o->send[o->nsend++] = R->conn_up[c * n + r];
+    if (L->kind == LANE_TREE_DOWN)
+        o->recv[o->nrecv++] = R->conn_dn[c * n + r];
+}
+
+enum { NV_UP0, NV_DN0, NV_UP1, NV_DN1 };
+
+static int32_t *nv_conn(Run *R, int c, int kind, int r) { return &R->nv[((size_t)c * 4 + kind) * R->n + r]; }
+
+/* Rank r's parent and children in channel c's tree between nodes (NVLSTree:
+ * GPU g of each node in a double binary tree of the nodes); -1 none. */
+static void nvt_peers(const Run *R, int c, int r, int *up, int *d0, int *d1)
+{
+    int m = R->sp->ppn, k = r / m, g = r % m;
+    ncclroute_dtree(R->sp->nodes, k, c % 2, up, d0, d1);
+    *up = *up >= 0 ? *up * m + g : -1;
+    *d0 = *d0 >= 0 ? *d0 * m + g : -1;
+    *d1 = *d1 >= 0 ? *d1 * m + g : -1;
+}
+
+/* NVLS (one node) and NVLSTree (a tree of nodes): per channel and node a
+ * reducing and a multicasting switch lane; per GPU a lane sending its copy
+ * of every chunk up, the owner's lanes (the tree's up and down halves, or
+ * one at the root) that take the switch's reduction, pass it along the
+ * tree and store the result back, and a lane receiving the multicast. */
+static void build_nvls(Run *R)
+{
+    int n = R->n, C = R->C, m = R->sp->ppn, N = R->sp->nodes;
+    NcclOp op = R->sp->op;
+    bool red = op != NCCL_OP_ALLGATHER, mc = op != NCCL_OP_REDUCESCATTER;
+    uint64_t per = R->nloops * (uint64_t)m;
+    R->nv = g_new(int32_t, (size_t)C * 4 * n);
+    R->conn_up = g_new(int32_t, (size_t)n * C);
+    R->conn_dn = g_new(int32_t, (size_t)n * C);
+    for (int c = 0; c < C; c++) {
+        for (int k = 0; k < N; k++) {
+            add_lane(R, LANE_SW_RED, c, k, red ? per : 0);
+            add_lane(R, LANE_SW_MC, c, k, mc ? per : 0);
+            for (int g = 0; g < m; g++) {
+                int r = k * m + g, h = host_of(R, r), u, d0, d1;
+                nvt_peers(R, c, r, &u, &d0, &d1);
+                add_lane(R, LANE_NV_LD, c, r, red ? per : 0);
+                add_lane(R, u < 0 ? LANE_TREE_ROOT : LANE_TREE_UP, c, r, R->nloops);
+                if (u >= 0)
+                    add_lane(R, LANE_TREE_DOWN, c, r, R->nloops);
+                add_lane(R, LANE_NV_RES, c, r, mc ? per : 0);
+                *nv_conn(R, c, NV_UP0, r) = add_conn(R, h, NCCLROUTE_SWITCH, 0);
+                *nv_conn(R, c, NV_DN0, r) = add_conn(R, NCCLROUTE_SWITCH, h, 0);
+                *nv_conn(R, c, NV_UP1, r) = add_conn(R, h, NCCLROUTE_SWITCH, 0);
+                *nv_conn(R, c, NV_DN1, r) = add_conn(R, NCCLROUTE_SWITCH, h, 0);
+            }
+        }
+        for (int r = 0; r < n; r++) {
+            int u, d0, d1, rail = R->sp->cl->node.gpu_nic[r % m];
+            nvt_peers(R, c, r, &u, &d0, &d1);
+            R->conn_up[c * n + r] = u < 0 ? -1 : add_conn(R, host_of(R, r), host_of(R, u), rail);
+            R->conn_dn[c * n + r] = u < 0 ? -1 : add_conn(R, host_of(R, u), host_of(R, r), rail);
+        }
+    }
+}
+
+static void nvls_op(Run *R, const Lane *L, uint64_t idx, Op *o)
+{
+    int n = R->n, c = L->chan, m = R->sp->ppn;
+    NcclOp op = R->sp->op;
+    bool owner_lane = L->kind <= LANE_TREE_ROOT;
+    uint64_t l = owner_lane ? idx : idx / (uint64_t)m;
+    int owner = (int)(idx % (uint64_t)m), r = L->who, base = L->who * m;
+    o->data = loop_chunk(R, l, (uint64_t)R->C * m);
+    o->nrecv = o->nsend = 0;
+    int u, d[2];
+    switch (L->kind) {
+    case LANE_NV_LD:
+        o->send[o->nsend++] = *nv_conn(R, c, NV_UP0, r);
+        break;
+    case LANE_SW_RED:
+        for (int g = 0; g < m; g++)
+            o->recv[o->nrecv++] = *nv_conn(R, c, NV_UP0, base + g);
+        o->send[o->nsend++] = *nv_conn(R, c, NV_DN0, base + owner);
+        break;
+    case LANE_SW_MC:
+        o->recv[o->nrecv++] = *nv_conn(R, c, NV_UP1, base + owner);
+        for (int g = 0; g < m; g++)
+            o->send[o->nsend++] = *nv_conn(R, c, NV_DN1, base + g);
+        break;
+    case LANE_NV_RES:
+        o->recv[o->nrecv++] = *nv_conn(R, c, NV_DN1, r);
+        break;
+    default:   /* the owner's tree lanes */
+        nvt_peers(R, c, r, &u, &d[0], &d[1]);
+        if (L->kind != LANE_TREE_DOWN && op != NCCL_OP_ALLGATHER)
+            o->recv[o->nrecv++] = *nv_conn(R, c, NV_DN0, r);
+        for (int i = 0; i < 2; i++) {
+            if (d[i] < 0)
+                continue;
+            if (L->kind != LANE_TREE_DOWN)
+                o->recv[o->nrecv++] = R->conn_up[c * n + d[i]];
+            if (L->kind != LANE_TREE_UP)
+                o->send[o->nsend++] = R->conn_dn[c * n + d[i]];
+        }
+        if (L->kind == LANE_TREE_UP)
+            o->send[o->nsend++] = R->conn_up[c * n + r];
+        if (L->kind == LANE_TREE_DOWN)
+            o->recv[o->nrecv++] = R->conn_dn[c * n + r];
+        if (L->kind != LANE_TREE_UP && op != NCCL_OP_REDUCESCATTER)
+            o->send[o->nsend++] = *nv_conn(R, c, NV_UP1, r);
+        break;
+    }
+}
+
+/* ---- the executor ---- */
+
+static void lane_try(Run *R, int32_t li);
+
+static void wake_ev(void *ctx, void *data)
+{
+    lane_try(ctx, (int32_t)GPOINTER_TO_INT(data) - 1);
+}
+
+static void wake(Run *R, int32_t li)
+{
+    sim_after(R->sim, 0, wake_ev, R, GINT_TO_POINTER(li + 1));
+}
+
+static void delivered(void *ctx, void *data)
+{
+    Run *R = ctx;
+    Conn *c = &g_array_index(R->conns, Conn, GPOINTER_TO_INT(data) - 1);
+    c->arrived++;
+    R->end = R->sim->now > R->end ? R->sim->now : R->end;
+    if (c->recv_wait >= 0) {
+        int32_t l = c->recv_wait;
+        c->recv_wait = -1;
+        lane_try(R, l);
+    }
+}
+
+static void gen_op(Run *R, const Lane *L, uint64_t idx, Op *o)
+{
+    NcclAlgo a = R->sp->choice.algo;
+    if (a == NCCL_ALGO_RING)
+        ring_op(R, L, idx, o);
+    else if (a == NCCL_ALGO_TREE)
+        tree_op(R, L, idx, o);
+    else
+        nvls_op(R, L, idx, o);
+}
+
+/* The op's latency: NCCL's Ring hardware latency a step (tuning.cc's
+ * per-hop figure, Tree's included: Tree's own are its pipeline's start)
+ * for where its first connection runs; NVLS GPU lanes: LL's NVLink step
+ * (a flag); the switch's own lanes: none. */
+static double op_lat_us(const Run *R, const Lane *L, const Op *o)
+{
+    if (L->kind == LANE_SW_RED || L->kind == LANE_SW_MC)
+        return 0;
+    NcclAlgo a = R->sp->choice.algo;
+    if (a == NCCL_ALGO_NVLS || a == NCCL_ALGO_NVLSTREE) {   /* a flag over NVLink, as LL's step */
+        for (int i = 0; i < o->nsend; i++)
+            if (g_array_index(R->conns, Conn, o->send[i]).hw == NCCL_HW_NET)
+                return nccl_hw_lat_us(NCCL_HW_NET, NCCL_ALGO_RING, NCCL_PROTO_SIMPLE);
+        return nccl_hw_lat_us(NCCL_HW_NVLINK, NCCL_ALGO_RING, NCCL_PROTO_LL);
+    }
+    int32_t c = o->nsend ? o->send[0] : o->nrecv ? o->recv[0] : -1;
+    NcclHw hw = c >= 0 ? g_array_index(R->conns, Conn, c).hw : NCCL_HW_NVLINK;
+    return nccl_hw_lat_us(hw, NCCL_ALGO_RING, R->sp->choice.proto);
+}
+
+static void fire(void *ctx, void *data)
+{
+    Run *R = ctx;
+    int32_t li = (int32_t)GPOINTER_TO_INT(data) - 1;
+    Lane *L = &g_array_index(R->lanes, Lane, li);
+    const int32_t *pend = R->pend + (size_t)li * R->maxpeer;
+    for (int i = 0; i < L->npend; i++) {
+        Conn *c = &g_array_index(R->conns, Conn, pend[i]);
+        net_send(R->net, c->route, c->sw ? L->pend_wire_sw : L->pend_wire, delivered, R, GINT_TO_POINTER(pend[i] + 1));
+        R->msgs++;
+        R->data += R->pend_data[li];
+    }
+    L->npend = 0;
+    L->busy = false;
+    L->idx++;
+    R->end = R->sim->now > R->end ? R->sim->now : R->end;
+    if (L->idx == L->nops)
+        R->live--;
+    lane_try(R, li);
+}
+
+static void lane_try(Run *R, int32_t li)
+{
+    Lane *L = &g_array_index(R->lanes, Lane, li);
+    if (L->busy || L->idx >= L->nops)
+        return;
+    Op *o = &R->scratch;
+    gen_op(R, L, L->idx, o);
+    for (int i = 0; i < o->nrecv; i++) {
+        Conn *c = &g_array_index(R->conns, Conn, o->recv[i]);
+        if (c->arrived <= c->consumed) {
+            c->recv_wait = li;
+            return;
+        }
+    }
+    for (int i = 0; i < o->nsend; i++) {
+        Conn *c = &g_array_index(R->conns, Conn, o->send[i]);
+        if (c->sent - c->consumed >= (uint64_t)R->W) {
+            c->send_wait = li;
+            return;
+        }
+    }
+    for (int i = 0; i < o->nrecv; i++) {
+        Conn *c = &g_array_index(R->conns, Conn, o->recv[i]);
+        c->consumed++;
+        if (c->send_wait >= 0) {
+            wake(R, c->send_wait);
+            c->send_wait = -1;
+        }
+    }
+    for (int i = 0; i < o->nsend; i++) {
+        g_array_index(R->conns, Conn, o->send[i]).sent++;
+        R->pend[(size_t)li * R->maxpeer + i] = o->send[i];
+    }
+    L->npend = o->nsend;
+    uint64_t wire = ncclsim_wire_bytes(R->sp->choice.proto, o->data);
+    L->pend_wire = wire;
+    L->pend_wire_sw = wire;
+    if (R->sp->cl->node.nvls) {   /* the switch's port rate while it reduces */
+        const NodeSpec *nd = &R->sp->cl->node;
+        L->pend_wire_sw = (uint64_t)((double)wire * node_gpu_nvlink_Bps(nd) / nd->nvls_Bps + 0.5);
+    }
+    R->pend_data[li] = o->data;
+    L->busy = true;
+    simtime_t d;
+    sim_seconds_to_ps(op_lat_us(R, L, o) * 1e-6, &d);
+    sim_after(R->sim, d, fire, R, GINT_TO_POINTER(li + 1));
+}
+
+static void start_all(void *ctx, void *data)
+{
+    Run *R = ctx;
+    (void)data;
+    for (guint i = 0; i < R->lanes->len; i++)
+        lane_try(R, (int32_t)i);
+}
+
+static double launch_us(const NcclSimSpec *sp)
+{
+    NcclAlgo a = sp->choice.algo;
+    if (a == NCCL_ALGO_NVLS || a == NCCL_ALGO_NVLSTREE)
+        return nccl_hw_lat_us(NCCL_HW_NVLINK, a, NCCL_PROTO_SIMPLE);
+    return nccl_base_lat_us(a, sp->choice.proto);
+}
+
+static bool plan(Run *R, char **err)
+{
+    const NcclSimSpec *sp = R->sp;
+    NcclAlgo a = sp->choice.algo;
+    NcclProto p = sp->choice.proto;
+    R->n = sp->nodes * sp->ppn;
+    R->C = sp->choice.channels > 0 ? sp->choice.channels : 1;
+    R->K = ncclsim_slices_per_chunk(a, p, sp->op);
+    R->W = ncclsim_window(a, p, sp->op);
+    R->chunk = ncclsim_chunk_bytes(a, p, sp->op);
+    R->maxpeer = (a == NCCL_ALGO_NVLS || a == NCCL_ALGO_NVLSTREE ? sp->ppn : 0) + 4;
+    if ((a == NCCL_ALGO_NVLS || a == NCCL_ALGO_NVLSTREE) && !sp->cl->node.nvls) {
+        *err = g_strdup("NVLS needs NVLink SHARP; expected a node kind with nvls");
+        return false;
+    }
+    if (a == NCCL_ALGO_NVLSTREE && (sp->nodes < 2 || sp->op != NCCL_OP_ALLREDUCE)) {
+        *err = g_strdup("NVLSTree is an all-reduce between nodes; expected NVLS on one node");
+        return false;
+    }
+    if (a == NCCL_ALGO_NVLS && sp->nodes > 1) {
+        *err = g_strdup("NVLS runs on one node; expected NVLSTree between nodes");
+        return false;
+    }
+    if (a == NCCL_ALGO_TREE && sp->op != NCCL_OP_ALLREDUCE) {
+        *err = g_strdup_printf("NCCL has no Tree %s; expected Ring", nccl_op_name(sp->op));
+        return false;
+    }
+    uint64_t S = sp->bytes ? sp->bytes : 1;
+    bool per_rank = a == NCCL_ALGO_RING && (sp->op == NCCL_OP_REDUCESCATTER || sp->op == NCCL_OP_ALLGATHER);
+    R->total = per_rank ? div_up(S, (uint64_t)R->n) : S;
+    bool nvls = a == NCCL_ALGO_NVLS || a == NCCL_ALGO_NVLSTREE;
+    uint64_t parts = a == NCCL_ALGO_TREE || (a == NCCL_ALGO_RING && sp->op != NCCL_OP_ALLREDUCE) ? 1
+                   : nvls ? (uint64_t)sp->ppn : (uint64_t)R->n;
+    uint64_t conc = (uint64_t)R->C * sp->ppn;
+    if (a == NCCL_ALGO_NVLS) {   /* E:1751-1753: a smaller chunk for smaller sizes */
+        if (S < 64 * conc * R->chunk && R->chunk > 65536)
+            R->chunk = 65536;
+        if (S < 8 * conc * R->chunk && R->chunk > 32768)
+            R->chunk = 32768;
+        if (S < 2 * conc * R->chunk && R->chunk > 16384)
+            R->chunk = 16384;
+    }
+    if (a == NCCL_ALGO_TREE && p == NCCL_PROTO_LL128) {   /* E:1762-1767 */
+        double ppn = sp->ppn, steps = 1 + floor(log2((double)sp->nodes)) + 0.1 * ppn;
+        while ((double)(S / ((uint64_t)R->C * R->chunk)) < steps * 64 / ppn && R->chunk > 131072)
+            R->chunk /= 2;
+        while ((double)(S / ((uint64_t)R->C * R->chunk)) < steps * 16 / ppn && R->chunk > 32768)
+            R->chunk /= 2;
+    }
+    if (a == NCCL_ALGO_NVLSTREE) {   /* E:1754-1761 */
+        if (sp->nodes >= 4 && R->chunk > 65536)
+            R->chunk = 65536;
+        uint64_t caps[4][2] = {{32, 262144}, {16, 131072}, {4, 65536}, {1, 32768}};
+        for (int i = 0; i < 4; i++)
+            if (S < caps[i][0] * conc * R->chunk && R->chunk > caps[i][1])
+                R->chunk = caps[i][1];
+    }
+    R->loop_span = (uint64_t)R->C * parts * R->chunk;
+    R->nloops = div_up(R->total, R->loop_span);
+    R->scratch.recv = g_new(int32_t, R->maxpeer);
+    R->scratch.send = g_new(int32_t, R->maxpeer);
+    if (a == NCCL_ALGO_RING)
+        build_ring(R);
+    else if (a == NCCL_ALGO_TREE)
+        build_tree(R);
+    else
+        build_nvls(R);
+    return true;
+}
+
+static void run_free(Run *R)
+{
+    g_free(R->pend);
+    if (R->lanes)
+        g_array_unref(R->lanes);
+    if (R->conns)
+        g_array_unref(R->conns);
+    g_free(R->ring);
+    g_free(R->tree);
+    g_free(R->conn_up);
+    g_free(R->conn_dn);
+    g_free(R->nv);
+    g_free(R->scratch.recv);
+    g_free(R->scratch.send);
+    g_free(R->pend_data);
+    ncclroute_free(R->routes);
+    if (R->net)
+        net_free(R->net);
+    if (R->sim)
+        sim_free(R->sim);
+}
+
+uint64_t ncclsim_mem_estimate(const NcclSimSpec *sp)
+{
+    uint64_t n = (uint64_t)sp->nodes * sp->ppn, C = sp->choice.channels > 0 ? (uint64_t)sp->choice.channels : 1;
+    NcclAlgo a = sp->choice.algo;
+    /* a rank's connections and lanes a channel: ring 1 and 1, tree 2 and 2, NVLS 6 and 5 (its share of the
+     * switch's) */
+    uint64_t cpr = a == NCCL_ALGO_RING ? 1 : a == NCCL_ALGO_TREE ? 2 : 6, lpr = cpr == 6 ? 5 : cpr;
+    uint64_t maxpeer = (a == NCCL_ALGO_NVLS || a == NCCL_ALGO_NVLSTREE ? (uint64_t)sp->ppn : 0) + 4;
+    uint64_t per_conn = sizeof(Conn) + sizeof(TopoRoute) + 12 * sizeof(uint32_t) + 48;   /* its cached route */
+    uint64_t per_lane = sizeof(Lane) + maxpeer * sizeof(int32_t) + sizeof(uint64_t);
+    uint64_t conns = C * n * cpr;
+    /* in flight: about two messages a connection (a pipeline keeps its slots moving, not all full) */
+    return conns * per_conn + C * n * lpr * per_lane + net_mem_estimate(sp->topo, 2 * conns) +
+           topo_mem_estimate(sp->topo, 0);
+}
+
+double ncclsim_time(const NcclSimSpec *sp, NcclSimStats *st, char **err)
+{
+    if (sp->nodes < 1 || sp->ppn < 1 || sp->ppn > sp->cl->node.ngpus || sp->nodes > sp->cl->fab.nodes) {
+        *err = g_strdup_printf("%d nodes x %d GPUs; expected at most %d nodes of at most %d GPUs", sp->nodes, sp->ppn,
+                               sp->cl->fab.nodes, sp->cl->node.ngpus);
+        return -1;
+    }
+    Run R = {.sp = sp, .conns = g_array_new(FALSE, FALSE, sizeof(Conn)),
+             .lanes = g_array_new(FALSE, FALSE, sizeof(Lane))};
+    R.routes = ncclroute_new(sp->topo, sp->cl, sp->nodes, sp->ppn);
+    if (st)
+        *st = (NcclSimStats){0};
+    if (sp->nodes * sp->ppn <= 1) {
+        run_free(&R);
+        return 0;
+    }
+    if (!plan(&R, err)) {
+        run_free(&R);
+        return -1;
+    }
+    R.pend_data = g_new0(uint64_t, R.lanes->len);
+    R.pend = g_new(int32_t, (size_t)R.lanes->len * R.maxpeer);
+    R.sim = sim_new(SIM_DEFAULT_SEED);
+    R.net = net_new(R.sim, sp->topo);
+    simtime_t t0;
+    sim_seconds_to_ps(launch_us(sp) * 1e-6, &t0);
+    R.live = 0;
+    for (guint i = 0; i < R.lanes->len; i++) {
+        Lane *L = &g_array_index(R.lanes, Lane, i);
+        R.live += L->nops > 0;
+    }
+    sim_at(R.sim, t0, start_all, &R, NULL);
+    bool ok = sim_run(R.sim);
+    double t = sim_ps_to_seconds(R.end > t0 ? R.end : t0);
+    if (!ok || R.live != 0) {
+        *err = ok ? g_strdup_printf("the %s schedule stopped with %d lanes unfinished; expected none (a bug)",
+                                    nccl_algo_name(sp->choice.algo), R.live)
+                  : g_strdup(R.sim->error);
+        t = -3;
+    }
+    if (st)
+        *st = (NcclSimStats){.events = R.sim->events, .msgs = R.msgs, .data_bytes = R.data};
+    run_free(&R);
+    return t;
+}

@@ -1,0 +1,59 @@
+/* ncclsim — what NCCL does, simulated on the network: the tuner's choice
+ * (nccl.h) run as NCCL runs it, message by message on a Net over a
+ * node cluster (net/node.h).
+ *
+ * Each channel is its own schedule: a ring (each channel's ring through
+ * the node's NVLink, PCIe or NVLink mesh, and between nodes on one rail),
+ * a tree (NCCL's double binary tree between nodes, half the channels on
+ * each tree, a chain inside each node) or NVLS (the NVSwitch reduces and
+ * multicasts). Data moves in NCCL's chunks and slices for the protocol;
+ * each GPU of a channel is one or more lanes that run ops in order (an op
+ * receives slices from some connections and sends one to others). An op
+ * starts once its slices arrived and each receiver has a free buffer
+ * slot (NCCL_STEPS / slice steps slots a connection), then costs the
+ * per-step latency before its slices leave; the network times the rest.
+ * A call starts after its launch latency. Wire bytes are the protocol's
+ * (LL: twice the data, LL128: 16/15, Simple: the data).
+ */
+#ifndef ARSIM_NCCLSIM_H
+#define ARSIM_NCCLSIM_H
+
+#include "coll/nccl.h"
+#include "net/net.h"
+#include "net/node.h"
+
+typedef struct {
+    Topo *topo;                /* node_cluster's topology; not owned */
+    const NodeCluster *cl;     /* its map; not owned */
+    int nodes;                 /* nodes taking part (the first ones), >= 1 */
+    int ppn;                   /* GPUs a node taking part (its first ones), 1..G */
+    NcclOp op;
+    uint64_t bytes;            /* nccl-tests' size: the buffer (all-gather: the output) */
+    NcclChoice choice;         /* algorithm, protocol, channels */
+} NcclSimSpec;
+
+/* What a run did. */
+typedef struct {
+    uint64_t events;         /* events the Sim ran */
+    uint64_t msgs;           /* messages sent (slices, switch reductions and multicasts included) */
+    uint64_t data_bytes;     /* data bytes those messages carried (before the protocol's wire overhead) */
+} NcclSimStats;
+
+/* Simulated time of one call, s; < 0 with *err when it cannot run
+ * (-1 bad input, -3 a deadlock or a failed run). st may be NULL. */
+double ncclsim_time(const NcclSimSpec *spec, NcclSimStats *st, char **err);
+
+/* Bytes one run of spec->choice on spec->topo holds, the Topo's own
+ * structures and routes included (an estimate for --max-memory: lanes,
+ * connections, their routes, about two messages in flight a connection). */
+uint64_t ncclsim_mem_estimate(const NcclSimSpec *spec);
+
+/* The data bytes of one chunk (NCCL's chunkSize before the per-size
+ * reductions) and the slots of a connection, for algo x proto x op. */
+uint64_t ncclsim_chunk_bytes(NcclAlgo a, NcclProto p, NcclOp op);
+int ncclsim_slices_per_chunk(NcclAlgo a, NcclProto p, NcclOp op);
+int ncclsim_window(NcclAlgo a, NcclProto p, NcclOp op);
+/* Wire bytes for `data` bytes of protocol p. */
+uint64_t ncclsim_wire_bytes(NcclProto p, uint64_t data);
+
+#endif

@@ -1,0 +1,27 @@
+/* reportnccl — `arsim collective --algo nccl`: one row per size, the
+ * tuner's choice and estimate beside the simulated time, as a table or JSON. */
+#ifndef ARSIM_REPORTNCCL_H
+#define ARSIM_REPORTNCCL_H
+
+#include "coll/nccl.h"
+
+#include <stdint.h>
+#include <stdio.h>
+
+typedef struct {
+    uint64_t bytes;          /* the size (nccl-tests' count x type size) */
+    NcclOp op;
+    int ranks, nodes;
+    NcclChoice choice;       /* algorithm, protocol, channels, threads; the tuner's time */
+    double time_s;           /* simulated */
+    double algbw_Bps, busbw_Bps;              /* from the simulated time */
+    double tuner_busbw_Bps;  /* from the tuner's time */
+    uint64_t events, msgs;   /* the simulation's events and messages */
+    double wall_s;           /* host seconds the simulation took */
+} ReportNcclRow;
+
+/* cluster: the line saying what was built (printed first in the table). */
+void reportnccl_table(FILE *out, const char *cluster, const ReportNcclRow *rows, size_t n);
+void reportnccl_json(FILE *out, const char *cluster, const ReportNcclRow *rows, size_t n);
+
+#endif

@@ -1,0 +1,62 @@
+/* scenode — GPU node clusters in scenarios; see scenode.h. */
+#include "train/scenode.h"
+#include "io/units.h"
+#include "net/node.h"
+
+#include <string.h>
+
+bool scenode_read(CfgNode *c, bool gpu_given, Gpu *gpu, const char *gpus_file, TopoSpec *topo, ScenodeInfo *info,
+                  char **err)
+{
+    const char *name = NULL;
+    int64_t nodes = 1, radix = 64;
+    double oversub = 1;
+    CfgNode *nv = cfg_get(c, "node");
+    if (!cfg_as_string(nv, &name, err) || !cfg_opt_int(c, "nodes", 1, 1 << 20, &nodes, err) ||
+        !cfg_opt_double(c, "oversubscription", 1, 1e6, &oversub, err) ||
+        !cfg_opt_int(c, "leaf_radix", 2, 4096, &radix, err))
+        return false;
+    NodeSpec n;
+    char *why = NULL;
+    if (!node_load(name, &n, &why)) {
+        *err = g_str_has_prefix(why, name) ? cfg_err(nv, "%s", strstr(why, ": ") ? strstr(why, ": ") + 2 : why)
+                                           : g_strdup(why);
+        g_free(why);
+        return false;
+    }
+    bool ok = true;
+    if (gpu_given && strcmp(gpu->key, n.gpu) != 0) {
+        *err = cfg_err(nv, "node %s has %s GPUs, the scenario's gpu is %s; expected gpu: %s or none", n.name, n.gpu,
+                       gpu->key, n.gpu);
+        ok = false;
+    } else if (!gpu_given && strcmp(gpu->key, n.gpu) != 0) {
+        Gpu g;
+        if ((ok = gpu_load(n.gpu, gpus_file, &g, &why))) {
+            gpu_clear(gpu);
+            *gpu = g;
+        } else {
+            *err = cfg_err(nv, "%s", why);
+            g_free(why);
+        }
+    }
+    NodeFabricSpec f;
+    node_fabric_init(&f);
+    f.nodes = (int)nodes;
+    f.oversub = oversub;
+    f.leaf_radix = (int)radix;
+    NodeCluster cl;
+    if (ok && (ok = node_cluster(&n, &f, topo, &cl, &why))) {
+        info->nodes = (int)nodes;
+        info->gpus_per_node = n.ngpus;
+        info->describe = node_cluster_describe(&cl);
+        node_cluster_clear(&cl);
+    } else if (why) {
+        CfgNode *at = strstr(why, "oversubscription") ? cfg_peek(c, "oversubscription")
+                    : g_str_has_prefix(why, "leaf radix") ? cfg_peek(c, "leaf_radix")
+                    : cfg_peek(c, "nodes") ? cfg_peek(c, "nodes") : nv;
+        *err = cfg_err(at, "%s", why);
+        g_free(why);
+    }
+    node_spec_clear(&n);
+    return ok;
+}

@@ -1,0 +1,61 @@
+#!/bin/bash
+# nccl — arsim collective on GPU nodes with --algo nccl: the published
+# plateaus it was checked against stay within 10 % (docs/explanation/nccl.md),
+# the JSON row carries NCCL's choice, forced choices are NCCL's spellings in
+# any case, nccl-tests' busbw factor per collective, the same output twice,
+# and a scenario's node cluster as arsim check describes it.
+A=${ARSIM:-./arsim}
+source tests/clilib.bash
+T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
+
+# busbw ARGS... — the simulated busbw (GB/s) of the last table row
+busbw() { "$A" collective --algo nccl "$@" | tail -1 | awk '{ print $10 }'; }
+anchor() {   # anchor PUBLISHED ARGS...
+    local pub=$1 got
+    shift
+    got=$(busbw "$@" --size 8GiB) || return 1
+    near "$got" "$pub" 0.10 || { echo "busbw $got, published $pub"; return 1; }
+}
+t "8xH100 ring 370" anchor 370 --node dgx-h100 --nccl-algo ring
+t "8xH100 NVLS 480" anchor 480 --node dgx-h100 --nccl-algo nvls
+t "5xH100 NVLS 420" anchor 420 --node dgx-h100 --ranks 5 --nccl-algo nvls
+t "8xA100 231" anchor 231 --node dgx-a100
+t "2xDGX A100 192" anchor 192 --node dgx-a100 --nodes 2
+t "NDR NIC 47" anchor 47 --node dgx-h100 --nodes 2 --ranks 2 --nccl-algo ring
+
+json_row() {
+    "$A" collective --node dgx-h100 --algo nccl --nccl-algo RING --nccl-proto simple --nccl-channels 4 \
+        --size 64MiB --json - >"$T/a.json" || return 1
+    flat "$T/a.json" >"$T/a.flat" || return 1
+    for kv in "nccl_algo	Ring" "nccl_proto	Simple" "channels	4" "op	allreduce" "ranks	8"; do
+        grep -qx "\[0\]\.$kv" "$T/a.flat" || { echo "no $kv"; return 1; }
+    done
+    grep -q '^\[0\]\.tuner_time_s	' "$T/a.flat" || { echo "no tuner_time_s"; return 1; }
+}
+t "JSON row carries the choice" json_row
+
+same_twice() {
+    "$A" collective --node dgx-a100 --nodes 2 --algo nccl --size 1MiB,64MiB --json - >"$T/1.json" &&
+        "$A" collective --node dgx-a100 --nodes 2 --algo nccl --size 1MiB,64MiB --json - >"$T/2.json" &&
+        cmp -s "$T/1.json" "$T/2.json"
+}
+t "same output twice" same_twice
+
+factor() {   # allgather: busbw = algbw x 7/8 on 8 GPUs
+    "$A" collective --node dgx-h100 --algo nccl --op allgather --size 64MiB --json - >"$T/g.json" || return 1
+    flat "$T/g.json" >"$T/g.flat"
+    local a b
+    a=$(awk -F'\t' '$1 == "[0].algbw_Bps" { print $2 }' "$T/g.flat")
+    b=$(awk -F'\t' '$1 == "[0].busbw_Bps" { print $2 }' "$T/g.flat")
+    near "$b" "$(awk -v a="$a" 'BEGIN { printf "%.17g", a * 7 / 8 }')" 1e-12 || { echo "algbw $a busbw $b"; return 1; }
+}
+t "allgather busbw factor" factor
+
+names() { [ "$("$A" list nodes --names | tr '\n' ' ')" = "dgx-1 dgx-a100 dgx-h100 pcie-a100 " ]; }
+t "list nodes" names
+
+check_cluster() {
+    printf 'model: gpt2\nprecision: fp16\nbatch: [8]\ncluster: {node: dgx-h100, nodes: 64}\npolicies: [{name: p, overlap: ddp, algorithm: ring}]\n' >"$T/s.yaml"
+    "$A" check "$T/s.yaml" | grep -q "cluster: 64 x dgx-h100 .*8 rails x 2 leaves of radix 64, 32 spines, oversubscription 1"
+}
+t "check describes the cluster" check_cluster

@@ -1,0 +1,317 @@
+/* test_nccl — GPU nodes and NCCL: the node files as shipped, the
+ * rail-optimized cluster's structure and routes, NCCL's tuner against
+ * tuning.cc's arithmetic done by hand, NCCL's double binary tree against
+ * trees.cc's picture, refusals, and the simulation's conservation (the
+ * data bytes each schedule moves, in closed form) and determinism. */
+#include "coll/nccl.h"
+#include "coll/ncclroute.h"
+#include "coll/ncclsim.h"
+#include "net/node.h"
+
+#include "testmain.h"
+
+#include <check.h>
+#include <math.h>
+
+static void load(const char *name, NodeSpec *n)
+{
+    char *err = NULL;
+    ck_assert_msg(node_load(name, n, &err), "%s", err);
+}
+
+START_TEST(node_files)
+{
+    NodeSpec n;
+    load("dgx-h100", &n);
+    ck_assert_int_eq(n.ngpus, 8);
+    ck_assert_int_eq(n.fabric, NODE_FABRIC_NVSWITCH);
+    ck_assert(n.nvls);
+    ck_assert_double_eq_tol(n.nvlinks * n.nvlink_raw_Bps, 450e9, 1);    /* per direction */
+    ck_assert_double_eq_tol(node_gpu_nvlink_Bps(&n), 18 * 20.6e9, 1);   /* NCCL's SM90 figure */
+    ck_assert_int_eq(n.nnics, 8);
+    ck_assert_double_eq_tol(n.nic_raw_Bps, 50e9, 1);                     /* 400 Gb/s */
+    node_spec_clear(&n);
+    load("dgx-a100", &n);
+    ck_assert(!n.nvls);
+    ck_assert_double_eq_tol(n.nvlinks * n.nvlink_raw_Bps, 300e9, 1);
+    ck_assert_double_eq_tol(n.nic_raw_Bps * 8, 200e9, 1);
+    node_spec_clear(&n);
+    load("dgx-1", &n);
+    ck_assert_int_eq(n.fabric, NODE_FABRIC_MESH);
+    int per[8] = {0};
+    for (guint i = 0; i < n.mesh->len; i++) {
+        const NodeMeshLink *m = &g_array_index(n.mesh, NodeMeshLink, i);
+        per[m->a] += m->links;
+        per[m->b] += m->links;
+    }
+    for (int g = 0; g < 8; g++)
+        ck_assert_int_eq(per[g], 6);    /* every V100 uses its six NVLinks */
+    ck_assert_int_eq(n.nnics, 4);
+    node_spec_clear(&n);
+    load("pcie-a100", &n);
+    ck_assert_int_eq(n.fabric, NODE_FABRIC_PCIE);
+    ck_assert_double_eq(node_gpu_nvlink_Bps(&n), 0);
+    node_spec_clear(&n);
+}
+END_TEST
+
+/* 64 DGX H100 on radix-64 leaves: 2 leaves a rail, 32 spines; a GPU to
+ * the same GPU of a node on the other leaf crosses GPU-port-PCIe-NIC-leaf-
+ * spine-leaf-NIC-PCIe-port-GPU; inside a node, GPU-NVSwitch-GPU. */
+START_TEST(cluster_structure)
+{
+    NodeSpec n;
+    load("dgx-h100", &n);
+    NodeFabricSpec f;
+    node_fabric_init(&f);
+    f.nodes = 64;
+    TopoSpec spec;
+    topo_spec_init(&spec);
+    NodeCluster cl;
+    char *err = NULL;
+    ck_assert_msg(node_cluster(&n, &f, &spec, &cl, &err), "%s", err);
+    ck_assert_int_eq(cl.rails, 8);
+    ck_assert_int_eq(cl.leaves_per_rail, 2);
+    ck_assert_int_eq(cl.spines, 32);
+    Topo *t = topo_new(&spec, &err);
+    ck_assert_msg(t, "%s", err);
+    ck_assert_int_eq(t->nhosts, 64 * 8);
+    /* nodes: 512 GPUs, 32 spines, 16 leaves, per node a CPU, 4 PCIe switches, 8 GPU ports, an NVSwitch, 8 NICs */
+    ck_assert_int_eq(t->nnodes, 512 + 32 + 16 + 64 * (1 + 4 + 8 + 1 + 8));
+    NcclRoutes *r = ncclroute_new(t, &cl, 64, 8);
+    ck_assert_int_eq(ncclroute_get(r, 3, 40 * 8 + 3, 3)->nhops, 10);
+    ck_assert_int_eq(ncclroute_get(r, 3, 1 * 8 + 3, 3)->nhops, 8);      /* same leaf: no spine */
+    ck_assert_int_eq(ncclroute_get(r, 3, 5, 0)->nhops, 2);
+    /* PXN: GPU 5 leaves on rail 3 over NVLink to GPU 3, then its PCIe to NIC 3 */
+    ck_assert_int_eq(ncclroute_get(r, 5, 1 * 8 + 3, 3)->nhops, 10);
+    /* the graph's own shortest path between two GPUs of a node is the NVSwitch's */
+    ck_assert_int_eq(topo_route(t, 2, 3)->nhops, 2);
+    ck_assert_int_eq(topo_route(t, 3, 40 * 8 + 3)->nhops, 10);
+    ck_assert_int_eq(ncclroute_hw(r, 5, 13), NCCL_HW_NET);
+    ck_assert_int_eq(ncclroute_hw(r, 5, 6), NCCL_HW_NVLINK);
+    ncclroute_free(r);
+    topo_free(t);
+    topo_spec_clear(&spec);
+    node_cluster_clear(&cl);
+    f.nodes = 64 * 32 + 1;    /* more than radix/2 x radix */
+    topo_spec_init(&spec);
+    ck_assert(!node_cluster(&n, &f, &spec, &cl, &err));
+    ck_assert_ptr_nonnull(strstr(err, "expected 1 to 2048"));
+    g_free(err);
+    topo_spec_clear(&spec);
+    node_spec_clear(&n);
+}
+END_TEST
+
+/* tuning.cc's arithmetic by hand, 8 x H100 on one node: Ring/Simple
+ * latency 8.4 + 14 x 3.4 us, bus bandwidth 18 x 20.6 GB/s, algorithm
+ * bandwidth x 8/14; Tree/Simple base 0 (tuning.cc's table) plus
+ * 2 x (7 x 28) us, min(x .92, channels x 38.7) x .5; NVLS 25 us and
+ * x 5/6; Ring/LL 6.6 + 14 x .6 us, min(141, x .5) x 8/14. */
+START_TEST(tuner_closed_forms)
+{
+    NodeSpec n;
+    load("dgx-h100", &n);
+    NcclSystem s;
+    nccl_system_from_node(&n, 8, 1, &s);
+    double lat, bw, nvl = 18 * 20.6;
+    nccl_model(&s, NCCL_OP_ALLREDUCE, NCCL_ALGO_RING, NCCL_PROTO_SIMPLE, &lat, &bw);
+    ck_assert_double_eq_tol(lat, 8.4 + 14 * 3.4, 1e-9);
+    ck_assert_double_eq_tol(bw, nvl * 8 / 14, 1e-9);
+    nccl_model(&s, NCCL_OP_ALLREDUCE, NCCL_ALGO_TREE, NCCL_PROTO_SIMPLE, &lat, &bw);
+    ck_assert_double_eq_tol(lat, 0 + 2 * (7 * 28.0), 1e-9);
+    ck_assert_double_eq_tol(bw, fmin(nvl * .92, s.channels * 38.7) * .5, 1e-9);
+    nccl_model(&s, NCCL_OP_ALLREDUCE, NCCL_ALGO_NVLS, NCCL_PROTO_SIMPLE, &lat, &bw);
+    ck_assert_double_eq_tol(lat, 25, 1e-9);
+    ck_assert_double_eq_tol(bw, nvl * 5 / 6, 1e-9);
+    nccl_model(&s, NCCL_OP_ALLREDUCE, NCCL_ALGO_RING, NCCL_PROTO_LL, &lat, &bw);
+    ck_assert_double_eq_tol(lat, 6.6 + 14 * .6, 1e-9);
+    ck_assert_double_eq_tol(bw, fmin(141.0, nvl * .5) * 8 / 14, 1e-9);
+    nccl_model(&s, NCCL_OP_ALLREDUCE, NCCL_ALGO_NVLSTREE, NCCL_PROTO_SIMPLE, &lat, &bw);
+    ck_assert_double_eq(bw, 0);    /* one node: no NVLSTree */
+    /* the choice: the least of latency + bytes / bandwidth */
+    NcclChoice c;
+    char *err = NULL;
+    ck_assert(nccl_tune(&s, NCCL_OP_ALLREDUCE, 1 << 30, -1, -1, 0, &c, &err));
+    ck_assert_int_eq(c.algo, NCCL_ALGO_NVLS);
+    ck_assert_int_eq(c.channels, 16);
+    ck_assert_double_eq_tol(c.time_s, (25 + (1 << 30) / (1000 * nvl * 5 / 6)) * 1e-6, 1e-12);
+    ck_assert(nccl_tune(&s, NCCL_OP_ALLREDUCE, 4096, -1, -1, 0, &c, &err));
+    ck_assert_int_eq(c.proto, NCCL_PROTO_LL);
+    /* channels shrink while bytes < channels x threads x threshold (enqueue.cc) */
+    ck_assert(nccl_tune(&s, NCCL_OP_ALLREDUCE, 4096, NCCL_ALGO_RING, NCCL_PROTO_SIMPLE, 0, &c, &err));
+    ck_assert_int_eq(c.channels, 1);
+    ck_assert(nccl_tune(&s, NCCL_OP_ALLREDUCE, 512 * 64 * 3, NCCL_ALGO_RING, NCCL_PROTO_SIMPLE, 0, &c, &err));
+    ck_assert_int_eq(c.channels, 3);
+    node_spec_clear(&n);
+}
+END_TEST
+
+START_TEST(tuner_refusals)
+{
+    NodeSpec n;
+    load("dgx-a100", &n);
+    NcclSystem s;
+    nccl_system_from_node(&n, 8, 1, &s);
+    NcclChoice c;
+    char *err = NULL;
+    ck_assert(!nccl_tune(&s, NCCL_OP_ALLREDUCE, 1 << 20, NCCL_ALGO_NVLS, -1, 0, &c, &err));
+    ck_assert_ptr_nonnull(strstr(err, "; expected"));
+    g_free(err);
+    err = NULL;
+    ck_assert(!nccl_tune(&s, NCCL_OP_ALLGATHER, 1 << 20, NCCL_ALGO_TREE, -1, 0, &c, &err));
+    g_free(err);
+    err = NULL;
+    ck_assert(!nccl_tune(&s, NCCL_OP_ALLREDUCE, 1 << 20, NCCL_ALGO_NVLSTREE, -1, 0, &c, &err));
+    g_free(err);
+    node_spec_clear(&n);
+    /* NCCL runs no NVLS on 2 GPUs a node (nvls.cc:241): the tuner falls to Ring at any size */
+    load("dgx-h100", &n);
+    nccl_system_from_node(&n, 2, 1, &s);
+    err = NULL;
+    ck_assert(!nccl_tune(&s, NCCL_OP_ALLREDUCE, 1 << 30, NCCL_ALGO_NVLS, -1, 0, &c, &err));
+    g_free(err);
+    ck_assert(nccl_tune(&s, NCCL_OP_ALLREDUCE, 1 << 30, -1, -1, 0, &c, &err));
+    ck_assert_int_eq(c.algo, NCCL_ALGO_RING);
+    nccl_system_from_node(&n, 3, 1, &s);
+    ck_assert(nccl_tune(&s, NCCL_OP_ALLREDUCE, 1 << 30, -1, -1, 0, &c, &err));
+    ck_assert_int_eq(c.algo, NCCL_ALGO_NVLS);
+    node_spec_clear(&n);
+    NcclAlgo a;
+    NcclProto p;
+    ck_assert(nccl_algo_parse("nvlsTREE", &a) && a == NCCL_ALGO_NVLSTREE);
+    ck_assert(nccl_proto_parse("ll128", &p) && p == NCCL_PROTO_LL128);
+    ck_assert(!nccl_proto_parse("ll64", &p));
+}
+END_TEST
+
+/* trees.cc's picture for 12 ranks: tree 0 has 0 -> 8 -> {4, 10},
+ * 4 -> {2, 6}, 2 -> {1, 3}; the mirror tree 1 has 11 -> 3 -> {1, 7}. */
+START_TEST(double_binary_tree)
+{
+    int u, a, b;
+    ncclroute_dtree(12, 0, 0, &u, &a, &b);
+    ck_assert(u == -1 && a == -1 && b == 8);
+    ncclroute_dtree(12, 8, 0, &u, &a, &b);
+    ck_assert(u == 0 && a == 4 && b == 10);
+    ncclroute_dtree(12, 4, 0, &u, &a, &b);
+    ck_assert(u == 8 && a == 2 && b == 6);
+    ncclroute_dtree(12, 1, 0, &u, &a, &b);
+    ck_assert(u == 2 && a == -1 && b == -1);
+    ncclroute_dtree(12, 11, 1, &u, &a, &b);
+    ck_assert(u == -1 && a == -1 && b == 3);
+    ncclroute_dtree(12, 3, 1, &u, &a, &b);
+    ck_assert(u == 11 && a == 7 && b == 1);
+    /* every rank but the root has a parent that names it a child, in both trees */
+    for (int n = 2; n <= 13; n++)
+        for (int t = 0; t < 2; t++) {
+            int roots = 0;
+            for (int r = 0; r < n; r++) {
+                ncclroute_dtree(n, r, t, &u, &a, &b);
+                if (u < 0) {
+                    roots++;
+                    continue;
+                }
+                int pu, pa, pb;
+                ncclroute_dtree(n, u, t, &pu, &pa, &pb);
+                ck_assert_msg(pa == r || pb == r, "n %d tree %d rank %d", n, t, r);
+            }
+            ck_assert_int_eq(roots, 1);
+        }
+}
+END_TEST
+
+/* One simulation on `nodes` x `ppn` of kind name; returns the time. */
+static double sim(const char *name, int nodes, int ppn, NcclOp op, NcclAlgo a, NcclProto p, int ch, uint64_t bytes,
+                  NcclSimStats *st)
+{
+    NodeSpec n;
+    load(name, &n);
+    NodeFabricSpec f;
+    node_fabric_init(&f);
+    f.nodes = nodes;
+    TopoSpec spec;
+    topo_spec_init(&spec);
+    NodeCluster cl;
+    char *err = NULL;
+    ck_assert_msg(node_cluster(&n, &f, &spec, &cl, &err), "%s", err);
+    Topo *t = topo_new(&spec, &err);
+    ck_assert_msg(t, "%s", err);
+    NcclSimSpec sp = {.topo = t, .cl = &cl, .nodes = nodes, .ppn = ppn, .op = op, .bytes = bytes,
+                      .choice = {.algo = a, .proto = p, .channels = ch}};
+    double v = ncclsim_time(&sp, st, &err);
+    ck_assert_msg(v > 0, "%s", err);
+    topo_free(t);
+    topo_spec_clear(&spec);
+    node_cluster_clear(&cl);
+    node_spec_clear(&n);
+    return v;
+}
+
+/* Data bytes every schedule moves, in closed form, with sizes that fill
+ * whole chunks: ring all-reduce 2(n-1)/n x S a rank, reduce-scatter and
+ * all-gather (n-1)/n x S, broadcast S a rank but the last; the tree
+ * S up and S down a rank but the root; NVLS 2(n+1) x S through the switch. */
+START_TEST(conservation)
+{
+    NcclSimStats st;
+    int n = 8, C = 4;
+    uint64_t S = (uint64_t)C * n * (2u << 20) * 2;    /* two loops of 2 MiB chunks */
+    sim("dgx-h100", 1, n, NCCL_OP_ALLREDUCE, NCCL_ALGO_RING, NCCL_PROTO_SIMPLE, C, S, &st);
+    ck_assert_uint_eq(st.data_bytes, 2 * (uint64_t)(n - 1) * S);
+    ck_assert_uint_eq(st.msgs, (uint64_t)n * C * 2 * (2 * (n - 1)) * 2);   /* 2 loops, 2 slices a chunk */
+    sim("dgx-h100", 1, n, NCCL_OP_REDUCESCATTER, NCCL_ALGO_RING, NCCL_PROTO_SIMPLE, C, S, &st);
+    ck_assert_uint_eq(st.data_bytes, (uint64_t)(n - 1) * S);
+    sim("dgx-h100", 1, n, NCCL_OP_ALLGATHER, NCCL_ALGO_RING, NCCL_PROTO_SIMPLE, C, S, &st);
+    ck_assert_uint_eq(st.data_bytes, (uint64_t)(n - 1) * S);
+    sim("dgx-h100", 1, n, NCCL_OP_BROADCAST, NCCL_ALGO_RING, NCCL_PROTO_SIMPLE, C, S, &st);
+    ck_assert_uint_eq(st.data_bytes, (uint64_t)(n - 1) * S);
+    sim("dgx-a100", 4, 8, NCCL_OP_ALLREDUCE, NCCL_ALGO_TREE, NCCL_PROTO_SIMPLE, C, S, &st);
+    ck_assert_uint_eq(st.data_bytes, 2 * (uint64_t)(32 - 1) * S);
+    uint64_t Sn = (uint64_t)16 * n * (128u << 10) * 64;
+    sim("dgx-h100", 1, n, NCCL_OP_ALLREDUCE, NCCL_ALGO_NVLS, NCCL_PROTO_SIMPLE, 16, Sn, &st);
+    ck_assert_uint_eq(st.data_bytes, 2 * (uint64_t)(n + 1) * Sn);
+    /* NVLSTree on N nodes: each node's NVLS moves 2(m+1) x S, the trees
+     * between nodes S up and S down a node but the root's */
+    uint64_t Nt = 2, St = (uint64_t)16 * n * (32u << 10) * 8;
+    sim("dgx-h100", (int)Nt, n, NCCL_OP_ALLREDUCE, NCCL_ALGO_NVLSTREE, NCCL_PROTO_SIMPLE, 16, St, &st);
+    ck_assert_uint_eq(st.data_bytes, 2 * Nt * (uint64_t)(n + 1) * St + 2 * (Nt - 1) * St);
+}
+END_TEST
+
+/* The network bounds the time: a ring between two nodes' GPU 0 moves S
+ * each way through NIC 0 (four channels, all on rail 0, keep it busy:
+ * within 5 % and the launch of it); a second run is the first, to the
+ * picosecond. */
+START_TEST(bounds_and_determinism)
+{
+    NcclSimStats a, b;
+    uint64_t S = 256u << 20;
+    double t = sim("dgx-h100", 2, 1, NCCL_OP_ALLREDUCE, NCCL_ALGO_RING, NCCL_PROTO_SIMPLE, 4, S, &a);
+    ck_assert(t >= (double)S / 47.7e9);
+    ck_assert(t <= (double)S / 47.7e9 * 1.05 + 200e-6);
+    double t2 = sim("dgx-h100", 2, 1, NCCL_OP_ALLREDUCE, NCCL_ALGO_RING, NCCL_PROTO_SIMPLE, 4, S, &b);
+    ck_assert(t == t2 && a.events == b.events);
+    /* LL puts twice the data on the wire: at least twice the time on the link */
+    double tl = sim("dgx-h100", 2, 1, NCCL_OP_ALLREDUCE, NCCL_ALGO_RING, NCCL_PROTO_LL, 1, S / 16, &a);
+    ck_assert(tl >= 2.0 * (double)(S / 16) / 47.7e9);
+    /* two DGX-1: eight channels spread over the four rails, two a NIC, so the NICs bound the ring (busbw =
+     * 4 x 11.9 GB/s within 5 %), not a NIC carrying three channels */
+    double td = sim("dgx-1", 2, 8, NCCL_OP_ALLREDUCE, NCCL_ALGO_RING, NCCL_PROTO_SIMPLE, 8, 4 * S, &a);
+    double busbw = (double)(4 * S) / td * 2 * 15 / 16;
+    ck_assert_msg(busbw <= 4 * 11.9e9 && busbw >= 0.95 * 4 * 11.9e9, "busbw %g", busbw);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("nccl");
+    tcase_add_test(testmain_case(s, "node-files"), node_files);
+    tcase_add_test(testmain_case(s, "cluster"), cluster_structure);
+    tcase_add_test(testmain_case(s, "closed-forms"), tuner_closed_forms);
+    tcase_add_test(testmain_case(s, "bad-input"), tuner_refusals);
+    tcase_add_test(testmain_case(s, "dtree"), double_binary_tree);
+    tcase_add_test(testmain_case(s, "conservation"), conservation);
+    tcase_add_test(testmain_case(s, "determinism"), bounds_and_determinism);
+    return testmain_run(s);
+}
