@@ -214,7 +214,7 @@ bool topocfg_overrides(CfgNode *map, TopoSpec *spec, char **err)
     return read_protocol(map, spec, err);
 }
 
-/* The keys of a topology mapping, once known to be among its names. */
+/* Reads a topology mapping whose key names topocfg_read has checked. */
 static bool read_topology(CfgNode *map, TopoSpec *spec, const char *extra_known, char **err)
 {
     const char *kind = NULL;
