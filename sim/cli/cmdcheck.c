@@ -15,11 +15,14 @@ static int estimate(const char *config, const Scenario *s, FILE *out, char **err
     TrainEst e;
     if (!trainest_probe(s, &e, err))
         return 2;
+    char rest[64] = "the whole run";
+    if (s->batches->len > 1)
+        g_snprintf(rest, sizeof rest, "the other %u batch sizes taken to cost the same", s->batches->len - 1);
     fprintf(out, "%s: run would simulate about %" G_GUINT64_FORMAT " engine events (between %" G_GUINT64_FORMAT
             " and %" G_GUINT64_FORMAT "), taking about %.3g s here; probed: every policy at batch %d, %"
-            G_GUINT64_FORMAT " events in %.3g s, the other %u batch sizes taken to cost the same\n", config,
-            (guint64)e.events, (guint64)(e.events / TRAINEST_FACTOR), (guint64)(e.events * TRAINEST_FACTOR),
-            e.wall_s, e.probe_batch, (guint64)e.probe_events, e.probe_wall_s, s->batches->len - 1);
+            G_GUINT64_FORMAT " events in %.3g s, %s\n", config, (guint64)e.events,
+            (guint64)(e.events / TRAINEST_FACTOR), (guint64)(e.events * TRAINEST_FACTOR), e.wall_s, e.probe_batch,
+            (guint64)e.probe_events, e.probe_wall_s, rest);
     return 0;
 }
 
