@@ -2,6 +2,7 @@
 #include "cli/cmdcalib.h"
 #include "calib/calrun.h"
 #include "io/calfile.h"
+#include "io/fileio.h"
 #include "report/reportcalib.h"
 #include "report/reportmeas.h"
 
@@ -68,14 +69,18 @@ static int run(void *opts, char **err)
     };
     CalRun r;
     int rc = calrun_fit(m, &ro, &r, err);
+    /* --out -: the calibration alone on standard output, no report. */
+    bool alone = fileio_is_stdout(o->out);
     if (rc == 0) {
-        char *table = reportcalib_text(m, &r);
-        fputs(table, stdout);
-        g_free(table);
+        if (!alone) {
+            char *table = reportcalib_text(m, &r);
+            fputs(table, stdout);
+            g_free(table);
+        }
         if (o->out) {
             if (!calfile_write(o->out, &r.cal, err))
                 rc = 1;
-            else
+            else if (!alone)
                 printf("\nwrote %s\n", o->out);
         } else {
             char *text = calfile_format(&r.cal);
@@ -90,7 +95,7 @@ static int run(void *opts, char **err)
 
 static const CliOpt opts[] = {
     {"out", CLI_OUT, offsetof(CalibOpts, out),
-     .help = "write the calibration YAML to FILE (atomically)", .note = "after the table, on stdout"},
+     .help = "write the calibration YAML to FILE (atomically; with -, it alone, without the tables)", .note = "after the table, on stdout"},
     {"fit", CLI_CUSTOM, offsetof(CalibOpts, fit),
      .help = "the cases that fit the inter-node class: ping-pong, ring all-reduce or both", .value = "pingpong,ring",
      .unit = "pingpong, ring or pingpong,ring", .deflt = "pingpong,ring", .words = "pingpong ring pingpong,ring",

@@ -6,15 +6,37 @@
 #include "io/memlimit.h"
 #include "sweep/sweep.h"
 #include "train/scenario.h"
+#include "train/trainest.h"
 #include "train/trainmem.h"
 
-static int check(const char *config, char **sets, FILE *out, char **err)
+/* The --estimate line: the probe's events and time, scaled to the run. */
+static int estimate(const char *config, const Scenario *s, FILE *out, char **err)
+{
+    TrainEst e;
+    if (!trainest_probe(s, &e, err))
+        return 2;
+    char rest[64] = "the whole run";
+    if (s->batches->len > 1)
+        g_snprintf(rest, sizeof rest, "the other %u batch sizes taken to cost the same", s->batches->len - 1);
+    fprintf(out, "%s: run would simulate about %" G_GUINT64_FORMAT " engine events (between %" G_GUINT64_FORMAT
+            " and %" G_GUINT64_FORMAT "), taking about %.3g s here; probed: every policy at batch %d, %"
+            G_GUINT64_FORMAT " events in %.3g s, %s\n", config, (guint64)e.events,
+            (guint64)(e.events / TRAINEST_FACTOR), (guint64)(e.events * TRAINEST_FACTOR), e.wall_s, e.probe_batch,
+            (guint64)e.probe_events, e.probe_wall_s, rest);
+    return 0;
+}
+
+static int check(const char *config, char **sets, bool probe, FILE *out, char **err)
 {
     CfgNode *peek = cfg_load_file(config, err);
     bool sweep = peek && cfg_peek(peek, "sweep");
     cfg_free(peek);
     g_free(*err);
     *err = NULL;
+    if (sweep && probe) {
+        *err = g_strdup_printf("--estimate: %s is a sweep; expected a scenario (check one of its scenarios)", config);
+        return 2;
+    }
     if (sweep)
         return sweep_check(config, sets, out, err);
     Scenario *s = scenario_load(config, sets, err);
@@ -34,12 +56,16 @@ static int check(const char *config, char **sets, FILE *out, char **err)
     fprintf(out, "%s: run would simulate %u runs of %d iterations (%d warmup + %d measured), holding about %s of "
             "memory at the peak (the estimate --max-memory is compared with)\n", config,
             s->batches->len * s->policies->len, s->warmup + s->measured, s->warmup, s->measured, m);
+    int rc = probe ? estimate(config, s, out, err) : 0;
     scenario_free(s);
-    return 0;
+    return rc;
 }
 
 static const CliOpt opts[] = {
     CMDRUN_SET_ROW(CmdCheckOpts),
+    {"estimate", CLI_FLAG, offsetof(CmdCheckOpts, estimate),
+     .help = "also estimate the engine events and the time of the run, by simulating every policy at the first "
+             "batch size (1/B of the run's work for B batch sizes); the events within a factor of 2"},
     {NULL},
 };
 
@@ -47,8 +73,8 @@ const CliCmd cmdcheck_cli = {
     .name = "check",
     .summary = "validate a scenario or a sweep without running it",
     .about = "Reads CONFIG as `run` and `sweep` would (every scenario of a sweep) and prints what it found, with, "
-             "for a scenario, how many runs and iterations `run` would simulate and its memory estimate; or the "
-             "first error.",
+             "for a scenario, how many runs and iterations `run` would simulate and its memory estimate (with "
+             "--estimate, its events and time too); or the first error.",
     .args = "CONFIG",
     .arg_what = "CONFIG file",
     .min_args = 1,
@@ -63,7 +89,7 @@ static int check_main(void *opts, char **err)
 {
     CmdCheckOpts *o = opts;
     char *config = cmdrun_config_path(o->args->pdata[0]);
-    int rc = check(config, cmdrun_sets(o->sets), stdout, err);
+    int rc = check(config, cmdrun_sets(o->sets), o->estimate, stdout, err);
     g_free(config);
     return rc;
 }

@@ -1,6 +1,7 @@
-/* cmdcheck — `arsim check CONFIG [--set KEY=VALUE]...`: reads a scenario
- * (or every scenario of a sweep) and reports what it found, without
- * running anything. */
+/* cmdcheck — `arsim check CONFIG [--set KEY=VALUE]... [--estimate]`: reads
+ * a scenario (or every scenario of a sweep) and reports what it found,
+ * without running it; --estimate probes a scenario (train/trainest.h) for
+ * the events and time its run would take. */
 #ifndef ARSIM_CMDCHECK_H
 #define ARSIM_CMDCHECK_H
 
@@ -10,6 +11,7 @@
 
 typedef struct {
     GPtrArray *sets;         /* --set KEY=VALUE, char *, NULL-terminated; or NULL */
+    bool estimate;           /* --estimate: probe a scenario for its run's events and time */
     GPtrArray *args;         /* the arguments: CONFIG */
 } CmdCheckOpts;
 

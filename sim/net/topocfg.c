@@ -8,6 +8,8 @@
 
 #define TOPO_KEYS "kind, hosts, link, switch_latency, packet, k, oversubscription, x, y, " \
                   "gpus_per_node, intra, inter, nodes, links, protocol"
+#define GRAPH_NODE_KEYS "name, type"
+#define GRAPH_LINK_KEYS "a, b, bandwidth, latency, burst, peak"
 
 /* The optional `burst` key: a size in bytes (0 = no token bucket). */
 static bool topocfg_burst(CfgNode *map, double *out, char **err)
@@ -53,7 +55,8 @@ static bool topocfg_peak(CfgNode *map, TopoLinkClass *cls, char **err)
 static bool read_class(CfgNode *n, TopoLinkClass *cls, Protocol *proto, bool *proto_set, const char *what,
                        char **err)
 {
-    if (!cfg_expect_map(n, what, err))
+    const char *known = proto ? "bandwidth, latency, burst, peak, protocol" : "bandwidth, latency, burst, peak";
+    if (!cfg_expect_map(n, what, err) || !cfg_known_keys(n, what, known, err))
         return false;
     if (!cfg_opt_rate(n, "bandwidth", &cls->bw_Bps, err) || !cfg_opt_time(n, "latency", &cls->latency_s, err) ||
         !topocfg_burst(n, &cls->burst_B, err) || !topocfg_peak(n, cls, err))
@@ -64,8 +67,7 @@ static bool read_class(CfgNode *n, TopoLinkClass *cls, Protocol *proto, bool *pr
             return false;
         *proto_set = true;
     }
-    return cfg_check_keys(n, what, proto ? "bandwidth, latency, burst, peak, protocol" : "bandwidth, latency, burst, peak",
-                          err);
+    return cfg_check_keys(n, what, known, err);
 }
 
 bool topocfg_link(CfgNode *n, TopoLinkClass *cls, const char *what, char **err)
@@ -137,8 +139,9 @@ static bool read_graph(CfgNode *map, TopoSpec *spec, char **err)
     for (guint i = 0; ok && i < nodes->items->len; i++) {
         CfgNode *nd = g_ptr_array_index(nodes->items, i);
         const char *name = NULL, *type = "host";
-        ok = cfg_expect_map(nd, "a graph node", err) && cfg_opt_string(nd, "name", &name, err) &&
-             cfg_opt_string(nd, "type", &type, err) && cfg_check_keys(nd, "a graph node", "name, type", err);
+        ok = cfg_expect_map(nd, "a graph node", err) && cfg_known_keys(nd, "a graph node", GRAPH_NODE_KEYS, err) &&
+             cfg_opt_string(nd, "name", &name, err) && cfg_opt_string(nd, "type", &type, err) &&
+             cfg_check_keys(nd, "a graph node", GRAPH_NODE_KEYS, err);
         if (!ok)
             break;
         if (!name) {
@@ -167,11 +170,12 @@ static bool read_graph(CfgNode *map, TopoSpec *spec, char **err)
         CfgNode *ln = g_ptr_array_index(links->items, i);
         const char *a = NULL, *b = NULL;
         TopoGraphEdge e = {.link = spec->link};
-        ok = cfg_expect_map(ln, "a graph link", err) && cfg_opt_string(ln, "a", &a, err) &&
+        ok = cfg_expect_map(ln, "a graph link", err) && cfg_known_keys(ln, "a graph link", GRAPH_LINK_KEYS, err) &&
+             cfg_opt_string(ln, "a", &a, err) &&
              cfg_opt_string(ln, "b", &b, err) && cfg_opt_rate(ln, "bandwidth", &e.link.bw_Bps, err) &&
              cfg_opt_time(ln, "latency", &e.link.latency_s, err) && topocfg_burst(ln, &e.link.burst_B, err) &&
              topocfg_peak(ln, &e.link, err) &&
-             cfg_check_keys(ln, "a graph link", "a, b, bandwidth, latency, burst, peak", err);
+             cfg_check_keys(ln, "a graph link", GRAPH_LINK_KEYS, err);
         if (!ok)
             break;
         int ia = a ? GPOINTER_TO_INT(g_hash_table_lookup(index, a)) : 0;
@@ -210,10 +214,9 @@ bool topocfg_overrides(CfgNode *map, TopoSpec *spec, char **err)
     return read_protocol(map, spec, err);
 }
 
-bool topocfg_read(CfgNode *map, TopoSpec *spec, const char *extra_known, char **err)
+/* Reads a topology mapping whose key names topocfg_read has checked. */
+static bool read_topology(CfgNode *map, TopoSpec *spec, const char *extra_known, char **err)
 {
-    if (!cfg_expect_map(map, "a topology", err))
-        return false;
     const char *kind = NULL;
     if (!cfg_opt_string(map, "kind", &kind, err))
         return false;
@@ -273,8 +276,17 @@ bool topocfg_read(CfgNode *map, TopoSpec *spec, const char *extra_known, char **
                                     spec->kind == TOPO_HIERARCHICAL ||
                                     (spec->kind == TOPO_TORUS2D && spec->x > 0 && spec->y > 0)))
         spec->hosts = 0;
+    return true;
+}
+
+bool topocfg_read(CfgNode *map, TopoSpec *spec, const char *extra_known, char **err)
+{
+    if (!cfg_expect_map(map, "a topology", err))
+        return false;
+    /* misspelt keys first, before the rules about the values they would set */
     char *known = extra_known ? g_strdup_printf("%s, %s", TOPO_KEYS, extra_known) : g_strdup(TOPO_KEYS);
-    bool ok = cfg_check_keys(map, "a topology", known, err);
+    bool ok = cfg_known_keys(map, "a topology", known, err) && read_topology(map, spec, extra_known, err) &&
+              cfg_check_keys(map, "a topology", known, err);
     g_free(known);
     return ok;
 }

@@ -1,4 +1,4 @@
-/* reportcmp — compare results as JSON; see reportcmp.h. */
+/* reportcmp — compare results as text and as JSON; see reportcmp.h. */
 #include "report/reportcmp.h"
 #include "io/fileio.h"
 #include "report/report.h"
@@ -8,6 +8,100 @@
 #include <errno.h>
 #include <glib/gstdio.h>
 #include <math.h>
+
+static void text_rows(GString *out, const CalCompare *x)
+{
+    g_string_append_printf(out, "%5s  %-22s %6s %12s %14s %14s %9s %5s  %-4s  %s\n", "case", "mode", "ranks",
+                           "bytes", "measured(ms)", "predicted(ms)", "error", "rank", "set", "how");
+    for (guint i = 0; i < x->rows->len; i++) {
+        const CalCmpRow *r = &g_array_index(x->rows, CalCmpRow, i);
+        const MeasCase *c = r->c;
+        char bytes[32];
+        if (c->mode == MEAS_ITERATION)
+            g_snprintf(bytes, sizeof bytes, "b=%d", c->batch);
+        else
+            g_snprintf(bytes, sizeof bytes, "%" G_GUINT64_FORMAT, c->bytes);
+        char rank[16] = "-";
+        if (r->rank >= 0)
+            g_snprintf(rank, sizeof rank, "%.0f%%", 100 * r->rank);
+        const char *set = r->outlier ? "out" : r->fitted ? "fit" : "held";
+        if (r->pred_s >= 0)
+            g_string_append_printf(out, "%5d  %-22s %6d %12s %14.4f %14.4f %+8.1f%% %5s  %-4s  %s\n", c->index,
+                                   r->label, c->ranks, bytes, r->measured_s * 1e3, r->pred_s * 1e3,
+                                   100 * r->rel_err, rank, set, r->how);
+        else
+            g_string_append_printf(out, "%5d  %-22s %6d %12s %14.4f %14s %9s %5s  %-4s  not predicted: %s\n",
+                                   c->index, r->label, c->ranks, bytes, r->measured_s * 1e3, "-", "-", rank, set,
+                                   r->note);
+    }
+}
+
+/* The error table and, where any case lists its repetitions, the table of
+ * where the predictions fall among them. */
+static void text_stats(GString *out, const CalCompare *x)
+{
+    g_string_append_printf(out, "\n%-28s %-9s %6s %14s %14s\n", "|relative error|", "set", "cases", "median", "max");
+    for (guint i = 0; i < x->stats->len; i++) {
+        const CalCmpStat *s = &g_array_index(x->stats, CalCmpStat, i);
+        g_string_append_printf(out, "%-28s %-9s %6d %13.1f%% %13.1f%%\n", s->group,
+                               s->held_out ? "held-out" : "fitted", s->cases, 100 * s->median_abs, 100 * s->max_abs);
+    }
+    bool any = false;
+    for (guint i = 0; i < x->stats->len; i++) {
+        const CalCmpStat *s = &g_array_index(x->stats, CalCmpStat, i);
+        if (s->ranked == 0)
+            continue;
+        if (!any)
+            g_string_append_printf(out, "\nthe prediction among the measured repetitions (cases that list them): "
+                                   "faster than their 10th percentile, within the 10th to 90th, slower than the "
+                                   "90th\n%-28s %-9s %6s %8s %8s %8s\n",
+                                   "group", "set", "cases", "faster", "within", "slower");
+        any = true;
+        g_string_append_printf(out, "%-28s %-9s %6d %8d %8d %8d\n", s->group, s->held_out ? "held-out" : "fitted",
+                               s->ranked, s->below, s->within, s->above);
+    }
+}
+
+static void text_rankings(GString *out, const CalCompare *x)
+{
+    for (guint i = 0; i < x->ranks->len; i++) {
+        const CalCmpRank *r = &g_array_index(x->ranks, CalCmpRank, i);
+        g_string_append_printf(out, "%sranking, %s batch %d on %d ranks, fastest first: measured", i ? "" : "\n",
+                               r->config, r->batch, r->ranks);
+        for (guint k = 0; k < r->measured->len; k++)
+            g_string_append_printf(out, " %s", (char *)g_ptr_array_index(r->measured, k));
+        g_string_append(out, "; predicted");
+        for (guint k = 0; k < r->predicted->len; k++)
+            g_string_append_printf(out, " %s", (char *)g_ptr_array_index(r->predicted, k));
+        g_string_append_printf(out, "; %s\n", r->same ? "same" : "DIFFERENT");
+    }
+}
+
+char *reportcmp_text(const CalCompare *x, const MeasFile *m, const CalFile *cal, const char *cal_path)
+{
+    GString *out = g_string_new(NULL);
+    g_string_append_printf(out, "compare %s (%s; %d ranks on %d hosts) with %s:", m->path,
+                           m->mpi_library[0] ? m->mpi_library : "MPI library unknown", m->ranks, m->hosts, cal_path);
+    if (cal->inter.set)
+        g_string_append_printf(out, " inter alpha %.2f us, beta %.4f ns/B;", cal->inter.alpha_s * 1e6,
+                               cal->inter.beta * 1e9);
+    if (cal->intra.set)
+        g_string_append_printf(out, " intra alpha %.2f us, beta %.4f ns/B;", cal->intra.alpha_s * 1e6,
+                               cal->intra.beta * 1e9);
+    if (cal->has_gamma)
+        g_string_append_printf(out, " gamma %.4g ns/B", cal->gamma * 1e9);
+    char *rule = calcompare_statistic_rule(x->statistic);
+    g_string_append_printf(out, "\n%s; measured = %s; error = (predicted - measured) / measured; set: fit = the "
+                           "calibration was fitted on the case, out = offered to the fit but dropped as an outlier, "
+                           "held = held out; rank = the share of the case's repetitions that ran faster than "
+                           "predicted (50%% at the median; - where the file lists none)\n\n",
+                           x->mpi_rule, rule);
+    g_free(rule);
+    text_rows(out, x);
+    text_stats(out, x);
+    text_rankings(out, x);
+    return g_string_free(out, false);
+}
 
 static void add_num(cJSON *o, const char *k, double v)
 {

@@ -1,5 +1,16 @@
-/* reportcmp — the JSON file of `arsim compare --json FILE` (the cJSON side
- * of sim/cli/cmdcompare.c):
+/* reportcmp — what `arsim compare` writes for a CalCompare: its report as
+ * text (reportcmp_text) and its JSON file (reportcmp_json):
+ *
+ *   the text: a header line (the measurements, the MPI library, ranks and
+ *     hosts, the calibration's α, β and γ), one line saying how `mpi`
+ *     cases are predicted and what each column means; one row per case
+ *     (measured, predicted, relative error, rank among the repetitions,
+ *     fitted, outlier or held out, how it was predicted or why not); the
+ *     error table per group; where the predictions fall among the
+ *     repetitions (groups with cases that list them); one line per
+ *     ranking of policies, measured against predicted.
+ *
+ *   the JSON:
  *
  *   {"schema": "arsim-compare/1", "measurements": FILE, "calibration": FILE,
  *    "mpi_library": ..., "mpi_prediction": "how mpi cases were predicted",
@@ -21,7 +32,9 @@
 
 #include "calib/calcompare.h"
 
-/* The document as text (g_free). */
+/* The report as text, ending in a newline (g_free). */
+char *reportcmp_text(const CalCompare *x, const MeasFile *m, const CalFile *cal, const char *cal_path);
+/* The JSON document as text (g_free). */
 char *reportcmp_json(const CalCompare *x, const MeasFile *m, const CalFile *cal, const char *cal_path);
 /* Writes it to path atomically; false + *err. */
 bool reportcmp_write(const char *path, const CalCompare *x, const MeasFile *m, const CalFile *cal,

@@ -44,13 +44,16 @@ void model_free(Model *m)
 }
 
 #define LAYER_KEYS "name, kind, params, tensors, flops, mem_bytes, act_bytes, winograd, fwd_ms, bwd_ms"
+#define MODEL_KEYS "name, description, params, measured, layers"
+#define MEASURED_KEYS "batch, gpu, source, precision"
 
 static bool read_layer(CfgNode *n, ModelLayer *l, bool measured, char **err)
 {
     const char *name = NULL, *kind = NULL;
     int64_t params = -1;
     double fwd_ms = -1, bwd_ms = -1, act_bytes = -1;
-    if (!cfg_expect_map(n, "a layer", err) || !cfg_opt_string(n, "name", &name, err) ||
+    if (!cfg_expect_map(n, "a layer", err) || !cfg_known_keys(n, "a layer", LAYER_KEYS, err) ||
+        !cfg_opt_string(n, "name", &name, err) ||
         !cfg_opt_string(n, "kind", &kind, err) || !cfg_opt_int(n, "params", 0, INT64_C(1) << 50, &params, err) ||
         !cfg_opt_double(n, "flops", 0, 1e18, &l->flops, err) ||
         !cfg_opt_double(n, "mem_bytes", 0, 1e18, &l->mem_bytes, err) ||
@@ -112,7 +115,9 @@ static bool read_layer(CfgNode *n, ModelLayer *l, bool measured, char **err)
 
 Model *model_from_cfg(CfgNode *root, char **err)
 {
-    if (!cfg_expect_map(root, "a model file", err))
+    /* misspelt keys first, before the rules about the values they would set */
+    if (!cfg_expect_map(root, "a model file", err) || !cfg_known_keys(root, "a model file", MODEL_KEYS, err) ||
+        !cfg_known_keys(cfg_peek(root, "measured"), "measured", MEASURED_KEYS, err))
         return NULL;
     Model *m = g_new0(Model, 1);
     m->layers = g_array_new(FALSE, TRUE, sizeof(ModelLayer));
@@ -127,7 +132,7 @@ Model *model_from_cfg(CfgNode *root, char **err)
              cfg_opt_string(meas, "gpu", &ref_gpu, err);
         const char *src = NULL, *prec = NULL;
         ok = ok && cfg_opt_string(meas, "source", &src, err) && cfg_opt_string(meas, "precision", &prec, err) &&
-             cfg_check_keys(meas, "measured", "batch, gpu, source, precision", err);
+             cfg_check_keys(meas, "measured", MEASURED_KEYS, err);
         if (ok && ref_batch <= 0) {
             *err = cfg_err(meas, "measured lacks batch; expected the batch size the times were measured at");
             ok = false;
@@ -168,7 +173,7 @@ Model *model_from_cfg(CfgNode *root, char **err)
                        G_GUINT64_FORMAT "; expected them equal", (gint64)total, (guint64)m->params);
         ok = false;
     }
-    ok = ok && cfg_check_keys(root, "a model file", "name, description, params, measured, layers", err);
+    ok = ok && cfg_check_keys(root, "a model file", MODEL_KEYS, err);
     if (!ok) {
         model_free(m);
         return NULL;

@@ -187,3 +187,14 @@ compare_dash() {
     [ -s "$T/cmp.table" ] && cmp -s "$T/cmp.json" "$T/cmp.stdout" || { echo "differs from --json FILE"; return 1; }
 }
 t "compare --json -" compare_dash
+
+# calibrate --out -: the calibration alone, the bytes --out FILE writes
+calibrate_dash() {
+    local syn=tests/data/calib-synthetic.json
+    "$A" calibrate "$syn" --out "$T/cal.yaml" >"$T/cal.table" 2>"$T/err" || return 1
+    "$A" calibrate "$syn" --out - >"$T/cal.stdout" 2>"$T/err.stdout" || return 1
+    grep -q '^class ' "$T/cal.table" || { echo "no table with --out FILE"; return 1; }
+    cmp -s "$T/cal.yaml" "$T/cal.stdout" || { echo "differs from --out FILE"; return 1; }
+    [ ! -s "$T/err.stdout" ] || { echo "stderr: $(cat "$T/err.stdout")"; return 1; }
+}
+t "calibrate --out -" calibrate_dash

@@ -221,6 +221,39 @@ about $mem of memory at the peak (the estimate --max-memory is compared with)" ]
     [[ $(head -1 <<<"$out") == *", 32 GPUs (16 nodes x 2)" ]] || { echo "with --set: $out"; return 1; }
 }
 
+# check --estimate: the events `run --json` sums over its results, from a
+# probe of every policy at the first batch size. Exact where the probe is
+# the whole run (one batch size) and under the memo of an idle network
+# (one stream: its events do not depend on the batch size); within the
+# stated factor of 2 with live streams and compute variation (the batch
+# size moves what the collectives meet), where the printed range is
+# [estimate / 2, estimate x 2].
+estimate_vs_run() {
+    local out est lo hi got
+    out=$("$A" check "$@" --estimate 2>"$T/err") || { echo "check $*: exit $?: $(cat "$T/err")"; return 1; }
+    read -r est lo hi < <(sed -n 's/.*: run would simulate about \([0-9]*\) engine events (between \([0-9]*\) and \([0-9]*\)).*/\1 \2 \3/p' <<<"$out")
+    [ -n "$est" ] && [ "$lo" -eq $((est / 2)) ] && [ "$hi" -eq $((est * 2)) ] ||
+        { echo "check $*: no estimate line with its range: $out"; return 1; }
+    "$A" run "$@" --json "$T/est.json" >/dev/null 2>"$T/err" || { echo "run $*: exit $?: $(cat "$T/err")"; return 1; }
+    got=$(flat "$T/est.json" | awk -F'\t' '$1 ~ /^\.results\[[0-9]+\]\.events$/ { s += $2 } END { print s + 0 }')
+    echo "$est $got"
+}
+check_estimate() {
+    local r
+    r=$(estimate_vs_run "$SCEN" --set 'batch=[32]') || { echo "$r"; return 1; }
+    set -- $r; [ "$1" -eq "$2" ] && [ "$2" -gt 0 ] || { echo "one batch size: estimate $1, run $2; want equal"; return 1; }
+    r=$(estimate_vs_run configs/default.yaml) || { echo "$r"; return 1; }
+    set -- $r; [ "$1" -eq "$2" ] && [ "$2" -gt 0 ] || { echo "memo engine: estimate $1, run $2; want equal"; return 1; }
+    r=$(estimate_vs_run configs/default.yaml --set comm.streams=2 \
+        --set 'variation={dist: normal, cv: 0.3, seed: 1}') || { echo "$r"; return 1; }
+    set -- $r
+    [ "$2" -gt 0 ] && [ "$2" -ge $(($1 / 2)) ] && [ "$2" -le $(($1 * 2)) ] ||
+        { echo "live streams: estimate $1, run $2; want the run within [estimate / 2, estimate x 2]"; return 1; }
+    "$A" check configs/sweep-thesis.yaml --estimate >/dev/null 2>"$T/err" && { echo "a sweep was probed"; return 1; }
+    grep -q '^--estimate: configs/sweep-thesis.yaml is a sweep; expected a scenario' "$T/err" ||
+        { echo "sweep: $(cat "$T/err")"; return 1; }
+}
+
 # --- arsim collective ---------------------------------------------------------
 
 coll_table() {
@@ -298,6 +331,7 @@ t "run --trace: valid JSON, X on tid 0 and 1, C counters" run_trace
 t "run --trace-policy --trace-batch" run_trace_choice
 t "run --set cluster.nodes=16 --set batch=[32]" run_set
 t "check" check_ok
+t "check --estimate: events against run's" check_estimate
 t "collective: table" coll_table
 t "collective --json: keys and closed form" coll_json
 t "collective --json: deterministic" coll_deterministic
