@@ -195,12 +195,13 @@ int cmdcoll_run(const CmdCollOpts *o, FILE *out, char **err)
 static bool parse_algo(void *field, const CliOpt *opt, const char *value, char **err)
 {
     CollAlgo a;
-    if (coll_algo_parse(value, &a) && !(a == COLL_HIERARCHICAL && strcmp(opt->name, "inter") == 0)) {
+    if (coll_algo_parse(value, &a) && (coll_algo_nestable(a) || strcmp(opt->name, "inter") != 0)) {
         *(CollAlgo *)field = a;
         return true;
     }
-    *err = g_strdup_printf("--%s: unknown algorithm '%s'; expected ring, butterfly, rabenseifner, tree, hierarchical "
-                           "or torus2d", opt->name, value);
+    char *names = coll_algo_list(false, ", ", " or ");
+    *err = g_strdup_printf("--%s: unknown algorithm '%s'; expected %s", opt->name, value, names);
+    g_free(names);
     return false;
 }
 
@@ -306,8 +307,6 @@ static bool parse_protocol(void *field, const CliOpt *opt, const char *value, ch
     return ok;
 }
 
-#define ALGOS "ring butterfly rabenseifner tree hierarchical torus2d"
-
 static const CliOpt opts[] = {
     {"topology", CLI_IN, offsetof(CmdCollOpts, topology),
      .help = "the network: a topology file, or a name in topologies/", .value = "FILE|NAME",
@@ -326,16 +325,14 @@ static const CliOpt opts[] = {
     {"gamma", CLI_NUMBER, offsetof(CmdCollOpts, gamma),
      .help = "reduction cost, seconds per byte", .value = "S_PER_BYTE", .deflt = "0"},
     {"algo", CLI_CUSTOM, offsetof(CmdCollOpts, algo),
-     .help = "the all-reduce algorithm", .value = "ALGO",
-     .unit = "ring, butterfly, rabenseifner, tree, hierarchical or torus2d", .words = ALGOS, .required = true,
+     .help = "the all-reduce algorithm", .value = "ALGO", .words = COLL_ALGO_WORDS, .required = true,
      .parse = parse_algo},
     {"size", CLI_CUSTOM, offsetof(CmdCollOpts, sizes),
      .help = "the vector sizes, one all-reduce each", .value = "S[,S...]", .unit = "sizes: 4096, 64KiB, 1MB",
      .required = true, .parse = parse_sizes},
     {"inter", CLI_CUSTOM, offsetof(CmdCollOpts, prm.inter),
-     .help = "the inter-node algorithm of hierarchical", .value = "ALGO",
-     .unit = "ring, butterfly, rabenseifner, tree or torus2d", .deflt = "ring",
-     .words = "ring butterfly rabenseifner tree torus2d", .parse = parse_algo},
+     .help = "the inter-node algorithm of hierarchical", .value = "ALGO", .deflt = "ring",
+     .words = COLL_INTER_WORDS, .parse = parse_algo},
     {"gpus-per-node", CLI_INT, offsetof(CmdCollOpts, prm.gpus_per_node),
      .help = "ranks per node, for hierarchical", .min = 1, .max = 1 << 16,
      .note = "the topology's (1 on a flat topology)"},

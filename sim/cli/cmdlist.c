@@ -12,15 +12,8 @@
 #include <glib.h>
 #include <string.h>
 
-static const ReportListEntry algorithms[] = {
-    {"ring", "fixed", "reduce-scatter + all-gather around a ring: 2(p-1) steps, bandwidth-optimal"},
-    {"butterfly", "fixed", "recursive doubling, whole vector every step: log2(p) steps, latency-optimal"},
-    {"rabenseifner", "fixed", "recursive-halving reduce-scatter + recursive-doubling all-gather: 2 log2(p) "
-                              "steps, bandwidth-optimal"},
-    {"tree", "fixed", "binomial reduce to rank 0 + binomial broadcast: 2 log2(p) steps of the whole vector"},
-    {"hierarchical", "fixed", "intra-node reduce-scatter, inter-node all-reduce (the policy's inter), intra-node "
-                              "all-gather"},
-    {"torus2d", "fixed", "ring reduce-scatter along X, all-reduce along Y, all-gather along X of a 2D torus"},
+/* The per-unit selection rules, listed after coll.h's algorithms. */
+static const ReportListEntry algo_rules[] = {
     {"hybrid", "per-unit rule", "by layer kind: convolution-type -> butterfly, fully-connected -> ring (the "
                                 "thesis; map and size threshold configurable)"},
     {"auto", "per-unit rule", "per sync unit, the algorithm with the earliest predicted finish (alpha-beta-gamma "
@@ -256,6 +249,10 @@ int cmdlist_run(const char *what, const CmdListOpts *o, FILE *out, char **err)
 {
     if (strcmp(what, "algorithms") == 0 || strcmp(what, "policies") == 0) {
         bool alg = what[0] == 'a';
+        ReportListEntry algorithms[COLL_NALGOS + G_N_ELEMENTS(algo_rules)];
+        for (int a = 0; a < COLL_NALGOS; a++)
+            algorithms[a] = (ReportListEntry){coll_algo_name((CollAlgo)a), "fixed", coll_algo_summary((CollAlgo)a)};
+        memcpy(algorithms + COLL_NALGOS, algo_rules, sizeof algo_rules);
         const ReportListEntry *e = alg ? algorithms : policies;
         size_t n = alg ? G_N_ELEMENTS(algorithms) : G_N_ELEMENTS(policies);
         for (size_t i = 0; o->names && i < n; i++)

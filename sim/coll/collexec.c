@@ -21,6 +21,7 @@
  * every reservation starts now and the events are those of a plain delay.
  */
 #include "coll/collexec.h"
+#include "coll/collalgo.h"
 #include "coll/colltable.h"
 #include "coll/collturn.h"
 
@@ -701,25 +702,6 @@ void collexec_free(CollExec *x)
     g_free(x);
 }
 
-/* Distinct ranks one rank sends to in algorithm a on p ranks (about). */
-static uint64_t send_peers(CollAlgo a, const CollParams *prm, int p)
-{
-    uint64_t lg = 1;
-    while ((1ull << lg) < (uint64_t)p)
-        lg++;
-    switch (a) {
-    case COLL_RING:
-        return 1;
-    case COLL_TORUS2D:
-        return 2;
-    case COLL_HIERARCHICAL:
-        return 1 + send_peers(prm && prm->inter != COLL_HIERARCHICAL ? prm->inter : COLL_RING, prm,
-                              p / (prm && prm->gpus_per_node > 0 ? prm->gpus_per_node : 1));
-    default:
-        return lg + 1;
-    }
-}
-
 /* Lanes per rank: the pieces of the largest message under the segment. */
 static uint64_t lanes_per_rank(const Topo *t, uint64_t bytes)
 {
@@ -740,7 +722,7 @@ uint64_t collexec_mem_run(const Topo *t, int p, uint64_t bytes)
 
 uint64_t collexec_mem_estimate(const Topo *t, CollAlgo a, const CollParams *prm, int p, uint64_t bytes)
 {
-    uint64_t pairs = (uint64_t)p * send_peers(a, prm, p);
+    uint64_t pairs = (uint64_t)p * collalgo_info(a)->peers(prm, p);
     uint64_t need = topo_mem_estimate(t, pairs) + net_mem_estimate(t, 0) + collexec_mem_run(t, p, bytes);
     /* +25 %: the allocator's overhead and what the sums leave out (GLib's arrays, the event queue's
      * growth); set against the peak RSS of the 65,536-rank runs of make bench, which stay below */

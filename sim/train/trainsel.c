@@ -33,11 +33,7 @@ static double window_s(const Scenario *s, const Policy *p, const SyncUnit *u, in
 
 static bool fits(const Scenario *s, CollAlgo a)
 {
-    if (a == COLL_HIERARCHICAL)
-        return s->gpus_per_node > 1;
-    if (a == COLL_TORUS2D)
-        return s->topo.kind == TOPO_TORUS2D;
-    return true;
+    return coll_algo_fits(a, s->gpus_per_node, s->topo.kind == TOPO_TORUS2D);
 }
 
 /* A lower bound of every candidate's time on this cluster: the α-β-γ
@@ -144,7 +140,7 @@ bool trainsel_select(const Scenario *s, const Policy *p, GArray *units, CommCost
         if (!fits(s, u->algo)) {
             *err = g_strdup_printf("%s: policy '%s' uses %s, which needs %s; expected another algorithm", s->file,
                                    p->name, coll_algo_name(u->algo),
-                                   u->algo == COLL_HIERARCHICAL ? "gpus_per_node > 1" : "a torus2d topology");
+                                   coll_algo_needs(u->algo));
             return false;
         }
     }
