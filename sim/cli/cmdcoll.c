@@ -77,31 +77,9 @@ int cmdcoll_run(const CmdCollOpts *o, FILE *out, char **err)
         spec.link.latency_s = o->latency_s;
     if (o->packet != CMDCOLL_PACKET_TOPO)
         spec.packet_bytes = o->packet;
-    Protocol *classes[] = {&spec.protocol, spec.intra_protocol_set ? &spec.intra_protocol : NULL};
-    for (size_t i = 0; i < G_N_ELEMENTS(classes); i++) {
-        if (!classes[i])
-            continue;
-        if (o->proto.eager_limit)
-            classes[i]->eager_limit = o->proto.value.eager_limit;
-        if (o->proto.handshake)
-            classes[i]->handshake = o->proto.value.handshake;
-        if (o->proto.overhead)
-            classes[i]->overhead_s = o->proto.value.overhead_s;
-        if (o->proto.segment)
-            classes[i]->segment_bytes = o->proto.value.segment_bytes;
-        if (o->proto.control_queue)
-            memcpy(classes[i]->control_queue, o->proto.value.control_queue, sizeof classes[i]->control_queue);
-        if (o->proto.duplex)
-            classes[i]->duplex = o->proto.value.duplex;
-        if (o->proto.rts_payload)
-            classes[i]->rts_payload = o->proto.value.rts_payload;
-        if (o->proto.host_queue)
-            classes[i]->host_queue = o->proto.value.host_queue;
-        if (o->proto.ack)
-            classes[i]->ack = o->proto.value.ack;
-        if (o->proto.progress)
-            classes[i]->progress = o->proto.value.progress;
-    }
+    protocol_apply(&spec.protocol, &o->proto.value, o->proto.mask);
+    if (spec.intra_protocol_set)
+        protocol_apply(&spec.intra_protocol, &o->proto.value, o->proto.mask);
     char *why = NULL;
     Topo *t = topo_new(&spec, &why);
     topo_spec_clear(&spec);
@@ -243,68 +221,12 @@ static bool parse_packet(void *field, const CliOpt *opt, const char *value, char
     return !*err;
 }
 
-/* --eager-limit, --handshake, --overhead, --segment, --control-queue: one field (the
- * protocol overrides), told apart by the row's name. */
+/* A protocol setting's option (io/protocol.h's key table): into the
+ * overrides. */
 static bool parse_protocol(void *field, const CliOpt *opt, const char *value, char **err)
 {
     CmdCollProtocol *pr = field;
-    const char *why = NULL;
-    bool ok;
-    if (strcmp(opt->name, "handshake") == 0) {
-        if (!(ok = protocol_handshake_parse(value, &pr->value.handshake)))
-            *err = g_strdup_printf("--%s: unknown handshake '%s'; expected none (data leaves when the receive is "
-                                   "posted) or rtt (request-to-send, clear-to-send)", opt->name, value);
-        pr->handshake = true;
-        return ok;
-    }
-    if (strcmp(opt->name, "duplex") == 0) {
-        if (!(ok = protocol_duplex_parse(value, &pr->value.duplex)))
-            *err = g_strdup_printf("--%s: unknown duplex '%s'; expected full (both directions at once) or half "
-                                   "(rendezvous data one direction at a time)", opt->name, value);
-        pr->duplex = true;
-        return ok;
-    }
-    if (strcmp(opt->name, "rts-payload") == 0) {
-        if (!(ok = protocol_rts_payload_parse(value, &pr->value.rts_payload)))
-            *err = g_strdup_printf("--%s: unknown request-to-send payload '%s'; expected none (no data) or eager (the "
-                                   "message's first eager-limit - 1 bytes)", opt->name, value);
-        pr->rts_payload = true;
-        return ok;
-    }
-    if (strcmp(opt->name, "ack") == 0) {
-        if (!(ok = protocol_ack_parse(value, &pr->value.ack)))
-            *err = g_strdup_printf("--%s: unknown ack '%s'; expected none (a rendezvous message completes when its "
-                                   "data arrived) or rtt (an acknowledgement and a confirmation cross after it)",
-                                   opt->name, value);
-        pr->ack = true;
-        return ok;
-    }
-    if (strcmp(opt->name, "progress") == 0) {
-        if (!(ok = protocol_progress_parse(value, &pr->value.progress)))
-            *err = g_strdup_printf("--%s: unknown progress '%s'; expected always (control messages handled when "
-                                   "they arrive) or in_mpi (only while the rank is inside MPI)", opt->name, value);
-        pr->progress = true;
-        return ok;
-    }
-    if (strcmp(opt->name, "eager-limit") == 0) {
-        ok = protocol_parse_eager_limit(value, &pr->value.eager_limit, &why);
-        pr->eager_limit = true;
-    } else if (strcmp(opt->name, "overhead") == 0) {
-        ok = protocol_parse_overhead(value, &pr->value.overhead_s, &why);
-        pr->overhead = true;
-    } else if (strcmp(opt->name, "host-queue") == 0) {
-        ok = protocol_parse_host_queue(value, &pr->value.host_queue, &why);
-        pr->host_queue = true;
-    } else if (strcmp(opt->name, "control-queue") == 0) {
-        ok = protocol_parse_control_queues(value, pr->value.control_queue, &why);
-        pr->control_queue = true;
-    } else {
-        ok = protocol_parse_segment(value, &pr->value.segment_bytes, &why);
-        pr->segment = true;
-    }
-    if (!ok)
-        *err = g_strdup_printf("--%s: '%s': %s", opt->name, value, why);
-    return ok;
+    return protocol_parse_option(opt->name, value, &pr->value, &pr->mask, err);
 }
 
 static const CliOpt opts[] = {
