@@ -58,14 +58,17 @@ static double skewed_time(Topo *t, const CmdCollOpts *o, const CollParams *prm, 
     return med;
 }
 
-int cmdcoll_run(const CmdCollOpts *o, FILE *out, char **err)
+/* The network of the options: --topology (or a star of --ranks hosts)
+ * with --bandwidth, --latency, --packet and the protocol options over
+ * it. NULL and *err on a bad topology. */
+static Topo *coll_topo(const CmdCollOpts *o, char **err)
 {
     TopoSpec spec;
     topo_spec_init(&spec);
     if (o->topology) {
         if (!topocfg_load(o->topology, &spec, err)) {
             topo_spec_clear(&spec);
-            return 2;
+            return NULL;
         }
     } else {
         spec.kind = TOPO_STAR;
@@ -86,8 +89,30 @@ int cmdcoll_run(const CmdCollOpts *o, FILE *out, char **err)
     if (!t) {
         *err = g_strdup_printf("%s: %s", o->topology ? o->topology : "--ranks", why);
         g_free(why);
-        return 2;
     }
+    return t;
+}
+
+/* The one-line message of a failed run: code a COLLRUN_ERR_ value, why
+ * collrun's message (g_free). */
+static char *run_error(const CmdCollOpts *o, double code, const char *why)
+{
+    const char *name = coll_algo_name(o->algo);
+    if (code == COLLRUN_ERR_CLOCK)
+        return g_strdup_printf("--size: %s; expected a smaller --size, a faster --bandwidth or a smaller --gamma",
+                               why);
+    if (code == COLLRUN_ERR_PARAMS)
+        return g_strdup_printf("--algo: %s", why);
+    if (code == COLLRUN_ERR_DEADLOCK)
+        return g_strdup_printf("--algo: %s: %s; expected parameters that fit the algorithm", name, why);
+    return g_strdup_printf("--algo: %s: %s", name, why);
+}
+
+int cmdcoll_run(const CmdCollOpts *o, FILE *out, char **err)
+{
+    Topo *t = coll_topo(o, err);
+    if (!t)
+        return 2;
     int p = o->ranks > 0 ? o->ranks : t->nhosts;
     if (p > t->nhosts) {
         *err = g_strdup_printf("--ranks: %d ranks but the topology has %d hosts; expected at most %d", p,
@@ -124,6 +149,7 @@ int cmdcoll_run(const CmdCollOpts *o, FILE *out, char **err)
         return 2;
     }
     GArray *rows = g_array_new(FALSE, TRUE, sizeof(ReportCollRow));
+    char *why = NULL;
     int rc = 0;
     for (guint i = 0; i < o->sizes->len; i++) {
         ReportCollRow r = {.algo = o->algo, .ranks = p, .bytes = g_array_index(o->sizes, uint64_t, i)};
@@ -138,16 +164,7 @@ int cmdcoll_run(const CmdCollOpts *o, FILE *out, char **err)
         r.wall_s = wall_now() - w0;
         if (r.time_s < 0) {
             g_free(r.links);
-            if (r.time_s == COLLRUN_ERR_CLOCK)
-                *err = g_strdup_printf("--size: %s; expected a smaller --size, a faster --bandwidth or a smaller "
-                                       "--gamma", why);
-            else if (strstr(why, "; expected") && g_str_has_prefix(why, coll_algo_name(o->algo)))
-                *err = g_strdup_printf("--algo: %s", why);
-            else if (strstr(why, "; expected"))
-                *err = g_strdup_printf("--algo: %s: %s", coll_algo_name(o->algo), why);
-            else
-                *err = g_strdup_printf("--algo: %s: %s; expected parameters that fit the algorithm",
-                                       coll_algo_name(o->algo), why);
+            *err = run_error(o, r.time_s, why);
             g_free(why);
             rc = 2;
             break;

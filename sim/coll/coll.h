@@ -212,6 +212,14 @@ typedef struct {
     bool ack;                /* and, once their data arrived, for an acknowledgement and a confirmation */
 } CollCostModel;
 
+/* The payload-free control messages (α each) one message of m bytes
+ * waits for under c: a rendezvous message (m >= eager limit) 2 for the
+ * handshake (rtt) and 2 for the acknowledgement (ack), as the executor
+ * (collexec.h) sends them. The one rule for simulation and calibration. */
+int coll_msg_controls(const CollCostModel *c, double m);
+/* The time of one message of m bytes: α + mβ + 2o + coll_msg_controls·α. */
+double coll_msg_time(const CollCostModel *c, double m);
+
 /* coll_cost with the protocol (collcost.c states the formulas); coll_cost
  * is this with o = 0 and every message eager. */
 double coll_cost_model(CollAlgo a, const CollParams *prm, int p, double n, const CollCostModel *c);

@@ -73,12 +73,17 @@ static int ceil_lg(int p)
     return k;
 }
 
-/* One message of m bytes. */
-static double msg(const CollCostModel *c, double m)
+int coll_msg_controls(const CollCostModel *c, double m)
+{
+    return m >= c->eager_limit ? (c->rtt + c->ack) * 2 : 0;
+}
+
+double coll_msg_time(const CollCostModel *c, double m)
 {
     double t = c->alpha + m * c->beta + 2 * c->overhead;
-    if (m >= c->eager_limit)
-        t += (c->rtt + c->ack) * 2 * c->alpha;
+    int controls = coll_msg_controls(c, m);
+    if (controls)
+        t += controls * c->alpha;
     return t;
 }
 
@@ -87,7 +92,7 @@ static double ring_cost(int p, double n, const CollCostModel *c)
     if (p <= 1)
         return 0;
     double f = (double)(p - 1) / p;
-    return 2.0 * (p - 1) * msg(c, n / p) + f * n * c->gamma;
+    return 2.0 * (p - 1) * coll_msg_time(c, n / p) + f * n * c->gamma;
 }
 
 double collcost_ring(const CollParams *prm, int p, double n, const CollCostModel *c, bool nested)
@@ -105,8 +110,8 @@ double collcost_butterfly(const CollParams *prm, int p, double n, const CollCost
         return INFINITY;
     int k = floor_lg(p), q = 1 << k;
     if (p == q)
-        return k * (msg(c, n) + n * c->gamma);
-    return (k + 2) * msg(c, n) + (k + 1) * n * c->gamma;
+        return k * (coll_msg_time(c, n) + n * c->gamma);
+    return (k + 2) * coll_msg_time(c, n) + (k + 1) * n * c->gamma;
 }
 
 double collcost_rabenseifner(const CollParams *prm, int p, double n, const CollCostModel *c, bool nested)
@@ -116,10 +121,10 @@ double collcost_rabenseifner(const CollParams *prm, int p, double n, const CollC
     if (p < 1)
         return INFINITY;
     int k = floor_lg(p), q = 1 << k;
-    double t = p == q ? 0 : 2 * msg(c, n) + n * c->gamma, m = n;
+    double t = p == q ? 0 : 2 * coll_msg_time(c, n) + n * c->gamma, m = n;
     for (int j = 1; j <= k; j++) {
         m /= 2;
-        t += 2 * msg(c, m) + m * c->gamma;
+        t += 2 * coll_msg_time(c, m) + m * c->gamma;
     }
     return t;
 }
@@ -131,7 +136,7 @@ double collcost_tree(const CollParams *prm, int p, double n, const CollCostModel
     if (p < 1)
         return INFINITY;
     int d = ceil_lg(p);
-    return 2.0 * d * msg(c, n) + d * n * c->gamma;
+    return 2.0 * d * coll_msg_time(c, n) + d * n * c->gamma;
 }
 
 double collcost_torus2d(const CollParams *prm, int p, double n, const CollCostModel *c, bool nested)

@@ -60,6 +60,24 @@ START_TEST(test_fits)
 }
 END_TEST
 
+/* The per-message rule (coll_msg_controls, coll_msg_time) in closed form. */
+START_TEST(test_message_cost)
+{
+    CollCostModel c = {.alpha = 1e-6, .beta = 1e-9, .overhead = 2e-6, .eager_limit = 1000};
+    ck_assert_int_eq(coll_msg_controls(&c, 999), 0);
+    ck_assert_int_eq(coll_msg_controls(&c, 1000), 0);   /* rendezvous, but nothing to wait for */
+    c.rtt = true;
+    ck_assert_int_eq(coll_msg_controls(&c, 999), 0);
+    ck_assert_int_eq(coll_msg_controls(&c, 1000), 2);
+    c.ack = true;
+    ck_assert_int_eq(coll_msg_controls(&c, 1000), 4);
+    c.rtt = false;
+    ck_assert_int_eq(coll_msg_controls(&c, 5000), 2);   /* the acknowledgement alone, as the executor sends it */
+    ck_assert(coll_msg_time(&c, 500) == 1e-6 + 500 * 1e-9 + 2 * 2e-6);
+    ck_assert(coll_msg_time(&c, 5000) == 1e-6 + 5000 * 1e-9 + 2 * 2e-6 + 2 * 1e-6);
+}
+END_TEST
+
 /* Runs op of the ring on p members in lock step (every step of a ring
  * pass is one sendrecv per member): v[r * count + e] is member r's
  * element e; the sends of a step carry the values from before it. */
@@ -127,6 +145,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_names_from_table);
     tcase_add_test(tc, test_rows_complete);
     tcase_add_test(tc, test_fits);
+    tcase_add_test(tc, test_message_cost);
     tcase_add_test(tc, test_reduce_scatter_all_gather);
     return s;
 }
