@@ -436,7 +436,7 @@ START_TEST(test_cost_model)
                 uint64_t n = round_up(big ? 3u << 20 : 3000, (uint64_t)p * q * 4);
                 double sim = run_time(t, (CollAlgo)algo, &prm, p, n, GAMMA, NULL);
                 double cost = coll_cost_model((CollAlgo)algo, &prm, p, (double)n, &cm);
-                if (algo == COLL_HIERARCHICAL || algo == COLL_TORUS2D) {
+                if (!f_known((CollAlgo)algo)) {   /* compositions and later rows: the simulation within 0.1 % */
                     within(sim, cost * (1 - 1e-3), cost * (1 + 1e-3), coll_algo_name((CollAlgo)algo), p, n);
                 } else {
                     ck_assert_double_eq_tol(cost, f_flat(&c, (CollAlgo)algo, p, (double)n), 1e-12);
