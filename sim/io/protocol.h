@@ -55,9 +55,9 @@
  *                control_queue sets both ends; control_queue_from_lower and
  *                control_queue_from_higher set the Q of the control
  *                messages the pair's lower (higher) rank sends, and win over
- *                control_queue wherever they stand: Open MPI's TCP transport
- *                lets the lower rank's clear-to-send pass its data, while the
- *                higher rank's waits behind ~0.5 MB of it (README, "What the
+ *                control_queue wherever they stand (a transport whose lower
+ *                rank's clear-to-send passes its data while the higher
+ *                rank's waits behind some of it: README, "What the
  *                remaining misses are made of"). The ranks are the
  *                collective's (MPI's world ranks in validate/mpibench).
  *   host_queue   H: a control message (request- or clear-to-send,
@@ -66,18 +66,16 @@
  *                queued ahead of it (the host's one shaper FIFO, which every
  *                socket's segments share), where control_queue counts only
  *                its own connection's. 0 (the default): it passes them.
- *                MPICH over UCX on the emulated cluster: a rank's
- *                acknowledgement to its left neighbour leaves only after
- *                its own data to the right (README, "Why MPICH's mid-size
- *                rings are slow").
+ *                A large H: a rank's acknowledgement to one neighbour leaves
+ *                only after its own data queued to the other (README, "Why
+ *                MPICH's mid-size rings are slow").
  *
  *   duplex       full: a connection's two directions carry data at once.
  *                half: a rendezvous message whose receiver is ready waits,
  *                before it leaves, until the rendezvous data in flight the
  *                other way between the same two hosts (in this collective)
  *                has been delivered — an exchange takes turns whenever its
- *                ends start, as MPICH's measured on the emulated cluster
- *                (README "Validation"), except under progress in_mpi where
+ *                ends start (README "Validation"), except under progress in_mpi where
  *                the later rank read the request only after posting (it
  *                arrived while that rank computed): then both cross.
  *                Eager messages never wait.
