@@ -286,8 +286,9 @@ static void append_size(GString *s, uint64_t v)
 
 /* Both control queues: one key when they are equal (nothing at inf, the
  * default), else the per-end keys. */
-static void append_queues(GString *s, const uint64_t q[2])
+static void append_queues(GString *s, const Protocol *p)
 {
+    const uint64_t *q = p->control_queue;
     if (q[PROTOCOL_FROM_LOWER] == q[PROTOCOL_FROM_HIGHER]) {
         if (q[PROTOCOL_FROM_LOWER] != PROTOCOL_INF)
             g_string_append_printf(s, ", control_queue: %" G_GUINT64_FORMAT, (guint64)q[PROTOCOL_FROM_LOWER]);
@@ -296,8 +297,7 @@ static void append_queues(GString *s, const uint64_t q[2])
     for (size_t i = 0; i < G_N_ELEMENTS(keys); i++)
         if (keys[i].kind == KEY_QUEUE_END) {
             g_string_append_printf(s, ", %s: ", keys[i].key);
-            append_size(s, *(const uint64_t *)((const char *)q - offsetof(Protocol, control_queue) +
-                                                 keys[i].offset));
+            append_size(s, *(const uint64_t *)cfield_of(p, &keys[i]));
         }
 }
 
@@ -308,7 +308,7 @@ char *protocol_format(const Protocol *p)
         const ProtocolKey *k = &keys[i];
         const void *f = cfield_of(p, k);
         if (k->kind == KEY_QUEUES) {
-            append_queues(s, f);
+            append_queues(s, p);
             continue;
         }
         if (k->kind == KEY_QUEUE_END)

@@ -71,7 +71,8 @@ static void within(double got, double lo, double hi, const char *what, int p, ui
                   got, lo, hi);
 }
 
-START_TEST(test_settings)
+/* The defaults, and when a message is rendezvous. */
+START_TEST(test_defaults)
 {
     Protocol p;
     protocol_init(&p);
@@ -81,11 +82,18 @@ START_TEST(test_settings)
     ck_assert(!protocol_rendezvous(&p, 65535) && protocol_rendezvous(&p, 65536));
     protocol_init_eager(&p);
     ck_assert(protocol_is_eager(&p) && !protocol_rendezvous(&p, UINT64_MAX - 1));
-
-    char *err = NULL;
     ck_assert_uint_eq(p.control_queue[PROTOCOL_FROM_LOWER], PROTOCOL_INF);
     ck_assert_uint_eq(p.control_queue[PROTOCOL_FROM_HIGHER], PROTOCOL_INF);
     ck_assert(p.host_queue == 0 && p.ack == PROTOCOL_ACK_NONE);
+}
+END_TEST
+
+/* A mapping's keys read into their fields; the writer's text reads back;
+ * absent keys keep their values; inf and none. */
+START_TEST(test_read_write)
+{
+    Protocol p;
+    char *err = NULL;
     CfgNode *n = cfg_parse_string("{eager_limit: 128KiB, handshake: rtt, overhead: 12us, segment: 1MiB, "
                                   "control_queue: 256KiB, host_queue: 64KiB, ack: rtt}", "p.yaml", &err);
     ck_assert_msg(n, "%s", err);
@@ -125,8 +133,22 @@ START_TEST(test_settings)
     text = protocol_format(&q);
     ck_assert_msg(strstr(text, ", host_queue: inf}"), "%s", text);
     g_free(text);
-    q.host_queue = 0;
     cfg_free(n);
+}
+END_TEST
+
+/* One end's control queue: its key over control_queue, the writer's keys,
+ * which end a control message is from, the command line's one or two
+ * values. */
+START_TEST(test_control_queue_ends)
+{
+    Protocol q;
+    protocol_init(&q);
+    q.eager_limit = PROTOCOL_INF;
+    q.handshake = PROTOCOL_HANDSHAKE_RTT;
+    q.overhead_s = 12e-6;
+    char *err = NULL, *text;
+    CfgNode *n;
     /* one end's own key wins over control_queue wherever it stands; the writer names both ends */
     static const char *const ends[] = {"{control_queue_from_higher: 512KiB, control_queue: 0}",
                                        "{control_queue: 0, control_queue_from_higher: 512KiB}"};
@@ -159,7 +181,15 @@ START_TEST(test_settings)
         ck_assert_msg(!protocol_parse_control_queues(bad_cli[i], two, &why) && why && strstr(why, "expected"),
                       "'%s' accepted", bad_cli[i]);
     }
+}
+END_TEST
 
+/* Bad values and keys: one message at the value, the struct untouched. */
+START_TEST(test_bad_settings)
+{
+    Protocol p;
+    char *err = NULL;
+    CfgNode *n;
     static const struct {
         const char *yaml, *want;   /* input, the start of the error */
     } bad[] = {
@@ -864,7 +894,10 @@ static Suite *suite(void)
     TCase *tc = tcase_create("core");
     tcase_set_timeout(tc, 300);
     int nps = (int)G_N_ELEMENTS(PS);
-    tcase_add_test(tc, test_settings);
+    tcase_add_test(tc, test_defaults);
+    tcase_add_test(tc, test_read_write);
+    tcase_add_test(tc, test_control_queue_ends);
+    tcase_add_test(tc, test_bad_settings);
     tcase_add_test(tc, test_one_message);
     tcase_add_test(tc, test_late_receiver);
     tcase_add_test(tc, test_cpu_serial);
