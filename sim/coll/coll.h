@@ -29,7 +29,7 @@
 /* The algorithm table: one row per algorithm, everything that tells it
  * apart, in the order of CollAlgo (and of every list of names):
  *
- *   X(ID, name, nest, fit, allreduce, reduce_scatter, all_gather, max_send, cost, peers, summary)
+ *   X(ID, name, nest, fit, allreduce, reduce_scatter, all_gather, max_send, cost, bound, peers, summary)
  *
  *   ID              CollAlgo's COLL_<ID>
  *   name            its name in configs, on the command line and in outputs
@@ -38,6 +38,7 @@
  *   allreduce ...   its generators (CollWalkFn) of each collective it runs, NULL for one it does not
  *   max_send        its largest message (CollMaxFn)
  *   cost            its alpha-beta-gamma cost with the protocol (CollCostFn)
+ *   bound           where that cost is a lower bound of the simulated time (CollBound)
  *   peers           the distinct ranks one rank sends to (CollPeersFn)
  *   summary         one line for `arsim list algorithms`
  *
@@ -45,22 +46,23 @@
  * holds the rows as data. docs/dev/add-an-algorithm.md walks through
  * adding one. */
 #define COLL_ALGO_TABLE(X)                                                                                             \
-    X(RING, "ring", NESTABLE, COLL_FIT_ANY, collgen_ring, coll_gen_ring_reduce_scatter, coll_gen_ring_all_gather,  \
-      collgen_ring_max, collcost_ring, collgen_ring_peers,                                                           \
-      "reduce-scatter + all-gather around a ring: 2(p-1) steps, bandwidth-optimal")                                 \
-    X(BUTTERFLY, "butterfly", NESTABLE, COLL_FIT_ANY, collgen_butterfly, NULL, NULL, collgen_whole_max,            \
-      collcost_butterfly, collgen_log_peers,                                                                        \
-      "recursive doubling, whole vector every step: log2(p) steps, latency-optimal")                                \
-    X(RABENSEIFNER, "rabenseifner", NESTABLE, COLL_FIT_ANY, collgen_rabenseifner, NULL, NULL,                      \
-      collgen_rabenseifner_max, collcost_rabenseifner, collgen_log_peers,                                           \
-      "recursive-halving reduce-scatter + recursive-doubling all-gather: 2 log2(p) steps, bandwidth-optimal")       \
-    X(TREE, "tree", NESTABLE, COLL_FIT_ANY, collgen_tree, NULL, NULL, collgen_whole_max, collcost_tree,            \
-      collgen_log_peers, "binomial reduce to rank 0 + binomial broadcast: 2 log2(p) steps of the whole vector")    \
-    X(HIERARCHICAL, "hierarchical", OUTER, COLL_FIT_NODES, collgen_hierarchical, NULL, NULL,                       \
-      collgen_hierarchical_max, collcost_hierarchical, collgen_hierarchical_peers,                                  \
-      "intra-node reduce-scatter, inter-node all-reduce (the policy's inter), intra-node all-gather")               \
-    X(TORUS2D, "torus2d", NESTABLE, COLL_FIT_TORUS, collgen_torus2d, NULL, NULL, collgen_torus2d_max,              \
-      collcost_torus2d, collgen_torus2d_peers,                                                                      \
+    X(RING, "ring", NESTABLE, COLL_FIT_ANY, collgen_ring, coll_gen_ring_reduce_scatter, coll_gen_ring_all_gather,      \
+      collgen_ring_max, collcost_ring, COLL_BOUND_ALWAYS, collgen_ring_peers,                                          \
+      "reduce-scatter + all-gather around a ring: 2(p-1) steps, bandwidth-optimal")                                    \
+    X(BUTTERFLY, "butterfly", NESTABLE, COLL_FIT_ANY, collgen_butterfly, NULL, NULL, collgen_whole_max,                \
+      collcost_butterfly, COLL_BOUND_ALWAYS, collgen_log_peers,                                                        \
+      "recursive doubling, whole vector every step: log2(p) steps, latency-optimal")                                   \
+    X(RABENSEIFNER, "rabenseifner", NESTABLE, COLL_FIT_ANY, collgen_rabenseifner, NULL, NULL,                          \
+      collgen_rabenseifner_max, collcost_rabenseifner, COLL_BOUND_ALWAYS, collgen_log_peers,                           \
+      "recursive-halving reduce-scatter + recursive-doubling all-gather: 2 log2(p) steps, bandwidth-optimal")          \
+    X(TREE, "tree", NESTABLE, COLL_FIT_ANY, collgen_tree, NULL, NULL, collgen_whole_max, collcost_tree,                \
+      COLL_BOUND_POW2, collgen_log_peers,                                                                              \
+      "binomial reduce to rank 0 + binomial broadcast: 2 log2(p) steps of the whole vector")                           \
+    X(HIERARCHICAL, "hierarchical", OUTER, COLL_FIT_NODES, collgen_hierarchical, NULL, NULL,                           \
+      collgen_hierarchical_max, collcost_hierarchical, COLL_BOUND_ALWAYS, collgen_hierarchical_peers,                  \
+      "intra-node reduce-scatter, inter-node all-reduce (the policy's inter), intra-node all-gather")                  \
+    X(TORUS2D, "torus2d", NESTABLE, COLL_FIT_TORUS, collgen_torus2d, NULL, NULL, collgen_torus2d_max,                  \
+      collcost_torus2d, COLL_BOUND_ALWAYS, collgen_torus2d_peers,                                                      \
       "ring reduce-scatter along X, all-reduce along Y, all-gather along X of a 2D torus")
 
 #define COLL_ALGO_ENUM(ID, ...) COLL_##ID,
@@ -75,6 +77,13 @@ typedef enum { COLL_ALGO_TABLE(COLL_ALGO_ENUM) COLL_NALGOS } CollAlgo;
 #define COLL_INTER_WORD(ID, name, nest, ...) COLL_IF_##nest(" " name)
 #define COLL_ALGO_WORDS (COLL_ALGO_TABLE(COLL_ALGO_WORD) + 1)
 #define COLL_INTER_WORDS (COLL_ALGO_TABLE(COLL_INTER_WORD) + 1)
+
+/* Where an algorithm's cost (coll_cost) is a lower bound of its
+ * simulated time on an idle network. */
+typedef enum {
+    COLL_BOUND_ALWAYS,   /* on any p */
+    COLL_BOUND_POW2,     /* only when p is a power of two (elsewhere an upper bound) */
+} CollBound;
 
 /* Where an algorithm runs. */
 typedef enum {
@@ -105,6 +114,8 @@ bool coll_algo_fits(CollAlgo a, int gpus_per_node, bool torus);
 /* What a cluster needs for a to fit, in words ("gpus_per_node > 1"), or
  * NULL when a fits any. */
 const char *coll_algo_needs(CollAlgo a);
+/* Whether coll_cost of a on p ranks bounds its simulated time from below. */
+bool coll_algo_cost_bounds(CollAlgo a, int p);
 /* Whether a's table row has a generator for collective op. */
 bool coll_algo_runs(CollAlgo a, CollOp op);
 /* The names, for messages (g_free): every algorithm's (only the nestable

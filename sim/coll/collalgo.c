@@ -6,9 +6,9 @@
 
 #define COLL_IS_NESTABLE true
 #define COLL_IS_OUTER false
-#define COLLALGO_ROW(ID, name_, nest, fit_, allreduce, rs, ag, max, cost_, peers_, summary_)                        \
+#define COLLALGO_ROW(ID, name_, nest, fit_, allreduce, rs, ag, max, cost_, bound_, peers_, summary_)                \
     [COLL_##ID] = {.name = name_, .nestable = COLL_IS_##nest, .fit = fit_, .walk = {allreduce, rs, ag},            \
-                   .max_send = max, .cost = cost_, .peers = peers_, .summary = summary_},
+                   .max_send = max, .cost = cost_, .bound = bound_, .peers = peers_, .summary = summary_},
 static const CollAlgoInfo table[COLL_NALGOS] = {COLL_ALGO_TABLE(COLLALGO_ROW)};
 #undef COLLALGO_ROW
 
@@ -70,6 +70,12 @@ const char *coll_algo_needs(CollAlgo a)
     default:
         return NULL;
     }
+}
+
+bool coll_algo_cost_bounds(CollAlgo a, int p)
+{
+    bool pow2 = p > 0 && (p & (p - 1)) == 0;
+    return (unsigned)a < COLL_NALGOS && (table[a].bound == COLL_BOUND_ALWAYS || pow2);
 }
 
 bool coll_algo_runs(CollAlgo a, CollOp op)

@@ -27,14 +27,15 @@ typedef struct {
     CollWalkFn *walk[COLL_NOPS];    /* its generator of each collective; NULL: does not run it */
     CollMaxFn *max_send;            /* its largest message */
     CollCostFn *cost;               /* its cost */
+    CollBound bound;                /* where that cost is a lower bound */
     CollPeersFn *peers;             /* its send peers per rank */
     const char *summary;            /* one line for `arsim list algorithms` */
 } CollAlgoInfo;
 
-#define COLLALGO_DECLARE(ID, name, nest, fit, allreduce, rs, ag, max, cost, peers, summary)                         \
-    CollWalkFn allreduce;                                                                                          \
-    CollMaxFn max;                                                                                                 \
-    CollCostFn cost;                                                                                               \
+#define COLLALGO_DECLARE(ID, name, nest, fit, allreduce, rs, ag, max, cost, bound, peers, summary)                     \
+    CollWalkFn allreduce;                                                                                              \
+    CollMaxFn max;                                                                                                     \
+    CollCostFn cost;                                                                                                   \
     CollPeersFn peers;
 COLL_ALGO_TABLE(COLLALGO_DECLARE)
 #undef COLLALGO_DECLARE

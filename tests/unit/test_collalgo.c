@@ -67,6 +67,8 @@ START_TEST(test_fits)
     ck_assert_ptr_null(coll_algo_needs(COLL_BUTTERFLY));
     ck_assert_str_eq(coll_algo_needs(COLL_HIERARCHICAL), "gpus_per_node > 1");
     ck_assert_str_eq(coll_algo_needs(COLL_TORUS2D), "a torus2d topology");
+    ck_assert(coll_algo_cost_bounds(COLL_RING, 6) && coll_algo_cost_bounds(COLL_TREE, 8));
+    ck_assert(!coll_algo_cost_bounds(COLL_TREE, 6) && !coll_algo_cost_bounds(COLL_NALGOS, 8));
 }
 END_TEST
 
