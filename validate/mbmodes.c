@@ -557,7 +557,7 @@ static void run_allreduce(MbmodesCtx *c)
     const MbmodesOpts *o = c->opt;
     size_t n;
     const guint64 *sizes = sizes_for(o, vector_sizes, G_N_ELEMENTS(vector_sizes), &n);
-    bool every = !o->algo_given;   /* no --algo: mpi and every algorithm but torus2d */
+    bool every = !o->algo_given;   /* no --algo: mpi and every algorithm that needs no torus topology */
     if ((every || o->algos[COLL_HIERARCHICAL]) && o->gpus_per_node > 0 && c->p % o->gpus_per_node != 0) {
         if (c->rank == 0)
             fprintf(stderr, "mpibench: --gpus-per-node: %d does not divide the %d ranks; expected a divisor of "
@@ -566,13 +566,15 @@ static void run_allreduce(MbmodesCtx *c)
         return;
     }
     for (int a = -1; a < COLL_NALGOS; a++) {
-        bool on = a < 0 ? (every || o->algo_mpi) : (every ? a != COLL_TORUS2D : o->algos[a]);
+        bool on = a < 0 ? (every || o->algo_mpi) : (every ? coll_algo_fit((CollAlgo)a) != COLL_FIT_TORUS : o->algos[a]);
         if (!on)
             continue;
         for (size_t i = 0; i < n; i++)
             allreduce_case(c, a, sizes[i]);
     }
 }
+
+#define MBMODES_COMMA_NAME(ID, name, ...) ", " name
 
 static int parse_allreduce_opt(MbmodesOpts *o, const char *flag, const char *val, const char **why)
 {
@@ -591,8 +593,7 @@ static int parse_allreduce_opt(MbmodesOpts *o, const char *flag, const char *val
         }
         g_strfreev(names);
         if (rc < 0)
-            *why = "unknown algorithm; expected a comma-separated list of mpi, ring, butterfly, "
-                   "rabenseifner, tree, hierarchical, torus2d";
+            *why = "unknown algorithm; expected a comma-separated list of mpi" COLL_ALGO_TABLE(MBMODES_COMMA_NAME);
         return rc;
     }
     if (strcmp(flag, "--mpi-call") == 0) {
@@ -605,8 +606,11 @@ static int parse_allreduce_opt(MbmodesOpts *o, const char *flag, const char *val
         return 1;
     }
     if (strcmp(flag, "--inter") == 0) {
-        if (!coll_algo_parse(val, &o->inter) || o->inter == COLL_HIERARCHICAL) {
-            *why = "not an inter-node algorithm; expected ring, butterfly, rabenseifner, tree or torus2d";
+        if (!coll_algo_parse(val, &o->inter) || !coll_algo_nestable(o->inter)) {
+            char *names = coll_algo_list(true, ", ", " or ");
+            snprintf(o->why, sizeof o->why, "not an inter-node algorithm; expected %s", names);
+            g_free(names);
+            *why = o->why;
             return -1;
         }
         return 1;

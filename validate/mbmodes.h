@@ -47,6 +47,7 @@ typedef struct {
     bool algos[COLL_NALGOS];    /* allreduce: run arsim's schedule of each marked algorithm */
     CollAlgo inter;             /* --inter: hierarchical's inter-node algorithm (default ring) */
     int gpus_per_node;          /* --gpus-per-node: hierarchical's G; 0 = ranks per host if uniform */
+    char why[160];              /* room for a parse message made at run time (names from coll.h's table) */
     MbiterOpts iter;            /* iteration: --config, --policy, --batch, --scale, --iterations, --set */
 } MbmodesOpts;
 

@@ -358,13 +358,13 @@ static double pingpong_time(const CalFile *cal, const MeasCase *c)
 {
     const CalClass *k = c->intra ? &cal->intra : &cal->inter;
     const CalProtocol *pr = c->intra ? &cal->intra_protocol : &cal->inter_protocol;
-    CalModel m = {.alpha = k->alpha_s, .beta = k->beta, .burst = k->burst_bytes,
-                  .peak_ratio = k->peak_Bps > 0 ? 1 / (k->peak_Bps * k->beta) : 0, .eager_limit = INFINITY};
+    CalModel m = {.msg = {.alpha = k->alpha_s, .beta = k->beta, .eager_limit = INFINITY}, .burst = k->burst_bytes,
+                  .peak_ratio = k->peak_Bps > 0 ? 1 / (k->peak_Bps * k->beta) : 0};
     if (pr->set) {
-        m.overhead = pr->p.overhead_s;
-        m.rtt = pr->p.handshake == PROTOCOL_HANDSHAKE_RTT;
-        m.ack = pr->p.ack == PROTOCOL_ACK_RTT;
-        m.eager_limit = pr->p.eager_limit == PROTOCOL_INF ? INFINITY : (double)pr->p.eager_limit;
+        m.msg.overhead = pr->p.overhead_s;
+        m.msg.rtt = pr->p.handshake == PROTOCOL_HANDSHAKE_RTT;
+        m.msg.ack = m.msg.rtt && pr->p.ack == PROTOCOL_ACK_RTT;
+        m.msg.eager_limit = pr->p.eager_limit == PROTOCOL_INF ? INFINITY : (double)pr->p.eager_limit;
     }
     CalPoint pt = {.kind = CALFIT_PINGPONG, .ranks = 2, .bytes = c->bytes};
     return calfit_predict(&pt, &m);

@@ -27,11 +27,13 @@ static void terms(const CalPoint *pt, double gamma, double *k, double *m, double
     }
 }
 
-/* The payload-free crossings (of α each) a message of m bytes pays:
- * 2 for a handshake (rtt), 2 more for an acknowledgement (ack). */
-static int control_crossings(const CalModel *c, double m)
+/* The time of one message of m bytes but its bytes' β (which the burst's
+ * credit changes): coll_msg_time with β = 0. */
+static double msg_latency(const CalModel *c, double m)
 {
-    return c->rtt && m >= c->eager_limit ? 2 + 2 * c->ack : 0;
+    CollCostModel no_beta = c->msg;
+    no_beta.beta = 0;
+    return coll_msg_time(&no_beta, m);
 }
 
 /* The credit a point spends (bytes of β it saves): with the burst's
@@ -54,11 +56,11 @@ static double credit_bytes(const CalPoint *pt, const CalModel *c)
         return 0;
     int p = pt->ranks, k = 2 * (p - 1);
     double m = n / p, credit = burst, used = 0;
-    double lat = c->alpha + 2 * c->overhead + control_crossings(c, m) * c->alpha;
+    double lat = msg_latency(c, m);
     for (int j = 0; j < k; j++) {
         if (j > 0) {
-            double gap = lat + (j <= p - 1 ? m * c->gamma : 0);
-            credit = c->beta > 0 ? fmin(burst, credit + gap / c->beta) : burst;
+            double gap = lat + (j <= p - 1 ? m * c->msg.gamma : 0);
+            credit = c->msg.beta > 0 ? fmin(burst, credit + gap / c->msg.beta) : burst;
         }
         double pass = fmin(credit, keep * m);
         used += pass;
@@ -70,14 +72,13 @@ static double credit_bytes(const CalPoint *pt, const CalModel *c)
 double calfit_predict(const CalPoint *pt, const CalModel *c)
 {
     double k, m, h, g;
-    terms(pt, c->gamma, &k, &m, &h, &g);
-    double lat = c->alpha + 2 * c->overhead + control_crossings(c, m) * c->alpha;
-    return k * lat + c->beta * (h - credit_bytes(pt, c)) + g;
+    terms(pt, c->msg.gamma, &k, &m, &h, &g);
+    return k * msg_latency(c, m) + c->msg.beta * (h - credit_bytes(pt, c)) + g;
 }
 
 double calfit_model(const CalPoint *pt, double alpha, double beta, double gamma, double burst)
 {
-    CalModel c = {.alpha = alpha, .beta = beta, .gamma = gamma, .burst = burst, .eager_limit = INFINITY};
+    CalModel c = {.msg = {.alpha = alpha, .beta = beta, .gamma = gamma, .eager_limit = INFINITY}, .burst = burst};
     return calfit_predict(pt, &c);
 }
 
@@ -182,14 +183,14 @@ static void rows_fill(Rows *r, const GArray *pts, double gamma, double beta_fix,
     r->w = r->y + len;
     r->kr = r->w + len;
     r->pt = g_new(const CalPoint *, len + 1);
-    const CalModel proto = {.eager_limit = eager, .rtt = r->rtt, .ack = r->ack};   /* for its crossings */
+    const CollCostModel proto = {.eager_limit = eager, .rtt = r->rtt, .ack = r->ack};   /* for its controls */
     for (guint i = 0; i < len; i++) {
         const CalPoint *p = &g_array_index(pts, CalPoint, i);
         if (!p->used)
             continue;
         double g, m;
         terms(p, gamma, &r->k[r->n], &m, &r->h[r->n], &g);
-        r->kr[r->n] = control_crossings(&proto, m) * r->k[r->n];
+        r->kr[r->n] = coll_msg_controls(&proto, m) * r->k[r->n];
         r->t[r->n] = p->time_s;
         r->y[r->n] = p->time_s - g;
         r->w[r->n] = 1 / p->time_s;
@@ -206,8 +207,9 @@ static void rows_clear(Rows *r)
 
 static CalModel model_of(const Rows *r, double alpha, double beta, double burst, double overhead)
 {
-    return (CalModel){.alpha = alpha, .beta = beta, .gamma = r->gamma, .burst = burst, .peak_ratio = r->peak_ratio,
-                      .overhead = overhead, .eager_limit = r->eager, .rtt = r->rtt, .ack = r->ack};
+    return (CalModel){.msg = {.alpha = alpha, .beta = beta, .gamma = r->gamma, .overhead = overhead,
+                              .eager_limit = r->eager, .rtt = r->rtt, .ack = r->ack},
+                      .burst = burst, .peak_ratio = r->peak_ratio};
 }
 
 static double sse_of(const Rows *r, double alpha, double beta, double burst, double overhead)
@@ -276,7 +278,7 @@ static double fit_fixed(const Rows *r, double b, Cand *best)
     double *u = g_new(double, r->n + 1);
     double alpha = 0, beta = 1, o = 0;
     CalModel c = model_of(r, 0, 1, b, 0);
-    c.gamma = 0;   /* first credits: no refill */
+    c.msg.gamma = 0;   /* first credits: no refill */
     Cand here = {0, 0, 0, 0, r->peak_ratio, r->eager, r->ack, INFINITY};
     unsigned all = FREE_ALPHA | FREE_BETA | (r->rtt ? FREE_O : 0);
     for (int it = 0; it < CALFIT_REFILL_ITERS; it++) {
@@ -670,9 +672,9 @@ static void robust_spread(const GArray *pts, double *med, double *sigma)
 
 static CalModel cand_model(const Cand *c, double gamma)
 {
-    return (CalModel){.alpha = c->alpha, .beta = c->beta, .gamma = gamma, .burst = c->burst,
-                      .peak_ratio = c->peak_ratio, .overhead = c->overhead, .eager_limit = c->eager,
-                      .rtt = isfinite(c->eager), .ack = c->ack};
+    return (CalModel){.msg = {.alpha = c->alpha, .beta = c->beta, .gamma = gamma, .overhead = c->overhead,
+                              .eager_limit = c->eager, .rtt = isfinite(c->eager), .ack = c->ack},
+                      .burst = c->burst, .peak_ratio = c->peak_ratio};
 }
 
 static void predict_all(GArray *pts, const Cand *c, double gamma)

@@ -32,6 +32,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "coll/coll.h"
 #include "io/protocol.h"
 
 /* Each optional term of a fit is kept only where it cuts the squared
@@ -59,18 +60,13 @@ typedef struct {
     bool used;               /* filled by the fit: false for a dropped outlier */
 } CalPoint;
 
-/* The model's parameters. */
+/* The model's parameters: the simulator's per-message cost (its α, β, γ,
+ * o and protocol: coll_msg_time) and the link's burst. */
 typedef struct {
-    double alpha;            /* per-message latency, s, >= 0 */
-    double beta;             /* transfer time, s/byte, >= 0 */
-    double gamma;            /* reduction, s/byte, >= 0 */
+    CollCostModel msg;       /* α, β, γ (s, s/byte, s/byte, >= 0), o, the eager limit, rtt and ack */
     double burst;            /* bytes per path that pass unshaped, >= 0 */
     double peak_ratio;       /* r = (1/β) / P, 0..1: the burst's bytes pass at the peak rate P = 1/(rβ)
                               * (0: at once) */
-    double overhead;         /* o: CPU s per message at each end, >= 0 */
-    double eager_limit;      /* bytes: messages of at least this many are rendezvous (INFINITY: none) */
-    bool rtt;                /* rendezvous messages pay a request-to-send and a clear-to-send */
-    bool ack;                /* with rtt: and an acknowledgement and a confirmation after their data */
 } CalModel;
 
 typedef struct {

@@ -59,11 +59,24 @@ const char *cli_opt_value(const CliOpt *o)
     }
 }
 
+/* A fixed set of words in prose: "a, b or c". */
+static char *words_prose(const char *words)
+{
+    gchar **w = g_strsplit(words, " ", -1);
+    GString *g = g_string_new(NULL);
+    for (int i = 0; w[i]; i++)
+        g_string_append_printf(g, "%s%s", i == 0 ? "" : w[i + 1] ? ", " : " or ", w[i]);
+    g_strfreev(w);
+    return g_string_free(g, FALSE);
+}
+
 /* How a value of the row is written, or NULL. */
 static char *unit_text(const CliOpt *o)
 {
     if (o->unit)
         return g_strdup(o->unit);
+    if (o->words)
+        return words_prose(o->words);
     switch (o->kind) {
     case CLI_OUT: return g_strdup("a file name, or - for standard output");
     case CLI_INT: return g_strdup_printf("an integer from %d to %d", o->min, o->max);

@@ -50,7 +50,8 @@ struct CliOpt {
     size_t field;          /* offsetof(the options struct, the field it sets) */
     const char *help;      /* what it does: a phrase, no final period */
     const char *value;     /* the value's placeholder ("ALGO"); NULL: the kind's (FILE, SIZE, RATE...) */
-    const char *unit;      /* how a value is written; NULL: the kind's ("a size: 4096, 64KiB, 1MB") */
+    const char *unit;      /* how a value is written; NULL: the words' ("a, b or c"), else the kind's
+                            * ("a size: 4096, 64KiB, 1MB") */
     const char *deflt;     /* the default as a user would write it, parsed into the field before the
                             * command line; NULL: the field keeps what the command initialised */
     const char *note;      /* the default in words when it is not a value ("the topology's"); or NULL */

@@ -112,11 +112,75 @@ static bool apply_intra(const CmdCollOpts *o, TopoSpec *spec, char **err)
  * links and timing), or NULL. */
 static const char *nccl_unused(const CmdCollOpts *o)
 {
-    const CmdCollProtocol *p = &o->proto;
-    return o->links ? "links" : o->intra.bw_Bps > 0 ? "intra" : o->skew_s > 0 ? "skew" : o->bw_Bps > 0 ? "bandwidth" : o->latency_s >= 0 ? "latency"
-         : o->packet != CMDCOLL_PACKET_TOPO ? "packet" : o->gamma > 0 ? "gamma" : o->elem_bytes > 1 ? "elem-bytes"
-         : p->eager_limit || p->handshake || p->overhead || p->segment || p->control_queue || p->duplex ||
-           p->rts_payload || p->host_queue || p->ack || p->progress ? "a protocol option" : NULL;
+    return o->links ? "links"
+         : o->intra.bw_Bps > 0 ? "intra"
+         : o->skew_s > 0 ? "skew"
+         : o->bw_Bps > 0 ? "bandwidth"
+         : o->latency_s >= 0 ? "latency"
+         : o->packet != CMDCOLL_PACKET_TOPO ? "packet"
+         : o->gamma > 0 ? "gamma"
+         : o->elem_bytes > 1 ? "elem-bytes"
+         : o->proto.mask ? "a protocol option"
+                         : NULL;
+}
+
+/* The network of the options: --node, --topology (or a star of --ranks hosts)
+ * with --bandwidth, --latency, --packet, the protocol options and --intra
+ * over it. NULL and *err on a bad topology. */
+static Topo *coll_topo(const CmdCollOpts *o, char **err)
+{
+    TopoSpec spec;
+    topo_spec_init(&spec);
+    if (o->nccl.node) {
+        if (!cmdnccl_topology(&o->nccl, &spec, err)) {
+            topo_spec_clear(&spec);
+            return NULL;
+        }
+    } else if (o->topology) {
+        if (!topocfg_load(o->topology, &spec, err)) {
+            topo_spec_clear(&spec);
+            return NULL;
+        }
+    } else {
+        spec.kind = TOPO_STAR;
+        spec.hosts = o->ranks > 0 ? o->ranks : 8;
+    }
+    if (o->bw_Bps > 0)
+        spec.link.bw_Bps = o->bw_Bps;
+    if (o->latency_s >= 0)
+        spec.link.latency_s = o->latency_s;
+    if (o->packet != CMDCOLL_PACKET_TOPO)
+        spec.packet_bytes = o->packet;
+    protocol_apply(&spec.protocol, &o->proto.value, o->proto.mask);
+    if (spec.intra_protocol_set)
+        protocol_apply(&spec.intra_protocol, &o->proto.value, o->proto.mask);
+    if (!apply_intra(o, &spec, err)) {
+        topo_spec_clear(&spec);
+        return NULL;
+    }
+    char *why = NULL;
+    Topo *t = topo_new(&spec, &why);
+    topo_spec_clear(&spec);
+    if (!t) {
+        *err = g_strdup_printf("%s: %s", o->topology ? o->topology : "--ranks", why);
+        g_free(why);
+    }
+    return t;
+}
+
+/* The one-line message of a failed run: code a COLLRUN_ERR_ value, why
+ * collrun's message (g_free). */
+static char *run_error(const CmdCollOpts *o, double code, const char *why)
+{
+    const char *name = coll_algo_name(o->algo);
+    if (code == COLLRUN_ERR_CLOCK)
+        return g_strdup_printf("--size: %s; expected a smaller --size, a faster --bandwidth or a smaller --gamma",
+                               why);
+    if (code == COLLRUN_ERR_PARAMS)
+        return g_strdup_printf("--algo: %s", why);
+    if (code == COLLRUN_ERR_DEADLOCK)
+        return g_strdup_printf("--algo: %s: %s; expected parameters that fit the algorithm", name, why);
+    return g_strdup_printf("--algo: %s: %s", name, why);
 }
 
 int cmdcoll_run(const CmdCollOpts *o, FILE *out, char **err)
@@ -131,65 +195,9 @@ int cmdcoll_run(const CmdCollOpts *o, FILE *out, char **err)
         return 2;
     if (o->nccl.on)
         return cmdnccl_run(&o->nccl, o->ranks, o->sizes, o->json, o->max_memory, out, err);
-    TopoSpec spec;
-    topo_spec_init(&spec);
-    if (o->nccl.node) {
-        if (!cmdnccl_topology(&o->nccl, &spec, err)) {
-            topo_spec_clear(&spec);
-            return 2;
-        }
-    } else if (o->topology) {
-        if (!topocfg_load(o->topology, &spec, err)) {
-            topo_spec_clear(&spec);
-            return 2;
-        }
-    } else {
-        spec.kind = TOPO_STAR;
-        spec.hosts = o->ranks > 0 ? o->ranks : 8;
-    }
-    if (o->bw_Bps > 0)
-        spec.link.bw_Bps = o->bw_Bps;
-    if (o->latency_s >= 0)
-        spec.link.latency_s = o->latency_s;
-    if (o->packet != CMDCOLL_PACKET_TOPO)
-        spec.packet_bytes = o->packet;
-    Protocol *classes[] = {&spec.protocol, spec.intra_protocol_set ? &spec.intra_protocol : NULL};
-    for (size_t i = 0; i < G_N_ELEMENTS(classes); i++) {
-        if (!classes[i])
-            continue;
-        if (o->proto.eager_limit)
-            classes[i]->eager_limit = o->proto.value.eager_limit;
-        if (o->proto.handshake)
-            classes[i]->handshake = o->proto.value.handshake;
-        if (o->proto.overhead)
-            classes[i]->overhead_s = o->proto.value.overhead_s;
-        if (o->proto.segment)
-            classes[i]->segment_bytes = o->proto.value.segment_bytes;
-        if (o->proto.control_queue)
-            memcpy(classes[i]->control_queue, o->proto.value.control_queue, sizeof classes[i]->control_queue);
-        if (o->proto.duplex)
-            classes[i]->duplex = o->proto.value.duplex;
-        if (o->proto.rts_payload)
-            classes[i]->rts_payload = o->proto.value.rts_payload;
-        if (o->proto.host_queue)
-            classes[i]->host_queue = o->proto.value.host_queue;
-        if (o->proto.ack)
-            classes[i]->ack = o->proto.value.ack;
-        if (o->proto.progress)
-            classes[i]->progress = o->proto.value.progress;
-    }
-    if (!apply_intra(o, &spec, err)) {
-        topo_spec_clear(&spec);
+    Topo *t = coll_topo(o, err);
+    if (!t)
         return 2;
-    }
-    char *why = NULL;
-    Topo *t = topo_new(&spec, &why);
-    topo_spec_clear(&spec);
-    if (!t) {
-        *err = g_strdup_printf("%s: %s", o->topology ? o->topology : "--ranks", why);
-        g_free(why);
-        return 2;
-    }
     int p = o->ranks > 0 ? o->ranks : t->nhosts;
     if (p > t->nhosts) {
         *err = g_strdup_printf("--ranks: %d ranks but the topology has %d hosts; expected at most %d", p,
@@ -226,6 +234,7 @@ int cmdcoll_run(const CmdCollOpts *o, FILE *out, char **err)
         return 2;
     }
     GArray *rows = g_array_new(FALSE, TRUE, sizeof(ReportCollRow));
+    char *why = NULL;
     int rc = 0;
     for (guint i = 0; i < o->sizes->len; i++) {
         ReportCollRow r = {.algo = o->algo, .ranks = p, .bytes = g_array_index(o->sizes, uint64_t, i)};
@@ -240,16 +249,7 @@ int cmdcoll_run(const CmdCollOpts *o, FILE *out, char **err)
         r.wall_s = wall_now() - w0;
         if (r.time_s < 0) {
             g_free(r.links);
-            if (r.time_s == COLLRUN_ERR_CLOCK)
-                *err = g_strdup_printf("--size: %s; expected a smaller --size, a faster --bandwidth or a smaller "
-                                       "--gamma", why);
-            else if (strstr(why, "; expected") && g_str_has_prefix(why, coll_algo_name(o->algo)))
-                *err = g_strdup_printf("--algo: %s", why);
-            else if (strstr(why, "; expected"))
-                *err = g_strdup_printf("--algo: %s: %s", coll_algo_name(o->algo), why);
-            else
-                *err = g_strdup_printf("--algo: %s: %s; expected parameters that fit the algorithm",
-                                       coll_algo_name(o->algo), why);
+            *err = run_error(o, r.time_s, why);
             g_free(why);
             rc = 2;
             break;
@@ -274,16 +274,19 @@ int cmdcoll_run(const CmdCollOpts *o, FILE *out, char **err)
 static bool parse_algo(void *field, const CliOpt *opt, const char *value, char **err)
 {
     CollAlgo a;
-    if (strcmp(opt->name, "algo") == 0 && g_ascii_strcasecmp(value, "nccl") == 0) {
+    bool inter = strcmp(opt->name, "inter") == 0;
+    if (!inter && g_ascii_strcasecmp(value, "nccl") == 0) {
         ((CmdCollOpts *)((char *)field - offsetof(CmdCollOpts, algo)))->nccl.on = true;
         return true;
     }
-    if (coll_algo_parse(value, &a) && !(a == COLL_HIERARCHICAL && strcmp(opt->name, "inter") == 0)) {
+    if (coll_algo_parse(value, &a) && (coll_algo_nestable(a) || !inter)) {
         *(CollAlgo *)field = a;
         return true;
     }
-    *err = g_strdup_printf("--%s: unknown algorithm '%s'; expected ring, butterfly, rabenseifner, tree, hierarchical "
-                           "torus2d or nccl", opt->name, value);
+    char *names = coll_algo_list(false, ", ", inter ? " or " : ", ");
+    *err = g_strdup_printf("--%s: unknown algorithm '%s'; expected %s%s", opt->name, value, names,
+                           inter ? "" : " or nccl");
+    g_free(names);
     return false;
 }
 
@@ -309,23 +312,6 @@ static bool parse_sizes(void *field, const CliOpt *opt, const char *value, char 
     return ok;
 }
 
-/* --intra RATE[,TIME]: the rate and latency (default 1us) of the links inside a node. */
-static bool parse_intra(void *field, const CliOpt *opt, const char *value, char **err)
-{
-    TopoLinkClass *l = field;
-    gchar **parts = g_strsplit(value, ",", 3);
-    const char *why = NULL;
-    l->latency_s = CMDCOLL_INTRA_LATENCY_S;
-    if (!parts[0] || (parts[1] && parts[2]))
-        why = "not RATE[,TIME]; expected a rate and an optional latency such as 900GB/s,1us";
-    else if (units_parse_rate(parts[0], &l->bw_Bps, &why) && parts[1])
-        units_parse_time(parts[1], &l->latency_s, &why);
-    if (why)
-        *err = g_strdup_printf("--%s: '%s': %s", opt->name, value, why);
-    g_strfreev(parts);
-    return !why;
-}
-
 /* --packet: a size > 0, or `message`. */
 static bool parse_packet(void *field, const CliOpt *opt, const char *value, char **err)
 {
@@ -342,71 +328,13 @@ static bool parse_packet(void *field, const CliOpt *opt, const char *value, char
     return !*err;
 }
 
-/* --eager-limit, --handshake, --overhead, --segment, --control-queue: one field (the
- * protocol overrides), told apart by the row's name. */
+/* A protocol setting's option (io/protocol.h's key table): into the
+ * overrides. */
 static bool parse_protocol(void *field, const CliOpt *opt, const char *value, char **err)
 {
     CmdCollProtocol *pr = field;
-    const char *why = NULL;
-    bool ok;
-    if (strcmp(opt->name, "handshake") == 0) {
-        if (!(ok = protocol_handshake_parse(value, &pr->value.handshake)))
-            *err = g_strdup_printf("--%s: unknown handshake '%s'; expected none (data leaves when the receive is "
-                                   "posted) or rtt (request-to-send, clear-to-send)", opt->name, value);
-        pr->handshake = true;
-        return ok;
-    }
-    if (strcmp(opt->name, "duplex") == 0) {
-        if (!(ok = protocol_duplex_parse(value, &pr->value.duplex)))
-            *err = g_strdup_printf("--%s: unknown duplex '%s'; expected full (both directions at once) or half "
-                                   "(rendezvous data one direction at a time)", opt->name, value);
-        pr->duplex = true;
-        return ok;
-    }
-    if (strcmp(opt->name, "rts-payload") == 0) {
-        if (!(ok = protocol_rts_payload_parse(value, &pr->value.rts_payload)))
-            *err = g_strdup_printf("--%s: unknown request-to-send payload '%s'; expected none (no data) or eager (the "
-                                   "message's first eager-limit - 1 bytes)", opt->name, value);
-        pr->rts_payload = true;
-        return ok;
-    }
-    if (strcmp(opt->name, "ack") == 0) {
-        if (!(ok = protocol_ack_parse(value, &pr->value.ack)))
-            *err = g_strdup_printf("--%s: unknown ack '%s'; expected none (a rendezvous message completes when its "
-                                   "data arrived) or rtt (an acknowledgement and a confirmation cross after it)",
-                                   opt->name, value);
-        pr->ack = true;
-        return ok;
-    }
-    if (strcmp(opt->name, "progress") == 0) {
-        if (!(ok = protocol_progress_parse(value, &pr->value.progress)))
-            *err = g_strdup_printf("--%s: unknown progress '%s'; expected always (control messages handled when "
-                                   "they arrive) or in_mpi (only while the rank is inside MPI)", opt->name, value);
-        pr->progress = true;
-        return ok;
-    }
-    if (strcmp(opt->name, "eager-limit") == 0) {
-        ok = protocol_parse_eager_limit(value, &pr->value.eager_limit, &why);
-        pr->eager_limit = true;
-    } else if (strcmp(opt->name, "overhead") == 0) {
-        ok = protocol_parse_overhead(value, &pr->value.overhead_s, &why);
-        pr->overhead = true;
-    } else if (strcmp(opt->name, "host-queue") == 0) {
-        ok = protocol_parse_host_queue(value, &pr->value.host_queue, &why);
-        pr->host_queue = true;
-    } else if (strcmp(opt->name, "control-queue") == 0) {
-        ok = protocol_parse_control_queues(value, pr->value.control_queue, &why);
-        pr->control_queue = true;
-    } else {
-        ok = protocol_parse_segment(value, &pr->value.segment_bytes, &why);
-        pr->segment = true;
-    }
-    if (!ok)
-        *err = g_strdup_printf("--%s: '%s': %s", opt->name, value, why);
-    return ok;
+    return protocol_parse_option(opt->name, value, &pr->value, &pr->mask, err);
 }
-
-#define ALGOS "ring butterfly rabenseifner tree hierarchical torus2d nccl"
 
 static const CliOpt opts[] = {
     {"topology", CLI_IN, offsetof(CmdCollOpts, topology),
@@ -426,28 +354,22 @@ static const CliOpt opts[] = {
     {"gamma", CLI_NUMBER, offsetof(CmdCollOpts, gamma),
      .help = "reduction cost, seconds per byte", .value = "S_PER_BYTE", .deflt = "0"},
     {"algo", CLI_CUSTOM, offsetof(CmdCollOpts, algo),
-     .help = "the all-reduce algorithm", .value = "ALGO",
-     .unit = "ring, butterfly, rabenseifner, tree, hierarchical, torus2d or nccl", .words = ALGOS, .required = true,
+     .help = "the all-reduce algorithm", .value = "ALGO", .words = (COLL_ALGO_TABLE(COLL_ALGO_WORD) " nccl") + 1,
+     .required = true,
      .parse = parse_algo},
     {"size", CLI_CUSTOM, offsetof(CmdCollOpts, sizes),
      .help = "the vector sizes, one all-reduce each", .value = "S[,S...]", .unit = "sizes: 4096, 64KiB, 1MB",
      .required = true, .parse = parse_sizes},
     {"inter", CLI_CUSTOM, offsetof(CmdCollOpts, prm.inter),
-     .help = "the inter-node algorithm of hierarchical", .value = "ALGO",
-     .unit = "ring, butterfly, rabenseifner, tree or torus2d", .deflt = "ring",
-     .words = "ring butterfly rabenseifner tree torus2d", .parse = parse_algo},
+     .help = "the inter-node algorithm of hierarchical", .value = "ALGO", .deflt = "ring",
+     .words = COLL_INTER_WORDS, .parse = parse_algo},
     {"gpus-per-node", CLI_INT, offsetof(CmdCollOpts, prm.gpus_per_node),
-     .help = "ranks per node, for hierarchical (and for --intra on a flat topology)", .min = 1, .max = 1 << 16,
+     .help = "ranks per node, for hierarchical", .min = 1, .max = 1 << 16,
      .note = "the topology's (1 on a flat topology)"},
-    {"intra", CLI_CUSTOM, offsetof(CmdCollOpts, intra),
-     .help = "the links between the GPUs of a node and their node's switch: on a hierarchical topology instead of "
-             "its own; on a flat one its hosts become nodes of --gpus-per-node GPUs (--ranks counts GPUs)",
-     .value = "RATE[,TIME]", .unit = "a rate and a latency: 900GB/s,1us; the latency 1us if left out",
-     .note = "the topology's (a flat topology: none, every GPU its own host)", .parse = parse_intra},
     {"elem-bytes", CLI_INT, offsetof(CmdCollOpts, elem_bytes),
      .help = "element size: sizes are split in whole elements", .min = 1, .max = UNITS_COUNT_MAX, .deflt = "1"},
-    {"json", CLI_OUT, offsetof(CmdCollOpts, json),
-     .help = "write every size's result as a JSON array (- : on standard output, instead of the table)"},
+    {"json", CLI_FLAG, offsetof(CmdCollOpts, json),
+     .help = "print a JSON array instead of the table"},
     {"links", CLI_FLAG, offsetof(CmdCollOpts, links),
      .help = "add each link's bytes, busy time and peak queue depth"},
     {"eager-limit", CLI_CUSTOM, offsetof(CmdCollOpts, proto),
@@ -509,7 +431,6 @@ static const CliOpt opts[] = {
      .help = "skewed runs per size (with --skew)", .min = 1, .max = 100000, .deflt = "100"},
     {"seed", CLI_INT, offsetof(CmdCollOpts, seed),
      .help = "seed of the --skew draws", .min = 0, .max = INT32_MAX, .deflt = "1"},
-    CMDNCCL_OPTS(CmdCollOpts, nccl),
     {NULL},
 };
 
@@ -533,7 +454,6 @@ int cmdcoll_main(int argc, char **argv)
     CmdCollOpts o = {.latency_s = -1, .packet = CMDCOLL_PACKET_TOPO, .trials = 100, .seed = 1,
                      .sizes = g_array_new(FALSE, FALSE, sizeof(uint64_t))};
     coll_params_init(&o.prm);
-    cmdnccl_init(&o.nccl);
     int rc = cli_main(&cmdcoll_cli, argc, argv, &o, coll_main);
     g_array_free(o.sizes, TRUE);
     return rc;

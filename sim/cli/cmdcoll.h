@@ -16,19 +16,10 @@
 #define CMDCOLL_INTRA_LATENCY_S 1e-6     /* --intra without a latency: an NVLink-class link's, seconds */
 
 /* The protocol options given: each overrides that setting of the
- * topology's protocol in every route class. */
+ * topology's protocol in every route class (protocol_apply). */
 typedef struct {
     Protocol value;          /* the values given (the others unused) */
-    bool eager_limit;        /* --eager-limit given */
-    bool handshake;          /* --handshake given */
-    bool overhead;           /* --overhead given */
-    bool segment;            /* --segment given */
-    bool control_queue;      /* --control-queue given */
-    bool duplex;             /* --duplex given */
-    bool rts_payload;        /* --rts-payload given */
-    bool host_queue;         /* --host-queue given */
-    bool ack;                /* --ack given */
-    bool progress;           /* --progress given */
+    unsigned mask;           /* PROTOCOL_SET_ bits of the options given */
 } CmdCollProtocol;
 
 typedef struct {
@@ -45,8 +36,8 @@ typedef struct {
     GArray *sizes;           /* --size: uint64_t bytes, >= 1 entry; the command's to free */
     char *json;              /* --json FILE ("-": standard output, instead of the table) or NULL */
     bool links;              /* --links: per-link statistics too */
-    CmdCollProtocol proto;   /* --eager-limit, --handshake, --overhead, --segment, --control-queue,
-                              * --duplex, --rts-payload */
+    CmdCollProtocol proto;   /* the protocol options: every setting of io/protocol.h's key table
+                              * that has a flag */
     uint64_t max_memory;     /* --max-memory, bytes; 0: the machine's available memory */
     double skew_s;           /* --skew, s: ranks issue up to this far apart (0: together) */
     int trials;              /* --trials: skewed runs per size (their median is the time) */

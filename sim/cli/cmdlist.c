@@ -14,15 +14,8 @@
 #include <glib.h>
 #include <string.h>
 
-static const ReportListEntry algorithms[] = {
-    {"ring", "fixed", "reduce-scatter + all-gather around a ring: 2(p-1) steps, bandwidth-optimal"},
-    {"butterfly", "fixed", "recursive doubling, whole vector every step: log2(p) steps, latency-optimal"},
-    {"rabenseifner", "fixed", "recursive-halving reduce-scatter + recursive-doubling all-gather: 2 log2(p) "
-                              "steps, bandwidth-optimal"},
-    {"tree", "fixed", "binomial reduce to rank 0 + binomial broadcast: 2 log2(p) steps of the whole vector"},
-    {"hierarchical", "fixed", "intra-node reduce-scatter, inter-node all-reduce (the policy's inter), intra-node "
-                              "all-gather"},
-    {"torus2d", "fixed", "ring reduce-scatter along X, all-reduce along Y, all-gather along X of a 2D torus"},
+/* The per-unit selection rules, listed after coll.h's algorithms. */
+static const ReportListEntry algo_rules[] = {
     {"hybrid", "per-unit rule", "by layer kind: convolution-type -> butterfly, fully-connected -> ring (the "
                                 "thesis; map and size threshold configurable)"},
     {"auto", "per-unit rule", "per sync unit, the algorithm with the earliest predicted finish (alpha-beta-gamma "
@@ -290,11 +283,20 @@ static bool collect(int c, GArray **rows, char **err)
     return *rows || c >= CAT_ALGOS;
 }
 
+/* One list: the category asked (cat) or every one (cat < 0), its rows,
+ * and the algorithm rows (the table's, then the rules). */
+typedef struct {
+    int cat;
+    GArray *rows[NCATS];
+    ReportListEntry algorithms[COLL_NALGOS + G_N_ELEMENTS(algo_rules)];
+} ListRun;
+
 /* Category c (its rows from collect) as a table, a JSON array or names. */
-static void print_category(FILE *out, int c, const GArray *rows, bool json, bool names)
+static void print_category(FILE *out, const ListRun *l, int c, bool json, bool names)
 {
-    const ReportListEntry *e = c == CAT_ALGOS ? algorithms : policies;
-    size_t n = c == CAT_ALGOS ? G_N_ELEMENTS(algorithms) : G_N_ELEMENTS(policies);
+    const GArray *rows = l->rows[c];
+    const ReportListEntry *e = c == CAT_ALGOS ? l->algorithms : policies;
+    size_t n = c == CAT_ALGOS ? G_N_ELEMENTS(l->algorithms) : G_N_ELEMENTS(policies);
     if (names && rows)
         print_names(out, rows);
     else if (names)
@@ -312,27 +314,24 @@ static void print_category(FILE *out, int c, const GArray *rows, bool json, bool
         reportlist_entries(out, e, n, json);
 }
 
-/* One list: the category asked (cat) or every one (cat < 0), its rows. */
-typedef struct {
-    int cat;
-    GArray *rows[NCATS];
-} ListRun;
-
 static void write_json(FILE *f, void *ctx)
 {
     const ListRun *l = ctx;
     if (l->cat >= 0) {
-        print_category(f, l->cat, l->rows[l->cat], true, false);
+        print_category(f, l, l->cat, true, false);
         return;
     }
     ReportListAll all = {l->rows[CAT_MODELS], l->rows[CAT_GPUS], l->rows[CAT_TOPOS], l->rows[CAT_NODES],
-                         algorithms, G_N_ELEMENTS(algorithms), policies, G_N_ELEMENTS(policies)};
+                         l->algorithms, G_N_ELEMENTS(l->algorithms), policies, G_N_ELEMENTS(policies)};
     reportlist_all_json(f, &all);
 }
 
 int cmdlist_run(const char *what, const CmdListOpts *o, FILE *out, char **err)
 {
     ListRun l = {.cat = -1};
+    for (int a = 0; a < COLL_NALGOS; a++)
+        l.algorithms[a] = (ReportListEntry){coll_algo_name((CollAlgo)a), "fixed", coll_algo_summary((CollAlgo)a)};
+    memcpy(l.algorithms + COLL_NALGOS, algo_rules, sizeof algo_rules);
     for (int c = 0; what && c < NCATS; c++)
         if (strcmp(what, categories[c]) == 0)
             l.cat = c;
@@ -352,7 +351,7 @@ int cmdlist_run(const char *what, const CmdListOpts *o, FILE *out, char **err)
             continue;
         if (l.cat < 0)
             fprintf(out, "%s%s:\n", c ? "\n" : "", categories[c]);
-        print_category(out, c, l.rows[c], false, o->names);
+        print_category(out, &l, c, false, o->names);
     }
     for (int c = 0; c < NCATS; c++)
         if (l.rows[c])

@@ -1,34 +1,10 @@
-/* coll — algorithm names, schedules (explicit tables or the generator),
- * coll_build (checks the parameters and resolves the torus dimensions) and
- * schedule totals; see coll.h. The generator lives in collgen.c, the checker in
- * collverify.c and the α-β-γ formulas in collcost.c.
+/* coll — schedules (explicit tables or the generator), coll_build (checks
+ * the parameters and resolves the torus dimensions) and schedule totals;
+ * see coll.h. The algorithm table's rows are in collalgo.c, the
+ * generators in collgen.c, the checker in collverify.c and the α-β-γ
+ * formulas in collcost.c.
  */
 #include "coll/coll.h"
-
-static const char *const algo_names[COLL_NALGOS] = {
-    [COLL_RING] = "ring",
-    [COLL_BUTTERFLY] = "butterfly",
-    [COLL_RABENSEIFNER] = "rabenseifner",
-    [COLL_TREE] = "tree",
-    [COLL_HIERARCHICAL] = "hierarchical",
-    [COLL_TORUS2D] = "torus2d",
-};
-
-const char *coll_algo_name(CollAlgo a)
-{
-    return (unsigned)a < COLL_NALGOS ? algo_names[a] : "?";
-}
-
-bool coll_algo_parse(const char *name, CollAlgo *out)
-{
-    for (int a = 0; a < COLL_NALGOS; a++) {
-        if (name && g_strcmp0(name, algo_names[a]) == 0) {
-            *out = (CollAlgo)a;
-            return true;
-        }
-    }
-    return false;
-}
 
 void coll_params_init(CollParams *prm)
 {
@@ -111,10 +87,11 @@ static bool resolve(CollAlgo a, const CollParams *prm, int p, CollParams *out, c
         *err = g_strdup_printf("hierarchical: %d GPUs per node do not divide %d ranks; expected a divisor of p", g, p);
         return false;
     }
-    if (prm->inter == COLL_HIERARCHICAL || (unsigned)prm->inter >= COLL_NALGOS) {
-        *err = g_strdup_printf("hierarchical: inter-node algorithm %s; expected ring, butterfly, rabenseifner, "
-                               "tree or torus2d",
-                               coll_algo_name(prm->inter));
+    if (!coll_algo_nestable(prm->inter)) {
+        char *names = coll_algo_list(true, ", ", " or ");
+        *err = g_strdup_printf("hierarchical: inter-node algorithm %s; expected %s", coll_algo_name(prm->inter),
+                               names);
+        g_free(names);
         return false;
     }
     if (prm->inter == COLL_TORUS2D) {
@@ -135,9 +112,9 @@ bool coll_build(CollSchedule *s, CollAlgo a, const CollParams *prm, char **err)
         prm = &dflt;
     }
     if ((unsigned)a >= COLL_NALGOS) {
-        *err = g_strdup_printf("unknown algorithm %d; expected one of ring, butterfly, rabenseifner, tree, "
-                               "hierarchical, torus2d",
-                               (int)a);
+        char *names = coll_algo_list(false, ", ", ", ");
+        *err = g_strdup_printf("unknown algorithm %d; expected one of %s", (int)a, names);
+        g_free(names);
         return false;
     }
     if (!resolve(a, prm, s->p, &res, err))

@@ -26,18 +26,102 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* The algorithm table: one row per algorithm, everything that tells it
+ * apart, in the order of CollAlgo (and of every list of names):
+ *
+ *   X(ID, name, nest, fit, allreduce, reduce_scatter, all_gather, max_send, cost, bound, peers, summary)
+ *
+ *   ID              CollAlgo's COLL_<ID>
+ *   name            its name in configs, on the command line and in outputs
+ *   nest            NESTABLE: it may be hierarchical's inter-node algorithm; OUTER: not
+ *   fit             where it runs (CollFit)
+ *   allreduce ...   its generators (CollWalkFn) of each collective it runs, NULL for one it does not
+ *   max_send        its largest message (CollMaxFn)
+ *   cost            its alpha-beta-gamma cost with the protocol (CollCostFn)
+ *   bound           where that cost is a lower bound of the simulated time (CollBound)
+ *   peers           the distinct ranks one rank sends to (CollPeersFn)
+ *   summary         one line for `arsim list algorithms`
+ *
+ * The functions are declared by coll/collalgo.h; sim/coll/collalgo.c
+ * holds the rows as data. docs/dev/add-an-algorithm.md walks through
+ * adding one. */
+#define COLL_ALGO_TABLE(X)                                                                                             \
+    X(RING, "ring", NESTABLE, COLL_FIT_ANY, collgen_ring, coll_gen_ring_reduce_scatter, coll_gen_ring_all_gather,      \
+      collgen_ring_max, collcost_ring, COLL_BOUND_ALWAYS, collgen_ring_peers,                                          \
+      "reduce-scatter + all-gather around a ring: 2(p-1) steps, bandwidth-optimal")                                    \
+    X(BUTTERFLY, "butterfly", NESTABLE, COLL_FIT_ANY, collgen_butterfly, NULL, NULL, collgen_whole_max,                \
+      collcost_butterfly, COLL_BOUND_ALWAYS, collgen_log_peers,                                                        \
+      "recursive doubling, whole vector every step: log2(p) steps, latency-optimal")                                   \
+    X(RABENSEIFNER, "rabenseifner", NESTABLE, COLL_FIT_ANY, collgen_rabenseifner, NULL, NULL,                          \
+      collgen_rabenseifner_max, collcost_rabenseifner, COLL_BOUND_ALWAYS, collgen_log_peers,                           \
+      "recursive-halving reduce-scatter + recursive-doubling all-gather: 2 log2(p) steps, bandwidth-optimal")          \
+    X(TREE, "tree", NESTABLE, COLL_FIT_ANY, collgen_tree, NULL, NULL, collgen_whole_max, collcost_tree,                \
+      COLL_BOUND_POW2, collgen_log_peers,                                                                              \
+      "binomial reduce to rank 0 + binomial broadcast: 2 log2(p) steps of the whole vector")                           \
+    X(HIERARCHICAL, "hierarchical", OUTER, COLL_FIT_NODES, collgen_hierarchical, NULL, NULL,                           \
+      collgen_hierarchical_max, collcost_hierarchical, COLL_BOUND_ALWAYS, collgen_hierarchical_peers,                  \
+      "intra-node reduce-scatter, inter-node all-reduce (the policy's inter), intra-node all-gather")                  \
+    X(TORUS2D, "torus2d", NESTABLE, COLL_FIT_TORUS, collgen_torus2d, NULL, NULL, collgen_torus2d_max,                  \
+      collcost_torus2d, COLL_BOUND_ALWAYS, collgen_torus2d_peers,                                                      \
+      "ring reduce-scatter along X, all-reduce along Y, all-gather along X of a 2D torus")
+
+#define COLL_ALGO_ENUM(ID, ...) COLL_##ID,
+typedef enum { COLL_ALGO_TABLE(COLL_ALGO_ENUM) COLL_NALGOS } CollAlgo;
+#undef COLL_ALGO_ENUM
+
+/* The names as one space-separated string constant, for option tables:
+ * every algorithm, and those that may be hierarchical's inter-node one. */
+#define COLL_ALGO_WORD(ID, name, ...) " " name
+#define COLL_IF_NESTABLE(s) s
+#define COLL_IF_OUTER(s)
+#define COLL_INTER_WORD(ID, name, nest, ...) COLL_IF_##nest(" " name)
+#define COLL_ALGO_WORDS (COLL_ALGO_TABLE(COLL_ALGO_WORD) + 1)
+#define COLL_INTER_WORDS (COLL_ALGO_TABLE(COLL_INTER_WORD) + 1)
+
+/* Where an algorithm's cost (coll_cost) is a lower bound of its
+ * simulated time on an idle network. */
 typedef enum {
-    COLL_RING,          /* reduce-scatter + all-gather around a ring */
-    COLL_BUTTERFLY,     /* recursive doubling, whole vector each step */
-    COLL_RABENSEIFNER,  /* recursive-halving reduce-scatter + recursive-doubling all-gather */
-    COLL_TREE,          /* binomial reduce to rank 0 + binomial broadcast */
-    COLL_HIERARCHICAL,  /* intra-node reduce-scatter, inter-node all-reduce, intra-node all-gather */
-    COLL_TORUS2D,       /* ring reduce-scatter along X, all-reduce along Y, all-gather along X */
-    COLL_NALGOS
-} CollAlgo;
+    COLL_BOUND_ALWAYS,   /* on any p */
+    COLL_BOUND_POW2,     /* only when p is a power of two (elsewhere an upper bound) */
+} CollBound;
+
+/* Where an algorithm runs. */
+typedef enum {
+    COLL_FIT_ANY,      /* any cluster */
+    COLL_FIT_NODES,    /* nodes of more than one GPU (gpus_per_node > 1) */
+    COLL_FIT_TORUS,    /* a torus2d topology */
+} CollFit;
+
+/* The collectives a generator can run. */
+typedef enum {
+    COLL_OP_ALLREDUCE,       /* every rank ends with the sum of the whole vector */
+    COLL_OP_REDUCE_SCATTER,  /* member i ends with block i (coll_ring_block) of the sum */
+    COLL_OP_ALL_GATHER,      /* member i starts with block i; every member ends with every block */
+    COLL_NOPS
+} CollOp;
 
 const char *coll_algo_name(CollAlgo a);
 bool coll_algo_parse(const char *name, CollAlgo *out);
+/* The row's one-line summary ("?" for no algorithm). */
+const char *coll_algo_summary(CollAlgo a);
+/* Whether a may be hierarchical's inter-node algorithm. */
+bool coll_algo_nestable(CollAlgo a);
+/* Where a runs. */
+CollFit coll_algo_fit(CollAlgo a);
+/* Whether a runs on a cluster of gpus_per_node ranks per node, on a torus2d
+ * topology or not. */
+bool coll_algo_fits(CollAlgo a, int gpus_per_node, bool torus);
+/* What a cluster needs for a to fit, in words ("gpus_per_node > 1"), or
+ * NULL when a fits any. */
+const char *coll_algo_needs(CollAlgo a);
+/* Whether coll_cost of a on p ranks bounds its simulated time from below. */
+bool coll_algo_cost_bounds(CollAlgo a, int p);
+/* Whether a's table row has a generator for collective op. */
+bool coll_algo_runs(CollAlgo a, CollOp op);
+/* The names, for messages (g_free): every algorithm's (only the nestable
+ * ones with inter_only), sep between two names and last before the last,
+ * e.g. (false, ", ", " or ") "ring, butterfly, ... or torus2d". */
+char *coll_algo_list(bool inter_only, const char *sep, const char *last);
 
 typedef struct {
     int32_t send_peer;   /* global rank sent to, or -1 for no send */
@@ -93,6 +177,21 @@ uint32_t coll_gen_step(CollAlgo a, const CollParams *prm, int p, uint64_t count,
 /* The largest message of that schedule, in elements (closed form). */
 uint64_t coll_gen_max_send(CollAlgo a, const CollParams *prm, int p, uint64_t count);
 
+/* A generator of one collective, as the table's rows name them: member
+ * i's step k of a p-member group working on elements [off, off + count),
+ * peers as member indices 0..p-1. Returns the member's number of steps;
+ * fills *out only when k is below it (UINT32_MAX counts). Pure. */
+typedef uint32_t CollWalkFn(const CollParams *prm, int p, int i, uint32_t k, uint64_t off, uint64_t count,
+                            CollStep *out);
+/* Collective op of algorithm a as coll_gen_step runs its all-reduce; 0
+ * steps where a does not run op (coll_algo_runs). */
+uint32_t coll_gen_op_step(CollAlgo a, CollOp op, const CollParams *prm, int p, uint64_t count, int rank, uint32_t k,
+                          CollStep *out);
+/* The public reduce-scatter and all-gather: one ring pass each (p-1
+ * steps); member i ends with (starts from) block i of coll_ring_block. */
+CollWalkFn coll_gen_ring_reduce_scatter;
+CollWalkFn coll_gen_ring_all_gather;
+
 /* Element range [*off, *off + *len) that member i of a p-group holds after
  * a ring reduce-scatter of [off, off+count) (block i of an even split). */
 void coll_ring_block(int p, int i, uint64_t off, uint64_t count, uint64_t *boff, uint64_t *blen);
@@ -123,6 +222,14 @@ typedef struct {
     bool rtt;                /* rendezvous messages wait for a request-to-send and a clear-to-send */
     bool ack;                /* and, once their data arrived, for an acknowledgement and a confirmation */
 } CollCostModel;
+
+/* The payload-free control messages (α each) one message of m bytes
+ * waits for under c: a rendezvous message (m >= eager limit) 2 for the
+ * handshake (rtt) and 2 for the acknowledgement (ack), as the executor
+ * (collexec.h) sends them. The one rule for simulation and calibration. */
+int coll_msg_controls(const CollCostModel *c, double m);
+/* The time of one message of m bytes: α + mβ + 2o + coll_msg_controls·α. */
+double coll_msg_time(const CollCostModel *c, double m);
 
 /* coll_cost with the protocol (collcost.c states the formulas); coll_cost
  * is this with o = 0 and every message eager. */

@@ -53,7 +53,7 @@
  * (G not dividing p, X·Y ≠ p, a hierarchical inter algorithm) cost
  * INFINITY, so a chooser never picks them.
  */
-#include "coll/coll.h"
+#include "coll/collalgo.h"
 
 #include <math.h>
 
@@ -73,12 +73,17 @@ static int ceil_lg(int p)
     return k;
 }
 
-/* One message of m bytes. */
-static double msg(const CollCostModel *c, double m)
+int coll_msg_controls(const CollCostModel *c, double m)
+{
+    return m >= c->eager_limit ? (c->rtt + c->ack) * 2 : 0;
+}
+
+double coll_msg_time(const CollCostModel *c, double m)
 {
     double t = c->alpha + m * c->beta + 2 * c->overhead;
-    if (m >= c->eager_limit)
-        t += (c->rtt + c->ack) * 2 * c->alpha;
+    int controls = coll_msg_controls(c, m);
+    if (controls)
+        t += controls * c->alpha;
     return t;
 }
 
@@ -87,50 +92,76 @@ static double ring_cost(int p, double n, const CollCostModel *c)
     if (p <= 1)
         return 0;
     double f = (double)(p - 1) / p;
-    return 2.0 * (p - 1) * msg(c, n / p) + f * n * c->gamma;
+    return 2.0 * (p - 1) * coll_msg_time(c, n / p) + f * n * c->gamma;
 }
 
-static double flat_cost(CollAlgo algo, const CollParams *prm, int p, double n, const CollCostModel *c, bool nested)
+double collcost_ring(const CollParams *prm, int p, double n, const CollCostModel *c, bool nested)
 {
+    (void)prm;
+    (void)nested;
+    return p < 1 ? INFINITY : ring_cost(p, n, c);
+}
+
+double collcost_butterfly(const CollParams *prm, int p, double n, const CollCostModel *c, bool nested)
+{
+    (void)prm;
+    (void)nested;
     if (p < 1)
         return INFINITY;
     int k = floor_lg(p), q = 1 << k;
-    double g = c->gamma;
-    switch (algo) {
-    case COLL_RING:
-        return ring_cost(p, n, c);
-    case COLL_BUTTERFLY:
-        if (p == q)
-            return k * (msg(c, n) + n * g);
-        return (k + 2) * msg(c, n) + (k + 1) * n * g;
-    case COLL_RABENSEIFNER: {
-        double t = p == q ? 0 : 2 * msg(c, n) + n * g, m = n;
-        for (int j = 1; j <= k; j++) {
-            m /= 2;
-            t += 2 * msg(c, m) + m * g;
-        }
-        return t;
-    }
-    case COLL_TREE: {
-        int d = ceil_lg(p);
-        return 2.0 * d * msg(c, n) + d * n * g;
-    }
-    case COLL_TORUS2D: {
-        int x = prm->torus_x, y = prm->torus_y;
-        if ((x == 0 && y == 0) || (nested && (long)x * y != p)) {
-            x = 1;
-            for (int d = 1; (long)d * d <= p; d++)
-                if (p % d == 0)
-                    x = d;
-            y = p / x;
-        }
-        if (x < 1 || y < 1 || (long)x * y != p)
-            return INFINITY;
-        return ring_cost(x, n, c) + ring_cost(y, n / x, c);
-    }
-    default:
+    if (p == q)
+        return k * (coll_msg_time(c, n) + n * c->gamma);
+    return (k + 2) * coll_msg_time(c, n) + (k + 1) * n * c->gamma;
+}
+
+double collcost_rabenseifner(const CollParams *prm, int p, double n, const CollCostModel *c, bool nested)
+{
+    (void)prm;
+    (void)nested;
+    if (p < 1)
         return INFINITY;
+    int k = floor_lg(p), q = 1 << k;
+    double t = p == q ? 0 : 2 * coll_msg_time(c, n) + n * c->gamma, m = n;
+    for (int j = 1; j <= k; j++) {
+        m /= 2;
+        t += 2 * coll_msg_time(c, m) + m * c->gamma;
     }
+    return t;
+}
+
+double collcost_tree(const CollParams *prm, int p, double n, const CollCostModel *c, bool nested)
+{
+    (void)prm;
+    (void)nested;
+    if (p < 1)
+        return INFINITY;
+    int d = ceil_lg(p);
+    return 2.0 * d * coll_msg_time(c, n) + d * n * c->gamma;
+}
+
+double collcost_torus2d(const CollParams *prm, int p, double n, const CollCostModel *c, bool nested)
+{
+    if (p < 1)
+        return INFINITY;
+    int x = prm->torus_x, y = prm->torus_y;
+    if ((x == 0 && y == 0) || (nested && (long)x * y != p)) {
+        x = 1;
+        for (int d = 1; (long)d * d <= p; d++)
+            if (p % d == 0)
+                x = d;
+        y = p / x;
+    }
+    if (x < 1 || y < 1 || (long)x * y != p)
+        return INFINITY;
+    return ring_cost(x, n, c) + ring_cost(y, n / x, c);
+}
+
+double collcost_hierarchical(const CollParams *prm, int p, double n, const CollCostModel *c, bool nested)
+{
+    int g = prm->gpus_per_node;
+    if (nested || p < 1 || g < 1 || p % g != 0 || !coll_algo_nestable(prm->inter))
+        return INFINITY;
+    return ring_cost(g, n, c) + collalgo_info(prm->inter)->cost(prm, p / g, n / g, c, true);
 }
 
 double coll_cost_model(CollAlgo a, const CollParams *prm, int p, double n, const CollCostModel *c)
@@ -140,12 +171,9 @@ double coll_cost_model(CollAlgo a, const CollParams *prm, int p, double n, const
         coll_params_init(&dflt);
         prm = &dflt;
     }
-    if (a != COLL_HIERARCHICAL)
-        return flat_cost(a, prm, p, n, c, false);
-    int g = prm->gpus_per_node;
-    if (p < 1 || g < 1 || p % g != 0 || prm->inter == COLL_HIERARCHICAL)
+    if ((unsigned)a >= COLL_NALGOS)
         return INFINITY;
-    return ring_cost(g, n, c) + flat_cost(prm->inter, prm, p / g, n / g, c, true);
+    return collalgo_info(a)->cost(prm, p, n, c, false);
 }
 
 double coll_cost(CollAlgo a, const CollParams *prm, int p, double n, double alpha, double beta, double gamma)

@@ -21,6 +21,7 @@
  * every reservation starts now and the events are those of a plain delay.
  */
 #include "coll/collexec.h"
+#include "coll/collalgo.h"
 #include "coll/colltable.h"
 #include "coll/collturn.h"
 
@@ -104,6 +105,24 @@ struct CollExec {
                                * needed */
 };
 
+/* Lane ids: lane r * npieces + k is piece k of rank r. Its rank: */
+static inline int lane_rank(const CollExec *x, uint64_t id)
+{
+    return (int)(id / x->npieces);
+}
+
+/* Its piece, 0..npieces-1. */
+static inline uint32_t lane_piece(const CollExec *x, uint64_t id)
+{
+    return (uint32_t)(id % x->npieces);
+}
+
+/* The lane of rank r that carries the same piece as lane id. */
+static inline uint64_t peer_lane(const CollExec *x, uint64_t id, int32_t r)
+{
+    return (uint64_t)r * x->npieces + id % x->npieces;
+}
+
 /* Lane l's inbox entry for sender `from`, created if `make`; NULL if absent. */
 static InboxEntry *inbox_entry(ExecLane *l, int32_t from, bool make)
 {
@@ -131,8 +150,7 @@ static void inbox_tidy(ExecLane *l, InboxEntry *e)
 /* The route class between two ranks' hosts. */
 static inline uint8_t class_of(const CollExec *x, int a, int b)
 {
-    int g = x->topo->gpus_per_node, ha = x->ranks[a].host, hb = x->ranks[b].host;
-    return g > 1 && ha / g == hb / g ? TOPO_CLASS_INTRA : TOPO_CLASS_INTER;
+    return (uint8_t)topo_class(x->topo, x->ranks[a].host, x->ranks[b].host);
 }
 
 /* Elements of piece k of a message of len elements cut into K pieces. */
@@ -184,7 +202,7 @@ static void cpu_run(CollExec *x, int r, simtime_t dt, EvqFn fn, uint64_t id)
 static bool step_over(CollExec *x, uint64_t id)
 {
     ExecLane *l = &x->lanes[id];
-    int r = (int)(id / x->npieces);
+    int r = lane_rank(x, id);
     if (l->red_bytes) {
         simtime_t dt;
         if (!sim_seconds_to_ps(x->gamma * (double)l->red_bytes, &dt)) {
@@ -215,7 +233,7 @@ static void send_now(CollExec *x, uint64_t id, bool turn)
     l->send_state = SEND_NET;
     if (turn) {
         l->turn = 1;
-        collturn_add(x->turns, x->ranks[id / x->npieces].host, x->ranks[l->send_peer].host);
+        collturn_add(x->turns, x->ranks[lane_rank(x, id)].host, x->ranks[l->send_peer].host);
     }
     net_send(x->net, l->route, l->send_bytes - l->rts_bytes, on_deliver, x, GSIZE_TO_POINTER(id));
 }
@@ -232,7 +250,7 @@ static void send_data(CollExec *x, uint64_t id, bool rdv)
     }
     if (!x->turns)
         x->turns = collturn_new();
-    if (!collturn_wait(x->turns, x->ranks[id / x->npieces].host, x->ranks[l->send_peer].host, id))
+    if (!collturn_wait(x->turns, x->ranks[lane_rank(x, id)].host, x->ranks[l->send_peer].host, id))
         send_now(x, id, true);
 }
 
@@ -244,14 +262,13 @@ static void turn_delivered(CollExec *x, uint64_t id)
     ExecLane *l = &x->lanes[id];
     l->turn = 0;
     GArray *ready = g_array_new(FALSE, FALSE, sizeof(uint64_t));
-    collturn_delivered(x->turns, x->ranks[id / x->npieces].host, x->ranks[l->send_peer].host, ready);
+    collturn_delivered(x->turns, x->ranks[lane_rank(x, id)].host, x->ranks[l->send_peer].host, ready);
     for (guint i = 0; i < ready->len; i++)
         send_now(x, g_array_index(ready, uint64_t, i), true);
     g_array_free(ready, TRUE);
 }
 
-/* What a control message is; its event's datum is (lane id * CTL_KINDS + kind) * 2 + 1 once it waited for a
- * busy CPU (progress in_mpi), + 0 before. */
+/* What a control message is. */
 typedef enum {
     CTL_RTS,                  /* lane id's request-to-send, at its receiver */
     CTL_CTS,                  /* the clear-to-send for lane id's message, at lane id's rank */
@@ -259,6 +276,26 @@ typedef enum {
     CTL_CONFIRM,              /* the confirmation of the message to lane id, at lane id's rank */
     CTL_KINDS
 } CtlKind;
+
+/* A control message's event datum: the lane it is about, its kind, and
+ * whether it already waited for its handler's busy CPU (progress in_mpi),
+ * packed into one pointer-sized integer. */
+typedef struct {
+    uint64_t id;              /* the lane */
+    CtlKind kind;
+    bool waited;              /* it was put off until the CPU was free */
+} CtlEvent;
+
+static inline void *ctl_encode(CtlEvent e)
+{
+    return GSIZE_TO_POINTER((e.id * CTL_KINDS + e.kind) * 2 + e.waited);
+}
+
+static inline CtlEvent ctl_decode(const void *data)
+{
+    uint64_t v = GPOINTER_TO_SIZE(data);
+    return (CtlEvent){.id = v / 2 / CTL_KINDS, .kind = (CtlKind)(v / 2 % CTL_KINDS), .waited = v % 2};
+}
 
 static void on_control(void *ctx, void *data);
 
@@ -268,7 +305,7 @@ static void send_control(CollExec *x, const TopoRoute *r, const Protocol *pr, in
                          uint64_t id)
 {
     net_send_control(x->net, r, protocol_control_queue(pr, from, to), pr->host_queue, on_control, x,
-                     GSIZE_TO_POINTER((id * CTL_KINDS + k) * 2));
+                     ctl_encode((CtlEvent){.id = id, .kind = k}));
 }
 
 static void on_cts(CollExec *x, uint64_t id)
@@ -287,7 +324,7 @@ static void rendezvous_go(CollExec *x, uint64_t id)
         send_data(x, id, true);
         return;
     }
-    int a = (int)(id / x->npieces);
+    int a = lane_rank(x, id);
     l->back = topo_route_acquire(x->topo, x->ranks[l->send_peer].host, x->ranks[a].host);
     send_control(x, l->back, &x->topo->protocol[l->cls], l->send_peer, a, CTL_CTS, id);
 }
@@ -298,8 +335,8 @@ static void rendezvous_go(CollExec *x, uint64_t id)
 static void rendezvous_at_receiver(CollExec *x, uint64_t id)
 {
     ExecLane *l = &x->lanes[id];
-    int32_t a = (int32_t)(id / x->npieces);
-    ExecLane *lb = &x->lanes[(uint64_t)l->send_peer * x->npieces + id % x->npieces];
+    int32_t a = lane_rank(x, id);
+    ExecLane *lb = &x->lanes[peer_lane(x, id, l->send_peer)];
     if (lb->recv_state == RECV_ARRIVAL && lb->recv_peer == a)
         rendezvous_go(x, id);
     else
@@ -318,9 +355,9 @@ static void send_issue(CollExec *x, uint64_t id)
     l->send_state = SEND_WAIT;
     l->rts_bytes = protocol_rts_bytes(pr, l->send_bytes);
     if (l->rts_bytes)   /* a data message in the connection, like the eager ones */
-        net_send(x->net, l->route, l->rts_bytes, on_control, x, GSIZE_TO_POINTER((id * CTL_KINDS + CTL_RTS) * 2));
+        net_send(x->net, l->route, l->rts_bytes, on_control, x, ctl_encode((CtlEvent){.id = id, .kind = CTL_RTS}));
     else if (pr->handshake == PROTOCOL_HANDSHAKE_RTT)
-        send_control(x, l->route, pr, (int64_t)(id / x->npieces), l->send_peer, CTL_RTS, id);
+        send_control(x, l->route, pr, lane_rank(x, id), l->send_peer, CTL_RTS, id);
     else
         rendezvous_at_receiver(x, id);
 }
@@ -385,7 +422,7 @@ static void post_recv(CollExec *x, uint64_t id, int r, int32_t peer, uint64_t le
     if (e && e->rdv) {
         e->rdv = 0;
         inbox_tidy(l, e);
-        rendezvous_go(x, (uint64_t)peer * x->npieces + id % x->npieces);
+        rendezvous_go(x, peer_lane(x, id, peer));
     }
     l->recv_state = RECV_ARRIVAL;
 }
@@ -394,8 +431,8 @@ static void post_recv(CollExec *x, uint64_t id, int r, int32_t peer, uint64_t le
 static void run_lane(CollExec *x, uint64_t id)
 {
     ExecLane *l = &x->lanes[id];
-    int r = (int)(id / x->npieces);
-    uint32_t k = (uint32_t)(id % x->npieces), K = x->npieces;
+    int r = lane_rank(x, id);
+    uint32_t k = lane_piece(x, id), K = x->npieces;
     const ExecRank *rk = &x->ranks[r];
     while (l->cur < rk->nsteps) {
         CollStep step;
@@ -452,7 +489,7 @@ static void on_confirm(CollExec *x, uint64_t ib)
     ExecLane *lb = &x->lanes[ib];
     topo_route_release(x->topo, lb->confirm);
     lb->confirm = NULL;
-    recv_over(x, ib, (int32_t)(ib / x->npieces));
+    recv_over(x, ib, lane_rank(x, ib));
     maybe_done(x);
 }
 
@@ -462,8 +499,8 @@ static void on_confirm(CollExec *x, uint64_t ib)
 static void on_ack(CollExec *x, uint64_t ia)
 {
     ExecLane *la = &x->lanes[ia];
-    int32_t a = (int32_t)(ia / x->npieces), b = la->send_peer;
-    uint64_t ib = (uint64_t)b * x->npieces + ia % x->npieces;
+    int32_t a = lane_rank(x, ia), b = la->send_peer;
+    uint64_t ib = peer_lane(x, ia, b);
     ExecLane *lb = &x->lanes[ib];
     topo_route_release(x->topo, la->back);
     la->back = NULL;
@@ -476,10 +513,10 @@ static void on_ack(CollExec *x, uint64_t ia)
 static void on_deliver(void *ctx, void *data)
 {
     CollExec *x = ctx;
-    uint64_t ia = GPOINTER_TO_SIZE(data), k = ia % x->npieces;
+    uint64_t ia = GPOINTER_TO_SIZE(data);
     ExecLane *la = &x->lanes[ia];
-    int32_t a = (int32_t)(ia / x->npieces), b = la->send_peer;
-    uint64_t ib = (uint64_t)b * x->npieces + k;
+    int32_t a = lane_rank(x, ia), b = la->send_peer;
+    uint64_t ib = peer_lane(x, ia, b);
     ExecLane *lb = &x->lanes[ib];
     if (la->turn)
         turn_delivered(x, ia);
@@ -510,8 +547,8 @@ static void on_deliver(void *ctx, void *data)
 static void crossed_rts(CollExec *x, uint64_t id)
 {
     ExecLane *l = &x->lanes[id];
-    ExecLane *lb = &x->lanes[(uint64_t)l->send_peer * x->npieces + id % x->npieces];
-    if (lb->send_state == SEND_WAIT && lb->send_peer == (int32_t)(id / x->npieces))
+    ExecLane *lb = &x->lanes[peer_lane(x, id, l->send_peer)];
+    if (lb->send_state == SEND_WAIT && lb->send_peer == lane_rank(x, id))
         l->crossed = lb->crossed = 1;
 }
 
@@ -525,21 +562,21 @@ static void on_control(void *ctx, void *data)
     static void (*const handle[CTL_KINDS])(CollExec *, uint64_t) = {rendezvous_at_receiver, on_cts, on_ack,
                                                                       on_confirm};
     CollExec *x = ctx;
-    uint64_t v = GPOINTER_TO_SIZE(data) / 2, id = v / CTL_KINDS;
-    CtlKind k = (CtlKind)(v % CTL_KINDS);
-    const ExecLane *l = &x->lanes[id];
-    int lane_rank = (int)(id / x->npieces);
-    int r = k == CTL_RTS ? l->send_peer : lane_rank;            /* the rank that handles it */
-    int peer = k == CTL_RTS ? lane_rank : k == CTL_CONFIRM ? l->recv_peer : l->send_peer;
+    CtlEvent e = ctl_decode(data);
+    const ExecLane *l = &x->lanes[e.id];
+    int owner = lane_rank(x, e.id);
+    int r = e.kind == CTL_RTS ? l->send_peer : owner;            /* the rank that handles it */
+    int peer = e.kind == CTL_RTS ? owner : e.kind == CTL_CONFIRM ? l->recv_peer : l->send_peer;
     if (x->topo->protocol[class_of(x, r, peer)].progress == PROTOCOL_PROGRESS_IN_MPI) {
         if (x->cpu_free[r] > x->sim->now) {
-            sim_at(x->sim, x->cpu_free[r], on_control, x, GSIZE_TO_POINTER(v * 2 + 1));
+            sim_at(x->sim, x->cpu_free[r], on_control, x, ctl_encode((CtlEvent){.id = e.id, .kind = e.kind,
+                                                                                .waited = true}));
             return;
         }
-        if (k == CTL_RTS && GPOINTER_TO_SIZE(data) % 2)
-            crossed_rts(x, id);
+        if (e.kind == CTL_RTS && e.waited)
+            crossed_rts(x, e.id);
     }
-    handle[k](x, id);
+    handle[e.kind](x, e.id);
 }
 
 static void on_recv_cpu(void *ctx, void *data)
@@ -558,8 +595,8 @@ static void on_reduced(void *ctx, void *data)
     CollExec *x = ctx;
     uint64_t id = GPOINTER_TO_SIZE(data);
     ExecLane *l = &x->lanes[id];
-    if (++l->cur == x->ranks[id / x->npieces].nsteps)
-        lane_done(x, (int)(id / x->npieces));
+    if (++l->cur == x->ranks[lane_rank(x, id)].nsteps)
+        lane_done(x, lane_rank(x, id));
     run_lane(x, id);
     maybe_done(x);
 }
@@ -646,8 +683,8 @@ CollExec *collexec_start(const CollRunSpec *spec)
     }
     x->cpu_free = g_new0(simtime_t, sched->p);
     for (uint64_t id = 0; id < x->nlanes && !spec->deferred; id++) {
-        if (x->ranks[id / x->npieces].nsteps == 0)
-            lane_done(x, (int)(id / x->npieces));
+        if (x->ranks[lane_rank(x, id)].nsteps == 0)
+            lane_done(x, lane_rank(x, id));
         else
             run_lane(x, id);
     }
@@ -701,25 +738,6 @@ void collexec_free(CollExec *x)
     g_free(x);
 }
 
-/* Distinct ranks one rank sends to in algorithm a on p ranks (about). */
-static uint64_t send_peers(CollAlgo a, const CollParams *prm, int p)
-{
-    uint64_t lg = 1;
-    while ((1ull << lg) < (uint64_t)p)
-        lg++;
-    switch (a) {
-    case COLL_RING:
-        return 1;
-    case COLL_TORUS2D:
-        return 2;
-    case COLL_HIERARCHICAL:
-        return 1 + send_peers(prm && prm->inter != COLL_HIERARCHICAL ? prm->inter : COLL_RING, prm,
-                              p / (prm && prm->gpus_per_node > 0 ? prm->gpus_per_node : 1));
-    default:
-        return lg + 1;
-    }
-}
-
 /* Lanes per rank: the pieces of the largest message under the segment. */
 static uint64_t lanes_per_rank(const Topo *t, uint64_t bytes)
 {
@@ -740,9 +758,9 @@ uint64_t collexec_mem_run(const Topo *t, int p, uint64_t bytes)
 
 uint64_t collexec_mem_estimate(const Topo *t, CollAlgo a, const CollParams *prm, int p, uint64_t bytes)
 {
-    uint64_t pairs = (uint64_t)p * send_peers(a, prm, p);
+    uint64_t pairs = (uint64_t)p * collalgo_info(a)->peers(prm, p);
     uint64_t need = topo_mem_estimate(t, pairs) + net_mem_estimate(t, 0) + collexec_mem_run(t, p, bytes);
     /* +25 %: the allocator's overhead and what the sums leave out (GLib's arrays, the event queue's
-     * growth); set against the peak RSS of the 65,536-rank runs of make bench, which stay below */
+     * growth) */
     return need + need / 4;
 }

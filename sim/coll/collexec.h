@@ -21,8 +21,8 @@
  * receive. The collective ends when every rank ended its last step.
  *
  * Under protocol_init_eager() (every message eager, no overhead, no
- * segment) this is exactly the executor before the protocol layer: the
- * same events in the same order.
+ * segment) the protocol layer schedules no event of its own: a step's
+ * message enters the network when the step starts.
  */
 #ifndef ARSIM_COLLEXEC_H
 #define ARSIM_COLLEXEC_H

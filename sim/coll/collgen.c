@@ -8,20 +8,39 @@
  * below it, peers as member indices (0..p-1); compositions map member m of
  * a sub-group to base + stride*m. Ring, the fold and butterfly are O(1)
  * per step; Rabenseifner and the tree replay their O(log p) loops. Nothing
- * is allocated, nothing is stored: the same steps, in the same order, as
- * the table builders this file replaced (tests/unit/collref.h keeps them
- * as the oracle).
+ * is allocated, nothing is stored (tests/unit/collref.h builds the same
+ * steps as explicit tables, the oracle). The functions the algorithm
+ * table (coll.h) names for each row are here: generator, largest message
+ * and send peers.
  */
-#include "coll/coll.h"
+#include "coll/collalgo.h"
 
-/* Fills *o when step number n is the one asked for. */
-static inline void put(CollStep *o, uint32_t n, uint32_t k, int32_t send_peer, uint64_t send_off,
-                       uint64_t send_len, int32_t recv_peer, uint64_t recv_off, uint64_t recv_len, bool reduce)
+/* Fills *o with step when step number n is the one asked for (k). */
+static inline void put(CollStep *o, uint32_t n, uint32_t k, CollStep step)
 {
-    if (n != k)
-        return;
-    *o = (CollStep){.send_peer = send_peer, .recv_peer = recv_peer, .send_off = send_off, .send_len = send_len,
-                    .recv_off = recv_off, .recv_len = recv_len, .reduce = reduce};
+    if (n == k)
+        *o = step;
+}
+
+/* A step that sends [off, off + len) to member `to` and receives nothing. */
+static inline CollStep send_only(int32_t to, uint64_t off, uint64_t len)
+{
+    return (CollStep){.send_peer = to, .send_off = off, .send_len = len, .recv_peer = -1};
+}
+
+/* A step that receives [off, off + len) from member `from` (reducing it or
+ * copying it) and sends nothing. */
+static inline CollStep recv_only(int32_t from, uint64_t off, uint64_t len, bool reduce)
+{
+    return (CollStep){.send_peer = -1, .recv_peer = from, .recv_off = off, .recv_len = len, .reduce = reduce};
+}
+
+/* A pairwise exchange with member peer: send [so, so + sl), receive
+ * [ro, ro + rl). */
+static inline CollStep exchange(int32_t peer, uint64_t so, uint64_t sl, uint64_t ro, uint64_t rl, bool reduce)
+{
+    return (CollStep){.send_peer = peer, .send_off = so, .send_len = sl, .recv_peer = peer, .recv_off = ro,
+                      .recv_len = rl, .reduce = reduce};
 }
 
 /* Peers of a sub-group's step as global members: m -> base + stride*m. */
@@ -69,8 +88,9 @@ static uint32_t ring_pass(int p, int i, uint32_t k, uint64_t off, uint64_t count
         sb += sb < 0 ? p : 0;
         int rb = sb == 0 ? p - 1 : sb - 1;
         uint64_t q = count / (uint64_t)p, rem = count % (uint64_t)p, us = (uint64_t)sb, ur = (uint64_t)rb;
-        put(o, k, k, nx, off + us * q + (us < rem ? us : rem), q + (us < rem), pv,
-            off + ur * q + (ur < rem ? ur : rem), q + (ur < rem), reduce);
+        *o = (CollStep){.send_peer = nx, .send_off = off + us * q + (us < rem ? us : rem), .send_len = q + (us < rem),
+                        .recv_peer = pv, .recv_off = off + ur * q + (ur < rem ? ur : rem), .recv_len = q + (ur < rem),
+                        .reduce = reduce};
     }
     return (uint32_t)(p - 1);
 }
@@ -93,6 +113,26 @@ static uint32_t ring_walk(int p, int i, uint32_t k, uint64_t off, uint64_t count
     return 2 * n;
 }
 
+uint32_t coll_gen_ring_reduce_scatter(const CollParams *prm, int p, int i, uint32_t k, uint64_t off, uint64_t count,
+                                      CollStep *out)
+{
+    (void)prm;
+    return ring_rs(p, i, k, off, count, out);
+}
+
+uint32_t coll_gen_ring_all_gather(const CollParams *prm, int p, int i, uint32_t k, uint64_t off, uint64_t count,
+                                  CollStep *out)
+{
+    (void)prm;
+    return ring_ag(p, i, k, off, count, out);
+}
+
+uint32_t collgen_ring(const CollParams *prm, int p, int i, uint32_t k, uint64_t off, uint64_t count, CollStep *out)
+{
+    (void)prm;
+    return ring_walk(p, i, k, off, count, out);
+}
+
 /* Recursive doubling on q = 2^k members: the whole range each step. */
 static uint32_t butterfly_core(int q, int i, uint32_t k, uint64_t off, uint64_t count, CollStep *o)
 {
@@ -101,7 +141,7 @@ static uint32_t butterfly_core(int q, int i, uint32_t k, uint64_t off, uint64_t 
         lg++;
     if (k < lg) {
         int peer = i ^ (1 << k);
-        put(o, k, k, peer, off, count, peer, off, count, true);
+        *o = exchange(peer, off, count, off, count, true);
     }
     return lg;
 }
@@ -130,7 +170,7 @@ static uint32_t rabenseifner_core(int q, int i, uint32_t k, uint64_t off, uint64
                 block_range(q, recv_idx, last_idx, off, count, &ro, &rl);
             }
         }
-        put(o, n++, k, dst, so, sl, dst, ro, rl, true);
+        put(o, n++, k, exchange(dst, so, sl, ro, rl, true));
         send_idx = recv_idx;
         mask <<= 1;
         if (mask < q)
@@ -154,7 +194,7 @@ static uint32_t rabenseifner_core(int q, int i, uint32_t k, uint64_t off, uint64
                 block_range(q, recv_idx, send_idx, off, count, &ro, &rl);
             }
         }
-        put(o, n++, k, dst, so, sl, dst, ro, rl, false);
+        put(o, n++, k, exchange(dst, so, sl, ro, rl, false));
         if (i > dst)
             send_idx = recv_idx;
         mask >>= 1;
@@ -180,8 +220,8 @@ static uint32_t fold_walk(int p, int i, uint32_t k, uint64_t off, uint64_t count
         q *= 2;
     int r = p - q;
     if (i < 2 * r && i % 2 == 0) {
-        put(o, 0, k, i + 1, off, count, -1, 0, 0, false);
-        put(o, 1, k, -1, 0, 0, i + 1, off, count, false);
+        put(o, 0, k, send_only(i + 1, off, count));
+        put(o, 1, k, recv_only(i + 1, off, count, false));
         return 2;
     }
     int n = i < 2 * r ? i / 2 : i - r;
@@ -194,8 +234,8 @@ static uint32_t fold_walk(int p, int i, uint32_t k, uint64_t off, uint64_t count
     }
     if (!pre)
         return ncore;
-    put(o, 0, k, -1, 0, 0, i - 1, off, count, true);
-    put(o, ncore + 1, k, i - 1, off, count, -1, 0, 0, false);
+    put(o, 0, k, recv_only(i - 1, off, count, true));
+    put(o, ncore + 1, k, send_only(i - 1, off, count));
     return ncore + 2;
 }
 
@@ -211,21 +251,21 @@ static uint32_t tree_walk(int p, int i, uint32_t k, uint64_t off, uint64_t count
         if ((i & mask) == 0) {
             int src = i | mask;
             if (src < p)
-                put(o, n++, k, -1, 0, 0, src, off, count, true);
+                put(o, n++, k, recv_only(src, off, count, true));
         } else {
-            put(o, n++, k, i & ~mask, off, count, -1, 0, 0, false);
+            put(o, n++, k, send_only(i & ~mask, off, count));
             break;
         }
     }
     for (mask = 1; mask < p; mask <<= 1) {
         if (i & mask) {
-            put(o, n++, k, -1, 0, 0, i - mask, off, count, false);
+            put(o, n++, k, recv_only(i - mask, off, count, false));
             break;
         }
     }
     for (mask >>= 1; mask > 0; mask >>= 1) {
         if (i + mask < p)
-            put(o, n++, k, i + mask, off, count, -1, 0, 0, false);
+            put(o, n++, k, send_only(i + mask, off, count));
     }
     return n;
 }
@@ -252,46 +292,55 @@ static uint32_t torus_walk(int x, int y, int i, uint32_t k, uint64_t off, uint64
     return 2 * n1 + n2;
 }
 
-/* One non-hierarchical algorithm on a group of p members. */
-static uint32_t flat_walk(CollAlgo a, const CollParams *prm, int p, int i, uint32_t k, uint64_t off,
-                          uint64_t count, CollStep *o)
+uint32_t collgen_butterfly(const CollParams *prm, int p, int i, uint32_t k, uint64_t off, uint64_t count,
+                           CollStep *out)
 {
-    switch (a) {
-    case COLL_RING:
-        return ring_walk(p, i, k, off, count, o);
-    case COLL_BUTTERFLY:
-        return fold_walk(p, i, k, off, count, butterfly_core, o);
-    case COLL_RABENSEIFNER:
-        return fold_walk(p, i, k, off, count, rabenseifner_core, o);
-    case COLL_TREE:
-        return tree_walk(p, i, k, off, count, o);
-    case COLL_TORUS2D:
-        return torus_walk(prm->torus_x, prm->torus_y, i, k, off, count, o);
-    default:
-        return 0;
-    }
+    (void)prm;
+    return fold_walk(p, i, k, off, count, butterfly_core, out);
+}
+
+uint32_t collgen_rabenseifner(const CollParams *prm, int p, int i, uint32_t k, uint64_t off, uint64_t count,
+                              CollStep *out)
+{
+    (void)prm;
+    return fold_walk(p, i, k, off, count, rabenseifner_core, out);
+}
+
+uint32_t collgen_tree(const CollParams *prm, int p, int i, uint32_t k, uint64_t off, uint64_t count, CollStep *out)
+{
+    (void)prm;
+    return tree_walk(p, i, k, off, count, out);
+}
+
+uint32_t collgen_torus2d(const CollParams *prm, int p, int i, uint32_t k, uint64_t off, uint64_t count,
+                         CollStep *out)
+{
+    (void)p;
+    return torus_walk(prm->torus_x, prm->torus_y, i, k, off, count, out);
 }
 
 /* Ring reduce-scatter inside each node of G consecutive ranks; all-reduce
  * of block j with prm->inter among the ranks of local index j; ring
  * all-gather inside each node. */
-static uint32_t hier_walk(const CollParams *prm, int p, int i, uint32_t k, uint64_t count, CollStep *o)
+uint32_t collgen_hierarchical(const CollParams *prm, int p, int i, uint32_t k, uint64_t off, uint64_t count,
+                              CollStep *out)
 {
     int g = prm->gpus_per_node, nodes = p / g, node = i / g, j = i % g;
+    CollWalkFn *inter = collalgo_info(prm->inter)->walk[COLL_OP_ALLREDUCE];
     uint64_t bo, bl;
-    coll_ring_block(g, j, 0, count, &bo, &bl);
+    coll_ring_block(g, j, off, count, &bo, &bl);
     CollStep scratch;
     uint32_t n1 = g > 1 ? (uint32_t)(g - 1) : 0;
-    uint32_t n2 = flat_walk(prm->inter, prm, nodes, node, UINT32_MAX, bo, bl, &scratch);
+    uint32_t n2 = inter(prm, nodes, node, UINT32_MAX, bo, bl, &scratch);
     if (k < n1) {
-        ring_rs(g, j, k, 0, count, o);
-        map_peers(o, node * g, 1);
+        ring_rs(g, j, k, off, count, out);
+        map_peers(out, node * g, 1);
     } else if (k < n1 + n2) {
-        flat_walk(prm->inter, prm, nodes, node, k - n1, bo, bl, o);
-        map_peers(o, j, g);
+        inter(prm, nodes, node, k - n1, bo, bl, out);
+        map_peers(out, j, g);
     } else if (k < 2 * n1 + n2) {
-        ring_ag(g, j, k - n1 - n2, 0, count, o);
-        map_peers(o, node * g, 1);
+        ring_ag(g, j, k - n1 - n2, off, count, out);
+        map_peers(out, node * g, 1);
     }
     return 2 * n1 + n2;
 }
@@ -299,12 +348,16 @@ static uint32_t hier_walk(const CollParams *prm, int p, int i, uint32_t k, uint6
 uint32_t coll_gen_step(CollAlgo a, const CollParams *prm, int p, uint64_t count, int rank, uint32_t k,
                        CollStep *out)
 {
+    return coll_gen_op_step(a, COLL_OP_ALLREDUCE, prm, p, count, rank, k, out);
+}
+
+uint32_t coll_gen_op_step(CollAlgo a, CollOp op, const CollParams *prm, int p, uint64_t count, int rank, uint32_t k,
+                          CollStep *out)
+{
     CollStep scratch;
-    if (!out)
-        out = &scratch;
-    if (a == COLL_HIERARCHICAL)
-        return hier_walk(prm, p, rank, k, count, out);
-    return flat_walk(a, prm, p, rank, k, 0, count, out);
+    if (!coll_algo_runs(a, op))
+        return 0;
+    return collalgo_info(a)->walk[op](prm, p, rank, k, 0, count, out ? out : &scratch);
 }
 
 static uint64_t ceil_div(uint64_t a, uint64_t b)
@@ -312,40 +365,86 @@ static uint64_t ceil_div(uint64_t a, uint64_t b)
     return a / b + (a % b != 0);
 }
 
-/* The largest message of a flat algorithm on p members and count elements. */
-static uint64_t flat_max(CollAlgo a, const CollParams *prm, int p, uint64_t count)
+uint64_t collgen_ring_max(const CollParams *prm, int p, uint64_t count)
 {
+    (void)prm;
+    return p <= 1 ? 0 : ceil_div(count, (uint64_t)p);
+}
+
+/* Butterfly and tree: whole vectors. */
+uint64_t collgen_whole_max(const CollParams *prm, int p, uint64_t count)
+{
+    (void)prm;
+    return p <= 1 ? 0 : count;
+}
+
+uint64_t collgen_rabenseifner_max(const CollParams *prm, int p, uint64_t count)
+{
+    (void)prm;
     if (p <= 1)
         return 0;
     int q = 1;
-    uint64_t row, col;
-    switch (a) {
-    case COLL_RING:
-        return ceil_div(count, (uint64_t)p);
-    case COLL_RABENSEIFNER:
-        while (q <= p / 2)
-            q *= 2;
-        if (q == p) {
-            uint64_t eoff, elen;
-            block_range(q, 0, q / 2, 0, count, &eoff, &elen);
-            return elen;
-        }
+    while (q <= p / 2)
+        q *= 2;
+    if (q != p)
         return count;
-    case COLL_TORUS2D:
-        row = prm->torus_x > 1 ? ceil_div(count, (uint64_t)prm->torus_x) : 0;
-        col = prm->torus_y > 1 ? ceil_div(ceil_div(count, (uint64_t)prm->torus_x), (uint64_t)prm->torus_y) : 0;
-        return row > col ? row : col;
-    default:
-        return count;   /* butterfly and tree: whole vectors */
-    }
+    uint64_t eoff, elen;
+    block_range(q, 0, q / 2, 0, count, &eoff, &elen);
+    return elen;
+}
+
+uint64_t collgen_torus2d_max(const CollParams *prm, int p, uint64_t count)
+{
+    if (p <= 1)
+        return 0;
+    uint64_t row = prm->torus_x > 1 ? ceil_div(count, (uint64_t)prm->torus_x) : 0;
+    uint64_t col = prm->torus_y > 1 ? ceil_div(ceil_div(count, (uint64_t)prm->torus_x), (uint64_t)prm->torus_y) : 0;
+    return row > col ? row : col;
+}
+
+uint64_t collgen_hierarchical_max(const CollParams *prm, int p, uint64_t count)
+{
+    int g = prm->gpus_per_node;
+    uint64_t block = ceil_div(count, (uint64_t)g), intra = g > 1 ? block : 0;
+    uint64_t inter = collalgo_info(prm->inter)->max_send(prm, p / g, block);
+    return intra > inter ? intra : inter;
 }
 
 uint64_t coll_gen_max_send(CollAlgo a, const CollParams *prm, int p, uint64_t count)
 {
-    if (a != COLL_HIERARCHICAL)
-        return flat_max(a, prm, p, count);
-    int g = prm->gpus_per_node;
-    uint64_t block = ceil_div(count, (uint64_t)g), intra = g > 1 ? block : 0;
-    uint64_t inter = flat_max(prm->inter, prm, p / g, block);
-    return intra > inter ? intra : inter;
+    if ((unsigned)a >= COLL_NALGOS)
+        return collgen_whole_max(prm, p, count);
+    return collalgo_info(a)->max_send(prm, p, count);
+}
+
+uint64_t collgen_ring_peers(const CollParams *prm, int p)
+{
+    (void)prm;
+    (void)p;
+    return 1;
+}
+
+uint64_t collgen_torus2d_peers(const CollParams *prm, int p)
+{
+    (void)prm;
+    (void)p;
+    return 2;
+}
+
+/* Butterfly, Rabenseifner and the tree: ceil(log2 p) + 1. */
+uint64_t collgen_log_peers(const CollParams *prm, int p)
+{
+    (void)prm;
+    uint64_t lg = 1;
+    while ((1ull << lg) < (uint64_t)p)
+        lg++;
+    return lg + 1;
+}
+
+/* The intra-node ring's one, and the inter-node algorithm's among the
+ * nodes (prm NULL: ring inter, one GPU per node). */
+uint64_t collgen_hierarchical_peers(const CollParams *prm, int p)
+{
+    CollAlgo inter = prm && coll_algo_nestable(prm->inter) ? prm->inter : COLL_RING;
+    return 1 + collalgo_info(inter)->peers(prm, p / (prm && prm->gpus_per_node > 0 ? prm->gpus_per_node : 1));
 }

@@ -86,6 +86,7 @@ static double run_once(Sim *sim, Net *net, Topo *t, CollAlgo a, const CollSchedu
         secs = sim->code == SIM_ERR_CLOCK ? COLLRUN_ERR_CLOCK : COLLRUN_ERR_RUN;
     } else if (!fired) {
         *err = g_strdup_printf("%s on %d ranks did not finish (deadlocked schedule)", coll_algo_name(a), p);
+        secs = COLLRUN_ERR_DEADLOCK;
     } else if (skew && skew->own_span) {
         simtime_t most = 0;
         for (int r = 0; r < p; r++)
@@ -122,7 +123,7 @@ static double timed_run(Topo *t, CollAlgo a, const CollParams *prm, int p, uint6
     CollSchedule *s = coll_schedule_new(p, count);
     if (!coll_build(s, a, prm, err)) {
         coll_schedule_free(s);
-        return COLLRUN_ERR_INPUT;
+        return COLLRUN_ERR_PARAMS;
     }
     Sim *sim = sim_new(SIM_DEFAULT_SEED);   /* an idle-network run draws nothing; a skewed one from skew->seed */
     Net *net = net_new(sim, t);

@@ -11,10 +11,15 @@
 #include "coll/coll.h"
 #include "net/net.h"
 
-/* What the timed runs below return instead of a time, with *err: */
-#define COLLRUN_ERR_INPUT (-1.0)  /* bad parameters: p > hosts, G not dividing p, an element size of 0, ... */
-#define COLLRUN_ERR_CLOCK (-2.0)  /* a time does not fit the picosecond clock (too many bytes, too slow) */
-#define COLLRUN_ERR_RUN (-3.0)    /* the run failed otherwise, or its schedule deadlocked */
+/* What the timed runs below return instead of a time, with *err ("what
+ * is wrong; what is expected" unless said otherwise): */
+#define COLLRUN_ERR_INPUT (-1.0)    /* bad arguments: p > hosts, an element size of 0, a bad skew, ... */
+#define COLLRUN_ERR_CLOCK (-2.0)    /* a time does not fit the picosecond clock (too many bytes, too slow);
+                                     * *err says what, without what is expected */
+#define COLLRUN_ERR_RUN (-3.0)      /* the run failed otherwise (a host out of range, no path, ...) */
+#define COLLRUN_ERR_PARAMS (-4.0)   /* the algorithm's parameters do not fit p (coll_build); *err begins with
+                                     * the algorithm's name */
+#define COLLRUN_ERR_DEADLOCK (-5.0) /* the schedule never finished; *err says which, without what is expected */
 
 /* One collective alone on a fresh Sim and Net over topology t: builds the
  * schedule of algorithm a for p ranks (hosts 0..p-1) and `bytes` bytes in

@@ -1,12 +1,12 @@
-/* protocol — reading and writing the protocol layer's settings; see protocol.h. */
+/* protocol — the protocol layer's settings: the key table, and the YAML
+ * reader, the writer and the command-line parser that all read it; see
+ * protocol.h. */
 #include "io/protocol.h"
 #include "io/units.h"
 
+#include <stddef.h>
+#include <stdio.h>
 #include <string.h>
-
-#define PROTOCOL_KEYS \
-    "eager_limit, handshake, overhead, segment, control_queue, control_queue_from_lower, " \
-    "control_queue_from_higher, host_queue, duplex, rts_payload, ack, progress"
 
 void protocol_init(Protocol *p)
 {
@@ -25,85 +25,6 @@ bool protocol_is_eager(const Protocol *p)
     return p->eager_limit == PROTOCOL_INF && p->overhead_s == 0 && p->segment_bytes == 0;
 }
 
-/* The names of the two-valued settings, the second value's name second:
- * handshake and ack none|rtt, rts_payload none|eager, duplex full|half,
- * progress always|in_mpi. */
-static const char *const handshake_names[2] = {"none", "rtt"};
-static const char *const rts_payload_names[2] = {"none", "eager"};
-static const char *const duplex_names[2] = {"full", "half"};
-static const char *const progress_names[2] = {"always", "in_mpi"};
-
-/* 0 or 1: which of names[] name is; -1 if neither. */
-static int name_index(const char *const names[2], const char *name)
-{
-    return g_strcmp0(name, names[0]) == 0 ? 0 : g_strcmp0(name, names[1]) == 0 ? 1 : -1;
-}
-
-const char *protocol_handshake_name(ProtocolHandshake h)
-{
-    return handshake_names[h == PROTOCOL_HANDSHAKE_RTT];
-}
-
-bool protocol_handshake_parse(const char *name, ProtocolHandshake *out)
-{
-    int i = name_index(handshake_names, name);
-    if (i >= 0)
-        *out = i ? PROTOCOL_HANDSHAKE_RTT : PROTOCOL_HANDSHAKE_NONE;
-    return i >= 0;
-}
-
-const char *protocol_rts_payload_name(ProtocolRtsPayload r)
-{
-    return rts_payload_names[r == PROTOCOL_RTS_EAGER];
-}
-
-bool protocol_rts_payload_parse(const char *name, ProtocolRtsPayload *out)
-{
-    int i = name_index(rts_payload_names, name);
-    if (i >= 0)
-        *out = i ? PROTOCOL_RTS_EAGER : PROTOCOL_RTS_EMPTY;
-    return i >= 0;
-}
-
-const char *protocol_duplex_name(ProtocolDuplex d)
-{
-    return duplex_names[d == PROTOCOL_DUPLEX_HALF];
-}
-
-bool protocol_duplex_parse(const char *name, ProtocolDuplex *out)
-{
-    int i = name_index(duplex_names, name);
-    if (i >= 0)
-        *out = i ? PROTOCOL_DUPLEX_HALF : PROTOCOL_DUPLEX_FULL;
-    return i >= 0;
-}
-
-const char *protocol_ack_name(ProtocolAck a)
-{
-    return handshake_names[a == PROTOCOL_ACK_RTT];
-}
-
-bool protocol_ack_parse(const char *name, ProtocolAck *out)
-{
-    int i = name_index(handshake_names, name);
-    if (i >= 0)
-        *out = i ? PROTOCOL_ACK_RTT : PROTOCOL_ACK_NONE;
-    return i >= 0;
-}
-
-const char *protocol_progress_name(ProtocolProgress g)
-{
-    return progress_names[g == PROTOCOL_PROGRESS_IN_MPI];
-}
-
-bool protocol_progress_parse(const char *name, ProtocolProgress *out)
-{
-    int i = name_index(progress_names, name);
-    if (i >= 0)
-        *out = i ? PROTOCOL_PROGRESS_IN_MPI : PROTOCOL_PROGRESS_ALWAYS;
-    return i >= 0;
-}
-
 /* "inf" (PROTOCOL_INF) or a size into *out; else false, *why = what (static). */
 static bool size_or_inf(const char *s, uint64_t *out, const char **why, const char *what)
 {
@@ -118,13 +39,12 @@ static bool size_or_inf(const char *s, uint64_t *out, const char **why, const ch
     return true;
 }
 
-bool protocol_parse_eager_limit(const char *s, uint64_t *out, const char **why)
-{
-    return size_or_inf(s, out, why, "not an eager limit; expected a size such as 64KiB (messages below it are eager) "
-                                    "or inf");
-}
+/* Why a value is not a control queue. */
+#define CONTROL_QUEUE_BAD                                                                                          \
+    "not a control queue; expected a size such as 256KiB (the queued data a request- or clear-to-send waits "      \
+    "behind at most) or inf"
 
-bool protocol_parse_segment(const char *s, uint64_t *out, const char **why)
+static bool parse_segment(const char *s, uint64_t *out, const char **why)
 {
     if (g_strcmp0(s, "none") == 0) {
         *out = 0;
@@ -135,18 +55,6 @@ bool protocol_parse_segment(const char *s, uint64_t *out, const char **why)
         return false;
     }
     return true;
-}
-
-bool protocol_parse_control_queue(const char *s, uint64_t *out, const char **why)
-{
-    return size_or_inf(s, out, why, "not a control queue; expected a size such as 256KiB (the queued data a request- "
-                                    "or clear-to-send waits behind at most) or inf");
-}
-
-bool protocol_parse_host_queue(const char *s, uint64_t *out, const char **why)
-{
-    return size_or_inf(s, out, why, "not a host queue; expected a size such as 256KiB (the other connections' "
-                                    "queued data a control message waits behind at most; 0: none) or inf");
 }
 
 bool protocol_parse_control_queues(const char *s, uint64_t out[2], const char **why)
@@ -160,14 +68,14 @@ bool protocol_parse_control_queues(const char *s, uint64_t out[2], const char **
         ok = false;
     } else {
         const char *lower = n ? part[0] : s, *higher = n ? part[n - 1] : s;
-        ok = protocol_parse_control_queue(lower, &out[PROTOCOL_FROM_LOWER], why) &&
-             protocol_parse_control_queue(higher, &out[PROTOCOL_FROM_HIGHER], why);
+        ok = size_or_inf(lower, &out[PROTOCOL_FROM_LOWER], why, CONTROL_QUEUE_BAD) &&
+             size_or_inf(higher, &out[PROTOCOL_FROM_HIGHER], why, CONTROL_QUEUE_BAD);
     }
     g_strfreev(part);
     return ok;
 }
 
-bool protocol_parse_overhead(const char *s, double *out, const char **why)
+static bool parse_overhead(const char *s, double *out, const char **why)
 {
     if (!units_parse_time(s, out, why))
         return false;
@@ -178,78 +86,147 @@ bool protocol_parse_overhead(const char *s, double *out, const char **why)
     return true;
 }
 
-/* The value of key (absent or null: *out untouched) through a parser. */
-static bool read_value(CfgNode *map, const char *key, CfgParseFn parse, void *out, const char *expected, char **err)
+/* How a setting's value is written and stored. */
+typedef enum {
+    KEY_SIZE_INF,     /* uint64_t: a size, or inf (PROTOCOL_INF) */
+    KEY_SEGMENT,      /* uint64_t: a positive size, or none (0) */
+    KEY_TIME,         /* double: seconds, at most PROTOCOL_MAX_OVERHEAD_S */
+    KEY_CHOICE,       /* a two-valued enum: names[0] is 0, names[1] is 1 */
+    KEY_QUEUES,       /* uint64_t[2]: both ends' control queue (YAML: one size or inf; command line: one, or
+                       * LOWER,HIGHER) */
+    KEY_QUEUE_END,    /* one end's control queue, control_queue[end] */
+} KeyKind;
+
+/* One protocol setting. */
+typedef struct {
+    const char *key;          /* its YAML key */
+    const char *flag;         /* its command-line option without "--"; NULL: none */
+    unsigned bit;             /* its PROTOCOL_SET_ bit */
+    KeyKind kind;
+    size_t offset;            /* offsetof(Protocol, its field) */
+    size_t size;              /* sizeof its field */
+    bool always;              /* protocol_format writes it even at 0 */
+    const char *expected;     /* YAML: what a value that is not a scalar is told to be */
+    const char *bad;          /* sizes: why a value is not one; KEY_CHOICE: the setting in words */
+    const char *names[2];     /* KEY_CHOICE: its values' names */
+    const char *choices;      /* KEY_CHOICE: the values explained, after "expected" */
+    const char *cli_choices;  /* KEY_CHOICE: the same on the command line where it differs; NULL: choices */
+} ProtocolKey;
+
+#define FIELD(f) .offset = offsetof(Protocol, f), .size = sizeof(((Protocol *)0)->f)
+
+/* The key table, in the order of the YAML mapping and of protocol_format. */
+static const ProtocolKey keys[] = {
+    {.key = "eager_limit", .flag = "eager-limit", .bit = PROTOCOL_SET_EAGER_LIMIT, .kind = KEY_SIZE_INF,
+     FIELD(eager_limit), .always = true, .expected = "a size or inf",
+     .bad = "not an eager limit; expected a size such as 64KiB (messages below it are eager) or inf"},
+    {.key = "handshake", .flag = "handshake", .bit = PROTOCOL_SET_HANDSHAKE, .kind = KEY_CHOICE, FIELD(handshake),
+     .always = true, .expected = "none or rtt", .bad = "handshake", .names = {"none", "rtt"},
+     .choices = "none (data leaves when the receive is posted) or rtt (request-to-send, clear-to-send)"},
+    {.key = "overhead", .flag = "overhead", .bit = PROTOCOL_SET_OVERHEAD, .kind = KEY_TIME, FIELD(overhead_s),
+     .always = true, .expected = "a time such as 5us"},
+    {.key = "segment", .flag = "segment", .bit = PROTOCOL_SET_SEGMENT, .kind = KEY_SEGMENT, FIELD(segment_bytes),
+     .always = true, .expected = "a size or none"},
+    {.key = "control_queue", .flag = "control-queue", .bit = PROTOCOL_SET_CONTROL_QUEUE, .kind = KEY_QUEUES,
+     FIELD(control_queue), .expected = "a size or inf", .bad = CONTROL_QUEUE_BAD},
+    {.key = "control_queue_from_lower", .bit = PROTOCOL_SET_CONTROL_QUEUE, .kind = KEY_QUEUE_END,
+     FIELD(control_queue[PROTOCOL_FROM_LOWER]), .expected = "a size or inf", .bad = CONTROL_QUEUE_BAD},
+    {.key = "control_queue_from_higher", .bit = PROTOCOL_SET_CONTROL_QUEUE, .kind = KEY_QUEUE_END,
+     FIELD(control_queue[PROTOCOL_FROM_HIGHER]), .expected = "a size or inf", .bad = CONTROL_QUEUE_BAD},
+    {.key = "host_queue", .flag = "host-queue", .bit = PROTOCOL_SET_HOST_QUEUE, .kind = KEY_SIZE_INF,
+     FIELD(host_queue), .expected = "a size or inf",
+     .bad = "not a host queue; expected a size such as 256KiB (the other connections' queued data a control "
+            "message waits behind at most; 0: none) or inf"},
+    {.key = "duplex", .flag = "duplex", .bit = PROTOCOL_SET_DUPLEX, .kind = KEY_CHOICE, FIELD(duplex),
+     .expected = "full or half", .bad = "duplex", .names = {"full", "half"},
+     .choices = "full (both directions at once) or half (rendezvous data one direction at a time)"},
+    {.key = "rts_payload", .flag = "rts-payload", .bit = PROTOCOL_SET_RTS_PAYLOAD, .kind = KEY_CHOICE,
+     FIELD(rts_payload), .expected = "none or eager", .bad = "request-to-send payload", .names = {"none", "eager"},
+     .choices = "none (no data) or eager (the message's first eager_limit - 1 bytes)",
+     .cli_choices = "none (no data) or eager (the message's first eager-limit - 1 bytes)"},
+    {.key = "ack", .flag = "ack", .bit = PROTOCOL_SET_ACK, .kind = KEY_CHOICE, FIELD(ack), .expected = "none or rtt",
+     .bad = "ack", .names = {"none", "rtt"},
+     .choices = "none (a rendezvous message completes when its data arrived) or rtt (an acknowledgement and a "
+                "confirmation cross after it)"},
+    {.key = "progress", .flag = "progress", .bit = PROTOCOL_SET_PROGRESS, .kind = KEY_CHOICE, FIELD(progress),
+     .expected = "always or in_mpi", .bad = "progress", .names = {"always", "in_mpi"},
+     .choices = "always (control messages handled when they arrive) or in_mpi (only while the rank is inside "
+                "MPI)"},
+};
+
+#undef FIELD
+
+/* KEY_CHOICE fields are two-valued enums of the size of an unsigned int. */
+G_STATIC_ASSERT(sizeof(ProtocolHandshake) == sizeof(unsigned) && sizeof(ProtocolProgress) == sizeof(unsigned));
+
+static void *field_of(Protocol *p, const ProtocolKey *k)
 {
-    CfgNode *v = cfg_get(map, key);
-    return !v || cfg_is_null(v) || cfg_as_with(v, parse, out, expected, err);
+    return (char *)p + k->offset;
 }
 
-static bool parse_limit(const char *s, void *o, const char **w) { return protocol_parse_eager_limit(s, o, w); }
-static bool parse_segment(const char *s, void *o, const char **w) { return protocol_parse_segment(s, o, w); }
-static bool parse_overhead(const char *s, void *o, const char **w) { return protocol_parse_overhead(s, o, w); }
-static bool parse_cq(const char *s, void *o, const char **w) { return protocol_parse_control_queue(s, o, w); }
-static bool parse_hq(const char *s, void *o, const char **w) { return protocol_parse_host_queue(s, o, w); }
-
-static bool parse_handshake(const char *s, void *o, const char **w)
+static const void *cfield_of(const Protocol *p, const ProtocolKey *k)
 {
-    if (protocol_handshake_parse(s, o))
-        return true;
-    *w = "unknown handshake; expected none (data leaves when the receive is posted) or rtt (request-to-send, "
-         "clear-to-send)";
-    return false;
+    return (const char *)p + k->offset;
 }
 
-static bool parse_duplex(const char *s, void *o, const char **w)
+/* Parses s as key k's value into field (KEY_QUEUES: both ends; `cli`: the
+ * command line's form, one or LOWER,HIGHER). false and *why (static). */
+static bool parse_value(const ProtocolKey *k, const char *s, void *field, bool cli, const char **why)
 {
-    if (protocol_duplex_parse(s, o))
-        return true;
-    *w = "unknown duplex; expected full (both directions at once) or half (rendezvous data one direction at a "
-         "time)";
-    return false;
-}
-
-static bool parse_ack(const char *s, void *o, const char **w)
-{
-    if (protocol_ack_parse(s, o))
-        return true;
-    *w = "unknown ack; expected none (a rendezvous message completes when its data arrived) or rtt (an "
-         "acknowledgement and a confirmation cross after it)";
-    return false;
-}
-
-static bool parse_progress(const char *s, void *o, const char **w)
-{
-    if (protocol_progress_parse(s, o))
-        return true;
-    *w = "unknown progress; expected always (control messages handled when they arrive) or in_mpi (only while "
-         "the rank is inside MPI)";
-    return false;
-}
-
-static bool parse_rts(const char *s, void *o, const char **w)
-{
-    if (protocol_rts_payload_parse(s, o))
-        return true;
-    *w = "unknown request-to-send payload; expected none (no data) or eager (the message's first eager_limit - 1 "
-         "bytes)";
-    return false;
-}
-
-/* control_queue (both ends), then the per-end keys over it. */
-static bool read_queues(CfgNode *map, Protocol *q, char **err)
-{
-    uint64_t both = PROTOCOL_INF;
-    CfgNode *v = cfg_get(map, "control_queue");
-    if (v && !cfg_is_null(v)) {
-        if (!cfg_as_with(v, parse_cq, &both, "a size or inf", err))
+    uint64_t *u = field;
+    switch (k->kind) {
+    case KEY_SIZE_INF:
+    case KEY_QUEUE_END:
+        return size_or_inf(s, u, why, k->bad);
+    case KEY_SEGMENT:
+        return parse_segment(s, u, why);
+    case KEY_TIME:
+        return parse_overhead(s, field, why);
+    case KEY_QUEUES:
+        if (cli)
+            return protocol_parse_control_queues(s, u, why);
+        if (!size_or_inf(s, &u[0], why, k->bad))
             return false;
-        protocol_set_control_queue(q, both);
+        u[1] = u[0];
+        return true;
+    case KEY_CHOICE:
+        for (unsigned i = 0; i < 2; i++)
+            if (g_strcmp0(s, k->names[i]) == 0) {
+                *(unsigned *)field = i;
+                return true;
+            }
+        return false;
     }
-    return read_value(map, "control_queue_from_lower", parse_cq, &q->control_queue[PROTOCOL_FROM_LOWER],
-                      "a size or inf", err) &&
-           read_value(map, "control_queue_from_higher", parse_cq, &q->control_queue[PROTOCOL_FROM_HIGHER],
-                      "a size or inf", err);
+    return false;
+}
+
+/* What cfg_as_with's parser gets: the key and a field, and room for a
+ * choice's message. */
+typedef struct {
+    const ProtocolKey *key;
+    void *field;
+    char why[320];
+} ReadCtx;
+
+static bool parse_yaml(const char *s, void *ctx, const char **why)
+{
+    ReadCtx *c = ctx;
+    if (parse_value(c->key, s, c->field, false, why))
+        return true;
+    if (c->key->kind == KEY_CHOICE) {
+        snprintf(c->why, sizeof c->why, "unknown %s; expected %s", c->key->bad, c->key->choices);
+        *why = c->why;
+    }
+    return false;
+}
+
+/* The keys as "a, b, c", for the unknown-key message (g_free). */
+static char *key_list(void)
+{
+    GString *g = g_string_new(NULL);
+    for (size_t i = 0; i < G_N_ELEMENTS(keys); i++)
+        g_string_append_printf(g, "%s%s", i ? ", " : "", keys[i].key);
+    return g_string_free(g, FALSE);
 }
 
 bool protocol_read(CfgNode *map, Protocol *p, char **err)
@@ -257,60 +234,101 @@ bool protocol_read(CfgNode *map, Protocol *p, char **err)
     if (!cfg_expect_map(map, "protocol", err))
         return false;
     Protocol q = *p;
-    if (!read_value(map, "eager_limit", parse_limit, &q.eager_limit, "a size or inf", err) ||
-        !read_value(map, "handshake", parse_handshake, &q.handshake, "none or rtt", err) ||
-        !read_value(map, "overhead", parse_overhead, &q.overhead_s, "a time such as 5us", err) ||
-        !read_value(map, "segment", parse_segment, &q.segment_bytes, "a size or none", err) ||
-        !read_queues(map, &q, err) ||
-        !read_value(map, "host_queue", parse_hq, &q.host_queue, "a size or inf", err) ||
-        !read_value(map, "duplex", parse_duplex, &q.duplex, "full or half", err) ||
-        !read_value(map, "rts_payload", parse_rts, &q.rts_payload, "none or eager", err) ||
-        !read_value(map, "ack", parse_ack, &q.ack, "none or rtt", err) ||
-        !read_value(map, "progress", parse_progress, &q.progress, "always or in_mpi", err) ||
-        !cfg_check_keys(map, "protocol", PROTOCOL_KEYS, err))
-        return false;
-    *p = q;
-    return true;
+    for (size_t i = 0; i < G_N_ELEMENTS(keys); i++) {
+        CfgNode *v = cfg_get(map, keys[i].key);
+        ReadCtx c = {.key = &keys[i], .field = field_of(&q, &keys[i])};
+        if (v && !cfg_is_null(v) && !cfg_as_with(v, parse_yaml, &c, keys[i].expected, err))
+            return false;
+    }
+    char *names = key_list();
+    bool ok = cfg_check_keys(map, "protocol", names, err);
+    g_free(names);
+    if (ok)
+        *p = q;
+    return ok;
 }
 
-char *protocol_format(const Protocol *p)
+bool protocol_parse_option(const char *flag, const char *value, Protocol *given, unsigned *mask, char **err)
 {
-    GString *s = g_string_new("{eager_limit: ");
-    if (p->eager_limit == PROTOCOL_INF)
+    for (size_t i = 0; i < G_N_ELEMENTS(keys); i++) {
+        const ProtocolKey *k = &keys[i];
+        if (!k->flag || strcmp(k->flag, flag) != 0)
+            continue;
+        const char *why = NULL;
+        *mask |= k->bit;
+        if (parse_value(k, value, field_of(given, k), true, &why))
+            return true;
+        if (k->kind == KEY_CHOICE)
+            *err = g_strdup_printf("--%s: unknown %s '%s'; expected %s", flag, k->bad, value,
+                                   k->cli_choices ? k->cli_choices : k->choices);
+        else
+            *err = g_strdup_printf("--%s: '%s': %s", flag, value, why);
+        return false;
+    }
+    *err = g_strdup_printf("--%s: not a protocol setting; expected one of protocol.h's keys", flag);
+    return false;
+}
+
+void protocol_apply(Protocol *dst, const Protocol *given, unsigned mask)
+{
+    for (size_t i = 0; i < G_N_ELEMENTS(keys); i++)
+        if ((mask & keys[i].bit) && keys[i].kind != KEY_QUEUE_END)
+            memcpy(field_of(dst, &keys[i]), cfield_of(given, &keys[i]), keys[i].size);
+}
+
+static void append_size(GString *s, uint64_t v)
+{
+    if (v == PROTOCOL_INF)
         g_string_append(s, "inf");
     else
-        g_string_append_printf(s, "%" G_GUINT64_FORMAT, (guint64)p->eager_limit);
-    g_string_append_printf(s, ", handshake: %s, overhead: %.9gs, segment: ", protocol_handshake_name(p->handshake),
-                           p->overhead_s);
-    if (p->segment_bytes)
-        g_string_append_printf(s, "%" G_GUINT64_FORMAT, (guint64)p->segment_bytes);
-    else
-        g_string_append(s, "none");
+        g_string_append_printf(s, "%" G_GUINT64_FORMAT, (guint64)v);
+}
+
+/* Both control queues: one key when they are equal (nothing at inf, the
+ * default), else the per-end keys. */
+static void append_queues(GString *s, const Protocol *p)
+{
     const uint64_t *q = p->control_queue;
     if (q[PROTOCOL_FROM_LOWER] == q[PROTOCOL_FROM_HIGHER]) {
         if (q[PROTOCOL_FROM_LOWER] != PROTOCOL_INF)
             g_string_append_printf(s, ", control_queue: %" G_GUINT64_FORMAT, (guint64)q[PROTOCOL_FROM_LOWER]);
-    } else {
-        for (int e = PROTOCOL_FROM_LOWER; e <= PROTOCOL_FROM_HIGHER; e++) {
-            g_string_append_printf(s, ", control_queue_from_%s: ", e == PROTOCOL_FROM_LOWER ? "lower" : "higher");
-            if (q[e] == PROTOCOL_INF)
-                g_string_append(s, "inf");
-            else
-                g_string_append_printf(s, "%" G_GUINT64_FORMAT, (guint64)q[e]);
-        }
+        return;
     }
-    if (p->host_queue == PROTOCOL_INF)
-        g_string_append(s, ", host_queue: inf");
-    else if (p->host_queue)
-        g_string_append_printf(s, ", host_queue: %" G_GUINT64_FORMAT, (guint64)p->host_queue);
-    if (p->duplex != PROTOCOL_DUPLEX_FULL)
-        g_string_append_printf(s, ", duplex: %s", protocol_duplex_name(p->duplex));
-    if (p->rts_payload != PROTOCOL_RTS_EMPTY)
-        g_string_append_printf(s, ", rts_payload: %s", protocol_rts_payload_name(p->rts_payload));
-    if (p->ack != PROTOCOL_ACK_NONE)
-        g_string_append_printf(s, ", ack: %s", protocol_ack_name(p->ack));
-    if (p->progress != PROTOCOL_PROGRESS_ALWAYS)
-        g_string_append_printf(s, ", progress: %s", protocol_progress_name(p->progress));
+    for (size_t i = 0; i < G_N_ELEMENTS(keys); i++)
+        if (keys[i].kind == KEY_QUEUE_END) {
+            g_string_append_printf(s, ", %s: ", keys[i].key);
+            append_size(s, *(const uint64_t *)cfield_of(p, &keys[i]));
+        }
+}
+
+char *protocol_format(const Protocol *p)
+{
+    GString *s = g_string_new("{");
+    for (size_t i = 0; i < G_N_ELEMENTS(keys); i++) {
+        const ProtocolKey *k = &keys[i];
+        const void *f = cfield_of(p, k);
+        if (k->kind == KEY_QUEUES) {
+            append_queues(s, p);
+            continue;
+        }
+        if (k->kind == KEY_QUEUE_END)
+            continue;
+        bool zero = k->kind == KEY_TIME ? *(const double *)f == 0
+                    : k->kind == KEY_CHOICE ? *(const unsigned *)f == 0 : *(const uint64_t *)f == 0;
+        if (zero && !k->always)
+            continue;
+        g_string_append_printf(s, "%s%s: ", i ? ", " : "", k->key);
+        if (k->kind == KEY_TIME)
+            g_string_append_printf(s, "%.9gs", *(const double *)f);
+        else if (k->kind == KEY_CHOICE)
+            g_string_append(s, k->names[*(const unsigned *)f != 0]);
+        else if (k->kind == KEY_SEGMENT && zero)
+            g_string_append(s, "none");
+        else if (k->kind == KEY_SEGMENT)
+            g_string_append_printf(s, "%" G_GUINT64_FORMAT, (guint64)*(const uint64_t *)f);
+        else
+            append_size(s, *(const uint64_t *)f);
+    }
     g_string_append_c(s, '}');
     return g_string_free(s, FALSE);
 }

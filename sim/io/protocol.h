@@ -1,10 +1,13 @@
 /* protocol — the settings of the protocol layer: how MPI sends a
  * point-to-point message (eager or rendezvous, the handshake, the CPU
- * overhead per message, pipelined segments). Plain data and its one
- * reader and writer, shared by topology files, scenarios (cluster.protocol),
- * calibration files and the command line; the rules themselves run in the
- * collective executor (coll/collexec.h), which alone knows when a rank
- * posts a receive.
+ * overhead per message, pipelined segments). Plain data, and one key
+ * table (protocol.c: per setting its YAML key, command-line flag, field,
+ * how its value is written) that the YAML reader, the writer and the
+ * command line all read, shared by topology files, scenarios
+ * (cluster.protocol), calibration files and `arsim collective`; the rules
+ * themselves run in the collective executor (coll/collexec.h), which alone
+ * knows when a rank posts a receive. docs/dev/protocol-settings.md says
+ * where a new setting goes.
  *
  * In YAML: {eager_limit: SIZE | inf, handshake: none | rtt, overhead: TIME,
  * segment: SIZE | none, control_queue: SIZE | inf, control_queue_from_lower: SIZE | inf,
@@ -15,7 +18,7 @@
  *   eager_limit  a message of fewer bytes leaves when it is sent; one of
  *                eager_limit bytes or more (rendezvous) starts moving only
  *                once its receiver posted the matching receive. `inf`:
- *                every message is eager (arsim before the protocol layer).
+ *                every message is eager (as protocol_init_eager).
  *                "Fewer than" as SimGrid SMPI's send-is-detached-thresh
  *                (size < 65536) and Open MPI's TCP eager limit (which
  *                counts its match header) both draw it.
@@ -52,9 +55,9 @@
  *                control_queue sets both ends; control_queue_from_lower and
  *                control_queue_from_higher set the Q of the control
  *                messages the pair's lower (higher) rank sends, and win over
- *                control_queue wherever they stand: Open MPI's TCP transport
- *                lets the lower rank's clear-to-send pass its data, while the
- *                higher rank's waits behind ~0.5 MB of it (docs/explanation/validation-history.md, "What the
+ *                control_queue wherever they stand (a transport whose lower
+ *                rank's clear-to-send passes its data while the higher
+ *                rank's waits behind some of it: docs/explanation/validation-history.md, "What the
  *                remaining misses are made of"). The ranks are the
  *                collective's (MPI's world ranks in validate/mpibench).
  *   host_queue   H: a control message (request- or clear-to-send,
@@ -63,18 +66,16 @@
  *                queued ahead of it (the host's one shaper FIFO, which every
  *                socket's segments share), where control_queue counts only
  *                its own connection's. 0 (the default): it passes them.
- *                MPICH over UCX on the emulated cluster: a rank's
- *                acknowledgement to its left neighbour leaves only after
- *                its own data to the right (docs/explanation/validation-history-2.md, "Why MPICH's mid-size
- *                rings are slow").
+ *                A large H: a rank's acknowledgement to one neighbour leaves
+ *                only after its own data queued to the other (docs/explanation/validation-history-2.md, "Why
+ *                MPICH's mid-size rings are slow").
  *
  *   duplex       full: a connection's two directions carry data at once.
  *                half: a rendezvous message whose receiver is ready waits,
  *                before it leaves, until the rendezvous data in flight the
  *                other way between the same two hosts (in this collective)
  *                has been delivered — an exchange takes turns whenever its
- *                ends start, as MPICH's measured on the emulated cluster
- *                (docs/explanation/validation-method.md "Validation"), except under progress in_mpi where
+ *                ends start (docs/explanation/validation-method.md), except under progress in_mpi where
  *                the later rank read the request only after posting (it
  *                arrived while that rank computed): then both cross.
  *                Eager messages never wait.
@@ -85,7 +86,7 @@
  *                waits for the clear-to-send. Uncontended it costs the same;
  *                in an exchange whose ends start apart the early rank
  *                answers the late one's request only once its data has
- *                arrived, while its own data flows (docs/explanation/validation-history.md, runs 9 and 10).
+ *                arrived, while its own data flows.
  *
  *   ack          none: a rendezvous message's send and receive complete
  *                when its data has arrived. rtt: then the receiver sends an
@@ -177,8 +178,8 @@ typedef struct {
 
 /* The defaults above. */
 void protocol_init(Protocol *p);
-/* Every message eager, no overhead, whole messages: arsim's model before
- * the protocol layer. */
+/* Every message eager, no overhead, whole messages: the protocol layer
+ * adds nothing to the schedules' messages. */
 void protocol_init_eager(Protocol *p);
 /* Whether p is protocol_init_eager's (nothing for the layer to do). */
 bool protocol_is_eager(const Protocol *p);
@@ -207,29 +208,32 @@ static inline bool protocol_rendezvous(const Protocol *p, uint64_t bytes)
     return p->eager_limit != PROTOCOL_INF && bytes >= p->eager_limit;
 }
 
-const char *protocol_handshake_name(ProtocolHandshake h);
-bool protocol_handshake_parse(const char *name, ProtocolHandshake *out);
-const char *protocol_duplex_name(ProtocolDuplex d);
-const char *protocol_rts_payload_name(ProtocolRtsPayload r);
-bool protocol_rts_payload_parse(const char *name, ProtocolRtsPayload *out);
-bool protocol_duplex_parse(const char *name, ProtocolDuplex *out);
-const char *protocol_ack_name(ProtocolAck a);
-bool protocol_ack_parse(const char *name, ProtocolAck *out);
-const char *protocol_progress_name(ProtocolProgress g);
-bool protocol_progress_parse(const char *name, ProtocolProgress *out);
+/* The bits of a mask of settings (protocol_apply): one per YAML key,
+ * both ends' control queues one. */
+enum {
+    PROTOCOL_SET_EAGER_LIMIT = 1u << 0,
+    PROTOCOL_SET_HANDSHAKE = 1u << 1,
+    PROTOCOL_SET_OVERHEAD = 1u << 2,
+    PROTOCOL_SET_SEGMENT = 1u << 3,
+    PROTOCOL_SET_CONTROL_QUEUE = 1u << 4,
+    PROTOCOL_SET_HOST_QUEUE = 1u << 5,
+    PROTOCOL_SET_DUPLEX = 1u << 6,
+    PROTOCOL_SET_RTS_PAYLOAD = 1u << 7,
+    PROTOCOL_SET_ACK = 1u << 8,
+    PROTOCOL_SET_PROGRESS = 1u << 9,
+};
 
-/* Command-line values: "SIZE" or "inf" / "SIZE" or "none" / "TIME" (at most
- * PROTOCOL_MAX_OVERHEAD_S). false and *why (static text "what is wrong;
- * what is expected"). */
-bool protocol_parse_eager_limit(const char *s, uint64_t *out, const char **why);
-bool protocol_parse_segment(const char *s, uint64_t *out, const char **why);
-bool protocol_parse_overhead(const char *s, double *out, const char **why);
-/* "SIZE" or "inf". */
-bool protocol_parse_control_queue(const char *s, uint64_t *out, const char **why);
-/* "SIZE" or "inf": a host queue. */
-bool protocol_parse_host_queue(const char *s, uint64_t *out, const char **why);
+/* A command-line option of a setting: flag is its key with '-' for '_'
+ * ("eager-limit"; control-queue takes "Q" or "Q_LOWER,Q_HIGHER"). Parses
+ * value into *given and adds the setting's bit to *mask. false and *err
+ * "--flag: what is wrong; what is expected" (g_free). */
+bool protocol_parse_option(const char *flag, const char *value, Protocol *given, unsigned *mask, char **err);
+/* Copies into dst the settings of given whose bits are in mask. */
+void protocol_apply(Protocol *dst, const Protocol *given, unsigned mask);
+
 /* The command line's "Q" (both ends) or "Q_LOWER,Q_HIGHER" (each "SIZE" or
- * "inf") into out[PROTOCOL_FROM_LOWER], out[PROTOCOL_FROM_HIGHER]. */
+ * "inf") into out[PROTOCOL_FROM_LOWER], out[PROTOCOL_FROM_HIGHER]. false
+ * and *why (static text "what is wrong; what is expected"). */
 bool protocol_parse_control_queues(const char *s, uint64_t out[2], const char **why);
 
 /* Reads a protocol mapping into *p (keys absent keep *p's values). false

@@ -120,11 +120,13 @@ void topo_free(Topo *t);
 /* The route from host src to host dst (both < nhosts). Cached; never NULL. */
 const TopoRoute *topo_route(Topo *t, int src, int dst);
 
-/* The protocol of messages from host src to host dst. */
-static inline const Protocol *topo_protocol(const Topo *t, int src, int dst)
+/* The route class of messages from host src to host dst: intra between
+ * two hosts of one node of more than one GPU, else inter; its protocol
+ * is t->protocol[class]. The one rule for every message. */
+static inline TopoClass topo_class(const Topo *t, int src, int dst)
 {
     int g = t->gpus_per_node;
-    return &t->protocol[g > 1 && src / g == dst / g ? TOPO_CLASS_INTRA : TOPO_CLASS_INTER];
+    return g > 1 && src / g == dst / g ? TOPO_CLASS_INTRA : TOPO_CLASS_INTER;
 }
 
 /* The same route as topo_route, held by the caller until it passes it to

@@ -321,12 +321,17 @@ static bool read_mode(const Ctx *x, const cJSON *o, int k, MeasCase *c)
         c->mode = MEAS_REDUCE;
     } else if (strcmp(mode, "allreduce") == 0) {
         c->mode = MEAS_ALLREDUCE;
-        if (!get_string(x, o, k, "algo", "mpi, ring, butterfly, rabenseifner, tree, hierarchical or torus2d", &s))
+        char *names = coll_algo_list(false, ", ", " or ");
+        char *algos = g_strdup_printf("mpi, %s", names);
+        g_free(names);
+        bool known = get_string(x, o, k, "algo", algos, &s) &&
+                     (strcmp(s, "mpi") == 0 || coll_algo_parse(s, &c->algo) ||
+                      fail_at(x, offset_of(x->text, x->len, "cases", k, "algo"), "case %d: unknown algo '%s'; "
+                              "expected %s", k, s, algos));
+        g_free(algos);
+        if (!known)
             return false;
         c->mpi = strcmp(s, "mpi") == 0;
-        if (!c->mpi && !coll_algo_parse(s, &c->algo))
-            return fail_at(x, offset_of(x->text, x->len, "cases", k, "algo"), "case %d: unknown algo '%s'; "
-                           "expected mpi, ring, butterfly, rabenseifner, tree, hierarchical or torus2d", k, s);
         const cJSON *call = cJSON_GetObjectItemCaseSensitive(o, "call");
         if (call && (!c->mpi || !cJSON_IsString(call) ||
                      (strcmp(call->valuestring, "MPI_Allreduce") != 0 &&
@@ -337,9 +342,13 @@ static bool read_mode(const Ctx *x, const cJSON *o, int k, MeasCase *c)
         c->inter = COLL_RING;
         const cJSON *in = cJSON_GetObjectItemCaseSensitive(o, "inter");
         if (in && (!cJSON_IsString(in) || !coll_algo_parse(in->valuestring, &c->inter) ||
-                   c->inter == COLL_HIERARCHICAL))
-            return fail_at(x, offset_of(x->text, x->len, "cases", k, "inter"), "case %d: bad 'inter'; expected "
-                           "hierarchical's inter-node algorithm: ring, butterfly, rabenseifner, tree or torus2d", k);
+                   !coll_algo_nestable(c->inter))) {
+            char *names = coll_algo_list(true, ", ", " or ");
+            fail_at(x, offset_of(x->text, x->len, "cases", k, "inter"), "case %d: bad 'inter'; expected "
+                    "hierarchical's inter-node algorithm: %s", k, names);
+            g_free(names);
+            return false;
+        }
         const cJSON *ver = cJSON_GetObjectItemCaseSensitive(o, "verified");
         c->unverified = cJSON_IsFalse(ver);
         const cJSON *sp = cJSON_GetObjectItemCaseSensitive(o, "start_spread_s");

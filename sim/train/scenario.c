@@ -53,15 +53,11 @@ static void policy_free_ptr(gpointer p)
  * check, but found here so the error can point at the key). */
 static bool algo_fits(const Scenario *s, CollAlgo a, const CfgNode *n, char **err)
 {
-    if (a == COLL_HIERARCHICAL && s->gpus_per_node <= 1) {
-        *err = cfg_err(n, "hierarchical needs cluster.gpus_per_node > 1; expected another algorithm");
-        return false;
-    }
-    if (a == COLL_TORUS2D && s->topo.kind != TOPO_TORUS2D) {
-        *err = cfg_err(n, "torus2d needs a torus2d cluster topology; expected another algorithm");
-        return false;
-    }
-    return true;
+    if (coll_algo_fits(a, s->gpus_per_node, s->topo.kind == TOPO_TORUS2D))
+        return true;
+    *err = cfg_err(n, "%s needs %s; expected another algorithm", coll_algo_name(a),
+                   coll_algo_fit(a) == COLL_FIT_NODES ? "cluster.gpus_per_node > 1" : "a torus2d cluster topology");
+    return false;
 }
 
 /* Reads an algorithm name; when sc is given, it must fit sc's cluster. */
@@ -79,8 +75,9 @@ static bool read_algo(CfgNode *n, bool allow_meta, const Scenario *sc, CollAlgo 
         return true;
     }
     if (!coll_algo_parse(s, algo)) {
-        *err = cfg_err(n, "unknown algorithm '%s'; expected ring, butterfly, rabenseifner, tree, hierarchical, "
-                       "torus2d%s", s, allow_meta ? ", hybrid or auto" : "");
+        char *names = coll_algo_list(false, ", ", ", ");
+        *err = cfg_err(n, "unknown algorithm '%s'; expected %s%s", s, names, allow_meta ? ", hybrid or auto" : "");
+        g_free(names);
         return false;
     }
     if (sel)
@@ -126,8 +123,10 @@ static bool read_policy(CfgNode *n, const Scenario *s, Policy *p, char **err)
     AlgSel dummy;
     if (inter && !read_algo(inter, false, NULL, &p->inter, &dummy, err))
         return false;
-    if (inter && p->inter == COLL_HIERARCHICAL) {
-        *err = cfg_err(inter, "inter cannot be hierarchical; expected ring, butterfly, rabenseifner, tree or torus2d");
+    if (inter && !coll_algo_nestable(p->inter)) {
+        char *names = coll_algo_list(true, ", ", " or ");
+        *err = cfg_err(inter, "inter cannot be %s; expected %s", coll_algo_name(p->inter), names);
+        g_free(names);
         return false;
     }
     CfgNode *hy = cfg_get(n, "hybrid");

@@ -33,18 +33,14 @@ static double window_s(const Scenario *s, const SyncUnit *u, int batch)
 
 static bool fits(const Scenario *s, CollAlgo a)
 {
-    if (a == COLL_HIERARCHICAL)
-        return s->gpus_per_node > 1;
-    if (a == COLL_TORUS2D)
-        return s->topo.kind == TOPO_TORUS2D;
-    return true;
+    return coll_algo_fits(a, s->gpus_per_node, s->topo.kind == TOPO_TORUS2D);
 }
 
 /* A lower bound of every candidate's time on this cluster: the α-β-γ
  * closed form with the smallest link latency and the largest bandwidth
  * (contention, longer paths, the protocol's overheads and handshakes only
- * add). Tree's closed form is an upper bound for p not a power of two, so
- * it gives no bound (0) there. Segments pipeline steps, which the closed forms do
+ * add). A closed form that bounds nothing on this p (coll_algo_cost_bounds:
+ * tree's off powers of two) gives no bound (0). Segments pipeline steps, which the closed forms do
  * not: with a segment there is no bound (0), every candidate is simulated. */
 static double lower_bound(const Scenario *s, const CommCost *cost, CollAlgo a, uint64_t elems)
 {
@@ -68,8 +64,7 @@ static double lower_bound(const Scenario *s, const CommCost *cost, CollAlgo a, u
     prm.gpus_per_node = s->gpus_per_node;
     double n = (double)elems * s->elem_bytes;
     double lb = coll_cost(a, &prm, s->world, n, lat, 1.0 / bw, 0);
-    bool pow2 = (s->world & (s->world - 1)) == 0;
-    return (a == COLL_TREE && !pow2) || !isfinite(lb) ? 0 : lb;
+    return !coll_algo_cost_bounds(a, s->world) || !isfinite(lb) ? 0 : lb;
 }
 
 /* Branch and bound: simulate candidates in order of their lower bounds
@@ -144,7 +139,7 @@ bool trainsel_select(const Scenario *s, const Policy *p, GArray *units, CommCost
         if (!fits(s, u->algo)) {
             *err = g_strdup_printf("%s: policy '%s' uses %s, which needs %s; expected another algorithm", s->file,
                                    p->name, coll_algo_name(u->algo),
-                                   u->algo == COLL_HIERARCHICAL ? "gpus_per_node > 1" : "a torus2d topology");
+                                   coll_algo_needs(u->algo));
             return false;
         }
     }

@@ -114,6 +114,12 @@ static inline double f_tree(const FormCost *c, int p, double n)
     return 2.0 * k * msg(c, n) + k * n * c->g;
 }
 
+/* Whether f_flat has a formula of a. */
+static inline bool f_known(CollAlgo a)
+{
+    return a == COLL_RING || a == COLL_BUTTERFLY || a == COLL_RABENSEIFNER || a == COLL_TREE;
+}
+
 static inline double f_flat(const FormCost *c, CollAlgo a, int p, double n)
 {
     switch (a) {

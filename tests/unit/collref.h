@@ -318,10 +318,10 @@ static bool ref_gen_hierarchical(CollSchedule *s, const CollParams *prm, const i
         *err = g_strdup_printf("hierarchical: %d GPUs per node do not divide %d ranks; expected a divisor of p", g, p);
         return false;
     }
-    if (prm->inter == COLL_HIERARCHICAL || (unsigned)prm->inter >= COLL_NALGOS) {
-        *err = g_strdup_printf("hierarchical: inter-node algorithm %s; expected ring, butterfly, rabenseifner, "
-                               "tree or torus2d",
-                               coll_algo_name(prm->inter));
+    if (!coll_algo_nestable(prm->inter)) {   /* the wording is the table's (coll_algo_list) */
+        char *names = coll_algo_list(true, ", ", " or ");
+        *err = g_strdup_printf("hierarchical: inter-node algorithm %s; expected %s", coll_algo_name(prm->inter), names);
+        g_free(names);
         return false;
     }
     int nodes = p / g;
@@ -352,9 +352,9 @@ static inline bool collref_build(CollSchedule *s, CollAlgo a, const CollParams *
         prm = &dflt;
     }
     if ((unsigned)a >= COLL_NALGOS) {
-        *err = g_strdup_printf("unknown algorithm %d; expected one of ring, butterfly, rabenseifner, tree, "
-                               "hierarchical, torus2d",
-                               (int)a);
+        char *names = coll_algo_list(false, ", ", ", ");
+        *err = g_strdup_printf("unknown algorithm %d; expected one of %s", (int)a, names);
+        g_free(names);
         return false;
     }
     int *ids = g_new(int, s->p);

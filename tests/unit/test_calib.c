@@ -161,8 +161,8 @@ START_TEST(test_fit_peak)
         add(pts, CALFIT_RING, 4, n, t_ring_peak(4, (double)n, ALPHA, BETA, GAMMA, burst, pk));
         add(pts, CALFIT_RING, 8, n, t_ring_peak(8, (double)n, ALPHA, BETA, GAMMA, burst, pk));
     }
-    CalModel m = {.alpha = ALPHA, .beta = BETA, .gamma = GAMMA, .burst = burst, .peak_ratio = 1 / (pk * BETA),
-                  .eager_limit = INFINITY};
+    CalModel m = {.msg = {.alpha = ALPHA, .beta = BETA, .gamma = GAMMA, .eager_limit = INFINITY}, .burst = burst,
+                  .peak_ratio = 1 / (pk * BETA)};
     for (guint i = 0; i < pts->len; i++) {
         const CalPoint *p = &g_array_index(pts, CalPoint, i);
         ck_rel(calfit_predict(p, &m), p->time_s, 1e-12);   /* the fit's model is the closed form */
@@ -491,8 +491,8 @@ START_TEST(test_compare_burst)
             CalPoint pt = {.kind = CALFIT_RING, .ranks = p, .bytes = n};
             double want = pk > 0 ? t_ring_peak(p, (double)n, ALPHA, BETA, GAMMA, burst, pk)
                                  : t_ring(p, (double)n, ALPHA, BETA, GAMMA, burst);
-            CalModel cm = {.alpha = ALPHA, .beta = BETA, .gamma = GAMMA, .burst = burst,
-                           .peak_ratio = pk > 0 ? 1 / (pk * BETA) : 0, .eager_limit = INFINITY};
+            CalModel cm = {.msg = {.alpha = ALPHA, .beta = BETA, .gamma = GAMMA, .eager_limit = INFINITY},
+                           .burst = burst, .peak_ratio = pk > 0 ? 1 / (pk * BETA) : 0};
             ck_rel(calfit_predict(&pt, &cm), want, 1e-12);
             g_string_append_printf(t, "%s{\"mode\": \"allreduce\", \"algo\": \"ring\", \"ranks\": %d, \"bytes\": %"
                                    G_GUINT64_FORMAT ", \"time_s\": %.17g}", cases++ ? ",\n" : "", p, n, want);

@@ -138,8 +138,9 @@ START_TEST(test_model_is_simulation)
 {
     Protocol pr = proto(PROTOCOL_HANDSHAKE_RTT, O, EAGER);
     GArray *pts = measure(&pr, BURST, 0);
-    CalModel m = {.alpha = ALPHA, .beta = BETA, .gamma = GAMMA, .burst = BURST, .overhead = O, .eager_limit = EAGER,
-                  .rtt = true};
+    CalModel m = {.msg = {.alpha = ALPHA, .beta = BETA, .gamma = GAMMA, .overhead = O, .eager_limit = EAGER,
+                          .rtt = true},
+                  .burst = BURST};
     for (guint i = 0; i < pts->len; i++) {
         const CalPoint *p = &g_array_index(pts, CalPoint, i);
         ck_assert_msg(fabs(calfit_predict(p, &m) - p->time_s) <= 1e-9 * p->time_s, "point %u (%d ranks, %"
@@ -160,8 +161,9 @@ START_TEST(test_fit_ack)
     Protocol pr = proto(PROTOCOL_HANDSHAKE_RTT, 0, EAGER);
     pr.ack = PROTOCOL_ACK_RTT;
     GArray *pts = measure(&pr, BURST, 0);
-    CalModel m = {.alpha = ALPHA, .beta = BETA, .gamma = GAMMA, .burst = BURST, .eager_limit = EAGER, .rtt = true,
-                  .ack = true};
+    CalModel m = {.msg = {.alpha = ALPHA, .beta = BETA, .gamma = GAMMA, .eager_limit = EAGER, .rtt = true,
+                          .ack = true},
+                  .burst = BURST};
     for (guint i = 0; i < pts->len; i++) {
         const CalPoint *p = &g_array_index(pts, CalPoint, i);
         ck_assert_msg(fabs(calfit_predict(p, &m) - p->time_s) <= 1e-9 * p->time_s, "point %u: model %.12g, "

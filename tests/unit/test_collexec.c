@@ -356,7 +356,7 @@ START_TEST(test_errors)
     CollParams prm;
     coll_params_init(&prm);
     prm.gpus_per_node = 3;
-    ck_assert(collrun_time(t, COLL_HIERARCHICAL, &prm, 4, 100, 1, 0, NULL, &err) == COLLRUN_ERR_INPUT);
+    ck_assert(collrun_time(t, COLL_HIERARCHICAL, &prm, 4, 100, 1, 0, NULL, &err) == COLLRUN_ERR_PARAMS);
     g_clear_pointer(&err, g_free);
     ck_assert(collrun_time(t, COLL_RING, NULL, 4, 100, 0, 0, NULL, &err) == COLLRUN_ERR_INPUT);
     g_clear_pointer(&err, g_free);

@@ -71,7 +71,7 @@ static void within(double got, double lo, double hi, const char *what, int p, ui
                   got, lo, hi);
 }
 
-/* protocol_init's and protocol_init_eager's values. */
+/* The defaults, and when a message is rendezvous. */
 START_TEST(test_defaults)
 {
     Protocol p;
@@ -88,8 +88,8 @@ START_TEST(test_defaults)
 }
 END_TEST
 
-/* Every key read, the writer's text read back to the same values, absent
- * keys kept, inf and none. */
+/* A mapping's keys read into their fields; the writer's text reads back;
+ * absent keys keep their values; inf and none. */
 START_TEST(test_read_write)
 {
     Protocol p;
@@ -137,19 +137,18 @@ START_TEST(test_read_write)
 }
 END_TEST
 
-/* The two ends' control queues: a per-end key over control_queue, the
- * writer naming both ends, which end a message is from, the command
- * line's one value or two. */
+/* One end's control queue: its key over control_queue, the writer's keys,
+ * which end a control message is from, the command line's one or two
+ * values. */
 START_TEST(test_control_queue_ends)
 {
-    char *err = NULL;
-    CfgNode *n = cfg_parse_string("{eager_limit: inf, handshake: rtt, overhead: 12us, segment: none, "
-                                  "control_queue: inf, host_queue: 0, ack: none}", "q.yaml", &err);
     Protocol q;
     protocol_init(&q);
-    ck_assert_msg(n && protocol_read(n, &q, &err), "%s", err);
-    cfg_free(n);
-    char *text;
+    q.eager_limit = PROTOCOL_INF;
+    q.handshake = PROTOCOL_HANDSHAKE_RTT;
+    q.overhead_s = 12e-6;
+    char *err = NULL, *text;
+    CfgNode *n;
     /* one end's own key wins over control_queue wherever it stands; the writer names both ends */
     static const char *const ends[] = {"{control_queue_from_higher: 512KiB, control_queue: 0}",
                                        "{control_queue: 0, control_queue_from_higher: 512KiB}"};
@@ -185,7 +184,7 @@ START_TEST(test_control_queue_ends)
 }
 END_TEST
 
-/* Bad values and keys: one error at the value, the settings untouched. */
+/* Bad values and keys: one message at the value, the struct untouched. */
 START_TEST(test_bad_settings)
 {
     Protocol p;
@@ -345,7 +344,7 @@ static const uint64_t SIZES_PKT[] = {8, 1000, 64 << 10, 512 << 10};
  *   host's link: Rabenseifner's halving messages add at most nβ/2;
  * - with rtt and an overhead, the partners of a core step no longer start
  *   together, and one's clear-to-send queues behind the other's data on
- *   the same link (what the Open MPI measurements of docs/explanation/validation-history.md showed): each
+ *   the same link (what the README's Open MPI measurements showed): each
  *   core step may wait one partner message longer, at most the bytes a
  *   rank sends in the core, k·nβ for butterfly and 2nβ for Rabenseifner;
  * - in packet mode the fold message and the first core message share a
@@ -467,7 +466,7 @@ START_TEST(test_cost_model)
                 uint64_t n = round_up(big ? 3u << 20 : 3000, (uint64_t)p * q * 4);
                 double sim = run_time(t, (CollAlgo)algo, &prm, p, n, GAMMA, NULL);
                 double cost = coll_cost_model((CollAlgo)algo, &prm, p, (double)n, &cm);
-                if (algo == COLL_HIERARCHICAL || algo == COLL_TORUS2D) {
+                if (!f_known((CollAlgo)algo)) {   /* compositions and later rows: the simulation within 0.1 % */
                     within(sim, cost * (1 - 1e-3), cost * (1 + 1e-3), coll_algo_name((CollAlgo)algo), p, n);
                 } else {
                     ck_assert_double_eq_tol(cost, f_flat(&c, (CollAlgo)algo, p, (double)n), 1e-12);
