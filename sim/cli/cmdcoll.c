@@ -336,6 +336,23 @@ static bool parse_protocol(void *field, const CliOpt *opt, const char *value, ch
     return protocol_parse_option(opt->name, value, &pr->value, &pr->mask, err);
 }
 
+/* --intra RATE[,TIME]: the rate and latency (default 1us) of the links inside a node. */
+static bool parse_intra(void *field, const CliOpt *opt, const char *value, char **err)
+{
+    TopoLinkClass *l = field;
+    gchar **parts = g_strsplit(value, ",", 3);
+    const char *why = NULL;
+    l->latency_s = CMDCOLL_INTRA_LATENCY_S;
+    if (!parts[0] || (parts[1] && parts[2]))
+        why = "not RATE[,TIME]; expected a rate and an optional latency such as 900GB/s,1us";
+    else if (units_parse_rate(parts[0], &l->bw_Bps, &why) && parts[1])
+        units_parse_time(parts[1], &l->latency_s, &why);
+    if (why)
+        *err = g_strdup_printf("--%s: '%s': %s", opt->name, value, why);
+    g_strfreev(parts);
+    return !why;
+}
+
 static const CliOpt opts[] = {
     {"topology", CLI_IN, offsetof(CmdCollOpts, topology),
      .help = "the network: a topology file, or a name in topologies/", .value = "FILE|NAME",
@@ -364,12 +381,17 @@ static const CliOpt opts[] = {
      .help = "the inter-node algorithm of hierarchical", .value = "ALGO", .deflt = "ring",
      .words = COLL_INTER_WORDS, .parse = parse_algo},
     {"gpus-per-node", CLI_INT, offsetof(CmdCollOpts, prm.gpus_per_node),
-     .help = "ranks per node, for hierarchical", .min = 1, .max = 1 << 16,
+     .help = "ranks per node, for hierarchical (and for --intra on a flat topology)", .min = 1, .max = 1 << 16,
      .note = "the topology's (1 on a flat topology)"},
+    {"intra", CLI_CUSTOM, offsetof(CmdCollOpts, intra),
+     .help = "the links between the GPUs of a node and their node's switch: on a hierarchical topology instead of "
+             "its own; on a flat one its hosts become nodes of --gpus-per-node GPUs (--ranks counts GPUs)",
+     .value = "RATE[,TIME]", .unit = "a rate and a latency: 900GB/s,1us; the latency 1us if left out",
+     .note = "the topology's (a flat topology: none, every GPU its own host)", .parse = parse_intra},
     {"elem-bytes", CLI_INT, offsetof(CmdCollOpts, elem_bytes),
      .help = "element size: sizes are split in whole elements", .min = 1, .max = UNITS_COUNT_MAX, .deflt = "1"},
-    {"json", CLI_FLAG, offsetof(CmdCollOpts, json),
-     .help = "print a JSON array instead of the table"},
+    {"json", CLI_OUT, offsetof(CmdCollOpts, json),
+     .help = "write every size's result as a JSON array (- : on standard output, instead of the table)"},
     {"links", CLI_FLAG, offsetof(CmdCollOpts, links),
      .help = "add each link's bytes, busy time and peak queue depth"},
     {"eager-limit", CLI_CUSTOM, offsetof(CmdCollOpts, proto),
@@ -431,6 +453,7 @@ static const CliOpt opts[] = {
      .help = "skewed runs per size (with --skew)", .min = 1, .max = 100000, .deflt = "100"},
     {"seed", CLI_INT, offsetof(CmdCollOpts, seed),
      .help = "seed of the --skew draws", .min = 0, .max = INT32_MAX, .deflt = "1"},
+    CMDNCCL_OPTS(CmdCollOpts, nccl),
     {NULL},
 };
 
@@ -454,6 +477,7 @@ int cmdcoll_main(int argc, char **argv)
     CmdCollOpts o = {.latency_s = -1, .packet = CMDCOLL_PACKET_TOPO, .trials = 100, .seed = 1,
                      .sizes = g_array_new(FALSE, FALSE, sizeof(uint64_t))};
     coll_params_init(&o.prm);
+    cmdnccl_init(&o.nccl);
     int rc = cli_main(&cmdcoll_cli, argc, argv, &o, coll_main);
     g_array_free(o.sizes, TRUE);
     return rc;
