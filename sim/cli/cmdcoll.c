@@ -371,7 +371,7 @@ static const CliOpt opts[] = {
     {"gamma", CLI_NUMBER, offsetof(CmdCollOpts, gamma),
      .help = "reduction cost, seconds per byte", .value = "S_PER_BYTE", .deflt = "0"},
     {"algo", CLI_CUSTOM, offsetof(CmdCollOpts, algo),
-     .help = "the all-reduce algorithm", .value = "ALGO", .words = (COLL_ALGO_TABLE(COLL_ALGO_WORD) " nccl") + 1,
+     .help = "the all-reduce algorithm", .value = "ALGO", .words = &(COLL_ALGO_TABLE(COLL_ALGO_WORD) " nccl")[1],
      .required = true,
      .parse = parse_algo},
     {"size", CLI_CUSTOM, offsetof(CmdCollOpts, sizes),
