@@ -30,8 +30,21 @@ bool coll_algo_parse(const char *name, CollAlgo *out)
     return false;
 }
 
+static const char *const op_names[COLL_NOPS] = {
+    [COLL_OP_ALLREDUCE] = "all-reduce",
+    [COLL_OP_REDUCE_SCATTER] = "reduce-scatter",
+    [COLL_OP_ALLGATHER] = "all-gather",
+    [COLL_OP_BROADCAST] = "broadcast",
+};
+
+const char *coll_op_name(CollOp o)
+{
+    return (unsigned)o < COLL_NOPS ? op_names[o] : "?";
+}
+
 void coll_params_init(CollParams *prm)
 {
+    prm->op = COLL_OP_ALLREDUCE;
     prm->gpus_per_node = 1;
     prm->inter = COLL_RING;
     prm->torus_x = 0;
@@ -102,6 +115,22 @@ static bool torus_dims(const CollParams *prm, int p, int *x, int *y, char **err)
 static bool resolve(CollAlgo a, const CollParams *prm, int p, CollParams *out, char **err)
 {
     *out = *prm;
+    if ((unsigned)prm->op >= COLL_NOPS) {
+        *err = g_strdup_printf("unknown collective %d; expected all-reduce, reduce-scatter, all-gather or broadcast",
+                               (int)prm->op);
+        return false;
+    }
+    if (prm->op == COLL_OP_BROADCAST && a != COLL_RING && a != COLL_TREE) {
+        *err = g_strdup_printf("broadcast runs ring (a chain) or tree (binomial), not %s; expected ring or tree",
+                               coll_algo_name(a));
+        return false;
+    }
+    if ((prm->op == COLL_OP_REDUCE_SCATTER || prm->op == COLL_OP_ALLGATHER) && a != COLL_RING &&
+        a != COLL_HIERARCHICAL) {
+        *err = g_strdup_printf("%s runs ring or hierarchical (inside nodes), not %s; expected ring or hierarchical",
+                               coll_op_name(prm->op), coll_algo_name(a));
+        return false;
+    }
     if (a == COLL_TORUS2D)
         return torus_dims(prm, p, &out->torus_x, &out->torus_y, err);
     if (a != COLL_HIERARCHICAL)
@@ -204,4 +233,17 @@ uint64_t coll_schedule_msgs(const CollSchedule *s)
         }
     }
     return n;
+}
+
+void coll_owned_range(const CollSchedule *s, int r, uint64_t *off, uint64_t *len)
+{
+    bool sharded = s->prm.op == COLL_OP_REDUCE_SCATTER || s->prm.op == COLL_OP_ALLGATHER;
+    if (!sharded || s->steps) {
+        *off = 0;
+        *len = s->count;
+    } else if (s->algo == COLL_HIERARCHICAL) {
+        coll_ring_block(s->prm.gpus_per_node, r % s->prm.gpus_per_node, 0, s->count, off, len);
+    } else {
+        coll_ring_block(s->p, r, 0, s->count, off, len);
+    }
 }

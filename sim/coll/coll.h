@@ -39,6 +39,24 @@ typedef enum {
 const char *coll_algo_name(CollAlgo a);
 bool coll_algo_parse(const char *name, CollAlgo *out);
 
+/* The collective a schedule performs. All-reduce runs every algorithm;
+ * the others run these (coll_build refuses the rest):
+ *   reduce-scatter  ring: every rank ends with its block of an even
+ *                   p-split summed over all ranks ((p-1)/p of the vector
+ *                   sent per rank); hierarchical: a ring reduce-scatter
+ *                   inside each node of G ranks, then an all-reduce of
+ *                   each local block with prm.inter among the ranks of
+ *                   that local index (sharded inside a node, replicated
+ *                   across nodes)
+ *   all-gather      ring: rank i starts with its block, every rank ends
+ *                   with the whole vector ((p-1)/p sent per rank);
+ *                   hierarchical: a ring all-gather inside each node
+ *   broadcast       tree: MPICH's binomial broadcast from rank 0; ring:
+ *                   a chain 0 -> 1 -> ... -> p-1 of whole vectors */
+typedef enum { COLL_OP_ALLREDUCE, COLL_OP_REDUCE_SCATTER, COLL_OP_ALLGATHER, COLL_OP_BROADCAST, COLL_NOPS } CollOp;
+
+const char *coll_op_name(CollOp o);   /* "all-reduce", "reduce-scatter", "all-gather", "broadcast" */
+
 typedef struct {
     int32_t send_peer;   /* global rank sent to, or -1 for no send */
     int32_t recv_peer;   /* global rank received from, or -1 for no receive */
@@ -50,6 +68,7 @@ typedef struct {
 } CollStep;
 
 typedef struct {
+    CollOp op;           /* the collective (coll_params_init: all-reduce) */
     int gpus_per_node;   /* hierarchical: ranks per node (consecutive ranks), >= 1; must divide p */
     CollAlgo inter;      /* hierarchical: the inter-node algorithm */
     int torus_x;         /* torus2d: X (ranks r and r+1 are X neighbours); X*Y must equal p */
@@ -97,13 +116,22 @@ uint64_t coll_gen_max_send(CollAlgo a, const CollParams *prm, int p, uint64_t co
  * a ring reduce-scatter of [off, off+count) (block i of an even split). */
 void coll_ring_block(int p, int i, uint64_t off, uint64_t count, uint64_t *boff, uint64_t *blen);
 
+/* The range rank r holds summed after s's reduce-scatter, or holds
+ * before its all-gather: its block of an even p-split (ring), of a
+ * G-split by its index inside its node (hierarchical); the whole vector
+ * for the other collectives. */
+void coll_owned_range(const CollSchedule *s, int r, uint64_t *off, uint64_t *len);
+
 /* Totals over the schedule, for conservation checks. */
 uint64_t coll_schedule_elems_sent(const CollSchedule *s);
 uint64_t coll_schedule_msgs(const CollSchedule *s);
 
 /* Runs the schedule on real vectors of doubles (rank r's element i starts
  * as a value unique to (r, i)) in a dependency-respecting order and checks
- * that every rank ends with the exact sum. False and *err on a wrong
+ * that every rank ends with the exact sum (all-reduce), its owned range
+ * summed (reduce-scatter), the whole vector from every rank's owned range
+ * (all-gather: each starts with its range only), or rank 0's vector
+ * (broadcast). False and *err on a wrong
  * result, a deadlock or an unmatched message. */
 bool coll_verify(const CollSchedule *s, char **err);
 

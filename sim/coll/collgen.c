@@ -296,12 +296,73 @@ static uint32_t hier_walk(const CollParams *prm, int p, int i, uint32_t k, uint6
     return 2 * n1 + n2;
 }
 
+/* Rank i's binomial broadcast from member 0 (the second half of
+ * tree_walk), or a chain of whole vectors 0 -> 1 -> ... -> p-1. */
+static uint32_t bcast_walk(bool chain, int p, int i, uint32_t k, uint64_t count, CollStep *o)
+{
+    uint32_t n = 0;
+    if (chain) {
+        if (i > 0)
+            put(o, n++, k, -1, 0, 0, i - 1, 0, count, false);
+        if (i + 1 < p)
+            put(o, n++, k, i + 1, 0, count, -1, 0, 0, false);
+        return n;
+    }
+    int mask;
+    for (mask = 1; mask < p; mask <<= 1) {
+        if (i & mask) {
+            put(o, n++, k, -1, 0, 0, i - mask, 0, count, false);
+            break;
+        }
+    }
+    for (mask >>= 1; mask > 0; mask >>= 1) {
+        if (i + mask < p)
+            put(o, n++, k, i + mask, 0, count, -1, 0, 0, false);
+    }
+    return n;
+}
+
+/* A collective other than all-reduce (coll.h's CollOp; coll_build
+ * checked the algorithm): ring passes over the world, or inside each
+ * node and, for the reduce-scatter, an all-reduce of each local block
+ * across nodes (hier_walk's first two phases). */
+static uint32_t op_walk(CollAlgo a, const CollParams *prm, int p, int i, uint32_t k, uint64_t count, CollStep *o)
+{
+    if (prm->op == COLL_OP_BROADCAST)
+        return bcast_walk(a == COLL_RING, p, i, k, count, o);
+    bool rs = prm->op == COLL_OP_REDUCE_SCATTER;
+    if (a == COLL_RING)
+        return rs ? ring_rs(p, i, k, 0, count, o) : ring_ag(p, i, k, 0, count, o);
+    int g = prm->gpus_per_node, node = i / g, j = i % g;
+    uint32_t n1 = g > 1 ? (uint32_t)(g - 1) : 0;
+    if (!rs) {
+        ring_ag(g, j, k, 0, count, o);
+        if (k < n1)
+            map_peers(o, node * g, 1);
+        return n1;
+    }
+    uint64_t bo, bl;
+    coll_ring_block(g, j, 0, count, &bo, &bl);
+    CollStep scratch;
+    uint32_t n2 = flat_walk(prm->inter, prm, p / g, node, UINT32_MAX, bo, bl, &scratch);
+    if (k < n1) {
+        ring_rs(g, j, k, 0, count, o);
+        map_peers(o, node * g, 1);
+    } else if (k < n1 + n2) {
+        flat_walk(prm->inter, prm, p / g, node, k - n1, bo, bl, o);
+        map_peers(o, j, g);
+    }
+    return n1 + n2;
+}
+
 uint32_t coll_gen_step(CollAlgo a, const CollParams *prm, int p, uint64_t count, int rank, uint32_t k,
                        CollStep *out)
 {
     CollStep scratch;
     if (!out)
         out = &scratch;
+    if (prm->op != COLL_OP_ALLREDUCE)
+        return op_walk(a, prm, p, rank, k, count, out);
     if (a == COLL_HIERARCHICAL)
         return hier_walk(prm, p, rank, k, count, out);
     return flat_walk(a, prm, p, rank, k, 0, count, out);
@@ -342,6 +403,10 @@ static uint64_t flat_max(CollAlgo a, const CollParams *prm, int p, uint64_t coun
 
 uint64_t coll_gen_max_send(CollAlgo a, const CollParams *prm, int p, uint64_t count)
 {
+    if (prm->op == COLL_OP_BROADCAST)
+        return p > 1 ? count : 0;
+    if (prm->op == COLL_OP_ALLGATHER && a == COLL_HIERARCHICAL)
+        return prm->gpus_per_node > 1 ? ceil_div(count, (uint64_t)prm->gpus_per_node) : 0;
     if (a != COLL_HIERARCHICAL)
         return flat_max(a, prm, p, count);
     int g = prm->gpus_per_node;

@@ -62,8 +62,9 @@ typedef struct {
     StreamRule stream;
 } OverlapRules;
 
-/* The collective a sync unit runs. The engines run all-reduce schedules
- * only so far (trainplan_new refuses a unit of another). */
+/* The collective a sync unit runs (coll.h's CollOp, in its order): an
+ * all-reduce of any algorithm; a reduce-scatter or all-gather by ring or
+ * hierarchical (inside nodes); a broadcast by tree or ring (a chain). */
 typedef enum { SYNC_ALLREDUCE, SYNC_REDUCE_SCATTER, SYNC_ALLGATHER, SYNC_BROADCAST, SYNC_NCOLLS } SyncColl;
 
 #define SYNC_MAX_STREAMS 8   /* communicator streams a plan may use */

@@ -5,6 +5,10 @@
 #include <stdio.h>
 #include <string.h>
 
+/* A unit's SyncColl is the schedule's CollOp (same order). */
+G_STATIC_ASSERT((int)SYNC_REDUCE_SCATTER == (int)COLL_OP_REDUCE_SCATTER && (int)SYNC_ALLGATHER == (int)COLL_OP_ALLGATHER &&
+                (int)SYNC_BROADCAST == (int)COLL_OP_BROADCAST && (int)SYNC_NCOLLS == (int)COLL_NOPS);
+
 static simtime_t ps(double s)
 {
     simtime_t v = 0;
@@ -125,8 +129,8 @@ static int gate_task(const TrainPlan *p, const SyncGate *g)
 /* Why unit su's gates are not ones the walk runs, or NULL. */
 static const char *gate_problem(const TrainPlan *p, const SyncUnit *su, int rel, int need)
 {
-    if (su->coll != SYNC_ALLREDUCE)
-        return "its collective is not an all-reduce; expected an all-reduce (the only collective the engines run)";
+    if ((unsigned)su->coll >= SYNC_NCOLLS)
+        return "its collective is unknown; expected an all-reduce, a reduce-scatter, an all-gather or a broadcast";
     if (su->stream < 0 || su->stream >= SYNC_MAX_STREAMS)
         return "its communicator stream is out of range; expected a stream from 0 to below "
                G_STRINGIFY(SYNC_MAX_STREAMS);
@@ -303,9 +307,8 @@ void trainwalk_unit_done(TrainWalk *w, int u)
 CollExec *trainplan_launch(const TrainPlan *p, Sim *sim, Net *net, int u, bool deferred, CollDoneFn done,
                            void *ctx, void *data)
 {
-    const SyncUnit *su = &g_array_index(p->units, SyncUnit, u);
     char *why = NULL;
-    const CollSchedule *sc = commcost_schedule(p->cost, su->algo, su->elems, &why);
+    const CollSchedule *sc = trainplan_unit_schedule(p, u, &why);
     if (!sc) {
         sim_fail(sim, "%s", why);
         g_free(why);
@@ -314,4 +317,16 @@ CollExec *trainplan_launch(const TrainPlan *p, Sim *sim, Net *net, int u, bool d
     CollRunSpec run = {.sim = sim, .net = net, .topo = p->topo, .sched = sc, .elem_bytes = (uint32_t)p->s->elem_bytes,
                        .gamma = p->s->gamma, .done = done, .ctx = ctx, .data = data, .deferred = deferred};
     return collexec_start(&run);
+}
+
+bool trainplan_unit_cost(const TrainPlan *p, int u, simtime_t *dur, double *util, SimErr *code, char **err)
+{
+    const SyncUnit *su = &g_array_index(p->units, SyncUnit, u);
+    return commcost_get_op(p->cost, (CollOp)su->coll, su->algo, su->elems, dur, util, code, err);
+}
+
+const CollSchedule *trainplan_unit_schedule(const TrainPlan *p, int u, char **err)
+{
+    const SyncUnit *su = &g_array_index(p->units, SyncUnit, u);
+    return commcost_schedule_op(p->cost, (CollOp)su->coll, su->algo, su->elems, err);
 }

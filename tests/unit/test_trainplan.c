@@ -537,7 +537,7 @@ START_TEST(test_gate_errors)
         SyncGate release, need;
         const char *says;
     } bad[] = {
-        {SYNC_ALLGATHER, {GATE_BACKWARD, 0, 0}, {GATE_FORWARD, 0, 1}, "expected an all-reduce"},
+        {SYNC_NCOLLS, {GATE_BACKWARD, 0, 0}, {GATE_FORWARD, 0, 1}, "its collective is unknown"},
         {SYNC_ALLREDUCE, {GATE_UPDATE, -1, 0}, {GATE_UPDATE, -1, 1}, "release gate names no task"},
         {SYNC_ALLREDUCE, {GATE_BACKWARD, 0, 1}, {GATE_FORWARD, 0, 1}, "release gate names no task"},
         {SYNC_ALLREDUCE, {GATE_FORWARD, 2, 0}, {GATE_FORWARD, 3, 1}, "next instance would be released"},
