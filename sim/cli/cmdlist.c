@@ -37,6 +37,9 @@ static const ReportListEntry policies[] = {
                          "layer (the thesis)"},
     {"priority", "overlap", "as layer, and the queue serves the layer needed soonest; tensors split into "
                             "partitions (4 MiB) so a big layer cannot block an urgent one"},
+    {"fsdp", "overlap", "PyTorch FSDP (v1): per wrapping unit, parameters all-gathered before forward and "
+                        "backward, gradients reduce-scattered after; sharding, backward_prefetch, "
+                        "forward_prefetch, limit_all_gathers, wrap"},
 };
 
 /* Descriptions of the built-in topology kinds, indexed by TopoKind. */

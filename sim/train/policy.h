@@ -10,14 +10,17 @@
 
 #include "coll/coll.h"
 #include "train/model.h"
+#include "train/shard.h"
+#include "train/shardsched.h"
 
 /* An overlap policy: an index into the rows of rules (policy.c). */
-typedef enum { OVERLAP_NONE, OVERLAP_DDP, OVERLAP_LAYER, OVERLAP_PRIORITY, OVERLAP_NKINDS } OverlapKind;
+typedef enum { OVERLAP_NONE, OVERLAP_DDP, OVERLAP_LAYER, OVERLAP_PRIORITY, OVERLAP_FSDP, OVERLAP_NKINDS } OverlapKind;
 
 /* How a policy groups gradients into sync units. */
 typedef enum {
     UNITS_LAYERS,            /* one unit per layer, in readiness order (L..1) */
-    UNITS_BUCKETS            /* DDP buckets (bucket, first_bucket, ddp_layout) */
+    UNITS_BUCKETS,           /* DDP buckets (bucket, first_bucket, ddp_layout) */
+    UNITS_SHARDED            /* FSDP's all-gathers and reduce-scatters per wrapping unit (shardplan.h) */
 } UnitsRule;
 
 /* When a unit is released to the communicator. */
@@ -95,12 +98,17 @@ typedef struct {
     uint64_t partition_bytes;            /* priority: split units into pieces of at most this; 0 = none */
     uint64_t fusion_bytes;               /* layer/priority: fuse adjacent small layers up to this; 0 = off */
     GHashTable *overrides;               /* layer name (char*) -> CollAlgo+1 (GINT_TO_POINTER); owned */
+    ShardStrategy sharding;              /* fsdp: full_shard (default), shard_grad_op, hybrid_shard, no_shard */
+    ShardPrefetch backward_prefetch;     /* fsdp: backward_pre (default), backward_post, none */
+    bool forward_prefetch;               /* fsdp: the next unit's forward all-gather at this one's (false) */
+    bool limit_all_gathers;              /* fsdp: the rate limiter, two frees pending at most (true) */
+    uint64_t wrap_min_params;            /* fsdp: 0 = `wrap: block`; else `wrap: {min_params: N}` */
 } Policy;
 
 /* The rules of overlap policy k. */
 const OverlapRules *policy_rules(OverlapKind k);
 const char *policy_overlap_name(OverlapKind k);
-/* "none, ddp, layer or priority": the policies' names for an error; g_free it. */
+/* "none, ddp, layer, priority or fsdp": the policies' names for an error; g_free it. */
 char *policy_overlap_names(void);
 bool policy_overlap_parse(const char *s, OverlapKind *out);
 /* "ring", "hybrid", "auto", ... — the algorithm column of a result. */

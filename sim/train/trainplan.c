@@ -1,5 +1,6 @@
 /* trainplan — the training plan and its walk; see trainplan.h. */
 #include "train/trainplan.h"
+#include "train/shardplan.h"
 #include "train/trainsel.h"
 
 #include <stdio.h>
@@ -39,11 +40,11 @@ static double build_tasks(TrainPlan *p)
     int L = (int)m->layers->len;
     bool per_layer = r->update == UPDATE_PER_LAYER;
     double copy = r->bucket_copy ? 2.0 * s->elem_bytes / s->gpu.mem_Bps : 0;   /* s per param */
-    double total = 0, upd_all = 0;
+    double total = 0, upd_all = 0, shard = shardplan_factor(p->pol, s->world, s->gpus_per_node);
     for (int l = 0; l < L; l++) {
         const ModelLayer *ml = &g_array_index(m->layers, ModelLayer, l);
         double f = gpu_forward_s(&s->gpu, m, ml, p->batch, s->precision);
-        double u = gpu_update_s(&s->gpu, ml, s->update_bytes_per_param);
+        double u = gpu_update_s(&s->gpu, ml, s->update_bytes_per_param) / shard;   /* its shard only */
         TrainTask k = {.kind = TRAIN_TASK_FWD, .layer = l, .dur = ps(per_layer ? f + u : f)};
         g_array_append_val(p->tasks, k);
         total += f + u;

@@ -1,0 +1,51 @@
+/* shardplan — the sync units of a sharded policy (`overlap: fsdp`): the
+ * collectives FSDP issues in one iteration (shardsched_ops over the
+ * wrapping units of shardwrap_units), each a SyncUnit with its collective
+ * and its gates, in issue order.
+ *
+ * Contract (docs/explanation/sharding.md, "In the engines"):
+ * - An all-gather of unit v is needed by the forward of v's first layer
+ *   (forward) or the backward of its last (backward); a reduce-scatter is
+ *   released after the backward of v's first layer (its gradients are
+ *   ready) and needed by the update.
+ * - In forward the CPU runs ahead of the GPU: an all-gather is issued at
+ *   the iteration's start (the update of the iteration before) unless
+ *   the rate limiter made the CPU wait for a unit's compute to end
+ *   (ShardOp.wait_unit: released after that task). In backward an op is
+ *   issued at its hook (ShardOp.hook of unit ShardOp.at): a
+ *   pre-backward at the end of the task before the backward of the
+ *   unit's last layer, a post-backward at the end of the backward of its
+ *   first layer (or later, when the limiter waits).
+ * - One communicator stream runs the collectives in issue order, so no
+ *   unit is released before one issued ahead of it: its release is the
+ *   latest of its own and every earlier unit's.
+ * - full_shard re-gathers every unit but the root for backward;
+ *   shard_grad_op keeps the parameters after forward (no backward
+ *   all-gather, no limiter); hybrid_shard gathers and reduce-scatters
+ *   inside each node (hierarchical: the reduce-scatter all-reduces each
+ *   block across nodes in the same unit, as FSDP issues that all-reduce
+ *   right behind it on the same stream); no_shard all-reduces each unit's
+ *   gradients with the policy's algorithm, as DDP would.
+ * Units with no parameters carry no collective and are left out. */
+#ifndef ARSIM_SHARDPLAN_H
+#define ARSIM_SHARDPLAN_H
+
+#include "io/cfg.h"
+#include "train/policy.h"
+
+/* The units of fsdp policy p on model m (policy_units' contract). */
+GArray *shardplan_units(const Policy *p, const Model *m);
+
+/* The sharding factor of p on `world` GPUs in nodes of `gpus_per_node`:
+ * world (full_shard, shard_grad_op), gpus_per_node (hybrid_shard), 1
+ * (no_shard, and every policy that does not shard). */
+int shardplan_factor(const Policy *p, int world, int gpus_per_node);
+
+/* Reads policy node n's fsdp keys (sharding, backward_prefetch,
+ * forward_prefetch, limit_all_gathers, wrap) into p, whose overlap is
+ * already read; the cluster has `nodes` nodes (hybrid_shard needs two or
+ * more). A key of these on another policy, an unknown value, or
+ * hybrid_shard on one node: false + *err (cfg_err: its position). */
+bool shardplan_read(CfgNode *n, int nodes, Policy *p, char **err);
+
+#endif
