@@ -14,6 +14,7 @@
 
 #include <check.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #define STAR_YAML                                                                                 \
@@ -102,11 +103,196 @@ START_TEST(test_engines_run_sharded_units)
 }
 END_TEST
 
+/* ---- overlap: fsdp ----------------------------------------------------- */
+
+#define FSDP_YAML                                                                                  \
+    "model: llama3-8b\nprecision: bf16\nbatch: [2]\ncluster: {node: dgx-h100, nodes: 1}\n"           \
+    "iterations: {warmup: 1, measured: 2}\npolicies:\n"                                              \
+    "  - {name: pre, overlap: fsdp}\n"                                                               \
+    "  - {name: none, overlap: fsdp, backward_prefetch: none}\n"                                     \
+    "  - {name: post, overlap: fsdp, backward_prefetch: backward_post}\n"                            \
+    "  - {name: nolimit, overlap: fsdp, limit_all_gathers: false}\n"                                 \
+    "  - {name: fwdpf, overlap: fsdp, forward_prefetch: true}\n"                                     \
+    "  - {name: zero2, overlap: fsdp, sharding: shard_grad_op}\n"                                    \
+    "  - {name: noshard, overlap: fsdp, sharding: no_shard}\n"
+
+enum { POL_PRE, POL_NONE, POL_POST, POL_NOLIMIT, POL_FWDPF, POL_ZERO2, POL_NOSHARD, NPOLS };
+
+static Scenario *fsdp_scenario(void)
+{
+    static Scenario *s;   /* loaded once per test process */
+    if (!s)
+        s = load(FSDP_YAML);
+    return s;
+}
+
+static const TrainUnitRow *row(const TrainResult *r, const char *name)
+{
+    for (guint u = 0; u < r->units->len; u++)
+        if (strcmp(g_array_index(r->units, TrainUnitRow, u).name, name) == 0)
+            return &g_array_index(r->units, TrainUnitRow, u);
+    ck_abort_msg("no unit %s", name);
+    return NULL;
+}
+
+static void run_fsdp(int pol, bool per_rank, TrainResult *r)
+{
+    char *err = NULL;
+    TrainOpts o = {.layers = true, .per_rank = per_rank};
+    ck_assert_msg(train_run(fsdp_scenario(), 2, pol, &o, r, &err), "%s", err);
+}
+
+/* The units: 33 wrapping units (32 blocks and the root); full_shard has a
+ * forward all-gather for each, a backward one for each block (the root
+ * keeps its parameters), a reduce-scatter for each: 33 + 32 + 33;
+ * shard_grad_op no backward all-gathers; no_shard one all-reduce each.
+ * The root's reduce-scatter is issued last. */
+START_TEST(test_fsdp_units)
+{
+    static const struct {
+        int pol;
+        guint units;
+    } want[] = {{POL_PRE, 98}, {POL_NONE, 98}, {POL_ZERO2, 66}, {POL_NOSHARD, 33}};
+    for (size_t i = 0; i < G_N_ELEMENTS(want); i++) {
+        char *err = NULL;
+        TrainPlan *p = trainplan_new(fsdp_scenario(), want[i].pol, 2, &err);
+        ck_assert_msg(p, "%s", err);
+        ck_assert_uint_eq(p->units->len, want[i].units);
+        const SyncUnit *last = &g_array_index(p->units, SyncUnit, p->units->len - 1);
+        ck_assert_str_eq(last->name, want[i].pol == POL_NOSHARD ? "root ar" : "root rs");
+        uint64_t rs = 0, ag = 0;
+        for (guint u = 0; u < p->units->len; u++) {
+            const SyncUnit *su = &g_array_index(p->units, SyncUnit, u);
+            rs += su->coll == SYNC_REDUCE_SCATTER || su->coll == SYNC_ALLREDUCE ? su->elems : 0;
+            ag += su->coll == SYNC_ALLGATHER ? su->elems : 0;
+        }
+        ck_assert_uint_eq(rs, fsdp_scenario()->model->params);   /* every gradient reduced once */
+        const GArray *ls = fsdp_scenario()->model->layers;
+        uint64_t root = g_array_index(ls, ModelLayer, 0).params + g_array_index(ls, ModelLayer, ls->len - 2).params +
+                        g_array_index(ls, ModelLayer, ls->len - 1).params;   /* tok_embeddings, norm, output */
+        uint64_t ag_want = want[i].pol == POL_NOSHARD ? 0
+                         : want[i].pol == POL_ZERO2   ? fsdp_scenario()->model->params
+                                                      : 2 * fsdp_scenario()->model->params - root;
+        ck_assert_uint_eq(ag, ag_want);
+        trainplan_free(p);
+    }
+}
+END_TEST
+
+/* backward_pre: AG(i-1) is issued before RS(i) and starts before it. */
+START_TEST(test_fsdp_backward_pre)
+{
+    TrainResult r;
+    run_fsdp(POL_PRE, false, &r);
+    for (int i = 1; i < 32; i++) {
+        char ag[64], rs[64];
+        snprintf(ag, sizeof ag, "layers.%d ag-bwd", i - 1);
+        snprintf(rs, sizeof rs, "layers.%d rs", i);
+        const TrainUnitRow *a = row(&r, ag), *b = row(&r, rs);
+        ck_assert_msg(a->ready_s < b->ready_s && a->start_s < b->start_s, "%s %.9g/%.9g vs %s %.9g/%.9g", ag,
+                      a->ready_s, a->start_s, rs, b->ready_s, b->start_s);
+    }
+    train_result_clear(&r);
+}
+END_TEST
+
+/* No prefetch: AG(i-1) is issued with RS(i) (the same hook instant),
+ * behind it on the one stream: in series, starting when RS(i) ends. */
+START_TEST(test_fsdp_no_prefetch)
+{
+    TrainResult r;
+    run_fsdp(POL_NONE, false, &r);
+    for (int i = 1; i < 32; i++) {
+        char ag[64], rs[64];
+        snprintf(ag, sizeof ag, "layers.%d ag-bwd", i - 1);
+        snprintf(rs, sizeof rs, "layers.%d rs", i);
+        const TrainUnitRow *a = row(&r, ag), *b = row(&r, rs);
+        ck_assert_double_eq(a->ready_s, b->ready_s);
+        ck_assert_double_eq(a->start_s, b->end_s);
+    }
+    TrainResult pre;
+    run_fsdp(POL_PRE, false, &pre);
+    ck_assert_double_lt(pre.exposed_comm_s, r.exposed_comm_s);   /* prefetch hides more */
+    train_result_clear(&pre);
+    train_result_clear(&r);
+}
+END_TEST
+
+/* The stream position of gate g (forward l: l, backward l: 2L-1-l, the
+ * update 2L; released at the update for the next iteration: -1). */
+static int gate_pos(const SyncGate *g, int L, bool release)
+{
+    if (g->task == GATE_UPDATE)
+        return release ? -1 : 2 * L;
+    return g->task == GATE_FORWARD ? g->layer : 2 * L - 1 - g->layer;
+}
+
+/* The most forward all-gathers of blocks issued and not yet freed (the
+ * forward of their last layer not ended) at any point of the stream. */
+static int max_gathered(int pol)
+{
+    char *err = NULL;
+    TrainPlan *p = trainplan_new(fsdp_scenario(), pol, 2, &err);
+    ck_assert_msg(p, "%s", err);
+    int L = (int)fsdp_scenario()->model->layers->len, most = 0;
+    for (int t = -1; t < L; t++) {
+        int n = 0;
+        for (guint u = 0; u < p->units->len; u++) {
+            const SyncUnit *su = &g_array_index(p->units, SyncUnit, u);
+            if (su->coll != SYNC_ALLGATHER || !g_str_has_suffix(su->name, " ag") || g_str_has_prefix(su->name, "root"))
+                continue;
+            n += gate_pos(&su->release, L, true) <= t && t < su->last_layer;
+        }
+        most = MAX(most, n);
+    }
+    trainplan_free(p);
+    return most;
+}
+
+/* The limiter: never three blocks gathered at once in forward (the one
+ * computing included); with forward prefetch one more, the next unit's
+ * gathered ahead (the limiter counts frees pending, not gathers).
+ * Without it the CPU issues every forward all-gather at the iteration's
+ * start. */
+START_TEST(test_fsdp_limiter)
+{
+    ck_assert_int_eq(max_gathered(POL_PRE), 2);
+    ck_assert_int_eq(max_gathered(POL_FWDPF), 3);
+    ck_assert_int_eq(max_gathered(POL_NOLIMIT), 32);
+}
+END_TEST
+
+/* Both engines agree on every fsdp policy. */
+START_TEST(test_fsdp_engines_agree)
+{
+    for (int pol = 0; pol < NPOLS; pol++) {
+        TrainResult a, b;
+        run_fsdp(pol, false, &a);
+        run_fsdp(pol, true, &b);
+        ck_assert_double_eq(a.iteration_s, b.iteration_s);
+        ck_assert_double_eq(a.comm_s, b.comm_s);
+        ck_assert_double_eq(a.exposed_comm_s, b.exposed_comm_s);
+        for (guint u = 0; u < a.units->len; u++)
+            ck_assert_double_eq(g_array_index(a.units, TrainUnitRow, u).end_s,
+                                g_array_index(b.units, TrainUnitRow, u).end_s);
+        train_result_clear(&a);
+        train_result_clear(&b);
+    }
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("trainshard");
     TCase *tc = testmain_case(s, "closed-forms");
     tcase_add_test(tc, test_engines_run_sharded_units);
+    tcase_add_test(tc, test_fsdp_units);
+    tc = testmain_case(s, "event-order");
+    tcase_add_test(tc, test_fsdp_backward_pre);
+    tcase_add_test(tc, test_fsdp_no_prefetch);
+    tcase_add_test(tc, test_fsdp_limiter);
+    tc = testmain_case(s, "engines");
+    tcase_add_test(tc, test_fsdp_engines_agree);
     return s;
 }
 
