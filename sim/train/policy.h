@@ -103,6 +103,9 @@ typedef struct {
     bool forward_prefetch;               /* fsdp: the next unit's forward all-gather at this one's (false) */
     bool limit_all_gathers;              /* fsdp: the rate limiter, two frees pending at most (true) */
     uint64_t wrap_min_params;            /* fsdp: 0 = `wrap: block`; else `wrap: {min_params: N}` */
+    ShardCkpt checkpoint;                /* activation checkpointing of blocks: none (default), selective (every
+                                          * second block), full; a checkpointed block's forward runs again in
+                                          * its backward */
 } Policy;
 
 /* The rules of overlap policy k. */

@@ -18,7 +18,7 @@
                       "iterations, compute, comm, variation, stragglers, faults, background"
 #define CLUSTER_KEYS "topology, nodes, gpus_per_node, intra, calibration"
 #define POLICY_KEYS "name, overlap, algorithm, inter, bucket, first_bucket, ddp_layout, partition, fusion, " \
-                    "hybrid, overrides, sharding, backward_prefetch, forward_prefetch, limit_all_gathers, wrap"
+                    "hybrid, overrides, checkpoint, sharding, backward_prefetch, forward_prefetch, limit_all_gathers, wrap"
 
 void scenario_free(Scenario *s)
 {

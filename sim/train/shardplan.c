@@ -172,8 +172,41 @@ static bool read_wrap(CfgNode *w, Policy *p, char **err)
     return cfg_check_keys(w, "wrap", "min_params", err);
 }
 
+bool *shardplan_recomputed(const Policy *p, const Model *m)
+{
+    bool *re = g_new0(bool, MAX(m->layers->len, 1));
+    if (p->checkpoint == SHARD_CKPT_NONE)
+        return re;
+    guint every = p->checkpoint == SHARD_CKPT_FULL ? 1 : (guint)shard_config_default().ckpt_every;
+    GArray *blocks = shardwrap_blocks(m);
+    for (guint b = 0; b < blocks->len; b++) {
+        if ((b + 1) % every != 0)
+            continue;
+        const ShardUnit *u = &g_array_index(blocks, ShardUnit, b);
+        for (guint k = 0; k < u->layers->len; k++)
+            re[g_array_index(u->layers, guint, k)] = true;
+    }
+    shardwrap_free(blocks);
+    return re;
+}
+
+/* `checkpoint: none | selective | full`, on any policy. */
+static bool read_checkpoint(CfgNode *n, Policy *p, char **err)
+{
+    const char *ck = NULL;
+    if (!cfg_opt_string(n, "checkpoint", &ck, err))
+        return false;
+    if (ck && !shard_ckpt_parse(ck, &p->checkpoint)) {
+        *err = cfg_err(cfg_peek(n, "checkpoint"), "unknown checkpoint '%s'; expected none, selective or full", ck);
+        return false;
+    }
+    return true;
+}
+
 bool shardplan_read(CfgNode *n, int nodes, Policy *p, char **err)
 {
+    if (!read_checkpoint(n, p, err))
+        return false;
     static const char *const keys[] = {"sharding", "backward_prefetch", "forward_prefetch", "limit_all_gathers",
                                        "wrap"};
     if (policy_rules(p->overlap)->units != UNITS_SHARDED) {
@@ -207,4 +240,24 @@ bool shardplan_read(CfgNode *n, int nodes, Policy *p, char **err)
     }
     CfgNode *w = cfg_get(n, "wrap");
     return !w || read_wrap(w, p, err);
+}
+
+uint64_t shardplan_memory(const Policy *p, const Model *m, int world, int gpus_per_node, int batch, int elem_bytes)
+{
+    bool sharded = policy_rules(p->overlap)->units == UNITS_SHARDED;
+    ShardConfig c = shard_config_default();
+    c.strategy = sharded ? p->sharding : SHARD_NONE;
+    c.world = world;
+    c.group = gpus_per_node;
+    c.prefetch = sharded && (p->backward_prefetch != SHARD_PREFETCH_NONE || p->forward_prefetch);
+    c.batch = batch;
+    c.checkpoint = p->checkpoint;
+    c.param_bytes = c.grad_bytes = elem_bytes;
+    GArray *w = shardwrap_units(m, sharded ? p->wrap_min_params : 0);
+    ShardMemory mem;
+    char *err = NULL;
+    bool ok = shard_memory(m, w, &c, &mem, &err);
+    g_free(err);
+    shardwrap_free(w);
+    return ok ? mem.peak : 0;
 }

@@ -41,9 +41,22 @@ GArray *shardplan_units(const Policy *p, const Model *m);
  * (no_shard, and every policy that does not shard). */
 int shardplan_factor(const Policy *p, int world, int gpus_per_node);
 
-/* Reads policy node n's fsdp keys (sharding, backward_prefetch,
- * forward_prefetch, limit_all_gathers, wrap) into p, whose overlap is
- * already read; the cluster has `nodes` nodes (hybrid_shard needs two or
+/* The estimated peak memory of one GPU (shard_memory's peak) under policy
+ * p: its sharding for fsdp, no_shard (whole replicas) for every other
+ * policy; activations for `batch` samples, parameters and gradients of
+ * elem_bytes, mixed-precision Adam's 12 bytes of optimizer state a
+ * parameter. 0 when the model gives no act_bytes (unknown). */
+uint64_t shardplan_memory(const Policy *p, const Model *m, int world, int gpus_per_node, int batch, int elem_bytes);
+
+/* Per layer of m: whether its forward runs again in its backward under
+ * p's checkpointing (every layer of a checkpointed block: selective
+ * checkpoints blocks 1, 3, 5, ... from 0, full every block; none none).
+ * g_free it. */
+bool *shardplan_recomputed(const Policy *p, const Model *m);
+
+/* Reads policy node n's `checkpoint` (any policy) and its fsdp keys
+ * (sharding, backward_prefetch, forward_prefetch, limit_all_gathers,
+ * wrap) into p, whose overlap is already read; the cluster has `nodes` nodes (hybrid_shard needs two or
  * more). A key of these on another policy, an unknown value, or
  * hybrid_shard on one node: false + *err (cfg_err: its position). */
 bool shardplan_read(CfgNode *n, int nodes, Policy *p, char **err);

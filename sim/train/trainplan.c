@@ -41,6 +41,7 @@ static double build_tasks(TrainPlan *p)
     bool per_layer = r->update == UPDATE_PER_LAYER;
     double copy = r->bucket_copy ? 2.0 * s->elem_bytes / s->gpu.mem_Bps : 0;   /* s per param */
     double total = 0, upd_all = 0, shard = shardplan_factor(p->pol, s->world, s->gpus_per_node);
+    bool *recompute = shardplan_recomputed(p->pol, m);
     for (int l = 0; l < L; l++) {
         const ModelLayer *ml = &g_array_index(m->layers, ModelLayer, l);
         double f = gpu_forward_s(&s->gpu, m, ml, p->batch, s->precision);
@@ -53,16 +54,38 @@ static double build_tasks(TrainPlan *p)
     for (int l = L - 1; l >= 0; l--) {
         const ModelLayer *ml = &g_array_index(m->layers, ModelLayer, l);
         double b = gpu_backward_s(&s->gpu, m, ml, p->batch, s->precision, s->bwd_ratio) + copy * (double)ml->params;
+        if (recompute[l])   /* its checkpointed block's forward again */
+            b += gpu_forward_s(&s->gpu, m, ml, p->batch, s->precision);
         upd_all += copy * (double)ml->params;   /* the copy out, before the step */
         TrainTask k = {.kind = TRAIN_TASK_BWD, .layer = l, .dur = ps(b)};
         g_array_append_val(p->tasks, k);
         total += b + copy * (double)ml->params;
     }
+    g_free(recompute);
     if (!per_layer) {
         TrainTask k = {.kind = TRAIN_TASK_UPDATE_ALL, .layer = -1, .dur = ps(upd_all)};
         g_array_append_val(p->tasks, k);
     }
     return total;
+}
+
+/* p->comm_bytes: what rank 0 sends per iteration, step by step over each
+ * unit's schedule. False + *err when a schedule does not build. */
+static bool comm_bytes(TrainPlan *p, char **err)
+{
+    p->comm_bytes = 0;
+    for (guint u = 0; u < p->units->len; u++) {
+        const CollSchedule *sc = trainplan_unit_schedule(p, (int)u, err);
+        if (!sc)
+            return false;
+        uint32_t n = coll_nsteps(sc, 0);
+        for (uint32_t k = 0; k < n; k++) {
+            CollStep st;
+            coll_step(sc, 0, k, &st);
+            p->comm_bytes += st.send_peer >= 0 ? st.send_len * (uint64_t)p->s->elem_bytes : 0;
+        }
+    }
+    return true;
 }
 
 TrainPlan *trainplan_new(const Scenario *s, int policy, int batch, char **err)
@@ -91,10 +114,12 @@ TrainPlan *trainplan_new(const Scenario *s, int policy, int batch, char **err)
     p->waits = g_array_new(FALSE, FALSE, sizeof(int));
     p->releases = g_array_new(FALSE, FALSE, sizeof(int));
     p->compute_s = build_tasks(p);
-    if (!trainplan_index_waits(p, err) || !trainsel_select(s, p->pol, p->units, p->cost, batch, err)) {
+    if (!trainplan_index_waits(p, err) || !trainsel_select(s, p->pol, p->units, p->cost, batch, err) ||
+        !comm_bytes(p, err)) {
         trainplan_free(p);
         return NULL;
     }
+    p->memory_peak = shardplan_memory(p->pol, s->model, s->world, s->gpus_per_node, batch, s->elem_bytes);
     return p;
 }
 

@@ -68,6 +68,8 @@ typedef struct TrainPlan {
     GArray *releases;        /* int unit indices, grouped by the task whose end releases them; owned */
     int nstreams;            /* communicator streams its units use (highest SyncUnit.stream + 1), >= 1 */
     double compute_s;        /* forward + backward + update per iteration (s), unrounded */
+    uint64_t comm_bytes;     /* bytes rank 0 sends per iteration over every unit's schedule */
+    uint64_t memory_peak;    /* bytes: one GPU's estimated peak memory (shardplan_memory); 0 unknown */
 } TrainPlan;
 
 /* Starts unit u's all-reduce live on net at sim->now, with the plan's

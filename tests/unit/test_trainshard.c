@@ -281,6 +281,82 @@ START_TEST(test_fsdp_engines_agree)
 }
 END_TEST
 
+/* comm_bytes, rank 0's bytes a iteration, against ZeRO's and the FSDP
+ * paper's volumes. Every llama3-8b unit divides by 8, so a ring
+ * all-gather or reduce-scatter of U elements sends 7/8 U from every
+ * rank: no_shard 2 x 7/8 x 2Ψ bytes (DDP's), shard_grad_op the same
+ * (1x), full_shard 7/8 (3Ψ - root) x 2 (1.5x less the root kept after
+ * forward); hybrid_shard on 2 x 8 adds the cross-node all-reduce of each
+ * GPU's block, 2M(R-1)/(GR) = Ψ/4 bytes. */
+START_TEST(test_fsdp_traffic)
+{
+    const Model *m = fsdp_scenario()->model;
+    const GArray *ls = m->layers;
+    uint64_t psi = m->params, root = g_array_index(ls, ModelLayer, 0).params +
+                                     g_array_index(ls, ModelLayer, ls->len - 2).params +
+                                     g_array_index(ls, ModelLayer, ls->len - 1).params;
+    uint64_t ddp = 2 * 2 * 7 * psi / 8;
+    ck_assert_uint_eq(ddp, 28105914368u);
+    static const struct {
+        int pol;
+        int num, den;   /* of DDP's bytes, before the root's correction */
+    } cases[] = {{POL_NOSHARD, 2, 2}, {POL_ZERO2, 2, 2}, {POL_PRE, 3, 2}, {POL_NONE, 3, 2}};
+    for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+        char *err = NULL;
+        TrainPlan *p = trainplan_new(fsdp_scenario(), cases[i].pol, 2, &err);
+        ck_assert_msg(p, "%s", err);
+        uint64_t want = ddp / 2 * (uint64_t)cases[i].num;
+        if (cases[i].num == 3)
+            want -= 2 * 7 * root / 8;   /* the root's backward all-gather, skipped */
+        ck_assert_uint_eq(p->comm_bytes, want);
+        trainplan_free(p);
+    }
+    Scenario *h = load("model: llama3-8b\nprecision: bf16\nbatch: [2]\ncluster: {node: dgx-h100, nodes: 2}\n"
+                       "policies:\n  - {name: hsdp, overlap: fsdp, sharding: hybrid_shard}\n"
+                       "  - {name: fs, overlap: fsdp}\n");
+    char *err = NULL;
+    TrainPlan *p = trainplan_new(h, 0, 2, &err);
+    ck_assert_msg(p, "%s", err);
+    ck_assert_uint_eq(2 * psi / 8, 2007565312u);
+    ck_assert_uint_eq(p->comm_bytes, 2 * 7 * (3 * psi - root) / 8 + 2 * psi / 8);
+    trainplan_free(p);
+    p = trainplan_new(h, 1, 2, &err);   /* full_shard over all 16 */
+    ck_assert_msg(p, "%s", err);
+    ck_assert_uint_eq(p->comm_bytes, 2 * 15 * (3 * psi - root) / 16);
+    trainplan_free(p);
+    scenario_free(h);
+}
+END_TEST
+
+/* memory_peak_bytes is shard_memory's peak for the policy's sharding
+ * (DDP-like policies: no_shard): llama3-8b on 8 GPUs, batch 2, as
+ * docs/explanation/sharding.md's example (108 GiB with prefetch, no
+ * checkpointing; model states 16Ψ/8 + the rest). */
+START_TEST(test_fsdp_memory)
+{
+    TrainResult r;
+    run_fsdp(POL_PRE, false, &r);
+    GArray *w = shardwrap_units(fsdp_scenario()->model, 0);
+    ShardConfig c = shard_config_default();
+    c.world = 8;
+    c.batch = 2;
+    ShardMemory mem;
+    char *err = NULL;
+    ck_assert_msg(shard_memory(fsdp_scenario()->model, w, &c, &mem, &err), "%s", err);
+    ck_assert_uint_eq(r.memory_peak_bytes, mem.peak);
+    ck_assert_uint_eq(mem.params + mem.grads + mem.optim, 16 * fsdp_scenario()->model->params / 8);
+    train_result_clear(&r);
+    run_fsdp(POL_NOSHARD, false, &r);
+    c.strategy = SHARD_NONE;
+    c.prefetch = false;
+    ck_assert(shard_memory(fsdp_scenario()->model, w, &c, &mem, &err));
+    ck_assert_uint_eq(r.memory_peak_bytes, mem.peak);
+    ck_assert_uint_eq(mem.params + mem.grads + mem.optim, 16 * fsdp_scenario()->model->params);
+    train_result_clear(&r);
+    shardwrap_free(w);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("trainshard");
@@ -291,6 +367,9 @@ static Suite *suite(void)
     tcase_add_test(tc, test_fsdp_backward_pre);
     tcase_add_test(tc, test_fsdp_no_prefetch);
     tcase_add_test(tc, test_fsdp_limiter);
+    tc = testmain_case(s, "conservation");
+    tcase_add_test(tc, test_fsdp_traffic);
+    tcase_add_test(tc, test_fsdp_memory);
     tc = testmain_case(s, "engines");
     tcase_add_test(tc, test_fsdp_engines_agree);
     return s;
