@@ -162,14 +162,15 @@ static bool read_wrap(CfgNode *w, Policy *p, char **err)
         return false;
     }
     int64_t n = 0;
-    if (!cfg_expect_map(w, "wrap", err) || !cfg_opt_int(w, "min_params", 1, INT64_MAX, &n, err))
+    if (!cfg_expect_map(w, "wrap", err) || !cfg_opt_int(w, "min_params", 1, INT64_MAX, &n, err) ||
+        !cfg_check_keys(w, "wrap", "min_params", err))
         return false;
     if (!cfg_peek(w, "min_params")) {
         *err = cfg_err(w, "wrap without min_params; expected block or {min_params: N}");
         return false;
     }
     p->wrap_min_params = (uint64_t)n;
-    return cfg_check_keys(w, "wrap", "min_params", err);
+    return true;
 }
 
 bool *shardplan_recomputed(const Policy *p, const Model *m)
