@@ -110,8 +110,8 @@ bool commcost_get_op(CommCost *c, CollOp op, CollAlgo a, uint64_t elems, simtime
         CollExec *x = collexec_start(&run);
         bool ok = sim_run(sim) && done;
         if (!ok) {
-            *err = g_strdup_printf("simulating %s%s%s failed: %s", coll_algo_name(a), op ? " " : "", op ? coll_op_name(op) : "",
-                                   sim->failed ? sim->error : "did not finish");
+            *err = g_strdup_printf("simulating %s%s%s failed: %s", coll_algo_name(a), op ? " " : "",
+                                   op ? coll_op_name(op) : "", sim->failed ? sim->error : "did not finish");
             if (code)
                 *code = sim->failed ? sim->code : SIM_ERR_MODEL;
         } else {

@@ -18,6 +18,8 @@ static const OverlapRules overlap_rules[OVERLAP_NKINDS] = {
                           .release = RELEASE_WHEN_READY, .enqueue = ENQUEUE_PRIORITY, .update = UPDATE_PER_LAYER},
     [OVERLAP_FSDP] = {.name = "fsdp", .units = UNITS_SHARDED, .release = RELEASE_WHEN_READY, .enqueue = ENQUEUE_FIFO,
                       .update = UPDATE_WHOLE_MODEL, .stream = STREAM_SHARED},
+    [OVERLAP_FSDP2] = {.name = "fsdp2", .units = UNITS_SHARDED, .release = RELEASE_WHEN_READY, .enqueue = ENQUEUE_FIFO,
+                       .update = UPDATE_WHOLE_MODEL, .stream = STREAM_PER_COLLECTIVE},
 };
 
 const OverlapRules *policy_rules(OverlapKind k)

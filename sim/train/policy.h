@@ -14,7 +14,15 @@
 #include "train/shardsched.h"
 
 /* An overlap policy: an index into the rows of rules (policy.c). */
-typedef enum { OVERLAP_NONE, OVERLAP_DDP, OVERLAP_LAYER, OVERLAP_PRIORITY, OVERLAP_FSDP, OVERLAP_NKINDS } OverlapKind;
+typedef enum {
+    OVERLAP_NONE,
+    OVERLAP_DDP,
+    OVERLAP_LAYER,
+    OVERLAP_PRIORITY,
+    OVERLAP_FSDP,            /* FSDP1: one stream, explicit prefetch, the rate limiter */
+    OVERLAP_FSDP2,           /* FSDP2: a stream per collective, implicit prefetch, reshard_after_forward */
+    OVERLAP_NKINDS
+} OverlapKind;
 
 /* How a policy groups gradients into sync units. */
 typedef enum {
@@ -51,6 +59,9 @@ typedef enum {
     STREAM_PER_COLLECTIVE    /* a stream per collective (SyncColl's index): all-gathers do not queue behind
                               * reduce-scatters */
 } StreamRule;
+
+#define POLICY_RESHARD_TRUE 0     /* Policy.reshard: re-shard to every GPU after forward */
+#define POLICY_RESHARD_FALSE (-1) /* keep the parameters gathered until the backward */
 
 /* One overlap policy as data: the one place a new policy is added. */
 typedef struct {
@@ -103,6 +114,8 @@ typedef struct {
     bool forward_prefetch;               /* fsdp: the next unit's forward all-gather at this one's (false) */
     bool limit_all_gathers;              /* fsdp: the rate limiter, two frees pending at most (true) */
     uint64_t wrap_min_params;            /* fsdp: 0 = `wrap: block`; else `wrap: {min_params: N}` */
+    int reshard;                         /* fsdp2 reshard_after_forward: POLICY_RESHARD_TRUE (default),
+                                          * POLICY_RESHARD_FALSE, or N > 0: to groups of N consecutive GPUs */
     ShardCkpt checkpoint;                /* activation checkpointing of blocks: none (default), selective (every
                                           * second block), full; a checkpointed block's forward runs again in
                                           * its backward */
@@ -111,7 +124,7 @@ typedef struct {
 /* The rules of overlap policy k. */
 const OverlapRules *policy_rules(OverlapKind k);
 const char *policy_overlap_name(OverlapKind k);
-/* "none, ddp, layer, priority or fsdp": the policies' names for an error; g_free it. */
+/* "none, ddp, layer, priority, fsdp or fsdp2": the policies' names for an error; g_free it. */
 char *policy_overlap_names(void);
 bool policy_overlap_parse(const char *s, OverlapKind *out);
 /* "ring", "hybrid", "auto", ... — the algorithm column of a result. */
@@ -133,6 +146,8 @@ typedef struct {
     SyncGate need;           /* this task waits for it to be done (gradient units: a forward of the next
                               * iteration, or the update of its own); trainplan_index_waits' rules */
     int stream;              /* the communicator stream it is queued on, 0 .. SYNC_MAX_STREAMS - 1 */
+    int group;               /* > 0: a hierarchical collective inside groups of this many consecutive ranks
+                              * (fsdp2's reshard_after_forward: N); 0: the cluster's nodes */
     LayerKind kind;          /* kind of the layer with most parameters in the unit */
     int order;               /* launch order (buckets: bucket order; layers: readiness) */
     CollAlgo algo;           /* filled by the algorithm selection */

@@ -13,7 +13,8 @@ typedef struct {
     const Model *m;
     const GArray *wunits;    /* ShardUnit, from shardwrap_units */
     int L;                   /* layers */
-    int stream_pos;          /* the latest release so far, a position (one stream: issue order) */
+    bool per_coll;           /* a stream per collective (fsdp2); else one stream */
+    int stream_pos[SYNC_NCOLLS]; /* per stream: the latest release so far, a position (issue order) */
     GArray *out;             /* SyncUnit */
 } Build;
 
@@ -76,18 +77,20 @@ static LayerKind dominant_kind(const Build *b, const ShardUnit *w)
  * position `pos` (kept at or after every earlier release) and needed at
  * `need` (a position after pos in this iteration, or, released at START,
  * in the next). */
-static void add(Build *b, const ShardUnit *w, SyncColl c, const char *what, int pos, int need, CollAlgo algo)
+static SyncUnit *add(Build *b, const ShardUnit *w, SyncColl c, const char *what, int pos, int need, CollAlgo algo)
 {
-    pos = MAX(pos, b->stream_pos);
-    b->stream_pos = pos;
+    int stream = b->per_coll ? (int)c : 0;
+    pos = MAX(pos, b->stream_pos[stream]);
+    b->stream_pos[stream] = pos;
     char *base = unit_name(b, w);
     SyncUnit u = {.name = g_strdup_printf("%s %s", base, what), .elems = w->params, .first_layer = (int)lo_layer(w),
-                  .last_layer = (int)hi_layer(w), .ready_layer = (int)lo_layer(w), .coll = c, .stream = 0,
+                  .last_layer = (int)hi_layer(w), .ready_layer = (int)lo_layer(w), .coll = c, .stream = stream,
                   .kind = dominant_kind(b, w), .order = (int)b->out->len, .algo = algo};
     g_free(base);
     u.release = gate_at(b, pos, 0);
     u.need = gate_at(b, need, pos == START ? 1 : 0);
     g_array_append_val(b->out, u);
+    return &g_array_index(b->out, SyncUnit, b->out->len - 1);
 }
 
 /* Where op o is issued. Forward: the CPU runs ahead, at the iteration's
@@ -99,7 +102,11 @@ static void add(Build *b, const ShardUnit *w, SyncColl c, const char *what, int 
 static int issue_pos(const Build *b, const ShardOp *o)
 {
     int pos = START;
-    if (o->backward) {
+    if (!o->backward && b->per_coll && o->unit >= 2) {
+        /* fsdp2: one all-gather result held ahead; the next waits for its copy-out at the start of its unit */
+        const ShardUnit *prev = &g_array_index(b->wunits, ShardUnit, o->unit - 1);
+        pos = fwd_pos(b, lo_layer(prev)) - 1;
+    } else if (o->backward) {
         const ShardUnit *at = &g_array_index(b->wunits, ShardUnit, o->at);
         pos = o->hook == SHARD_PRE_BACKWARD ? bwd_pos(b, hi_layer(at)) - 1 : bwd_pos(b, lo_layer(at));
     }
@@ -121,11 +128,15 @@ int shardplan_factor(const Policy *p, int world, int gpus_per_node)
 GArray *shardplan_units(const Policy *p, const Model *m)
 {
     GArray *wunits = shardwrap_units(m, p->wrap_min_params);
-    Build b = {.p = p, .m = m, .wunits = wunits, .L = (int)m->layers->len, .stream_pos = START,
+    bool fsdp2 = policy_rules(p->overlap)->stream == STREAM_PER_COLLECTIVE;
+    Build b = {.p = p, .m = m, .wunits = wunits, .L = (int)m->layers->len, .per_coll = fsdp2,
                .out = g_array_new(FALSE, TRUE, sizeof(SyncUnit))};
-    bool grad_op = p->sharding == SHARD_GRAD_OP;
-    ShardSchedConfig c = {.backward_prefetch = p->backward_prefetch, .forward_prefetch = p->forward_prefetch,
-                          .limit_all_gathers = p->limit_all_gathers && !grad_op};
+    for (int k = 0; k < SYNC_NCOLLS; k++)
+        b.stream_pos[k] = START;
+    bool grad_op = p->sharding == SHARD_GRAD_OP || (fsdp2 && p->reshard == POLICY_RESHARD_FALSE);
+    ShardSchedConfig c = {.backward_prefetch = fsdp2 ? SHARD_PREFETCH_PRE : p->backward_prefetch,
+                          .forward_prefetch = !fsdp2 && p->forward_prefetch,
+                          .limit_all_gathers = !fsdp2 && p->limit_all_gathers && !grad_op};
     CollAlgo algo = p->sharding == SHARD_HYBRID ? COLL_HIERARCHICAL : COLL_RING;
     GArray *ops = shardsched_ops(wunits, &c);
     for (guint i = 0; i < ops->len; i++) {
@@ -142,7 +153,10 @@ GArray *shardplan_units(const Policy *p, const Model *m)
         } else if (o->kind == SHARD_OP_ALL_GATHER && !o->backward) {
             add(&b, w, SYNC_ALLGATHER, "ag", pos, fwd_pos(&b, lo_layer(w)), algo);
         } else if (o->kind == SHARD_OP_ALL_GATHER && !grad_op) {
-            add(&b, w, SYNC_ALLGATHER, "ag-bwd", pos, bwd_pos(&b, hi_layer(w)), algo);
+            bool group = fsdp2 && p->reshard > 0;   /* re-sharded to groups of N: gathered among them */
+            SyncUnit *u = add(&b, w, SYNC_ALLGATHER, "ag-bwd", pos, bwd_pos(&b, hi_layer(w)),
+                              group ? COLL_HIERARCHICAL : algo);
+            u->group = group ? p->reshard : 0;
         }
     }
     g_array_free(ops, TRUE);
@@ -204,21 +218,61 @@ static bool read_checkpoint(CfgNode *n, Policy *p, char **err)
     return true;
 }
 
-bool shardplan_read(CfgNode *n, int nodes, Policy *p, char **err)
+/* A key of `keys` that n holds but policy kind `ok` (fsdp, fsdp2 or
+ * both) does not take: false + *err at it. */
+static bool refuse_keys(CfgNode *n, const char *const *keys, size_t nkeys, const char *ok, char **err)
+{
+    for (size_t i = 0; i < nkeys; i++)
+        if (cfg_peek(n, keys[i])) {
+            *err = cfg_err(cfg_peek(n, keys[i]), "%s applies to overlap: %s only; expected overlap: %s, or no %s",
+                           keys[i], ok, ok, keys[i]);
+            return false;
+        }
+    return true;
+}
+
+/* fsdp2's `reshard_after_forward: true | false | N`, N dividing the world. */
+static bool read_reshard(CfgNode *n, int world, Policy *p, char **err)
+{
+    CfgNode *r = cfg_get(n, "reshard_after_forward");
+    if (!r)
+        return true;
+    if (r->type == CFG_SCALAR && !r->quoted && (!strcmp(r->scalar, "true") || !strcmp(r->scalar, "false"))) {
+        p->reshard = strcmp(r->scalar, "true") == 0 ? POLICY_RESHARD_TRUE : POLICY_RESHARD_FALSE;
+        return true;
+    }
+    int64_t g = 0;
+    char *why = NULL;
+    if (!cfg_as_int(r, 1, 1 << 24, &g, &why)) {
+        g_free(why);
+        *err = cfg_err(r, "reshard_after_forward is not true, false or a GPU count; expected true, false or N, a "
+                       "divisor of the %d GPUs", world);
+        return false;
+    }
+    if (world % g != 0) {
+        *err = cfg_err(r, "reshard_after_forward %" G_GINT64_FORMAT " does not divide the %d GPUs; expected true, "
+                       "false or a divisor of %d", g, world, world);
+        return false;
+    }
+    p->reshard = g == world ? POLICY_RESHARD_TRUE : (int)g;
+    return true;
+}
+
+bool shardplan_read(CfgNode *n, int world, int gpus_per_node, Policy *p, char **err)
 {
     if (!read_checkpoint(n, p, err))
         return false;
-    static const char *const keys[] = {"sharding", "backward_prefetch", "forward_prefetch", "limit_all_gathers",
-                                       "wrap"};
-    if (policy_rules(p->overlap)->units != UNITS_SHARDED) {
-        for (size_t i = 0; i < G_N_ELEMENTS(keys); i++)
-            if (cfg_peek(n, keys[i])) {
-                *err = cfg_err(cfg_peek(n, keys[i]), "%s applies to overlap: fsdp only; expected overlap: fsdp or "
-                               "no %s", keys[i], keys[i]);
-                return false;
-            }
-        return true;
-    }
+    static const char *const keys[] = {"sharding", "wrap"};
+    static const char *const v1[] = {"backward_prefetch", "forward_prefetch", "limit_all_gathers"};
+    static const char *const v2[] = {"reshard_after_forward"};
+    int nodes = world / gpus_per_node;
+    if (policy_rules(p->overlap)->units != UNITS_SHARDED)
+        return refuse_keys(n, keys, G_N_ELEMENTS(keys), "fsdp or fsdp2", err) &&
+               refuse_keys(n, v1, G_N_ELEMENTS(v1), "fsdp", err) && refuse_keys(n, v2, G_N_ELEMENTS(v2), "fsdp2", err);
+    bool fsdp2 = p->overlap == OVERLAP_FSDP2;
+    if (!(fsdp2 ? refuse_keys(n, v1, G_N_ELEMENTS(v1), "fsdp", err) && read_reshard(n, world, p, err)
+                : refuse_keys(n, v2, G_N_ELEMENTS(v2), "fsdp2", err)))
+        return false;
     const char *sh = NULL, *pf = NULL;
     if (!cfg_opt_string(n, "sharding", &sh, err) || !cfg_opt_string(n, "backward_prefetch", &pf, err) ||
         !cfg_opt_bool(n, "forward_prefetch", &p->forward_prefetch, err) ||
@@ -250,7 +304,10 @@ uint64_t shardplan_memory(const Policy *p, const Model *m, int world, int gpus_p
     c.strategy = sharded ? p->sharding : SHARD_NONE;
     c.world = world;
     c.group = gpus_per_node;
-    c.prefetch = sharded && (p->backward_prefetch != SHARD_PREFETCH_NONE || p->forward_prefetch);
+    c.prefetch = sharded && (p->overlap == OVERLAP_FSDP2 || p->backward_prefetch != SHARD_PREFETCH_NONE ||
+                             p->forward_prefetch);
+    if (c.strategy == SHARD_FULL && p->overlap == OVERLAP_FSDP2 && p->reshard == POLICY_RESHARD_FALSE)
+        c.strategy = SHARD_GRAD_OP;   /* the parameters stay gathered from forward to backward */
     c.batch = batch;
     c.checkpoint = p->checkpoint;
     c.param_bytes = c.grad_bytes = elem_bytes;

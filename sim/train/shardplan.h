@@ -54,11 +54,14 @@ uint64_t shardplan_memory(const Policy *p, const Model *m, int world, int gpus_p
  * g_free it. */
 bool *shardplan_recomputed(const Policy *p, const Model *m);
 
-/* Reads policy node n's `checkpoint` (any policy) and its fsdp keys
- * (sharding, backward_prefetch, forward_prefetch, limit_all_gathers,
- * wrap) into p, whose overlap is already read; the cluster has `nodes` nodes (hybrid_shard needs two or
- * more). A key of these on another policy, an unknown value, or
- * hybrid_shard on one node: false + *err (cfg_err: its position). */
-bool shardplan_read(CfgNode *n, int nodes, Policy *p, char **err);
+/* Reads policy node n's `checkpoint` (any policy) and its sharded keys
+ * into p, whose overlap is already read: sharding and wrap (fsdp,
+ * fsdp2), backward_prefetch, forward_prefetch, limit_all_gathers (fsdp),
+ * reshard_after_forward (fsdp2). The cluster has `world` GPUs in nodes
+ * of gpus_per_node (hybrid_shard needs two nodes or more; a re-shard
+ * size must divide world). A key on a policy that does not take it, an
+ * unknown value, hybrid_shard on one node, a re-shard size that does not
+ * divide the world: false + *err (cfg_err: its position). */
+bool shardplan_read(CfgNode *n, int world, int gpus_per_node, Policy *p, char **err);
 
 #endif

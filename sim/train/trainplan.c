@@ -7,8 +7,9 @@
 #include <string.h>
 
 /* A unit's SyncColl is the schedule's CollOp (same order). */
-G_STATIC_ASSERT((int)SYNC_REDUCE_SCATTER == (int)COLL_OP_REDUCE_SCATTER && (int)SYNC_ALLGATHER == (int)COLL_OP_ALLGATHER &&
-                (int)SYNC_BROADCAST == (int)COLL_OP_BROADCAST && (int)SYNC_NCOLLS == (int)COLL_NOPS);
+G_STATIC_ASSERT((int)SYNC_REDUCE_SCATTER == (int)COLL_OP_REDUCE_SCATTER);
+G_STATIC_ASSERT((int)SYNC_ALLGATHER == (int)COLL_OP_ALLGATHER && (int)SYNC_BROADCAST == (int)COLL_OP_BROADCAST);
+G_STATIC_ASSERT((int)SYNC_NCOLLS == (int)COLL_NOPS);
 
 static simtime_t ps(double s)
 {
@@ -110,6 +111,14 @@ TrainPlan *trainplan_new(const Scenario *s, int policy, int batch, char **err)
     }
     p->cost = commcost_new(p->topo, s->world, &prm, (uint32_t)s->elem_bytes, s->gamma);
     p->units = policy_units(p->pol, s->model, s->elem_bytes);
+    for (guint u = 0; u < p->units->len && !p->cost_group; u++) {
+        int g = g_array_index(p->units, SyncUnit, u).group;
+        if (g > 0) {
+            CollParams gp = prm;
+            gp.gpus_per_node = g;
+            p->cost_group = commcost_new(p->topo, s->world, &gp, (uint32_t)s->elem_bytes, s->gamma);
+        }
+    }
     p->tasks = g_array_new(FALSE, TRUE, sizeof(TrainTask));
     p->waits = g_array_new(FALSE, FALSE, sizeof(int));
     p->releases = g_array_new(FALSE, FALSE, sizeof(int));
@@ -135,6 +144,7 @@ void trainplan_free(TrainPlan *p)
         g_array_free(p->releases, TRUE);
     policy_units_free(p->units);
     commcost_free(p->cost);
+    commcost_free(p->cost_group);
     topo_free(p->topo);
     g_free(p);
 }
@@ -348,11 +358,12 @@ CollExec *trainplan_launch(const TrainPlan *p, Sim *sim, Net *net, int u, bool d
 bool trainplan_unit_cost(const TrainPlan *p, int u, simtime_t *dur, double *util, SimErr *code, char **err)
 {
     const SyncUnit *su = &g_array_index(p->units, SyncUnit, u);
-    return commcost_get_op(p->cost, (CollOp)su->coll, su->algo, su->elems, dur, util, code, err);
+    return commcost_get_op(su->group > 0 ? p->cost_group : p->cost, (CollOp)su->coll, su->algo, su->elems, dur, util,
+                           code, err);
 }
 
 const CollSchedule *trainplan_unit_schedule(const TrainPlan *p, int u, char **err)
 {
     const SyncUnit *su = &g_array_index(p->units, SyncUnit, u);
-    return commcost_schedule_op(p->cost, (CollOp)su->coll, su->algo, su->elems, err);
+    return commcost_schedule_op(su->group > 0 ? p->cost_group : p->cost, (CollOp)su->coll, su->algo, su->elems, err);
 }

@@ -62,6 +62,8 @@ typedef struct TrainPlan {
     int batch;               /* per-rank batch, >= 1 */
     Topo *topo;              /* the cluster's network; owned */
     CommCost *cost;          /* durations and schedules of the units' collectives on topo; owned */
+    CommCost *cost_group;    /* the same for units with SyncUnit.group > 0 (hierarchical inside groups of
+                              * that many ranks; one size a plan), or NULL; owned */
     GArray *units;           /* SyncUnit in launch order, algorithm and reason selected; owned */
     GArray *tasks;           /* TrainTask, one iteration in stream order; owned */
     GArray *waits;           /* int unit indices, grouped by the task waiting for them; owned */

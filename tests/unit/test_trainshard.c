@@ -357,6 +357,70 @@ START_TEST(test_fsdp_memory)
 }
 END_TEST
 
+/* ---- overlap: fsdp2 ---------------------------------------------------- */
+
+#define FSDP2_YAML                                                                                 \
+    "model: llama3-8b\nprecision: bf16\nbatch: [2]\ncluster: {node: dgx-h100, nodes: 2}\n"           \
+    "iterations: {warmup: 1, measured: 2}\npolicies:\n"                                              \
+    "  - {name: f2, overlap: fsdp2}\n"                                                               \
+    "  - {name: keep, overlap: fsdp2, reshard_after_forward: false}\n"                               \
+    "  - {name: node, overlap: fsdp2, reshard_after_forward: 8}\n"                                   \
+    "  - {name: all, overlap: fsdp2, reshard_after_forward: 16}\n"
+
+/* All-gathers on their own stream (2), reduce-scatters on theirs (1);
+ * a forward all-gather of block k is released when block k-1's forward
+ * starts (the task before its first layer), one result held ahead. */
+START_TEST(test_fsdp2_streams)
+{
+    Scenario *s = load(FSDP2_YAML);
+    char *err = NULL;
+    TrainPlan *p = trainplan_new(s, 0, 2, &err);
+    ck_assert_msg(p, "%s", err);
+    ck_assert_int_eq(p->nstreams, 3);
+    for (guint u = 0; u < p->units->len; u++) {
+        const SyncUnit *su = &g_array_index(p->units, SyncUnit, u);
+        ck_assert_int_eq(su->stream, su->coll == SYNC_ALLGATHER ? 2 : 1);
+        int k;
+        if (sscanf(su->name, "layers.%d ag", &k) == 1 && g_str_has_suffix(su->name, " ag") && k >= 1) {
+            ck_assert_int_eq(su->release.task, GATE_FORWARD);
+            ck_assert_int_eq(su->release.layer, 1 + 4 * (k - 1) - 1);   /* block k-1's first layer, less one */
+            ck_assert_int_eq(su->need.layer, 1 + 4 * k);
+        }
+    }
+    trainplan_free(p);
+    scenario_free(s);
+}
+END_TEST
+
+/* Traffic on 2 x 8 GPUs: reshard true 15/16 (3Ψ - root) x 2 bytes;
+ * false 15/16 x 2Ψ x 2 (shard_grad_op's); 8 (node-local) the backward
+ * all-gathers among 8: 7/8 (Ψ - root); 16 = the world = true. Both
+ * engines agree on each. */
+START_TEST(test_fsdp2_traffic)
+{
+    Scenario *s = load(FSDP2_YAML);
+    const GArray *ls = s->model->layers;
+    uint64_t psi = s->model->params, root = g_array_index(ls, ModelLayer, 0).params +
+                                            g_array_index(ls, ModelLayer, ls->len - 2).params +
+                                            g_array_index(ls, ModelLayer, ls->len - 1).params;
+    uint64_t want[] = {2 * 15 * (3 * psi - root) / 16, 2 * 2 * 15 * psi / 16,
+                       2 * (15 * 2 * psi / 16 + 7 * (psi - root) / 8), 2 * 15 * (3 * psi - root) / 16};
+    for (int pol = 0; pol < 4; pol++) {
+        TrainResult a, b;
+        char *err = NULL;
+        TrainOpts memo = {.layers = true}, rank = {.layers = true, .per_rank = true};
+        ck_assert_msg(train_run(s, 2, pol, &memo, &a, &err), "%s", err);
+        ck_assert_msg(train_run(s, 2, pol, &rank, &b, &err), "%s", err);
+        ck_assert_uint_eq(a.comm_bytes, want[pol]);
+        ck_assert_double_eq(a.iteration_s, b.iteration_s);
+        ck_assert_double_eq(a.comm_s, b.comm_s);
+        train_result_clear(&a);
+        train_result_clear(&b);
+    }
+    scenario_free(s);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("trainshard");
@@ -370,6 +434,9 @@ static Suite *suite(void)
     tc = testmain_case(s, "conservation");
     tcase_add_test(tc, test_fsdp_traffic);
     tcase_add_test(tc, test_fsdp_memory);
+    tcase_add_test(tc, test_fsdp2_traffic);
+    tc = testmain_case(s, "event-order");
+    tcase_add_test(tc, test_fsdp2_streams);
     tc = testmain_case(s, "engines");
     tcase_add_test(tc, test_fsdp_engines_agree);
     return s;
