@@ -288,6 +288,11 @@ bool shardplan_read(CfgNode *n, int world, int gpus_per_node, Policy *p, char **
                        "backward_post or none", pf);
         return false;
     }
+    if (p->sharding == SHARD_HYBRID && gpus_per_node < 2) {
+        *err = cfg_err(cfg_peek(n, "sharding"), "hybrid_shard on nodes of one GPU (it shards inside each node); "
+                       "expected a cluster with gpus_per_node > 1, or full_shard");
+        return false;
+    }
     if (p->sharding == SHARD_HYBRID && nodes < 2) {
         *err = cfg_err(cfg_peek(n, "sharding"), "hybrid_shard on one node (it shards inside each node and "
                        "replicates across nodes); expected a cluster of several nodes, or full_shard");

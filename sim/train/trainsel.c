@@ -143,7 +143,7 @@ bool trainsel_select(const Scenario *s, const Policy *p, GArray *units, CommCost
             u->algo = p->algo;
             snprintf(u->reason, sizeof u->reason, "fixed");
         }
-        if (!fits(s, u->algo)) {
+        if (u->group == 0 && !fits(s, u->algo)) {   /* a group's size was checked against the world */
             *err = g_strdup_printf("%s: policy '%s' uses %s, which needs %s; expected another algorithm", s->file,
                                    p->name, coll_algo_name(u->algo),
                                    u->algo == COLL_HIERARCHICAL ? "gpus_per_node > 1" : "a torus2d topology");
