@@ -231,7 +231,7 @@ static GArray *partition_units(const Policy *p, GArray *units, int elem_bytes)
  * update. */
 static void set_gates(const OverlapRules *r, SyncUnit *u)
 {
-    u->coll = SYNC_ALLREDUCE;
+    u->coll = COLL_OP_ALLREDUCE;
     u->release = (SyncGate){GATE_BACKWARD, r->release == RELEASE_AFTER_BACKWARD ? 0 : u->ready_layer, 0};
     u->need = r->update == UPDATE_PER_LAYER ? (SyncGate){GATE_FORWARD, u->first_layer, 1}
                                             : (SyncGate){GATE_UPDATE, -1, 0};

@@ -56,7 +56,7 @@ typedef enum {
  * queued units in its own order, at most comm.streams at once. */
 typedef enum {
     STREAM_SHARED,           /* every unit on stream 0 */
-    STREAM_PER_COLLECTIVE    /* a stream per collective (SyncColl's index): all-gathers do not queue behind
+    STREAM_PER_COLLECTIVE    /* a stream per collective (CollOp's index): all-gathers do not queue behind
                               * reduce-scatters */
 } StreamRule;
 
@@ -75,11 +75,6 @@ typedef struct {
     UpdateRule update;
     StreamRule stream;
 } OverlapRules;
-
-/* The collective a sync unit runs (coll.h's CollOp, in its order): an
- * all-reduce of any algorithm; a reduce-scatter or all-gather by ring or
- * hierarchical (inside nodes); a broadcast by tree or ring (a chain). */
-typedef enum { SYNC_ALLREDUCE, SYNC_REDUCE_SCATTER, SYNC_ALLGATHER, SYNC_BROADCAST, SYNC_NCOLLS } SyncColl;
 
 #define SYNC_MAX_STREAMS 8   /* communicator streams a plan may use */
 
@@ -140,7 +135,8 @@ typedef struct {
     int last_layer;          /* highest layer index it carries */
     int ready_layer;         /* its gradients are ready when the backward of this layer ended (lowest index
                               * it carries) */
-    SyncColl coll;           /* the collective it runs */
+    CollOp coll;             /* the collective it runs: an all-reduce by any algorithm, the others by the
+                              * algorithms whose table row runs them (coll_algo_runs) */
     SyncGate release;        /* released to the communicator after this task of its own iteration ends
                               * (gradient units: a backward) */
     SyncGate need;           /* this task waits for it to be done (gradient units: a forward of the next

@@ -14,7 +14,7 @@ typedef struct {
     const GArray *wunits;    /* ShardUnit, from shardwrap_units */
     int L;                   /* layers */
     bool per_coll;           /* a stream per collective (fsdp2); else one stream */
-    int stream_pos[SYNC_NCOLLS]; /* per stream: the latest release so far, a position (issue order) */
+    int stream_pos[COLL_NOPS];   /* per stream: the latest release so far, a position (issue order) */
     GArray *out;             /* SyncUnit */
 } Build;
 
@@ -77,7 +77,7 @@ static LayerKind dominant_kind(const Build *b, const ShardUnit *w)
  * position `pos` (kept at or after every earlier release) and needed at
  * `need` (a position after pos in this iteration, or, released at START,
  * in the next). */
-static SyncUnit *add(Build *b, const ShardUnit *w, SyncColl c, const char *what, int pos, int need, CollAlgo algo)
+static SyncUnit *add(Build *b, const ShardUnit *w, CollOp c, const char *what, int pos, int need, CollAlgo algo)
 {
     int stream = b->per_coll ? (int)c : 0;
     pos = MAX(pos, b->stream_pos[stream]);
@@ -131,7 +131,7 @@ GArray *shardplan_units(const Policy *p, const Model *m)
     bool fsdp2 = policy_rules(p->overlap)->stream == STREAM_PER_COLLECTIVE;
     Build b = {.p = p, .m = m, .wunits = wunits, .L = (int)m->layers->len, .per_coll = fsdp2,
                .out = g_array_new(FALSE, TRUE, sizeof(SyncUnit))};
-    for (int k = 0; k < SYNC_NCOLLS; k++)
+    for (int k = 0; k < COLL_NOPS; k++)
         b.stream_pos[k] = START;
     bool grad_op = p->sharding == SHARD_GRAD_OP || (fsdp2 && p->reshard == POLICY_RESHARD_FALSE);
     ShardSchedConfig c = {.backward_prefetch = fsdp2 ? SHARD_PREFETCH_PRE : p->backward_prefetch,
@@ -147,14 +147,14 @@ GArray *shardplan_units(const Policy *p, const Model *m)
         int pos = issue_pos(&b, o);
         if (p->sharding == SHARD_NONE) {
             if (o->kind == SHARD_OP_REDUCE_SCATTER)
-                add(&b, w, SYNC_ALLREDUCE, "ar", pos, 2 * b.L, p->algo);
+                add(&b, w, COLL_OP_ALLREDUCE, "ar", pos, 2 * b.L, p->algo);
         } else if (o->kind == SHARD_OP_REDUCE_SCATTER) {
-            add(&b, w, SYNC_REDUCE_SCATTER, "rs", pos, 2 * b.L, algo);
+            add(&b, w, COLL_OP_REDUCE_SCATTER, "rs", pos, 2 * b.L, algo);
         } else if (o->kind == SHARD_OP_ALL_GATHER && !o->backward) {
-            add(&b, w, SYNC_ALLGATHER, "ag", pos, fwd_pos(&b, lo_layer(w)), algo);
+            add(&b, w, COLL_OP_ALLGATHER, "ag", pos, fwd_pos(&b, lo_layer(w)), algo);
         } else if (o->kind == SHARD_OP_ALL_GATHER && !grad_op) {
             bool group = fsdp2 && p->reshard > 0;   /* re-sharded to groups of N: gathered among them */
-            SyncUnit *u = add(&b, w, SYNC_ALLGATHER, "ag-bwd", pos, bwd_pos(&b, hi_layer(w)),
+            SyncUnit *u = add(&b, w, COLL_OP_ALLGATHER, "ag-bwd", pos, bwd_pos(&b, hi_layer(w)),
                               group ? COLL_HIERARCHICAL : algo);
             u->group = group ? p->reshard : 0;
         }

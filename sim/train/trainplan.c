@@ -6,11 +6,6 @@
 #include <stdio.h>
 #include <string.h>
 
-/* A unit's SyncColl is the schedule's CollOp (same order). */
-G_STATIC_ASSERT((int)SYNC_REDUCE_SCATTER == (int)COLL_OP_REDUCE_SCATTER);
-G_STATIC_ASSERT((int)SYNC_ALLGATHER == (int)COLL_OP_ALLGATHER && (int)SYNC_BROADCAST == (int)COLL_OP_BROADCAST);
-G_STATIC_ASSERT((int)SYNC_NCOLLS == (int)COLL_NOPS);
-
 static simtime_t ps(double s)
 {
     simtime_t v = 0;
@@ -165,7 +160,7 @@ static int gate_task(const TrainPlan *p, const SyncGate *g)
 /* Why unit su's gates are not ones the walk runs, or NULL. */
 static const char *gate_problem(const TrainPlan *p, const SyncUnit *su, int rel, int need)
 {
-    if ((unsigned)su->coll >= SYNC_NCOLLS)
+    if ((unsigned)su->coll >= COLL_NOPS)
         return "its collective is unknown; expected an all-reduce, a reduce-scatter, an all-gather or a broadcast";
     if (su->stream < 0 || su->stream >= SYNC_MAX_STREAMS)
         return "its communicator stream is out of range; expected a stream from 0 to below "
@@ -358,12 +353,12 @@ CollExec *trainplan_launch(const TrainPlan *p, Sim *sim, Net *net, int u, bool d
 bool trainplan_unit_cost(const TrainPlan *p, int u, simtime_t *dur, double *util, SimErr *code, char **err)
 {
     const SyncUnit *su = &g_array_index(p->units, SyncUnit, u);
-    return commcost_get_op(su->group > 0 ? p->cost_group : p->cost, (CollOp)su->coll, su->algo, su->elems, dur, util,
+    return commcost_get_op(su->group > 0 ? p->cost_group : p->cost, su->coll, su->algo, su->elems, dur, util,
                            code, err);
 }
 
 const CollSchedule *trainplan_unit_schedule(const TrainPlan *p, int u, char **err)
 {
     const SyncUnit *su = &g_array_index(p->units, SyncUnit, u);
-    return commcost_schedule_op(su->group > 0 ? p->cost_group : p->cost, (CollOp)su->coll, su->algo, su->elems, err);
+    return commcost_schedule_op(su->group > 0 ? p->cost_group : p->cost, su->coll, su->algo, su->elems, err);
 }

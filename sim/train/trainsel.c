@@ -119,8 +119,8 @@ bool trainsel_select(const Scenario *s, const Policy *p, GArray *units, CommCost
         gpointer ov = NULL;
         if (u->first_layer == u->last_layer)
             ov = g_hash_table_lookup(p->overrides, g_array_index(m->layers, ModelLayer, u->first_layer).name);
-        if (u->coll != SYNC_ALLREDUCE) {   /* its builder chose the algorithm (ring or hierarchical) */
-            snprintf(u->reason, sizeof u->reason, "%s by the policy", coll_op_name((CollOp)u->coll));
+        if (u->coll != COLL_OP_ALLREDUCE) {   /* its builder chose the algorithm (ring or hierarchical) */
+            snprintf(u->reason, sizeof u->reason, "%s by the policy", coll_op_name(u->coll));
         } else if (ov) {
             u->algo = (CollAlgo)(GPOINTER_TO_INT(ov) - 1);
             snprintf(u->reason, sizeof u->reason, "override");

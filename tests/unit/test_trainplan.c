@@ -349,7 +349,7 @@ static void check_policy(const Scenario *s, int policy, int batch)
         bool per_layer = ov == OVERLAP_LAYER || ov == OVERLAP_PRIORITY;
         ck_assert_int_le(su->first_layer, su->last_layer);
         ck_assert_int_eq(su->ready_layer, su->first_layer);
-        ck_assert_int_eq(su->coll, SYNC_ALLREDUCE);
+        ck_assert_int_eq(su->coll, COLL_OP_ALLREDUCE);
         ck_assert_int_eq(su->release.task, GATE_BACKWARD);
         ck_assert_int_eq(su->release.layer, ov == OVERLAP_NONE ? 0 : su->first_layer);
         ck_assert_int_eq(su->release.iter, 0);
@@ -535,18 +535,18 @@ END_TEST
 START_TEST(test_gate_errors)
 {
     static const struct {
-        SyncColl coll;
+        CollOp coll;
         SyncGate release, need;
         const char *says;
     } bad[] = {
-        {SYNC_NCOLLS, {GATE_BACKWARD, 0, 0}, {GATE_FORWARD, 0, 1}, "its collective is unknown"},
-        {SYNC_ALLREDUCE, {GATE_UPDATE, -1, 0}, {GATE_UPDATE, -1, 1}, "release gate names no task"},
-        {SYNC_ALLREDUCE, {GATE_BACKWARD, 0, 1}, {GATE_FORWARD, 0, 1}, "release gate names no task"},
-        {SYNC_ALLREDUCE, {GATE_FORWARD, 2, 0}, {GATE_FORWARD, 3, 1}, "next instance would be released"},
-        {SYNC_ALLREDUCE, {GATE_BACKWARD, 0, 0}, {GATE_UPDATE, -1, 0}, "names no task"},
-        {SYNC_ALLREDUCE, {GATE_BACKWARD, 0, 0}, {GATE_FORWARD, 0, 2}, "names no task"},
-        {SYNC_ALLREDUCE, {GATE_BACKWARD, 3, 0}, {GATE_FORWARD, 3, 0}, "needed before it is released"},
-        {SYNC_ALLREDUCE, {GATE_BACKWARD, 3, 0}, {GATE_BACKWARD, 3, 0}, "needed before it is released"},
+        {COLL_NOPS, {GATE_BACKWARD, 0, 0}, {GATE_FORWARD, 0, 1}, "its collective is unknown"},
+        {COLL_OP_ALLREDUCE, {GATE_UPDATE, -1, 0}, {GATE_UPDATE, -1, 1}, "release gate names no task"},
+        {COLL_OP_ALLREDUCE, {GATE_BACKWARD, 0, 1}, {GATE_FORWARD, 0, 1}, "release gate names no task"},
+        {COLL_OP_ALLREDUCE, {GATE_FORWARD, 2, 0}, {GATE_FORWARD, 3, 1}, "next instance would be released"},
+        {COLL_OP_ALLREDUCE, {GATE_BACKWARD, 0, 0}, {GATE_UPDATE, -1, 0}, "names no task"},
+        {COLL_OP_ALLREDUCE, {GATE_BACKWARD, 0, 0}, {GATE_FORWARD, 0, 2}, "names no task"},
+        {COLL_OP_ALLREDUCE, {GATE_BACKWARD, 3, 0}, {GATE_FORWARD, 3, 0}, "needed before it is released"},
+        {COLL_OP_ALLREDUCE, {GATE_BACKWARD, 3, 0}, {GATE_BACKWARD, 3, 0}, "needed before it is released"},
     };
     Scenario *s = load_yaml(GATE_YAML);
     for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {

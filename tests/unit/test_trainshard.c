@@ -27,9 +27,9 @@
 
 /* Unit u's collective: reduce-scatter, all-gather, broadcast by turns;
  * on stream 0, or (ctx non-NULL) on a stream per collective. */
-static SyncColl coll_of(guint u)
+static CollOp coll_of(guint u)
 {
-    static const SyncColl c[] = {SYNC_REDUCE_SCATTER, SYNC_ALLGATHER, SYNC_BROADCAST};
+    static const CollOp c[] = {COLL_OP_REDUCE_SCATTER, COLL_OP_ALLGATHER, COLL_OP_BROADCAST};
     return c[u % 3];
 }
 
@@ -38,20 +38,20 @@ static void to_sharded(void *ctx, struct TrainPlan *p)
     for (guint u = 0; u < p->units->len; u++) {
         SyncUnit *su = &g_array_index(p->units, SyncUnit, u);
         su->coll = coll_of(u);
-        su->algo = su->coll == SYNC_BROADCAST ? COLL_TREE : COLL_RING;
+        su->algo = su->coll == COLL_OP_BROADCAST ? COLL_TREE : COLL_RING;
         su->stream = ctx ? (int)su->coll : 0;
     }
 }
 
 /* The closed form of unit row r of collective c on p ranks, and the
  * slack uneven blocks allow (one element a step). */
-static double closed_form(SyncColl c, double bytes, int p, int elem_bytes, double gamma, double *slack)
+static double closed_form(CollOp c, double bytes, int p, int elem_bytes, double gamma, double *slack)
 {
     double a = 2 * 5e-6, b = 8.0 / 10e9, m = bytes / p;
     *slack = (p - 1) * elem_bytes * (b + gamma);
-    if (c == SYNC_REDUCE_SCATTER)
+    if (c == COLL_OP_REDUCE_SCATTER)
         return (p - 1) * (a + m * b + m * gamma);
-    if (c == SYNC_ALLGATHER)
+    if (c == COLL_OP_ALLGATHER)
         return (p - 1) * (a + m * b);
     *slack = 0;
     int lg = 0;
@@ -163,8 +163,8 @@ START_TEST(test_fsdp_units)
         uint64_t rs = 0, ag = 0;
         for (guint u = 0; u < p->units->len; u++) {
             const SyncUnit *su = &g_array_index(p->units, SyncUnit, u);
-            rs += su->coll == SYNC_REDUCE_SCATTER || su->coll == SYNC_ALLREDUCE ? su->elems : 0;
-            ag += su->coll == SYNC_ALLGATHER ? su->elems : 0;
+            rs += su->coll == COLL_OP_REDUCE_SCATTER || su->coll == COLL_OP_ALLREDUCE ? su->elems : 0;
+            ag += su->coll == COLL_OP_ALLGATHER ? su->elems : 0;
         }
         ck_assert_uint_eq(rs, fsdp_scenario()->model->params);   /* every gradient reduced once */
         const GArray *ls = fsdp_scenario()->model->layers;
@@ -239,7 +239,8 @@ static int max_gathered(int pol)
         int n = 0;
         for (guint u = 0; u < p->units->len; u++) {
             const SyncUnit *su = &g_array_index(p->units, SyncUnit, u);
-            if (su->coll != SYNC_ALLGATHER || !g_str_has_suffix(su->name, " ag") || g_str_has_prefix(su->name, "root"))
+            if (su->coll != COLL_OP_ALLGATHER || !g_str_has_suffix(su->name, " ag") ||
+                g_str_has_prefix(su->name, "root"))
                 continue;
             n += gate_pos(&su->release, L, true) <= t && t < su->last_layer;
         }
@@ -379,7 +380,7 @@ START_TEST(test_fsdp2_streams)
     ck_assert_int_eq(p->nstreams, 3);
     for (guint u = 0; u < p->units->len; u++) {
         const SyncUnit *su = &g_array_index(p->units, SyncUnit, u);
-        ck_assert_int_eq(su->stream, su->coll == SYNC_ALLGATHER ? 2 : 1);
+        ck_assert_int_eq(su->stream, su->coll == COLL_OP_ALLGATHER ? 2 : 1);
         int k;
         if (sscanf(su->name, "layers.%d ag", &k) == 1 && g_str_has_suffix(su->name, " ag") && k >= 1) {
             ck_assert_int_eq(su->release.task, GATE_FORWARD);
