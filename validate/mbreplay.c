@@ -79,7 +79,7 @@ MbreplayPlan *mbreplay_plan_new(Scenario *s, int policy, int batch, char **err)
             mbreplay_plan_free(pl);
             return NULL;
         }
-        pl->sched[u] = commcost_schedule(pl->plan->cost, su->algo, su->elems, err);
+        pl->sched[u] = trainplan_unit_schedule(pl->plan, (int)u, err);
         if (!pl->sched[u]) {
             mbreplay_plan_free(pl);
             return NULL;

@@ -51,6 +51,10 @@ SHAPE = {"conv": 1.0, "fc": 1.0, "norm": 0.5, "embedding": 0.5, "attention": 0.9
 UPDATE_BYTES = 12   # arsim's compute.update_bytes_per_param default
 BWD_RATIO = 2.0
 
+# memory capacity per GPU, GiB (datasheets: the 1080 Ti's 11 GB GDDR5X, the
+# V100's 32 GB, the A100's and the H100's 80 GB of HBM are GiB)
+MEMORY_GIB = {"gtx1080ti": 11, "v100": 32, "a100": 80, "h100": 80}
+
 GPUS = [
     # key, name, fp32, tf32 (dense tensor, 0 none), fp16 (dense tensor, 0 none), mem GB/s, launch us
     ("gtx1080ti", "NVIDIA GeForce GTX 1080 Ti", 11.3, 0, 0, 484, 6),
@@ -242,6 +246,7 @@ def emit(pub, gpus, wino, fitted, ovl):
         "#   fp16_tflops  peak dense FP16/BF16 tensor-core rate; 0 = none (fp16 runs on",
         "#                the CUDA cores at the fp32 rate)",
         "#   mem_GBps     peak memory bandwidth, 10^9 bytes/s",
+        "#   memory_GiB   memory capacity, 2^30 bytes (what a run's memory_peak_bytes must fit)",
         "#   launch_us    per-kernel launch/dispatch overhead, added per layer per pass",
         "#                (an estimate)",
         "#   winograd     the factor by which a 3x3 stride-1 convolution (a layer with",
@@ -295,6 +300,7 @@ def emit(pub, gpus, wino, fitted, ovl):
         out.append("    tf32_tflops: %s" % fmt_num(tf32))
         out.append("    fp16_tflops: %s" % fmt_num(f16))
         out.append("    mem_GBps: %s" % fmt_num(mem))
+        out.append("    memory_GiB: %d" % MEMORY_GIB[key])
         out.append("    launch_us: %s" % fmt_num(launch))
         out.append("    winograd: %.2f" % wino)
         out.append("    interference: 0")

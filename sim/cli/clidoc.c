@@ -326,12 +326,15 @@ static const char *const scenario_sub[][2] = {
      "packet (message or a size), k and oversubscription (fat-tree), x and y (torus2d), protocol (how MPI sends: "
      "eager_limit, handshake, overhead, segment and the fitted queues)."},
     {"POLICIES",
-     "name: required, unique. overlap: none | ddp | layer | priority (default layer). algorithm: ring | butterfly | "
-     "rabenseifner | tree | hierarchical | torus2d | hybrid | auto (default ring). inter: hierarchical's algorithm "
-     "between nodes (default ring). bucket and first_bucket: ddp's bucket limits (25MiB, 1MiB). ddp_layout: rebuilt "
+     "name: required, unique. overlap: none | ddp | layer | priority | fsdp | fsdp2 (default layer). algorithm: "
+     "ring | butterfly | rabenseifner | tree | hierarchical | torus2d | hybrid | auto (default ring). inter: "
+     "hierarchical's algorithm between nodes (default ring). bucket and first_bucket: ddp's bucket limits (25MiB, 1MiB). ddp_layout: rebuilt "
      "(default) | initial. partition: priority's piece size (4MiB). fusion: layer and priority fuse adjacent small "
      "layers up to this size (off). hybrid: {conv, fc, norm, embedding, attention, pool, act: ALGO, threshold: "
-     "SIZE}. overrides: {LAYER: ALGO}, per layer of the model."},
+     "SIZE}. overrides: {LAYER: ALGO}, per layer of the model. checkpoint: none | selective | full (blocks' "
+     "activation checkpointing). fsdp and fsdp2: sharding: full_shard | shard_grad_op | hybrid_shard | no_shard; "
+     "wrap: block | {min_params: N}. fsdp only: backward_prefetch: backward_pre | backward_post | none; "
+     "forward_prefetch, limit_all_gathers: true | false. fsdp2 only: reshard_after_forward: true | false | N."},
     {"UNITS", UNITS " An unknown key anywhere is an error: one line, file:line:col: what is wrong; what is "
                     "expected, exit status 2."},
 };

@@ -30,6 +30,11 @@ static const ReportListEntry policies[] = {
                          "layer (the thesis)"},
     {"priority", "overlap", "as layer, and the queue serves the layer needed soonest; tensors split into "
                             "partitions (4 MiB) so a big layer cannot block an urgent one"},
+    {"fsdp", "overlap", "PyTorch FSDP (v1): per wrapping unit, parameters all-gathered before forward and "
+                        "backward, gradients reduce-scattered after; sharding, backward_prefetch, "
+                        "forward_prefetch, limit_all_gathers, wrap"},
+    {"fsdp2", "overlap", "PyTorch FSDP2: as fsdp with all-gathers and reduce-scatters on their own streams, "
+                         "implicit prefetch (one all-gather ahead); reshard_after_forward true | false | N"},
 };
 
 /* Descriptions of the built-in topology kinds, indexed by TopoKind. */

@@ -7,6 +7,7 @@
 #include "io/units.h"
 #include "plot/plot.h"
 #include "report/reportrun.h"
+#include "train/shardfit.h"
 #include "train/trainmem.h"
 
 #include <errno.h>
@@ -104,7 +105,7 @@ int cmdrun_run(const CmdRunOpts *o, FILE *out, char **err)
     Scenario *s = scenario_load(o->config, cmdrun_sets(o->sets), err);
     if (!s)
         return 2;
-    if (!trainmem_check(s, memlimit_resolve(o->max_memory), err)) {
+    if (!trainmem_check(s, memlimit_resolve(o->max_memory), err) || (o->strict_memory && !shardfit_check(s, err))) {
         scenario_free(s);
         return 2;
     }
@@ -166,6 +167,8 @@ static const CliOpt opts[] = {
      .help = "draw the figures of this run into DIR (created), with its JSON and trace"},
     {"layers", CLI_FLAG, offsetof(CmdRunOpts, layers),
      .help = "add a table per sync unit: bytes, algorithm, ready, start, end, needed, hidden"},
+    {"strict-memory", CLI_FLAG, offsetof(CmdRunOpts, strict_memory),
+     .help = "refuse a run whose estimated peak memory a GPU (memory_peak_bytes) is above the GPU's memory"},
     {"trace-policy", CLI_STR, offsetof(CmdRunOpts, trace_policy),
      .help = "the policy --trace and --plot trace", .value = "NAME", .unit = "a policy name of the scenario",
      .note = "the first policy that is not the baseline"},

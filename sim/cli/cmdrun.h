@@ -22,6 +22,7 @@ typedef struct {
     int trace_batch;         /* --trace-batch B (0: the first batch) */
     char *trace_ranks;       /* --trace-ranks all|ends (NULL: ends, the first and the last rank) */
     bool layers;             /* --layers */
+    bool strict_memory;      /* --strict-memory: refuse a run whose estimated peak is above the GPU's memory */
     uint64_t max_memory;     /* --max-memory, bytes; 0: the machine's available memory */
     GPtrArray *args;         /* the arguments: CONFIG */
 } CmdRunOpts;

@@ -8,6 +8,7 @@
 
 void coll_params_init(CollParams *prm)
 {
+    prm->op = COLL_OP_ALLREDUCE;
     prm->gpus_per_node = 1;
     prm->inter = COLL_RING;
     prm->torus_x = 0;
@@ -78,6 +79,18 @@ static bool torus_dims(const CollParams *prm, int p, int *x, int *y, char **err)
 static bool resolve(CollAlgo a, const CollParams *prm, int p, CollParams *out, char **err)
 {
     *out = *prm;
+    if ((unsigned)prm->op >= COLL_NOPS) {
+        *err = g_strdup_printf("unknown collective %d; expected all-reduce, reduce-scatter, all-gather or broadcast",
+                               (int)prm->op);
+        return false;
+    }
+    if (!coll_algo_runs(a, prm->op)) {
+        char *names = coll_op_algo_list(prm->op, ", ", " or ");
+        *err = g_strdup_printf("%s runs %s, not %s; expected %s", coll_op_name(prm->op), names, coll_algo_name(a),
+                               names);
+        g_free(names);
+        return false;
+    }
     if (a == COLL_TORUS2D)
         return torus_dims(prm, p, &out->torus_x, &out->torus_y, err);
     if (a != COLL_HIERARCHICAL)
@@ -181,4 +194,17 @@ uint64_t coll_schedule_msgs(const CollSchedule *s)
         }
     }
     return n;
+}
+
+void coll_owned_range(const CollSchedule *s, int r, uint64_t *off, uint64_t *len)
+{
+    bool sharded = s->prm.op == COLL_OP_REDUCE_SCATTER || s->prm.op == COLL_OP_ALLGATHER;
+    if (!sharded || s->steps) {
+        *off = 0;
+        *len = s->count;
+    } else if (s->algo == COLL_HIERARCHICAL) {
+        coll_ring_block(s->prm.gpus_per_node, r % s->prm.gpus_per_node, 0, s->count, off, len);
+    } else {
+        coll_ring_block(s->p, r, 0, s->count, off, len);
+    }
 }

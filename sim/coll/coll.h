@@ -29,39 +29,43 @@
 /* The algorithm table: one row per algorithm, everything that tells it
  * apart, in the order of CollAlgo (and of every list of names):
  *
- *   X(ID, name, nest, fit, allreduce, reduce_scatter, all_gather, max_send, cost, bound, peers, summary)
+ *   X(ID, name, nest, fit, allreduce, reduce_scatter, all_gather, broadcast, cost, bound, peers, summary)
  *
  *   ID              CollAlgo's COLL_<ID>
  *   name            its name in configs, on the command line and in outputs
  *   nest            NESTABLE: it may be hierarchical's inter-node algorithm; OUTER: not
  *   fit             where it runs (CollFit)
- *   allreduce ...   its generators (CollWalkFn) of each collective it runs, NULL for one it does not
- *   max_send        its largest message (CollMaxFn)
- *   cost            its alpha-beta-gamma cost with the protocol (CollCostFn)
+ *   allreduce ...   one cell per collective (CollOp, in its order): RUNS(walk, max_send), its
+ *                   generator (CollWalkFn) and largest message (CollMaxFn) of that collective,
+ *                   or NONE where it does not run it; every row runs the all-reduce
+ *   cost            its all-reduce's alpha-beta-gamma cost with the protocol (CollCostFn)
  *   bound           where that cost is a lower bound of the simulated time (CollBound)
- *   peers           the distinct ranks one rank sends to (CollPeersFn)
+ *   peers           the distinct ranks one rank sends to in its all-reduce (CollPeersFn)
  *   summary         one line for `arsim list algorithms`
  *
  * The functions are declared by coll/collalgo.h; sim/coll/collalgo.c
  * holds the rows as data. docs/dev/add-an-algorithm.md walks through
  * adding one. */
 #define COLL_ALGO_TABLE(X)                                                                                             \
-    X(RING, "ring", NESTABLE, COLL_FIT_ANY, collgen_ring, coll_gen_ring_reduce_scatter, coll_gen_ring_all_gather,      \
-      collgen_ring_max, collcost_ring, COLL_BOUND_ALWAYS, collgen_ring_peers,                                          \
+    X(RING, "ring", NESTABLE, COLL_FIT_ANY, RUNS(collgen_ring, collgen_ring_max),                                      \
+      RUNS(coll_gen_ring_reduce_scatter, collgen_ring_max), RUNS(coll_gen_ring_all_gather, collgen_ring_max),          \
+      RUNS(collgen_chain_broadcast, collgen_whole_max), collcost_ring, COLL_BOUND_ALWAYS, collgen_ring_peers,          \
       "reduce-scatter + all-gather around a ring: 2(p-1) steps, bandwidth-optimal")                                    \
-    X(BUTTERFLY, "butterfly", NESTABLE, COLL_FIT_ANY, collgen_butterfly, NULL, NULL, collgen_whole_max,                \
+    X(BUTTERFLY, "butterfly", NESTABLE, COLL_FIT_ANY, RUNS(collgen_butterfly, collgen_whole_max), NONE, NONE, NONE,    \
       collcost_butterfly, COLL_BOUND_ALWAYS, collgen_log_peers,                                                        \
       "recursive doubling, whole vector every step: log2(p) steps, latency-optimal")                                   \
-    X(RABENSEIFNER, "rabenseifner", NESTABLE, COLL_FIT_ANY, collgen_rabenseifner, NULL, NULL,                          \
-      collgen_rabenseifner_max, collcost_rabenseifner, COLL_BOUND_ALWAYS, collgen_log_peers,                           \
+    X(RABENSEIFNER, "rabenseifner", NESTABLE, COLL_FIT_ANY, RUNS(collgen_rabenseifner, collgen_rabenseifner_max),      \
+      NONE, NONE, NONE, collcost_rabenseifner, COLL_BOUND_ALWAYS, collgen_log_peers,                                   \
       "recursive-halving reduce-scatter + recursive-doubling all-gather: 2 log2(p) steps, bandwidth-optimal")          \
-    X(TREE, "tree", NESTABLE, COLL_FIT_ANY, collgen_tree, NULL, NULL, collgen_whole_max, collcost_tree,                \
-      COLL_BOUND_POW2, collgen_log_peers,                                                                              \
+    X(TREE, "tree", NESTABLE, COLL_FIT_ANY, RUNS(collgen_tree, collgen_whole_max), NONE, NONE,                         \
+      RUNS(collgen_tree_broadcast, collgen_whole_max), collcost_tree, COLL_BOUND_POW2, collgen_log_peers,              \
       "binomial reduce to rank 0 + binomial broadcast: 2 log2(p) steps of the whole vector")                           \
-    X(HIERARCHICAL, "hierarchical", OUTER, COLL_FIT_NODES, collgen_hierarchical, NULL, NULL,                           \
-      collgen_hierarchical_max, collcost_hierarchical, COLL_BOUND_ALWAYS, collgen_hierarchical_peers,                  \
+    X(HIERARCHICAL, "hierarchical", OUTER, COLL_FIT_NODES, RUNS(collgen_hierarchical, collgen_hierarchical_max),       \
+      RUNS(collgen_hierarchical_reduce_scatter, collgen_hierarchical_max),                                             \
+      RUNS(collgen_hierarchical_all_gather, collgen_hierarchical_gather_max), NONE, collcost_hierarchical,             \
+      COLL_BOUND_ALWAYS, collgen_hierarchical_peers,                                                                   \
       "intra-node reduce-scatter, inter-node all-reduce (the policy's inter), intra-node all-gather")                  \
-    X(TORUS2D, "torus2d", NESTABLE, COLL_FIT_TORUS, collgen_torus2d, NULL, NULL, collgen_torus2d_max,                  \
+    X(TORUS2D, "torus2d", NESTABLE, COLL_FIT_TORUS, RUNS(collgen_torus2d, collgen_torus2d_max), NONE, NONE, NONE,      \
       collcost_torus2d, COLL_BOUND_ALWAYS, collgen_torus2d_peers,                                                      \
       "ring reduce-scatter along X, all-reduce along Y, all-gather along X of a 2D torus")
 
@@ -92,13 +96,25 @@ typedef enum {
     COLL_FIT_TORUS,    /* a torus2d topology */
 } CollFit;
 
-/* The collectives a generator can run. */
-typedef enum {
-    COLL_OP_ALLREDUCE,       /* every rank ends with the sum of the whole vector */
-    COLL_OP_REDUCE_SCATTER,  /* member i ends with block i (coll_ring_block) of the sum */
-    COLL_OP_ALL_GATHER,      /* member i starts with block i; every member ends with every block */
-    COLL_NOPS
-} CollOp;
+/* The collectives (the table's cells, in this order). All-reduce runs
+ * every algorithm; the others run the algorithms whose row has a cell
+ * for them (coll_algo_runs; coll_build refuses the rest):
+ *   reduce-scatter  every rank ends with its owned range (coll_owned_range)
+ *                   summed over all ranks. ring: block i of an even
+ *                   p-split ((p-1)/p of the vector sent per rank);
+ *                   hierarchical: a ring reduce-scatter inside each node
+ *                   of G ranks, then an all-reduce of each local block
+ *                   with prm.inter among the ranks of that local index
+ *                   (sharded inside a node, replicated across nodes)
+ *   all-gather      every rank starts with its owned range, every rank
+ *                   ends with the whole vector. ring: (p-1)/p sent per
+ *                   rank; hierarchical: a ring all-gather inside each node
+ *   broadcast       every rank ends with rank 0's vector. tree: MPICH's
+ *                   binomial broadcast; ring: a chain 0 -> 1 -> ... -> p-1
+ *                   of whole vectors */
+typedef enum { COLL_OP_ALLREDUCE, COLL_OP_REDUCE_SCATTER, COLL_OP_ALLGATHER, COLL_OP_BROADCAST, COLL_NOPS } CollOp;
+
+const char *coll_op_name(CollOp o);   /* "all-reduce", "reduce-scatter", "all-gather", "broadcast" */
 
 const char *coll_algo_name(CollAlgo a);
 bool coll_algo_parse(const char *name, CollAlgo *out);
@@ -122,6 +138,8 @@ bool coll_algo_runs(CollAlgo a, CollOp op);
  * ones with inter_only), sep between two names and last before the last,
  * e.g. (false, ", ", " or ") "ring, butterfly, ... or torus2d". */
 char *coll_algo_list(bool inter_only, const char *sep, const char *last);
+/* The same of the algorithms that run op, e.g. "ring or hierarchical". */
+char *coll_op_algo_list(CollOp op, const char *sep, const char *last);
 
 typedef struct {
     int32_t send_peer;   /* global rank sent to, or -1 for no send */
@@ -134,6 +152,7 @@ typedef struct {
 } CollStep;
 
 typedef struct {
+    CollOp op;           /* the collective coll_gen_step runs (coll_params_init: all-reduce) */
     int gpus_per_node;   /* hierarchical: ranks per node (consecutive ranks), >= 1; must divide p */
     CollAlgo inter;      /* hierarchical: the inter-node algorithm */
     int torus_x;         /* torus2d: X (ranks r and r+1 are X neighbours); X*Y must equal p */
@@ -149,7 +168,7 @@ typedef struct {
                           * NULL once coll_build made the schedule a generated one */
 } CollSchedule;
 
-void coll_params_init(CollParams *prm);   /* G = 1, inter = ring, torus 0x0 (auto square) */
+void coll_params_init(CollParams *prm);   /* all-reduce, G = 1, inter = ring, torus 0x0 (auto square) */
 
 /* A schedule with p empty explicit tables (append CollSteps to steps[r]),
  * or, after coll_build, a generated one. */
@@ -168,13 +187,15 @@ void coll_step(const CollSchedule *s, int r, uint32_t k, CollStep *out);
 /* The most elements any one message of s carries (0: no message). */
 uint64_t coll_max_send(const CollSchedule *s);
 
-/* The generator: rank's step k of algorithm a on p ranks and count
+/* The generator: rank's step k of algorithm a's collective prm->op (the
+ * table row's generator of it; prm NULL: all-reduce) on p ranks and count
  * elements, prm as coll_build resolved it (torus dimensions set). Returns
  * the rank's number of steps; fills *out only when k is below it (pass
  * UINT32_MAX to count). Pure: no allocation, no state. */
 uint32_t coll_gen_step(CollAlgo a, const CollParams *prm, int p, uint64_t count, int rank, uint32_t k,
                        CollStep *out);
-/* The largest message of that schedule, in elements (closed form). */
+/* The largest message of that schedule, in elements (closed form: the
+ * row's max_send of prm->op; 0 where a does not run it). */
 uint64_t coll_gen_max_send(CollAlgo a, const CollParams *prm, int p, uint64_t count);
 
 /* A generator of one collective, as the table's rows name them: member
@@ -183,8 +204,8 @@ uint64_t coll_gen_max_send(CollAlgo a, const CollParams *prm, int p, uint64_t co
  * fills *out only when k is below it (UINT32_MAX counts). Pure. */
 typedef uint32_t CollWalkFn(const CollParams *prm, int p, int i, uint32_t k, uint64_t off, uint64_t count,
                             CollStep *out);
-/* Collective op of algorithm a as coll_gen_step runs its all-reduce; 0
- * steps where a does not run op (coll_algo_runs). */
+/* coll_gen_step of collective op, whatever prm->op says; 0 steps where a
+ * does not run op (coll_algo_runs). */
 uint32_t coll_gen_op_step(CollAlgo a, CollOp op, const CollParams *prm, int p, uint64_t count, int rank, uint32_t k,
                           CollStep *out);
 /* The public reduce-scatter and all-gather: one ring pass each (p-1
@@ -196,17 +217,26 @@ CollWalkFn coll_gen_ring_all_gather;
  * a ring reduce-scatter of [off, off+count) (block i of an even split). */
 void coll_ring_block(int p, int i, uint64_t off, uint64_t count, uint64_t *boff, uint64_t *blen);
 
+/* The range rank r holds summed after s's reduce-scatter, or holds
+ * before its all-gather: its block of an even p-split (ring), of a
+ * G-split by its index inside its node (hierarchical); the whole vector
+ * for the other collectives. */
+void coll_owned_range(const CollSchedule *s, int r, uint64_t *off, uint64_t *len);
+
 /* Totals over the schedule, for conservation checks. */
 uint64_t coll_schedule_elems_sent(const CollSchedule *s);
 uint64_t coll_schedule_msgs(const CollSchedule *s);
 
 /* Runs the schedule on real vectors of doubles (rank r's element i starts
  * as a value unique to (r, i)) in a dependency-respecting order and checks
- * that every rank ends with the exact sum. False and *err on a wrong
+ * that every rank ends with the exact sum (all-reduce), its owned range
+ * summed (reduce-scatter), the whole vector from every rank's owned range
+ * (all-gather: each starts with its range only), or rank 0's vector
+ * (broadcast). False and *err on a wrong
  * result, a deadlock or an unmatched message. */
 bool coll_verify(const CollSchedule *s, char **err);
 
-/* α-β-γ closed-form time of algorithm a on p ranks and n bytes, as in
+/* α-β-γ closed-form time of algorithm a's all-reduce on p ranks and n bytes, as in
  * docs/dev/design.md §7.7 and docs/explanation/algorithms.md (non-power-of-two folds included); used by the
  * `auto` chooser. INFINITY for parameters coll_build rejects; prm NULL
  * means coll_params_init's defaults (also accepted by coll_build). */

@@ -8,8 +8,8 @@
 
 #include "coll/coll.h"
 
-/* The largest message of the algorithm on p members and count elements,
- * in elements (closed form); 0 when nothing is sent. */
+/* The largest message of one collective of the algorithm on p members
+ * and count elements, in elements (closed form); 0 when nothing is sent. */
 typedef uint64_t CollMaxFn(const CollParams *prm, int p, uint64_t count);
 /* Its time on p ranks and n bytes under cost model c (collcost.c states
  * the formulas); INFINITY for parameters coll_build rejects. nested: it
@@ -21,21 +21,24 @@ typedef uint64_t CollPeersFn(const CollParams *prm, int p);
 
 /* One row of COLL_ALGO_TABLE. */
 typedef struct {
-    const char *name;               /* the algorithm's name */
-    bool nestable;                  /* may be hierarchical's inter-node algorithm */
-    CollFit fit;                    /* where it runs */
-    CollWalkFn *walk[COLL_NOPS];    /* its generator of each collective; NULL: does not run it */
-    CollMaxFn *max_send;            /* its largest message */
-    CollCostFn *cost;               /* its cost */
-    CollBound bound;                /* where that cost is a lower bound */
-    CollPeersFn *peers;             /* its send peers per rank */
-    const char *summary;            /* one line for `arsim list algorithms` */
+    const char *name;                 /* the algorithm's name */
+    bool nestable;                    /* may be hierarchical's inter-node algorithm */
+    CollFit fit;                      /* where it runs */
+    CollWalkFn *walk[COLL_NOPS];      /* its generator of each collective; NULL: does not run it */
+    CollMaxFn *max_send[COLL_NOPS];   /* its largest message of each; NULL where walk is */
+    CollCostFn *cost;                 /* its all-reduce's cost */
+    CollBound bound;                  /* where that cost is a lower bound */
+    CollPeersFn *peers;               /* its all-reduce's send peers per rank */
+    const char *summary;              /* one line for `arsim list algorithms` */
 } CollAlgoInfo;
 
-#define COLLALGO_DECLARE(ID, name, nest, fit, allreduce, rs, ag, max, cost, bound, peers, summary)                     \
-    CollWalkFn allreduce;                                                                                              \
-    CollMaxFn max;                                                                                                     \
-    CollCostFn cost;                                                                                                   \
+/* A cell RUNS(walk, max) declares both functions, NONE nothing. */
+#define COLLALGO_DECLARE_RUNS(walk, max)                                                                               \
+    CollWalkFn walk;                                                                                                   \
+    CollMaxFn max;
+#define COLLALGO_DECLARE_NONE
+#define COLLALGO_DECLARE(ID, name, nest, fit, ar, rs, ag, bc, cost, bound, peers, summary)                             \
+    COLLALGO_DECLARE_##ar COLLALGO_DECLARE_##rs COLLALGO_DECLARE_##ag COLLALGO_DECLARE_##bc CollCostFn cost;          \
     CollPeersFn peers;
 COLL_ALGO_TABLE(COLLALGO_DECLARE)
 #undef COLLALGO_DECLARE

@@ -1,7 +1,9 @@
 /* collgen — the schedule generator of coll.h: step k of one rank of ring,
  * butterfly (recursive doubling), Rabenseifner (recursive halving +
  * recursive doubling), the binomial tree, and the compositions torus2d and
- * hierarchical, computed from (algorithm, p, rank, k) alone.
+ * hierarchical, computed from (algorithm, p, rank, k) alone; and of the
+ * other collectives the table's rows run (ring and hierarchical
+ * reduce-scatter and all-gather, binomial and chain broadcast).
  *
  * Every algorithm is a "walk": walk(p, i, k, off, count, out) returns the
  * number of steps of group member i and fills *out with step k when k is
@@ -239,24 +241,12 @@ static uint32_t fold_walk(int p, int i, uint32_t k, uint64_t off, uint64_t count
     return ncore + 2;
 }
 
-/* Binomial reduce to member 0 (children in increasing mask order, each a
- * receive-only reducing step, then a send-only step to the parent), then
- * MPICH's binomial broadcast from member 0 (receive from the parent, then
- * send to the children from the largest mask down). Any p. */
-static uint32_t tree_walk(int p, int i, uint32_t k, uint64_t off, uint64_t count, CollStep *o)
+/* MPICH's binomial broadcast from member 0, its steps numbered from n on
+ * (receive from the parent, then send to the children from the largest
+ * mask down). Returns n plus its steps. */
+static uint32_t binomial_bcast(int p, int i, uint32_t k, uint32_t n, uint64_t off, uint64_t count, CollStep *o)
 {
-    uint32_t n = 0;
     int mask;
-    for (mask = 1; mask < p; mask <<= 1) {
-        if ((i & mask) == 0) {
-            int src = i | mask;
-            if (src < p)
-                put(o, n++, k, recv_only(src, off, count, true));
-        } else {
-            put(o, n++, k, send_only(i & ~mask, off, count));
-            break;
-        }
-    }
     for (mask = 1; mask < p; mask <<= 1) {
         if (i & mask) {
             put(o, n++, k, recv_only(i - mask, off, count, false));
@@ -268,6 +258,25 @@ static uint32_t tree_walk(int p, int i, uint32_t k, uint64_t off, uint64_t count
             put(o, n++, k, send_only(i + mask, off, count));
     }
     return n;
+}
+
+/* Binomial reduce to member 0 (children in increasing mask order, each a
+ * receive-only reducing step, then a send-only step to the parent), then
+ * the binomial broadcast from member 0. Any p. */
+static uint32_t tree_walk(int p, int i, uint32_t k, uint64_t off, uint64_t count, CollStep *o)
+{
+    uint32_t n = 0;
+    for (int mask = 1; mask < p; mask <<= 1) {
+        if ((i & mask) == 0) {
+            int src = i | mask;
+            if (src < p)
+                put(o, n++, k, recv_only(src, off, count, true));
+        } else {
+            put(o, n++, k, send_only(i & ~mask, off, count));
+            break;
+        }
+    }
+    return binomial_bcast(p, i, k, n, off, count, o);
 }
 
 /* Ring reduce-scatter along each X-row, ring all-reduce of each member's
@@ -319,11 +328,11 @@ uint32_t collgen_torus2d(const CollParams *prm, int p, int i, uint32_t k, uint64
     return torus_walk(prm->torus_x, prm->torus_y, i, k, off, count, out);
 }
 
-/* Ring reduce-scatter inside each node of G consecutive ranks; all-reduce
- * of block j with prm->inter among the ranks of local index j; ring
- * all-gather inside each node. */
-uint32_t collgen_hierarchical(const CollParams *prm, int p, int i, uint32_t k, uint64_t off, uint64_t count,
-                              CollStep *out)
+/* Ring reduce-scatter inside each node of G consecutive ranks, then
+ * all-reduce of block j with prm->inter among the ranks of local index j:
+ * member i ends with block i % G of an even G-split, summed over all. */
+uint32_t collgen_hierarchical_reduce_scatter(const CollParams *prm, int p, int i, uint32_t k, uint64_t off,
+                                             uint64_t count, CollStep *out)
 {
     int g = prm->gpus_per_node, nodes = p / g, node = i / g, j = i % g;
     CollWalkFn *inter = collalgo_info(prm->inter)->walk[COLL_OP_ALLREDUCE];
@@ -338,17 +347,58 @@ uint32_t collgen_hierarchical(const CollParams *prm, int p, int i, uint32_t k, u
     } else if (k < n1 + n2) {
         inter(prm, nodes, node, k - n1, bo, bl, out);
         map_peers(out, j, g);
-    } else if (k < 2 * n1 + n2) {
-        ring_ag(g, j, k - n1 - n2, off, count, out);
-        map_peers(out, node * g, 1);
     }
-    return 2 * n1 + n2;
+    return n1 + n2;
+}
+
+/* Ring all-gather inside each node: member i starts with block i % G of
+ * an even G-split. */
+uint32_t collgen_hierarchical_all_gather(const CollParams *prm, int p, int i, uint32_t k, uint64_t off,
+                                         uint64_t count, CollStep *out)
+{
+    (void)p;
+    int g = prm->gpus_per_node;
+    uint32_t n = ring_ag(g, i % g, k, off, count, out);
+    if (k < n)
+        map_peers(out, i / g * g, 1);
+    return n;
+}
+
+/* The reduce-scatter above, then the all-gather inside each node. */
+uint32_t collgen_hierarchical(const CollParams *prm, int p, int i, uint32_t k, uint64_t off, uint64_t count,
+                              CollStep *out)
+{
+    uint32_t n = collgen_hierarchical_reduce_scatter(prm, p, i, k, off, count, out);
+    return n + collgen_hierarchical_all_gather(prm, p, i, k >= n && k != UINT32_MAX ? k - n : UINT32_MAX, off,
+                                               count, out);
+}
+
+/* Broadcast from member 0: MPICH's binomial tree. */
+uint32_t collgen_tree_broadcast(const CollParams *prm, int p, int i, uint32_t k, uint64_t off, uint64_t count,
+                                CollStep *out)
+{
+    (void)prm;
+    return binomial_bcast(p, i, k, 0, off, count, out);
+}
+
+/* Broadcast from member 0 along a chain of whole vectors 0 -> 1 -> ... ->
+ * p-1: receive from the predecessor, then send to the successor. */
+uint32_t collgen_chain_broadcast(const CollParams *prm, int p, int i, uint32_t k, uint64_t off, uint64_t count,
+                                 CollStep *out)
+{
+    (void)prm;
+    uint32_t n = 0;
+    if (i > 0)
+        put(out, n++, k, recv_only(i - 1, off, count, false));
+    if (i + 1 < p)
+        put(out, n++, k, send_only(i + 1, off, count));
+    return n;
 }
 
 uint32_t coll_gen_step(CollAlgo a, const CollParams *prm, int p, uint64_t count, int rank, uint32_t k,
                        CollStep *out)
 {
-    return coll_gen_op_step(a, COLL_OP_ALLREDUCE, prm, p, count, rank, k, out);
+    return coll_gen_op_step(a, prm ? prm->op : COLL_OP_ALLREDUCE, prm, p, count, rank, k, out);
 }
 
 uint32_t coll_gen_op_step(CollAlgo a, CollOp op, const CollParams *prm, int p, uint64_t count, int rank, uint32_t k,
@@ -406,15 +456,26 @@ uint64_t collgen_hierarchical_max(const CollParams *prm, int p, uint64_t count)
 {
     int g = prm->gpus_per_node;
     uint64_t block = ceil_div(count, (uint64_t)g), intra = g > 1 ? block : 0;
-    uint64_t inter = collalgo_info(prm->inter)->max_send(prm, p / g, block);
+    uint64_t inter = collalgo_info(prm->inter)->max_send[COLL_OP_ALLREDUCE](prm, p / g, block);
     return intra > inter ? intra : inter;
+}
+
+/* The all-gather inside nodes: a block of an even G-split. */
+uint64_t collgen_hierarchical_gather_max(const CollParams *prm, int p, uint64_t count)
+{
+    (void)p;
+    int g = prm->gpus_per_node;
+    return g > 1 ? ceil_div(count, (uint64_t)g) : 0;
 }
 
 uint64_t coll_gen_max_send(CollAlgo a, const CollParams *prm, int p, uint64_t count)
 {
+    CollOp op = prm ? prm->op : COLL_OP_ALLREDUCE;
     if ((unsigned)a >= COLL_NALGOS)
         return collgen_whole_max(prm, p, count);
-    return collalgo_info(a)->max_send(prm, p, count);
+    if (!coll_algo_runs(a, op))
+        return 0;
+    return collalgo_info(a)->max_send[op](prm, p, count);
 }
 
 uint64_t collgen_ring_peers(const CollParams *prm, int p)

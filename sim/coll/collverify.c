@@ -112,6 +112,33 @@ static int advance(const CollSchedule *s, double *data, VerifyRank *vr, GHashTab
     return moved;
 }
 
+/* The value element i must end with: the sum over the ranks of their
+ * starting values (all-reduce, reduce-scatter), the sum itself (an
+ * all-gather starts from it in each rank's owned range), rank 0's
+ * starting value (broadcast). */
+static double verify_want(const CollSchedule *s, uint64_t i)
+{
+    double p = s->p;
+    if (s->prm.op == COLL_OP_BROADCAST)
+        return (double)i * p + 1;
+    return (double)i * p * p + p * (p + 1) / 2.0;
+}
+
+/* Rank r's starting vector: (i*p + r + 1) for the reductions, the wanted
+ * sum in its owned range and -1 elsewhere (all-gather), i*p + r + 1
+ * (broadcast: only rank 0's reaches the others). */
+static void verify_start(const CollSchedule *s, double *data, int r)
+{
+    uint64_t lo, n;
+    coll_owned_range(s, r, &lo, &n);
+    for (uint64_t i = 0; i < s->count; i++) {
+        double v = (double)i * s->p + r + 1;
+        if (s->prm.op == COLL_OP_ALLGATHER)
+            v = i >= lo && i < lo + n ? verify_want(s, i) : -1;
+        data[(size_t)r * s->count + i] = v;
+    }
+}
+
 /* After the run: every rank finished, every channel empty, every sum exact. */
 static bool check_end(const CollSchedule *s, const double *data, const VerifyRank *vr, GHashTable *ch, char **err)
 {
@@ -136,10 +163,12 @@ static bool check_end(const CollSchedule *s, const double *data, const VerifyRan
             return false;
         }
     }
-    double base = (double)p * (double)(p + 1) / 2.0, pp = (double)p * (double)p;
     for (int r = 0; r < p; r++) {
-        for (uint64_t i = 0; i < s->count; i++) {
-            double want = (double)i * pp + base, got = data[(size_t)r * s->count + i];
+        uint64_t lo = 0, n = s->count;
+        if (s->prm.op == COLL_OP_REDUCE_SCATTER)
+            coll_owned_range(s, r, &lo, &n);
+        for (uint64_t i = lo; i < lo + n; i++) {
+            double want = verify_want(s, i), got = data[(size_t)r * s->count + i];
             if (got != want) {
                 *err = g_strdup_printf("rank %d element %" G_GUINT64_FORMAT " is %.17g; expected the sum %.17g",
                                        r, (guint64)i, got, want);
@@ -161,8 +190,7 @@ bool coll_verify(const CollSchedule *s, char **err)
     }
     double *data = g_new(double, (size_t)p * s->count + 1);
     for (int r = 0; r < p; r++)
-        for (uint64_t i = 0; i < s->count; i++)
-            data[(size_t)r * s->count + i] = (double)i * p + r + 1;
+        verify_start(s, data, r);
     VerifyRank *vr = g_new0(VerifyRank, p);
     for (int r = 0; r < p; r++)
         vr[r].nsteps = coll_nsteps(s, r);

@@ -18,6 +18,7 @@ struct CommCost {
 };
 
 typedef struct {
+    CollOp op;
     CollAlgo algo;
     uint64_t elems;
 } CostKey;
@@ -25,13 +26,13 @@ typedef struct {
 static guint key_hash(gconstpointer k)
 {
     const CostKey *c = k;
-    return (guint)(c->elems * 2654435761u) ^ (guint)c->algo;
+    return (guint)(c->elems * 2654435761u) ^ (guint)c->algo ^ ((guint)c->op << 8);
 }
 
 static gboolean key_eq(gconstpointer a, gconstpointer b)
 {
     const CostKey *x = a, *y = b;
-    return x->algo == y->algo && x->elems == y->elems;
+    return x->op == y->op && x->algo == y->algo && x->elems == y->elems;
 }
 
 CommCost *commcost_new(Topo *t, int p, const CollParams *prm, uint32_t elem_bytes, double gamma)
@@ -56,14 +57,16 @@ void commcost_free(CommCost *c)
     g_free(c);
 }
 
-const CollSchedule *commcost_schedule(CommCost *c, CollAlgo a, uint64_t elems, char **err)
+const CollSchedule *commcost_schedule_op(CommCost *c, CollOp op, CollAlgo a, uint64_t elems, char **err)
 {
-    CostKey k = {a, elems};
+    CostKey k = {op, a, elems};
     CollSchedule *s = g_hash_table_lookup(c->scheds, &k);
     if (s)
         return s;
     s = coll_schedule_new(c->p, elems);
-    if (!coll_build(s, a, &c->prm, err)) {
+    CollParams prm = c->prm;
+    prm.op = op;
+    if (!coll_build(s, a, &prm, err)) {
         coll_schedule_free(s);
         return NULL;
     }
@@ -77,12 +80,23 @@ static void mark_done(void *ctx, void *data)
     *(bool *)ctx = true;
 }
 
+const CollSchedule *commcost_schedule(CommCost *c, CollAlgo a, uint64_t elems, char **err)
+{
+    return commcost_schedule_op(c, COLL_OP_ALLREDUCE, a, elems, err);
+}
+
 bool commcost_get(CommCost *c, CollAlgo a, uint64_t elems, simtime_t *dur, double *util, SimErr *code, char **err)
 {
-    CostKey k = {a, elems};
+    return commcost_get_op(c, COLL_OP_ALLREDUCE, a, elems, dur, util, code, err);
+}
+
+bool commcost_get_op(CommCost *c, CollOp op, CollAlgo a, uint64_t elems, simtime_t *dur, double *util, SimErr *code,
+                     char **err)
+{
+    CostKey k = {op, a, elems};
     CostEntry *e = g_hash_table_lookup(c->costs, &k);
     if (!e) {
-        const CollSchedule *s = commcost_schedule(c, a, elems, err);
+        const CollSchedule *s = commcost_schedule_op(c, op, a, elems, err);
         if (!s) {
             if (code)
                 *code = SIM_ERR_MODEL;
@@ -96,7 +110,8 @@ bool commcost_get(CommCost *c, CollAlgo a, uint64_t elems, simtime_t *dur, doubl
         CollExec *x = collexec_start(&run);
         bool ok = sim_run(sim) && done;
         if (!ok) {
-            *err = g_strdup_printf("simulating %s failed: %s", coll_algo_name(a), sim->failed ? sim->error : "did not finish");
+            *err = g_strdup_printf("simulating %s%s%s failed: %s", coll_algo_name(a), op ? " " : "",
+                                   op ? coll_op_name(op) : "", sim->failed ? sim->error : "did not finish");
             if (code)
                 *code = sim->failed ? sim->code : SIM_ERR_MODEL;
         } else {

@@ -1,4 +1,4 @@
-/* commcost — durations of all-reduces on an idle cluster, memoized.
+/* commcost — durations of collectives on an idle cluster, memoized.
  *
  * With one collective in flight at a time (NCCL stream semantics, the
  * default), every collective of a training run starts on an empty network
@@ -26,6 +26,11 @@ void commcost_free(CommCost *c);
 bool commcost_get(CommCost *c, CollAlgo a, uint64_t elems, simtime_t *dur, double *util, SimErr *code, char **err);
 /* The cached schedule of (a, elems); owned by c. */
 const CollSchedule *commcost_schedule(CommCost *c, CollAlgo a, uint64_t elems, char **err);
+/* The same for collective op (coll.h's CollOp); the two above are these
+ * with all-reduce. */
+bool commcost_get_op(CommCost *c, CollOp op, CollAlgo a, uint64_t elems, simtime_t *dur, double *util, SimErr *code,
+                     char **err);
+const CollSchedule *commcost_schedule_op(CommCost *c, CollOp op, CollAlgo a, uint64_t elems, char **err);
 /* Engine events spent on the memo runs so far. */
 uint64_t commcost_events(const CommCost *c);
 

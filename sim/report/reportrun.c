@@ -70,6 +70,12 @@ cJSON *report_result_json(const Scenario *s, const TrainResult *r)
     add_num(o, "samples_per_s", r->samples_per_s);
     add_num(o, "speedup", r->speedup);
     cJSON_AddNumberToObject(o, "events", (double)r->events);
+    cJSON_AddNumberToObject(o, "comm_bytes", (double)r->comm_bytes);
+    if (r->memory_peak_bytes) {   /* absent when the model gives no act_bytes */
+        cJSON_AddNumberToObject(o, "memory_peak_bytes", (double)r->memory_peak_bytes);
+        if (s->gpu.mem_capacity)
+            cJSON_AddBoolToObject(o, "memory_fits", r->memory_peak_bytes <= s->gpu.mem_capacity);
+    }
     if (r->units) {
         cJSON *arr = cJSON_AddArrayToObject(o, "layers");
         for (guint i = 0; i < r->units->len; i++) {
@@ -121,6 +127,21 @@ void report_run_write_json(FILE *out, const Scenario *s, const GArray *results)
     cJSON_Delete(root);
 }
 
+/* Does any result carry a memory estimate. */
+static bool any_memory(const GArray *results)
+{
+    for (guint i = 0; i < results->len; i++)
+        if (g_array_index(results, TrainResult, i).memory_peak_bytes)
+            return true;
+    return false;
+}
+
+/* Does r's estimated peak fit the GPU's memory (yes when either is unknown). */
+static bool fits(const Scenario *s, const TrainResult *r)
+{
+    return !s->gpu.mem_capacity || !r->memory_peak_bytes || r->memory_peak_bytes <= s->gpu.mem_capacity;
+}
+
 void report_run_table(FILE *out, const Scenario *s, const GArray *results, bool layers)
 {
     char bw[32];
@@ -131,7 +152,9 @@ void report_run_table(FILE *out, const Scenario *s, const GArray *results, bool 
     fprintf(out, "%6s %-18s %-9s %-12s %11s", "batch", "policy", "overlap", "algorithm", "iter(ms)");
     if (s->whatif)   /* what-if runs: the measured iterations' distribution */
         fprintf(out, " %11s %11s", "p50(ms)", "p99(ms)");
-    fprintf(out, " %11s %11s %11s %12s %8s\n", "compute(ms)", "comm(ms)", "exposed(ms)", "samples/s", "speedup");
+    bool mem = any_memory(results);
+    fprintf(out, " %11s %11s %11s %12s %8s%s\n", "compute(ms)", "comm(ms)", "exposed(ms)", "samples/s", "speedup",
+            mem ? "  memory(GiB)" : "");
     for (guint i = 0; i < results->len; i++) {
         const TrainResult *r = &g_array_index(results, TrainResult, i);
         const Policy *p = policy_of(s, r);
@@ -139,8 +162,11 @@ void report_run_table(FILE *out, const Scenario *s, const GArray *results, bool 
                 policy_algo_label(p), r->iteration_s * 1e3);
         if (s->whatif)
             fprintf(out, " %11.3f %11.3f", r->iteration_p50_s * 1e3, r->iteration_p99_s * 1e3);
-        fprintf(out, " %11.3f %11.3f %11.3f %12.1f %8.3f\n", r->compute_s * 1e3, r->comm_s * 1e3,
+        fprintf(out, " %11.3f %11.3f %11.3f %12.1f %8.3f", r->compute_s * 1e3, r->comm_s * 1e3,
                 r->exposed_comm_s * 1e3, r->samples_per_s, r->speedup);
+        if (mem && r->memory_peak_bytes)
+            fprintf(out, "  %11.1f%s", (double)r->memory_peak_bytes / 1073741824.0, fits(s, r) ? "" : " !");
+        fprintf(out, "\n");
         if (!layers || !r->units)
             continue;
         fprintf(out, "    %-22s %12s %-12s %10s %10s %10s %10s %10s", "unit", "bytes", "algorithm", "ready(ms)",
@@ -159,12 +185,18 @@ void report_run_table(FILE *out, const Scenario *s, const GArray *results, bool 
             fprintf(out, "  %s\n", u->reason);
         }
     }
+    for (guint i = 0; i < results->len; i++)
+        if (!fits(s, &g_array_index(results, TrainResult, i))) {
+            fprintf(out, "# !: the estimated peak memory is above the %s's %.0f GiB\n", s->gpu.key,
+                    (double)s->gpu.mem_capacity / 1073741824.0);
+            break;
+        }
 }
 
 void report_run_csv(FILE *out, const Scenario *s, const GArray *results)
 {
     fprintf(out, "scenario,model,gpu,topology,nodes,gpus_per_node,world,bandwidth_Bps,batch,policy,overlap,algorithm,"
-                 "iteration_s,compute_s,comm_s,exposed_comm_s,samples_per_s,speedup%s\n",
+                 "iteration_s,compute_s,comm_s,exposed_comm_s,samples_per_s,speedup%s,comm_bytes,memory_peak_bytes\n",
             s->whatif ? ",iteration_p50_s,iteration_p99_s,iteration_max_s" : "");
     for (guint i = 0; i < results->len; i++) {
         const TrainResult *r = &g_array_index(results, TrainResult, i);
@@ -179,6 +211,9 @@ void report_run_csv(FILE *out, const Scenario *s, const GArray *results)
             char num[REPORT_NUM_MAX];
             fprintf(out, ",%s", report_num(num, v[k]));
         }
+        fprintf(out, ",%" G_GUINT64_FORMAT ",", (guint64)r->comm_bytes);
+        if (r->memory_peak_bytes)   /* empty: unknown */
+            fprintf(out, "%" G_GUINT64_FORMAT, (guint64)r->memory_peak_bytes);
         fprintf(out, "\n");
     }
 }

@@ -167,14 +167,15 @@ bool gpu_load(const char *key, const char *file, Gpu *g, char **err)
         ok = false;
     }
     const char *name = key;
-    double fp32 = 0, tf32 = 0, fp16 = 0, mem = 0, launch_us = 0, wino = 1, interf = 0, cslow = 0;
+    double fp32 = 0, tf32 = 0, fp16 = 0, mem = 0, launch_us = 0, wino = 1, interf = 0, cslow = 0, mem_gib = 0;
     ok = ok && cfg_expect_map(e, "a GPU", err) && cfg_opt_string(e, "name", &name, err) &&
          cfg_opt_double(e, "fp32_tflops", 1e-6, 1e6, &fp32, err) &&
          cfg_opt_double(e, "tf32_tflops", 0, 1e6, &tf32, err) &&
          cfg_opt_double(e, "fp16_tflops", 0, 1e6, &fp16, err) && cfg_opt_double(e, "mem_GBps", 1e-6, 1e9, &mem, err) &&
          cfg_opt_double(e, "launch_us", 0, 1e6, &launch_us, err) && cfg_opt_double(e, "winograd", 1, 16, &wino, err) &&
          cfg_opt_double(e, "interference", 0, 10, &interf, err) &&
-         cfg_opt_double(e, "comm_slowdown", 0, 10, &cslow, err);
+         cfg_opt_double(e, "comm_slowdown", 0, 10, &cslow, err) &&
+         cfg_opt_double(e, "memory_GiB", 0, 1 << 20, &mem_gib, err);
     if (ok && (fp32 <= 0 || mem <= 0)) {
         *err = cfg_err(e, "GPU '%s' lacks fp32_tflops or mem_GBps; expected both, positive", key);
         ok = false;
@@ -183,7 +184,7 @@ bool gpu_load(const char *key, const char *file, Gpu *g, char **err)
     ok = ok && read_efficiency(cfg_get(e, "tensor_efficiency"), "tensor_efficiency", g->efficiency,
                                g->tensor_efficiency, err);
     ok = ok && read_overlap(e, mem, &g->overlap, err) && read_ddp(cfg_get(e, "ddp"), &g->ddp, err);
-    ok = ok && cfg_check_keys(e, "a GPU", "name, fp32_tflops, tf32_tflops, fp16_tflops, mem_GBps, launch_us, "
+    ok = ok && cfg_check_keys(e, "a GPU", "name, fp32_tflops, tf32_tflops, fp16_tflops, mem_GBps, memory_GiB, launch_us, "
                               "winograd, interference, comm_slowdown, efficiency, tensor_efficiency, sms, "
                               "overlap, ddp", err);
     if (ok) {
@@ -196,6 +197,7 @@ bool gpu_load(const char *key, const char *file, Gpu *g, char **err)
         g->interference = interf;
         g->comm_slowdown = cslow;
         g->mem_Bps = mem * 1e9;
+        g->mem_capacity = (uint64_t)(mem_gib * 1073741824.0 + 0.5);
         g->overlap.hbm_Bps = g->mem_Bps;
         g->launch_s = launch_us * 1e-6;
     }

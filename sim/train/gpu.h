@@ -25,6 +25,7 @@ typedef struct {
     double tf32_flops;              /* FLOP/s dense TF32 tensor peak; 0 = none (tf32 runs as fp32) */
     double fp16_flops;              /* FLOP/s dense tensor peak; 0 = as fp32 */
     double mem_Bps;                 /* memory bandwidth, bytes/s, > 0 */
+    uint64_t mem_capacity;          /* memory capacity, bytes; 0 when the file gives none */
     double launch_s;                /* per-kernel overhead added to each layer pass, s */
     double efficiency[LAYER_NKINDS];/* fraction of the CUDA-core peak achieved, in (0, 1] */
     double tensor_efficiency[LAYER_NKINDS]; /* fraction of a tensor-core peak (tf32, fp16) achieved */

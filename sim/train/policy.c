@@ -1,6 +1,7 @@
 /* policy — sync units of a policy (layers, DDP buckets, partitions); see
  * policy.h. Pure functions: no timing, no network. */
 #include "train/policy.h"
+#include "train/shardplan.h"
 
 #include <string.h>
 
@@ -15,6 +16,10 @@ static const OverlapRules overlap_rules[OVERLAP_NKINDS] = {
                        .enqueue = ENQUEUE_FIFO, .update = UPDATE_PER_LAYER},
     [OVERLAP_PRIORITY] = {.name = "priority", .units = UNITS_LAYERS, .fuse = true, .partition = true,
                           .release = RELEASE_WHEN_READY, .enqueue = ENQUEUE_PRIORITY, .update = UPDATE_PER_LAYER},
+    [OVERLAP_FSDP] = {.name = "fsdp", .units = UNITS_SHARDED, .release = RELEASE_WHEN_READY, .enqueue = ENQUEUE_FIFO,
+                      .update = UPDATE_WHOLE_MODEL, .stream = STREAM_SHARED},
+    [OVERLAP_FSDP2] = {.name = "fsdp2", .units = UNITS_SHARDED, .release = RELEASE_WHEN_READY, .enqueue = ENQUEUE_FIFO,
+                       .update = UPDATE_WHOLE_MODEL, .stream = STREAM_PER_COLLECTIVE},
 };
 
 const OverlapRules *policy_rules(OverlapKind k)
@@ -67,6 +72,9 @@ void policy_init(Policy *p, const char *name)
     p->ddp_rebuilt = true;                    /* PyTorch >= 1.11's steady state with default settings */
     p->partition_bytes = 4u << 20;
     p->overrides = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    p->sharding = SHARD_FULL;                 /* FSDP's defaults */
+    p->backward_prefetch = SHARD_PREFETCH_PRE;
+    p->limit_all_gathers = true;
 }
 
 void policy_clear(Policy *p)
@@ -223,7 +231,7 @@ static GArray *partition_units(const Policy *p, GArray *units, int elem_bytes)
  * update. */
 static void set_gates(const OverlapRules *r, SyncUnit *u)
 {
-    u->coll = SYNC_ALLREDUCE;
+    u->coll = COLL_OP_ALLREDUCE;
     u->release = (SyncGate){GATE_BACKWARD, r->release == RELEASE_AFTER_BACKWARD ? 0 : u->ready_layer, 0};
     u->need = r->update == UPDATE_PER_LAYER ? (SyncGate){GATE_FORWARD, u->first_layer, 1}
                                             : (SyncGate){GATE_UPDATE, -1, 0};
@@ -233,6 +241,8 @@ static void set_gates(const OverlapRules *r, SyncUnit *u)
 GArray *policy_units(const Policy *p, const Model *m, int elem_bytes)
 {
     const OverlapRules *r = policy_rules(p->overlap);
+    if (r->units == UNITS_SHARDED)
+        return shardplan_units(p, m);
     GArray *units = g_array_new(FALSE, TRUE, sizeof(SyncUnit));
     if (r->units == UNITS_BUCKETS)
         ddp_units(p, m, elem_bytes, units);

@@ -10,14 +10,25 @@
 
 #include "coll/coll.h"
 #include "train/model.h"
+#include "train/shard.h"
+#include "train/shardsched.h"
 
 /* An overlap policy: an index into the rows of rules (policy.c). */
-typedef enum { OVERLAP_NONE, OVERLAP_DDP, OVERLAP_LAYER, OVERLAP_PRIORITY, OVERLAP_NKINDS } OverlapKind;
+typedef enum {
+    OVERLAP_NONE,
+    OVERLAP_DDP,
+    OVERLAP_LAYER,
+    OVERLAP_PRIORITY,
+    OVERLAP_FSDP,            /* FSDP1: one stream, explicit prefetch, the rate limiter */
+    OVERLAP_FSDP2,           /* FSDP2: a stream per collective, implicit prefetch, reshard_after_forward */
+    OVERLAP_NKINDS
+} OverlapKind;
 
 /* How a policy groups gradients into sync units. */
 typedef enum {
     UNITS_LAYERS,            /* one unit per layer, in readiness order (L..1) */
-    UNITS_BUCKETS            /* DDP buckets (bucket, first_bucket, ddp_layout) */
+    UNITS_BUCKETS,           /* DDP buckets (bucket, first_bucket, ddp_layout) */
+    UNITS_SHARDED            /* FSDP's all-gathers and reduce-scatters per wrapping unit (shardplan.h) */
 } UnitsRule;
 
 /* When a unit is released to the communicator. */
@@ -45,9 +56,12 @@ typedef enum {
  * queued units in its own order, at most comm.streams at once. */
 typedef enum {
     STREAM_SHARED,           /* every unit on stream 0 */
-    STREAM_PER_COLLECTIVE    /* a stream per collective (SyncColl's index): all-gathers do not queue behind
+    STREAM_PER_COLLECTIVE    /* a stream per collective (CollOp's index): all-gathers do not queue behind
                               * reduce-scatters */
 } StreamRule;
+
+#define POLICY_RESHARD_TRUE 0     /* Policy.reshard: re-shard to every GPU after forward */
+#define POLICY_RESHARD_FALSE (-1) /* keep the parameters gathered until the backward */
 
 /* One overlap policy as data: the one place a new policy is added. */
 typedef struct {
@@ -61,10 +75,6 @@ typedef struct {
     UpdateRule update;
     StreamRule stream;
 } OverlapRules;
-
-/* The collective a sync unit runs. The engines run all-reduce schedules
- * only so far (trainplan_new refuses a unit of another). */
-typedef enum { SYNC_ALLREDUCE, SYNC_REDUCE_SCATTER, SYNC_ALLGATHER, SYNC_BROADCAST, SYNC_NCOLLS } SyncColl;
 
 #define SYNC_MAX_STREAMS 8   /* communicator streams a plan may use */
 
@@ -94,12 +104,22 @@ typedef struct {
     uint64_t partition_bytes;            /* priority: split units into pieces of at most this; 0 = none */
     uint64_t fusion_bytes;               /* layer/priority: fuse adjacent small layers up to this; 0 = off */
     GHashTable *overrides;               /* layer name (char*) -> CollAlgo+1 (GINT_TO_POINTER); owned */
+    ShardStrategy sharding;              /* fsdp: full_shard (default), shard_grad_op, hybrid_shard, no_shard */
+    ShardPrefetch backward_prefetch;     /* fsdp: backward_pre (default), backward_post, none */
+    bool forward_prefetch;               /* fsdp: the next unit's forward all-gather at this one's (false) */
+    bool limit_all_gathers;              /* fsdp: the rate limiter, two frees pending at most (true) */
+    uint64_t wrap_min_params;            /* fsdp: 0 = `wrap: block`; else `wrap: {min_params: N}` */
+    int reshard;                         /* fsdp2 reshard_after_forward: POLICY_RESHARD_TRUE (default),
+                                          * POLICY_RESHARD_FALSE, or N > 0: to groups of N consecutive GPUs */
+    ShardCkpt checkpoint;                /* activation checkpointing of blocks: none (default), selective (every
+                                          * second block), full; a checkpointed block's forward runs again in
+                                          * its backward */
 } Policy;
 
 /* The rules of overlap policy k. */
 const OverlapRules *policy_rules(OverlapKind k);
 const char *policy_overlap_name(OverlapKind k);
-/* "none, ddp, layer or priority": the policies' names for an error; g_free it. */
+/* "none, ddp, layer, priority, fsdp or fsdp2": the policies' names for an error; g_free it. */
 char *policy_overlap_names(void);
 bool policy_overlap_parse(const char *s, OverlapKind *out);
 /* "ring", "hybrid", "auto", ... — the algorithm column of a result. */
@@ -115,12 +135,15 @@ typedef struct {
     int last_layer;          /* highest layer index it carries */
     int ready_layer;         /* its gradients are ready when the backward of this layer ended (lowest index
                               * it carries) */
-    SyncColl coll;           /* the collective it runs */
+    CollOp coll;             /* the collective it runs: an all-reduce by any algorithm, the others by the
+                              * algorithms whose table row runs them (coll_algo_runs) */
     SyncGate release;        /* released to the communicator after this task of its own iteration ends
                               * (gradient units: a backward) */
     SyncGate need;           /* this task waits for it to be done (gradient units: a forward of the next
                               * iteration, or the update of its own); trainplan_index_waits' rules */
     int stream;              /* the communicator stream it is queued on, 0 .. SYNC_MAX_STREAMS - 1 */
+    int group;               /* > 0: a hierarchical collective inside groups of this many consecutive ranks
+                              * (fsdp2's reshard_after_forward: N); 0: the cluster's nodes */
     LayerKind kind;          /* kind of the layer with most parameters in the unit */
     int order;               /* launch order (buckets: bucket order; layers: readiness) */
     CollAlgo algo;           /* filled by the algorithm selection */

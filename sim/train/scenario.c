@@ -8,6 +8,7 @@
 #include "train/trainbg.h"
 #include "train/trainrank.h"
 #include "train/scenode.h"
+#include "train/shardplan.h"
 #include "net/topocfg.h"
 
 #include <math.h>
@@ -17,7 +18,8 @@
                       "iterations, compute, comm, variation, stragglers, faults, background"
 #define CLUSTER_KEYS "topology, nodes, gpus_per_node, intra, calibration"
 #define POLICY_KEYS "name, overlap, algorithm, inter, bucket, first_bucket, ddp_layout, partition, fusion, " \
-                    "hybrid, overrides"
+                    "hybrid, overrides, checkpoint, sharding, backward_prefetch, forward_prefetch, " \
+                    "limit_all_gathers, wrap, reshard_after_forward"
 
 void scenario_free(Scenario *s)
 {
@@ -148,6 +150,8 @@ static bool read_policy(CfgNode *n, const Scenario *s, Policy *p, char **err)
     }
     if (layout)
         p->ddp_rebuilt = strcmp(layout, "rebuilt") == 0;
+    if (!shardplan_read(n, s->world, s->gpus_per_node, p, err))
+        return false;
     CfgNode *ov = cfg_get(n, "overrides");
     if (ov) {
         if (!cfg_expect_map(ov, "overrides", err))

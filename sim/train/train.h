@@ -55,6 +55,9 @@ typedef struct {
     double samples_per_s;    /* batch * world / iteration_s */
     double speedup;          /* baseline iteration_s / iteration_s (filled by train_run_all) */
     uint64_t events;         /* engine events */
+    uint64_t comm_bytes;     /* bytes one GPU (rank 0) sends per iteration, every collective */
+    uint64_t memory_peak_bytes; /* one GPU's estimated peak memory, bytes; 0 when the model gives no
+                              * act_bytes (unknown) */
     GArray *units;           /* TrainUnitRow (when asked), else NULL */
     GArray *spans;           /* TrainSpan of the last measured iteration (when asked), else NULL */
 } TrainResult;

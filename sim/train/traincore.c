@@ -257,6 +257,8 @@ void traincore_finish(TrainCore *c, int batch, TrainResult *out)
     out->exposed_comm_s = out->iteration_s - busy > 0 ? out->iteration_s - busy : 0;
     out->samples_per_s = out->iteration_s > 0 ? (double)batch * s->world / out->iteration_s : INFINITY;
     out->events = c->sim->events + commcost_events(c->plan->cost);
+    out->comm_bytes = c->plan->comm_bytes;
+    out->memory_peak_bytes = c->plan->memory_peak;
     out->speedup = 1;
     rebase_spans(c);
     out->spans = c->spans;

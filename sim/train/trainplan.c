@@ -1,5 +1,6 @@
 /* trainplan — the training plan and its walk; see trainplan.h. */
 #include "train/trainplan.h"
+#include "train/shardplan.h"
 #include "train/trainsel.h"
 
 #include <stdio.h>
@@ -35,11 +36,12 @@ static double build_tasks(TrainPlan *p)
     int L = (int)m->layers->len;
     bool per_layer = r->update == UPDATE_PER_LAYER;
     double copy = r->bucket_copy ? 2.0 * s->elem_bytes / s->gpu.mem_Bps : 0;   /* s per param */
-    double total = 0, upd_all = 0;
+    double total = 0, upd_all = 0, shard = shardplan_factor(p->pol, s->world, s->gpus_per_node);
+    bool *recompute = shardplan_recomputed(p->pol, m);
     for (int l = 0; l < L; l++) {
         const ModelLayer *ml = &g_array_index(m->layers, ModelLayer, l);
         double f = gpu_forward_s(&s->gpu, m, ml, p->batch, s->precision);
-        double u = gpu_update_s(&s->gpu, ml, s->update_bytes_per_param);
+        double u = gpu_update_s(&s->gpu, ml, s->update_bytes_per_param) / shard;   /* its shard only */
         TrainTask k = {.kind = TRAIN_TASK_FWD, .layer = l, .dur = ps(per_layer ? f + u : f)};
         g_array_append_val(p->tasks, k);
         total += f + u;
@@ -48,16 +50,38 @@ static double build_tasks(TrainPlan *p)
     for (int l = L - 1; l >= 0; l--) {
         const ModelLayer *ml = &g_array_index(m->layers, ModelLayer, l);
         double b = gpu_backward_s(&s->gpu, m, ml, p->batch, s->precision, s->bwd_ratio) + copy * (double)ml->params;
+        if (recompute[l])   /* its checkpointed block's forward again */
+            b += gpu_forward_s(&s->gpu, m, ml, p->batch, s->precision);
         upd_all += copy * (double)ml->params;   /* the copy out, before the step */
         TrainTask k = {.kind = TRAIN_TASK_BWD, .layer = l, .dur = ps(b)};
         g_array_append_val(p->tasks, k);
         total += b + copy * (double)ml->params;
     }
+    g_free(recompute);
     if (!per_layer) {
         TrainTask k = {.kind = TRAIN_TASK_UPDATE_ALL, .layer = -1, .dur = ps(upd_all)};
         g_array_append_val(p->tasks, k);
     }
     return total;
+}
+
+/* p->comm_bytes: what rank 0 sends per iteration, step by step over each
+ * unit's schedule. False + *err when a schedule does not build. */
+static bool comm_bytes(TrainPlan *p, char **err)
+{
+    p->comm_bytes = 0;
+    for (guint u = 0; u < p->units->len; u++) {
+        const CollSchedule *sc = trainplan_unit_schedule(p, (int)u, err);
+        if (!sc)
+            return false;
+        uint32_t n = coll_nsteps(sc, 0);
+        for (uint32_t k = 0; k < n; k++) {
+            CollStep st;
+            coll_step(sc, 0, k, &st);
+            p->comm_bytes += st.send_peer >= 0 ? st.send_len * (uint64_t)p->s->elem_bytes : 0;
+        }
+    }
+    return true;
 }
 
 TrainPlan *trainplan_new(const Scenario *s, int policy, int batch, char **err)
@@ -82,14 +106,24 @@ TrainPlan *trainplan_new(const Scenario *s, int policy, int batch, char **err)
     }
     p->cost = commcost_new(p->topo, s->world, &prm, (uint32_t)s->elem_bytes, s->gamma);
     p->units = policy_units(p->pol, s->model, s->elem_bytes);
+    for (guint u = 0; u < p->units->len && !p->cost_group; u++) {
+        int g = g_array_index(p->units, SyncUnit, u).group;
+        if (g > 0) {
+            CollParams gp = prm;
+            gp.gpus_per_node = g;
+            p->cost_group = commcost_new(p->topo, s->world, &gp, (uint32_t)s->elem_bytes, s->gamma);
+        }
+    }
     p->tasks = g_array_new(FALSE, TRUE, sizeof(TrainTask));
     p->waits = g_array_new(FALSE, FALSE, sizeof(int));
     p->releases = g_array_new(FALSE, FALSE, sizeof(int));
     p->compute_s = build_tasks(p);
-    if (!trainplan_index_waits(p, err) || !trainsel_select(s, p->pol, p->units, p->cost, batch, err)) {
+    if (!trainplan_index_waits(p, err) || !trainsel_select(s, p->pol, p->units, p->cost, batch, err) ||
+        !comm_bytes(p, err)) {
         trainplan_free(p);
         return NULL;
     }
+    p->memory_peak = shardplan_memory(p->pol, s->model, s->world, s->gpus_per_node, batch, s->elem_bytes);
     return p;
 }
 
@@ -105,6 +139,7 @@ void trainplan_free(TrainPlan *p)
         g_array_free(p->releases, TRUE);
     policy_units_free(p->units);
     commcost_free(p->cost);
+    commcost_free(p->cost_group);
     topo_free(p->topo);
     g_free(p);
 }
@@ -125,8 +160,8 @@ static int gate_task(const TrainPlan *p, const SyncGate *g)
 /* Why unit su's gates are not ones the walk runs, or NULL. */
 static const char *gate_problem(const TrainPlan *p, const SyncUnit *su, int rel, int need)
 {
-    if (su->coll != SYNC_ALLREDUCE)
-        return "its collective is not an all-reduce; expected an all-reduce (the only collective the engines run)";
+    if ((unsigned)su->coll >= COLL_NOPS)
+        return "its collective is unknown; expected an all-reduce, a reduce-scatter, an all-gather or a broadcast";
     if (su->stream < 0 || su->stream >= SYNC_MAX_STREAMS)
         return "its communicator stream is out of range; expected a stream from 0 to below "
                G_STRINGIFY(SYNC_MAX_STREAMS);
@@ -303,9 +338,8 @@ void trainwalk_unit_done(TrainWalk *w, int u)
 CollExec *trainplan_launch(const TrainPlan *p, Sim *sim, Net *net, int u, bool deferred, CollDoneFn done,
                            void *ctx, void *data)
 {
-    const SyncUnit *su = &g_array_index(p->units, SyncUnit, u);
     char *why = NULL;
-    const CollSchedule *sc = commcost_schedule(p->cost, su->algo, su->elems, &why);
+    const CollSchedule *sc = trainplan_unit_schedule(p, u, &why);
     if (!sc) {
         sim_fail(sim, "%s", why);
         g_free(why);
@@ -314,4 +348,17 @@ CollExec *trainplan_launch(const TrainPlan *p, Sim *sim, Net *net, int u, bool d
     CollRunSpec run = {.sim = sim, .net = net, .topo = p->topo, .sched = sc, .elem_bytes = (uint32_t)p->s->elem_bytes,
                        .gamma = p->s->gamma, .done = done, .ctx = ctx, .data = data, .deferred = deferred};
     return collexec_start(&run);
+}
+
+bool trainplan_unit_cost(const TrainPlan *p, int u, simtime_t *dur, double *util, SimErr *code, char **err)
+{
+    const SyncUnit *su = &g_array_index(p->units, SyncUnit, u);
+    return commcost_get_op(su->group > 0 ? p->cost_group : p->cost, su->coll, su->algo, su->elems, dur, util,
+                           code, err);
+}
+
+const CollSchedule *trainplan_unit_schedule(const TrainPlan *p, int u, char **err)
+{
+    const SyncUnit *su = &g_array_index(p->units, SyncUnit, u);
+    return commcost_schedule_op(su->group > 0 ? p->cost_group : p->cost, su->coll, su->algo, su->elems, err);
 }

@@ -61,13 +61,17 @@ typedef struct TrainPlan {
     const Policy *pol;       /* the policy, in s */
     int batch;               /* per-rank batch, >= 1 */
     Topo *topo;              /* the cluster's network; owned */
-    CommCost *cost;          /* durations and schedules of the units' all-reduces on topo; owned */
+    CommCost *cost;          /* durations and schedules of the units' collectives on topo; owned */
+    CommCost *cost_group;    /* the same for units with SyncUnit.group > 0 (hierarchical inside groups of
+                              * that many ranks; one size a plan), or NULL; owned */
     GArray *units;           /* SyncUnit in launch order, algorithm and reason selected; owned */
     GArray *tasks;           /* TrainTask, one iteration in stream order; owned */
     GArray *waits;           /* int unit indices, grouped by the task waiting for them; owned */
     GArray *releases;        /* int unit indices, grouped by the task whose end releases them; owned */
     int nstreams;            /* communicator streams its units use (highest SyncUnit.stream + 1), >= 1 */
     double compute_s;        /* forward + backward + update per iteration (s), unrounded */
+    uint64_t comm_bytes;     /* bytes rank 0 sends per iteration over every unit's schedule */
+    uint64_t memory_peak;    /* bytes: one GPU's estimated peak memory (shardplan_memory); 0 unknown */
 } TrainPlan;
 
 /* Starts unit u's all-reduce live on net at sim->now, with the plan's
@@ -79,6 +83,13 @@ typedef struct TrainPlan {
  * engines. */
 CollExec *trainplan_launch(const TrainPlan *p, Sim *sim, Net *net, int u, bool deferred, CollDoneFn done,
                            void *ctx, void *data);
+
+/* Unit u's idle-network duration and egress utilization (commcost_get_op
+ * with its collective, algorithm and size), and its cached schedule; the
+ * engines and the MPI replay ask here so that every collective is run as
+ * the unit says. */
+bool trainplan_unit_cost(const TrainPlan *p, int u, simtime_t *dur, double *util, SimErr *code, char **err);
+const CollSchedule *trainplan_unit_schedule(const TrainPlan *p, int u, char **err);
 
 /* The plan of policy `policy` (an index into s->policies) at `batch`;
  * NULL + *err (g_free) when the cluster does not build or an algorithm

@@ -119,7 +119,9 @@ bool trainsel_select(const Scenario *s, const Policy *p, GArray *units, CommCost
         gpointer ov = NULL;
         if (u->first_layer == u->last_layer)
             ov = g_hash_table_lookup(p->overrides, g_array_index(m->layers, ModelLayer, u->first_layer).name);
-        if (ov) {
+        if (u->coll != COLL_OP_ALLREDUCE) {   /* its builder chose the algorithm (ring or hierarchical) */
+            snprintf(u->reason, sizeof u->reason, "%s by the policy", coll_op_name(u->coll));
+        } else if (ov) {
             u->algo = (CollAlgo)(GPOINTER_TO_INT(ov) - 1);
             snprintf(u->reason, sizeof u->reason, "override");
         } else if (p->select == ALGSEL_AUTO) {
@@ -136,7 +138,7 @@ bool trainsel_select(const Scenario *s, const Policy *p, GArray *units, CommCost
             u->algo = p->algo;
             snprintf(u->reason, sizeof u->reason, "fixed");
         }
-        if (!fits(s, u->algo)) {
+        if (u->group == 0 && !fits(s, u->algo)) {   /* a group's size was checked against the world */
             *err = g_strdup_printf("%s: policy '%s' uses %s, which needs %s; expected another algorithm", s->file,
                                    p->name, coll_algo_name(u->algo),
                                    coll_algo_needs(u->algo));

@@ -108,7 +108,7 @@ completion() {
     got=$(complete_at "$A run x.yaml --set model=vgg" | sort | tr '\n' ' ')
     [ "$got" = "vgg16 vgg16-cifar10 vgg16-cifar10-h100 vgg16-h100 vgg16-h100-fp16 " ] || { echo "--set model=: $got"; return 1; }
     got=$(complete_at "$A run x.yaml --set policies.0.overlap=" | sort | tr '\n' ' ')
-    [ "$got" = "ddp layer none priority " ] || { echo "--set overlap=: $got"; return 1; }
+    [ "$got" = "ddp fsdp fsdp2 layer none priority " ] || { echo "--set overlap=: $got"; return 1; }
     got=$(complete_at "$A import-profile t.json --gpu " | sort)
     [ "$got" = "$("$A" list gpus --names | sort)" ] || { echo "--gpu: $got"; return 1; }
     got=$(complete_at "$A list " | sort | tr '\n' ' ')

@@ -38,7 +38,7 @@ check models.table.bert "$(awk '$1 == "bert-base" && $2 > 109000000 && $2 < 1110
 # with the parameters of the model it measured
 check models.measured-h100-only "$(awk 'NR > 1 && (($1 ~ /-h100(-fp16)?$/) != ($NF == "h100)")) { f = 1 }
   END { exit f }' "$tmp/table" && echo 0)"
-check models.measured-count "$(awk 'NR > 1 && $NF == "h100)" { n++ } END { exit n != 10 }' "$tmp/table" && echo 0)"
+check models.measured-count "$(awk 'NR > 1 && $NF == "h100)" { n++ } END { exit n != 11 }' "$tmp/table" && echo 0)"
 check models.measured-params "$(awk 'NR > 1 { p[$1] = $2 } END { for (n in p) if (n ~ /-h100/) {
   b = n; sub(/-h100(-fp16)?$/, "", b); if (p[b] != p[n]) f = 1 } exit f }' "$tmp/table" && echo 0)"
 check models.no-gpus-file "$(grep -q '^gpus ' "$tmp/table" || echo 0)"
@@ -70,10 +70,10 @@ check gpus.json $?
 check algorithms.names "$([ "$(awk '{ printf "%s ", $1 }' "$tmp/alg")" = \
   "ring butterfly rabenseifner tree hierarchical torus2d hybrid auto " ] && echo 0)" "$(cat "$tmp/alg")"
 "$ARSIM" list policies >"$tmp/pol"
-check policies.names "$([ "$(awk '{ printf "%s ", $1 }' "$tmp/pol")" = "none ddp layer priority " ] && echo 0)"
+check policies.names "$([ "$(awk '{ printf "%s ", $1 }' "$tmp/pol")" = "none ddp layer priority fsdp fsdp2 " ] && echo 0)"
 check policies.described "$(awk 'NF < 4 { f = 1 } END { exit f }' "$tmp/pol" && echo 0)"
 n=$("$ARSIM" list policies --json - | grep -c '"description":')
-check policies.json "$([ "$n" = 4 ] && echo 0)" "$n descriptions"
+check policies.json "$([ "$n" = 6 ] && echo 0)" "$n descriptions"
 
 # topologies: the kinds, then the files with their host counts
 "$ARSIM" list topologies >"$tmp/topo" 2>"$tmp/err"

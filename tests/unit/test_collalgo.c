@@ -50,12 +50,27 @@ START_TEST(test_rows_complete)
 {
     for (int a = 0; a < COLL_NALGOS; a++) {
         const CollAlgoInfo *i = collalgo_info((CollAlgo)a);
-        ck_assert(i->walk[COLL_OP_ALLREDUCE] && i->max_send && i->cost && i->peers && i->summary[0]);
+        ck_assert(i->walk[COLL_OP_ALLREDUCE] && i->cost && i->peers && i->summary[0]);
         ck_assert(coll_algo_runs((CollAlgo)a, COLL_OP_ALLREDUCE));
+        for (int op = 0; op < COLL_NOPS; op++)   /* a cell names both functions or neither */
+            ck_assert(!i->walk[op] == !i->max_send[op] && coll_algo_runs((CollAlgo)a, (CollOp)op) == !!i->walk[op]);
     }
-    ck_assert(coll_algo_runs(COLL_RING, COLL_OP_REDUCE_SCATTER) && coll_algo_runs(COLL_RING, COLL_OP_ALL_GATHER));
+    ck_assert(coll_algo_runs(COLL_RING, COLL_OP_REDUCE_SCATTER) && coll_algo_runs(COLL_RING, COLL_OP_ALLGATHER));
     ck_assert(!coll_algo_runs(COLL_TREE, COLL_OP_REDUCE_SCATTER));
-    ck_assert_uint_eq(coll_gen_op_step(COLL_TREE, COLL_OP_ALL_GATHER, NULL, 4, 100, 0, UINT32_MAX, NULL), 0);
+    ck_assert(!coll_algo_runs(COLL_RING, COLL_NOPS) && !coll_algo_runs(COLL_NALGOS, COLL_OP_ALLREDUCE));
+    ck_assert_uint_eq(coll_gen_op_step(COLL_TREE, COLL_OP_ALLGATHER, NULL, 4, 100, 0, UINT32_MAX, NULL), 0);
+    char *every = coll_algo_list(false, ", ", " or ");   /* the shipped rows; a new row goes last */
+    const char *want[COLL_NOPS] = {every, "ring or hierarchical", "ring or hierarchical", "ring or tree"};
+    const char *names[COLL_NOPS] = {"all-reduce", "reduce-scatter", "all-gather", "broadcast"};
+    ck_assert(g_str_has_prefix(every, "ring, butterfly, rabenseifner, tree, hierarchical"));
+    for (int op = 0; op < COLL_NOPS; op++) {
+        char *list = coll_op_algo_list((CollOp)op, ", ", " or ");
+        ck_assert_str_eq(list, want[op]);
+        ck_assert_str_eq(coll_op_name((CollOp)op), names[op]);
+        g_free(list);
+    }
+    g_free(every);
+    ck_assert_str_eq(coll_op_name(COLL_NOPS), "?");
 }
 END_TEST
 
@@ -141,7 +156,7 @@ START_TEST(test_reduce_scatter_all_gather)
                     coll_ring_block(p, r, 0, count, &bo, &bl);
                     v[(uint64_t)r * count + e] = e >= bo && e < bo + bl ? (double)e : -1;
                 }
-            run_lockstep(COLL_OP_ALL_GATHER, p, count, v);
+            run_lockstep(COLL_OP_ALLGATHER, p, count, v);
             for (int r = 0; r < p; r++)
                 for (uint64_t e = 0; e < count; e++)
                     ck_assert(v[(uint64_t)r * count + e] == (double)e);

@@ -335,6 +335,8 @@ static void walk_check(const TrainPlan *p, int streams, guint32 seed)
 /* Everything above for policy `policy` of s at `batch`. */
 static void check_policy(const Scenario *s, int policy, int batch)
 {
+    if (policy_rules(((const Policy *)g_ptr_array_index(s->policies, policy))->overlap)->units == UNITS_SHARDED)
+        return;   /* fsdp's units are not gradient units: tests/unit/test_trainshard.c */
     char *err = NULL;
     TrainPlan *p = trainplan_new(s, policy, batch, &err);
     ck_assert_msg(p, "%s", err);
@@ -347,7 +349,7 @@ static void check_policy(const Scenario *s, int policy, int batch)
         bool per_layer = ov == OVERLAP_LAYER || ov == OVERLAP_PRIORITY;
         ck_assert_int_le(su->first_layer, su->last_layer);
         ck_assert_int_eq(su->ready_layer, su->first_layer);
-        ck_assert_int_eq(su->coll, SYNC_ALLREDUCE);
+        ck_assert_int_eq(su->coll, COLL_OP_ALLREDUCE);
         ck_assert_int_eq(su->release.task, GATE_BACKWARD);
         ck_assert_int_eq(su->release.layer, ov == OVERLAP_NONE ? 0 : su->first_layer);
         ck_assert_int_eq(su->release.iter, 0);
@@ -533,18 +535,18 @@ END_TEST
 START_TEST(test_gate_errors)
 {
     static const struct {
-        SyncColl coll;
+        CollOp coll;
         SyncGate release, need;
         const char *says;
     } bad[] = {
-        {SYNC_ALLGATHER, {GATE_BACKWARD, 0, 0}, {GATE_FORWARD, 0, 1}, "expected an all-reduce"},
-        {SYNC_ALLREDUCE, {GATE_UPDATE, -1, 0}, {GATE_UPDATE, -1, 1}, "release gate names no task"},
-        {SYNC_ALLREDUCE, {GATE_BACKWARD, 0, 1}, {GATE_FORWARD, 0, 1}, "release gate names no task"},
-        {SYNC_ALLREDUCE, {GATE_FORWARD, 2, 0}, {GATE_FORWARD, 3, 1}, "next instance would be released"},
-        {SYNC_ALLREDUCE, {GATE_BACKWARD, 0, 0}, {GATE_UPDATE, -1, 0}, "names no task"},
-        {SYNC_ALLREDUCE, {GATE_BACKWARD, 0, 0}, {GATE_FORWARD, 0, 2}, "names no task"},
-        {SYNC_ALLREDUCE, {GATE_BACKWARD, 3, 0}, {GATE_FORWARD, 3, 0}, "needed before it is released"},
-        {SYNC_ALLREDUCE, {GATE_BACKWARD, 3, 0}, {GATE_BACKWARD, 3, 0}, "needed before it is released"},
+        {COLL_NOPS, {GATE_BACKWARD, 0, 0}, {GATE_FORWARD, 0, 1}, "its collective is unknown"},
+        {COLL_OP_ALLREDUCE, {GATE_UPDATE, -1, 0}, {GATE_UPDATE, -1, 1}, "release gate names no task"},
+        {COLL_OP_ALLREDUCE, {GATE_BACKWARD, 0, 1}, {GATE_FORWARD, 0, 1}, "release gate names no task"},
+        {COLL_OP_ALLREDUCE, {GATE_FORWARD, 2, 0}, {GATE_FORWARD, 3, 1}, "next instance would be released"},
+        {COLL_OP_ALLREDUCE, {GATE_BACKWARD, 0, 0}, {GATE_UPDATE, -1, 0}, "names no task"},
+        {COLL_OP_ALLREDUCE, {GATE_BACKWARD, 0, 0}, {GATE_FORWARD, 0, 2}, "names no task"},
+        {COLL_OP_ALLREDUCE, {GATE_BACKWARD, 3, 0}, {GATE_FORWARD, 3, 0}, "needed before it is released"},
+        {COLL_OP_ALLREDUCE, {GATE_BACKWARD, 3, 0}, {GATE_BACKWARD, 3, 0}, "needed before it is released"},
     };
     Scenario *s = load_yaml(GATE_YAML);
     for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
@@ -590,9 +592,9 @@ START_TEST(test_rule_rows)
         ck_assert_str_eq(policy_rules((OverlapKind)k)->name, policy_overlap_name((OverlapKind)k));
     }
     OverlapKind none;
-    ck_assert(!policy_overlap_parse("fsdp", &none));
+    ck_assert(!policy_overlap_parse("zero3", &none));
     char *names = policy_overlap_names();
-    ck_assert_str_eq(names, "none, ddp, layer or priority");
+    ck_assert_str_eq(names, "none, ddp, layer, priority, fsdp or fsdp2");
     g_free(names);
 }
 END_TEST

@@ -1,0 +1,72 @@
+#!/bin/bash
+# fsdp — `overlap: fsdp` from the command line against $ARSIM, from the
+# repository root: comm_bytes and memory_peak_bytes in the JSON and CSV
+# (full_shard on 8 GPUs: 7/8 x (3Ψ - root) x 2 bytes), the table's memory
+# column and its mark for a run above the GPU's memory, and
+# --strict-memory (refuses with exit 2 and one line naming the batch that
+# would fit; passes a run that fits). Prints "ok <test>" or "FAIL <test>:
+# why" per test.
+set -u
+A=${ARSIM:?set ARSIM to the arsim binary}
+FIT=configs/llama3-8b-fsdp-h100-8.yaml   # selective checkpointing: 68.8 GiB a GPU
+T=$(mktemp -d "${TMPDIR:-/tmp}/arsim-fsdp.XXXXXX") || exit 1
+trap 'rm -rf "$T"' EXIT
+export LC_ALL=C
+# shellcheck source=../clilib.bash
+. tests/clilib.bash
+get() { awk -F'\t' -v p="$2" '$1 == p { print $2; found = 1; exit } END { exit !found }' "$1"; }
+
+# the same scenario without checkpointing: 108 GiB, above the H100's 80
+cat >"$T/big.yaml" <<'YAML'
+model: llama3-8b-h100
+precision: bf16
+batch: [2]
+cluster: {node: dgx-h100, nodes: 1}
+policies:
+  - {name: fsdp, overlap: fsdp}
+YAML
+
+json_fields() {
+    "$A" run "$FIT" --json "$T/o.json" >/dev/null 2>"$T/err" || { echo "exit $?: $(cat "$T/err")"; return 1; }
+    flat "$T/o.json" >"$T/flat" || { echo "invalid JSON"; return 1; }
+    local c m f
+    c=$(get "$T/flat" .results[0].comm_bytes) || { echo "no comm_bytes"; return 1; }
+    [ "$c" = 40320186368 ] || { echo "comm_bytes $c, expected 40320186368"; return 1; }
+    m=$(get "$T/flat" .results[0].memory_peak_bytes) || { echo "no memory_peak_bytes"; return 1; }
+    awk -v m="$m" 'BEGIN { exit !(m > 60 * 2^30 && m < 80 * 2^30) }' || { echo "memory_peak_bytes $m"; return 1; }
+    f=$(get "$T/flat" .results[0].memory_fits) || { echo "no memory_fits"; return 1; }
+    [ "$f" = true ] || { echo "memory_fits $f"; return 1; }
+}
+
+csv_fields() {
+    "$A" run "$FIT" --csv "$T/o.csv" >/dev/null 2>"$T/err" || { echo "exit $?: $(cat "$T/err")"; return 1; }
+    head -1 "$T/o.csv" | grep -q ',speedup,comm_bytes,memory_peak_bytes$' || { echo "header: $(head -1 "$T/o.csv")"; return 1; }
+    tail -1 "$T/o.csv" | grep -Eq ',40320186368,[0-9]+$' || { echo "row: $(tail -1 "$T/o.csv")"; return 1; }
+}
+
+table_mark() {
+    "$A" run "$T/big.yaml" >"$T/table" 2>"$T/err" || { echo "exit $?: $(cat "$T/err")"; return 1; }
+    grep -Eq 'memory\(GiB\) *$' "$T/table" || { echo "no memory column"; return 1; }
+    grep -Eq '^ +2 +fsdp .* 108\.[0-9] !$' "$T/table" || { echo "row not marked: $(cat "$T/table")"; return 1; }
+    grep -q "^# !: the estimated peak memory is above the h100's 80 GiB$" "$T/table" || { echo "no footnote"; return 1; }
+    "$A" run "$FIT" >"$T/table" 2>"$T/err" || return 1
+    ! grep -q '!' "$T/table" || { echo "a fitting run marked"; return 1; }
+}
+
+strict_refuses() {
+    echo sentinel >"$T/keep.json"
+    local rc=0
+    "$A" run "$T/big.yaml" --strict-memory --json "$T/keep.json" >"$T/out" 2>"$T/err" || rc=$?
+    [ "$rc" -eq 2 ] || { echo "exit $rc, expected 2"; return 1; }
+    [ ! -s "$T/out" ] || { echo "stdout not empty"; return 1; }
+    [ "$(wc -l <"$T/err")" -eq 1 ] || { echo "stderr: $(cat "$T/err")"; return 1; }
+    grep -q "^--strict-memory: policy 'fsdp' at batch 2 needs an estimated 108\.[0-9] GiB a GPU, above the h100's 80 GiB; expected batch 1 " \
+        "$T/err" || { echo "message: $(cat "$T/err")"; return 1; }
+    [ "$(cat "$T/keep.json")" = sentinel ] || { echo "output written"; return 1; }
+    "$A" run "$FIT" --strict-memory >/dev/null 2>"$T/err" || { echo "a fitting run refused: $(cat "$T/err")"; return 1; }
+}
+
+t fsdp-json json_fields
+t fsdp-csv csv_fields
+t fsdp-table-mark table_mark
+t fsdp-strict-memory strict_refuses
