@@ -79,8 +79,8 @@ typedef enum { COLL_ALGO_TABLE(COLL_ALGO_ENUM) COLL_NALGOS } CollAlgo;
 #define COLL_IF_NESTABLE(s) s
 #define COLL_IF_OUTER(s)
 #define COLL_INTER_WORD(ID, name, nest, ...) COLL_IF_##nest(" " name)
-#define COLL_ALGO_WORDS (COLL_ALGO_TABLE(COLL_ALGO_WORD) + 1)
-#define COLL_INTER_WORDS (COLL_ALGO_TABLE(COLL_INTER_WORD) + 1)
+#define COLL_ALGO_WORDS (&(COLL_ALGO_TABLE(COLL_ALGO_WORD))[1])
+#define COLL_INTER_WORDS (&(COLL_ALGO_TABLE(COLL_INTER_WORD))[1])
 
 /* Where an algorithm's cost (coll_cost) is a lower bound of its
  * simulated time on an idle network. */
