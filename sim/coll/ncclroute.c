@@ -7,12 +7,15 @@
 #define MAX_HOPS 24
 #define MAX_CYCLES 128
 #define MAX_CHANNELS 64
+#define ARENA_BLOCK (64u << 10)   /* bytes of one block of the route arena */
 
 struct NcclRoutes {
     Topo *topo;
     const NodeCluster *cl;
     int nodes, ppn, G;
-    GHashTable *cache;           /* key -> TopoRoute* (owned) */
+    GHashTable *cache;           /* key -> TopoRoute* (in the arena) */
+    GPtrArray *arena;            /* blocks of ARENA_BLOCK bytes holding the routes, in creation order (owned) */
+    size_t arena_used;           /* bytes used of the last block */
     int ncycles;                 /* local rings found */
     int cycle[MAX_CYCLES][NODE_MAX_GPUS]; /* local GPU orders, each a cycle of the node's links */
     int chan_cycle[MAX_CHANNELS];         /* channel c's cycle (c % MAX_CHANNELS) */
@@ -152,6 +155,21 @@ static void route_path(const NcclRoutes *r, int src, int dst, int rl, Path *p)
     from_nic(r, p, kb, rl, gb);
 }
 
+/* `bytes` (at most ARENA_BLOCK) from the arena, 8-byte aligned: routes
+ * made one after another lie side by side, as the connections that use
+ * them (a message reads its route at every hop). */
+static TopoRoute *arena_alloc(NcclRoutes *r, size_t bytes)
+{
+    bytes = (bytes + 7) & ~(size_t)7;
+    if (r->arena->len == 0 || r->arena_used + bytes > ARENA_BLOCK) {
+        g_ptr_array_add(r->arena, g_malloc(ARENA_BLOCK));
+        r->arena_used = 0;
+    }
+    TopoRoute *t = (TopoRoute *)((char *)g_ptr_array_index(r->arena, r->arena->len - 1) + r->arena_used);
+    r->arena_used += bytes;
+    return t;
+}
+
 const TopoRoute *ncclroute_get(NcclRoutes *r, int src, int dst, int rl)
 {
     uint64_t H = (uint64_t)r->topo->nhosts + 1;
@@ -161,7 +179,7 @@ const TopoRoute *ncclroute_get(NcclRoutes *r, int src, int dst, int rl)
         return t;
     Path p;
     route_path(r, src, dst, rl, &p);
-    t = g_malloc(sizeof *t + p.n * sizeof(uint32_t));
+    t = arena_alloc(r, sizeof *t + p.n * sizeof(uint32_t));
     t->nhops = p.n;
     t->pooled = 0;
     memcpy(t->link, p.link, p.n * sizeof(uint32_t));
@@ -289,7 +307,8 @@ NcclRoutes *ncclroute_new(Topo *t, const NodeCluster *cl, int nodes, int ppn)
     r->nodes = nodes;
     r->ppn = ppn;
     r->G = cl->node.ngpus;
-    r->cache = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
+    r->cache = g_hash_table_new(g_direct_hash, g_direct_equal);
+    r->arena = g_ptr_array_new_with_free_func(g_free);
     int path[NODE_MAX_GPUS] = {0};
     bool used[NODE_MAX_GPUS] = {true};
     if (cl->node.fabric == NODE_FABRIC_MESH)
@@ -308,6 +327,7 @@ void ncclroute_free(NcclRoutes *r)
     if (!r)
         return;
     g_hash_table_destroy(r->cache);
+    g_ptr_array_unref(r->arena);
     g_free(r);
 }
 

@@ -11,6 +11,7 @@
 #define NS_LL_BUFF (8u * 512 * 8 * 16)        /* DEFAULT_LL_BUFFSIZE */
 #define NS_LL128_BUFF (120u * 640 * 8 * 8)    /* DEFAULT_LL128_BUFFSIZE */
 #define NS_NVLS_CHUNK (128u << 10)  /* NCCL_NVLS_CHUNKSIZE's default */
+#define NS_TREE_PEERS 3             /* a tree op's most receives, and its most sends */
 
 typedef enum { LANE_TREE_UP, LANE_TREE_DOWN, LANE_TREE_ROOT, LANE_RING, LANE_NV_LD, LANE_NV_RES, LANE_SW_RED,
                LANE_SW_MC } LaneKind;
@@ -24,15 +25,18 @@ typedef struct {
     bool sw;                 /* to or from the NVSwitch (NVLS): at the switch's port rate */
 } Conn;
 
+/* A lane: its fields fit one 64-byte line, as an event touches a lane at random. */
 typedef struct {
-    LaneKind kind;
-    int chan, who;           /* channel; rank (or owner position) the lane belongs to */
     uint64_t idx, nops;      /* next op, ops in all */
+    uint64_t pend_data;      /* data bytes each pending send carries */
+    int32_t chan, who;       /* channel; rank (or owner position) the lane belongs to */
+    uint8_t kind;            /* LaneKind */
     bool busy;               /* between an op's start and its slices leaving */
-    int npend;               /* sends pending */
-    uint64_t pend_wire;      /* wire bytes each pending send carries */
-    uint64_t pend_wire_sw;   /* the same to or from the NVSwitch, scaled to its port rate */
+    uint8_t npend;           /* sends pending (their conns: Run.pend for NVLS, else the op's sends again) */
+    uint8_t tr_nrecv, tr_nsend; /* Tree: the receives and sends of every op of the lane */
+    int32_t tr_peer[2 * NS_TREE_PEERS]; /* Tree: their conns, receives from 0, sends from NS_TREE_PEERS */
 } Lane;
+G_STATIC_ASSERT(sizeof(Lane) <= 64);
 
 typedef struct {
     int nrecv, nsend;
@@ -53,7 +57,8 @@ typedef struct {
     GArray *conns;           /* Conn */
     GArray *lanes;           /* Lane */
     int maxpeer;             /* the most sends or receives one op has */
-    int32_t *pend;           /* [lane * maxpeer + i]: the conns of a lane's pending sends */
+    int32_t *pend;           /* NVLS: [lane * maxpeer + i]: the conns of a lane's pending sends; else NULL (a
+                              * ring or tree op's sends follow from the lane and the op's index) */
     int32_t *ring;           /* [c*n + pos]: rank at pos of channel c's ring */
     int32_t *tree;           /* [(c*n + r)*4 + i]: parent, child0, child1, child2 (-1 none) */
     int32_t *conn_up;        /* [c*n + r]: r -> its parent */
@@ -62,7 +67,10 @@ typedef struct {
     simtime_t end;
     int live;                /* lanes not finished */
     uint64_t msgs, data;
-    uint64_t *pend_data;     /* [lane]: data bytes each pending send carries */
+    simtime_t lat_ps[3];     /* [NcclHw]: an op's latency (Ring's per-step figure for the protocol), ps */
+    simtime_t nv_lat_ps[2];  /* NVLS GPU lanes: a flag over NVLink, and a step that sends between nodes, ps */
+    uint64_t memo_data;      /* the last data size wire_of converted (0: none yet), bytes */
+    uint64_t memo_wire[2];   /* its wire bytes: [0] on a link, [1] to or from the NVSwitch at its port rate */
     Op scratch;
 } Run;
 
@@ -115,7 +123,7 @@ static int32_t add_conn(Run *R, int src_host, int dst_host, int rail)
 
 static int32_t add_lane(Run *R, LaneKind k, int chan, int who, uint64_t nops)
 {
-    Lane l = {.kind = k, .chan = chan, .who = who, .nops = nops};
+    Lane l = {.kind = (uint8_t)k, .chan = chan, .who = who, .nops = nops};
     g_array_append_val(R->lanes, l);
     return (int32_t)R->lanes->len - 1;
 }
@@ -169,6 +177,8 @@ static void ring_op(Run *R, const Lane *L, uint64_t idx, Op *o)
         o->send[o->nsend++] = (int32_t)(L->chan * n + pos);
 }
 
+static void tree_fill(Run *R);
+
 static void build_tree(Run *R)
 {
     int n = R->n, C = R->C;
@@ -192,13 +202,14 @@ static void build_tree(Run *R)
             R->conn_dn[c * n + r] = par < 0 ? -1 : add_conn(R, host_of(R, par), host_of(R, r), rail[c]);
         }
     g_free(rail);
+    tree_fill(R);
 }
 
-static void tree_op(Run *R, const Lane *L, uint64_t idx, Op *o)
+/* The receives and sends of lane L's tree ops (the same for every op). */
+static void tree_peers(const Run *R, const Lane *L, Op *o)
 {
     int n = R->n, c = L->chan, r = L->who;
     const int32_t *t = R->tree + ((size_t)c * n + r) * 4;
-    o->data = loop_chunk(R, idx, (uint64_t)R->C);
     o->nrecv = o->nsend = 0;
     for (int i = 1; i < 4; i++) {
         if (t[i] < 0)
@@ -212,6 +223,30 @@ static void tree_op(Run *R, const Lane *L, uint64_t idx, Op *o)
         o->send[o->nsend++] = R->conn_up[c * n + r];
     if (L->kind == LANE_TREE_DOWN)
         o->recv[o->nrecv++] = R->conn_dn[c * n + r];
+}
+
+/* Stores each tree lane's receives and sends in the lane (tree_op reads them there). */
+static void tree_fill(Run *R)
+{
+    for (guint i = 0; i < R->lanes->len; i++) {
+        Lane *L = &g_array_index(R->lanes, Lane, i);
+        Op *o = &R->scratch;
+        tree_peers(R, L, o);
+        g_assert(o->nrecv <= NS_TREE_PEERS && o->nsend <= NS_TREE_PEERS);
+        L->tr_nrecv = (uint8_t)o->nrecv;
+        L->tr_nsend = (uint8_t)o->nsend;
+        memcpy(L->tr_peer, o->recv, (size_t)o->nrecv * sizeof(int32_t));
+        memcpy(L->tr_peer + NS_TREE_PEERS, o->send, (size_t)o->nsend * sizeof(int32_t));
+    }
+}
+
+static void tree_op(Run *R, const Lane *L, uint64_t idx, Op *o)
+{
+    o->data = loop_chunk(R, idx, (uint64_t)R->C);
+    o->nrecv = L->tr_nrecv;
+    o->nsend = L->tr_nsend;
+    memcpy(o->recv, L->tr_peer, (size_t)o->nrecv * sizeof(int32_t));
+    memcpy(o->send, L->tr_peer + NS_TREE_PEERS, (size_t)o->nsend * sizeof(int32_t));
 }
 
 enum { NV_UP0, NV_DN0, NV_UP1, NV_DN1 };
@@ -357,11 +392,28 @@ static void gen_op(Run *R, const Lane *L, uint64_t idx, Op *o)
         nvls_op(R, L, idx, o);
 }
 
+static simtime_t us_to_ps(double us)
+{
+    simtime_t t = 0;
+    sim_seconds_to_ps(us * 1e-6, &t);
+    return t;
+}
+
+/* Fills R's latency tables (lat_ps, nv_lat_ps) once, so that an op looks its latency up. */
+static void lat_tables(Run *R)
+{
+    for (int hw = NCCL_HW_NVLINK; hw <= NCCL_HW_NET; hw++)
+        R->lat_ps[hw] = us_to_ps(nccl_hw_lat_us((NcclHw)hw, NCCL_ALGO_RING, R->sp->choice.proto));
+    R->nv_lat_ps[0] = us_to_ps(nccl_hw_lat_us(NCCL_HW_NVLINK, NCCL_ALGO_RING, NCCL_PROTO_LL));
+    R->nv_lat_ps[1] = us_to_ps(nccl_hw_lat_us(NCCL_HW_NET, NCCL_ALGO_RING, NCCL_PROTO_SIMPLE));
+}
+
 /* The op's latency: NCCL's Ring hardware latency a step (tuning.cc's
  * per-hop figure, Tree's included: Tree's own are its pipeline's start)
  * for where its first connection runs; NVLS GPU lanes: LL's NVLink step
- * (a flag); the switch's own lanes: none. */
-static double op_lat_us(const Run *R, const Lane *L, const Op *o)
+ * (a flag), Simple's network step where one of its sends leaves the node;
+ * the switch's own lanes: none. */
+static simtime_t op_lat_ps(const Run *R, const Lane *L, const Op *o)
 {
     if (L->kind == LANE_SW_RED || L->kind == LANE_SW_MC)
         return 0;
@@ -369,12 +421,28 @@ static double op_lat_us(const Run *R, const Lane *L, const Op *o)
     if (a == NCCL_ALGO_NVLS || a == NCCL_ALGO_NVLSTREE) {   /* a flag over NVLink, as LL's step */
         for (int i = 0; i < o->nsend; i++)
             if (g_array_index(R->conns, Conn, o->send[i]).hw == NCCL_HW_NET)
-                return nccl_hw_lat_us(NCCL_HW_NET, NCCL_ALGO_RING, NCCL_PROTO_SIMPLE);
-        return nccl_hw_lat_us(NCCL_HW_NVLINK, NCCL_ALGO_RING, NCCL_PROTO_LL);
+                return R->nv_lat_ps[1];
+        return R->nv_lat_ps[0];
     }
     int32_t c = o->nsend ? o->send[0] : o->nrecv ? o->recv[0] : -1;
-    NcclHw hw = c >= 0 ? g_array_index(R->conns, Conn, c).hw : NCCL_HW_NVLINK;
-    return nccl_hw_lat_us(hw, NCCL_ALGO_RING, R->sp->choice.proto);
+    return R->lat_ps[c >= 0 ? g_array_index(R->conns, Conn, c).hw : NCCL_HW_NVLINK];
+}
+
+/* The wire bytes of a send of `data` bytes: sw, to or from the NVSwitch
+ * (at the switch's port rate while it reduces, on a node with NVLS).
+ * Memoized on the last size: a schedule's sends take few sizes. */
+static uint64_t wire_of(Run *R, uint64_t data, bool sw)
+{
+    if (data != R->memo_data || R->memo_data == 0) {
+        uint64_t wire = ncclsim_wire_bytes(R->sp->choice.proto, data);
+        R->memo_data = data;
+        R->memo_wire[0] = R->memo_wire[1] = wire;
+        if (R->sp->cl->node.nvls) {
+            const NodeSpec *nd = &R->sp->cl->node;
+            R->memo_wire[1] = (uint64_t)((double)wire * node_gpu_nvlink_Bps(nd) / nd->nvls_Bps + 0.5);
+        }
+    }
+    return R->memo_wire[sw];
 }
 
 static void fire(void *ctx, void *data)
@@ -382,12 +450,18 @@ static void fire(void *ctx, void *data)
     Run *R = ctx;
     int32_t li = (int32_t)GPOINTER_TO_INT(data) - 1;
     Lane *L = &g_array_index(R->lanes, Lane, li);
-    const int32_t *pend = R->pend + (size_t)li * R->maxpeer;
+    const int32_t *pend = R->pend ? R->pend + (size_t)li * R->maxpeer : NULL;
+    int32_t recv[4], send[4];
+    if (!pend) {   /* ring and tree: the op's sends again (at most 4, as maxpeer) */
+        Op o = {.recv = recv, .send = send};
+        gen_op(R, L, L->idx, &o);
+        pend = send;
+    }
     for (int i = 0; i < L->npend; i++) {
         Conn *c = &g_array_index(R->conns, Conn, pend[i]);
-        net_send(R->net, c->route, c->sw ? L->pend_wire_sw : L->pend_wire, delivered, R, GINT_TO_POINTER(pend[i] + 1));
+        net_send(R->net, c->route, wire_of(R, L->pend_data, c->sw), delivered, R, GINT_TO_POINTER(pend[i] + 1));
         R->msgs++;
-        R->data += R->pend_data[li];
+        R->data += L->pend_data;
     }
     L->npend = 0;
     L->busy = false;
@@ -427,23 +501,16 @@ static void lane_try(Run *R, int32_t li)
             c->send_wait = -1;
         }
     }
+    int32_t *pend = R->pend ? R->pend + (size_t)li * R->maxpeer : NULL;
     for (int i = 0; i < o->nsend; i++) {
         g_array_index(R->conns, Conn, o->send[i]).sent++;
-        R->pend[(size_t)li * R->maxpeer + i] = o->send[i];
+        if (pend)
+            pend[i] = o->send[i];
     }
-    L->npend = o->nsend;
-    uint64_t wire = ncclsim_wire_bytes(R->sp->choice.proto, o->data);
-    L->pend_wire = wire;
-    L->pend_wire_sw = wire;
-    if (R->sp->cl->node.nvls) {   /* the switch's port rate while it reduces */
-        const NodeSpec *nd = &R->sp->cl->node;
-        L->pend_wire_sw = (uint64_t)((double)wire * node_gpu_nvlink_Bps(nd) / nd->nvls_Bps + 0.5);
-    }
-    R->pend_data[li] = o->data;
+    L->npend = (uint8_t)o->nsend;
+    L->pend_data = o->data;
     L->busy = true;
-    simtime_t d;
-    sim_seconds_to_ps(op_lat_us(R, L, o) * 1e-6, &d);
-    sim_after(R->sim, d, fire, R, GINT_TO_POINTER(li + 1));
+    sim_after(R->sim, op_lat_ps(R, L, o), fire, R, GINT_TO_POINTER(li + 1));
 }
 
 static void start_all(void *ctx, void *data)
@@ -546,7 +613,6 @@ static void run_free(Run *R)
     g_free(R->nv);
     g_free(R->scratch.recv);
     g_free(R->scratch.send);
-    g_free(R->pend_data);
     ncclroute_free(R->routes);
     if (R->net)
         net_free(R->net);
@@ -563,7 +629,7 @@ uint64_t ncclsim_mem_estimate(const NcclSimSpec *sp)
     uint64_t cpr = a == NCCL_ALGO_RING ? 1 : a == NCCL_ALGO_TREE ? 2 : 6, lpr = cpr == 6 ? 5 : cpr;
     uint64_t maxpeer = (a == NCCL_ALGO_NVLS || a == NCCL_ALGO_NVLSTREE ? (uint64_t)sp->ppn : 0) + 4;
     uint64_t per_conn = sizeof(Conn) + sizeof(TopoRoute) + 12 * sizeof(uint32_t) + 48;   /* its cached route */
-    uint64_t per_lane = sizeof(Lane) + maxpeer * sizeof(int32_t) + sizeof(uint64_t);
+    uint64_t per_lane = sizeof(Lane) + (cpr == 6 ? maxpeer * sizeof(int32_t) : 0);
     uint64_t conns = C * n * cpr;
     /* in flight: about two messages a connection (a pipeline keeps its slots moving, not all full) */
     return conns * per_conn + C * n * lpr * per_lane + net_mem_estimate(sp->topo, 2 * conns) +
@@ -590,8 +656,9 @@ double ncclsim_time(const NcclSimSpec *sp, NcclSimStats *st, char **err)
         run_free(&R);
         return -1;
     }
-    R.pend_data = g_new0(uint64_t, R.lanes->len);
-    R.pend = g_new(int32_t, (size_t)R.lanes->len * R.maxpeer);
+    lat_tables(&R);
+    if (R.sp->choice.algo == NCCL_ALGO_NVLS || R.sp->choice.algo == NCCL_ALGO_NVLSTREE)
+        R.pend = g_new(int32_t, (size_t)R.lanes->len * R.maxpeer);
     R.sim = sim_new(SIM_DEFAULT_SEED);
     R.net = net_new(R.sim, sp->topo);
     simtime_t t0;

@@ -11,7 +11,9 @@
 # replay of lr / rdb / rab_rdb against arsim's ring / butterfly /
 # rabenseifner on 64 and 256 ranks (issue 2), and on 6, 12 and 100 ranks
 # at 1 MiB and 64 MiB (MPICH's fold; issue 12); (e) scale: the targets of
-# issue 14 up to 65,536 GPUs (run before (d)).
+# issue 14 up to 65,536 GPUs (run before (d)); (f) NCCL: all-reduce of
+# 1 GiB through NCCL's model on 1,024 and 8,192 DGX H100 nodes (issue 34;
+# run before (d)).
 #
 # Every figure is printed beside its target with PASS or MISS. A MISS never
 # fails the build: the exit status is 0 unless something crashed (a run
@@ -21,8 +23,10 @@
 #
 # Environment: BENCH_DIR (scratch, default build/bench), BENCH_REPEAT (runs
 # of each kernel case with a wall target, best wall kept; default 3), BENCH_SKIP
-# (space-separated sections to skip: kernel training sweep scale smpi), BENCH_SCALE_TIMEOUT
-# (seconds after which a scale run is killed and reported as a MISS; default 180).
+# (space-separated sections to skip: kernel training whatif sweep scale nccl smpi), BENCH_SCALE_TIMEOUT
+# (seconds after which a scale run is killed and reported as a MISS; default 180), BENCH_NCCL_TIMEOUT
+# (the same for an NCCL run; default 300). The NCCL rows alone:
+# BENCH_SKIP="kernel training whatif sweep scale smpi" tests/bench/run.sh.
 set -u
 ARSIM=$(readlink -f "${1:-./arsim}")
 cd "$(dirname "$0")/../.." || exit 1
@@ -268,6 +272,46 @@ if ! skipped scale; then
         --set "policies=[${pol#*|}]" --set "baseline=${pol%%|*}" --json "$DIR/s.json"
     done
   done
+fi
+
+# ---- (f) NCCL (issue 34) ---------------------------------------------------
+
+# nccl_row LABEL WALL_LIMIT_S RSS_LIMIT_MIB TIMEOUT_S -- ARSIM-ARGS...: $REPEAT runs (one when the first
+# is killed past TIMEOUT_S); wall min / median / max, the median judged, and the largest peak RSS.
+nccl_row() {
+  local label=$1 wl=$2 rl=$3 to=$4; shift 5
+  local out="$DIR/n.out" err="$DIR/n.err" i walls=() rss=0 ev=""
+  for ((i = 0; i < REPEAT; i++)); do
+    measure "$out" "$err" -- timeout "$to" "$ARSIM" "$@"
+    if [ "$M_RC" = 124 ]; then
+      verdict "$to" le "$wl"; local vw=$V
+      printf "  %-44s %27s %8s %9s  wall<=%ss %s (killed at %s s); rss<=%sMiB n/a\n" "$label" "> $to" "$M_RSS" \
+        "-" "$wl" "$vw" "$to" "$rl"
+      return
+    fi
+    if [ "$M_RC" != 0 ]; then crash "nccl $label (exit $M_RC)" "$err"; return; fi
+    walls+=("$M_WALL")
+    rss=$(awk -v a="$rss" -v b="$M_RSS" 'BEGIN { print (b > a) ? b : a }')
+  done
+  ev=$(jget "$out" events)
+  local mmm; mmm=$(printf '%s\n' "${walls[@]}" | sort -g | awk '{ w[NR] = $1 } END {
+    printf "%.3f %.3f %.3f", w[1], (NR % 2) ? w[(NR + 1) / 2] : (w[NR / 2] + w[NR / 2 + 1]) / 2, w[NR] }')
+  local med; med=$(cut -d' ' -f2 <<<"$mmm")
+  verdict "$med" le "$wl"; local vw=$V
+  verdict "$rss" le "$rl"; local vr=$V
+  printf "  %-44s %27s %8.1f %9s  wall<=%ss %s; rss<=%sMiB %s\n" "$label" "$mmm" "$rss" "${ev:--}" "$wl" "$vw" \
+    "$rl" "$vr"
+}
+
+if ! skipped nccl; then
+  echo
+  echo "== (f) NCCL (issue 34): all-reduce of 1 GiB by NCCL's tuner and schedule on DGX H100 nodes, $REPEAT runs"
+  echo "   each (wall min / median / max; the median judged). BENCH_NCCL_TIMEOUT (default 300 s) kills a run past it."
+  printf "  %-44s %27s %8s %9s  %s\n" run "wall_s min/median/max" rss_MiB events targets
+  NTO=${BENCH_NCCL_TIMEOUT:-300}
+  nc=(collective --node dgx-h100 --algo nccl --size 1GiB --json -)
+  nccl_row "NCCL all-reduce 1 GiB, 1,024 x 8 H100" 10 2048 "$NTO" -- "${nc[@]}" --nodes 1024
+  nccl_row "NCCL all-reduce 1 GiB, 8,192 x 8 H100" 60 2048 "$NTO" -- "${nc[@]}" --nodes 8192 --leaf-radix 128
 fi
 
 # ---- (d) SimGrid SMPI ----------------------------------------------------

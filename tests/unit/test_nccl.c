@@ -103,6 +103,58 @@ START_TEST(cluster_structure)
 }
 END_TEST
 
+/* The route cache: 12,288 routes (many arena blocks) each handed out
+ * again as the same pointer, 8-byte aligned, with the links it had when
+ * it was made (no route overwrites another across blocks), and each
+ * route's hop count as its kind says (inside a node 2; to another node
+ * 8 on the same leaf, 10 across the spines). */
+START_TEST(route_cache)
+{
+    NodeSpec n;
+    load("dgx-h100", &n);
+    NodeFabricSpec f;
+    node_fabric_init(&f);
+    f.nodes = 64;
+    TopoSpec spec;
+    topo_spec_init(&spec);
+    NodeCluster cl;
+    char *err = NULL;
+    ck_assert_msg(node_cluster(&n, &f, &spec, &cl, &err), "%s", err);
+    Topo *t = topo_new(&spec, &err);
+    ck_assert_msg(t, "%s", err);
+    NcclRoutes *r = ncclroute_new(t, &cl, 64, 8);
+    enum { H = 512, K = 3, R = 8, N = H * K * R };
+    static const int step[K] = {1, 8, 320};   /* the next GPU, the same GPU a node on, 40 nodes on */
+    const TopoRoute **got = g_new(const TopoRoute *, N);
+    uint32_t *links = g_new0(uint32_t, (size_t)N * 24);
+    for (int i = 0; i < N; i++) {
+        int src = i / (K * R), k = i / R % K, rl = i % R, dst = (src + step[k]) % H;
+        got[i] = ncclroute_get(r, src, dst, rl);
+        ck_assert_uint_eq((uintptr_t)got[i] % 8, 0);
+        ck_assert_uint_le(got[i]->nhops, 24);
+        memcpy(links + (size_t)i * 24, got[i]->link, got[i]->nhops * sizeof(uint32_t));
+        /* between nodes: GPU-PCIe-port-NIC-leaf (x2), + 2 across the spines (32 nodes a leaf), + 2 a side
+         * whose GPU is not on the rail's NIC (PXN over the NVSwitch) */
+        uint32_t want = src / 8 == dst / 8 ? 2
+                      : 8 + 2 * (src / 256 != dst / 256) + 2 * (n.gpu_nic[src % 8] != rl) +
+                            2 * (n.gpu_nic[dst % 8] != rl);
+        ck_assert_uint_eq(got[i]->nhops, want);
+    }
+    for (int i = 0; i < N; i++) {
+        int src = i / (K * R), k = i / R % K, rl = i % R, dst = (src + step[k]) % H;
+        ck_assert_ptr_eq(ncclroute_get(r, src, dst, rl), got[i]);
+        ck_assert_int_eq(memcmp(got[i]->link, links + (size_t)i * 24, got[i]->nhops * sizeof(uint32_t)), 0);
+    }
+    g_free(got);
+    g_free(links);
+    ncclroute_free(r);
+    topo_free(t);
+    topo_spec_clear(&spec);
+    node_cluster_clear(&cl);
+    node_spec_clear(&n);
+}
+END_TEST
+
 /* tuning.cc's arithmetic by hand, 8 x H100 on one node: Ring/Simple
  * latency 8.4 + 14 x 3.4 us, bus bandwidth 18 x 20.6 GB/s, algorithm
  * bandwidth x 8/14; Tree/Simple base 0 (tuning.cc's table) plus
@@ -308,6 +360,7 @@ int main(void)
     Suite *s = suite_create("nccl");
     tcase_add_test(testmain_case(s, "node-files"), node_files);
     tcase_add_test(testmain_case(s, "cluster"), cluster_structure);
+    tcase_add_test(testmain_case(s, "route-cache"), route_cache);
     tcase_add_test(testmain_case(s, "closed-forms"), tuner_closed_forms);
     tcase_add_test(testmain_case(s, "bad-input"), tuner_refusals);
     tcase_add_test(testmain_case(s, "dtree"), double_binary_tree);
