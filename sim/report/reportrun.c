@@ -64,7 +64,7 @@ cJSON *report_result_json(const Scenario *s, const TrainResult *r)
     add_num(o, "compute_s", r->compute_s);
     add_num(o, "comm_s", r->comm_s);
     add_num(o, "slowdown_s", r->slowdown_s);
-    if (s->comm_slowdown > 0)   /* absent at 0: results without comm.slowdown stay as they were */
+    if (s->comm_slowdown > 0 || s->overlap)   /* absent otherwise: results without either stay as they were */
         add_num(o, "comm_slowdown_s", r->comm_slowdown_s);
     add_num(o, "exposed_comm_s", r->exposed_comm_s);
     add_num(o, "samples_per_s", r->samples_per_s);
@@ -131,7 +131,10 @@ void report_run_table(FILE *out, const Scenario *s, const GArray *results, bool 
     fprintf(out, "%6s %-18s %-9s %-12s %11s", "batch", "policy", "overlap", "algorithm", "iter(ms)");
     if (s->whatif)   /* what-if runs: the measured iterations' distribution */
         fprintf(out, " %11s %11s", "p50(ms)", "p99(ms)");
-    fprintf(out, " %11s %11s %11s %12s %8s\n", "compute(ms)", "comm(ms)", "exposed(ms)", "samples/s", "speedup");
+    fprintf(out, " %11s %11s %11s", "compute(ms)", "comm(ms)", "exposed(ms)");
+    if (s->overlap)   /* the overlap mechanism: what compute and the syncs lost to each other */
+        fprintf(out, " %11s %11s", "slowed(ms)", "cslowed(ms)");
+    fprintf(out, " %12s %8s\n", "samples/s", "speedup");
     for (guint i = 0; i < results->len; i++) {
         const TrainResult *r = &g_array_index(results, TrainResult, i);
         const Policy *p = policy_of(s, r);
@@ -139,8 +142,10 @@ void report_run_table(FILE *out, const Scenario *s, const GArray *results, bool 
                 policy_algo_label(p), r->iteration_s * 1e3);
         if (s->whatif)
             fprintf(out, " %11.3f %11.3f", r->iteration_p50_s * 1e3, r->iteration_p99_s * 1e3);
-        fprintf(out, " %11.3f %11.3f %11.3f %12.1f %8.3f\n", r->compute_s * 1e3, r->comm_s * 1e3,
-                r->exposed_comm_s * 1e3, r->samples_per_s, r->speedup);
+        fprintf(out, " %11.3f %11.3f %11.3f", r->compute_s * 1e3, r->comm_s * 1e3, r->exposed_comm_s * 1e3);
+        if (s->overlap)
+            fprintf(out, " %11.3f %11.3f", r->slowdown_s * 1e3, r->comm_slowdown_s * 1e3);
+        fprintf(out, " %12.1f %8.3f\n", r->samples_per_s, r->speedup);
         if (!layers || !r->units)
             continue;
         fprintf(out, "    %-22s %12s %-12s %10s %10s %10s %10s %10s", "unit", "bytes", "algorithm", "ready(ms)",
@@ -164,8 +169,9 @@ void report_run_table(FILE *out, const Scenario *s, const GArray *results, bool 
 void report_run_csv(FILE *out, const Scenario *s, const GArray *results)
 {
     fprintf(out, "scenario,model,gpu,topology,nodes,gpus_per_node,world,bandwidth_Bps,batch,policy,overlap,algorithm,"
-                 "iteration_s,compute_s,comm_s,exposed_comm_s,samples_per_s,speedup%s\n",
-            s->whatif ? ",iteration_p50_s,iteration_p99_s,iteration_max_s" : "");
+                 "iteration_s,compute_s,comm_s,exposed_comm_s,samples_per_s,speedup%s%s\n",
+            s->whatif ? ",iteration_p50_s,iteration_p99_s,iteration_max_s" : "",
+            s->overlap ? ",slowdown_s,comm_slowdown_s" : "");
     for (guint i = 0; i < results->len; i++) {
         const TrainResult *r = &g_array_index(results, TrainResult, i);
         const Policy *p = policy_of(s, r);
@@ -179,6 +185,9 @@ void report_run_csv(FILE *out, const Scenario *s, const GArray *results)
             char num[REPORT_NUM_MAX];
             fprintf(out, ",%s", report_num(num, v[k]));
         }
+        char a[REPORT_NUM_MAX], b[REPORT_NUM_MAX];
+        if (s->overlap)
+            fprintf(out, ",%s,%s", report_num(a, r->slowdown_s), report_num(b, r->comm_slowdown_s));
         fprintf(out, "\n");
     }
 }

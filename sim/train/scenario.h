@@ -28,6 +28,12 @@ typedef struct {
     Protocol proto_intra;
 } Calibration;
 
+/* comm.channels' default: the channels of NCCL's ring between nodes over
+ * one NIC a GPU (docs/explanation/gpu-overlap.md). */
+#define SCENARIO_CHANNELS 8
+/* comm.overlap's default. */
+#define SCENARIO_OVERLAP false
+
 typedef struct {
     char *name;              /* owned */
     char *file;              /* the scenario file; owned */
@@ -55,6 +61,12 @@ typedef struct {
     double comm_slowdown;    /* a sync slows by this fraction while compute runs, >= 0 (comm.slowdown;
                               * default the GPU's comm_slowdown); > 0 only with the single-stream
                               * engine's idle-network syncs (scenario_from_cfg refuses the rest) */
+    bool interference_given; /* comm.interference was given: it overrides the overlap mechanism's f */
+    bool slowdown_given;     /* comm.slowdown was given: it overrides the mechanism's s */
+    bool overlap;            /* comm.overlap: the mechanism (interfere.h) sets the rates where the GPU has sms,
+                              * and ddp runs pay DDP's own costs (ddpcost.h) */
+    int channels;            /* comm.channels: SMs (NCCL channels, one CTA each) a sync holds, >= 1
+                              * (default SCENARIO_CHANNELS), below the GPU's sms */
     uint64_t seed;           /* RNG seed of its simulations: SIM_DEFAULT_SEED (no key names one yet) */
     bool whatif;             /* a what-if key (variation, stragglers, ...) was given: results carry the
                               * iteration-time percentiles */

@@ -68,7 +68,12 @@ typedef struct TrainPlan {
     GArray *releases;        /* int unit indices, grouped by the task whose end releases them; owned */
     int nstreams;            /* communicator streams its units use (highest SyncUnit.stream + 1), >= 1 */
     double compute_s;        /* forward + backward + update per iteration (s), unrounded */
+    simtime_t once_ps;       /* ps added to the first task of iteration TRAINPLAN_ONCE_ITER only (ddp with
+                              * comm.overlap: DDP's bucket rebuild, ddpcost_once_s); 0 otherwise */
 } TrainPlan;
+
+/* The iteration that pays TrainPlan.once_ps: the one after the first. */
+#define TRAINPLAN_ONCE_ITER 1
 
 /* Starts unit u's all-reduce live on net at sim->now, with the plan's
  * schedule for it and the scenario's element size and γ; done(ctx, data)
