@@ -304,7 +304,7 @@ static const char *const scenario_keys[][2] = {
     {"compute", "{backward_ratio, update_bytes_per_param}: backward time as a multiple of forward (default 2) and "
                 "the optimizer's memory traffic per parameter in bytes (default 12)."},
     {"comm", "{streams: 1..64, gamma: seconds per byte, interference: 0..10, slowdown: 0..10, overlap: bool, "
-             "channels: 1..sms-1, gradient_precision}: collectives in flight at once (default 1); the reduction cost "
+             "channels: 0..sms-1, gradient_precision}: collectives in flight at once (default 1); the reduction cost "
              "(default 3 / GPU memory bandwidth); compute's slow-down while a sync runs and a sync's while compute "
              "runs (defaults: the GPU's; given, they override the overlap mechanism); overlap: the GPU's overlap "
              "mechanism and DDP's own costs set the rates (default false); channels: SMs a sync holds (default 8); "

@@ -507,7 +507,7 @@ static bool read_sections(CfgNode *root, Scenario *s, char **err)
                 cfg_opt_double(cm, "gamma", 0, 1, &s->gamma, err) &&
                 cfg_opt_double(cm, "interference", 0, 10, &s->interference, err) &&
                 cfg_opt_double(cm, "slowdown", 0, 10, &s->comm_slowdown, err) &&
-                cfg_opt_bool(cm, "overlap", &s->overlap, err) && cfg_opt_int(cm, "channels", 1, 1024, &chan, err) &&
+                cfg_opt_bool(cm, "overlap", &s->overlap, err) && cfg_opt_int(cm, "channels", 0, 1024, &chan, err) &&
                 cfg_check_keys(cm, "comm", "streams, gamma, interference, slowdown, overlap, channels, "
                                "gradient_precision", err)))
         return false;
@@ -515,8 +515,9 @@ static bool read_sections(CfgNode *root, Scenario *s, char **err)
     s->slowdown_given = cm && cfg_peek(cm, "slowdown");
     s->channels = (int)chan;
     if (s->gpu.overlap.sms > 0 && chan >= s->gpu.overlap.sms) {
-        *err = cfg_err(cm && cfg_peek(cm, "channels") ? cfg_peek(cm, "channels") : root, "comm.channels %d on a GPU of %d SMs; expected 1 to %d",
-                       (int)chan, s->gpu.overlap.sms, s->gpu.overlap.sms - 1);
+        *err = cfg_err(cm && cfg_peek(cm, "channels") ? cfg_peek(cm, "channels") : root,
+                       "comm.channels %d on a GPU of %d SMs; expected 0 to %d", (int)chan, s->gpu.overlap.sms,
+                       s->gpu.overlap.sms - 1);
         return false;
     }
     if (s->calib.set && s->calib.gamma >= 0)

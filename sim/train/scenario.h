@@ -65,8 +65,8 @@ typedef struct {
     bool slowdown_given;     /* comm.slowdown was given: it overrides the mechanism's s */
     bool overlap;            /* comm.overlap: the mechanism (interfere.h) sets the rates where the GPU has sms,
                               * and ddp runs pay DDP's own costs (ddpcost.h) */
-    int channels;            /* comm.channels: SMs (NCCL channels, one CTA each) a sync holds, >= 1
-                              * (default SCENARIO_CHANNELS), below the GPU's sms */
+    int channels;            /* comm.channels: SMs (NCCL channels, one CTA each) a sync holds, >= 0 (0: a CPU
+                              * backend such as Gloo; default SCENARIO_CHANNELS), below the GPU's sms */
     uint64_t seed;           /* RNG seed of its simulations: SIM_DEFAULT_SEED (no key names one yet) */
     bool whatif;             /* a what-if key (variation, stragglers, ...) was given: results carry the
                               * iteration-time percentiles */

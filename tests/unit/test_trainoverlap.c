@@ -128,6 +128,14 @@ START_TEST(test_overrides)
     s = scenario("vgg16", "h100", "layer", "{overlap: true}");
     ck_assert(!s->interference_given && !s->slowdown_given && s->channels == SCENARIO_CHANNELS);
     scenario_free(s);
+    /* channels 0 (a CPU backend): the syncs hold no SM, cost compute nothing and lose nothing */
+    s = scenario("vgg16", "h100", "layer", "{overlap: true, channels: 0}");
+    ck_assert_msg(traincore_init(&c, s, 0, 32, NULL, &out, &err), "%s", err);
+    TrainComm cpu = {.in_flight = 1, .channels = 0, .wire_Bps = 1e10};
+    ck_assert(traincore_overlap(&c, compute_task(&c), &cpu, &f, &sl));
+    ck_assert(f == 0 && sl == 0);
+    traincore_clear(&c);
+    scenario_free(s);
 }
 END_TEST
 
