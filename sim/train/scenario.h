@@ -32,7 +32,7 @@ typedef struct {
  * one NIC a GPU (docs/explanation/gpu-overlap.md). */
 #define SCENARIO_CHANNELS 8
 /* comm.overlap's default. */
-#define SCENARIO_OVERLAP false
+#define SCENARIO_OVERLAP true
 
 typedef struct {
     char *name;              /* owned */
