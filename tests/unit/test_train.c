@@ -170,7 +170,7 @@ START_TEST(test_ddp_matches_wfbp_recurrence)
 {
     char *model = write_model(false);
     char *y = toy_scenario(model, "policies: [{name: ddp, overlap: ddp, algorithm: ring, bucket: 1, first_bucket: 1,"
-                                  " ddp_layout: rebuilt}]\n", "comm: {gamma: 0}\n");
+                                  " ddp_layout: rebuilt}]\n", "comm: {gamma: 0, overlap: false}\n");
     Scenario *s = load(y);
     GArray *r = run_all(s, false, false);
     int L = (int)s->model->layers->len;
@@ -332,7 +332,7 @@ START_TEST(test_interference_closed_form)
     double iter0 = 0;
     for (int i = 0; i < 3; i++) {
         double f = i == 0 ? 0 : i == 1 ? 0.25 : 1.5;
-        char *y = g_strdup_printf("model: %s\ngpu: v100\nbatch: [32]\ncomm: {interference: %g}\n"
+        char *y = g_strdup_printf("model: %s\ngpu: v100\nbatch: [32]\ncomm: {overlap: false, interference: %g}\n"
                                   "cluster: {topology: star, nodes: 8, link: {bandwidth: 1Gbps, latency: 5us}}\n"
                                   "policies: [{name: layer, overlap: layer}, {name: ddp, overlap: ddp},"
                                   " {name: none, overlap: none}]\n", model, f);
