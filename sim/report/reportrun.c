@@ -66,6 +66,8 @@ cJSON *report_result_json(const Scenario *s, const TrainResult *r)
     add_num(o, "slowdown_s", r->slowdown_s);
     if (s->comm_slowdown > 0 || s->overlap)   /* absent otherwise: results without either stay as they were */
         add_num(o, "comm_slowdown_s", r->comm_slowdown_s);
+    if (s->overlap)
+        add_num(o, "overlapped_compute_s", r->overlapped_compute_s);
     add_num(o, "exposed_comm_s", r->exposed_comm_s);
     add_num(o, "samples_per_s", r->samples_per_s);
     add_num(o, "speedup", r->speedup);

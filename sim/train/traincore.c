@@ -35,6 +35,7 @@ void trainwork_set_factor(TrainWork *w, double factor)
         sim_cancel(w->sim, w->ev);
         w->left = w->prev_left;
         w->mark = w->prev_mark;
+        w->beside = w->prev_beside;
         w->cur = factor;
         w->prev_cur = -1;
         w->ev = sim_at(w->sim, w->mark + (simtime_t)llround((double)w->left * (1 + w->cur)), w->done, w->ctx,
@@ -44,8 +45,12 @@ void trainwork_set_factor(TrainWork *w, double factor)
     w->prev_left = w->left;
     w->prev_mark = w->mark;
     w->prev_cur = w->cur;
+    w->prev_beside = w->beside;
     simtime_t done = (simtime_t)llround((double)(w->sim->now - w->mark) / (1 + w->cur));
-    w->left = done < w->left ? w->left - done : 0;
+    done = done < w->left ? done : w->left;
+    w->left -= done;
+    if (w->cur > 0)
+        w->beside += done;
     sim_cancel(w->sim, w->ev);
     w->cur = factor;
     work_arm(w);
@@ -289,6 +294,8 @@ void traincore_task_ended(TrainCore *c, const TrainWork *w, int span, bool count
     simtime_t took = c->sim->now - w->begin;   /* may round a picosecond below the nominal work */
     if (counted && took > w->work)
         c->slow_ps += took - w->work;
+    if (counted)
+        c->beside_ps += w->beside + (w->cur > 0 ? w->left : 0);
     if (span >= 0)
         g_array_index(c->spans, TrainSpan, span).dur_s = sim_ps_to_seconds(took);
 }
@@ -378,6 +385,7 @@ void traincore_finish(TrainCore *c, int batch, TrainResult *out)
     out->comm_s = sim_ps_to_seconds(c->comm_ps);
     out->slowdown_s = sim_ps_to_seconds(c->slow_ps);
     out->comm_slowdown_s = sim_ps_to_seconds(c->cslow_ps);
+    out->overlapped_compute_s = sim_ps_to_seconds(c->beside_ps);
     double busy = out->compute_s + out->slowdown_s;   /* train.h: exposed = iteration - compute - slowdown */
     out->exposed_comm_s = out->iteration_s - busy > 0 ? out->iteration_s - busy : 0;
     out->samples_per_s = out->iteration_s > 0 ? (double)batch * s->world / out->iteration_s : INFINITY;

@@ -30,6 +30,8 @@ typedef struct {
     simtime_t mark;          /* ps; when the current rate began */
     simtime_t begin;         /* ps; when the work started */
     simtime_t prev_left, prev_mark; /* ps; left and mark before the latest change of rate */
+    simtime_t beside;        /* ps of nominal work done slowed (factor > 0) before mark */
+    simtime_t prev_beside;   /* ps; beside before the latest change of rate */
     double prev_cur;         /* the factor before it (-1: none yet) */
     bool slow;               /* it runs slowed since mark */
     EvqHandle ev;            /* its end event at the current rate */
@@ -98,6 +100,7 @@ typedef struct {
     simtime_t comm_ps;       /* sum of rec_iter's sync durations */
     simtime_t slow_ps;       /* compute time comm.interference added in rec_iter (per rank: rank 0's) */
     simtime_t cslow_ps;      /* sync time comm.slowdown (or the mechanism's s) added in rec_iter */
+    simtime_t beside_ps;     /* nominal compute time of rec_iter that ran slowed (beside a sync), as slow_ps */
     bool mech;               /* the overlap mechanism (interfere.h) sets the rates: comm.overlap and a GPU with sms */
     InterfereTask *share;    /* mech: per plan task, what bounds it; owned */
     int *channels;           /* mech: per unit, SMs its sync holds: comm.channels (arsim's algorithms
@@ -143,10 +146,10 @@ void traincore_span(TrainCore *c, TrainSpan sp, int iter, simtime_t start, simti
  * ps: records its span when iter is rec_iter; returns its index in
  * spans (its duration fixed by traincore_task_ended) or -1. */
 int traincore_task_span(TrainCore *c, const TrainTask *k, int iter, int rank, simtime_t dur);
-/* The task whose work w was ended now: with comm.interference, adds the
- * time it was slowed to slow_ps when `counted` (rec_iter, and rank 0 on
- * the per-rank engine), and fixes its span's (index span, -1: none)
- * duration. */
+/* The task whose work w was ended now: with comm.interference or the
+ * mechanism, adds the time it was slowed to slow_ps and its nominal work
+ * done slowed to beside_ps when `counted` (rec_iter, and rank 0 on the
+ * per-rank engine), and fixes its span's (index span, -1: none) duration. */
 void traincore_task_ended(TrainCore *c, const TrainWork *w, int span, bool counted);
 /* Unit su of iteration iter ran from start to end: counts it in comm_ps
  * when iter is rec_iter and records its span (util: the NIC egress

@@ -137,6 +137,7 @@ static void same_result(const TrainResult *a, const TrainResult *b)
     ck_assert_double_eq(a->comm_s, b->comm_s);
     ck_assert_double_eq(a->slowdown_s, b->slowdown_s);
     ck_assert_double_eq(a->comm_slowdown_s, b->comm_slowdown_s);
+    ck_assert_double_eq(a->overlapped_compute_s, b->overlapped_compute_s);
     ck_assert_double_eq(a->exposed_comm_s, b->exposed_comm_s);
     ck_assert_double_eq(a->samples_per_s, b->samples_per_s);
     ck_assert_double_eq(a->speedup, b->speedup);
