@@ -28,8 +28,8 @@ typedef struct {
     Protocol proto_intra;
 } Calibration;
 
-/* comm.channels' default: the channels of NCCL's ring between nodes over
- * one NIC a GPU (docs/explanation/gpu-overlap.md). */
+/* comm.channels' default: an assumed middle of the 2 to 32 channels NCCL
+ * runs (docs/explanation/gpu-overlap.md says why). */
 #define SCENARIO_CHANNELS 8
 /* comm.overlap's default. */
 #define SCENARIO_OVERLAP true
