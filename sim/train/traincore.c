@@ -197,7 +197,7 @@ bool traincore_overlap(TrainCore *c, int task, const TrainComm *m, double *f, do
         return true;
     const InterfereGpu *g = &sc->gpu.overlap;
     InterfereSync y = {.channels = MIN(m->channels, g->sms - 1), .wire_Bps = m->wire_Bps,
-                       .hbm_per_wire = TRAINCORE_HBM_PER_WIRE};
+                       .hbm_per_wire = INTERFERE_ALLREDUCE_HBM_PER_WIRE};
     InterfereCost cost;
     char *why = NULL;
     if (!interfere_cost(g, &c->share[task], &y, &cost, &why)) {

@@ -108,9 +108,6 @@ typedef struct {
     double *wire_Bps;        /* mech: per unit, its bytes over its idle-network duration, bytes/s; owned */
 } TrainCore;
 
-/* HBM bytes an all-reduce moves per wire byte: half its steps reduce
- * (two reads and a write: 3), half copy (a read and a write: 2). */
-#define TRAINCORE_HBM_PER_WIRE 2.5
 
 /* The plan and Sim of (s, policy, batch) (the plan edited by
  * o->edit_plan when set), spans when o asks for a trace; clears *out and

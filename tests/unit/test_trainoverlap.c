@@ -92,7 +92,7 @@ START_TEST(test_memory_bound_task)
     TrainComm m = {.in_flight = 1, .channels = 8, .wire_Bps = R};
     double f, sl;
     ck_assert(traincore_overlap(&c, i, &m, &f, &sl));
-    double rho = TRAINCORE_HBM_PER_WIRE * R / s->gpu.mem_Bps;
+    double rho = INTERFERE_ALLREDUCE_HBM_PER_WIRE * R / s->gpu.mem_Bps;
     ck_assert_double_eq_tol(f, a * rho / (1 - rho), 1e-15);
     ck_assert_double_eq(sl, 0);
     /* each unit's wire rate alone: its bytes over its idle-network time */
