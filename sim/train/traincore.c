@@ -138,9 +138,10 @@ static InterfereTask update_share(const Scenario *s)
     return (InterfereTask){0, t > 0 ? mem / t : 0};
 }
 
-/* Each task's shares and each unit's channels and wire rate alone; a
- * unit whose idle-network run fails fails the run as the engines would. */
-static bool mech_init(TrainCore *c, int batch, char **err)
+/* Each task's shares and each unit's channels and wire rate alone. A
+ * unit whose idle-network run fails gets rate 0 here: the engine's own
+ * run of it fails the run with its own message. */
+static void mech_init(TrainCore *c)
 {
     const Scenario *s = c->s;
     const TrainPlan *p = c->plan;
@@ -163,16 +164,13 @@ static bool mech_init(TrainCore *c, int batch, char **err)
         double util;
         SimErr code;
         char *why = NULL;
-        if (!commcost_get(p->cost, su->algo, su->elems, &dur, &util, &code, &why)) {
-            sim_fail_code(c->sim, code, "%s", why);
-            g_free(why);
-            *err = traincore_failure(c, batch);
-            return false;
-        }
         c->channels[u] = s->channels;
+        if (!commcost_get(p->cost, su->algo, su->elems, &dur, &util, &code, &why)) {
+            g_free(why);
+            continue;
+        }
         c->wire_Bps[u] = dur > 0 ? (double)(su->elems * (uint64_t)s->elem_bytes) / sim_ps_to_seconds(dur) : 0;
     }
-    return true;
 }
 
 void traincore_comm_attach(const TrainCore *c, TrainComm *m)
@@ -244,10 +242,8 @@ bool traincore_init(TrainCore *c, const Scenario *s, int policy, int batch, cons
     if (o && o->trace)
         c->spans = g_array_new(FALSE, TRUE, sizeof(TrainSpan));
     c->mech = s->overlap && s->gpu.overlap.sms > 0;
-    if (c->mech && !mech_init(c, batch, err)) {
-        traincore_clear(c);
-        return false;
-    }
+    if (c->mech)
+        mech_init(c);
     return true;
 }
 
