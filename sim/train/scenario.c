@@ -574,10 +574,11 @@ static bool read_background(CfgNode *root, Scenario *s, char **err)
 }
 
 /* comm.slowdown > 0 rescales a sync's remaining time at every compute
- * start and end, exact for a sync of known duration: the single-stream
- * engine's idle-network syncs (one in flight, from the memo). Syncs run
- * live on the network (comm.streams > 1) or by the per-rank engine
- * (variation, stragglers, faults, background) are refused. */
+ * start and end, exact for a sync of known duration: the memo's
+ * idle-network syncs (one in flight, every rank issuing at once), in
+ * either engine. Scenarios whose syncs run live on the network
+ * (comm.streams > 1; variation, stragglers, faults, background: ranks
+ * issue apart or the network is shared) are refused. */
 static bool check_comm_slowdown(CfgNode *root, const Scenario *s, char **err)
 {
     if (s->comm_slowdown <= 0 || (s->comm_streams == 1 && !trainrank_needed(s)))
