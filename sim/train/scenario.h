@@ -59,8 +59,8 @@ typedef struct {
     double interference;     /* compute slows by this fraction while a sync is in flight, >= 0
                               * (comm.interference; default the GPU's) */
     double comm_slowdown;    /* a sync slows by this fraction while compute runs, >= 0 (comm.slowdown;
-                              * default the GPU's comm_slowdown); > 0 only with the single-stream
-                              * engine's idle-network syncs (scenario_from_cfg refuses the rest) */
+                              * default the GPU's comm_slowdown); > 0 only where syncs run from the memo
+                              * on an idle network (scenario_from_cfg refuses the rest) */
     bool interference_given; /* comm.interference was given: it overrides the overlap mechanism's f */
     bool slowdown_given;     /* comm.slowdown was given: it overrides the mechanism's s */
     bool overlap;            /* comm.overlap: the mechanism (interfere.h) sets the rates where the GPU has sms,

@@ -2,9 +2,9 @@
  * single-stream engine (train.c) and the per-rank engine (trainrank.c)
  * each give time to the same plan (trainplan.h) and report one
  * TrainResult; this is the one copy of the parts that do not depend on
- * how many streams run: work at a changing rate (comm.interference slows
- * a task while a sync is in flight, comm.slowdown slows a sync while a
- * task runs), the communicator's queues, the recorded iteration's spans
+ * how many streams run: work at a changing rate (the overlap mechanism,
+ * or comm.interference and comm.slowdown given, slow a task while a sync
+ * is in flight and a sync while a task runs), the communicator's queues, the recorded iteration's spans
  * and accounting, when a stream first needed a unit, the failure message
  * and the result.
  *
