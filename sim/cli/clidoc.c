@@ -303,10 +303,12 @@ static const char *const scenario_keys[][2] = {
                    "iterations, after the warm-up ones."},
     {"compute", "{backward_ratio, update_bytes_per_param}: backward time as a multiple of forward (default 2) and "
                 "the optimizer's memory traffic per parameter in bytes (default 12)."},
-    {"comm", "{streams: 1..64, gamma: seconds per byte, interference: 0..10, slowdown: 0..10, gradient_precision}: "
-             "collectives in flight at once (default 1); the reduction cost (default 3 / GPU memory bandwidth); "
-             "compute's slow-down while a sync runs and a sync's while compute runs (defaults: the GPU's); the "
-             "all-reduced gradients' type (default: precision's)."},
+    {"comm", "{streams: 1..64, gamma: seconds per byte, interference: 0..10, slowdown: 0..10, overlap: bool, "
+             "channels: 0..sms-1, gradient_precision}: collectives in flight at once (default 1); the reduction cost "
+             "(default 3 / GPU memory bandwidth); compute's slow-down while a sync runs and a sync's while compute "
+             "runs (defaults: the GPU's; given, they override the overlap mechanism); overlap: the GPU's overlap "
+             "mechanism and DDP's own costs set the rates (default false); channels: SMs a sync holds (default 8); "
+             "the all-reduced gradients' type (default: precision's)."},
     {"variation", "{dist: normal | lognormal | none, cv: 0..10, per: layer | iteration, seed, jitter: TIME}: "
                   "random compute times per rank, and ranks issuing each collective up to jitter apart."},
     {"stragglers", "A list of {ranks: [...], slowdown: 0.001..1000, from_iteration}: ranks whose compute is "

@@ -64,8 +64,10 @@ cJSON *report_result_json(const Scenario *s, const TrainResult *r)
     add_num(o, "compute_s", r->compute_s);
     add_num(o, "comm_s", r->comm_s);
     add_num(o, "slowdown_s", r->slowdown_s);
-    if (s->comm_slowdown > 0)   /* absent at 0: results without comm.slowdown stay as they were */
+    if (s->comm_slowdown > 0 || s->overlap)   /* absent otherwise: results without either stay as they were */
         add_num(o, "comm_slowdown_s", r->comm_slowdown_s);
+    if (s->overlap)
+        add_num(o, "overlapped_compute_s", r->overlapped_compute_s);
     add_num(o, "exposed_comm_s", r->exposed_comm_s);
     add_num(o, "samples_per_s", r->samples_per_s);
     add_num(o, "speedup", r->speedup);
@@ -153,8 +155,10 @@ void report_run_table(FILE *out, const Scenario *s, const GArray *results, bool 
     if (s->whatif)   /* what-if runs: the measured iterations' distribution */
         fprintf(out, " %11s %11s", "p50(ms)", "p99(ms)");
     bool mem = any_memory(results);
-    fprintf(out, " %11s %11s %11s %12s %8s%s\n", "compute(ms)", "comm(ms)", "exposed(ms)", "samples/s", "speedup",
-            mem ? "  memory(GiB)" : "");
+    fprintf(out, " %11s %11s %11s", "compute(ms)", "comm(ms)", "exposed(ms)");
+    if (s->overlap)   /* the overlap mechanism: what compute and the syncs lost to each other */
+        fprintf(out, " %11s %11s", "slowed(ms)", "cslowed(ms)");
+    fprintf(out, " %12s %8s%s\n", "samples/s", "speedup", mem ? "  memory(GiB)" : "");
     for (guint i = 0; i < results->len; i++) {
         const TrainResult *r = &g_array_index(results, TrainResult, i);
         const Policy *p = policy_of(s, r);
@@ -162,8 +166,10 @@ void report_run_table(FILE *out, const Scenario *s, const GArray *results, bool 
                 policy_algo_label(p), r->iteration_s * 1e3);
         if (s->whatif)
             fprintf(out, " %11.3f %11.3f", r->iteration_p50_s * 1e3, r->iteration_p99_s * 1e3);
-        fprintf(out, " %11.3f %11.3f %11.3f %12.1f %8.3f", r->compute_s * 1e3, r->comm_s * 1e3,
-                r->exposed_comm_s * 1e3, r->samples_per_s, r->speedup);
+        fprintf(out, " %11.3f %11.3f %11.3f", r->compute_s * 1e3, r->comm_s * 1e3, r->exposed_comm_s * 1e3);
+        if (s->overlap)
+            fprintf(out, " %11.3f %11.3f", r->slowdown_s * 1e3, r->comm_slowdown_s * 1e3);
+        fprintf(out, " %12.1f %8.3f", r->samples_per_s, r->speedup);
         if (mem && r->memory_peak_bytes)
             fprintf(out, "  %11.1f%s", (double)r->memory_peak_bytes / 1073741824.0, fits(s, r) ? "" : " !");
         fprintf(out, "\n");
@@ -196,8 +202,9 @@ void report_run_table(FILE *out, const Scenario *s, const GArray *results, bool 
 void report_run_csv(FILE *out, const Scenario *s, const GArray *results)
 {
     fprintf(out, "scenario,model,gpu,topology,nodes,gpus_per_node,world,bandwidth_Bps,batch,policy,overlap,algorithm,"
-                 "iteration_s,compute_s,comm_s,exposed_comm_s,samples_per_s,speedup%s,comm_bytes,memory_peak_bytes\n",
-            s->whatif ? ",iteration_p50_s,iteration_p99_s,iteration_max_s" : "");
+                 "iteration_s,compute_s,comm_s,exposed_comm_s,samples_per_s,speedup%s%s,comm_bytes,memory_peak_bytes\n",
+            s->whatif ? ",iteration_p50_s,iteration_p99_s,iteration_max_s" : "",
+            s->overlap ? ",slowdown_s,comm_slowdown_s" : "");
     for (guint i = 0; i < results->len; i++) {
         const TrainResult *r = &g_array_index(results, TrainResult, i);
         const Policy *p = policy_of(s, r);
@@ -211,6 +218,9 @@ void report_run_csv(FILE *out, const Scenario *s, const GArray *results)
             char num[REPORT_NUM_MAX];
             fprintf(out, ",%s", report_num(num, v[k]));
         }
+        char a[REPORT_NUM_MAX], b[REPORT_NUM_MAX];
+        if (s->overlap)
+            fprintf(out, ",%s,%s", report_num(a, r->slowdown_s), report_num(b, r->comm_slowdown_s));
         fprintf(out, ",%" G_GUINT64_FORMAT ",", (guint64)r->comm_bytes);
         if (r->memory_peak_bytes)   /* empty: unknown */
             fprintf(out, "%" G_GUINT64_FORMAT, (guint64)r->memory_peak_bytes);

@@ -13,6 +13,7 @@ typedef struct cJSON cJSON;   /* cJSON.h's type; only report code includes cJSON
 
 /* One result as a JSON object: batch, policy, overlap, algorithm,
  * iteration_s, compute_s, comm_s, exposed_comm_s, samples_per_s, speedup,
+ * slowdown_s (and comm_slowdown_s with comm.slowdown or comm.overlap),
  * events, the scenario's model, gpu, nodes, gpus_per_node, world,
  * bandwidth_Bps, latency_s, topology, precision — and `layers` when the
  * result has unit rows. Caller owns it. */

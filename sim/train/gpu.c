@@ -131,6 +131,14 @@ static bool read_overlap(CfgNode *e, double mem_GBps, InterfereGpu *o, char **er
     }
     o->channel_Bps = ch * 1e9;
     o->channels_Bps = chs * 1e9;
+    /* the engines' all-reduces on every channel but one must leave some memory to compute */
+    double most = INTERFERE_ALLREDUCE_HBM_PER_WIRE * interfere_capacity_Bps(o, o->sms - 1) / 1e9;
+    if (ok && !(most < mem_GBps)) {
+        *err = cfg_err(cfg_get(n, "channels_GBps"), "all-reduces on %d channels would move %g GB/s of memory, "
+                       "all of the GPU's %g GB/s; expected a smaller channels_GBps or channel_GBps", o->sms - 1,
+                       most, mem_GBps);
+        ok = false;
+    }
     return ok;
 }
 

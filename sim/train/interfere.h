@@ -49,6 +49,10 @@ typedef struct {
     double hbm_share;        /* rho in [0, 1): the share of HBM they move beside the task */
 } InterfereCost;
 
+/* HBM bytes an all-reduce moves per wire byte: half its steps reduce
+ * (two reads and a write: 3), half copy (a read and a write: 2). */
+#define INTERFERE_ALLREDUCE_HBM_PER_WIRE 2.5
+
 /* Rate k channels move alone: min(wire, k c / (1 + k c / C)). */
 double interfere_capacity_Bps(const InterfereGpu *g, int channels);
 

@@ -504,12 +504,25 @@ static bool read_sections(CfgNode *root, Scenario *s, char **err)
     s->interference = s->gpu.interference;
     s->comm_slowdown = s->gpu.comm_slowdown;
     CfgNode *cm = cfg_get(root, "comm");
+    int64_t chan = SCENARIO_CHANNELS;
+    s->overlap = SCENARIO_OVERLAP;
     if (cm && !(cfg_expect_map(cm, "comm", err) && cfg_opt_int(cm, "streams", 1, 64, &streams, err) &&
                 cfg_opt_double(cm, "gamma", 0, 1, &s->gamma, err) &&
                 cfg_opt_double(cm, "interference", 0, 10, &s->interference, err) &&
                 cfg_opt_double(cm, "slowdown", 0, 10, &s->comm_slowdown, err) &&
-                cfg_check_keys(cm, "comm", "streams, gamma, interference, slowdown, gradient_precision", err)))
+                cfg_opt_bool(cm, "overlap", &s->overlap, err) && cfg_opt_int(cm, "channels", 0, 1024, &chan, err) &&
+                cfg_check_keys(cm, "comm", "streams, gamma, interference, slowdown, overlap, channels, "
+                               "gradient_precision", err)))
         return false;
+    s->interference_given = cm && cfg_peek(cm, "interference");
+    s->slowdown_given = cm && cfg_peek(cm, "slowdown");
+    s->channels = (int)chan;
+    if (s->gpu.overlap.sms > 0 && chan >= s->gpu.overlap.sms) {
+        *err = cfg_err(cm && cfg_peek(cm, "channels") ? cfg_peek(cm, "channels") : root,
+                       "comm.channels %d on a GPU of %d SMs; expected 0 to %d", (int)chan, s->gpu.overlap.sms,
+                       s->gpu.overlap.sms - 1);
+        return false;
+    }
     if (s->calib.set && s->calib.gamma >= 0)
         s->gamma = s->calib.gamma;
     s->comm_streams = (int)streams;
@@ -564,10 +577,11 @@ static bool read_background(CfgNode *root, Scenario *s, char **err)
 }
 
 /* comm.slowdown > 0 rescales a sync's remaining time at every compute
- * start and end, exact for a sync of known duration: the single-stream
- * engine's idle-network syncs (one in flight, from the memo). Syncs run
- * live on the network (comm.streams > 1) or by the per-rank engine
- * (variation, stragglers, faults, background) are refused. */
+ * start and end, exact for a sync of known duration: the memo's
+ * idle-network syncs (one in flight, every rank issuing at once), in
+ * either engine. Scenarios whose syncs run live on the network
+ * (comm.streams > 1; variation, stragglers, faults, background: ranks
+ * issue apart or the network is shared) are refused. */
 static bool check_comm_slowdown(CfgNode *root, const Scenario *s, char **err)
 {
     if (s->comm_slowdown <= 0 || (s->comm_streams == 1 && !trainrank_needed(s)))

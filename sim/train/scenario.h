@@ -28,6 +28,12 @@ typedef struct {
     Protocol proto_intra;
 } Calibration;
 
+/* comm.channels' default: an assumed middle of the 2 to 32 channels NCCL
+ * runs (docs/explanation/gpu-overlap.md says why). */
+#define SCENARIO_CHANNELS 8
+/* comm.overlap's default. */
+#define SCENARIO_OVERLAP true
+
 typedef struct {
     char *name;              /* owned */
     char *file;              /* the scenario file; owned */
@@ -53,8 +59,14 @@ typedef struct {
     double interference;     /* compute slows by this fraction while a sync is in flight, >= 0
                               * (comm.interference; default the GPU's) */
     double comm_slowdown;    /* a sync slows by this fraction while compute runs, >= 0 (comm.slowdown;
-                              * default the GPU's comm_slowdown); > 0 only with the single-stream
-                              * engine's idle-network syncs (scenario_from_cfg refuses the rest) */
+                              * default the GPU's comm_slowdown); > 0 only where syncs run from the memo
+                              * on an idle network (scenario_from_cfg refuses the rest) */
+    bool interference_given; /* comm.interference was given: it overrides the overlap mechanism's f */
+    bool slowdown_given;     /* comm.slowdown was given: it overrides the mechanism's s */
+    bool overlap;            /* comm.overlap: the mechanism (interfere.h) sets the rates where the GPU has sms,
+                              * and ddp runs pay DDP's own costs (ddpcost.h) */
+    int channels;            /* comm.channels: SMs (NCCL channels, one CTA each) a sync holds, >= 0 (0: a CPU
+                              * backend such as Gloo; default SCENARIO_CHANNELS), below the GPU's sms */
     uint64_t seed;           /* RNG seed of its simulations: SIM_DEFAULT_SEED (no key names one yet) */
     bool whatif;             /* a what-if key (variation, stragglers, ...) was given: results carry the
                               * iteration-time percentiles */

@@ -41,13 +41,29 @@ typedef struct {
     bool live;               /* run collectives on the shared network */
     UnitState *rec_st;       /* per unit: its instance of c.rec_iter, saved when the next one is released */
     GPtrArray *execs;        /* live CollExec*; owned */
-    TrainWork task;          /* the running task (comm.interference slows it while a sync is in flight) */
+    TrainWork task;          /* the running task (comm.interference or the mechanism slows it while a sync is in
+                              * flight) */
+    int task_idx;            /* its index in plan->tasks */
     int task_span;           /* its span's index in spans, or -1 (its duration is known at its end) */
     bool sync_on;            /* a sync from the memo is in flight */
     TrainWork sync;          /* that sync (comm.slowdown slows it while a task runs; memo mode: one at a time) */
 } Train;
 
 static void stream_advance(Train *t);
+
+/* The overlap mechanism (c.mech): the running task's and the memo sync's
+ * rates follow what runs beside them. A live sync keeps its network rate
+ * (docs/explanation/gpu-overlap.md). */
+static void overlap_update(Train *t)
+{
+    double f, s;
+    if (!traincore_overlap(&t->c, t->busy ? t->task_idx : -1, &t->comm, &f, &s))
+        return;
+    if (t->busy)
+        trainwork_set_factor(&t->task, f);
+    if (t->sync_on)
+        trainwork_set_factor(&t->sync, s);
+}
 static void task_done(void *ctx, void *data);
 static void on_memo_done(void *ctx, void *data);
 
@@ -59,10 +75,13 @@ static void unit_finished(Train *t, int u)
     st->done = true;
     traincomm_done(&t->comm, u);
     t->sync_on = false;
-    if (t->busy)
+    if (t->c.mech)
+        overlap_update(t);
+    else if (t->busy)
         trainwork_set_slow(&t->task, t->comm.in_flight > 0);
     trainwalk_unit_done(&t->w, u);
-    if (st->iter == t->c.rec_iter && t->s->comm_slowdown > 0 && st->at.end - st->at.start > st->dur)
+    if (st->iter == t->c.rec_iter && !t->live && (t->s->comm_slowdown > 0 || t->c.mech) &&
+        st->at.end - st->at.start > st->dur)
         t->c.cslow_ps += st->at.end - st->at.start - st->dur;
     traincore_sync_ended(&t->c, su, st->iter, st->at.start, st->at.end, st->util);
 }
@@ -84,7 +103,9 @@ static void comm_start(Train *t, int u)
     Sim *sim = t->c.sim;
     st->at.start = sim->now;
     traincomm_started(&t->comm, u);
-    if (t->busy)
+    if (t->c.mech)
+        overlap_update(t);
+    else if (t->busy)
         trainwork_set_slow(&t->task, t->comm.in_flight > 0);
     if (!t->live) {
         char *why = NULL;
@@ -95,7 +116,10 @@ static void comm_start(Train *t, int u)
             return;
         }
         t->sync_on = true;
-        trainwork_start(&t->sync, sim, st->dur, t->s->comm_slowdown, t->busy, on_memo_done, t, GINT_TO_POINTER(u));
+        trainwork_start(&t->sync, sim, st->dur, t->c.mech ? 0 : t->s->comm_slowdown, t->busy, on_memo_done, t,
+                        GINT_TO_POINTER(u));
+        if (t->c.mech)
+            overlap_update(t);
         return;
     }
     CollExec *x = trainplan_launch(t->c.plan, sim, t->net, u, false, on_memo_done, t, GINT_TO_POINTER(u));
@@ -133,7 +157,9 @@ static simtime_t *unit_needed(void *ctx, int u)
 static void stream_busy(Train *t, bool busy)
 {
     t->busy = busy;
-    if (t->sync_on)
+    if (t->c.mech)
+        overlap_update(t);
+    else if (t->sync_on)
         trainwork_set_slow(&t->sync, busy);
 }
 
@@ -157,9 +183,15 @@ static void stream_advance(Train *t)
         return;
     const TrainTask *k = trainwalk_task(&t->w);
     trainwalk_start(&t->w);
-    t->task_span = traincore_task_span(&t->c, k, t->w.iter, 0, k->dur);
-    stream_busy(t, true);
-    trainwork_start(&t->task, sim, k->dur, t->s->interference, t->comm.in_flight > 0, task_done, t, (void *)k);
+    simtime_t dur = traincore_task_dur(&t->c, k, t->w.iter, k->dur);
+    t->task_span = traincore_task_span(&t->c, k, t->w.iter, 0, dur);
+    t->task_idx = traincore_task_index(&t->c, k);
+    if (!t->c.mech)
+        stream_busy(t, true);
+    trainwork_start(&t->task, sim, dur, t->c.mech ? 0 : t->s->interference, t->comm.in_flight > 0, task_done, t,
+                    (void *)k);
+    if (t->c.mech)
+        stream_busy(t, true);   /* the task's rate and the sync's follow from here */
 }
 
 static void train_clear(Train *t)
@@ -208,10 +240,9 @@ static const TrainInstants *rec_instants(void *ctx, int u)
 bool train_run_ex(const Scenario *s, int batch, int policy, const TrainOpts *o, bool force_live, TrainResult *out,
                   char **err)
 {
-    if (s->comm_slowdown > 0 && ((o && o->per_rank) || force_live)) {
-        *err = g_strdup_printf("%s: comm.slowdown %g is modelled for one sync at a time on an idle network; expected "
-                               "the single-stream engine without force_live (or comm.slowdown 0)", s->file,
-                               s->comm_slowdown);
+    if (s->comm_slowdown > 0 && force_live) {
+        *err = g_strdup_printf("%s: comm.slowdown %g is modelled for syncs of known duration on an idle network; "
+                               "expected no force_live (or comm.slowdown 0)", s->file, s->comm_slowdown);
         return false;
     }
     if ((o && o->per_rank) || trainrank_needed(s))
@@ -237,6 +268,7 @@ bool train_run_ex(const Scenario *s, int batch, int policy, const TrainOpts *o, 
         t.st[u].iter = -1;
     t.rec_st = g_new0(UnitState, t.units->len);
     traincomm_init(&t.comm, t.c.plan, s->comm_streams);
+    traincore_comm_attach(&t.c, &t.comm);
     stream_advance(&t);
     bool ok = sim_run(t.c.sim);
     if (!ok || t.w.iter < t.c.iters) {

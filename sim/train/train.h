@@ -48,9 +48,11 @@ typedef struct {
                               * NULL; owned */
     double compute_s;        /* forward + backward + update per iteration */
     double comm_s;           /* sum of all-reduce durations per iteration */
-    double slowdown_s;       /* compute time added by comm.interference (syncs in flight slow compute) */
-    double comm_slowdown_s;  /* sync time added by comm.slowdown (compute slows syncs in flight): the
+    double slowdown_s;       /* compute time added by syncs in flight (comm.interference or the mechanism) */
+    double comm_slowdown_s;  /* sync time added by compute (comm.slowdown or the mechanism's s): the
                               * recorded iteration's sync durations beyond their idle-network ones */
+    double overlapped_compute_s; /* compute's nominal time that ran beside a sync and was slowed by it (the
+                              * share of compute_s slowdown_s comes from) */
     double exposed_comm_s;   /* iteration_s - compute_s - slowdown_s: compute stream waiting on sync */
     double samples_per_s;    /* batch * world / iteration_s */
     double speedup;          /* baseline iteration_s / iteration_s (filled by train_run_all) */

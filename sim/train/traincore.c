@@ -10,19 +10,49 @@
 static void work_arm(TrainWork *w)
 {
     w->mark = w->sim->now;
-    double f = w->slow ? 1 + w->f : 1;
+    double f = 1 + w->cur;
     w->ev = sim_after(w->sim, (simtime_t)llround((double)w->left * f), w->done, w->ctx, w->data);
 }
 
 void trainwork_start(TrainWork *w, Sim *sim, simtime_t work, double f, bool slow, EvqFn done, void *ctx, void *data)
 {
     *w = (TrainWork){.sim = sim, .f = f > 0 ? f : 0, .work = work, .left = work, .mark = sim->now, .begin = sim->now,
-                     .done = done, .ctx = ctx, .data = data};
+                     .prev_cur = -1, .done = done, .ctx = ctx, .data = data};
     if (w->f == 0) {
         w->ev = sim_after(sim, work, done, ctx, data);
         return;
     }
     w->slow = slow;
+    w->cur = slow ? w->f : 0;
+    work_arm(w);
+}
+
+void trainwork_set_factor(TrainWork *w, double factor)
+{
+    if (factor == w->cur)
+        return;
+    if (w->sim->now == w->mark && factor == w->prev_cur) {   /* undone within the instant */
+        sim_cancel(w->sim, w->ev);
+        w->left = w->prev_left;
+        w->mark = w->prev_mark;
+        w->beside = w->prev_beside;
+        w->cur = factor;
+        w->prev_cur = -1;
+        w->ev = sim_at(w->sim, w->mark + (simtime_t)llround((double)w->left * (1 + w->cur)), w->done, w->ctx,
+                       w->data);
+        return;
+    }
+    w->prev_left = w->left;
+    w->prev_mark = w->mark;
+    w->prev_cur = w->cur;
+    w->prev_beside = w->beside;
+    simtime_t done = (simtime_t)llround((double)(w->sim->now - w->mark) / (1 + w->cur));
+    done = done < w->left ? done : w->left;
+    w->left -= done;
+    if (w->cur > 0)
+        w->beside += done;
+    sim_cancel(w->sim, w->ev);
+    w->cur = factor;
     work_arm(w);
 }
 
@@ -30,12 +60,8 @@ void trainwork_set_slow(TrainWork *w, bool slow)
 {
     if (w->f == 0 || w->slow == slow)
         return;
-    double f = w->slow ? 1 + w->f : 1;
-    simtime_t done = (simtime_t)llround((double)(w->sim->now - w->mark) / f);
-    w->left = done < w->left ? w->left - done : 0;
-    sim_cancel(w->sim, w->ev);
     w->slow = slow;
-    work_arm(w);
+    trainwork_set_factor(w, slow ? w->f : 0);
 }
 
 /* ---- the communicator ----------------------------------------------------- */
@@ -80,12 +106,112 @@ void traincomm_started(TrainComm *m, int u)
 {
     m->busy[stream_of(m, u)]++;
     m->in_flight++;
+    if (m->unit_channels) {
+        m->channels += m->unit_channels[u];
+        m->wire_Bps += m->unit_wire_Bps[u];
+    }
 }
 
 void traincomm_done(TrainComm *m, int u)
 {
     m->busy[stream_of(m, u)]--;
     m->in_flight--;
+    if (m->unit_channels) {
+        m->channels -= m->unit_channels[u];
+        m->wire_Bps = m->in_flight > 0 ? m->wire_Bps - m->unit_wire_Bps[u] : 0;   /* no drift once idle */
+    }
+}
+
+/* ---- the overlap mechanism ----------------------------------------------- */
+
+/* The whole-model update's bound: the layers' updates, each memory-bound
+ * (gpu_update_task), weighted by their times. */
+static InterfereTask update_share(const Scenario *s)
+{
+    double t = 0, mem = 0;
+    for (guint l = 0; l < s->model->layers->len; l++) {
+        const ModelLayer *ml = &g_array_index(s->model->layers, ModelLayer, l);
+        double u = gpu_update_s(&s->gpu, ml, s->update_bytes_per_param);
+        t += u;
+        mem += u * gpu_update_task(&s->gpu, ml, s->update_bytes_per_param).memory;
+    }
+    return (InterfereTask){0, t > 0 ? mem / t : 0};
+}
+
+/* Each task's shares and each unit's channels and wire rate alone. A
+ * unit whose idle-network run fails gets rate 0 here: the engine's own
+ * run of it fails the run with its own message. */
+static void mech_init(TrainCore *c)
+{
+    const Scenario *s = c->s;
+    const TrainPlan *p = c->plan;
+    c->share = g_new0(InterfereTask, MAX(p->tasks->len, 1));
+    for (guint i = 0; i < p->tasks->len; i++) {
+        const TrainTask *k = &g_array_index(p->tasks, TrainTask, i);
+        if (k->kind == TRAIN_TASK_UPDATE_ALL) {
+            c->share[i] = update_share(s);
+            continue;
+        }
+        const ModelLayer *ml = &g_array_index(s->model->layers, ModelLayer, k->layer);
+        c->share[i] = gpu_layer_task(&s->gpu, s->model, ml, p->batch, s->precision,
+                                     k->kind == TRAIN_TASK_BWD ? s->bwd_ratio : 0);
+    }
+    c->channels = g_new0(int, MAX(p->units->len, 1));
+    c->wire_Bps = g_new0(double, MAX(p->units->len, 1));
+    for (guint u = 0; u < p->units->len; u++) {
+        const SyncUnit *su = &g_array_index(p->units, SyncUnit, u);
+        simtime_t dur;
+        double util;
+        SimErr code;
+        char *why = NULL;
+        c->channels[u] = s->channels;
+        if (!commcost_get(p->cost, su->algo, su->elems, &dur, &util, &code, &why)) {
+            g_free(why);
+            continue;
+        }
+        c->wire_Bps[u] = dur > 0 ? (double)(su->elems * (uint64_t)s->elem_bytes) / sim_ps_to_seconds(dur) : 0;
+    }
+}
+
+void traincore_comm_attach(const TrainCore *c, TrainComm *m)
+{
+    if (!c->mech)
+        return;
+    m->unit_channels = c->channels;
+    m->unit_wire_Bps = c->wire_Bps;
+}
+
+int traincore_task_index(const TrainCore *c, const TrainTask *k)
+{
+    return (int)(k - &g_array_index(c->plan->tasks, TrainTask, 0));
+}
+
+simtime_t traincore_task_dur(const TrainCore *c, const TrainTask *k, int iter, simtime_t dur)
+{
+    if (iter == TRAINPLAN_ONCE_ITER && traincore_task_index(c, k) == 0)
+        return dur + c->plan->once_ps;
+    return dur;
+}
+
+bool traincore_overlap(TrainCore *c, int task, const TrainComm *m, double *f, double *s)
+{
+    const Scenario *sc = c->s;
+    *f = *s = 0;
+    if (task < 0 || m->in_flight == 0)
+        return true;
+    const InterfereGpu *g = &sc->gpu.overlap;
+    InterfereSync y = {.channels = MIN(m->channels, g->sms - 1), .wire_Bps = m->wire_Bps,
+                       .hbm_per_wire = INTERFERE_ALLREDUCE_HBM_PER_WIRE};
+    InterfereCost cost;
+    char *why = NULL;
+    if (!interfere_cost(g, &c->share[task], &y, &cost, &why)) {
+        sim_fail(c->sim, "overlap mechanism: %s", why);
+        g_free(why);
+        return false;
+    }
+    *f = sc->interference_given ? sc->interference : cost.compute;
+    *s = sc->slowdown_given ? sc->comm_slowdown : cost.comm;
+    return true;
 }
 
 /* ---- the run ------------------------------------------------------------ */
@@ -115,6 +241,9 @@ bool traincore_init(TrainCore *c, const Scenario *s, int policy, int batch, cons
     c->rec_iter = s->warmup + s->measured - 1;
     if (o && o->trace)
         c->spans = g_array_new(FALSE, TRUE, sizeof(TrainSpan));
+    c->mech = s->overlap && s->gpu.overlap.sms > 0;
+    if (c->mech)
+        mech_init(c);
     return true;
 }
 
@@ -125,6 +254,9 @@ void traincore_clear(TrainCore *c)
     if (c->spans)
         g_array_free(c->spans, TRUE);
     g_free(c->iter_start);
+    g_free(c->share);
+    g_free(c->channels);
+    g_free(c->wire_Bps);
     sim_free(c->sim);
     trainplan_free(c->plan);
     memset(c, 0, sizeof *c);
@@ -159,11 +291,13 @@ int traincore_task_span(TrainCore *c, const TrainTask *k, int iter, int rank, si
 
 void traincore_task_ended(TrainCore *c, const TrainWork *w, int span, bool counted)
 {
-    if (c->s->interference <= 0)
+    if (c->s->interference <= 0 && !c->mech)
         return;
     simtime_t took = c->sim->now - w->begin;   /* may round a picosecond below the nominal work */
     if (counted && took > w->work)
         c->slow_ps += took - w->work;
+    if (counted)
+        c->beside_ps += w->beside + (w->cur > 0 ? w->left : 0);
     if (span >= 0)
         g_array_index(c->spans, TrainSpan, span).dur_s = sim_ps_to_seconds(took);
 }
@@ -253,6 +387,7 @@ void traincore_finish(TrainCore *c, int batch, TrainResult *out)
     out->comm_s = sim_ps_to_seconds(c->comm_ps);
     out->slowdown_s = sim_ps_to_seconds(c->slow_ps);
     out->comm_slowdown_s = sim_ps_to_seconds(c->cslow_ps);
+    out->overlapped_compute_s = sim_ps_to_seconds(c->beside_ps);
     double busy = out->compute_s + out->slowdown_s;   /* train.h: exposed = iteration - compute - slowdown */
     out->exposed_comm_s = out->iteration_s - busy > 0 ? out->iteration_s - busy : 0;
     out->samples_per_s = out->iteration_s > 0 ? (double)batch * s->world / out->iteration_s : INFINITY;

@@ -2,9 +2,9 @@
  * single-stream engine (train.c) and the per-rank engine (trainrank.c)
  * each give time to the same plan (trainplan.h) and report one
  * TrainResult; this is the one copy of the parts that do not depend on
- * how many streams run: work at a changing rate (comm.interference slows
- * a task while a sync is in flight, comm.slowdown slows a sync while a
- * task runs), the communicator's queues, the recorded iteration's spans
+ * how many streams run: work at a changing rate (the overlap mechanism,
+ * or comm.interference and comm.slowdown given, slow a task while a sync
+ * is in flight and a sync while a task runs), the communicator's queues, the recorded iteration's spans
  * and accounting, when a stream first needed a unit, the failure message
  * and the result.
  *
@@ -22,11 +22,17 @@
  * (1 + f) times its nominal time. Its end event calls done(ctx, data). */
 typedef struct {
     Sim *sim;                /* borrowed */
-    double f;                /* the slowdown factor, >= 0; 0: the rate never changes */
+    double f;                /* the fixed slowdown factor trainwork_set_slow switches to, >= 0; 0: the rate never
+                              * changes unless trainwork_set_factor sets one */
+    double cur;              /* the slowdown factor since mark, >= 0 */
     simtime_t work;          /* ps of nominal work (its time at full rate) */
     simtime_t left;          /* ps of nominal work not done at mark */
     simtime_t mark;          /* ps; when the current rate began */
     simtime_t begin;         /* ps; when the work started */
+    simtime_t prev_left, prev_mark; /* ps; left and mark before the latest change of rate */
+    simtime_t beside;        /* ps of nominal work done slowed (factor > 0) before mark */
+    simtime_t prev_beside;   /* ps; beside before the latest change of rate */
+    double prev_cur;         /* the factor before it (-1: none yet) */
     bool slow;               /* it runs slowed since mark */
     EvqHandle ev;            /* its end event at the current rate */
     EvqFn done;              /* called at its end */
@@ -39,6 +45,12 @@ void trainwork_start(TrainWork *w, Sim *sim, simtime_t work, double f, bool slow
 /* The work (running) is slowed from now on or not: re-arms its end when
  * that changes its rate (never when f is 0). */
 void trainwork_set_slow(TrainWork *w, bool slow);
+/* The work (running) progresses at 1 / (1 + factor) from now on
+ * (factor >= 0; the overlap mechanism's f or s): re-arms its end when the
+ * factor changes. A change undone within the same instant is no change:
+ * the work ends where it would have without either (so engines that pass
+ * through a rate for no time agree to the picosecond with ones that do not). */
+void trainwork_set_factor(TrainWork *w, double factor);
 
 /* A communicator: one queue per unit stream (SyncUnit.stream) of
  * released units not started, each stream starting at most `slots` units
@@ -49,6 +61,10 @@ typedef struct {
     GQueue **queue;          /* per stream: released units not started (GINT unit indices); owned */
     int *busy;               /* per stream: units started, not done; owned */
     int in_flight;           /* units started, not done, on every stream */
+    const int *unit_channels;   /* per unit: SMs its sync holds (TrainCore.channels), or NULL: not counted */
+    const double *unit_wire_Bps;/* per unit: its wire rate alone, bytes/s (TrainCore.wire_Bps) */
+    int channels;            /* SMs the units in flight hold together (0 when not counted) */
+    double wire_Bps;         /* their wire rates together, bytes/s */
 } TrainComm;
 
 void traincomm_init(TrainComm *m, const TrainPlan *p, int slots);
@@ -83,8 +99,15 @@ typedef struct {
                               * Starts are absolute until traincore_finish */
     simtime_t comm_ps;       /* sum of rec_iter's sync durations */
     simtime_t slow_ps;       /* compute time comm.interference added in rec_iter (per rank: rank 0's) */
-    simtime_t cslow_ps;      /* sync time comm.slowdown added in rec_iter */
+    simtime_t cslow_ps;      /* sync time comm.slowdown (or the mechanism's s) added in rec_iter */
+    simtime_t beside_ps;     /* nominal compute time of rec_iter that ran slowed (beside a sync), as slow_ps */
+    bool mech;               /* the overlap mechanism (interfere.h) sets the rates: comm.overlap and a GPU with sms */
+    InterfereTask *share;    /* mech: per plan task, what bounds it; owned */
+    int *channels;           /* mech: per unit, SMs its sync holds: comm.channels (arsim's algorithms
+                              * are not NCCL's: each sync holds that many channels, one SM each); owned */
+    double *wire_Bps;        /* mech: per unit, its bytes over its idle-network duration, bytes/s; owned */
 } TrainCore;
+
 
 /* The plan and Sim of (s, policy, batch) (the plan edited by
  * o->edit_plan when set), spans when o asks for a trace; clears *out and
@@ -92,6 +115,22 @@ typedef struct {
  * or its edited gates are refused (nothing to clear then). */
 bool traincore_init(TrainCore *c, const Scenario *s, int policy, int batch, const TrainOpts *o, TrainResult *out,
                     char **err);
+/* Makes comm m count its units' channels and wire rates (mech only). */
+void traincore_comm_attach(const TrainCore *c, TrainComm *m);
+/* The rates now on one GPU: task (an index into plan->tasks, -1: none
+ * runs) beside the units m holds in flight. *f: the task's slowdown
+ * (comm.interference when given, else the mechanism's f); *s: the
+ * syncs' (comm.slowdown when given, else the mechanism's s); both 0 when
+ * nothing runs beside. Only with mech. false when the mechanism refuses
+ * the input (the Sim failed with its message). */
+bool traincore_overlap(TrainCore *c, int task, const TrainComm *m, double *f, double *s);
+/* Index of task k in c->plan->tasks. */
+int traincore_task_index(const TrainCore *c, const TrainTask *k);
+/* Task k's time in iteration iter, given dur (its plan time, scaled by
+ * the engine): plus the plan's once_ps for the first task of
+ * TRAINPLAN_ONCE_ITER. */
+simtime_t traincore_task_dur(const TrainCore *c, const TrainTask *k, int iter, simtime_t dur);
+
 /* Frees what c owns (the Sim last but the plan: free the engine's
  * executors and network first). */
 void traincore_clear(TrainCore *c);
@@ -104,10 +143,10 @@ void traincore_span(TrainCore *c, TrainSpan sp, int iter, simtime_t start, simti
  * ps: records its span when iter is rec_iter; returns its index in
  * spans (its duration fixed by traincore_task_ended) or -1. */
 int traincore_task_span(TrainCore *c, const TrainTask *k, int iter, int rank, simtime_t dur);
-/* The task whose work w was ended now: with comm.interference, adds the
- * time it was slowed to slow_ps when `counted` (rec_iter, and rank 0 on
- * the per-rank engine), and fixes its span's (index span, -1: none)
- * duration. */
+/* The task whose work w was ended now: with comm.interference or the
+ * mechanism, adds the time it was slowed to slow_ps and its nominal work
+ * done slowed to beside_ps when `counted` (rec_iter, and rank 0 on the
+ * per-rank engine), and fixes its span's (index span, -1: none) duration. */
 void traincore_task_ended(TrainCore *c, const TrainWork *w, int span, bool counted);
 /* Unit su of iteration iter ran from start to end: counts it in comm_ps
  * when iter is rec_iter and records its span (util: the NIC egress

@@ -22,6 +22,23 @@ const char *trainplan_task_name(const TrainPlan *p, const TrainTask *k, char *bu
     return buf;
 }
 
+/* DDP's own time (ddpcost.h) in the backward of layer l of a ddp run
+ * with comm.overlap: its gradient tensors' hooks, reducer work and copy
+ * kernels, and the all-reduce call of each bucket whose gradients that
+ * backward completes (its ready layer). 0 otherwise. */
+static double ddp_backward_s(const TrainPlan *p, int l)
+{
+    const Scenario *s = p->s;
+    if (!s->overlap || p->pol->overlap != OVERLAP_DDP)
+        return 0;
+    const ModelLayer *ml = &g_array_index(s->model->layers, ModelLayer, l);
+    double t = ddpcost_layer_s(&s->gpu.ddp, ml->tensors ? ml->tensors->len : 0, true, false);
+    for (guint u = 0; u < p->units->len; u++)
+        if (g_array_index(p->units, SyncUnit, u).ready_layer == l)
+            t += ddpcost_bucket_s(&s->gpu.ddp);
+    return t;
+}
+
 /* One iteration's compute tasks, in stream order; returns compute seconds.
  * With bucket copies each gradient is copied into its bucket (a read and
  * a write, in the layer's backward) and back out after the all-reduce
@@ -49,7 +66,8 @@ static double build_tasks(TrainPlan *p)
     }
     for (int l = L - 1; l >= 0; l--) {
         const ModelLayer *ml = &g_array_index(m->layers, ModelLayer, l);
-        double b = gpu_backward_s(&s->gpu, m, ml, p->batch, s->precision, s->bwd_ratio) + copy * (double)ml->params;
+        double b = gpu_backward_s(&s->gpu, m, ml, p->batch, s->precision, s->bwd_ratio) + copy * (double)ml->params +
+                   ddp_backward_s(p, l);
         if (recompute[l])   /* its checkpointed block's forward again */
             b += gpu_forward_s(&s->gpu, m, ml, p->batch, s->precision);
         upd_all += copy * (double)ml->params;   /* the copy out, before the step */
@@ -118,6 +136,8 @@ TrainPlan *trainplan_new(const Scenario *s, int policy, int batch, char **err)
     p->waits = g_array_new(FALSE, FALSE, sizeof(int));
     p->releases = g_array_new(FALSE, FALSE, sizeof(int));
     p->compute_s = build_tasks(p);
+    if (s->overlap && p->pol->overlap == OVERLAP_DDP)   /* the buckets' rebuild after the first iteration */
+        p->once_ps = ps(ddpcost_once_s(&s->gpu.ddp, TRAINPLAN_ONCE_ITER));
     if (!trainplan_index_waits(p, err) || !trainsel_select(s, p->pol, p->units, p->cost, batch, err) ||
         !comm_bytes(p, err)) {
         trainplan_free(p);

@@ -72,7 +72,12 @@ typedef struct TrainPlan {
     double compute_s;        /* forward + backward + update per iteration (s), unrounded */
     uint64_t comm_bytes;     /* bytes rank 0 sends per iteration over every unit's schedule */
     uint64_t memory_peak;    /* bytes: one GPU's estimated peak memory (shardplan_memory); 0 unknown */
+    simtime_t once_ps;       /* ps added to the first task of iteration TRAINPLAN_ONCE_ITER only (ddp with
+                              * comm.overlap: DDP's bucket rebuild, ddpcost_once_s); 0 otherwise */
 } TrainPlan;
+
+/* The iteration that pays TrainPlan.once_ps: the one after the first. */
+#define TRAINPLAN_ONCE_ITER 1
 
 /* Starts unit u's all-reduce live on net at sim->now, with the plan's
  * schedule for it and the scenario's element size and γ; done(ctx, data)

@@ -43,9 +43,11 @@ typedef struct {
     TrainComm comm;          /* its released units not issued yet, and those issued and not done (jittered
                               * ones from their issue on), per stream */
     simtime_t join_at;       /* variation.jitter: when its latest issued unit joins its collective, ps */
-    TrainWork task;          /* the running task, its time scaled (comm.interference slows it while a sync of
-                              * this rank is in flight) */
+    TrainWork task;          /* the running task, its time scaled (comm.interference or the mechanism slows it
+                              * while a sync of this rank is in flight) */
+    int task_idx;            /* its index in plan->tasks */
     int task_span;           /* its span's index in spans, or -1 */
+    double s;                /* rated: the slowdown its running task puts on its syncs in flight, >= 0 */
 } Rank;
 
 /* One instance (iteration) of a sync unit. Times are absolute ps. */
@@ -80,16 +82,66 @@ struct RankRun {
     int running;             /* units whose collective runs */
     TrainComm gcomm;         /* negotiated: released-everywhere units not issued, and those issued and not
                               * done, per stream */
+    bool rated;              /* a memo sync runs at a changing rate: comm.slowdown > 0 or the mechanism */
+    GTree *s_ranks;          /* rated: double slowdown (owned key) -> GINT ranks whose Rank.s it is */
+    bool sync_on;            /* rated: a memo sync runs as `sync` */
+    TrainWork sync;          /* that sync, at the pace of its slowest rank: the largest Rank.s */
 };
 
 static void rank_advance(Rank *rk);
 static void task_done(void *ctx, void *data);
 
-/* Rank rk's communicator occupancy changed: its running task's rate follows. */
+static int cmp_double(gconstpointer a, gconstpointer b, gpointer data)
+{
+    (void)data;
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x < y) - (x > y);   /* descending: the first key is the largest */
+}
+
+static gboolean first_key(gpointer key, gpointer value, gpointer data)
+{
+    (void)value;
+    *(double *)data = *(double *)key;
+    return TRUE;
+}
+
+/* Rank rk's slowdown of its syncs becomes s: the memo sync's rate follows the largest. */
+static void rank_set_s(RankRun *t, Rank *rk, double s)
+{
+    if (s == rk->s)
+        return;
+    int old = GPOINTER_TO_INT(g_tree_lookup(t->s_ranks, &rk->s));
+    if (old > 1)
+        g_tree_insert(t->s_ranks, g_memdup2(&rk->s, sizeof(double)), GINT_TO_POINTER(old - 1));
+    else
+        g_tree_remove(t->s_ranks, &rk->s);
+    int now = GPOINTER_TO_INT(g_tree_lookup(t->s_ranks, &s));
+    g_tree_insert(t->s_ranks, g_memdup2(&s, sizeof(double)), GINT_TO_POINTER(now + 1));
+    rk->s = s;
+    double max = 0;
+    g_tree_foreach(t->s_ranks, first_key, &max);
+    if (t->sync_on)
+        trainwork_set_factor(&t->sync, max);
+}
+
+/* Rank rk's communicator occupancy or task changed: its running task's
+ * rate follows, and with a rated run its slowdown of its syncs. */
 static void interference_update(Rank *rk)
 {
-    if (rk->busy)
-        trainwork_set_slow(&rk->task, rk->comm.in_flight > 0);
+    RankRun *t = rk->t;
+    double f = 0, s = 0;
+    if (t->c.mech) {
+        if (!traincore_overlap(&t->c, rk->busy ? rk->task_idx : -1, &rk->comm, &f, &s))
+            return;
+        if (rk->busy)
+            trainwork_set_factor(&rk->task, f);
+    } else {
+        if (rk->busy)
+            trainwork_set_slow(&rk->task, rk->comm.in_flight > 0);
+        s = rk->busy && rk->comm.in_flight > 0 ? t->s->comm_slowdown : 0;
+    }
+    if (t->rated)
+        rank_set_s(t, rk, s);
 }
 
 bool trainrank_needed(const Scenario *s)
@@ -162,6 +214,14 @@ static void launch_live(RankRun *t, int u)
 
 static void on_memo_done(void *ctx, void *data)
 {
+    RankRun *t = ctx;
+    RUnit *ru = &t->u[GPOINTER_TO_INT(data)];
+    if (t->sync_on) {
+        t->sync_on = false;
+        simtime_t took = t->c.sim->now - ru->at.start;
+        if (ru->iter == t->c.rec_iter && took > t->sync.work)
+            t->c.cslow_ps += took - t->sync.work;
+    }
     on_unit_done(ctx, data);
 }
 
@@ -184,7 +244,15 @@ static void on_launch(void *ctx, void *data)
             return;
         }
         g_array_set_size(ru->early, 0);
-        sim_after(t->c.sim, dur, on_memo_done, t, GINT_TO_POINTER(u));
+        if (!t->rated) {
+            sim_after(t->c.sim, dur, on_memo_done, t, GINT_TO_POINTER(u));
+            return;
+        }
+        double max = 0;
+        g_tree_foreach(t->s_ranks, first_key, &max);
+        trainwork_start(&t->sync, t->c.sim, dur, 0, false, on_memo_done, t, GINT_TO_POINTER(u));
+        trainwork_set_factor(&t->sync, max);
+        t->sync_on = true;
         return;
     }
     launch_live(t, u);
@@ -304,6 +372,8 @@ static void task_done(void *ctx, void *data)
     (void)data;   /* the task: the walk's current one */
     RankRun *tr = rk->t;
     rk->busy = false;
+    if (tr->rated)
+        interference_update(rk);   /* its syncs run free of it */
     traincore_task_ended(&tr->c, &rk->task, rk->task_span, rk->r == 0 && rk->w.iter == tr->c.rec_iter);
     /* what the task released is queued before any is issued, so the policy's order decides among them */
     guint released = trainwalk_end(&rk->w, unit_ready, rk);
@@ -325,11 +395,15 @@ static void rank_advance(Rank *rk)
         return;
     const TrainTask *k = trainwalk_task(&rk->w);
     trainwalk_start(&rk->w);
-    simtime_t dur = task_time(rk, k);
+    simtime_t dur = traincore_task_dur(&t->c, k, rk->w.iter, task_time(rk, k));
     bool traced = rk->r == 0 || rk->r == t->world - 1 || t->trace_all;
     rk->task_span = traced ? traincore_task_span(&t->c, k, rk->w.iter, rk->r, dur) : -1;
     rk->busy = true;
-    trainwork_start(&rk->task, t->c.sim, dur, t->s->interference, rk->comm.in_flight > 0, task_done, rk, (void *)k);
+    rk->task_idx = traincore_task_index(&t->c, k);
+    trainwork_start(&rk->task, t->c.sim, dur, t->c.mech ? 0 : t->s->interference, rk->comm.in_flight > 0, task_done,
+                    rk, (void *)k);
+    if (t->rated)
+        interference_update(rk);
 }
 
 static void run_clear(RankRun *t)
@@ -350,6 +424,8 @@ static void run_clear(RankRun *t)
         traincomm_clear(&t->gcomm);
     g_free(t->u);
     g_free(t->rec);
+    if (t->s_ranks)
+        g_tree_destroy(t->s_ranks);
     netfault_free(t->faults);
     trainbg_free(t->bg);
     net_free(t->net);
@@ -397,11 +473,18 @@ static void run_setup(RankRun *t, const TrainOpts *o, bool force_live)
     t->negotiated = policy_rules(plan->pol->overlap)->enqueue == ENQUEUE_PRIORITY;
     traincomm_init(&t->gcomm, plan, s->comm_streams);
     t->memo_ok = !force_live && s->comm_streams == 1 && plan->nstreams == 1 && !t->faults && !t->bg;
+    t->rated = s->comm_slowdown > 0 || t->c.mech;
+    if (t->rated) {
+        double zero = 0;
+        t->s_ranks = g_tree_new_full(cmp_double, NULL, g_free, NULL);
+        g_tree_insert(t->s_ranks, g_memdup2(&zero, sizeof zero), GINT_TO_POINTER(t->world));
+    }
     for (int r = 0; r < t->world; r++) {
         Rank *rk = &t->ranks[r];
         rk->t = t;
         rk->r = r;
         traincomm_init(&rk->comm, plan, s->comm_streams);
+        traincore_comm_attach(&t->c, &rk->comm);
         trainwalk_init(&rk->w, plan);
     }
 }

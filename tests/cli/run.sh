@@ -22,10 +22,10 @@ get() { awk -F'\t' -v p="$2" '$1 == p { print $2; found = 1; exit } END { exit !
 run_table() {
     "$A" run "$SCEN" >"$T/table" 2>"$T/err" || { echo "exit $?: $(cat "$T/err")"; return 1; }
     [ ! -s "$T/err" ] || { echo "stderr: $(cat "$T/err")"; return 1; }
-    grep -Eq '^ *batch +policy +overlap +algorithm +iter\(ms\) +compute\(ms\) +comm\(ms\) +exposed\(ms\) +samples/s +speedup *$' \
+    grep -Eq '^ *batch +policy +overlap +algorithm +iter\(ms\) +compute\(ms\) +comm\(ms\) +exposed\(ms\)( +slowed\(ms\) +cslowed\(ms\))? +samples/s +speedup *$' \
         "$T/table" || { echo "no header row"; return 1; }
     local rows
-    rows=$(grep -Ec '^ +(32|64) +(ddp +ddp +ring|thesis +layer +hybrid) +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ *$' "$T/table")
+    rows=$(grep -Ec '^ +(32|64) +(ddp +ddp +ring|thesis +layer +hybrid) +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +([0-9.]+ +[0-9.]+ +)?[0-9.]+ +[0-9.]+ *$' "$T/table")
     [ "$rows" -eq 4 ] || { echo "$rows result rows, expected 4 (2 batches x 2 policies)"; return 1; }
     grep -Eq '^ +32 +ddp +.* 1\.000 *$' "$T/table" || { echo "baseline row without speedup 1.000"; return 1; }
 }
@@ -83,7 +83,7 @@ run_json_consistent() {
             for (i = 0; i < n; i++) {
                 it = v[i, "iteration_s"]; b = v[i, "batch"]
                 if (rel(v[i, "samples_per_s"], b * world / it) > 1e-9) { print "result " i ": samples_per_s"; bad = 1 }
-                if (rel(it, v[i, "compute_s"] + v[i, "exposed_comm_s"]) > 1e-9) { print "result " i ": iteration != compute + exposed"; bad = 1 }
+                if (rel(it, v[i, "compute_s"] + v[i, "slowdown_s"] + v[i, "exposed_comm_s"]) > 1e-9) { print "result " i ": iteration != compute + slowdown + exposed"; bad = 1 }
                 if (v[i, "exposed_comm_s"] > v[i, "comm_s"] * (1 + 1e-12)) { print "result " i ": exposed > comm"; bad = 1 }
                 if (rel(v[i, "speedup"], base[b] / it) > 1e-9) { print "result " i ": speedup"; bad = 1 }
             }
@@ -91,14 +91,16 @@ run_json_consistent() {
         }' "$T/run.flat"
 }
 
-# comm.slowdown: no comm_slowdown_s at 0 (results as before); at 0.5 every
-# result carries it, and comm_s grows by exactly it (the syncs' idle-network
-# durations do not depend on it) while compute_s stays.
+# comm.slowdown without the overlap mechanism (comm.overlap false): no
+# comm_slowdown_s at 0 (results as before); at 0.5 every result carries it,
+# and comm_s grows by exactly it (the syncs' idle-network durations do not
+# depend on it) while compute_s stays.
 run_comm_slowdown() {
-    "$A" run "$SCEN" --set comm.slowdown=0.5 --json "$T/cs.json" >/dev/null 2>"$T/err" ||
+    "$A" run "$SCEN" --set comm.overlap=false --json "$T/cs0.json" >/dev/null 2>"$T/err" &&
+        "$A" run "$SCEN" --set comm.overlap=false --set comm.slowdown=0.5 --json "$T/cs.json" >/dev/null 2>"$T/err" ||
         { echo "exit $?: $(cat "$T/err")"; return 1; }
-    flat "$T/cs.json" >"$T/cs.flat" || { echo "not valid JSON"; return 1; }
-    ! grep -q 'comm_slowdown_s' "$T/run.flat" || { echo "comm_slowdown_s at comm.slowdown 0"; return 1; }
+    flat "$T/cs0.json" >"$T/cs0.flat" && flat "$T/cs.json" >"$T/cs.flat" || { echo "not valid JSON"; return 1; }
+    ! grep -q 'comm_slowdown_s' "$T/cs0.flat" || { echo "comm_slowdown_s at comm.slowdown 0"; return 1; }
     awk -F'\t' '
         FNR == 1 { f++ }
         match($1, /^\.results\[[0-9]+\]\./) { i = substr($1, 10, RLENGTH - 11); k = substr($1, RLENGTH + 1); v[f, i, k] = $2; n = i + 1 }
@@ -113,7 +115,7 @@ run_comm_slowdown() {
                 if (v[2, i, "policy"] == "thesis" && add <= 0) { print "result " i ": thesis overlaps, nothing added"; bad = 1 }
             }
             exit bad
-        }' "$T/run.flat" "$T/cs.flat"
+        }' "$T/cs0.flat" "$T/cs.flat"
 }
 
 # comm.gradient_precision fp32 under precision fp16 (PyTorch autocast):

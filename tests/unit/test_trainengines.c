@@ -1,9 +1,10 @@
 /* test_trainengines — the memoized single-stream engine (train.c) and the
  * per-rank engine (trainrank.c) agree on every result field wherever both
- * apply: nothing varies between ranks, no faults or background, and
- * comm.slowdown 0 (the per-rank engine refuses it). Every overlap kind,
- * with and without comm.interference, with one and two comm streams, on a
- * star and a fat-tree, each field compared exactly.
+ * apply: nothing varies between ranks, no faults or background. Every
+ * overlap kind, with and without comm.interference, comm.slowdown and the
+ * overlap mechanism (comm.overlap, alone and under each override), with
+ * one and two comm streams, on a star and a fat-tree, each field compared
+ * exactly.
  *
  * Left out, by contract: `events` (each engine counts its own work), a
  * span's `value` (the NIC utilization only the memo measures) and the
@@ -45,6 +46,13 @@ static const char *const comms[] = {
     "comm: {interference: 0.3}\n",
     "comm: {streams: 2}\n",
     "comm: {streams: 2, interference: 0.15}\n",
+    "comm: {slowdown: 0.25}\n",
+    "comm: {interference: 0.3, slowdown: 0.25}\n",
+    "comm: {overlap: true}\n",
+    "comm: {overlap: true, channels: 24}\n",
+    "comm: {overlap: true, interference: 0.1}\n",
+    "comm: {overlap: true, slowdown: 0.5}\n",
+    "comm: {overlap: true, streams: 2}\n",
 };
 
 /* The scenario of cluster c and comm settings m (every policy). */
@@ -129,6 +137,7 @@ static void same_result(const TrainResult *a, const TrainResult *b)
     ck_assert_double_eq(a->comm_s, b->comm_s);
     ck_assert_double_eq(a->slowdown_s, b->slowdown_s);
     ck_assert_double_eq(a->comm_slowdown_s, b->comm_slowdown_s);
+    ck_assert_double_eq(a->overlapped_compute_s, b->overlapped_compute_s);
     ck_assert_double_eq(a->exposed_comm_s, b->exposed_comm_s);
     ck_assert_double_eq(a->samples_per_s, b->samples_per_s);
     ck_assert_double_eq(a->speedup, b->speedup);
@@ -212,7 +221,7 @@ START_TEST(test_same_iteration_gates)
                 }
             scenario_free(s);
         }
-    ck_assert_int_eq(runs, 64);
+    ck_assert_int_eq(runs, 16 * (int)G_N_ELEMENTS(comms));
     ck_assert_int_gt(waited, 0);   /* some needing task waited for the unit: the gate was exercised */
 }
 END_TEST
@@ -305,7 +314,7 @@ END_TEST
 /* Every scenario both engines run: each result field equal. */
 START_TEST(test_engines_agree)
 {
-    int runs = 0, slowed = 0;
+    int runs = 0, slowed = 0, cslowed = 0;
     for (size_t c = 0; c < G_N_ELEMENTS(clusters); c++)
         for (size_t m = 0; m < G_N_ELEMENTS(comms); m++) {
             Scenario *s = scenario_of(c, m);
@@ -322,13 +331,15 @@ START_TEST(test_engines_agree)
                 ck_assert_double_eq(b.exposed_comm_s, b.iteration_s > busy ? b.iteration_s - busy : 0);
                 runs++;
                 slowed += a.slowdown_s > 0;
+                cslowed += a.comm_slowdown_s > 0;
                 train_result_clear(&a);
                 train_result_clear(&b);
             }
             scenario_free(s);
         }
-    ck_assert_int_eq(runs, 32);
+    ck_assert_int_eq(runs, 8 * (int)G_N_ELEMENTS(comms));
     ck_assert_int_gt(slowed, 0);   /* interference slowed compute somewhere: the exposed-time rule was exercised */
+    ck_assert_int_gt(cslowed, 0);  /* and compute slowed a sync somewhere */
 }
 END_TEST
 

@@ -124,6 +124,12 @@ static void check_tasks(const Scenario *s, const TrainPlan *p)
             const ModelLayer *ml = &g_array_index(m->layers, ModelLayer, l);
             double b = gpu_backward_s(&s->gpu, m, ml, p->batch, s->precision, s->bwd_ratio) +
                        copy * (double)ml->params;
+            if (s->overlap && p->pol->overlap == OVERLAP_DDP) {   /* DDP's own work (ddpcost.h) */
+                const DdpCost *d = &s->gpu.ddp;
+                b += (double)ml->tensors->len * (d->hook_s + d->sync_s + 2 * d->copy_s);
+                for (guint u = 0; u < p->units->len; u++)
+                    b += g_array_index(p->units, SyncUnit, u).ready_layer == l ? d->bucket_s : 0;
+            }
             updates += copy * (double)ml->params;
             compute += copy * (double)ml->params;
             ck_assert_int_eq(k->kind, TRAIN_TASK_BWD);

@@ -1,0 +1,35 @@
+#!/bin/bash
+# The published overlap anchors (validate/anchors/, docs/explanation/
+# gpu-overlap.md): every scenario passes `arsim check`; anchors.py prints
+# one row per anchor with finite figures; with comm.overlap false compute
+# is never slowed (Lee's "compute slowed" is 0 before), with the mechanism
+# it is; each error column is its figure minus the published value.
+A=${ARSIM:-./arsim}
+# shellcheck source=../clilib.bash
+. tests/clilib.bash
+T=$(mktemp -d "${TMPDIR:-/tmp}/arsim-anchors.XXXXXX") || exit 1
+trap 'rm -rf "$T"' EXIT
+
+check_scenarios() {
+    local f
+    for f in validate/anchors/*.yaml; do
+        "$A" check "$f" >/dev/null 2>"$T/err" || { echo "$f: $(cat "$T/err")"; return 1; }
+    done
+}
+
+run_anchors() {
+    command -v python3 >/dev/null || { echo "no python3"; return 1; }
+    python3 validate/anchors/anchors.py "$A" >"$T/rows" 2>"$T/err" || { echo "exit $?: $(cat "$T/err")"; return 1; }
+    awk -F' *\\| *' '
+        NR > 2 {
+            n++
+            for (k = 3; k <= 7; k++) if ($k !~ /^[-+]?[0-9]+\.[0-9]$/) { print "row " n ": column " k " is " $k; bad = 1 }
+            if ($5 - ($4 - $3) > 0.11 || ($4 - $3) - $5 > 0.11) { print "row " n ": before error"; bad = 1 }
+            if ($7 - ($6 - $3) > 0.11 || ($6 - $3) - $7 > 0.11) { print "row " n ": after error"; bad = 1 }
+            if ($2 ~ /compute slowed/ && !($4 == 0 && $6 > 0)) { print "row " n ": compute slowed before " $4 ", after " $6; bad = 1 }
+        }
+        END { if (n != 6) { print n " rows, expected 6"; bad = 1 } exit bad }' "$T/rows"
+}
+
+t "anchors: scenarios check" check_scenarios
+t "anchors: anchors.py rows, errors, compute slowed only with the mechanism" run_anchors

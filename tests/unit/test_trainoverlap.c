@@ -1,0 +1,220 @@
+/* test_trainoverlap — the overlap mechanism and DDP's own costs as the
+ * engines see them (comm.overlap): the rates traincore_overlap gives a
+ * plan's tasks against interfere.h's closed forms, the overrides, DDP's
+ * added time for a model of T tensors in B buckets, and the invariants of
+ * whole runs (nothing overlaps under `none`: no slowdown at all). */
+#include "train/traincore.h"
+#include "train/train.h"
+
+#include "testfix.h"
+#include "testmain.h"
+
+#include <check.h>
+#include <math.h>
+
+/* A scenario of model and gpu with comm settings m, one policy p. */
+static Scenario *scenario(const char *model, const char *gpu, const char *pol, const char *m)
+{
+    char *y = g_strdup_printf("model: %s\ngpu: %s\nbatch: [32]\ncluster: {topology: star, nodes: 8, link: "
+                              "{bandwidth: 100Gbps, latency: 2us}}\npolicies: [{name: p, overlap: %s, algorithm: "
+                              "ring}]\ncomm: %s\niterations: {warmup: 1, measured: 2}\n", model, gpu, pol, m);
+    Scenario *s = load(y);
+    g_free(y);
+    return s;
+}
+
+/* The first task of c's plan bound by compute (its shares all compute
+ * beyond its launch). */
+static int compute_task(const TrainCore *c)
+{
+    for (guint i = 0; i < c->plan->tasks->len; i++)
+        if (c->share[i].compute > 0.5 && c->share[i].memory == 0)
+            return (int)i;
+    ck_abort_msg("no compute-bound task");
+    return -1;
+}
+
+/* A compute-bound layer under syncs of k channels on the H100's S SMs,
+ * faster than k channels can move: f = a_c (phi + k / (S - k)). */
+START_TEST(test_compute_bound_task)
+{
+    Scenario *s = scenario("vgg16", "h100", "layer", "{overlap: true, channels: 16}");
+    TrainCore c;
+    TrainResult out;
+    char *err = NULL;
+    ck_assert_msg(traincore_init(&c, s, 0, 32, NULL, &out, &err), "%s", err);
+    ck_assert(c.mech);
+    const InterfereGpu *g = &s->gpu.overlap;
+    ck_assert_int_eq(g->sms, 132);
+    for (guint u = 0; u < c.plan->units->len; u++)
+        ck_assert_int_eq(c.channels[u], 16);
+    int i = compute_task(&c);
+    double a = c.share[i].compute;
+    int ks[] = {1, 16, 48, 131};
+    for (size_t j = 0; j < G_N_ELEMENTS(ks); j++) {
+        int k = ks[j];
+        TrainComm m = {.in_flight = 1, .channels = k, .wire_Bps = 1e13};
+        double f, sl;
+        ck_assert(traincore_overlap(&c, i, &m, &f, &sl));
+        ck_assert_double_eq_tol(f, a * (g->floor + (double)k / (g->sms - k)), 1e-12);
+        /* channel-bound: cap(k) over cap(k) r, r = a / (1 + sigma_c / (1 + lambda k / S)) + 1 - a */
+        double r = a / (1 + g->comm_compute / (1 + g->comm_relief * k / g->sms)) + 1 - a;
+        ck_assert_double_eq_tol(sl, 1 / r - 1, 1e-12);
+    }
+    TrainComm held = {.in_flight = 2, .channels = 400, .wire_Bps = 1e13};   /* more than the GPU has: S - 1 */
+    double f, sl;
+    ck_assert(traincore_overlap(&c, i, &held, &f, &sl));
+    ck_assert_double_eq_tol(f, a * (g->floor + 131.0), 1e-9);
+    TrainComm idle = {0};
+    ck_assert(traincore_overlap(&c, i, &idle, &f, &sl));
+    ck_assert(f == 0 && sl == 0);
+    ck_assert(traincore_overlap(&c, -1, &held, &f, &sl));
+    ck_assert(f == 0 && sl == 0);
+    traincore_clear(&c);
+    scenario_free(s);
+}
+END_TEST
+
+/* The memory-bound update under a sync at a known rate R below its
+ * channels' capacity beside it: rho = 2.5 R / HBM, f = a_m rho / (1 - rho),
+ * and the sync, network-bound, does not slow. */
+START_TEST(test_memory_bound_task)
+{
+    Scenario *s = scenario("vgg16", "h100", "none", "{overlap: true}");
+    TrainCore c;
+    TrainResult out;
+    char *err = NULL;
+    ck_assert_msg(traincore_init(&c, s, 0, 32, NULL, &out, &err), "%s", err);
+    int i = (int)c.plan->tasks->len - 1;
+    ck_assert_int_eq(g_array_index(c.plan->tasks, TrainTask, i).kind, TRAIN_TASK_UPDATE_ALL);
+    ck_assert(c.share[i].compute == 0 && c.share[i].memory > 0.5);
+    double a = c.share[i].memory, R = 5e9;
+    TrainComm m = {.in_flight = 1, .channels = 8, .wire_Bps = R};
+    double f, sl;
+    ck_assert(traincore_overlap(&c, i, &m, &f, &sl));
+    double rho = INTERFERE_ALLREDUCE_HBM_PER_WIRE * R / s->gpu.mem_Bps;
+    ck_assert_double_eq_tol(f, a * rho / (1 - rho), 1e-15);
+    ck_assert_double_eq(sl, 0);
+    /* each unit's wire rate alone: its bytes over its idle-network time */
+    for (guint u = 0; u < c.plan->units->len; u++) {
+        const SyncUnit *su = &g_array_index(c.plan->units, SyncUnit, u);
+        simtime_t dur;
+        double util;
+        SimErr code;
+        ck_assert(commcost_get(c.plan->cost, su->algo, su->elems, &dur, &util, &code, &err));
+        ck_assert_double_eq_tol(c.wire_Bps[u] * sim_ps_to_seconds(dur), (double)su->elems * s->elem_bytes, 1e-3);
+    }
+    traincore_clear(&c);
+    scenario_free(s);
+}
+END_TEST
+
+/* comm.interference and comm.slowdown, given, replace f and s. */
+START_TEST(test_overrides)
+{
+    Scenario *s = scenario("vgg16", "h100", "layer", "{overlap: true, interference: 0.2, slowdown: 0.7}");
+    ck_assert(s->interference_given && s->slowdown_given);
+    TrainCore c;
+    TrainResult out;
+    char *err = NULL;
+    ck_assert_msg(traincore_init(&c, s, 0, 32, NULL, &out, &err), "%s", err);
+    TrainComm m = {.in_flight = 1, .channels = 8, .wire_Bps = 1e12};
+    double f, sl;
+    ck_assert(traincore_overlap(&c, compute_task(&c), &m, &f, &sl));
+    ck_assert_double_eq(f, 0.2);
+    ck_assert_double_eq(sl, 0.7);
+    traincore_clear(&c);
+    scenario_free(s);
+    s = scenario("vgg16", "h100", "layer", "{overlap: true}");
+    ck_assert(!s->interference_given && !s->slowdown_given && s->channels == SCENARIO_CHANNELS);
+    scenario_free(s);
+    /* channels 0 (a CPU backend): the syncs hold no SM, cost compute nothing and lose nothing */
+    s = scenario("vgg16", "h100", "layer", "{overlap: true, channels: 0}");
+    ck_assert_msg(traincore_init(&c, s, 0, 32, NULL, &out, &err), "%s", err);
+    TrainComm cpu = {.in_flight = 1, .channels = 0, .wire_Bps = 1e10};
+    ck_assert(traincore_overlap(&c, compute_task(&c), &cpu, &f, &sl));
+    ck_assert(f == 0 && sl == 0);
+    traincore_clear(&c);
+    scenario_free(s);
+}
+END_TEST
+
+/* DDP's added compute for a model of T tensors in B buckets:
+ * T (hook + sync + 2 copy) + B bucket, and the rebuild once. */
+START_TEST(test_ddp_added_time)
+{
+    const char *models[] = {"vgg16", "resnet50", "vgg16-cifar10"};
+    for (size_t i = 0; i < G_N_ELEMENTS(models); i++) {
+        Scenario *on = scenario(models[i], "v100", "ddp", "{overlap: true}");
+        Scenario *off = scenario(models[i], "v100", "ddp", "{overlap: false}");
+        char *err = NULL;
+        TrainPlan *a = trainplan_new(on, 0, 32, &err), *b = trainplan_new(off, 0, 32, &err);
+        ck_assert(a && b);
+        const DdpCost *d = &on->gpu.ddp;
+        ck_assert_double_gt(d->sync_s, 0);
+        double T = (double)on->model->ntensors, B = a->units->len;
+        ck_assert_uint_gt(a->units->len, 1);
+        double want = T * (d->hook_s + d->sync_s + 2 * d->copy_s) + B * d->bucket_s;
+        ck_assert_double_eq_tol(a->compute_s - b->compute_s, want, 1e-9 * want);
+        ck_assert_double_eq_tol(a->compute_s - b->compute_s,
+                                ddpcost_iteration_s(d, on->model->ntensors, (int)B, true, false, 0), 1e-9 * want);
+        ck_assert_int_eq(a->once_ps, (simtime_t)llround(d->rebuild_s * PS_PER_S));
+        ck_assert_int_eq(b->once_ps, 0);
+        trainplan_free(a);
+        trainplan_free(b);
+        scenario_free(on);
+        scenario_free(off);
+    }
+}
+END_TEST
+
+/* Whole runs: nothing overlaps under `none` (the update waits for every
+ * sync, the next forward for the update), so the mechanism changes
+ * nothing; under `layer` it slows compute and the exposed-time identity
+ * holds, on both engines. */
+START_TEST(test_runs)
+{
+    Scenario *on = scenario("vgg16", "h100", "none", "{overlap: true}");
+    Scenario *off = scenario("vgg16", "h100", "none", "{overlap: false}");
+    TrainResult a, b;
+    char *err = NULL;
+    ck_assert_msg(train_run(on, 32, 0, NULL, &a, &err), "%s", err);
+    ck_assert_msg(train_run(off, 32, 0, NULL, &b, &err), "%s", err);
+    ck_assert_double_eq(a.slowdown_s, 0);
+    ck_assert_double_eq(a.comm_slowdown_s, 0);
+    ck_assert_double_eq(a.iteration_s, b.iteration_s);
+    train_result_clear(&a);
+    train_result_clear(&b);
+    scenario_free(on);
+    scenario_free(off);
+    on = scenario("vgg16", "h100", "layer", "{overlap: true, channels: 32}");
+    for (int per_rank = 0; per_rank < 2; per_rank++) {
+        TrainOpts o = {.per_rank = per_rank};
+        ck_assert_msg(train_run(on, 32, 0, &o, &a, &err), "%s", err);
+        ck_assert_double_gt(a.slowdown_s, 0);
+        double busy = a.compute_s + a.slowdown_s;
+        ck_assert_double_eq(a.exposed_comm_s, a.iteration_s > busy ? a.iteration_s - busy : 0);
+        ck_assert_double_ge(a.iteration_s, busy - 1e-12);
+        train_result_clear(&a);
+    }
+    scenario_free(on);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("trainoverlap");
+    TCase *tc = testmain_case(s, "closed-forms");
+    tcase_add_test(tc, test_compute_bound_task);
+    tcase_add_test(tc, test_memory_bound_task);
+    tcase_add_test(tc, test_overrides);
+    tcase_add_test(tc, test_ddp_added_time);
+    tc = testmain_case(s, "runs");
+    tcase_add_test(tc, test_runs);
+    return s;
+}
+
+int main(void)
+{
+    return testmain_run(suite());
+}
