@@ -80,7 +80,6 @@ static void on_memo_done(void *ctx, void *data)
 
 static void comm_start(Train *t, int u)
 {
-    const SyncUnit *su = &g_array_index(t->units, SyncUnit, u);
     UnitState *st = &t->st[u];
     Sim *sim = t->c.sim;
     st->at.start = sim->now;
@@ -90,7 +89,7 @@ static void comm_start(Train *t, int u)
     if (!t->live) {
         char *why = NULL;
         SimErr code;
-        if (!commcost_get(t->c.plan->cost, su->algo, su->elems, &st->dur, &st->util, &code, &why)) {
+        if (!trainplan_unit_cost(t->c.plan, u, &st->dur, &st->util, &code, &why)) {
             sim_fail_code(sim, code, "%s", why);
             g_free(why);
             return;
@@ -189,6 +188,7 @@ TrainUnitRow train_unit_row(const SyncUnit *su, size_t elem_bytes, simtime_t bas
                             simtime_t end, simtime_t needed)
 {
     TrainUnitRow r = {.name = g_strdup(su->name), .bytes = su->elems * (uint64_t)elem_bytes, .algo = su->algo,
+                      .nccl = su->nccl,
                       .reason = g_strdup(su->reason)};
     r.ready_s = since(base, ready);
     r.start_s = since(base, start);

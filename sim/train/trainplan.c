@@ -1,6 +1,7 @@
 /* trainplan — the training plan and its walk; see trainplan.h. */
 #include "train/trainplan.h"
 #include "train/trainsel.h"
+#include "train/trainnccl.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -81,12 +82,16 @@ TrainPlan *trainplan_new(const Scenario *s, int policy, int batch, char **err)
         prm.torus_y = p->topo->torus_y;
     }
     p->cost = commcost_new(p->topo, s->world, &prm, (uint32_t)s->elem_bytes, s->gamma);
+    if (trainnccl_used(s, p->pol) && !(p->nccl = commnccl_new(p->topo, s->node, &s->node_fab, err))) {
+        trainplan_free(p);
+        return NULL;
+    }
     p->units = policy_units(p->pol, s->model, s->elem_bytes);
     p->tasks = g_array_new(FALSE, TRUE, sizeof(TrainTask));
     p->waits = g_array_new(FALSE, FALSE, sizeof(int));
     p->releases = g_array_new(FALSE, FALSE, sizeof(int));
     p->compute_s = build_tasks(p);
-    if (!trainplan_index_waits(p, err) || !trainsel_select(s, p->pol, p->units, p->cost, batch, err)) {
+    if (!trainplan_index_waits(p, err) || !trainsel_select(s, p->pol, p->units, p->cost, p->nccl, batch, err)) {
         trainplan_free(p);
         return NULL;
     }
@@ -105,6 +110,7 @@ void trainplan_free(TrainPlan *p)
         g_array_free(p->releases, TRUE);
     policy_units_free(p->units);
     commcost_free(p->cost);
+    commnccl_free(p->nccl);
     topo_free(p->topo);
     g_free(p);
 }
@@ -300,10 +306,26 @@ void trainwalk_unit_done(TrainWalk *w, int u)
     w->done_iter[u] = w->rel_iter[u];
 }
 
+bool trainplan_unit_cost(const TrainPlan *p, int u, simtime_t *dur, double *util, SimErr *code, char **err)
+{
+    const SyncUnit *su = &g_array_index(p->units, SyncUnit, u);
+    if (!su->nccl.on)
+        return commcost_get(p->cost, su->algo, su->elems, dur, util, code, err);
+    if (util)
+        *util = 0;
+    return commnccl_get(p->nccl, &su->nccl.force, su->elems * (uint64_t)p->s->elem_bytes, dur, NULL, code, err);
+}
+
 CollExec *trainplan_launch(const TrainPlan *p, Sim *sim, Net *net, int u, bool deferred, CollDoneFn done,
                            void *ctx, void *data)
 {
     const SyncUnit *su = &g_array_index(p->units, SyncUnit, u);
+    if (su->nccl.on) {   /* an NCCL call is simulated on its own network only (commnccl) */
+        sim_fail(sim, "unit %s is an NCCL call, which runs alone on an idle network (the memo); expected comm.streams "
+                 "1, one unit stream, no faults, background traffic or rank variation, or another algorithm",
+                 su->name);
+        return NULL;
+    }
     char *why = NULL;
     const CollSchedule *sc = commcost_schedule(p->cost, su->algo, su->elems, &why);
     if (!sc) {

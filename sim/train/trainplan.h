@@ -41,6 +41,7 @@
 
 #include "coll/collexec.h"
 #include "coll/commcost.h"
+#include "coll/commnccl.h"
 #include "train/scenario.h"
 
 typedef enum { TRAIN_TASK_FWD, TRAIN_TASK_BWD, TRAIN_TASK_UPDATE_ALL } TrainTaskKind;
@@ -62,6 +63,8 @@ typedef struct TrainPlan {
     int batch;               /* per-rank batch, >= 1 */
     Topo *topo;              /* the cluster's network; owned */
     CommCost *cost;          /* durations and schedules of the units' all-reduces on topo; owned */
+    CommNccl *nccl;          /* GPU nodes, a policy that uses NCCL: its calls' durations on topo; owned; NULL
+                              * otherwise */
     GArray *units;           /* SyncUnit in launch order, algorithm and reason selected; owned */
     GArray *tasks;           /* TrainTask, one iteration in stream order; owned */
     GArray *waits;           /* int unit indices, grouped by the task waiting for them; owned */
@@ -79,6 +82,13 @@ typedef struct TrainPlan {
  * engines. */
 CollExec *trainplan_launch(const TrainPlan *p, Sim *sim, Net *net, int u, bool deferred, CollDoneFn done,
                            void *ctx, void *data);
+
+/* The duration (ps) of unit u's collective on an idle cluster, from the
+ * memo (commcost's schedule, or commnccl's NCCL call when the unit is
+ * one); util (may be NULL): the hosts' mean egress utilization during it
+ * (0 for an NCCL call, whose links are not recorded). False + *err and
+ * *code as commcost_get. */
+bool trainplan_unit_cost(const TrainPlan *p, int u, simtime_t *dur, double *util, SimErr *code, char **err);
 
 /* The plan of policy `policy` (an index into s->policies) at `batch`;
  * NULL + *err (g_free) when the cluster does not build or an algorithm

@@ -174,12 +174,11 @@ static void on_launch(void *ctx, void *data)
     int u = GPOINTER_TO_INT(data);
     RUnit *ru = &t->u[u];
     if (ru->issued == t->world && t->running == 1 && net_inflight(t->net) == 0) {
-        const SyncUnit *su = &g_array_index(t->units, SyncUnit, u);
         simtime_t dur;
         double util;
         char *why = NULL;
         SimErr code;
-        if (!commcost_get(t->c.plan->cost, su->algo, su->elems, &dur, &util, &code, &why)) {
+        if (!trainplan_unit_cost(t->c.plan, u, &dur, &util, &code, &why)) {
             sim_fail_code(t->c.sim, code, "%s", why);
             g_free(why);
             return;
