@@ -322,8 +322,7 @@ CollExec *trainplan_launch(const TrainPlan *p, Sim *sim, Net *net, int u, bool d
     const SyncUnit *su = &g_array_index(p->units, SyncUnit, u);
     if (su->nccl.on) {   /* an NCCL call is simulated on its own network only (commnccl) */
         sim_fail(sim, "unit %s is an NCCL call, which runs alone on an idle network (the memo); expected comm.streams "
-                 "1, one unit stream, no faults, background traffic or rank variation, or another algorithm",
-                 su->name);
+                 "1, one unit stream, no faults or background traffic, or another algorithm", su->name);
         return NULL;
     }
     char *why = NULL;

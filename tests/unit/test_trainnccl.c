@@ -9,6 +9,8 @@
  *  - hybrid maps butterfly/tree onto Tree and ring onto Ring, overrides
  *    stay point-to-point schedules;
  *  - auto picks the least of NCCL and every fitting algorithm;
+ *  - with ranks issuing apart (variation) an NCCL unit starts in full
+ *    when its last rank issued it and then takes the memo's time;
  *  - elsewhere nothing changes: no unit is an NCCL call. */
 #include "coll/ncclsim.h"
 #include "train/train.h"
@@ -262,6 +264,37 @@ START_TEST(test_memo_once)
 }
 END_TEST
 
+/* Variation: per-rank runs; each NCCL unit ends the memo's duration
+ * after its last rank's issue (end - start = wait + duration, in ps). */
+START_TEST(test_variation_waits)
+{
+    Scenario *s = load(HEAD "variation: {cv: 0.05, jitter: 20us}\npolicies:\n  - {name: d, overlap: ddp}\n"
+                            "  - {name: l, overlap: layer, algorithm: nccl}\n");
+    for (int k = 0; k < 2; k++) {
+        TrainPlan *p = plan(s, k);
+        TrainOpts o = {.layers = true};
+        TrainResult r;
+        char *err = NULL;
+        ck_assert_msg(train_run(s, 64, k, &o, &r, &err), "%s", err);
+        int waited = 0;
+        for (guint u = 0; u < r.units->len; u++) {
+            const TrainUnitRow *row = &g_array_index(r.units, TrainUnitRow, u);
+            ck_assert(row->nccl.on);
+            long long span = llround(row->end_s * 1e12) - llround(row->start_s * 1e12);
+            long long wait = llround(row->wait_s * 1e12);
+            ck_assert_int_eq(span, wait + unit_ps(p, (int)u));
+            waited += wait > 0;
+        }
+        ck_assert_int_gt(waited, 0);   /* the ranks did issue apart */
+        GArray *one = g_array_new(FALSE, TRUE, sizeof(TrainResult));
+        g_array_append_val(one, r);
+        train_results_free(one);
+        trainplan_free(p);
+    }
+    scenario_free(s);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("trainnccl");
@@ -273,6 +306,8 @@ int main(void)
     tcase_add_test(tc, test_hybrid_mapping);
     tcase_add_test(tc, test_auto_least);
     tcase_add_test(tc, test_elsewhere_unchanged);
+    tc = testmain_case(s, "variation");
+    tcase_add_test(tc, test_variation_waits);
     tc = testmain_case(s, "memo");
     tcase_add_test(tc, test_memo_once);
     return testmain_run(s);
