@@ -8,6 +8,7 @@ typedef struct {
 } NcclEntry;
 
 typedef struct {
+    NcclOp op;
     NcclForce force;
     uint64_t bytes;
 } NcclKey;
@@ -24,13 +25,13 @@ static guint key_hash(gconstpointer k)
 {
     const NcclKey *x = k;
     return (guint)(x->bytes * 2654435761u) ^ (guint)((x->force.algo + 1) | (x->force.proto + 1) << 4 |
-                                                     x->force.channels << 8);
+                                                     x->force.channels << 8 | (int)x->op << 16);
 }
 
 static gboolean key_eq(gconstpointer a, gconstpointer b)
 {
     const NcclKey *x = a, *y = b;
-    return x->bytes == y->bytes && x->force.algo == y->force.algo && x->force.proto == y->force.proto &&
+    return x->bytes == y->bytes && x->op == y->op && x->force.algo == y->force.algo && x->force.proto == y->force.proto &&
            x->force.channels == y->force.channels;
 }
 
@@ -60,32 +61,26 @@ void commnccl_free(CommNccl *c)
     g_free(c);
 }
 
-bool commnccl_check(const CommNccl *c, const NcclForce *f, char **err)
+bool commnccl_get(CommNccl *c, NcclOp op, const NcclForce *f, uint64_t bytes, simtime_t *dur, NcclChoice *choice,
+                  SimErr *code, char **err)
 {
-    NcclChoice ch;
-    return nccl_tune(&c->sys, NCCL_OP_ALLREDUCE, 1 << 20, f->algo, f->proto, f->channels, &ch, err);
-}
-
-bool commnccl_get(CommNccl *c, const NcclForce *f, uint64_t bytes, simtime_t *dur, NcclChoice *choice, SimErr *code,
-                  char **err)
-{
-    NcclKey k = {*f, bytes};
+    NcclKey k = {op, *f, bytes};
     NcclEntry *e = g_hash_table_lookup(c->memo, &k);
     if (!e) {
         NcclChoice ch;
         if (code)
             *code = SIM_ERR_MODEL;
-        if (!nccl_tune(&c->sys, NCCL_OP_ALLREDUCE, bytes, f->algo, f->proto, f->channels, &ch, err))
+        if (!nccl_tune(&c->sys, op, bytes, f->algo, f->proto, f->channels, &ch, err))
             return false;
         NcclSimSpec sp = {.topo = c->topo, .cl = &c->cl, .nodes = c->cl.fab.nodes, .ppn = c->cl.node.ngpus,
-                          .op = NCCL_OP_ALLREDUCE, .bytes = bytes, .choice = ch};
+                          .op = op, .bytes = bytes, .choice = ch};
         NcclSimStats st = {0};
         char *why = NULL;
         double secs = ncclsim_time(&sp, &st, &why);
         simtime_t ps;
         if (secs < 0 || !sim_seconds_to_ps(secs, &ps)) {
-            *err = g_strdup_printf("simulating NCCL's %s/%s all-reduce of %" G_GUINT64_FORMAT " B failed: %s",
-                                   nccl_algo_name(ch.algo), nccl_proto_name(ch.proto), (guint64)bytes,
+            *err = g_strdup_printf("simulating NCCL's %s/%s %s of %" G_GUINT64_FORMAT " B failed: %s",
+                                   nccl_algo_name(ch.algo), nccl_proto_name(ch.proto), nccl_op_name(op), (guint64)bytes,
                                    why ? why : "its time does not fit the clock");
             if (code && secs >= 0)
                 *code = SIM_ERR_CLOCK;

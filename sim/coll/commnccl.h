@@ -1,7 +1,7 @@
 /* commnccl — durations of NCCL all-reduces on a cluster of GPU nodes,
  * memoized: what a training run's NCCL units take.
  *
- * A call is the tuner's choice (coll/nccl.h; forced as NCCL_ALGO,
+ * A call (all-reduce, or another of NCCL's collectives) is the tuner's choice (coll/nccl.h; forced as NCCL_ALGO,
  * NCCL_PROTO and NCCL_MIN/MAX_NCHANNELS force it) simulated on the
  * node cluster (coll/ncclsim.h) alone, every GPU of every node taking
  * part: the same path as `arsim collective --algo nccl`, so a unit of
@@ -26,16 +26,13 @@ typedef struct CommNccl CommNccl;
 CommNccl *commnccl_new(Topo *t, const NodeSpec *n, const NodeFabricSpec *f, char **err);
 void commnccl_free(CommNccl *c);
 
-/* Duration (ps) of an all-reduce of `bytes` bytes under force f and what
- * the tuner chose (*choice, may be NULL). False + *err (and *code unless
- * NULL: SIM_ERR_CLOCK when the time does not fit the clock, else
+/* Duration (ps) of collective op on `bytes` bytes (nccl-tests' size:
+ * the buffer; all-gather: the output) under force f and what the tuner
+ * chose (*choice, may be NULL). False + *err (and *code unless NULL:
+ * SIM_ERR_CLOCK when the time does not fit the clock, else
  * SIM_ERR_MODEL) when NCCL cannot run what is forced or the run fails. */
-bool commnccl_get(CommNccl *c, const NcclForce *f, uint64_t bytes, simtime_t *dur, NcclChoice *choice, SimErr *code,
-                  char **err);
-
-/* Whether NCCL can run force f's algorithm and protocol on this cluster
- * (a tuner check, nothing simulated); false + *err ("...; expected ..."). */
-bool commnccl_check(const CommNccl *c, const NcclForce *f, char **err);
+bool commnccl_get(CommNccl *c, NcclOp op, const NcclForce *f, uint64_t bytes, simtime_t *dur, NcclChoice *choice,
+                  SimErr *code, char **err);
 
 /* Engine events spent on the memo runs so far. */
 uint64_t commnccl_events(const CommNccl *c);

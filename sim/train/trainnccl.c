@@ -10,6 +10,20 @@ NcclAlgo trainnccl_hybrid_algo(CollAlgo a)
     return a == COLL_BUTTERFLY || a == COLL_TREE ? NCCL_ALGO_TREE : NCCL_ALGO_RING;
 }
 
+NcclOp trainnccl_op(SyncColl c)
+{
+    switch (c) {
+    case SYNC_REDUCE_SCATTER:
+        return NCCL_OP_REDUCESCATTER;
+    case SYNC_ALLGATHER:
+        return NCCL_OP_ALLGATHER;
+    case SYNC_BROADCAST:
+        return NCCL_OP_BROADCAST;
+    default:
+        return NCCL_OP_ALLREDUCE;
+    }
+}
+
 bool trainnccl_used(const Scenario *s, const Policy *p)
 {
     return s->node && (p->select == ALGSEL_NCCL || p->select == ALGSEL_HYBRID || p->select == ALGSEL_AUTO);

@@ -24,6 +24,9 @@ bool trainnccl_read(CfgNode *n, const Scenario *s, Policy *p, char **err);
  * nodes, and a selection that uses it: nccl, hybrid or auto). */
 bool trainnccl_used(const Scenario *s, const Policy *p);
 
+/* NCCL's collective for a unit's. */
+NcclOp trainnccl_op(SyncColl c);
+
 /* The hybrid rule on GPU nodes: the NCCL algorithm standing for a: the
  * latency-optimal ones that move the whole vector each step (butterfly,
  * tree) -> Tree (NCCL's double binary tree, log depth between nodes);

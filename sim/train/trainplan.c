@@ -313,7 +313,8 @@ bool trainplan_unit_cost(const TrainPlan *p, int u, simtime_t *dur, double *util
         return commcost_get(p->cost, su->algo, su->elems, dur, util, code, err);
     if (util)
         *util = 0;
-    return commnccl_get(p->nccl, &su->nccl.force, su->elems * (uint64_t)p->s->elem_bytes, dur, NULL, code, err);
+    return commnccl_get(p->nccl, trainnccl_op(su->coll), &su->nccl.force, su->elems * (uint64_t)p->s->elem_bytes, dur,
+                        NULL, code, err);
 }
 
 CollExec *trainplan_launch(const TrainPlan *p, Sim *sim, Net *net, int u, bool deferred, CollDoneFn done,

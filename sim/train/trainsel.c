@@ -26,7 +26,8 @@ static double predict_nccl(CommNccl *nccl, const NcclForce *f, SyncUnit *u, int 
     simtime_t d;
     char *why = NULL;
     u->nccl.force = *f;
-    if (!commnccl_get(nccl, f, u->elems * (uint64_t)elem_bytes, &d, &u->nccl.choice, NULL, &why)) {
+    if (!commnccl_get(nccl, trainnccl_op(u->coll), f, u->elems * (uint64_t)elem_bytes, &d, &u->nccl.choice, NULL,
+                      &why)) {
         if (err)
             *err = why;
         else

@@ -28,7 +28,7 @@
 
 /* The oracle: what collective --algo nccl --node dgx-h100 --nodes 2
  * --size bytes takes, in ps, under force (algo, proto, channels). */
-static simtime_t oracle_ps(uint64_t bytes, int algo, int proto, int channels, NcclChoice *choice)
+static simtime_t oracle_op_ps(NcclOp op, uint64_t bytes, int algo, int proto, int channels, NcclChoice *choice)
 {
     NodeSpec n;
     char *err = NULL;
@@ -44,8 +44,8 @@ static simtime_t oracle_ps(uint64_t bytes, int algo, int proto, int channels, Nc
     ck_assert_msg(t, "%s", err);
     NcclSystem sys;
     nccl_system_from_node(&n, 16, 2, &sys);
-    ck_assert_msg(nccl_tune(&sys, NCCL_OP_ALLREDUCE, bytes, algo, proto, channels, choice, &err), "%s", err);
-    NcclSimSpec sp = {.topo = t, .cl = &cl, .nodes = 2, .ppn = 8, .op = NCCL_OP_ALLREDUCE, .bytes = bytes,
+    ck_assert_msg(nccl_tune(&sys, op, bytes, algo, proto, channels, choice, &err), "%s", err);
+    NcclSimSpec sp = {.topo = t, .cl = &cl, .nodes = 2, .ppn = 8, .op = op, .bytes = bytes,
                       .choice = *choice};
     double secs = ncclsim_time(&sp, NULL, &err);
     ck_assert_msg(secs > 0, "%s", err);
@@ -54,6 +54,11 @@ static simtime_t oracle_ps(uint64_t bytes, int algo, int proto, int channels, Nc
     topo_spec_clear(&spec);
     node_spec_clear(&n);
     return (simtime_t)llround(secs * 1e12);
+}
+
+static simtime_t oracle_ps(uint64_t bytes, int algo, int proto, int channels, NcclChoice *choice)
+{
+    return oracle_op_ps(NCCL_OP_ALLREDUCE, bytes, algo, proto, channels, choice);
 }
 
 static TrainPlan *plan(const Scenario *s, int policy)
@@ -295,6 +300,31 @@ START_TEST(test_variation_waits)
 }
 END_TEST
 
+/* The memo keys by collective too: a unit's collective maps onto NCCL's
+ * (trainnccl_op) and each is the oracle's. */
+START_TEST(test_memo_ops)
+{
+    Scenario *s = load(HEAD "policies:\n  - {name: d, overlap: ddp}\n");
+    TrainPlan *p = plan(s, 0);
+    const SyncColl colls[] = {SYNC_ALLREDUCE, SYNC_REDUCE_SCATTER, SYNC_ALLGATHER, SYNC_BROADCAST};
+    const NcclOp ops[] = {NCCL_OP_ALLREDUCE, NCCL_OP_REDUCESCATTER, NCCL_OP_ALLGATHER, NCCL_OP_BROADCAST};
+    simtime_t seen[4];
+    for (int i = 0; i < 4; i++) {
+        ck_assert_int_eq(trainnccl_op(colls[i]), ops[i]);
+        NcclForce f = NCCL_FORCE_NONE;
+        NcclChoice got, want;
+        char *err = NULL;
+        ck_assert_msg(commnccl_get(p->nccl, ops[i], &f, 8 << 20, &seen[i], &got, NULL, &err), "%s", err);
+        ck_assert_int_eq(seen[i], oracle_op_ps(ops[i], 8 << 20, -1, -1, 0, &want));
+        ck_assert_int_eq(got.algo, want.algo);
+        ck_assert_int_eq(got.proto, want.proto);
+    }
+    ck_assert_int_ne(seen[0], seen[1]);   /* a reduce-scatter is not the all-reduce's memo entry */
+    trainplan_free(p);
+    scenario_free(s);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("trainnccl");
@@ -310,5 +340,6 @@ int main(void)
     tcase_add_test(tc, test_variation_waits);
     tc = testmain_case(s, "memo");
     tcase_add_test(tc, test_memo_once);
+    tcase_add_test(tc, test_memo_ops);
     return testmain_run(s);
 }
