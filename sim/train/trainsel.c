@@ -18,15 +18,16 @@ static double predict(CommCost *cost, CollAlgo a, uint64_t elems)
     return sim_ps_to_seconds(d);
 }
 
-/* Unit u as an NCCL call under force f: its time in seconds, u->nccl
- * filled (not switched on); < 0 and *err (unless NULL) when NCCL cannot
- * run it. */
-static double predict_nccl(CommNccl *nccl, const NcclForce *f, SyncUnit *u, int elem_bytes, char **err)
+/* Unit u as an NCCL call under force f: its time in seconds, *out's
+ * force and choice filled (not switched on); < 0 and *err (unless NULL)
+ * when NCCL cannot run it. */
+static double predict_nccl(CommNccl *nccl, const NcclForce *f, const SyncUnit *u, int elem_bytes, SyncNccl *out,
+                           char **err)
 {
     simtime_t d;
     char *why = NULL;
-    u->nccl.force = *f;
-    if (!commnccl_get(nccl, trainnccl_op(u->coll), f, u->elems * (uint64_t)elem_bytes, &d, &u->nccl.choice, NULL,
+    out->force = *f;
+    if (!commnccl_get(nccl, trainnccl_op(u->coll), f, u->elems * (uint64_t)elem_bytes, &d, &out->choice, NULL,
                       &why)) {
         if (err)
             *err = why;
@@ -42,6 +43,32 @@ static double predict_nccl(CommNccl *nccl, const NcclForce *f, SyncUnit *u, int 
 static int nccl_label(char *buf, size_t n, const NcclChoice *c)
 {
     return snprintf(buf, n, "nccl %s/%s %dch", nccl_algo_name(c->algo), nccl_proto_name(c->proto), c->channels);
+}
+
+/* One of auto's NCCL candidates. */
+typedef struct {
+    SyncNccl n;              /* its force and the tuner's choice under it */
+    double t;                /* its simulated time, s */
+} NcclCand;
+
+/* auto's NCCL candidates for unit u: the tuner's choice (under what
+ * policy p forces) and, unless p forces an algorithm, each other
+ * algorithm NCCL runs here (its protocol the tuner's for it), since the
+ * tuner's model is not the simulated time. Fills cand (NCCL_NALGOS + 1
+ * entries), the tuner's first; returns how many. */
+static int nccl_candidates(const Policy *p, const SyncUnit *u, CommNccl *nccl, int elem_bytes, NcclCand *cand)
+{
+    int k = 0;
+    if ((cand[k].t = predict_nccl(nccl, &p->nccl, u, elem_bytes, &cand[k].n, NULL)) >= 0)
+        k++;
+    for (int a = 0; a < NCCL_NALGOS && p->nccl.algo < 0; a++) {
+        NcclForce f = p->nccl;
+        f.algo = a;
+        if ((k == 0 || (int)cand[0].n.choice.algo != a) &&
+            (cand[k].t = predict_nccl(nccl, &f, u, elem_bytes, &cand[k].n, NULL)) >= 0)
+            k++;
+    }
+    return k;
 }
 
 /* Predicted overlap window of a unit: compute time between its gradients
@@ -123,20 +150,28 @@ static void choose_auto(const Scenario *s, const Policy *p, SyncUnit *u, CommCos
             u->algo = (CollAlgo)a;
         }
     }
-    double nc = nccl ? predict_nccl(nccl, &p->nccl, u, s->elem_bytes, NULL) : -1;
-    char label[64];
-    if (nc >= 0)
-        nccl_label(label, sizeof label, &u->nccl.choice);
-    if (nc >= 0 && (best < 0 || nc < best)) {   /* NCCL wins: the best algorithm is listed with the others */
+    NcclCand cand[NCCL_NALGOS + 1];
+    int nn = nccl ? nccl_candidates(p, u, nccl, s->elem_bytes, cand) : 0, nb = -1;
+    for (int i = 0; i < nn; i++)
+        if (nb < 0 || cand[i].t < cand[nb].t)
+            nb = i;
+    if (nb >= 0 && (best < 0 || cand[nb].t < best)) {   /* NCCL wins: the best algorithm is listed with the others */
+        u->nccl = cand[nb].n;
         u->nccl.on = true;
-        best = nc;
+        best = cand[nb].t;
         u->algo = COLL_RING;
     }
     double w = window_s(s, u, batch);
-    int n = u->nccl.on ? snprintf(u->reason, sizeof u->reason, "auto: %s %.3g ms", label, best * 1e3)
-                       : snprintf(u->reason, sizeof u->reason, "auto: %s %.3g ms", coll_algo_name(u->algo), best * 1e3);
-    if (nc >= 0 && !u->nccl.on)
-        n += snprintf(u->reason + n, sizeof u->reason - n, ", %s %.3g", label, nc * 1e3);
+    char label[64];
+    if (u->nccl.on)
+        nccl_label(label, sizeof label, &u->nccl.choice);
+    int n = snprintf(u->reason, sizeof u->reason, "auto: %s %.3g ms", u->nccl.on ? label : coll_algo_name(u->algo),
+                     best * 1e3);
+    for (int i = 0; i < nn && n < (int)sizeof u->reason; i++)
+        if (i != nb || !u->nccl.on) {
+            nccl_label(label, sizeof label, &cand[i].n.choice);
+            n += snprintf(u->reason + n, sizeof u->reason - n, ", %s %.3g", label, cand[i].t * 1e3);
+        }
     for (int a = 0; a < COLL_NALGOS && n < (int)sizeof u->reason; a++)
         if (costs[a] >= 0 && (a != (int)u->algo || u->nccl.on))
             n += snprintf(u->reason + n, sizeof u->reason - n, ", %s %.3g", coll_algo_name((CollAlgo)a),
@@ -158,7 +193,7 @@ static bool to_nccl(const Scenario *s, const Policy *p, SyncUnit *u, CommNccl *n
     if (p->select == ALGSEL_HYBRID)
         f.algo = (int)trainnccl_hybrid_algo(u->algo);
     char *why = NULL;
-    if (predict_nccl(nccl, &f, u, s->elem_bytes, &why) < 0) {
+    if (predict_nccl(nccl, &f, u, s->elem_bytes, &u->nccl, &why) < 0) {
         *err = g_strdup_printf("%s: policy '%s', unit %s: %s", s->file, p->name, u->name, why);
         g_free(why);
         return false;
