@@ -31,8 +31,8 @@ static guint key_hash(gconstpointer k)
 static gboolean key_eq(gconstpointer a, gconstpointer b)
 {
     const NcclKey *x = a, *y = b;
-    return x->bytes == y->bytes && x->op == y->op && x->force.algo == y->force.algo && x->force.proto == y->force.proto &&
-           x->force.channels == y->force.channels;
+    return x->bytes == y->bytes && x->op == y->op && x->force.algo == y->force.algo &&
+           x->force.proto == y->force.proto && x->force.channels == y->force.channels;
 }
 
 CommNccl *commnccl_new(Topo *t, const NodeSpec *n, const NodeFabricSpec *f, char **err)

@@ -25,13 +25,13 @@ static const char *net_kind(const Scenario *s)
     return topo_kind_name(s->topo.kind == TOPO_HIERARCHICAL ? s->topo.inter->kind : s->topo.kind);
 }
 
-/* JSON has no infinity: an infinite rate is written as null. */
 /* A unit's algorithm column: "nccl" for an NCCL call (its choice beside it). */
 static const char *unit_algo_name(const TrainUnitRow *u)
 {
     return u->nccl.on ? "nccl" : coll_algo_name(u->algo);
 }
 
+/* JSON has no infinity: an infinite rate is written as null. */
 static void add_num(cJSON *o, const char *k, double v)
 {
     if (isfinite(v))

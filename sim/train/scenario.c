@@ -84,7 +84,8 @@ static bool read_algo(CfgNode *n, bool allow_meta, const Scenario *sc, CollAlgo 
     }
     if (!coll_algo_parse(s, algo)) {
         char *names = coll_algo_list(false, ", ", ", ");
-        *err = cfg_err(n, "unknown algorithm '%s'; expected %s%s", s, names, allow_meta ? ", hybrid, auto or nccl" : "");
+        *err = cfg_err(n, "unknown algorithm '%s'; expected %s%s", s, names,
+                       allow_meta ? ", hybrid, auto or nccl" : "");
         g_free(names);
         return false;
     }

@@ -1,8 +1,6 @@
 /* trainnccl — a policy's NCCL keys and the hybrid rule on GPU nodes; see trainnccl.h. */
 #include "train/trainnccl.h"
 
-#include <string.h>
-
 #define NCCL_KEYS "algo, proto, channels"
 
 NcclAlgo trainnccl_hybrid_algo(CollAlgo a)
