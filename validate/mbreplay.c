@@ -79,6 +79,12 @@ MbreplayPlan *mbreplay_plan_new(Scenario *s, int policy, int batch, char **err)
             mbreplay_plan_free(pl);
             return NULL;
         }
+        if (su->nccl.on) {
+            *err = g_strdup_printf("sync unit '%s' of policy '%s' is an NCCL call; expected a policy of point-to-point "
+                                   "algorithms (the replay runs their schedules on MPI)", su->name, pol->name);
+            mbreplay_plan_free(pl);
+            return NULL;
+        }
         pl->sched[u] = trainplan_unit_schedule(pl->plan, (int)u, err);
         if (!pl->sched[u]) {
             mbreplay_plan_free(pl);

@@ -328,9 +328,12 @@ static const char *const scenario_sub[][2] = {
      "packet (message or a size), k and oversubscription (fat-tree), x and y (torus2d), protocol (how MPI sends: "
      "eager_limit, handshake, overhead, segment and the fitted queues)."},
     {"POLICIES",
-     "name: required, unique. overlap: none | ddp | layer | priority | fsdp | fsdp2 (default layer). algorithm: "
-     "ring | butterfly | rabenseifner | tree | hierarchical | torus2d | hybrid | auto (default ring). inter: "
-     "hierarchical's algorithm between nodes (default ring). bucket and first_bucket: ddp's bucket limits (25MiB, 1MiB). ddp_layout: rebuilt "
+     "name: required, unique. overlap: none | ddp | layer | priority | fsdp | fsdp2 (default layer). algorithm: ring | butterfly | "
+     "rabenseifner | tree | hierarchical | torus2d | hybrid | auto | nccl (default ring; nccl on a cluster of GPU "
+     "nodes, cluster: {node: NAME}, where hybrid maps butterfly and tree onto NCCL's Tree, the others onto Ring). "
+     "nccl: {algo: ring | tree | nvls | nvlstree, proto: ll | ll128 | simple, channels: 1..64}, any case: forces "
+     "NCCL's choice as NCCL_ALGO and NCCL_PROTO do. inter: hierarchical's algorithm "
+     "between nodes (default ring). bucket and first_bucket: ddp's bucket limits (25MiB, 1MiB). ddp_layout: rebuilt "
      "(default) | initial. partition: priority's piece size (4MiB). fusion: layer and priority fuse adjacent small "
      "layers up to this size (off). hybrid: {conv, fc, norm, embedding, attention, pool, act: ALGO, threshold: "
      "SIZE}. overrides: {LAYER: ALGO}, per layer of the model. checkpoint: none | selective | full (blocks' "

@@ -25,6 +25,12 @@ static const char *net_kind(const Scenario *s)
     return topo_kind_name(s->topo.kind == TOPO_HIERARCHICAL ? s->topo.inter->kind : s->topo.kind);
 }
 
+/* A unit's algorithm column: "nccl" for an NCCL call (its choice beside it). */
+static const char *unit_algo_name(const TrainUnitRow *u)
+{
+    return u->nccl.on ? "nccl" : coll_algo_name(u->algo);
+}
+
 /* JSON has no infinity: an infinite rate is written as null. */
 static void add_num(cJSON *o, const char *k, double v)
 {
@@ -85,7 +91,12 @@ cJSON *report_result_json(const Scenario *s, const TrainResult *r)
             cJSON *x = cJSON_CreateObject();
             cJSON_AddStringToObject(x, "name", u->name);
             cJSON_AddNumberToObject(x, "bytes", (double)u->bytes);
-            cJSON_AddStringToObject(x, "algorithm", coll_algo_name(u->algo));
+            cJSON_AddStringToObject(x, "algorithm", unit_algo_name(u));
+            if (u->nccl.on) {   /* what NCCL's tuner chose for the unit's size */
+                cJSON_AddStringToObject(x, "nccl_algo", nccl_algo_name(u->nccl.choice.algo));
+                cJSON_AddStringToObject(x, "nccl_proto", nccl_proto_name(u->nccl.choice.proto));
+                cJSON_AddNumberToObject(x, "channels", u->nccl.choice.channels);
+            }
             cJSON_AddStringToObject(x, "reason", u->reason);
             cJSON_AddNumberToObject(x, "ready_s", u->ready_s);
             cJSON_AddNumberToObject(x, "start_s", u->start_s);
@@ -184,7 +195,7 @@ void report_run_table(FILE *out, const Scenario *s, const GArray *results, bool 
             const TrainUnitRow *u = &g_array_index(r->units, TrainUnitRow, j);
             double dur = u->end_s - u->start_s;
             fprintf(out, "    %-22s %12" G_GUINT64_FORMAT " %-12s %10.3f %10.3f %10.3f %10.3f %10.1f", u->name,
-                    (guint64)u->bytes, coll_algo_name(u->algo), u->ready_s * 1e3, u->start_s * 1e3, u->end_s * 1e3,
+                    (guint64)u->bytes, unit_algo_name(u), u->ready_s * 1e3, u->start_s * 1e3, u->end_s * 1e3,
                     u->needed_s * 1e3, dur > 0 ? 100.0 * u->hidden_s / dur : 100.0);
             if (s->whatif)   /* how long it waited for its slowest rank */
                 fprintf(out, " %10.3f", u->wait_s * 1e3);

@@ -52,7 +52,8 @@ bool policy_overlap_parse(const char *s, OverlapKind *out)
 
 const char *policy_algo_label(const Policy *p)
 {
-    return p->select == ALGSEL_HYBRID ? "hybrid" : p->select == ALGSEL_AUTO ? "auto" : coll_algo_name(p->algo);
+    return p->select == ALGSEL_HYBRID ? "hybrid" : p->select == ALGSEL_AUTO ? "auto" : p->select == ALGSEL_NCCL ? "nccl"
+         : coll_algo_name(p->algo);
 }
 
 void policy_init(Policy *p, const char *name)
@@ -63,6 +64,7 @@ void policy_init(Policy *p, const char *name)
     p->select = ALGSEL_FIXED;
     p->algo = COLL_RING;
     p->inter = COLL_RING;
+    p->nccl = NCCL_FORCE_NONE;
     for (int k = 0; k < LAYER_NKINDS; k++)
         p->hybrid[k] = COLL_RING;
     p->hybrid[LAYER_CONV] = COLL_BUTTERFLY;   /* the thesis: conv -> butterfly, fc -> ring */

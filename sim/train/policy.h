@@ -9,6 +9,8 @@
 #define ARSIM_POLICY_H
 
 #include "coll/coll.h"
+#include "coll/nccl.h"
+#include "coll/ncclforce.h"
 #include "train/model.h"
 #include "train/shard.h"
 #include "train/shardsched.h"
@@ -87,7 +89,8 @@ typedef struct {
     int layer;               /* a layer index; GATE_UPDATE: -1 */
     int iter;                /* 0: that task of the unit's own iteration; 1: of the next one */
 } SyncGate;
-typedef enum { ALGSEL_FIXED, ALGSEL_HYBRID, ALGSEL_AUTO } AlgSel;
+/* ALGSEL_NCCL: every unit an NCCL call (train/trainnccl.h), the default on GPU node clusters. */
+typedef enum { ALGSEL_FIXED, ALGSEL_HYBRID, ALGSEL_AUTO, ALGSEL_NCCL } AlgSel;
 
 typedef struct {
     char *name;                          /* unique in the scenario; owned */
@@ -114,6 +117,7 @@ typedef struct {
     ShardCkpt checkpoint;                /* activation checkpointing of blocks: none (default), selective (every
                                           * second block), full; a checkpointed block's forward runs again in
                                           * its backward */
+    NcclForce nccl;                      /* nccl: {algo, proto, channels}; NCCL_FORCE_NONE: the tuner's */
 } Policy;
 
 /* The rules of overlap policy k. */
@@ -126,6 +130,13 @@ bool policy_overlap_parse(const char *s, OverlapKind *out);
 const char *policy_algo_label(const Policy *p);
 void policy_init(Policy *p, const char *name);   /* layer + ring, PyTorch's DDP defaults (rebuilt layout) */
 void policy_clear(Policy *p);
+
+/* A unit's NCCL call (on GPU node clusters). */
+typedef struct {
+    bool on;                 /* the unit goes through NCCL (commnccl) instead of an algorithm's schedule */
+    NcclForce force;         /* what its call forces */
+    NcclChoice choice;       /* what the tuner chose for its size (algorithm, protocol, channels) */
+} SyncNccl;
 
 /* One collective of the iteration. */
 typedef struct {
@@ -146,7 +157,8 @@ typedef struct {
                               * (fsdp2's reshard_after_forward: N); 0: the cluster's nodes */
     LayerKind kind;          /* kind of the layer with most parameters in the unit */
     int order;               /* launch order (buckets: bucket order; layers: readiness) */
-    CollAlgo algo;           /* filled by the algorithm selection */
+    CollAlgo algo;           /* filled by the algorithm selection (an NCCL unit: what hybrid mapped, else ring) */
+    SyncNccl nccl;           /* filled by the algorithm selection: whether it is an NCCL call, and which */
     char reason[200];        /* why this algorithm (auto, hybrid, override) */
 } SyncUnit;
 

@@ -9,6 +9,7 @@
 #include "train/trainrank.h"
 #include "train/scenode.h"
 #include "train/shardplan.h"
+#include "train/trainnccl.h"
 #include "net/topocfg.h"
 
 #include <math.h>
@@ -19,7 +20,7 @@
 #define CLUSTER_KEYS "topology, nodes, gpus_per_node, intra, calibration"
 #define POLICY_KEYS "name, overlap, algorithm, inter, bucket, first_bucket, ddp_layout, partition, fusion, " \
                     "hybrid, overrides, checkpoint, sharding, backward_prefetch, forward_prefetch, " \
-                    "limit_all_gathers, wrap, reshard_after_forward"
+                    "limit_all_gathers, wrap, reshard_after_forward, nccl"
 
 void scenario_free(Scenario *s)
 {
@@ -33,6 +34,9 @@ void scenario_free(Scenario *s)
         g_array_free(s->batches, TRUE);
     topo_spec_clear(&s->topo);
     g_free(s->cluster_desc);
+    if (s->node)
+        node_spec_clear(s->node);
+    g_free(s->node);
     g_free(s->calib.file);
     if (s->policies)
         g_ptr_array_free(s->policies, TRUE);
@@ -72,13 +76,18 @@ static bool read_algo(CfgNode *n, bool allow_meta, const Scenario *sc, CollAlgo 
         *sel = ALGSEL_HYBRID;
         return true;
     }
+    if (allow_meta && strcmp(s, "nccl") == 0) {   /* where it runs: trainnccl_read */
+        *sel = ALGSEL_NCCL;
+        return true;
+    }
     if (allow_meta && strcmp(s, "auto") == 0) {
         *sel = ALGSEL_AUTO;
         return true;
     }
     if (!coll_algo_parse(s, algo)) {
         char *names = coll_algo_list(false, ", ", ", ");
-        *err = cfg_err(n, "unknown algorithm '%s'; expected %s%s", s, names, allow_meta ? ", hybrid or auto" : "");
+        *err = cfg_err(n, "unknown algorithm '%s'; expected %s%s", s, names,
+                       allow_meta ? ", hybrid, auto or nccl" : "");
         g_free(names);
         return false;
     }
@@ -173,7 +182,7 @@ static bool read_policy(CfgNode *n, const Scenario *s, Policy *p, char **err)
             g_hash_table_insert(p->overrides, g_strdup(k->scalar), GINT_TO_POINTER(alg + 1));
         }
     }
-    return cfg_check_keys(n, "a policy", POLICY_KEYS, err);
+    return trainnccl_read(n, s, p, err) && cfg_check_keys(n, "a policy", POLICY_KEYS, err);
 }
 
 static bool read_policies(CfgNode *root, Scenario *s, char **err)
@@ -346,6 +355,8 @@ static bool read_node_cluster(CfgNode *root, CfgNode *c, Scenario *s, char **err
     s->gpus_per_node = info.gpus_per_node;
     s->world = info.nodes * info.gpus_per_node;
     s->cluster_desc = info.describe;
+    s->node = info.node;
+    s->node_fab = info.fab;
     CfgNode *cal = cfg_get(c, "calibration");
     if (cal && !read_calibration(cal, s, err))
         return false;

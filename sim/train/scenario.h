@@ -6,6 +6,7 @@
 #include "train/gpu.h"
 #include "train/policy.h"
 #include "train/trainvar.h"
+#include "net/node.h"
 #include "net/topo.h"
 
 typedef struct {
@@ -48,6 +49,8 @@ typedef struct {
     int gpus_per_node;       /* >= 1 */
     int world;               /* ranks = nodes * gpus_per_node */
     char *cluster_desc;      /* cluster.node: what was built (train/scenode.h); owned; NULL otherwise */
+    NodeSpec *node;          /* cluster.node: the node (NCCL units run on it); owned; NULL otherwise */
+    NodeFabricSpec node_fab; /* cluster.node: the fabric between the nodes */
     Calibration calib;
     GPtrArray *policies;     /* Policy*, owned, >= 1 */
     int baseline;            /* index into policies */

@@ -49,6 +49,10 @@ bool scenode_read(CfgNode *c, bool gpu_given, Gpu *gpu, const char *gpus_file, T
         info->nodes = (int)nodes;
         info->gpus_per_node = n.ngpus;
         info->describe = node_cluster_describe(&cl);
+        info->fab = f;
+        info->node = g_new(NodeSpec, 1);
+        *info->node = n;
+        n = (NodeSpec){0};   /* moved into info */
         node_cluster_clear(&cl);
     } else if (why) {
         CfgNode *at = strstr(why, "oversubscription") ? cfg_peek(c, "oversubscription")

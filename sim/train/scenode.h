@@ -5,6 +5,7 @@
 #define ARSIM_SCENODE_H
 
 #include "io/cfg.h"
+#include "net/node.h"
 #include "net/topo.h"
 #include "train/gpu.h"
 
@@ -16,6 +17,8 @@
 typedef struct {
     int nodes, gpus_per_node;
     char *describe;          /* node_cluster_describe's line; owned */
+    NodeSpec *node;          /* the node file read; owned (node_spec_clear, g_free) */
+    NodeFabricSpec fab;      /* the fabric between the nodes */
 } ScenodeInfo;
 
 /* Reads the cluster mapping c (which has a `node` key) into *topo (a

@@ -220,6 +220,7 @@ TrainUnitRow train_unit_row(const SyncUnit *su, size_t elem_bytes, simtime_t bas
                             simtime_t end, simtime_t needed)
 {
     TrainUnitRow r = {.name = g_strdup(su->name), .bytes = su->elems * (uint64_t)elem_bytes, .algo = su->algo,
+                      .nccl = su->nccl,
                       .reason = g_strdup(su->reason)};
     r.ready_s = since(base, ready);
     r.start_s = since(base, start);

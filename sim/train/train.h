@@ -14,6 +14,7 @@ typedef struct {
     char *name;              /* owned */
     uint64_t bytes;          /* gradient bytes */
     CollAlgo algo;
+    SyncNccl nccl;           /* an NCCL call (nccl.on): what the tuner chose */
     char *reason;            /* owned */
     double ready_s;          /* gradient ready (backward of its layers ended) */
     double start_s;          /* all-reduce started */

@@ -391,7 +391,7 @@ void traincore_finish(TrainCore *c, int batch, TrainResult *out)
     double busy = out->compute_s + out->slowdown_s;   /* train.h: exposed = iteration - compute - slowdown */
     out->exposed_comm_s = out->iteration_s - busy > 0 ? out->iteration_s - busy : 0;
     out->samples_per_s = out->iteration_s > 0 ? (double)batch * s->world / out->iteration_s : INFINITY;
-    out->events = c->sim->events + commcost_events(c->plan->cost);
+    out->events = c->sim->events + commcost_events(c->plan->cost) + commnccl_events(c->plan->nccl);
     out->comm_bytes = c->plan->comm_bytes;
     out->memory_peak_bytes = c->plan->memory_peak;
     out->speedup = 1;

@@ -2,6 +2,7 @@
 #include "train/trainplan.h"
 #include "train/shardplan.h"
 #include "train/trainsel.h"
+#include "train/trainnccl.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -123,6 +124,10 @@ TrainPlan *trainplan_new(const Scenario *s, int policy, int batch, char **err)
         prm.torus_y = p->topo->torus_y;
     }
     p->cost = commcost_new(p->topo, s->world, &prm, (uint32_t)s->elem_bytes, s->gamma);
+    if (trainnccl_used(s, p->pol) && !(p->nccl = commnccl_new(p->topo, s->node, &s->node_fab, err))) {
+        trainplan_free(p);
+        return NULL;
+    }
     p->units = policy_units(p->pol, s->model, s->elem_bytes);
     for (guint u = 0; u < p->units->len && !p->cost_group; u++) {
         int g = g_array_index(p->units, SyncUnit, u).group;
@@ -138,7 +143,7 @@ TrainPlan *trainplan_new(const Scenario *s, int policy, int batch, char **err)
     p->compute_s = build_tasks(p);
     if (s->overlap && p->pol->overlap == OVERLAP_DDP)   /* the buckets' rebuild after the first iteration */
         p->once_ps = ps(ddpcost_once_s(&s->gpu.ddp, TRAINPLAN_ONCE_ITER));
-    if (!trainplan_index_waits(p, err) || !trainsel_select(s, p->pol, p->units, p->cost, batch, err) ||
+    if (!trainplan_index_waits(p, err) || !trainsel_select(s, p->pol, p->units, p->cost, p->nccl, batch, err) ||
         !comm_bytes(p, err)) {
         trainplan_free(p);
         return NULL;
@@ -160,6 +165,7 @@ void trainplan_free(TrainPlan *p)
     policy_units_free(p->units);
     commcost_free(p->cost);
     commcost_free(p->cost_group);
+    commnccl_free(p->nccl);
     topo_free(p->topo);
     g_free(p);
 }
@@ -355,9 +361,27 @@ void trainwalk_unit_done(TrainWalk *w, int u)
     w->done_iter[u] = w->rel_iter[u];
 }
 
+bool trainplan_unit_cost(const TrainPlan *p, int u, simtime_t *dur, double *util, SimErr *code, char **err)
+{
+    const SyncUnit *su = &g_array_index(p->units, SyncUnit, u);
+    if (!su->nccl.on)
+        return commcost_get_op(su->group > 0 ? p->cost_group : p->cost, su->coll, su->algo, su->elems, dur, util,
+                               code, err);
+    if (util)
+        *util = 0;
+    return commnccl_get(p->nccl, trainnccl_op(su->coll), &su->nccl.force, su->elems * (uint64_t)p->s->elem_bytes, dur,
+                        NULL, code, err);
+}
+
 CollExec *trainplan_launch(const TrainPlan *p, Sim *sim, Net *net, int u, bool deferred, CollDoneFn done,
                            void *ctx, void *data)
 {
+    const SyncUnit *su = &g_array_index(p->units, SyncUnit, u);
+    if (su->nccl.on) {   /* an NCCL call is simulated on its own network only (commnccl) */
+        sim_fail(sim, "unit %s is an NCCL call, which runs alone on an idle network (the memo); expected comm.streams "
+                 "1, one unit stream, no faults or background traffic, or another algorithm", su->name);
+        return NULL;
+    }
     char *why = NULL;
     const CollSchedule *sc = trainplan_unit_schedule(p, u, &why);
     if (!sc) {
@@ -368,13 +392,6 @@ CollExec *trainplan_launch(const TrainPlan *p, Sim *sim, Net *net, int u, bool d
     CollRunSpec run = {.sim = sim, .net = net, .topo = p->topo, .sched = sc, .elem_bytes = (uint32_t)p->s->elem_bytes,
                        .gamma = p->s->gamma, .done = done, .ctx = ctx, .data = data, .deferred = deferred};
     return collexec_start(&run);
-}
-
-bool trainplan_unit_cost(const TrainPlan *p, int u, simtime_t *dur, double *util, SimErr *code, char **err)
-{
-    const SyncUnit *su = &g_array_index(p->units, SyncUnit, u);
-    return commcost_get_op(su->group > 0 ? p->cost_group : p->cost, su->coll, su->algo, su->elems, dur, util,
-                           code, err);
 }
 
 const CollSchedule *trainplan_unit_schedule(const TrainPlan *p, int u, char **err)

@@ -41,6 +41,7 @@
 
 #include "coll/collexec.h"
 #include "coll/commcost.h"
+#include "coll/commnccl.h"
 #include "train/scenario.h"
 
 typedef enum { TRAIN_TASK_FWD, TRAIN_TASK_BWD, TRAIN_TASK_UPDATE_ALL } TrainTaskKind;
@@ -64,6 +65,8 @@ typedef struct TrainPlan {
     CommCost *cost;          /* durations and schedules of the units' collectives on topo; owned */
     CommCost *cost_group;    /* the same for units with SyncUnit.group > 0 (hierarchical inside groups of
                               * that many ranks; one size a plan), or NULL; owned */
+    CommNccl *nccl;          /* GPU nodes, a policy that uses NCCL: its calls' durations on topo; owned; NULL
+                              * otherwise */
     GArray *units;           /* SyncUnit in launch order, algorithm and reason selected; owned */
     GArray *tasks;           /* TrainTask, one iteration in stream order; owned */
     GArray *waits;           /* int unit indices, grouped by the task waiting for them; owned */
@@ -89,11 +92,14 @@ typedef struct TrainPlan {
 CollExec *trainplan_launch(const TrainPlan *p, Sim *sim, Net *net, int u, bool deferred, CollDoneFn done,
                            void *ctx, void *data);
 
-/* Unit u's idle-network duration and egress utilization (commcost_get_op
- * with its collective, algorithm and size), and its cached schedule; the
- * engines and the MPI replay ask here so that every collective is run as
- * the unit says. */
+/* Unit u's idle-network duration (ps) and egress utilization: an NCCL
+ * call's from commnccl's memo (util 0: its links are not recorded), else
+ * commcost_get_op's with the unit's collective, algorithm and size.
+ * False + *err and *code as commcost_get. The engines and the MPI replay
+ * ask here so that every collective is run as the unit says. */
 bool trainplan_unit_cost(const TrainPlan *p, int u, simtime_t *dur, double *util, SimErr *code, char **err);
+/* Unit u's cached schedule (not for an NCCL call's own schedule: the
+ * unit's algorithm's). */
 const CollSchedule *trainplan_unit_schedule(const TrainPlan *p, int u, char **err);
 
 /* The plan of policy `policy` (an index into s->policies) at `batch`;

@@ -62,6 +62,7 @@ typedef struct {
                               * first wanted it (0: not yet) */
     simtime_t last_issue;    /* the last rank issued it */
     simtime_t last_ready;    /* the last rank released it */
+    bool nccl_wait;          /* an NCCL call waiting for its last rank's issue, then run from the memo */
 } RUnit;
 
 struct RankRun {
@@ -227,7 +228,8 @@ static void on_memo_done(void *ctx, void *data)
 
 /* The instant of unit u's first issue is over (every same-time event ran
  * before this one): if every rank issued it then and nothing else is on
- * the network, the memo's duration is exact (§7.8); otherwise it runs live. */
+ * the network, the memo's duration is exact (§7.8); otherwise it runs live
+ * (an NCCL call waits for its last rank's issue and runs from the memo). */
 static void on_launch(void *ctx, void *data)
 {
     RankRun *t = ctx;
@@ -255,6 +257,10 @@ static void on_launch(void *ctx, void *data)
         t->sync_on = true;
         return;
     }
+    if (g_array_index(t->units, SyncUnit, u).nccl.on && ru->issued < t->world) {
+        ru->nccl_wait = true;   /* NCCL's call has no live schedule: it runs once every rank is in (rank_join) */
+        return;
+    }
     launch_live(t, u);
 }
 
@@ -280,7 +286,10 @@ static void rank_join(Rank *rk, int u)
     }
     if (ru->x)
         collexec_rank_go(ru->x, rk->r);
-    else
+    else if (ru->nccl_wait && ru->issued == t->world) {
+        ru->nccl_wait = false;
+        on_launch(t, GINT_TO_POINTER(u));
+    } else
         g_array_append_val(ru->early, rk->r);   /* launches later in this instant */
 }
 

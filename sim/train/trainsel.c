@@ -1,5 +1,6 @@
 /* trainsel — per-unit algorithm selection; see trainsel.h. */
 #include "train/trainsel.h"
+#include "train/trainnccl.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -15,6 +16,59 @@ static double predict(CommCost *cost, CollAlgo a, uint64_t elems)
         return -1;
     }
     return sim_ps_to_seconds(d);
+}
+
+/* Unit u as an NCCL call under force f: its time in seconds, *out's
+ * force and choice filled (not switched on); < 0 and *err (unless NULL)
+ * when NCCL cannot run it. */
+static double predict_nccl(CommNccl *nccl, const NcclForce *f, const SyncUnit *u, int elem_bytes, SyncNccl *out,
+                           char **err)
+{
+    simtime_t d;
+    char *why = NULL;
+    out->force = *f;
+    if (!commnccl_get(nccl, trainnccl_op(u->coll), f, u->elems * (uint64_t)elem_bytes, &d, &out->choice, NULL,
+                      &why)) {
+        if (err)
+            *err = why;
+        else
+            g_free(why);
+        return -1;
+    }
+    return sim_ps_to_seconds(d);
+}
+
+/* "nccl Ring/LL128 16ch": what an NCCL unit runs, into buf (n bytes);
+ * returns the characters written. */
+static int nccl_label(char *buf, size_t n, const NcclChoice *c)
+{
+    return snprintf(buf, n, "nccl %s/%s %dch", nccl_algo_name(c->algo), nccl_proto_name(c->proto), c->channels);
+}
+
+/* One of auto's NCCL candidates. */
+typedef struct {
+    SyncNccl n;              /* its force and the tuner's choice under it */
+    double t;                /* its simulated time, s */
+} NcclCand;
+
+/* auto's NCCL candidates for unit u: the tuner's choice (under what
+ * policy p forces) and, unless p forces an algorithm, each other
+ * algorithm NCCL runs here (its protocol the tuner's for it), since the
+ * tuner's model is not the simulated time. Fills cand (NCCL_NALGOS + 1
+ * entries), the tuner's first; returns how many. */
+static int nccl_candidates(const Policy *p, const SyncUnit *u, CommNccl *nccl, int elem_bytes, NcclCand *cand)
+{
+    int k = 0;
+    if ((cand[k].t = predict_nccl(nccl, &p->nccl, u, elem_bytes, &cand[k].n, NULL)) >= 0)
+        k++;
+    for (int a = 0; a < NCCL_NALGOS && p->nccl.algo < 0; a++) {
+        NcclForce f = p->nccl;
+        f.algo = a;
+        if ((k == 0 || (int)cand[0].n.choice.algo != a) &&
+            (cand[k].t = predict_nccl(nccl, &f, u, elem_bytes, &cand[k].n, NULL)) >= 0)
+            k++;
+    }
+    return k;
 }
 
 /* Predicted overlap window of a unit: compute time between its gradients
@@ -70,7 +124,7 @@ static double lower_bound(const Scenario *s, const CommCost *cost, CollAlgo a, u
 /* Branch and bound: simulate candidates in order of their lower bounds
  * and stop once no bound can beat the best simulated time. The choice is
  * the same as simulating every candidate; big clusters pay for far fewer. */
-static void choose_auto(const Scenario *s, SyncUnit *u, CommCost *cost, int batch)
+static void choose_auto(const Scenario *s, const Policy *p, SyncUnit *u, CommCost *cost, CommNccl *nccl, int batch)
 {
     double best = -1, costs[COLL_NALGOS], lb[COLL_NALGOS];
     int order[COLL_NALGOS], ncand = 0;
@@ -96,10 +150,30 @@ static void choose_auto(const Scenario *s, SyncUnit *u, CommCost *cost, int batc
             u->algo = (CollAlgo)a;
         }
     }
+    NcclCand cand[NCCL_NALGOS + 1];
+    int nn = nccl ? nccl_candidates(p, u, nccl, s->elem_bytes, cand) : 0, nb = -1;
+    for (int i = 0; i < nn; i++)
+        if (nb < 0 || cand[i].t < cand[nb].t)
+            nb = i;
+    if (nb >= 0 && (best < 0 || cand[nb].t < best)) {   /* NCCL wins: the best algorithm is listed with the others */
+        u->nccl = cand[nb].n;
+        u->nccl.on = true;
+        best = cand[nb].t;
+        u->algo = COLL_RING;
+    }
     double w = window_s(s, u, batch);
-    int n = snprintf(u->reason, sizeof u->reason, "auto: %s %.3g ms", coll_algo_name(u->algo), best * 1e3);
+    char label[64];
+    if (u->nccl.on)
+        nccl_label(label, sizeof label, &u->nccl.choice);
+    int n = snprintf(u->reason, sizeof u->reason, "auto: %s %.3g ms", u->nccl.on ? label : coll_algo_name(u->algo),
+                     best * 1e3);
+    for (int i = 0; i < nn && n < (int)sizeof u->reason; i++)
+        if (i != nb || !u->nccl.on) {
+            nccl_label(label, sizeof label, &cand[i].n.choice);
+            n += snprintf(u->reason + n, sizeof u->reason - n, ", %s %.3g", label, cand[i].t * 1e3);
+        }
     for (int a = 0; a < COLL_NALGOS && n < (int)sizeof u->reason; a++)
-        if (costs[a] >= 0 && a != (int)u->algo)
+        if (costs[a] >= 0 && (a != (int)u->algo || u->nccl.on))
             n += snprintf(u->reason + n, sizeof u->reason - n, ", %s %.3g", coll_algo_name((CollAlgo)a),
                           costs[a] * 1e3);
         else if (costs[a] < 0 && fits(s, (CollAlgo)a))
@@ -110,8 +184,37 @@ static void choose_auto(const Scenario *s, SyncUnit *u, CommCost *cost, int batc
                  best <= w ? "fits it alone" : "longer than it");
 }
 
-bool trainsel_select(const Scenario *s, const Policy *p, GArray *units, CommCost *cost, int batch, char **err)
+/* Unit u (its algorithm selected) as an NCCL call: policy p's force,
+ * hybrid's algorithm mapped onto NCCL's; its label appended to the
+ * reason. False + *err when NCCL cannot run it. */
+static bool to_nccl(const Scenario *s, const Policy *p, SyncUnit *u, CommNccl *nccl, char **err)
 {
+    NcclForce f = p->nccl;
+    if (p->select == ALGSEL_HYBRID)
+        f.algo = (int)trainnccl_hybrid_algo(u->algo);
+    char *why = NULL;
+    if (predict_nccl(nccl, &f, u, s->elem_bytes, &u->nccl, &why) < 0) {
+        *err = g_strdup_printf("%s: policy '%s', unit %s: %s", s->file, p->name, u->name, why);
+        g_free(why);
+        return false;
+    }
+    u->nccl.on = true;
+    size_t n = strlen(u->reason);
+    if (p->select == ALGSEL_HYBRID)
+        n += snprintf(u->reason + n, sizeof u->reason - n, " (%s) -> ", coll_algo_name(u->algo));
+    if (n < sizeof u->reason)
+        nccl_label(u->reason + n, sizeof u->reason - n, &u->nccl.choice);
+    return true;
+}
+
+bool trainsel_select(const Scenario *s, const Policy *p, GArray *units, CommCost *cost, CommNccl *nccl, int batch,
+                     char **err)
+{
+    if (p->select == ALGSEL_NCCL && !nccl) {
+        *err = g_strdup_printf("%s: policy '%s' runs NCCL, which needs GPU nodes; expected cluster: {node: NAME}",
+                               s->file, p->name);
+        return false;
+    }
     const Model *m = s->model;
     for (guint i = 0; i < units->len; i++) {
         SyncUnit *u = &g_array_index(units, SyncUnit, i);
@@ -125,7 +228,7 @@ bool trainsel_select(const Scenario *s, const Policy *p, GArray *units, CommCost
             u->algo = (CollAlgo)(GPOINTER_TO_INT(ov) - 1);
             snprintf(u->reason, sizeof u->reason, "override");
         } else if (p->select == ALGSEL_AUTO) {
-            choose_auto(s, u, cost, batch);
+            choose_auto(s, p, u, cost, nccl, batch);
         } else if (p->select == ALGSEL_HYBRID) {
             if (p->hybrid_threshold > 0 && bytes <= p->hybrid_threshold) {
                 u->algo = COLL_BUTTERFLY;
@@ -134,11 +237,16 @@ bool trainsel_select(const Scenario *s, const Policy *p, GArray *units, CommCost
                 u->algo = p->hybrid[u->kind];
                 snprintf(u->reason, sizeof u->reason, "hybrid: %s layer", model_kind_name(u->kind));
             }
+        } else if (p->select == ALGSEL_NCCL) {
+            u->algo = COLL_RING;
+            u->reason[0] = '\0';
         } else {
             u->algo = p->algo;
             snprintf(u->reason, sizeof u->reason, "fixed");
         }
-        if (u->group == 0 && !fits(s, u->algo)) {   /* a group's size was checked against the world */
+        if (!ov && nccl && (p->select == ALGSEL_NCCL || p->select == ALGSEL_HYBRID) && !to_nccl(s, p, u, nccl, err))
+            return false;
+        if (!u->nccl.on && u->group == 0 && !fits(s, u->algo)) {   /* a group's size was checked against the world */
             *err = g_strdup_printf("%s: policy '%s' uses %s, which needs %s; expected another algorithm", s->file,
                                    p->name, coll_algo_name(u->algo),
                                    coll_algo_needs(u->algo));

@@ -1,0 +1,104 @@
+/* commnccl — memoized NCCL all-reduce durations on GPU nodes; see commnccl.h. */
+#include "coll/commnccl.h"
+#include "coll/ncclsim.h"
+
+typedef struct {
+    simtime_t dur;           /* ps */
+    NcclChoice choice;       /* what the tuner chose */
+} NcclEntry;
+
+typedef struct {
+    NcclOp op;
+    NcclForce force;
+    uint64_t bytes;
+} NcclKey;
+
+struct CommNccl {
+    Topo *topo;              /* not owned */
+    NodeCluster cl;          /* the cluster's map; owned */
+    NcclSystem sys;          /* what the tuner sees: every GPU of every node */
+    GHashTable *memo;        /* NcclKey -> NcclEntry; both owned */
+    uint64_t events;         /* engine events of the memo runs */
+};
+
+static guint key_hash(gconstpointer k)
+{
+    const NcclKey *x = k;
+    return (guint)(x->bytes * 2654435761u) ^ (guint)((x->force.algo + 1) | (x->force.proto + 1) << 4 |
+                                                     x->force.channels << 8 | (int)x->op << 16);
+}
+
+static gboolean key_eq(gconstpointer a, gconstpointer b)
+{
+    const NcclKey *x = a, *y = b;
+    return x->bytes == y->bytes && x->op == y->op && x->force.algo == y->force.algo &&
+           x->force.proto == y->force.proto && x->force.channels == y->force.channels;
+}
+
+CommNccl *commnccl_new(Topo *t, const NodeSpec *n, const NodeFabricSpec *f, char **err)
+{
+    CommNccl *c = g_new0(CommNccl, 1);
+    TopoSpec spec;   /* the same spec t was built from; only the map is kept */
+    topo_spec_init(&spec);
+    bool ok = node_cluster(n, f, &spec, &c->cl, err);
+    topo_spec_clear(&spec);
+    if (!ok) {
+        g_free(c);
+        return NULL;
+    }
+    c->topo = t;
+    nccl_system_from_node(n, f->nodes * n->ngpus, f->nodes, &c->sys);
+    c->memo = g_hash_table_new_full(key_hash, key_eq, g_free, g_free);
+    return c;
+}
+
+void commnccl_free(CommNccl *c)
+{
+    if (!c)
+        return;
+    node_cluster_clear(&c->cl);
+    g_hash_table_destroy(c->memo);
+    g_free(c);
+}
+
+bool commnccl_get(CommNccl *c, NcclOp op, const NcclForce *f, uint64_t bytes, simtime_t *dur, NcclChoice *choice,
+                  SimErr *code, char **err)
+{
+    NcclKey k = {op, *f, bytes};
+    NcclEntry *e = g_hash_table_lookup(c->memo, &k);
+    if (!e) {
+        NcclChoice ch;
+        if (code)
+            *code = SIM_ERR_MODEL;
+        if (!nccl_tune(&c->sys, op, bytes, f->algo, f->proto, f->channels, &ch, err))
+            return false;
+        NcclSimSpec sp = {.topo = c->topo, .cl = &c->cl, .nodes = c->cl.fab.nodes, .ppn = c->cl.node.ngpus,
+                          .op = op, .bytes = bytes, .choice = ch};
+        NcclSimStats st = {0};
+        char *why = NULL;
+        double secs = ncclsim_time(&sp, &st, &why);
+        simtime_t ps;
+        if (secs < 0 || !sim_seconds_to_ps(secs, &ps)) {
+            *err = g_strdup_printf("simulating NCCL's %s/%s %s of %" G_GUINT64_FORMAT " B failed: %s",
+                                   nccl_algo_name(ch.algo), nccl_proto_name(ch.proto), nccl_op_name(op), (guint64)bytes,
+                                   why ? why : "its time does not fit the clock");
+            if (code && secs >= 0)
+                *code = SIM_ERR_CLOCK;
+            g_free(why);
+            return false;
+        }
+        c->events += st.events;
+        e = g_new(NcclEntry, 1);
+        *e = (NcclEntry){.dur = ps, .choice = ch};
+        g_hash_table_insert(c->memo, g_memdup2(&k, sizeof k), e);
+    }
+    *dur = e->dur;
+    if (choice)
+        *choice = e->choice;
+    return true;
+}
+
+uint64_t commnccl_events(const CommNccl *c)
+{
+    return c ? c->events : 0;
+}
