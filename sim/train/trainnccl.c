@@ -81,11 +81,19 @@ static bool read_force(CfgNode *m, const Scenario *s, Policy *p, char **err)
 bool trainnccl_read(CfgNode *n, const Scenario *s, Policy *p, char **err)
 {
     CfgNode *a = cfg_peek(n, "algorithm");
-    if (!a && s->node)
+    /* an NCCL call runs alone on an idle cluster (commnccl's memo): a policy
+     * whose collectives share several streams runs them live instead */
+    bool streams = policy_rules(p->overlap)->stream == STREAM_PER_COLLECTIVE;
+    if (!a && s->node && !streams)
         p->select = ALGSEL_NCCL;
     if (p->select == ALGSEL_NCCL && !s->node) {
         *err = cfg_err(a, "algorithm nccl runs on GPU nodes; expected cluster: {node: NAME, nodes: N} (arsim list "
                        "nodes) or another algorithm");
+        return false;
+    }
+    if (p->select == ALGSEL_NCCL && streams) {
+        *err = cfg_err(a, "algorithm nccl: policy '%s' runs its collectives on a stream each, live on the network, "
+                       "and an NCCL call runs alone; expected another algorithm (ring by default)", p->name);
         return false;
     }
     CfgNode *m = cfg_get(n, "nccl");
