@@ -40,7 +40,7 @@ json_fields() {
 
 csv_fields() {
     "$A" run "$FIT" --csv "$T/o.csv" >/dev/null 2>"$T/err" || { echo "exit $?: $(cat "$T/err")"; return 1; }
-    head -1 "$T/o.csv" | grep -q ',speedup,comm_bytes,memory_peak_bytes$' || { echo "header: $(head -1 "$T/o.csv")"; return 1; }
+    head -1 "$T/o.csv" | grep -Eq ',speedup(,slowdown_s,comm_slowdown_s)?,comm_bytes,memory_peak_bytes$' || { echo "header: $(head -1 "$T/o.csv")"; return 1; }
     tail -1 "$T/o.csv" | grep -Eq ',40320186368,[0-9]+$' || { echo "row: $(tail -1 "$T/o.csv")"; return 1; }
 }
 
