@@ -336,6 +336,16 @@ static bool parse_protocol(void *field, const CliOpt *opt, const char *value, ch
     return protocol_parse_option(opt->name, value, &pr->value, &pr->mask, err);
 }
 
+/* The option rows of io/protocol.h's key table (PROTOCOL_KEYS), in its
+ * order; a setting without a flag has none. */
+#define PROTOCOL_OPT(id, flag, val, unit_text, dflt, help_text, ...)                                                 \
+    {flag, CLI_CUSTOM, offsetof(CmdCollOpts, proto), .help = help_text, .value = val, .unit = unit_text,            \
+     .note = "the topology's (" dflt " by default)", .parse = parse_protocol},
+#define PROTOCOL_CHOICE(id, flag, name0, name1, help_text, ...)                                                      \
+    {flag, CLI_CUSTOM, offsetof(CmdCollOpts, proto), .help = help_text, .value = name0 "|" name1,                   \
+     .words = name0 " " name1, .note = "the topology's (" name0 " by default)", .parse = parse_protocol},
+#define PROTOCOL_NO_OPT(...)
+
 /* --intra RATE[,TIME]: the rate and latency (default 1us) of the links inside a node. */
 static bool parse_intra(void *field, const CliOpt *opt, const char *value, char **err)
 {
@@ -394,54 +404,7 @@ static const CliOpt opts[] = {
      .help = "write every size's result as a JSON array (- : on standard output, instead of the table)"},
     {"links", CLI_FLAG, offsetof(CmdCollOpts, links),
      .help = "add each link's bytes, busy time and peak queue depth"},
-    {"eager-limit", CLI_CUSTOM, offsetof(CmdCollOpts, proto),
-     .help = "messages of fewer bytes leave at once; larger ones wait for their receive (rendezvous)",
-     .value = "SIZE|inf", .unit = "a size: 65536, 64KiB; inf: every message eager",
-     .note = "the topology's (64KiB by default)", .parse = parse_protocol},
-    {"handshake", CLI_CUSTOM, offsetof(CmdCollOpts, proto),
-     .help = "what a rendezvous message waits for: none (the posted receive) or rtt (request- and clear-to-send)",
-     .value = "none|rtt", .unit = "none or rtt", .words = "none rtt", .note = "the topology's (none by default)",
-     .parse = parse_protocol},
-    {"overhead", CLI_CUSTOM, offsetof(CmdCollOpts, proto),
-     .help = "CPU time per message on the sending and on the receiving rank (LogGP's o)", .value = "TIME",
-     .unit = "a time: 0, 2us, 1.5ms", .note = "the topology's (0 by default)", .parse = parse_protocol},
-    {"segment", CLI_CUSTOM, offsetof(CmdCollOpts, proto),
-     .help = "cut each step's message into pipelined pieces of SIZE, or none", .value = "SIZE|none",
-     .unit = "a size: 1MiB; none: whole messages", .note = "the topology's (none by default)",
-     .parse = parse_protocol},
-    {"control-queue", CLI_CUSTOM, offsetof(CmdCollOpts, proto),
-     .help = "under handshake rtt, a request- or clear-to-send waits on each link behind at most SIZE of its "
-             "connection's queued data (the transport's buffer), or inf: behind all of it; other connections' data it "
-             "passes; LOWER,HIGHER: one for the control messages the pair's lower rank sends, one for the higher's",
-     .value = "SIZE|inf[,SIZE|inf]",
-     .unit = "a size: 256KiB; inf: all of its connection's data; 0,512KiB: the lower's, the higher's",
-     .note = "the topology's (inf by default)",
-     .parse = parse_protocol},
-    {"duplex", CLI_CUSTOM, offsetof(CmdCollOpts, proto),
-     .help = "full: a connection's two directions carry data at once; half: a rendezvous message waits until the "
-             "rendezvous data in flight the other way between its two hosts has arrived", .value = "full|half",
-     .unit = "full or half", .words = "full half", .note = "the topology's (full by default)",
-     .parse = parse_protocol},
-    {"host-queue", CLI_CUSTOM, offsetof(CmdCollOpts, proto),
-     .help = "a control message also waits on each link behind at most SIZE of the other connections' queued data "
-             "(one FIFO for every socket: the host's shaper), or inf: behind all of it",
-     .value = "SIZE|inf", .unit = "a size: 256KiB; 0: passes it; inf: all of it",
-     .note = "the topology's (0 by default)", .parse = parse_protocol},
-    {"ack", CLI_CUSTOM, offsetof(CmdCollOpts, proto),
-     .help = "none, or rtt: a rendezvous message completes only after the receiver's acknowledgement reached the "
-             "sender (its send) and the sender's confirmation came back (its receive; UCX's put rendezvous, MPICH)",
-     .value = "none|rtt", .unit = "none or rtt", .words = "none rtt", .note = "the topology's (none by default)",
-     .parse = parse_protocol},
-    {"progress", CLI_CUSTOM, offsetof(CmdCollOpts, proto),
-     .help = "always: a rank handles a control message when it arrives; in_mpi: only while inside MPI, one that "
-             "arrives during a reduction or an overhead after the rank's next posts (MPI without a progress thread)",
-     .value = "always|in_mpi", .unit = "always or in_mpi", .words = "always in_mpi",
-     .note = "the topology's (always by default)", .parse = parse_protocol},
-    {"rts-payload", CLI_CUSTOM, offsetof(CmdCollOpts, proto),
-     .help = "under handshake rtt, what a request-to-send carries: none, or eager: the message's first eager-limit - 1 "
-             "bytes, the rest waiting for the clear-to-send (Open MPI)", .value = "none|eager",
-     .unit = "none or eager", .words = "none eager", .note = "the topology's (none by default)",
-     .parse = parse_protocol},
+    PROTOCOL_KEYS(PROTOCOL_OPT, PROTOCOL_CHOICE, PROTOCOL_NO_OPT)
     {"max-memory", CLI_BYTES, offsetof(CmdCollOpts, max_memory),
      .help = "refuse (exit 2) a run whose memory estimate is above SIZE", .value = "SIZE",
      .note = "the machine's available memory (MemAvailable)"},

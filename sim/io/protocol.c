@@ -97,7 +97,7 @@ typedef enum {
     KEY_QUEUE_END,    /* one end's control queue, control_queue[end] */
 } KeyKind;
 
-/* One protocol setting. */
+/* One protocol setting: a row of protocol.h's PROTOCOL_KEYS. */
 typedef struct {
     const char *key;          /* its YAML key */
     const char *flag;         /* its command-line option without "--"; NULL: none */
@@ -113,47 +113,19 @@ typedef struct {
     const char *cli_choices;  /* KEY_CHOICE: the same on the command line where it differs; NULL: choices */
 } ProtocolKey;
 
+/* What the rows of PROTOCOL_KEYS leave to this file. */
 #define FIELD(f) .offset = offsetof(Protocol, f), .size = sizeof(((Protocol *)0)->f)
+#define OPT_ROW(id, fl, value, unit, dflt, help, ...) {.flag = fl, .bit = PROTOCOL_SET_##id, __VA_ARGS__},
+#define CHOICE_ROW(id, fl, name0, name1, help, ...)                                                                  \
+    {.flag = fl, .bit = PROTOCOL_SET_##id, .kind = KEY_CHOICE, .names = {name0, name1}, __VA_ARGS__},
+#define KEY_ROW(...) {__VA_ARGS__},
 
 /* The key table, in the order of the YAML mapping and of protocol_format. */
-static const ProtocolKey keys[] = {
-    {.key = "eager_limit", .flag = "eager-limit", .bit = PROTOCOL_SET_EAGER_LIMIT, .kind = KEY_SIZE_INF,
-     FIELD(eager_limit), .always = true, .expected = "a size or inf",
-     .bad = "not an eager limit; expected a size such as 64KiB (messages below it are eager) or inf"},
-    {.key = "handshake", .flag = "handshake", .bit = PROTOCOL_SET_HANDSHAKE, .kind = KEY_CHOICE, FIELD(handshake),
-     .always = true, .expected = "none or rtt", .bad = "handshake", .names = {"none", "rtt"},
-     .choices = "none (data leaves when the receive is posted) or rtt (request-to-send, clear-to-send)"},
-    {.key = "overhead", .flag = "overhead", .bit = PROTOCOL_SET_OVERHEAD, .kind = KEY_TIME, FIELD(overhead_s),
-     .always = true, .expected = "a time such as 5us"},
-    {.key = "segment", .flag = "segment", .bit = PROTOCOL_SET_SEGMENT, .kind = KEY_SEGMENT, FIELD(segment_bytes),
-     .always = true, .expected = "a size or none"},
-    {.key = "control_queue", .flag = "control-queue", .bit = PROTOCOL_SET_CONTROL_QUEUE, .kind = KEY_QUEUES,
-     FIELD(control_queue), .expected = "a size or inf", .bad = CONTROL_QUEUE_BAD},
-    {.key = "control_queue_from_lower", .bit = PROTOCOL_SET_CONTROL_QUEUE, .kind = KEY_QUEUE_END,
-     FIELD(control_queue[PROTOCOL_FROM_LOWER]), .expected = "a size or inf", .bad = CONTROL_QUEUE_BAD},
-    {.key = "control_queue_from_higher", .bit = PROTOCOL_SET_CONTROL_QUEUE, .kind = KEY_QUEUE_END,
-     FIELD(control_queue[PROTOCOL_FROM_HIGHER]), .expected = "a size or inf", .bad = CONTROL_QUEUE_BAD},
-    {.key = "host_queue", .flag = "host-queue", .bit = PROTOCOL_SET_HOST_QUEUE, .kind = KEY_SIZE_INF,
-     FIELD(host_queue), .expected = "a size or inf",
-     .bad = "not a host queue; expected a size such as 256KiB (the other connections' queued data a control "
-            "message waits behind at most; 0: none) or inf"},
-    {.key = "duplex", .flag = "duplex", .bit = PROTOCOL_SET_DUPLEX, .kind = KEY_CHOICE, FIELD(duplex),
-     .expected = "full or half", .bad = "duplex", .names = {"full", "half"},
-     .choices = "full (both directions at once) or half (rendezvous data one direction at a time)"},
-    {.key = "rts_payload", .flag = "rts-payload", .bit = PROTOCOL_SET_RTS_PAYLOAD, .kind = KEY_CHOICE,
-     FIELD(rts_payload), .expected = "none or eager", .bad = "request-to-send payload", .names = {"none", "eager"},
-     .choices = "none (no data) or eager (the message's first eager_limit - 1 bytes)",
-     .cli_choices = "none (no data) or eager (the message's first eager-limit - 1 bytes)"},
-    {.key = "ack", .flag = "ack", .bit = PROTOCOL_SET_ACK, .kind = KEY_CHOICE, FIELD(ack), .expected = "none or rtt",
-     .bad = "ack", .names = {"none", "rtt"},
-     .choices = "none (a rendezvous message completes when its data arrived) or rtt (an acknowledgement and a "
-                "confirmation cross after it)"},
-    {.key = "progress", .flag = "progress", .bit = PROTOCOL_SET_PROGRESS, .kind = KEY_CHOICE, FIELD(progress),
-     .expected = "always or in_mpi", .bad = "progress", .names = {"always", "in_mpi"},
-     .choices = "always (control messages handled when they arrive) or in_mpi (only while the rank is inside "
-                "MPI)"},
-};
+static const ProtocolKey keys[] = {PROTOCOL_KEYS(OPT_ROW, CHOICE_ROW, KEY_ROW)};
 
+#undef KEY_ROW
+#undef CHOICE_ROW
+#undef OPT_ROW
 #undef FIELD
 
 /* KEY_CHOICE fields are two-valued enums of the size of an unsigned int. */

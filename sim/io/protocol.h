@@ -208,20 +208,86 @@ static inline bool protocol_rendezvous(const Protocol *p, uint64_t bytes)
     return p->eager_limit != PROTOCOL_INF && bytes >= p->eager_limit;
 }
 
-/* The bits of a mask of settings (protocol_apply): one per YAML key,
- * both ends' control queues one. */
-enum {
-    PROTOCOL_SET_EAGER_LIMIT = 1u << 0,
-    PROTOCOL_SET_HANDSHAKE = 1u << 1,
-    PROTOCOL_SET_OVERHEAD = 1u << 2,
-    PROTOCOL_SET_SEGMENT = 1u << 3,
-    PROTOCOL_SET_CONTROL_QUEUE = 1u << 4,
-    PROTOCOL_SET_HOST_QUEUE = 1u << 5,
-    PROTOCOL_SET_DUPLEX = 1u << 6,
-    PROTOCOL_SET_RTS_PAYLOAD = 1u << 7,
-    PROTOCOL_SET_ACK = 1u << 8,
-    PROTOCOL_SET_PROGRESS = 1u << 9,
-};
+/* The key table: one row per setting, in the order of the YAML mapping,
+ * of protocol_format's output and of `arsim collective --help`. A row is
+ *
+ *   OPT(ID, FLAG, VALUE, UNIT, DEFAULT, HELP, ...)  a setting with a command-line option
+ *   CHOICE(ID, FLAG, NAME0, NAME1, HELP, ...)        a two-valued one: NAME0 is 0, the default
+ *   KEY(...)                                          a YAML key with no option of its own
+ *
+ * ID names the setting's PROTOCOL_SET_ bit (below). FLAG is its option
+ * without "--" (its YAML key with '-' for '_'); VALUE, UNIT, DEFAULT and
+ * HELP are what --help, the man page and the completion say of it: the
+ * value's placeholder, how a value is written, the default in words, what
+ * it does (a CHOICE's placeholder, words and default are its names). `...`
+ * is the rest of the row of protocol.c's ProtocolKey (the YAML key, how the
+ * value is written and stored, the field, the messages), read there only.
+ * protocol.c builds the reader's, writer's and parser's table from it,
+ * cli/cmdcoll.c the option rows of `arsim collective`. */
+#define PROTOCOL_KEYS(OPT, CHOICE, KEY)                                                                              \
+    OPT(EAGER_LIMIT, "eager-limit", "SIZE|inf", "a size: 65536, 64KiB; inf: every message eager", "64KiB",          \
+        "messages of fewer bytes leave at once; larger ones wait for their receive (rendezvous)",                    \
+        .key = "eager_limit", .kind = KEY_SIZE_INF, FIELD(eager_limit), .always = true, .expected = "a size or inf", \
+        .bad = "not an eager limit; expected a size such as 64KiB (messages below it are eager) or inf")             \
+    CHOICE(HANDSHAKE, "handshake", "none", "rtt",                                                                    \
+           "what a rendezvous message waits for: none (the posted receive) or rtt (request- and clear-to-send)",     \
+           .key = "handshake", FIELD(handshake), .always = true, .expected = "none or rtt", .bad = "handshake",      \
+           .choices = "none (data leaves when the receive is posted) or rtt (request-to-send, clear-to-send)")       \
+    OPT(OVERHEAD, "overhead", "TIME", "a time: 0, 2us, 1.5ms", "0",                                                  \
+        "CPU time per message on the sending and on the receiving rank (LogGP's o)",                                 \
+        .key = "overhead", .kind = KEY_TIME, FIELD(overhead_s), .always = true, .expected = "a time such as 5us")    \
+    OPT(SEGMENT, "segment", "SIZE|none", "a size: 1MiB; none: whole messages", "none",                               \
+        "cut each step's message into pipelined pieces of SIZE, or none",                                            \
+        .key = "segment", .kind = KEY_SEGMENT, FIELD(segment_bytes), .always = true, .expected = "a size or none")   \
+    OPT(CONTROL_QUEUE, "control-queue", "SIZE|inf[,SIZE|inf]",                                                       \
+        "a size: 256KiB; inf: all of its connection's data; 0,512KiB: the lower's, the higher's", "inf",            \
+        "under handshake rtt, a request- or clear-to-send waits on each link behind at most SIZE of its "            \
+        "connection's queued data (the transport's buffer), or inf: behind all of it; other connections' data it "  \
+        "passes; LOWER,HIGHER: one for the control messages the pair's lower rank sends, one for the higher's",      \
+        .key = "control_queue", .kind = KEY_QUEUES, FIELD(control_queue), .expected = "a size or inf",              \
+        .bad = CONTROL_QUEUE_BAD)                                                                                    \
+    KEY(.key = "control_queue_from_lower", .bit = PROTOCOL_SET_CONTROL_QUEUE, .kind = KEY_QUEUE_END,                \
+        FIELD(control_queue[PROTOCOL_FROM_LOWER]), .expected = "a size or inf", .bad = CONTROL_QUEUE_BAD)           \
+    KEY(.key = "control_queue_from_higher", .bit = PROTOCOL_SET_CONTROL_QUEUE, .kind = KEY_QUEUE_END,               \
+        FIELD(control_queue[PROTOCOL_FROM_HIGHER]), .expected = "a size or inf", .bad = CONTROL_QUEUE_BAD)          \
+    OPT(HOST_QUEUE, "host-queue", "SIZE|inf", "a size: 256KiB; 0: passes it; inf: all of it", "0",                   \
+        "a control message also waits on each link behind at most SIZE of the other connections' queued data "      \
+        "(one FIFO for every socket: the host's shaper), or inf: behind all of it",                                  \
+        .key = "host_queue", .kind = KEY_SIZE_INF, FIELD(host_queue), .expected = "a size or inf",                  \
+        .bad = "not a host queue; expected a size such as 256KiB (the other connections' queued data a control "    \
+               "message waits behind at most; 0: none) or inf")                                                      \
+    CHOICE(DUPLEX, "duplex", "full", "half",                                                                         \
+           "full: a connection's two directions carry data at once; half: a rendezvous message waits until the "    \
+           "rendezvous data in flight the other way between its two hosts has arrived",                              \
+           .key = "duplex", FIELD(duplex), .expected = "full or half", .bad = "duplex",                              \
+           .choices = "full (both directions at once) or half (rendezvous data one direction at a time)")            \
+    CHOICE(RTS_PAYLOAD, "rts-payload", "none", "eager",                                                              \
+           "under handshake rtt, what a request-to-send carries: none, or eager: the message's first eager-limit "  \
+           "- 1 bytes, the rest waiting for the clear-to-send (Open MPI)",                                           \
+           .key = "rts_payload", FIELD(rts_payload), .expected = "none or eager", .bad = "request-to-send payload",  \
+           .choices = "none (no data) or eager (the message's first eager_limit - 1 bytes)",                          \
+           .cli_choices = "none (no data) or eager (the message's first eager-limit - 1 bytes)")                      \
+    CHOICE(ACK, "ack", "none", "rtt",                                                                                \
+           "none, or rtt: a rendezvous message completes only after the receiver's acknowledgement reached the "    \
+           "sender (its send) and the sender's confirmation came back (its receive; UCX's put rendezvous, MPICH)",   \
+           .key = "ack", FIELD(ack), .expected = "none or rtt", .bad = "ack",                                        \
+           .choices = "none (a rendezvous message completes when its data arrived) or rtt (an acknowledgement and a " \
+                      "confirmation cross after it)")                                                                \
+    CHOICE(PROGRESS, "progress", "always", "in_mpi",                                                                 \
+           "always: a rank handles a control message when it arrives; in_mpi: only while inside MPI, one that "      \
+           "arrives during a reduction or an overhead after the rank's next posts (MPI without a progress thread)",  \
+           .key = "progress", FIELD(progress), .expected = "always or in_mpi", .bad = "progress",                    \
+           .choices = "always (control messages handled when they arrive) or in_mpi (only while the rank is inside " \
+                      "MPI)")
+
+/* The bits of a mask of settings (protocol_apply): PROTOCOL_SET_ID for
+ * each OPT and CHOICE row, bit i for the table's i-th (both ends' control
+ * queues are one). */
+#define PROTOCOL_ROW_INDEX_(id, ...) PROTOCOL_INDEX_##id,
+#define PROTOCOL_BIT_(id, ...) PROTOCOL_SET_##id = 1u << PROTOCOL_INDEX_##id,
+#define PROTOCOL_NO_BIT_(...)
+enum { PROTOCOL_KEYS(PROTOCOL_ROW_INDEX_, PROTOCOL_ROW_INDEX_, PROTOCOL_NO_BIT_) PROTOCOL_NBITS };
+enum { PROTOCOL_KEYS(PROTOCOL_BIT_, PROTOCOL_BIT_, PROTOCOL_NO_BIT_) };
 
 /* A command-line option of a setting: flag is its key with '-' for '_'
  * ("eager-limit"; control-queue takes "Q" or "Q_LOWER,Q_HIGHER"). Parses

@@ -2,7 +2,8 @@
  * each option (protocol_parse_option) sets its own setting and bit and
  * nothing else; protocol_apply copies exactly the masked settings; the
  * writer's text of every non-default setting reads back to the same
- * struct; a bad choice names the setting, the value and the choices. */
+ * struct; a bad choice names the setting, the value and the choices;
+ * every option of the key table is in this file's list. */
 #include "io/protocol.h"
 
 #include "testmain.h"
@@ -50,6 +51,28 @@ START_TEST(test_each_option_one_setting)
     ck_assert(all.progress == PROTOCOL_PROGRESS_IN_MPI && all.host_queue == PROTOCOL_INF);
     ck_assert(all.control_queue[PROTOCOL_FROM_LOWER] == 0 && all.control_queue[PROTOCOL_FROM_HIGHER] == 8192);
     ck_assert(all.segment_bytes == 4096 && all.overhead_s == 3e-6);
+}
+END_TEST
+
+/* The key table's options (PROTOCOL_KEYS' OPT and CHOICE rows), with their bits. */
+#define ROW_FLAG(id, flag, ...) {flag, PROTOCOL_SET_##id},
+#define NO_FLAG(...)
+static const struct {
+    const char *flag;
+    unsigned bit;
+} table[] = {PROTOCOL_KEYS(ROW_FLAG, ROW_FLAG, NO_FLAG)};
+
+START_TEST(test_every_option_listed)
+{
+    ck_assert_uint_eq(G_N_ELEMENTS(table), G_N_ELEMENTS(given));
+    ck_assert_uint_eq(PROTOCOL_NBITS, G_N_ELEMENTS(given));
+    for (size_t i = 0; i < G_N_ELEMENTS(table); i++) {
+        size_t j = 0;
+        while (j < G_N_ELEMENTS(given) && strcmp(given[j].flag, table[i].flag) != 0)
+            j++;
+        ck_assert_msg(j < G_N_ELEMENTS(given), "--%s is not in the list of flags", table[i].flag);
+        ck_assert_uint_eq(given[j].bit, table[i].bit);
+    }
 }
 END_TEST
 
@@ -103,6 +126,7 @@ static Suite *suite(void)
     Suite *s = suite_create("protocolkeys");
     TCase *tc = testmain_case(s, "keys");
     tcase_add_test(tc, test_each_option_one_setting);
+    tcase_add_test(tc, test_every_option_listed);
     tcase_add_test(tc, test_writer_reads_back);
     tcase_add_test(tc, test_bad_values);
     return s;
