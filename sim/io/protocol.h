@@ -1,9 +1,9 @@
 /* protocol — the settings of the protocol layer: how MPI sends a
  * point-to-point message (eager or rendezvous, the handshake, the CPU
  * overhead per message, pipelined segments). Plain data, and one key
- * table (protocol.c: per setting its YAML key, command-line flag, field,
- * how its value is written) that the YAML reader, the writer and the
- * command line all read, shared by topology files, scenarios
+ * table (PROTOCOL_KEYS below: per setting its YAML key, command-line flag
+ * and help, field, how its value is written) that the YAML reader, the
+ * writer and the command line all read, shared by topology files, scenarios
  * (cluster.protocol), calibration files and `arsim collective`; the rules
  * themselves run in the collective executor (coll/collexec.h), which alone
  * knows when a rank posts a receive. docs/dev/protocol-settings.md says
