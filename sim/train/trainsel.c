@@ -202,6 +202,8 @@ static bool to_nccl(const Scenario *s, const Policy *p, SyncUnit *u, CommNccl *n
     size_t n = strlen(u->reason);
     if (p->select == ALGSEL_HYBRID)
         n += snprintf(u->reason + n, sizeof u->reason - n, " (%s) -> ", coll_algo_name(u->algo));
+    else if (n > 0 && n + 2 < sizeof u->reason)   /* after another reason (a collective's): "...; nccl ..." */
+        n += snprintf(u->reason + n, sizeof u->reason - n, "; ");
     if (n < sizeof u->reason)
         nccl_label(u->reason + n, sizeof u->reason - n, &u->nccl.choice);
     return true;
