@@ -1,6 +1,7 @@
 /* clidoc — the overview help, the man page and the bash completion, all
  * written from the commands' tables; see clidoc.h. */
 #include "cli/clidoc.h"
+#include "coll/coll.h"
 #include "io/datapath.h"
 #include "io/version.h"
 
@@ -328,8 +329,8 @@ static const char *const scenario_sub[][2] = {
      "packet (message or a size), k and oversubscription (fat-tree), x and y (torus2d), protocol (how MPI sends: "
      "eager_limit, handshake, overhead, segment and the fitted queues)."},
     {"POLICIES",
-     "name: required, unique. overlap: none | ddp | layer | priority | fsdp | fsdp2 (default layer). algorithm: ring | butterfly | "
-     "rabenseifner | tree | hierarchical | torus2d | hybrid | auto | nccl (default ring; nccl on a cluster of GPU "
+     "name: required, unique. overlap: none | ddp | layer | priority | fsdp | fsdp2 (default layer). algorithm: "
+     "@ALGORITHMS@ | hybrid | auto | nccl (default ring; nccl on a cluster of GPU "
      "nodes, cluster: {node: NAME}, where hybrid maps butterfly and tree onto NCCL's Tree, the others onto Ring). "
      "nccl: {algo: ring | tree | nvls | nvlstree, proto: ll | ll128 | simple, channels: 1..64}, any case: forces "
      "NCCL's choice as NCCL_ALGO and NCCL_PROTO do. inter: hierarchical's algorithm "
@@ -361,9 +362,14 @@ void clidoc_man_scenario(FILE *out)
         man_text(out, scenario_keys[i][1]);
         fputc('\n', out);
     }
+    char *algos = coll_algo_list(false, " | ", " | ");   /* the algorithm table's names, not a copy */
     for (size_t i = 0; i < G_N_ELEMENTS(scenario_sub); i++) {
         fprintf(out, ".SH %s\n", scenario_sub[i][0]);
-        man_text(out, scenario_sub[i][1]);
+        char **parts = g_strsplit(scenario_sub[i][1], "@ALGORITHMS@", -1);
+        char *text = g_strjoinv(algos, parts);
+        man_text(out, text);
+        g_free(text);
+        g_strfreev(parts);
         fputc('\n', out);
     }
     fputs(".SH EXAMPLE\n.nf\n", out);
@@ -374,4 +380,5 @@ void clidoc_man_scenario(FILE *out)
     fputs("\n.fi\n.SH FILES\n.TP\n.I ", out);
     man_text(out, datapath_installed());
     fputs("/configs\nThe shipped scenarios and sweeps.\n.SH \"SEE ALSO\"\n.BR arsim (1)\n", out);
+    g_free(algos);
 }
