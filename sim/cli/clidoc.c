@@ -9,9 +9,10 @@
 
 #define ABOUT                                                                                                 \
     "arsim simulates gradient synchronization in data-parallel training: per-layer GPU compute, links with "  \
-    "latency and bandwidth, NIC queues and contention in an event engine, all-reduce schedules (ring, "       \
-    "butterfly, Rabenseifner, tree, hierarchical, 2D torus, hybrid, auto) under the overlap policies none, "  \
-    "ddp, layer and priority. It reports a table, JSON, CSV, Chrome traces and gnuplot figures."
+    "latency and bandwidth, NIC queues and contention in an event engine, the collective schedules of arsim "  \
+    "list algorithms and NCCL's algorithms and protocols on GPU nodes, under the overlap policies of arsim "   \
+    "list policies (DDP, layer-wise, priority, FSDP and ZeRO), with what overlap costs on a GPU and each "     \
+    "GPU's memory. It reports a table, JSON, CSV, Chrome traces and gnuplot figures."
 
 #define EXIT_STATUS                                                                                           \
     "0 success; 2 bad input or usage: one line on stderr, file:line:col: what is wrong; what is expected (or " \
