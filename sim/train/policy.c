@@ -173,12 +173,17 @@ static void ddp_units(const Policy *p, const Model *m, int elem_bytes, GArray *u
             g_array_index(units, SyncUnit, units->len - 1 - i) = tmp;
         }
     }
+    int last_ready = nl;
     for (guint i = 0; i < units->len; i++) {
         SyncUnit *u = &g_array_index(units, SyncUnit, i);
         u->order = (int)i;
         g_free(u->name);
         u->name = g_strdup_printf("bucket%u", i);
+        last_ready = MIN(last_ready, u->ready_layer);
     }
+    /* after_backward: the same buckets, all released when the last one fills */
+    for (guint i = 0; p->ddp_after_backward && i < units->len; i++)
+        g_array_index(units, SyncUnit, i).ready_layer = last_ready;
 }
 
 /* Per-layer units in readiness order (L..1), fused up to fusion_bytes. */

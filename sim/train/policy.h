@@ -104,6 +104,9 @@ typedef struct {
     uint64_t first_bucket_bytes;         /* ddp: first bucket cap, bytes (1 MiB) */
     bool ddp_rebuilt;                    /* ddp: buckets in gradient-ready order (rebuilt after iteration 1;
                                           * the default); false: the initial, reversed forward order */
+    bool ddp_after_backward;             /* ddp: every bucket released once the backward's last gradient is
+                                          * ready (ddp_launch after_backward: no overlap); false: each as it
+                                          * fills (ready, the default) */
     uint64_t partition_bytes;            /* priority: split units into pieces of at most this; 0 = none */
     uint64_t fusion_bytes;               /* layer/priority: fuse adjacent small layers up to this; 0 = off */
     GHashTable *overrides;               /* layer name (char*) -> CollAlgo+1 (GINT_TO_POINTER); owned */

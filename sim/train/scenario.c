@@ -18,7 +18,7 @@
 #define SCENARIO_KEYS "name, description, model, gpu, gpus_file, precision, batch, cluster, policies, baseline, " \
                       "iterations, compute, comm, variation, stragglers, faults, background"
 #define CLUSTER_KEYS "topology, nodes, gpus_per_node, intra, calibration"
-#define POLICY_KEYS "name, overlap, algorithm, inter, bucket, first_bucket, ddp_layout, partition, fusion, " \
+#define POLICY_KEYS "name, overlap, algorithm, inter, bucket, first_bucket, ddp_layout, ddp_launch, partition, fusion, " \
                     "hybrid, overrides, checkpoint, sharding, backward_prefetch, forward_prefetch, " \
                     "limit_all_gathers, wrap, reshard_after_forward, nccl"
 
@@ -111,7 +111,7 @@ static bool read_hybrid(CfgNode *n, const Scenario *s, Policy *p, char **err)
 
 static bool read_policy(CfgNode *n, const Scenario *s, Policy *p, char **err)
 {
-    const char *name = NULL, *overlap = NULL, *layout = NULL;
+    const char *name = NULL, *overlap = NULL, *layout = NULL, *launch = NULL;
     if (!cfg_expect_map(n, "a policy", err) || !cfg_opt_string(n, "name", &name, err) ||
         !cfg_opt_string(n, "overlap", &overlap, err))
         return false;
@@ -145,7 +145,8 @@ static bool read_policy(CfgNode *n, const Scenario *s, Policy *p, char **err)
         return false;
     if (!cfg_opt_bytes(n, "bucket", &p->bucket_bytes, err) ||
         !cfg_opt_bytes(n, "first_bucket", &p->first_bucket_bytes, err) ||
-        !cfg_opt_string(n, "ddp_layout", &layout, err) || !cfg_opt_bytes(n, "partition", &p->partition_bytes, err) ||
+        !cfg_opt_string(n, "ddp_layout", &layout, err) || !cfg_opt_string(n, "ddp_launch", &launch, err) ||
+        !cfg_opt_bytes(n, "partition", &p->partition_bytes, err) ||
         !cfg_opt_bytes(n, "fusion", &p->fusion_bytes, err))
         return false;
     if (p->bucket_bytes == 0 || p->first_bucket_bytes == 0) {
@@ -159,6 +160,11 @@ static bool read_policy(CfgNode *n, const Scenario *s, Policy *p, char **err)
     }
     if (layout)
         p->ddp_rebuilt = strcmp(layout, "rebuilt") == 0;
+    if (launch && strcmp(launch, "ready") != 0 && strcmp(launch, "after_backward") != 0) {
+        *err = cfg_err(cfg_peek(n, "ddp_launch"), "unknown ddp_launch '%s'; expected ready or after_backward", launch);
+        return false;
+    }
+    p->ddp_after_backward = launch && strcmp(launch, "after_backward") == 0;
     if (!shardplan_read(n, s->world, s->gpus_per_node, p, err))
         return false;
     CfgNode *ov = cfg_get(n, "overrides");

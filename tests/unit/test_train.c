@@ -164,6 +164,41 @@ START_TEST(test_none_is_compute_plus_allreduces)
 }
 END_TEST
 
+/* ddp_launch: after_backward keeps DDP's buckets (the same sizes, in the
+ * same order) but releases them all once the backward ends: the
+ * iteration is its compute plus each bucket's ring all-reduce back to
+ * back, and all of that comm is exposed. The default launch hides some. */
+START_TEST(test_ddp_after_backward_is_compute_plus_buckets)
+{
+    Scenario *s = load("model: vgg16\ngpu: v100\nbatch: [32]\ncomm: {gamma: 0}\n"
+                       "cluster: {topology: star, nodes: 8, link: {bandwidth: 10Gbps, latency: 25us}}\n"
+                       "policies: [{name: ready, overlap: ddp, algorithm: ring},"
+                       " {name: after, overlap: ddp, algorithm: ring, ddp_launch: after_backward}]\n");
+    const Policy *ready = g_ptr_array_index(s->policies, 0), *after = g_ptr_array_index(s->policies, 1);
+    ck_assert(!ready->ddp_after_backward && after->ddp_after_backward);
+    GArray *ur = policy_units(ready, s->model, 4), *ua = policy_units(after, s->model, 4);
+    ck_assert_uint_eq(ur->len, 6);
+    ck_assert_uint_eq(ua->len, ur->len);
+    double sync = 0;
+    for (guint k = 0; k < ua->len; k++) {
+        const SyncUnit *a = &g_array_index(ua, SyncUnit, k), *b = &g_array_index(ur, SyncUnit, k);
+        ck_assert_uint_eq(a->elems, b->elems);
+        ck_assert_int_eq(a->ready_layer, 0);   /* conv1_1 holds gradients: the backward's last layer */
+        sync += ring_time(8, 4.0 * (double)a->elems, 50e-6, 1 / 1.25e9, 0);
+    }
+    GArray *r = run_all(s, false, false);
+    double want = res(r, 1)->compute_s + sync;
+    ck_assert_double_eq_tol(res(r, 1)->iteration_s, want, want * 1e-3);
+    ck_assert_double_eq_tol(res(r, 1)->exposed_comm_s, res(r, 1)->comm_s, 1e-9);
+    ck_assert_double_eq_tol(res(r, 1)->comm_s, sync, sync * 1e-3);
+    ck_assert_double_lt(res(r, 0)->iteration_s, res(r, 1)->iteration_s - 0.1 * sync);
+    policy_units_free(ur);
+    policy_units_free(ua);
+    train_results_free(r);
+    scenario_free(s);
+}
+END_TEST
+
 /* MG-WFBP's recurrence (docs/dev/references.md §2.6) for one FIFO channel: DDP with
  * one bucket per layer (caps of 1 byte) and one tensor per layer. */
 START_TEST(test_ddp_matches_wfbp_recurrence)
@@ -586,6 +621,7 @@ int main(void)
     tcase_add_test(tc, test_trace_dependencies);
     tcase_add_test(tc, test_ddp_buckets);
     tcase_add_test(tc, test_ddp_default_layout);
+    tcase_add_test(tc, test_ddp_after_backward_is_compute_plus_buckets);
     tcase_add_test(tc, test_interference_closed_form);
     tcase_add_test(tc, test_comm_slowdown_closed_form);
     tcase_add_test(tc, test_comm_slowdown_refused);
