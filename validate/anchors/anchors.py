@@ -2,7 +2,7 @@
 """anchors.py - arsim against the published training anchors of the GPU
 overlap model (docs/explanation/gpu-overlap.md, "Published anchors").
 
-Usage: python3 validate/anchors/anchors.py [ARSIM] [--set KEY=VALUE ...]
+Usage: python3 validate/anchors/anchors.py [ARSIM] [--fit] [--set KEY=VALUE ...]
 
 Runs each scenario of validate/anchors/ twice: "before" with comm.overlap
 false (arsim before issue 35: overlap costs nothing) and "after" with the
@@ -10,6 +10,13 @@ shipped defaults (the overlap mechanism and DDP's own costs), and prints
 one Markdown row per figure: the published value, arsim's before and after,
 and their errors in points. Standard library only; extra --set arguments
 go to every run (a sensitivity check: --set cluster.link.bandwidth=25Gbps).
+
+python3 validate/anchors/anchors.py [ARSIM] --fit derives the DDP paper
+scenarios' network from the paper's own figures (FIG6_RESNET, FIG8 below):
+the link rate at which arsim's non-overlapped ResNet-50 run spends Figure
+6's share of its time in communication, and the link latency at which
+per-tensor buckets cost what Figure 8 shows, for each backend; then prints
+what the scenario files carry beside Figure 8's absolute latencies.
 """
 import json
 import os
@@ -28,9 +35,10 @@ def run(arsim, scenario, sets):
     return {r["policy"]: r for r in json.loads(out)["results"]}
 
 
-def speedup(r):
-    """Overlap's speed-up, %: t(no overlap) / t(overlap) - 1."""
-    return 100 * (r["no-overlap"]["iteration_s"] / r["overlap"]["iteration_s"] - 1)
+def time_saved(r):
+    """Overlap's gain as Li et al. Figure 6 gives it, %: 1 - t(overlap) / t(no overlap)
+    (each bar normalized to its non-overlapped run)."""
+    return 100 * (1 - r["overlap"]["iteration_s"] / r["no-overlap"]["iteration_s"])
 
 
 def compute_slowed(r):
@@ -47,28 +55,82 @@ def sequential_slower(r):
 
 # (anchor, scenario, extra --set, figure, published %)
 ANCHORS = [
-    ("Li et al. 2020, NCCL, ResNet-50: overlap speed-up", "ddp-paper-nccl.yaml", [], speedup, 38.0),
-    ("Li et al. 2020, NCCL, BERT: overlap speed-up", "ddp-paper-nccl.yaml", ["model=bert-base"], speedup, 35.2),
-    ("Li et al. 2020, Gloo, ResNet-50: overlap speed-up", "ddp-paper-gloo.yaml", [], speedup, 26.8),
-    ("Li et al. 2020, Gloo, BERT: overlap speed-up", "ddp-paper-gloo.yaml", ["model=bert-base"], speedup, 21.5),
+    ("Li et al. 2020, NCCL, ResNet-50: time overlap saves", "ddp-paper-nccl.yaml", [], time_saved, 38.0),
+    ("Li et al. 2020, NCCL, BERT: time overlap saves", "ddp-paper-nccl.yaml", ["model=bert-base"], time_saved, 35.2),
+    ("Li et al. 2020, Gloo, ResNet-50: time overlap saves", "ddp-paper-gloo.yaml", [], time_saved, 26.8),
+    ("Li et al. 2020, Gloo, BERT: time overlap saves", "ddp-paper-gloo.yaml", ["model=bert-base"], time_saved, 21.5),
     ("Lee et al. 2025: compute slowed by overlap (average)", "lee-overlap-h100.yaml", [], compute_slowed, 18.9),
     ("Lee et al. 2025: sequential slower than overlapped (average)", "lee-overlap-h100.yaml", [],
      sequential_slower, 10.2),
 ]
 
 
+# Li et al. Figure 6, the non-overlapped ResNet-50 bars as read off the
+# figure (+-0.01): communication's share of the iteration, and the rest
+# (forward, backward, optimizer).
+FIG6_RESNET = {"ddp-paper-nccl.yaml": (0.44, 0.56), "ddp-paper-gloo.yaml": (0.595, 0.405)}
+# Li et al. Figure 8 (32 GPUs), ResNet-50's median per-iteration latency,
+# seconds, as read off the figure: bucket size 0 (one all-reduce a
+# tensor) and 25 MB (the default).
+FIG8 = {"ddp-paper-nccl.yaml": (0.190, 0.121), "ddp-paper-gloo.yaml": (0.345, 0.190)}
+PER_TENSOR = ["policies.0.bucket=1", "policies.0.first_bucket=1"]
+
+
+def bisect(f, lo, hi, target, rising):
+    """x in [lo, hi] (geometric) where the monotonic f(x) meets target."""
+    for _ in range(40):
+        mid = (lo * hi) ** 0.5
+        if (f(mid) < target) == rising:
+            lo = mid
+        else:
+            hi = mid
+    return (lo * hi) ** 0.5
+
+
+def fit(arsim, sets):
+    """The DDP paper scenarios' link rate and latency from Figures 6 and 8."""
+    for scen, (comm, rest) in FIG6_RESNET.items():
+        f8_tensor, f8_default = FIG8[scen]
+        lat = 5.0
+        for _ in range(3):
+            def share(gbps):
+                r = run(arsim, scen, sets + [f"cluster.link.bandwidth={gbps}Gbps", f"cluster.link.latency={lat}us"])
+                n = r["no-overlap"]
+                return (n["iteration_s"] - n["compute_s"]) / n["compute_s"]
+            gbps = bisect(share, 1, 400, comm / rest, False)
+
+            def per_tensor_cost(us):
+                base = sets + [f"cluster.link.bandwidth={gbps}Gbps", f"cluster.link.latency={us}us"]
+                t = run(arsim, scen, base + PER_TENSOR)["overlap"]["iteration_s"]
+                return t - run(arsim, scen, base)["overlap"]["iteration_s"]
+            lat = bisect(per_tensor_cost, 0.01, 1000, f8_tensor - f8_default, True)
+        base = sets + [f"cluster.link.bandwidth={gbps:.1f}Gbps", f"cluster.link.latency={lat:.0f}us"]
+        t_def = run(arsim, scen, base)["overlap"]["iteration_s"]
+        t_ten = run(arsim, scen, base + PER_TENSOR)["overlap"]["iteration_s"]
+        print(f"{scen}: link {{bandwidth: {gbps:.1f}Gbps, latency: {lat:.0f}us}} "
+              f"(fitted {gbps:.3f} Gbit/s, {lat:.2f} us); ResNet-50 at 32 GPUs: "
+              f"25 MB buckets {t_def:.3f} s (Figure 8: {f8_default:.3f}), per tensor {t_ten:.3f} s "
+              f"(Figure 8: {f8_tensor:.3f})")
+
+
 def main(argv):
     arsim = "./arsim"
     sets = []
+    fitting = False
     args = argv[1:]
     while args:
         a = args.pop(0)
         if a == "--set" and args:
             sets.append(args.pop(0))
+        elif a == "--fit":
+            fitting = True
         elif a.startswith("-"):
-            sys.exit(f"anchors.py: unknown option {a}; expected [ARSIM] [--set KEY=VALUE ...]")
+            sys.exit(f"anchors.py: unknown option {a}; expected [ARSIM] [--fit] [--set KEY=VALUE ...]")
         else:
             arsim = a
+    if fitting:
+        fit(arsim, sets)
+        return
     print("| anchor | published % | arsim before % | error | arsim after % | error |")
     print("|---|---:|---:|---:|---:|---:|")
     for name, scen, extra, figure, published in ANCHORS:
