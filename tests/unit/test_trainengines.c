@@ -34,7 +34,8 @@
     "  - {name: none, overlap: none, algorithm: ring}\n"                                          \
     "  - {name: ddp, overlap: ddp, algorithm: ring, bucket: 25MiB}\n"                             \
     "  - {name: layer, overlap: layer, algorithm: butterfly}\n"                                   \
-    "  - {name: prio, overlap: priority, algorithm: auto, partition: 4MiB}\n"
+    "  - {name: prio, overlap: priority, algorithm: auto, partition: 4MiB}\n"                     \
+    "  - {name: ddp-seq, overlap: ddp, algorithm: ring, ddp_launch: after_backward}\n"
 
 static const char *const clusters[] = {
     "cluster: {topology: star, nodes: 8, link: {bandwidth: 10Gbps, latency: 5us}}\n",
@@ -221,7 +222,7 @@ START_TEST(test_same_iteration_gates)
                 }
             scenario_free(s);
         }
-    ck_assert_int_eq(runs, 16 * (int)G_N_ELEMENTS(comms));
+    ck_assert_int_eq(runs, 20 * (int)G_N_ELEMENTS(comms));
     ck_assert_int_gt(waited, 0);   /* some needing task waited for the unit: the gate was exercised */
 }
 END_TEST
@@ -337,7 +338,7 @@ START_TEST(test_engines_agree)
             }
             scenario_free(s);
         }
-    ck_assert_int_eq(runs, 8 * (int)G_N_ELEMENTS(comms));
+    ck_assert_int_eq(runs, 10 * (int)G_N_ELEMENTS(comms));
     ck_assert_int_gt(slowed, 0);   /* interference slowed compute somewhere: the exposed-time rule was exercised */
     ck_assert_int_gt(cslowed, 0);  /* and compute slowed a sync somewhere */
 }
