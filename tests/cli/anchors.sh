@@ -31,5 +31,22 @@ run_anchors() {
         END { if (n != 6) { print n " rows, expected 6"; bad = 1 } exit bad }' "$T/rows"
 }
 
+# The DDP paper scenarios carry the network anchors.py --fit derives from
+# the paper's Figures 6 and 8 (the link line it prints, in each file).
+fit_matches() {
+    command -v python3 >/dev/null || { echo "no python3"; return 1; }
+    python3 validate/anchors/anchors.py "$A" --fit >"$T/fit" 2>"$T/err" || { echo "exit $?: $(cat "$T/err")"; return 1; }
+    local f line want n=0
+    while IFS= read -r line; do
+        f=${line%%: *}
+        want=$(sed -n 's/^\(link: {[^}]*}\).*/\1/p' <<<"${line#*: }")
+        [ -n "$want" ] || { echo "no link in: $line"; return 1; }
+        grep -qF "  $want" "validate/anchors/$f" || { echo "$f does not carry $want"; return 1; }
+        n=$((n + 1))
+    done <"$T/fit"
+    [ "$n" -eq 2 ] || { echo "$n fitted scenarios, expected 2"; return 1; }
+}
+
 t "anchors: scenarios check" check_scenarios
+t "anchors: the DDP paper scenarios carry anchors.py --fit's network" fit_matches
 t "anchors: anchors.py rows, errors, compute slowed only with the mechanism" run_anchors

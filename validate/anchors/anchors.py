@@ -107,7 +107,7 @@ def fit(arsim, sets):
         base = sets + [f"cluster.link.bandwidth={gbps:.1f}Gbps", f"cluster.link.latency={lat:.0f}us"]
         t_def = run(arsim, scen, base)["overlap"]["iteration_s"]
         t_ten = run(arsim, scen, base + PER_TENSOR)["overlap"]["iteration_s"]
-        print(f"{scen}: link {{bandwidth: {gbps:.1f}Gbps, latency: {lat:.0f}us}} "
+        print(f"{scen}: link: {{bandwidth: {gbps:.1f}Gbps, latency: {lat:.0f}us}} "
               f"(fitted {gbps:.3f} Gbit/s, {lat:.2f} us); ResNet-50 at 32 GPUs: "
               f"25 MB buckets {t_def:.3f} s (Figure 8: {f8_default:.3f}), per tensor {t_ten:.3f} s "
               f"(Figure 8: {f8_tensor:.3f})")
