@@ -85,11 +85,22 @@ static double build_tasks(TrainPlan *p)
 }
 
 /* p->comm_bytes: what rank 0 sends per iteration, step by step over each
- * unit's schedule. False + *err when a schedule does not build. */
+ * unit's schedule; an NCCL call's own data bytes as NCCL runs it (the
+ * memo's run, commnccl_sent). False + *err when a schedule does not
+ * build or an NCCL call fails. */
 static bool comm_bytes(TrainPlan *p, char **err)
 {
     p->comm_bytes = 0;
     for (guint u = 0; u < p->units->len; u++) {
+        const SyncUnit *su = &g_array_index(p->units, SyncUnit, u);
+        if (su->nccl.on) {
+            uint64_t sent;
+            if (!commnccl_sent(p->nccl, trainnccl_op(su->coll), &su->nccl.force, su->elems * (uint64_t)p->s->elem_bytes,
+                               &sent, err))
+                return false;
+            p->comm_bytes += sent;
+            continue;
+        }
         const CollSchedule *sc = trainplan_unit_schedule(p, (int)u, err);
         if (!sc)
             return false;
