@@ -156,8 +156,14 @@ static void write_json(FILE *f, void *ctx)
     reportnccl_json(f, no->what, (const ReportNcclRow *)no->rows->data, no->rows->len);
 }
 
-int cmdnccl_run(const CmdNcclOpts *o, int ranks, const GArray *sizes, const char *json, uint64_t max_memory,
-                FILE *out, char **err)
+static void write_csv(FILE *f, void *ctx)
+{
+    const NcclOut *no = ctx;
+    reportnccl_csv(f, (const ReportNcclRow *)no->rows->data, no->rows->len);
+}
+
+int cmdnccl_run(const CmdNcclOpts *o, int ranks, const GArray *sizes, const char *json, const char *csv,
+                uint64_t max_memory, FILE *out, char **err)
 {
     if (!o->node) {
         *err = g_strdup("--algo: nccl runs on GPU nodes; expected --node NAME (arsim list nodes)");
@@ -204,7 +210,9 @@ int cmdnccl_run(const CmdNcclOpts *o, int ranks, const GArray *sizes, const char
         NcclOut no = {what, rows};
         if (json && !fileio_write_with(json, write_json, &no, err))
             rc = 1;
-        if (rc == 0 && !fileio_is_stdout(json))
+        if (rc == 0 && csv && !fileio_write_with(csv, write_csv, &no, err))
+            rc = 1;
+        if (rc == 0 && !fileio_is_stdout(json) && !fileio_is_stdout(csv))
             reportnccl_table(out, what, (const ReportNcclRow *)rows->data, rows->len);
         g_free(what);
     }
