@@ -122,10 +122,14 @@ static bool one_size(const CmdNcclOpts *o, Topo *t, const NodeCluster *cl, int p
     }
     NcclSimSpec sp = {.topo = t, .cl = cl, .nodes = o->nodes, .ppn = ppn, .op = (NcclOp)o->op, .bytes = bytes,
                       .choice = r->choice};
-    *err = memlimit_refusal("this collective", ncclsim_mem_estimate(&sp) + CMDNCCL_MEM_BASE, limit,
-                            "fewer --nodes or --ranks");
-    if (*err)
+    int fit = ncclsim_mem_channels_fit(&sp, CMDNCCL_MEM_BASE, limit);
+    if (fit < MAX(r->choice.channels, 1)) {
+        char *change = fit > 0 ? g_strdup_printf("--nccl-channels %d (the most that fit), fewer --nodes or --ranks", fit)
+                               : g_strdup("fewer --nodes or --ranks");
+        *err = memlimit_refusal("this collective", ncclsim_mem_estimate(&sp) + CMDNCCL_MEM_BASE, limit, change);
+        g_free(change);
         return false;
+    }
     double w0 = wall_now();
     NcclSimStats st;
     r->time_s = ncclsim_time(&sp, &st, &why);

@@ -697,6 +697,18 @@ uint64_t ncclsim_mem_estimate(const NcclSimSpec *sp)
            topo_mem_estimate(sp->topo, 0);
 }
 
+int ncclsim_mem_channels_fit(const NcclSimSpec *sp, uint64_t other, uint64_t limit)
+{
+    NcclSimSpec s = *sp;
+    int c = sp->choice.channels > 0 ? sp->choice.channels : 1;
+    for (; c > 0; c--) {
+        s.choice.channels = c;
+        if (ncclsim_mem_estimate(&s) + other <= limit)
+            break;
+    }
+    return c;
+}
+
 double ncclsim_time(const NcclSimSpec *sp, NcclSimStats *st, char **err)
 {
     if (sp->nodes < 1 || sp->ppn < 1 || sp->ppn > sp->cl->node.ngpus || sp->nodes > sp->cl->fab.nodes) {

@@ -58,6 +58,10 @@ uint64_t ncclsim_mem_sched(const NcclSimSpec *spec);
  * connection, about two messages in flight a connection, and the Topo's
  * own structures (an estimate for --max-memory, io/memlimit.h). */
 uint64_t ncclsim_mem_estimate(const NcclSimSpec *spec);
+/* The most channels, at most spec's, whose ncclsim_mem_estimate (of spec
+ * at that many channels) plus `other` bytes is at most `limit`; 0: not
+ * even one channel. */
+int ncclsim_mem_channels_fit(const NcclSimSpec *spec, uint64_t other, uint64_t limit);
 
 /* The data bytes of one chunk (NCCL's chunkSize before the per-size
  * reductions) and the slots of a connection, for algo x proto x op. */

@@ -9,9 +9,12 @@
  *  - a training unit's comm_bytes is NCCL's own (rank 0's), within the
  *    chunks' rounding of the ring's closed form when Ring is forced;
  *  - memory: the estimate of the schedule's structures is what the run
- *    allocated, to the byte, and the whole estimate is at least that. */
+ *    allocated, to the byte, and the whole estimate is at least that; a
+ *    scenario's estimate adds NCCL's call to the rest, and a refusal's
+ *    "nccl: {channels: K}" is the most channels that fit. */
 #include "coll/ncclroute.h"
 #include "coll/ncclsim.h"
+#include "train/trainmem.h"
 #include "train/trainplan.h"
 
 #include "testfix.h"
@@ -19,6 +22,8 @@
 
 #include <check.h>
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 /* A cluster of `nodes` nodes of kind name, built as cmdnccl builds it. */
 typedef struct {
@@ -226,6 +231,51 @@ START_TEST(train_comm_bytes)
 }
 END_TEST
 
+#define GPU2 "model: resnet50\nprecision: fp16\nbatch: [64]\ncluster: {node: dgx-h100, nodes: 2}\n" \
+             "iterations: {warmup: 1, measured: 1}\npolicies:\n"
+
+static uint64_t estimate_of(const char *policy, uint64_t *nccl)
+{
+    char *y = g_strdup_printf(GPU2 "  - %s\n", policy);
+    Scenario *s = load(y);
+    char *err = NULL;
+    uint64_t m = trainmem_estimate_parts(s, nccl, &err);
+    ck_assert_msg(m > 0, "%s", err);
+    scenario_free(s);
+    g_free(y);
+    return m;
+}
+
+START_TEST(train_memory)
+{
+    uint64_t nccl, none;
+    uint64_t need = estimate_of("{name: n, overlap: ddp, algorithm: nccl}", &nccl);
+    uint64_t p2p = estimate_of("{name: r, overlap: ddp, algorithm: ring}", &none);
+    ck_assert_uint_eq(none, 0);
+    ck_assert_uint_gt(nccl, 0);
+    ck_assert_msg(need >= p2p + nccl - 1 && need <= p2p + nccl + 1, "need %" G_GUINT64_FORMAT " p2p %" G_GUINT64_FORMAT
+                  " nccl %" G_GUINT64_FORMAT, (guint64)need, (guint64)p2p, (guint64)nccl);
+    /* a limit between the estimate without NCCL's call and with it: refused, naming the channels that fit */
+    uint64_t limit = p2p + nccl / 2;
+    Scenario *s = load(GPU2 "  - {name: n, overlap: ddp, algorithm: nccl}\n");
+    char *err = NULL;
+    ck_assert(!trainmem_check(s, limit, &err));
+    const char *at = strstr(err, "nccl: {channels: ");
+    ck_assert_msg(at, "%s", err);
+    int k = atoi(at + strlen("nccl: {channels: "));
+    ck_assert_int_ge(k, 1);
+    g_free(err);
+    err = NULL;
+    scenario_free(s);
+    char *pol = g_strdup_printf("{name: n, overlap: ddp, algorithm: nccl, nccl: {channels: %d}}", k);
+    ck_assert_uint_le(estimate_of(pol, NULL), limit);
+    g_free(pol);
+    pol = g_strdup_printf("{name: n, overlap: ddp, algorithm: nccl, nccl: {channels: %d}}", k + 1);
+    ck_assert_uint_gt(estimate_of(pol, NULL), limit);
+    g_free(pol);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("ncclacct");
@@ -234,5 +284,6 @@ int main(void)
     tcase_add_test(testmain_case(s, "closed-forms-nvls"), nvls_closed_forms);
     tcase_add_test(testmain_case(s, "memory"), memory_estimate);
     tcase_add_test(testmain_case(s, "training"), train_comm_bytes);
+    tcase_add_test(testmain_case(s, "memory-scenario"), train_memory);
     return testmain_run(s);
 }
