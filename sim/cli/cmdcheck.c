@@ -46,16 +46,19 @@ static int check(const char *config, char **sets, bool probe, FILE *out, char **
             s->batches->len, s->policies->len, s->world, s->nodes, s->gpus_per_node);
     if (s->cluster_desc)
         fprintf(out, "%s: cluster: %s\n", config, s->cluster_desc);
-    uint64_t mem = trainmem_estimate(s, err);
+    uint64_t nccl = 0, mem = trainmem_estimate_parts(s, &nccl, err);
     if (!mem) {
         scenario_free(s);
         return 2;
     }
-    char m[32];
+    char m[32], mn[32], part[96] = "";
     memlimit_fmt(m, sizeof m, mem);
+    memlimit_fmt(mn, sizeof mn, nccl);
+    if (nccl)   /* GPU nodes: NCCL's simulation of one call, the largest */
+        g_snprintf(part, sizeof part, ", %s of it NCCL's simulation of one call", mn);
     fprintf(out, "%s: run would simulate %u runs of %d iterations (%d warmup + %d measured), holding about %s of "
-            "memory at the peak (the estimate --max-memory is compared with)\n", config,
-            s->batches->len * s->policies->len, s->warmup + s->measured, s->warmup, s->measured, m);
+            "memory at the peak%s (the estimate --max-memory is compared with)\n", config,
+            s->batches->len * s->policies->len, s->warmup + s->measured, s->warmup, s->measured, m, part);
     int rc = probe ? estimate(config, s, out, err) : 0;
     scenario_free(s);
     return rc;

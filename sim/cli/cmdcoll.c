@@ -59,12 +59,18 @@ static double skewed_time(Topo *t, const CmdCollOpts *o, const CollParams *prm, 
     return med;
 }
 
-/* What --json writes. */
+/* What --json and --csv write. */
 typedef struct {
     const Topo *t;
     const ReportCollRow *rows;
     size_t n;
 } CollOut;
+
+static void write_csv(FILE *f, void *ctx)
+{
+    const CollOut *co = ctx;
+    report_coll_csv(f, co->rows, co->n);
+}
 
 static void write_json(FILE *f, void *ctx)
 {
@@ -194,7 +200,7 @@ int cmdcoll_run(const CmdCollOpts *o, FILE *out, char **err)
     if (!cmdnccl_check(&o->nccl, o->topology != NULL, err))
         return 2;
     if (o->nccl.on)
-        return cmdnccl_run(&o->nccl, o->ranks, o->sizes, o->json, o->max_memory, out, err);
+        return cmdnccl_run(&o->nccl, o->ranks, o->sizes, o->json, o->csv, o->max_memory, out, err);
     Topo *t = coll_topo(o, err);
     if (!t)
         return 2;
@@ -261,7 +267,9 @@ int cmdcoll_run(const CmdCollOpts *o, FILE *out, char **err)
     CollOut co = {t, (const ReportCollRow *)rows->data, rows->len};
     if (rc == 0 && o->json && !fileio_write_with(o->json, write_json, &co, err))
         rc = 1;
-    if (rc == 0 && !fileio_is_stdout(o->json))
+    if (rc == 0 && o->csv && !fileio_write_with(o->csv, write_csv, &co, err))
+        rc = 1;
+    if (rc == 0 && !fileio_is_stdout(o->json) && !fileio_is_stdout(o->csv))
         report_coll_table(out, t, co.rows, co.n);
     for (guint i = 0; i < rows->len; i++)
         g_free(g_array_index(rows, ReportCollRow, i).links);
@@ -402,6 +410,9 @@ static const CliOpt opts[] = {
      .help = "element size: sizes are split in whole elements", .min = 1, .max = UNITS_COUNT_MAX, .deflt = "1"},
     {"json", CLI_OUT, offsetof(CmdCollOpts, json),
      .help = "write every size's result as a JSON array (- : on standard output, instead of the table)"},
+    {"csv", CLI_OUT, offsetof(CmdCollOpts, csv),
+     .help = "write every size's result as CSV, one header for every algorithm (NCCL's columns empty for the "
+             "others; - : on standard output, instead of the table)"},
     {"links", CLI_FLAG, offsetof(CmdCollOpts, links),
      .help = "add each link's bytes, busy time and peak queue depth"},
     PROTOCOL_KEYS(PROTOCOL_OPT, PROTOCOL_CHOICE, PROTOCOL_NO_OPT)

@@ -35,6 +35,7 @@ typedef struct {
     TopoLinkClass intra;     /* --intra RATE[,TIME]: the GPU links inside a node; bw_Bps 0: not given */
     GArray *sizes;           /* --size: uint64_t bytes, >= 1 entry; the command's to free */
     char *json;              /* --json FILE ("-": standard output, instead of the table) or NULL */
+    char *csv;               /* --csv FILE ("-": standard output, instead of the table) or NULL */
     bool links;              /* --links: per-link statistics too */
     CmdCollProtocol proto;   /* the protocol options: every setting of io/protocol.h's key table
                               * that has a flag */

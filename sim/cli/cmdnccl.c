@@ -122,10 +122,14 @@ static bool one_size(const CmdNcclOpts *o, Topo *t, const NodeCluster *cl, int p
     }
     NcclSimSpec sp = {.topo = t, .cl = cl, .nodes = o->nodes, .ppn = ppn, .op = (NcclOp)o->op, .bytes = bytes,
                       .choice = r->choice};
-    *err = memlimit_refusal("this collective", ncclsim_mem_estimate(&sp) + CMDNCCL_MEM_BASE, limit,
-                            "fewer --nodes or --ranks");
-    if (*err)
+    int fit = ncclsim_mem_channels_fit(&sp, CMDNCCL_MEM_BASE, limit);
+    if (fit < MAX(r->choice.channels, 1)) {
+        char *change = fit > 0 ? g_strdup_printf("--nccl-channels %d (the most that fit), fewer --nodes or --ranks", fit)
+                               : g_strdup("fewer --nodes or --ranks");
+        *err = memlimit_refusal("this collective", ncclsim_mem_estimate(&sp) + CMDNCCL_MEM_BASE, limit, change);
+        g_free(change);
         return false;
+    }
     double w0 = wall_now();
     NcclSimStats st;
     r->time_s = ncclsim_time(&sp, &st, &why);
@@ -156,8 +160,14 @@ static void write_json(FILE *f, void *ctx)
     reportnccl_json(f, no->what, (const ReportNcclRow *)no->rows->data, no->rows->len);
 }
 
-int cmdnccl_run(const CmdNcclOpts *o, int ranks, const GArray *sizes, const char *json, uint64_t max_memory,
-                FILE *out, char **err)
+static void write_csv(FILE *f, void *ctx)
+{
+    const NcclOut *no = ctx;
+    reportnccl_csv(f, (const ReportNcclRow *)no->rows->data, no->rows->len);
+}
+
+int cmdnccl_run(const CmdNcclOpts *o, int ranks, const GArray *sizes, const char *json, const char *csv,
+                uint64_t max_memory, FILE *out, char **err)
 {
     if (!o->node) {
         *err = g_strdup("--algo: nccl runs on GPU nodes; expected --node NAME (arsim list nodes)");
@@ -204,7 +214,9 @@ int cmdnccl_run(const CmdNcclOpts *o, int ranks, const GArray *sizes, const char
         NcclOut no = {what, rows};
         if (json && !fileio_write_with(json, write_json, &no, err))
             rc = 1;
-        if (rc == 0 && !fileio_is_stdout(json))
+        if (rc == 0 && csv && !fileio_write_with(csv, write_csv, &no, err))
+            rc = 1;
+        if (rc == 0 && !fileio_is_stdout(json) && !fileio_is_stdout(csv))
             reportnccl_table(out, what, (const ReportNcclRow *)rows->data, rows->len);
         g_free(what);
     }

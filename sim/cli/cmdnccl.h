@@ -57,12 +57,13 @@ bool cmdnccl_check(const CmdNcclOpts *o, bool topology, char **err);
 /* --node given: spec becomes the cluster's topology (a graph). */
 bool cmdnccl_topology(const CmdNcclOpts *o, TopoSpec *spec, char **err);
 
-/* --algo nccl: every size; prints the table on out, and the JSON into the
- * file json (NULL: none; "-": standard output, instead of the table). A
+/* --algo nccl: every size; prints the table on out, the JSON into the
+ * file json and the CSV into the file csv (each NULL: none; "-":
+ * standard output, instead of the table). A
  * run whose memory estimate is above max_memory (0: the machine's
  * available memory) is refused. Returns 0, 2 (bad input, *err) or 1 (the
  * file could not be written, *err). */
-int cmdnccl_run(const CmdNcclOpts *o, int ranks, const GArray *sizes, const char *json, uint64_t max_memory,
-                FILE *out, char **err);
+int cmdnccl_run(const CmdNcclOpts *o, int ranks, const GArray *sizes, const char *json, const char *csv,
+                uint64_t max_memory, FILE *out, char **err);
 
 #endif

@@ -5,6 +5,7 @@
 typedef struct {
     simtime_t dur;           /* ps */
     NcclChoice choice;       /* what the tuner chose */
+    uint64_t sent0;          /* data bytes rank 0 sends in the call */
 } NcclEntry;
 
 typedef struct {
@@ -61,8 +62,8 @@ void commnccl_free(CommNccl *c)
     g_free(c);
 }
 
-bool commnccl_get(CommNccl *c, NcclOp op, const NcclForce *f, uint64_t bytes, simtime_t *dur, NcclChoice *choice,
-                  SimErr *code, char **err)
+/* The memo's entry of (op, f, bytes), simulated on first use; NULL + *err, *code as commnccl_get. */
+static const NcclEntry *entry(CommNccl *c, NcclOp op, const NcclForce *f, uint64_t bytes, SimErr *code, char **err)
 {
     NcclKey k = {op, *f, bytes};
     NcclEntry *e = g_hash_table_lookup(c->memo, &k);
@@ -71,12 +72,15 @@ bool commnccl_get(CommNccl *c, NcclOp op, const NcclForce *f, uint64_t bytes, si
         if (code)
             *code = SIM_ERR_MODEL;
         if (!nccl_tune(&c->sys, op, bytes, f->algo, f->proto, f->channels, &ch, err))
-            return false;
+            return NULL;
         NcclSimSpec sp = {.topo = c->topo, .cl = &c->cl, .nodes = c->cl.fab.nodes, .ppn = c->cl.node.ngpus,
                           .op = op, .bytes = bytes, .choice = ch};
         NcclSimStats st = {0};
         char *why = NULL;
+        sp.rank_bytes = g_new0(uint64_t, (size_t)sp.nodes * sp.ppn);
         double secs = ncclsim_time(&sp, &st, &why);
+        uint64_t sent0 = sp.rank_bytes[0];
+        g_free(sp.rank_bytes);
         simtime_t ps;
         if (secs < 0 || !sim_seconds_to_ps(secs, &ps)) {
             *err = g_strdup_printf("simulating NCCL's %s/%s %s of %" G_GUINT64_FORMAT " B failed: %s",
@@ -85,17 +89,34 @@ bool commnccl_get(CommNccl *c, NcclOp op, const NcclForce *f, uint64_t bytes, si
             if (code && secs >= 0)
                 *code = SIM_ERR_CLOCK;
             g_free(why);
-            return false;
+            return NULL;
         }
         c->events += st.events;
         e = g_new(NcclEntry, 1);
-        *e = (NcclEntry){.dur = ps, .choice = ch};
+        *e = (NcclEntry){.dur = ps, .choice = ch, .sent0 = sent0};
         g_hash_table_insert(c->memo, g_memdup2(&k, sizeof k), e);
     }
+    return e;
+}
+
+bool commnccl_get(CommNccl *c, NcclOp op, const NcclForce *f, uint64_t bytes, simtime_t *dur, NcclChoice *choice,
+                  SimErr *code, char **err)
+{
+    const NcclEntry *e = entry(c, op, f, bytes, code, err);
+    if (!e)
+        return false;
     *dur = e->dur;
     if (choice)
         *choice = e->choice;
     return true;
+}
+
+bool commnccl_sent(CommNccl *c, NcclOp op, const NcclForce *f, uint64_t bytes, uint64_t *sent, char **err)
+{
+    const NcclEntry *e = entry(c, op, f, bytes, NULL, err);
+    if (e)
+        *sent = e->sent0;
+    return e != NULL;
 }
 
 uint64_t commnccl_events(const CommNccl *c)

@@ -1,5 +1,6 @@
 /* commnccl — durations of NCCL all-reduces on a cluster of GPU nodes,
- * memoized: what a training run's NCCL units take.
+ * memoized: what a training run's NCCL units take, and what rank 0 sends
+ * in them.
  *
  * A call (all-reduce, or another of NCCL's collectives) is the tuner's choice (coll/nccl.h; forced as NCCL_ALGO,
  * NCCL_PROTO and NCCL_MIN/MAX_NCHANNELS force it) simulated on the
@@ -33,6 +34,11 @@ void commnccl_free(CommNccl *c);
  * SIM_ERR_MODEL) when NCCL cannot run what is forced or the run fails. */
 bool commnccl_get(CommNccl *c, NcclOp op, const NcclForce *f, uint64_t bytes, simtime_t *dur, NcclChoice *choice,
                   SimErr *code, char **err);
+
+/* The data bytes rank 0 sends in that call (to other GPUs and, NVLS, to
+ * the NVSwitch: coll/ncclsim.h's rank_bytes), from the same memo run;
+ * false + *err as commnccl_get. */
+bool commnccl_sent(CommNccl *c, NcclOp op, const NcclForce *f, uint64_t bytes, uint64_t *sent, char **err);
 
 /* Engine events spent on the memo runs so far. */
 uint64_t commnccl_events(const CommNccl *c);

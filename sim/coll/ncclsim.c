@@ -69,6 +69,8 @@ typedef struct {
     uint64_t msgs, data;
     simtime_t lat_ps[3];     /* [NcclHw]: an op's latency (Ring's per-step figure for the protocol), ps */
     simtime_t nv_lat_ps[2];  /* NVLS GPU lanes: a flag over NVLink, and a step that sends between nodes, ps */
+    uint64_t *sent;          /* spec's rank_bytes (NULL: not counted): data bytes each rank sent */
+    uint64_t held;           /* bytes of the int32 arrays allocated so far (ints_new) */
     uint64_t memo_data;      /* the last data size wire_of converted (0: none yet), bytes */
     uint64_t memo_wire[2];   /* its wire bytes: [0] on a link, [1] to or from the NVSwitch at its port rate */
     Op scratch;
@@ -102,6 +104,49 @@ uint64_t ncclsim_wire_bytes(NcclProto p, uint64_t data)
 }
 
 static uint64_t div_up(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+
+/* What a run's schedule allocates: the run reserves its lanes and
+ * connections and sizes its arrays from these counts (ncclsim_mem_sched
+ * sums them). */
+typedef struct {
+    uint64_t lanes, conns;   /* Lane and Conn entries */
+    uint64_t ints;           /* int32_t entries: ring, tree, conn_up, conn_dn, nv, pend, scratch */
+    uint64_t maxpeer;        /* the most sends or receives one op has */
+} Layout;
+
+/* Ring: a lane and a connection a rank and channel. Tree: a rank's up
+ * and down lanes (the root's one) and its two connections to its parent.
+ * NVLS, NVLSTree: per channel and node two switch lanes; per rank a
+ * load, a result and one or two tree lanes (one at a root: every GPU of
+ * the root node), four connections to the switch and two to its parent. */
+static void layout(const NcclSimSpec *sp, Layout *ly)
+{
+    uint64_t m = (uint64_t)sp->ppn, N = (uint64_t)sp->nodes, n = N * m;
+    uint64_t C = sp->choice.channels > 0 ? (uint64_t)sp->choice.channels : 1;
+    NcclAlgo a = sp->choice.algo;
+    bool nvls = a == NCCL_ALGO_NVLS || a == NCCL_ALGO_NVLSTREE;
+    *ly = (Layout){.maxpeer = (nvls ? m : 0) + 4};
+    if (a == NCCL_ALGO_RING) {
+        ly->lanes = ly->conns = C * n;
+        ly->ints = C * n;
+    } else if (a == NCCL_ALGO_TREE) {
+        ly->lanes = C * (2 * n - 1);
+        ly->conns = C * 2 * (n - 1);
+        ly->ints = C * n * 4 + 2 * C * n;
+    } else {
+        ly->lanes = C * (2 * N + 4 * n - m);
+        ly->conns = C * (4 * n + 2 * (n - m));
+        ly->ints = C * 4 * n + 2 * C * n + ly->lanes * ly->maxpeer;
+    }
+    ly->ints += 2 * ly->maxpeer;
+}
+
+/* k int32s, counted in R->held. */
+static int32_t *ints_new(Run *R, uint64_t k)
+{
+    R->held += k * sizeof(int32_t);
+    return g_new(int32_t, k);
+}
 
 /* The chunk of loop l: min(chunk, what is left spread over its parts), >= 1. */
 static uint64_t loop_chunk(const Run *R, uint64_t l, uint64_t parts)
@@ -144,7 +189,7 @@ static int ring_steps(const Run *R)
 static void build_ring(Run *R)
 {
     int n = R->n, C = R->C;
-    R->ring = g_new(int32_t, (size_t)n * C);
+    R->ring = ints_new(R, (uint64_t)n * C);
     int rails[64];
     for (int c = 0; c < C; c++)
         ncclroute_ring(R->routes, c, R->sp->nodes, R->sp->ppn, R->ring + (size_t)c * n, &rails[c % 64]);
@@ -182,9 +227,9 @@ static void tree_fill(Run *R);
 static void build_tree(Run *R)
 {
     int n = R->n, C = R->C;
-    R->tree = g_new(int32_t, (size_t)n * C * 4);
-    R->conn_up = g_new(int32_t, (size_t)n * C);
-    R->conn_dn = g_new(int32_t, (size_t)n * C);
+    R->tree = ints_new(R, (uint64_t)n * C * 4);
+    R->conn_up = ints_new(R, (uint64_t)n * C);
+    R->conn_dn = ints_new(R, (uint64_t)n * C);
     int *rail = g_new(int, C);
     for (int c = 0; c < C; c++)
         ncclroute_tree(R->routes, c, R->sp->nodes, R->sp->ppn, R->tree + (size_t)c * n * 4, &rail[c]);
@@ -275,9 +320,9 @@ static void build_nvls(Run *R)
     NcclOp op = R->sp->op;
     bool red = op != NCCL_OP_ALLGATHER, mc = op != NCCL_OP_REDUCESCATTER;
     uint64_t per = R->nloops * (uint64_t)m;
-    R->nv = g_new(int32_t, (size_t)C * 4 * n);
-    R->conn_up = g_new(int32_t, (size_t)n * C);
-    R->conn_dn = g_new(int32_t, (size_t)n * C);
+    R->nv = ints_new(R, (uint64_t)C * 4 * n);
+    R->conn_up = ints_new(R, (uint64_t)n * C);
+    R->conn_dn = ints_new(R, (uint64_t)n * C);
     for (int c = 0; c < C; c++) {
         for (int k = 0; k < N; k++) {
             add_lane(R, LANE_SW_RED, c, k, red ? per : 0);
@@ -457,6 +502,9 @@ static void fire(void *ctx, void *data)
         gen_op(R, L, L->idx, &o);
         pend = send;
     }
+    if (R->sent && L->kind != LANE_SW_RED && L->kind != LANE_SW_MC)   /* the rank's bytes; not the switch's */
+        R->sent[L->kind == LANE_RING ? R->ring[(size_t)L->chan * R->n + L->who] : L->who] +=
+            (uint64_t)L->npend * L->pend_data;
     for (int i = 0; i < L->npend; i++) {
         Conn *c = &g_array_index(R->conns, Conn, pend[i]);
         net_send(R->net, c->route, wire_of(R, L->pend_data, c->sw), delivered, R, GINT_TO_POINTER(pend[i] + 1));
@@ -588,8 +636,8 @@ static bool plan(Run *R, char **err)
     }
     R->loop_span = (uint64_t)R->C * parts * R->chunk;
     R->nloops = div_up(R->total, R->loop_span);
-    R->scratch.recv = g_new(int32_t, R->maxpeer);
-    R->scratch.send = g_new(int32_t, R->maxpeer);
+    R->scratch.recv = ints_new(R, (uint64_t)R->maxpeer);
+    R->scratch.send = ints_new(R, (uint64_t)R->maxpeer);
     if (a == NCCL_ALGO_RING)
         build_ring(R);
     else if (a == NCCL_ALGO_TREE)
@@ -620,20 +668,45 @@ static void run_free(Run *R)
         sim_free(R->sim);
 }
 
+uint64_t ncclsim_mem_sched(const NcclSimSpec *sp)
+{
+    if ((uint64_t)sp->nodes * (uint64_t)sp->ppn <= 1)
+        return 0;
+    Layout ly;
+    layout(sp, &ly);
+    return ly.lanes * sizeof(Lane) + ly.conns * sizeof(Conn) + ly.ints * sizeof(int32_t);
+}
+
+static uint64_t pow2_up(uint64_t v)
+{
+    uint64_t p = 1;
+    while (p < v)
+        p <<= 1;
+    return p;
+}
+
 uint64_t ncclsim_mem_estimate(const NcclSimSpec *sp)
 {
-    uint64_t n = (uint64_t)sp->nodes * sp->ppn, C = sp->choice.channels > 0 ? (uint64_t)sp->choice.channels : 1;
-    NcclAlgo a = sp->choice.algo;
-    /* a rank's connections and lanes a channel: ring 1 and 1, tree 2 and 2, NVLS 6 and 5 (its share of the
-     * switch's) */
-    uint64_t cpr = a == NCCL_ALGO_RING ? 1 : a == NCCL_ALGO_TREE ? 2 : 6, lpr = cpr == 6 ? 5 : cpr;
-    uint64_t maxpeer = (a == NCCL_ALGO_NVLS || a == NCCL_ALGO_NVLSTREE ? (uint64_t)sp->ppn : 0) + 4;
-    uint64_t per_conn = sizeof(Conn) + sizeof(TopoRoute) + 12 * sizeof(uint32_t) + 48;   /* its cached route */
-    uint64_t per_lane = sizeof(Lane) + (cpr == 6 ? maxpeer * sizeof(int32_t) : 0);
-    uint64_t conns = C * n * cpr;
+    Layout ly;
+    layout(sp, &ly);
+    uint64_t arrays = pow2_up(ly.lanes * sizeof(Lane)) + pow2_up(ly.conns * sizeof(Conn)) -
+                      ly.lanes * sizeof(Lane) - ly.conns * sizeof(Conn);   /* GLib's reserve beyond the entries */
+    uint64_t per_route = sizeof(TopoRoute) + 12 * sizeof(uint32_t) + 48;   /* its links, its cache entry */
     /* in flight: about two messages a connection (a pipeline keeps its slots moving, not all full) */
-    return conns * per_conn + C * n * lpr * per_lane + net_mem_estimate(sp->topo, 2 * conns) +
+    return ncclsim_mem_sched(sp) + arrays + ly.conns * per_route + net_mem_estimate(sp->topo, 2 * ly.conns) +
            topo_mem_estimate(sp->topo, 0);
+}
+
+int ncclsim_mem_channels_fit(const NcclSimSpec *sp, uint64_t other, uint64_t limit)
+{
+    NcclSimSpec s = *sp;
+    int c = sp->choice.channels > 0 ? sp->choice.channels : 1;
+    for (; c > 0; c--) {
+        s.choice.channels = c;
+        if (ncclsim_mem_estimate(&s) + other <= limit)
+            break;
+    }
+    return c;
 }
 
 double ncclsim_time(const NcclSimSpec *sp, NcclSimStats *st, char **err)
@@ -643,8 +716,12 @@ double ncclsim_time(const NcclSimSpec *sp, NcclSimStats *st, char **err)
                                sp->cl->fab.nodes, sp->cl->node.ngpus);
         return -1;
     }
-    Run R = {.sp = sp, .conns = g_array_new(FALSE, FALSE, sizeof(Conn)),
-             .lanes = g_array_new(FALSE, FALSE, sizeof(Lane))};
+    Layout ly;
+    layout(sp, &ly);
+    Run R = {.sp = sp, .conns = g_array_sized_new(FALSE, FALSE, sizeof(Conn), (guint)ly.conns),
+             .lanes = g_array_sized_new(FALSE, FALSE, sizeof(Lane), (guint)ly.lanes), .sent = sp->rank_bytes};
+    if (R.sent)
+        memset(R.sent, 0, sizeof(uint64_t) * (size_t)sp->nodes * (size_t)sp->ppn);
     R.routes = ncclroute_new(sp->topo, sp->cl, sp->nodes, sp->ppn);
     if (st)
         *st = (NcclSimStats){0};
@@ -658,7 +735,7 @@ double ncclsim_time(const NcclSimSpec *sp, NcclSimStats *st, char **err)
     }
     lat_tables(&R);
     if (R.sp->choice.algo == NCCL_ALGO_NVLS || R.sp->choice.algo == NCCL_ALGO_NVLSTREE)
-        R.pend = g_new(int32_t, (size_t)R.lanes->len * R.maxpeer);
+        R.pend = ints_new(&R, (uint64_t)R.lanes->len * R.maxpeer);
     R.sim = sim_new(SIM_DEFAULT_SEED);
     R.net = net_new(R.sim, sp->topo);
     simtime_t t0;
@@ -678,7 +755,9 @@ double ncclsim_time(const NcclSimSpec *sp, NcclSimStats *st, char **err)
         t = -3;
     }
     if (st)
-        *st = (NcclSimStats){.events = R.sim->events, .msgs = R.msgs, .data_bytes = R.data};
+        *st = (NcclSimStats){.events = R.sim->events, .msgs = R.msgs, .data_bytes = R.data, .lanes = R.lanes->len,
+                             .conns = R.conns->len,
+                             .sched_bytes = R.held + R.lanes->len * sizeof(Lane) + R.conns->len * sizeof(Conn)};
     run_free(&R);
     return t;
 }

@@ -30,6 +30,8 @@ typedef struct {
     NcclOp op;
     uint64_t bytes;            /* nccl-tests' size: the buffer (all-gather: the output) */
     NcclChoice choice;         /* algorithm, protocol, channels */
+    uint64_t *rank_bytes;      /* NULL, or nodes*ppn entries the run fills: the data bytes each rank sends (to
+                                * other GPUs and, NVLS, to the NVSwitch), bytes */
 } NcclSimSpec;
 
 /* What a run did. */
@@ -37,16 +39,29 @@ typedef struct {
     uint64_t events;         /* events the Sim ran */
     uint64_t msgs;           /* messages sent (slices, switch reductions and multicasts included) */
     uint64_t data_bytes;     /* data bytes those messages carried (before the protocol's wire overhead) */
+    uint64_t lanes, conns;   /* lanes and connections the schedule built */
+    uint64_t sched_bytes;    /* bytes the schedule's own structures held (lanes, connections, the arrays
+                              * sized from them), counted where they were allocated */
 } NcclSimStats;
 
 /* Simulated time of one call, s; < 0 with *err when it cannot run
  * (-1 bad input, -3 a deadlock or a failed run). st may be NULL. */
 double ncclsim_time(const NcclSimSpec *spec, NcclSimStats *st, char **err);
 
-/* Bytes one run of spec->choice on spec->topo holds, the Topo's own
- * structures and routes included (an estimate for --max-memory: lanes,
- * connections, their routes, about two messages in flight a connection). */
+/* The bytes of the schedule's own structures a run of spec->choice
+ * allocates (lanes, connections, the arrays sized from them): the sizes
+ * the run allocates from, so equal to NcclSimStats.sched_bytes. */
+uint64_t ncclsim_mem_sched(const NcclSimSpec *spec);
+
+/* Bytes one run of spec->choice on spec->topo holds: ncclsim_mem_sched,
+ * GLib's rounding of its two arrays to a power of two, a cached route a
+ * connection, about two messages in flight a connection, and the Topo's
+ * own structures (an estimate for --max-memory, io/memlimit.h). */
 uint64_t ncclsim_mem_estimate(const NcclSimSpec *spec);
+/* The most channels, at most spec's, whose ncclsim_mem_estimate (of spec
+ * at that many channels) plus `other` bytes is at most `limit`; 0: not
+ * even one channel. */
+int ncclsim_mem_channels_fit(const NcclSimSpec *spec, uint64_t other, uint64_t limit);
 
 /* The data bytes of one chunk (NCCL's chunkSize before the per-size
  * reductions) and the slots of a connection, for algo x proto x op. */

@@ -163,3 +163,21 @@ void report_coll_json(FILE *out, const Topo *t, const ReportCollRow *rows, size_
     report_print_json(out, arr);
     cJSON_Delete(arr);
 }
+
+void report_coll_csv(FILE *out, const ReportCollRow *rows, size_t n)
+{
+    fputs(REPORTCOLL_CSV_HEADER, out);
+    for (size_t i = 0; i < n; i++) {
+        const ReportCollRow *r = &rows[i];
+        char a[REPORT_NUM_MAX], b[REPORT_NUM_MAX], c[REPORT_NUM_MAX];
+        fprintf(out, "%s,%d,%" G_GUINT64_FORMAT ",%s,%s,%s,%" G_GUINT64_FORMAT, coll_algo_name(r->algo), r->ranks,
+                (guint64)r->bytes, report_num(a, r->time_s), report_num(b, r->algbw_Bps), report_num(c, r->busbw_Bps),
+                (guint64)r->events);
+        if (r->trials > 0)
+            fprintf(out, ",%s,%d,%s,%s", report_num(a, r->skew_s), r->trials, report_num(b, r->time_min_s),
+                    report_num(c, r->time_max_s));
+        else
+            fputs(",,,,", out);
+        fputs(",,,,,,,,\n", out);   /* op .. tuner_busbw_Bps: an NCCL call's */
+    }
+}

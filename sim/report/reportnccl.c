@@ -1,6 +1,7 @@
 /* reportnccl — NCCL rows; see reportnccl.h. */
 #include "report/reportnccl.h"
 #include "report/report.h"
+#include "report/reportcoll.h"
 
 #include <cJSON.h>
 
@@ -46,4 +47,18 @@ void reportnccl_json(FILE *out, const char *cluster, const ReportNcclRow *rows, 
     }
     report_print_json(out, arr);
     cJSON_Delete(arr);
+}
+
+void reportnccl_csv(FILE *out, const ReportNcclRow *rows, size_t n)
+{
+    fputs(REPORTCOLL_CSV_HEADER, out);
+    for (size_t i = 0; i < n; i++) {
+        const ReportNcclRow *r = &rows[i];
+        char a[REPORT_NUM_MAX], b[REPORT_NUM_MAX], c[REPORT_NUM_MAX], d[REPORT_NUM_MAX], e[REPORT_NUM_MAX];
+        fprintf(out, "nccl,%d,%" G_GUINT64_FORMAT ",%s,%s,%s,%" G_GUINT64_FORMAT ",,,,,%s,%d,%s,%s,%d,%d,%s,%s\n",
+                r->ranks, (guint64)r->bytes, report_num(a, r->time_s), report_num(b, r->algbw_Bps),
+                report_num(c, r->busbw_Bps), (guint64)r->events, nccl_op_name(r->op), r->nodes,
+                nccl_algo_name(r->choice.algo), nccl_proto_name(r->choice.proto), r->choice.channels,
+                r->choice.threads, report_num(d, r->choice.time_s), report_num(e, r->tuner_busbw_Bps));
+    }
 }

@@ -23,5 +23,7 @@ typedef struct {
 /* cluster: the line saying what was built (printed first in the table). */
 void reportnccl_table(FILE *out, const char *cluster, const ReportNcclRow *rows, size_t n);
 void reportnccl_json(FILE *out, const char *cluster, const ReportNcclRow *rows, size_t n);
+/* `collective --csv`: reportcoll.h's header and columns (no --skew cells). */
+void reportnccl_csv(FILE *out, const ReportNcclRow *rows, size_t n);
 
 #endif

@@ -31,6 +31,29 @@ static const char *unit_algo_name(const TrainUnitRow *u)
     return u->nccl.on ? "nccl" : coll_algo_name(u->algo);
 }
 
+/* The names of the algorithms (algo) or protocols whose bits are set, in
+ * NCCL's order, joined by '+' ("Ring", "Tree+Ring"), into buf (n bytes). */
+static const char *nccl_names(char *buf, size_t n, unsigned bits, bool algo)
+{
+    buf[0] = 0;
+    for (int i = 0; i < (algo ? NCCL_NALGOS : NCCL_NPROTOS); i++)
+        if (bits & 1u << i) {
+            if (buf[0])
+                g_strlcat(buf, "+", n);
+            g_strlcat(buf, algo ? nccl_algo_name((NcclAlgo)i) : nccl_proto_name((NcclProto)i), n);
+        }
+    return buf;
+}
+
+/* Does any result have units that went through NCCL. */
+static bool any_nccl(const GArray *results)
+{
+    for (guint i = 0; i < results->len; i++)
+        if (g_array_index(results, TrainResult, i).nccl.units)
+            return true;
+    return false;
+}
+
 /* JSON has no infinity: an infinite rate is written as null. */
 static void add_num(cJSON *o, const char *k, double v)
 {
@@ -83,6 +106,14 @@ cJSON *report_result_json(const Scenario *s, const TrainResult *r)
         cJSON_AddNumberToObject(o, "memory_peak_bytes", (double)r->memory_peak_bytes);
         if (s->gpu.mem_capacity)
             cJSON_AddBoolToObject(o, "memory_fits", r->memory_peak_bytes <= s->gpu.mem_capacity);
+    }
+    if (r->nccl.units) {   /* the units that went through NCCL: what their calls ran, simulated and estimated */
+        char nm[64];
+        cJSON_AddStringToObject(o, "nccl_algo", nccl_names(nm, sizeof nm, r->nccl.algos, true));
+        cJSON_AddStringToObject(o, "nccl_proto", nccl_names(nm, sizeof nm, r->nccl.protos, false));
+        cJSON_AddNumberToObject(o, "channels", r->nccl.channels);
+        cJSON_AddNumberToObject(o, "nccl_time_s", r->nccl.time_s);
+        cJSON_AddNumberToObject(o, "nccl_tuner_time_s", r->nccl.tuner_s);
     }
     if (r->units) {
         cJSON *arr = cJSON_AddArrayToObject(o, "layers");
@@ -212,10 +243,12 @@ void report_run_table(FILE *out, const Scenario *s, const GArray *results, bool 
 
 void report_run_csv(FILE *out, const Scenario *s, const GArray *results)
 {
+    bool nccl = any_nccl(results);
     fprintf(out, "scenario,model,gpu,topology,nodes,gpus_per_node,world,bandwidth_Bps,batch,policy,overlap,algorithm,"
-                 "iteration_s,compute_s,comm_s,exposed_comm_s,samples_per_s,speedup%s%s,comm_bytes,memory_peak_bytes\n",
+                 "iteration_s,compute_s,comm_s,exposed_comm_s,samples_per_s,speedup%s%s,comm_bytes,memory_peak_bytes%s\n",
             s->whatif ? ",iteration_p50_s,iteration_p99_s,iteration_max_s" : "",
-            s->overlap ? ",slowdown_s,comm_slowdown_s" : "");
+            s->overlap ? ",slowdown_s,comm_slowdown_s" : "",
+            nccl ? ",nccl_algo,nccl_proto,channels,nccl_time_s,nccl_tuner_time_s" : "");
     for (guint i = 0; i < results->len; i++) {
         const TrainResult *r = &g_array_index(results, TrainResult, i);
         const Policy *p = policy_of(s, r);
@@ -235,6 +268,14 @@ void report_run_csv(FILE *out, const Scenario *s, const GArray *results)
         fprintf(out, ",%" G_GUINT64_FORMAT ",", (guint64)r->comm_bytes);
         if (r->memory_peak_bytes)   /* empty: unknown */
             fprintf(out, "%" G_GUINT64_FORMAT, (guint64)r->memory_peak_bytes);
+        if (nccl && r->nccl.units) {
+            char x[64], y[64];
+            fprintf(out, ",%s,%s,%d,%s,%s", nccl_names(x, sizeof x, r->nccl.algos, true),
+                    nccl_names(y, sizeof y, r->nccl.protos, false), r->nccl.channels, report_num(a, r->nccl.time_s),
+                    report_num(b, r->nccl.tuner_s));
+        } else if (nccl) {   /* a policy without NCCL calls */
+            fputs(",,,,,", out);
+        }
         fprintf(out, "\n");
     }
 }

@@ -25,6 +25,15 @@ typedef struct {
                               * released it, the order being negotiated); 0 otherwise */
 } TrainUnitRow;
 
+/* A result's NCCL calls, one of each unit that went through NCCL. */
+typedef struct {
+    int units;               /* units that went through NCCL; 0: none (the other fields 0) */
+    unsigned algos, protos;  /* bit 1 << NcclAlgo (NcclProto) of each algorithm (protocol) a call ran */
+    int channels;            /* the most channels a call used */
+    double time_s;           /* the calls' simulated idle-network durations summed (one iteration), s */
+    double tuner_s;          /* the tuner's estimates of the same calls summed, s */
+} TrainNcclSum;
+
 /* One span on a timeline track, for the Chrome trace. */
 typedef struct {
     char *name;              /* owned */
@@ -59,6 +68,7 @@ typedef struct {
     double speedup;          /* baseline iteration_s / iteration_s (filled by train_run_all) */
     uint64_t events;         /* engine events */
     uint64_t comm_bytes;     /* bytes one GPU (rank 0) sends per iteration, every collective */
+    TrainNcclSum nccl;       /* the units that went through NCCL */
     uint64_t memory_peak_bytes; /* one GPU's estimated peak memory, bytes; 0 when the model gives no
                               * act_bytes (unknown) */
     GArray *units;           /* TrainUnitRow (when asked), else NULL */

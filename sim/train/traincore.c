@@ -393,6 +393,7 @@ void traincore_finish(TrainCore *c, int batch, TrainResult *out)
     out->samples_per_s = out->iteration_s > 0 ? (double)batch * s->world / out->iteration_s : INFINITY;
     out->events = c->sim->events + commcost_events(c->plan->cost) + commnccl_events(c->plan->nccl);
     out->comm_bytes = c->plan->comm_bytes;
+    out->nccl = c->plan->nccl_sum;
     out->memory_peak_bytes = c->plan->memory_peak;
     out->speedup = 1;
     rebase_spans(c);

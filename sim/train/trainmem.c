@@ -1,28 +1,101 @@
 /* trainmem — memory estimate of a scenario; see trainmem.h. */
 #include "train/trainmem.h"
 #include "coll/collexec.h"
+#include "coll/ncclsim.h"
 #include "io/memlimit.h"
+#include "train/trainnccl.h"
 
 /* The process itself, the model and the results: bytes. */
 #define TRAINMEM_BASE ((uint64_t)16 << 20)
 
-uint64_t trainmem_estimate(const Scenario *s, char **err)
+/* The NCCL call of s's policies that holds the most (the memo runs one
+ * at a time): over the policies that go through NCCL, the algorithms
+ * they may run on the cluster, each at the most channels the tuner gives
+ * (or the policy forces), at most `cap` channels (0: no cap). Its bytes,
+ * beside the Topo t it shares with the run, and *at (may be NULL): that
+ * call's spec. 0 when no policy goes through NCCL. */
+static uint64_t nccl_peak(const Scenario *s, Topo *t, int cap, NcclSimSpec *at)
 {
-    Topo *t = topo_new(&s->topo, err);
-    if (!t)
+    NcclSystem sys;
+    uint64_t best = 0;
+    if (!s->node)
         return 0;
+    nccl_system_from_node(s->node, s->world, s->nodes, &sys);
+    for (guint i = 0; i < s->policies->len; i++) {
+        const Policy *p = g_ptr_array_index(s->policies, i);
+        if (!trainnccl_used(s, p))
+            continue;
+        for (int a = 0; a < NCCL_NALGOS; a++) {
+            bool nvls = a == NCCL_ALGO_NVLS || a == NCCL_ALGO_NVLSTREE;
+            if ((p->nccl.algo >= 0 && p->nccl.algo != a) || (nvls && !s->node->nvls) ||
+                (a == NCCL_ALGO_NVLS && s->nodes > 1) || (a == NCCL_ALGO_NVLSTREE && s->nodes < 2))
+                continue;
+            int ch = p->nccl.channels > 0 ? p->nccl.channels : nvls ? sys.nvls_channels : sys.channels;
+            NcclSimSpec sp = {.topo = t, .nodes = s->nodes, .ppn = s->gpus_per_node, .op = NCCL_OP_ALLREDUCE,
+                              .choice = {.algo = (NcclAlgo)a, .channels = cap > 0 && ch > cap ? cap : ch}};
+            /* the run's own Net and routes; the Topo is the run's; the per-rank counts (commnccl) */
+            uint64_t m = ncclsim_mem_estimate(&sp) - topo_mem_estimate(t, 0) + (uint64_t)s->world * sizeof(uint64_t);
+            if (m > best) {
+                best = m;
+                if (at)
+                    *at = sp;
+            }
+        }
+    }
+    return best;
+}
+
+/* The estimate before the margin, NCCL's calls at most `cap` channels. */
+static uint64_t raw(const Scenario *s, Topo *t, int cap)
+{
     int p = s->world;
     uint64_t lg = 1;
     while ((1ull << lg) < (uint64_t)p)
         lg++;
     uint64_t bytes = s->model->params * (uint64_t)s->elem_bytes;
     /* every algorithm's routes (a rank sends to at most lg p + 1 peers), the network, and
-     * comm_streams collectives in flight (memo runs: one) */
-    uint64_t need = TRAINMEM_BASE + topo_mem_estimate(t, (uint64_t)p * (lg + 1)) + net_mem_estimate(t, 0) +
-                    (uint64_t)s->comm_streams * collexec_mem_run(t, p, bytes) +
-                    (uint64_t)s->model->layers->len * 4096;
+     * comm_streams collectives in flight (memo runs: one), and NCCL's memo run */
+    return TRAINMEM_BASE + topo_mem_estimate(t, (uint64_t)p * (lg + 1)) + net_mem_estimate(t, 0) +
+           (uint64_t)s->comm_streams * collexec_mem_run(t, p, bytes) + (uint64_t)s->model->layers->len * 4096 +
+           nccl_peak(s, t, cap, NULL);
+}
+
+/* The margin collexec_mem_estimate adds: +25 %. */
+static uint64_t margin(uint64_t b)
+{
+    return b + b / 4;
+}
+
+uint64_t trainmem_estimate_parts(const Scenario *s, uint64_t *nccl, char **err)
+{
+    Topo *t = topo_new(&s->topo, err);
+    if (!t)
+        return 0;
+    uint64_t need = margin(raw(s, t, 0));
+    if (nccl)
+        *nccl = margin(nccl_peak(s, t, 0, NULL));
     topo_free(t);
-    return need + need / 4;   /* the margin collexec_mem_estimate adds: +25 % */
+    return need;
+}
+
+uint64_t trainmem_estimate(const Scenario *s, char **err)
+{
+    return trainmem_estimate_parts(s, NULL, err);
+}
+
+/* The most channels NCCL's calls may use for s to fit limit (0: none,
+ * or no NCCL call), below the peak call's. */
+static int channels_fit(const Scenario *s, uint64_t limit)
+{
+    Topo *t = topo_new(&s->topo, NULL);
+    if (!t)
+        return 0;
+    NcclSimSpec at = {0};
+    int c = nccl_peak(s, t, 0, &at) ? at.choice.channels - 1 : 0;
+    while (c > 0 && margin(raw(s, t, c)) > limit)
+        c--;
+    topo_free(t);
+    return c;
 }
 
 bool trainmem_check(const Scenario *s, uint64_t limit, char **err)
@@ -30,8 +103,15 @@ bool trainmem_check(const Scenario *s, uint64_t limit, char **err)
     uint64_t need = trainmem_estimate(s, err);
     if (need == 0)
         return false;
+    if (need <= limit)
+        return true;
     char *what = g_strdup_printf("scenario %s", s->name);
-    *err = memlimit_refusal(what, need, limit, "fewer nodes or GPUs per node (cluster.nodes, cluster.gpus_per_node)");
+    int fit = channels_fit(s, limit);
+    char *change = fit > 0 ? g_strdup_printf("nccl: {channels: %d} in its NCCL policies (the most that fit), or fewer "
+                                             "nodes or GPUs per node (cluster.nodes, cluster.gpus_per_node)", fit)
+                           : g_strdup("fewer nodes or GPUs per node (cluster.nodes, cluster.gpus_per_node)");
+    *err = memlimit_refusal(what, need, limit, change);
+    g_free(change);
     g_free(what);
-    return *err == NULL;
+    return false;
 }

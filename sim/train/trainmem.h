@@ -1,6 +1,7 @@
 /* trainmem — the memory estimate of one scenario's runs, for --max-memory
  * (io/memlimit.h): the cluster's Topo and routes, the network, the
- * collectives in flight at once and the memo of durations. */
+ * collectives in flight at once, the memo of durations and, on GPU nodes,
+ * NCCL's simulation of one call (coll/ncclsim.h's estimate). */
 #ifndef ARSIM_TRAINMEM_H
 #define ARSIM_TRAINMEM_H
 
@@ -9,9 +10,15 @@
 /* Bytes a run of s holds at its peak (an estimate). 0 and *err when the
  * scenario's topology cannot be built. */
 uint64_t trainmem_estimate(const Scenario *s, char **err);
+/* The same, and *nccl (unless NULL): its part for NCCL's simulation of
+ * one call (the memo runs one at a time: the largest call any policy's
+ * units may make, at the most channels; 0 when no unit goes through
+ * NCCL), with the same margin. */
+uint64_t trainmem_estimate_parts(const Scenario *s, uint64_t *nccl, char **err);
 
 /* True when s's estimate fits `limit` bytes; else false and *err: the
- * scenario file, the estimate and what to change. */
+ * scenario file, the estimate and what to change (with NCCL's calls: the
+ * most channels that would fit). */
 bool trainmem_check(const Scenario *s, uint64_t limit, char **err);
 
 #endif

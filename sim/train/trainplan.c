@@ -84,12 +84,38 @@ static double build_tasks(TrainPlan *p)
     return total;
 }
 
-/* p->comm_bytes: what rank 0 sends per iteration, step by step over each
- * unit's schedule. False + *err when a schedule does not build. */
+/* Adds one NCCL call (choice, dur ps) to sum. */
+static void nccl_add(TrainNcclSum *sum, const NcclChoice *c, simtime_t dur)
+{
+    sum->units++;
+    sum->algos |= 1u << c->algo;
+    sum->protos |= 1u << c->proto;
+    sum->channels = MAX(sum->channels, c->channels);
+    sum->time_s += sim_ps_to_seconds(dur);
+    sum->tuner_s += c->time_s;
+}
+
+/* p->comm_bytes (and p->nccl_sum): what rank 0 sends per iteration, step by step over each
+ * unit's schedule; an NCCL call's own data bytes as NCCL runs it (the
+ * memo's run, commnccl_sent). False + *err when a schedule does not
+ * build or an NCCL call fails. */
 static bool comm_bytes(TrainPlan *p, char **err)
 {
     p->comm_bytes = 0;
+    p->nccl_sum = (TrainNcclSum){0};
     for (guint u = 0; u < p->units->len; u++) {
+        const SyncUnit *su = &g_array_index(p->units, SyncUnit, u);
+        if (su->nccl.on) {
+            uint64_t sent;
+            simtime_t dur;
+            if (!commnccl_sent(p->nccl, trainnccl_op(su->coll), &su->nccl.force, su->elems * (uint64_t)p->s->elem_bytes,
+                               &sent, err) ||
+                !trainplan_unit_cost(p, (int)u, &dur, NULL, NULL, err))
+                return false;
+            p->comm_bytes += sent;
+            nccl_add(&p->nccl_sum, &su->nccl.choice, dur);
+            continue;
+        }
         const CollSchedule *sc = trainplan_unit_schedule(p, (int)u, err);
         if (!sc)
             return false;

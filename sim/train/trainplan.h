@@ -43,6 +43,7 @@
 #include "coll/commcost.h"
 #include "coll/commnccl.h"
 #include "train/scenario.h"
+#include "train/train.h"
 
 typedef enum { TRAIN_TASK_FWD, TRAIN_TASK_BWD, TRAIN_TASK_UPDATE_ALL } TrainTaskKind;
 
@@ -73,7 +74,8 @@ typedef struct TrainPlan {
     GArray *releases;        /* int unit indices, grouped by the task whose end releases them; owned */
     int nstreams;            /* communicator streams its units use (highest SyncUnit.stream + 1), >= 1 */
     double compute_s;        /* forward + backward + update per iteration (s), unrounded */
-    uint64_t comm_bytes;     /* bytes rank 0 sends per iteration over every unit's schedule */
+    uint64_t comm_bytes;     /* bytes rank 0 sends per iteration over every unit's schedule (an NCCL call: its own) */
+    TrainNcclSum nccl_sum;   /* the units that go through NCCL, summed */
     uint64_t memory_peak;    /* bytes: one GPU's estimated peak memory (shardplan_memory); 0 unknown */
     simtime_t once_ps;       /* ps added to the first task of iteration TRAINPLAN_ONCE_ITER only (ddp with
                               * comm.overlap: DDP's bucket rebuild, ddpcost_once_s); 0 otherwise */

@@ -309,12 +309,19 @@ START_TEST(test_fsdp_traffic)
         uint64_t want = ddp / 2 * (uint64_t)cases[i].num;
         if (cases[i].num == 3)
             want -= 2 * 7 * root / 8;   /* the root's backward all-gather, skipped */
+        if (cases[i].pol == POL_NOSHARD) {   /* all-reduces through NCCL's NVLS, the tuner's choice on one H100
+                                              * node: each GPU sends its 2Ψ to the switch and stores back 1/8 */
+            for (guint u = 0; u < p->units->len; u++)
+                ck_assert_int_eq(g_array_index(p->units, SyncUnit, u).nccl.choice.algo, NCCL_ALGO_NVLS);
+            want = 2 * psi * 9 / 8;
+        }
         ck_assert_uint_eq(p->comm_bytes, want);
         trainplan_free(p);
     }
     Scenario *h = load("model: llama3-8b\nprecision: bf16\nbatch: [2]\ncluster: {node: dgx-h100, nodes: 2}\n"
-                       "policies:\n  - {name: hsdp, overlap: fsdp, sharding: hybrid_shard}\n"
-                       "  - {name: fs, overlap: fsdp}\n");
+                       "policies:\n  - {name: hsdp, overlap: fsdp, sharding: hybrid_shard, algorithm: ring}\n"
+                       "  - {name: fs, overlap: fsdp, algorithm: ring}\n"
+                       "  - {name: hsdp-nccl, overlap: fsdp, sharding: hybrid_shard}\n");
     char *err = NULL;
     TrainPlan *p = trainplan_new(h, 0, 2, &err);
     ck_assert_msg(p, "%s", err);
@@ -322,6 +329,11 @@ START_TEST(test_fsdp_traffic)
     ck_assert_uint_eq(p->comm_bytes, 2 * 7 * (3 * psi - root) / 8 + 2 * psi / 8);
     trainplan_free(p);
     p = trainplan_new(h, 1, 2, &err);   /* full_shard over all 16 */
+    ck_assert_msg(p, "%s", err);
+    ck_assert_uint_eq(p->comm_bytes, 2 * 15 * (3 * psi - root) / 16);
+    trainplan_free(p);
+    /* through NCCL each call spans every GPU of the cluster (coll/commnccl.h), Ring here: full_shard's bytes */
+    p = trainplan_new(h, 2, 2, &err);
     ck_assert_msg(p, "%s", err);
     ck_assert_uint_eq(p->comm_bytes, 2 * 15 * (3 * psi - root) / 16);
     trainplan_free(p);

@@ -1,0 +1,289 @@
+/* test_ncclacct — what NCCL's runs are accounted for:
+ *  - bytes a rank sends (coll/ncclsim.h rank_bytes), in closed form from
+ *    the schedules NCCL runs (docs/explanation/nccl.md), with sizes that
+ *    fill whole chunks: ring all-reduce 2(n-1)/n x S a rank, ring
+ *    reduce-scatter and all-gather (n-1)/n x S, the tree S over each
+ *    tree edge of the rank a channel's share, NVLS S + S/m to the switch
+ *    (reduce-scatter S, all-gather S/m), NVLSTree that plus the owner's
+ *    share over its node's tree edges;
+ *  - a training unit's comm_bytes is NCCL's own (rank 0's), within the
+ *    chunks' rounding of the ring's closed form when Ring is forced;
+ *  - memory: the estimate of the schedule's structures is what the run
+ *    allocated, to the byte, and the whole estimate is at least that; a
+ *    scenario's estimate adds NCCL's call to the rest, and a refusal's
+ *    "nccl: {channels: K}" is the most channels that fit. */
+#include "coll/ncclroute.h"
+#include "coll/ncclsim.h"
+#include "train/trainmem.h"
+#include "train/trainplan.h"
+
+#include "testfix.h"
+#include "testmain.h"
+
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A cluster of `nodes` nodes of kind name, built as cmdnccl builds it. */
+typedef struct {
+    NodeSpec node;
+    TopoSpec spec;
+    NodeCluster cl;
+    Topo *t;
+} Fix;
+
+static void fix_init(Fix *x, const char *name, int nodes)
+{
+    char *err = NULL;
+    ck_assert_msg(node_load(name, &x->node, &err), "%s", err);
+    NodeFabricSpec f;
+    node_fabric_init(&f);
+    f.nodes = nodes;
+    topo_spec_init(&x->spec);
+    ck_assert_msg(node_cluster(&x->node, &f, &x->spec, &x->cl, &err), "%s", err);
+    x->t = topo_new(&x->spec, &err);
+    ck_assert_msg(x->t, "%s", err);
+}
+
+static void fix_clear(Fix *x)
+{
+    topo_free(x->t);
+    topo_spec_clear(&x->spec);
+    node_cluster_clear(&x->cl);
+    node_spec_clear(&x->node);
+}
+
+/* Runs (op, a, Simple, C channels, S bytes) on nodes x ppn of x; fills
+ * sent (nodes*ppn entries) and *st. */
+static void run(Fix *x, int nodes, int ppn, NcclOp op, NcclAlgo a, int C, uint64_t S, uint64_t *sent,
+                NcclSimStats *st)
+{
+    NcclSimSpec sp = {.topo = x->t, .cl = &x->cl, .nodes = nodes, .ppn = ppn, .op = op, .bytes = S,
+                      .choice = {.algo = a, .proto = NCCL_PROTO_SIMPLE, .channels = C}, .rank_bytes = sent};
+    char *err = NULL;
+    ck_assert_msg(ncclsim_time(&sp, st, &err) > 0, "%s", err);
+    ck_assert_uint_eq(ncclsim_mem_sched(&sp), st->sched_bytes);
+    ck_assert_uint_ge(ncclsim_mem_estimate(&sp), st->sched_bytes);
+}
+
+START_TEST(ring_closed_forms)
+{
+    Fix x;
+    fix_init(&x, "dgx-h100", 2);
+    int n = 16, C = 4;
+    uint64_t S = (uint64_t)C * n * (2u << 20) * 2, sent[16];   /* two loops of 2 MiB chunks */
+    NcclSimStats st;
+    run(&x, 2, 8, NCCL_OP_ALLREDUCE, NCCL_ALGO_RING, C, S, sent, &st);
+    for (int r = 0; r < n; r++)
+        ck_assert_uint_eq(sent[r], 2 * (uint64_t)(n - 1) * S / n);
+    NcclOp half[] = {NCCL_OP_REDUCESCATTER, NCCL_OP_ALLGATHER};
+    for (int i = 0; i < 2; i++) {
+        run(&x, 2, 8, half[i], NCCL_ALGO_RING, C, S, sent, &st);
+        for (int r = 0; r < n; r++)
+            ck_assert_uint_eq(sent[r], (uint64_t)(n - 1) * S / n);
+    }
+    /* broadcast: a chain from rank 0 a channel, each rank but the chain's last sends the channel's S/C */
+    run(&x, 2, 8, NCCL_OP_BROADCAST, NCCL_ALGO_RING, C, S, sent, &st);
+    uint64_t sum = 0;
+    for (int r = 0; r < n; r++)
+        sum += sent[r];
+    ck_assert_uint_eq(sent[0], S);
+    ck_assert_uint_eq(sum, (uint64_t)(n - 1) * S);
+    fix_clear(&x);
+}
+END_TEST
+
+/* Tree: in channel c a rank sends S/C to its parent and to each child,
+ * the tree being ncclroute_tree's (NCCL's double binary tree between
+ * nodes, a chain inside each); every rank's sum over the channels, and
+ * 2(n-1) x S in all. */
+START_TEST(tree_closed_forms)
+{
+    int shapes[][2] = {{4, 1}, {2, 8}, {3, 4}};
+    for (size_t k = 0; k < G_N_ELEMENTS(shapes); k++) {
+        int N = shapes[k][0], m = shapes[k][1], n = N * m, C = 4;
+        Fix x;
+        fix_init(&x, "dgx-a100", N);
+        uint64_t S = (uint64_t)C * (512u << 10) * 6, *sent = g_new(uint64_t, n), *want = g_new0(uint64_t, n);
+        NcclSimStats st;
+        run(&x, N, m, NCCL_OP_ALLREDUCE, NCCL_ALGO_TREE, C, S, sent, &st);
+        NcclRoutes *rt = ncclroute_new(x.t, &x.cl, N, m);
+        int32_t *tree = g_new(int32_t, (size_t)n * 4);
+        for (int c = 0; c < C; c++) {
+            int rail;
+            ncclroute_tree(rt, c, N, m, tree, &rail);
+            for (int r = 0; r < n; r++)
+                for (int i = 0; i < 4; i++)
+                    want[r] += tree[r * 4 + i] >= 0 ? S / (uint64_t)C : 0;
+        }
+        uint64_t sum = 0;
+        for (int r = 0; r < n; r++) {
+            ck_assert_msg(sent[r] == want[r], "%d x %d rank %d: %" G_GUINT64_FORMAT " sent, %" G_GUINT64_FORMAT
+                          " expected", N, m, r, (guint64)sent[r], (guint64)want[r]);
+            sum += sent[r];
+        }
+        ck_assert_uint_eq(sum, 2 * (uint64_t)(n - 1) * S);
+        g_free(tree);
+        ncclroute_free(rt);
+        g_free(sent);
+        g_free(want);
+        fix_clear(&x);
+    }
+    /* two nodes of one GPU: one edge, S each way */
+    Fix x;
+    fix_init(&x, "dgx-h100", 2);
+    uint64_t sent[2], S = 4 * (512u << 10) * 3;
+    NcclSimStats st;
+    run(&x, 2, 1, NCCL_OP_ALLREDUCE, NCCL_ALGO_TREE, 4, S, sent, &st);
+    ck_assert_uint_eq(sent[0], S);
+    ck_assert_uint_eq(sent[1], S);
+    fix_clear(&x);
+}
+END_TEST
+
+/* NVLS: each GPU sends its copy of every chunk to the switch (S) and
+ * stores back the reductions it owns (S/m); reduce-scatter the first,
+ * all-gather the second. NVLSTree on 2 nodes: that, and the owner's
+ * share S/m up to or down from the other node's GPU on its rail. */
+START_TEST(nvls_closed_forms)
+{
+    Fix x;
+    fix_init(&x, "dgx-h100", 2);
+    int m = 8, C = 16;
+    uint64_t S = (uint64_t)C * m * (128u << 10) * 4, sent[16];
+    NcclSimStats st;
+    run(&x, 1, m, NCCL_OP_ALLREDUCE, NCCL_ALGO_NVLS, C, S, sent, &st);
+    for (int r = 0; r < m; r++)
+        ck_assert_uint_eq(sent[r], S + S / m);
+    run(&x, 1, m, NCCL_OP_REDUCESCATTER, NCCL_ALGO_NVLS, C, S, sent, &st);
+    for (int r = 0; r < m; r++)
+        ck_assert_uint_eq(sent[r], S);
+    run(&x, 1, m, NCCL_OP_ALLGATHER, NCCL_ALGO_NVLS, C, S, sent, &st);
+    for (int r = 0; r < m; r++)
+        ck_assert_uint_eq(sent[r], S / m);
+    uint64_t St = (uint64_t)C * m * (32u << 10) * 8;
+    run(&x, 2, m, NCCL_OP_ALLREDUCE, NCCL_ALGO_NVLSTREE, C, St, sent, &st);
+    for (int r = 0; r < 2 * m; r++)
+        ck_assert_uint_eq(sent[r], St + 2 * (St / m));
+    fix_clear(&x);
+}
+END_TEST
+
+/* Memory: the structures' estimate is the run's own count on every
+ * algorithm and a few shapes (run() asserts it), and grows with the
+ * channels. */
+START_TEST(memory_estimate)
+{
+    Fix x;
+    fix_init(&x, "dgx-h100", 4);
+    NcclSimStats st;
+    uint64_t sent[32];
+    for (int N = 1; N <= 4; N++)
+        for (int m = 1; m <= 8; m += 7) {
+            if (N * m < 2)
+                continue;
+            run(&x, N, m, NCCL_OP_ALLREDUCE, NCCL_ALGO_RING, 3, 1 << 20, sent, &st);
+            ck_assert_uint_eq(st.lanes, 3u * N * m);
+            run(&x, N, m, NCCL_OP_ALLREDUCE, NCCL_ALGO_TREE, 2, 1 << 20, sent, &st);
+            run(&x, N, m, NCCL_OP_ALLREDUCE, N == 1 ? NCCL_ALGO_NVLS : NCCL_ALGO_NVLSTREE, 5, 1 << 20, sent, &st);
+        }
+    NcclSimSpec a = {.topo = x.t, .cl = &x.cl, .nodes = 4, .ppn = 8, .op = NCCL_OP_ALLREDUCE, .bytes = 1 << 20,
+                     .choice = {.algo = NCCL_ALGO_RING, .proto = NCCL_PROTO_SIMPLE, .channels = 4}};
+    NcclSimSpec b = a;
+    b.choice.channels = 8;
+    ck_assert_uint_eq(ncclsim_mem_sched(&b) - ncclsim_mem_sched(&a), ncclsim_mem_sched(&a) - 2 * 4 * sizeof(int32_t));
+    ck_assert_uint_gt(ncclsim_mem_estimate(&b), ncclsim_mem_estimate(&a));
+    fix_clear(&x);
+}
+END_TEST
+
+/* A training unit through NCCL's Ring counts 2(n-1)/n of its bytes,
+ * within the rounding of its chunks (< 2 bytes an op); a unit through
+ * the tuner's choice counts what the memo's run sent. */
+START_TEST(train_comm_bytes)
+{
+    Scenario *s = load("model: resnet50\nprecision: fp16\nbatch: [64]\ncomm: {slowdown: 0}\n"
+                       "cluster: {node: dgx-h100, nodes: 2}\niterations: {warmup: 1, measured: 1}\n"
+                       "policies:\n  - {name: r, overlap: ddp, nccl: {algo: ring, proto: simple, channels: 2}}\n"
+                       "  - {name: p, overlap: ddp, algorithm: ring}\n");
+    char *err = NULL;
+    TrainPlan *p = trainplan_new(s, 0, 64, &err);
+    ck_assert_msg(p, "%s", err);
+    int n = 16;
+    double want = 0, slack = 0;
+    for (guint u = 0; u < p->units->len; u++) {
+        const SyncUnit *su = &g_array_index(p->units, SyncUnit, u);
+        ck_assert(su->nccl.on);
+        uint64_t S = su->elems * (uint64_t)s->elem_bytes;
+        want += 2.0 * (n - 1) / n * (double)S;
+        uint64_t ops = (S / (2 * (uint64_t)n * (2u << 20)) + 1) * 2 * (2 * (uint64_t)n - 2) * 2;   /* a rank's */
+        slack += 2.0 * (double)ops;
+    }
+    ck_assert_msg(fabs((double)p->comm_bytes - want) <= slack, "comm_bytes %" G_GUINT64_FORMAT ", closed form %.0f",
+                  (guint64)p->comm_bytes, want);
+    TrainPlan *q = trainplan_new(s, 1, 64, &err);   /* the point-to-point ring: its own schedule's count */
+    ck_assert_msg(q, "%s", err);
+    ck_assert(fabs((double)q->comm_bytes - want) <= 4.0 * n * q->units->len);   /* whole elements a step */
+    trainplan_free(q);
+    trainplan_free(p);
+    scenario_free(s);
+}
+END_TEST
+
+#define GPU2 "model: resnet50\nprecision: fp16\nbatch: [64]\ncluster: {node: dgx-h100, nodes: 2}\n" \
+             "iterations: {warmup: 1, measured: 1}\npolicies:\n"
+
+static uint64_t estimate_of(const char *policy, uint64_t *nccl)
+{
+    char *y = g_strdup_printf(GPU2 "  - %s\n", policy);
+    Scenario *s = load(y);
+    char *err = NULL;
+    uint64_t m = trainmem_estimate_parts(s, nccl, &err);
+    ck_assert_msg(m > 0, "%s", err);
+    scenario_free(s);
+    g_free(y);
+    return m;
+}
+
+START_TEST(train_memory)
+{
+    uint64_t nccl, none;
+    uint64_t need = estimate_of("{name: n, overlap: ddp, algorithm: nccl}", &nccl);
+    uint64_t p2p = estimate_of("{name: r, overlap: ddp, algorithm: ring}", &none);
+    ck_assert_uint_eq(none, 0);
+    ck_assert_uint_gt(nccl, 0);
+    ck_assert_msg(need >= p2p + nccl - 1 && need <= p2p + nccl + 1, "need %" G_GUINT64_FORMAT " p2p %" G_GUINT64_FORMAT
+                  " nccl %" G_GUINT64_FORMAT, (guint64)need, (guint64)p2p, (guint64)nccl);
+    /* a limit between the estimate without NCCL's call and with it: refused, naming the channels that fit */
+    uint64_t limit = p2p + nccl / 2;
+    Scenario *s = load(GPU2 "  - {name: n, overlap: ddp, algorithm: nccl}\n");
+    char *err = NULL;
+    ck_assert(!trainmem_check(s, limit, &err));
+    const char *at = strstr(err, "nccl: {channels: ");
+    ck_assert_msg(at, "%s", err);
+    int k = atoi(at + strlen("nccl: {channels: "));
+    ck_assert_int_ge(k, 1);
+    g_free(err);
+    err = NULL;
+    scenario_free(s);
+    char *pol = g_strdup_printf("{name: n, overlap: ddp, algorithm: nccl, nccl: {channels: %d}}", k);
+    ck_assert_uint_le(estimate_of(pol, NULL), limit);
+    g_free(pol);
+    pol = g_strdup_printf("{name: n, overlap: ddp, algorithm: nccl, nccl: {channels: %d}}", k + 1);
+    ck_assert_uint_gt(estimate_of(pol, NULL), limit);
+    g_free(pol);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("ncclacct");
+    tcase_add_test(testmain_case(s, "closed-forms"), ring_closed_forms);
+    tcase_add_test(testmain_case(s, "closed-forms-tree"), tree_closed_forms);
+    tcase_add_test(testmain_case(s, "closed-forms-nvls"), nvls_closed_forms);
+    tcase_add_test(testmain_case(s, "memory"), memory_estimate);
+    tcase_add_test(testmain_case(s, "training"), train_comm_bytes);
+    tcase_add_test(testmain_case(s, "memory-scenario"), train_memory);
+    return testmain_run(s);
+}
