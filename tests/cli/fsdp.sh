@@ -8,7 +8,7 @@
 # why" per test.
 set -u
 A=${ARSIM:?set ARSIM to the arsim binary}
-FIT=configs/llama3-8b-fsdp-h100-8.yaml   # selective checkpointing: 68.8 GiB a GPU
+FIT=configs/llama3-8b-fsdp-h100-8.yaml   # torchtitan's op-level SAC: 51.2 GiB a GPU, of the h100-gt's 89
 T=$(mktemp -d "${TMPDIR:-/tmp}/arsim-fsdp.XXXXXX") || exit 1
 trap 'rm -rf "$T"' EXIT
 export LC_ALL=C
@@ -33,7 +33,7 @@ json_fields() {
     c=$(get "$T/flat" .results[0].comm_bytes) || { echo "no comm_bytes"; return 1; }
     [ "$c" = 40320186368 ] || { echo "comm_bytes $c, expected 40320186368"; return 1; }
     m=$(get "$T/flat" .results[0].memory_peak_bytes) || { echo "no memory_peak_bytes"; return 1; }
-    awk -v m="$m" 'BEGIN { exit !(m > 60 * 2^30 && m < 80 * 2^30) }' || { echo "memory_peak_bytes $m"; return 1; }
+    awk -v m="$m" 'BEGIN { exit !(m > 40 * 2^30 && m < 89 * 2^30) }' || { echo "memory_peak_bytes $m"; return 1; }
     f=$(get "$T/flat" .results[0].memory_fits) || { echo "no memory_fits"; return 1; }
     [ "$f" = true ] || { echo "memory_fits $f"; return 1; }
 }
