@@ -287,13 +287,62 @@ def table():
     return "\n".join(lines) + "\n"
 
 
+def steps():
+    """The compute of one 8-GPU iteration (32 blocks, head, optimizer on 1/8 of the parameters), ms, as each
+    difference between the measured block on a 700 W H100 80GB and torchtitan's run is added in turn."""
+    layers = load_layers()
+    rates, eff, parts, h100, gt = gpus()
+    nb, shard = 32, sum(l["params"] for l in layers) / 8
+    probe, titan = block_terms("llama3-8b", BATCH, "probe"), block_terms("llama3-8b", BATCH, "titan")
+    leaves = ("attention_norm", "attention", "ffn_norm", "feed_forward")
+    head = parts[("llama3-8b", "head+loss")]
+    hgemm = 2 * BATCH * SEQ * SHAPES["llama3-8b"][0] * VOCAB
+    hrest = (head["fwd_ms"] + head["bwd_ms"]) * 1e-3 - Gpu(rates["gemm"], H100_BPS, 0, 0).secs(
+        {"gemm": 3 * hgemm, "attn": 0, "mem": 0})
+
+    def total(g, blk, sac, copy, bps, upd):
+        s = nb * sum(g.secs(blk[l]["fwd"]) + g.secs(blk[l]["bwd"], True) for l in leaves)
+        s += g.secs({"gemm": 3 * hgemm, "attn": 0, "mem": 0}) + hrest * H100_BPS / bps
+        s += g.secs(blk["attention_norm"]["fwd"]) + g.secs(blk["attention_norm"]["bwd"], True)   # final norm
+        if sac == "layer":   # arsim's layer-level selective: every second block's forward again
+            s += nb / 2 * sum(g.secs(blk[l]["fwd"]) for l in leaves)
+        elif sac == "op":
+            s += nb * g.secs(blk["recompute"])
+        s += (2 * nb - 1) * g.secs(blk["copy_out"]) if copy else 0
+        return (s + shard * upd / bps) * 1e3
+
+    h_gt_mem = Gpu(rates["gemm"], GT_BPS * eff, h100.af, h100.ab)
+    rows = [("the measured block's kernels, layer-level SAC, 700 W H100 80GB", total(h100, probe, "layer", False,
+                                                                                    H100_BPS, 12)),
+            ("torchtitan's eager kernels instead", total(h100, titan, "layer", False, H100_BPS, 12)),
+            ("op-level SAC instead of layer-level", total(h100, titan, "op", False, H100_BPS, 12)),
+            ("FSDP2's all-gather copy-out", total(h100, titan, "op", True, H100_BPS, 12)),
+            ("AdamW + clipping: 92 bytes a parameter, not 12", total(h100, titan, "op", True, H100_BPS, 92)),
+            ("HBM2e at 2.4 TB/s", total(h_gt_mem, titan, "op", True, GT_BPS, 92)),
+            ("500 W: GEMMs and attention x %.4f" % POWER, total(gt, titan, "op", True, GT_BPS, 92))]
+    return "".join("%-64s %8.1f ms\n" % r for r in rows)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--check", action="store_true", help="exit 1 if the committed file differs")
     ap.add_argument("--table", action="store_true", help="print the calibration and the breakdown")
+    ap.add_argument("--steps", action="store_true", help="print an 8-GPU iteration's compute, difference by difference")
+    ap.add_argument("--terms", action="store_true", help="print one llama3-8b block's work at batch 2 (exact integers)")
     a = ap.parse_args()
     if a.table:
         sys.stdout.write(table())
+        return 0
+    if a.steps:
+        sys.stdout.write(steps())
+        return 0
+    if a.terms:
+        for variant in ("probe", "titan"):
+            for k, v in block_terms("llama3-8b", BATCH, variant).items():
+                for pas, w in (v.items() if "fwd" in v else (("all", v),)):
+                    print("%s %s %s gemm %d attn %d mem %d" % (variant, k, pas, w["gemm"], w["attn"], w["mem"]))
+        for k, v in saved_bytes("llama3-8b").items():
+            print("saved %s %d" % (k, v))
         return 0
     text = generate()
     if a.check:
