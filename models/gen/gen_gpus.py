@@ -69,14 +69,14 @@ PREC_BYTES = {"fp32": 4, "tf32": 4, "fp16": 2, "bf16": 2}
 SMS = {"gtx1080ti": 28, "v100": 80, "a100": 108, "h100": 132}
 OVERLAP_RUNS = ("run1", "run2")   # validate/h100/overlap/: the kept runs the overlap fit reads
 # GPUs derived from a fitted one (not fitted themselves): key, base, name, mem
-# GB/s, memory GiB, the share of the base's compute peaks. h100-gt is
+# GB/s, memory GiB, the share of the base's compute peaks. h100gt is
 # torchtitan's benchmark GPU (benchmarks/llama3_h100_202412_torchtitan.md: 96 GB
 # HBM2e at 2.4 TB/s, 500 W power limit); its peaks are the H100 SXM's scaled by
 # gen_llama3_titan.POWER (assumed: docs/explanation/sharding.md, "The torchtitan
 # check"); 96 GB = 89.4 GiB.
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gen_llama3_titan  # noqa: E402
-DERIVED = [("h100-gt", "h100", "NVIDIA H100 SXM 96GB HBM2e at 500 W", 2400, 89, gen_llama3_titan.POWER)]
+DERIVED = [("h100gt", "h100", "NVIDIA H100 96GB HBM2e 500W", 2400, 89, gen_llama3_titan.POWER)]
 
 
 def root_dir():
@@ -302,7 +302,7 @@ def emit(pub, gpus, wino, fitted, ovl):
             parts.append("%s %s" % (what, ("%d + %d" % (n, nb)) if n + nb else "none (V100's scales)"))
         out.append("#   %-10s %s" % (key, "; ".join(parts)))
     out.append("gpus:")
-    out.append("# h100-gt: torchtitan's H100 (96 GB HBM2e, 2.4 TB/s, 500 W), derived from h100: peaks")
+    out.append("# h100gt: torchtitan's H100 (96 GB HBM2e, 2.4 TB/s, 500 W), derived from h100: peaks")
     out.append("# x %.4f (assumed, docs/explanation/sharding.md \"The torchtitan check\"), h100's fits" % DERIVED[0][5])
     rows = [g + (MEMORY_GIB[g[0]], g[0]) for g in GPUS]
     for key, base, name, mem, gib, share in DERIVED:

@@ -3,7 +3,7 @@
 torchtitan's published FSDP benchmark trains it (torchtitan 9dec370 of
 2024-12-26, eager, op-level selective activation checkpointing, FSDP2 with
 bf16 parameters) on its GPU (an H100 SXM with 96 GB of HBM2e at 2.4 TB/s,
-run at a 500 W power limit: gpu h100-gt of models/gpus.yaml).
+run at a 500 W power limit: gpu h100gt of models/gpus.yaml).
 
 MAINTAINER TOOL.  Not needed to build, test or run arsim: its output is
 committed.  Running it again reproduces it byte for byte:
@@ -234,7 +234,7 @@ def generate():
     out.append('description: "Llama 3 8B, sequence 8192, torchtitan 2024-12 (eager, op-level SAC, FSDP2) on a 500 W '
                'H100 96GB HBM2e: per-kernel model"')
     out.append("params: %d" % sum(l["params"] for l in layers))
-    out.append('measured: {batch: %d, gpu: "h100-gt", source: "models/gen/gen_llama3_titan.py (per-kernel model '
+    out.append('measured: {batch: %d, gpu: "h100gt", source: "models/gen/gen_llama3_titan.py (per-kernel model '
                'from validate/h100/overlap/run1)", precision: bf16}' % BATCH)
     out.append("layers:")
     for l in layers:
