@@ -10,7 +10,9 @@ committed.  Running it again reproduces it byte for byte:
 
     python3 models/gen/gen_llama3_titan.py           # rewrite the file
     python3 models/gen/gen_llama3_titan.py --check   # exit 1 if it differs
-    python3 models/gen/gen_llama3_titan.py --table   # the breakdown of the docs
+    python3 models/gen/gen_llama3_titan.py --table   # calibration, 70B check, terms
+    python3 models/gen/gen_llama3_titan.py --steps   # an 8-GPU iteration, step by step
+    python3 models/gen/gen_llama3_titan.py --terms   # one block's work, exact integers
 
 How a layer's time is made (docs/explanation/sharding.md, "The torchtitan
 check"): every kernel of the block as torchtitan's code issues it, each
@@ -25,7 +27,7 @@ timed by what bounds it:
     H100 80GB (the same file);
   * flash attention: the time the measured block (validate/h100/overlap/
     run1/llama.jsonl) has left once its matrix products and element-wise
-    kernels are taken out, per FLOP of the causal core, times 1 / POWER.
+    kernels are taken out, per FLOP of the causal core, that time / POWER.
 The block's kernels (FSDP2's all-gather copy-out and the recompute of
 op-level SAC included) are listed in block_terms(); the output layer
 carries the measured head and loss, its product scaled by POWER and the
