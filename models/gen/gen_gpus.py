@@ -68,6 +68,15 @@ PREC_BYTES = {"fp32": 4, "tf32": 4, "fp16": 2, "bf16": 2}
 # H100 SXM5 132)
 SMS = {"gtx1080ti": 28, "v100": 80, "a100": 108, "h100": 132}
 OVERLAP_RUNS = ("run1", "run2")   # validate/h100/overlap/: the kept runs the overlap fit reads
+# GPUs derived from a fitted one (not fitted themselves): key, base, name, mem
+# GB/s, memory GiB, the share of the base's compute peaks. h100gt is
+# torchtitan's benchmark GPU (benchmarks/llama3_h100_202412_torchtitan.md: 96 GB
+# HBM2e at 2.4 TB/s, 500 W power limit); its peaks are the H100 SXM's scaled by
+# gen_llama3_titan.POWER (assumed: docs/explanation/sharding.md, "The torchtitan
+# check"); 96 GB = 89.4 GiB.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gen_llama3_titan  # noqa: E402
+DERIVED = [("h100gt", "h100", "NVIDIA H100 96GB HBM2e 500W", 2400, 89, gen_llama3_titan.POWER)]
 
 
 def root_dir():
@@ -214,8 +223,8 @@ def overlap_params(root, gpus, fitted):
     p, _ = overlap_fit.fit_interference(runs, overlap_table.load, entry)
     terms, _ = overlap_fit.ddp_terms(runs, overlap_table.load, h[5])
     out = {}
-    for key, g in gpus.items():
-        mem, sms = g[5], SMS[key]
+    rows = [(key, g[5], SMS[key]) for key, g in gpus.items()] + [(d[0], d[3], SMS[d[1]]) for d in DERIVED]
+    for key, mem, sms in rows:
         scale = (mem / sms) / (h[5] / SMS["h100"])
         out[key] = {
             "overlap": [("floor", "%.3f" % p["phi"]), ("comm_compute", "%.3f" % p["sigma_c"]),
@@ -293,25 +302,32 @@ def emit(pub, gpus, wino, fitted, ovl):
             parts.append("%s %s" % (what, ("%d + %d" % (n, nb)) if n + nb else "none (V100's scales)"))
         out.append("#   %-10s %s" % (key, "; ".join(parts)))
     out.append("gpus:")
-    for key, name, f32, tf32, f16, mem, launch in GPUS:
+    out.append("# h100gt: torchtitan's H100 (96 GB HBM2e, 2.4 TB/s, 500 W), derived from h100: peaks")
+    out.append("# x %.4f (assumed, docs/explanation/sharding.md \"The torchtitan check\"), h100's fits" % DERIVED[0][5])
+    rows = [g + (MEMORY_GIB[g[0]], g[0]) for g in GPUS]
+    for key, base, name, mem, gib, share in DERIVED:
+        b = gpus[base]
+        rows.append((key, name, round(b[2] * share, 1), round(b[3] * share, 1), round(b[4] * share, 1), mem, b[6],
+                     gib, base))
+    for key, name, f32, tf32, f16, mem, launch, gib, fit in rows:
         out.append("  %s:" % key)
         out.append('    name: "%s"' % name)
         out.append("    fp32_tflops: %s" % fmt_num(f32))
         out.append("    tf32_tflops: %s" % fmt_num(tf32))
         out.append("    fp16_tflops: %s" % fmt_num(f16))
         out.append("    mem_GBps: %s" % fmt_num(mem))
-        out.append("    memory_GiB: %d" % MEMORY_GIB[key])
+        out.append("    memory_GiB: %d" % gib)
         out.append("    launch_us: %s" % fmt_num(launch))
         out.append("    winograd: %.2f" % wino)
         out.append("    interference: 0")
         out.append("    comm_slowdown: 0")
-        out.append("    sms: %d" % SMS[key])
+        out.append("    sms: %d" % SMS[fit])
         for field in ("overlap", "ddp"):
             out.append("    %s: {%s}" % (field, ", ".join("%s: %s" % kv for kv in ovl[key][field])))
         for tensor, field in ((False, "efficiency"), (True, "tensor_efficiency")):
             if tensor and not (tf32 or f16):
                 continue   # no tensor cores
-            e = effs(fitted[key][tensor][0])
+            e = effs(fitted[fit][tensor][0])
             out.append("    %s: {%s}" % (field, ", ".join("%s: %.3f" % (k, e[k]) for k in KINDS)))
     return "\n".join(out) + "\n"
 

@@ -341,7 +341,9 @@ static const char *const scenario_sub[][2] = {
      "layers up to this size (off). hybrid: {conv, fc, norm, embedding, attention, pool, act: ALGO, threshold: "
      "SIZE}. overrides: {LAYER: ALGO}, per layer of the model. checkpoint: none | selective | full (blocks' "
      "activation checkpointing). fsdp and fsdp2: sharding: full_shard | shard_grad_op | hybrid_shard | no_shard; "
-     "wrap: block | {min_params: N}. fsdp only: backward_prefetch: backward_pre | backward_post | none; "
+     "wrap: block | {min_params: N}; reduce_precision: fp32 | tf32 | fp16 | bf16 (the element the "
+     "reduce-scatters and all-reduces move; default the gradient precision). fsdp only: backward_prefetch: "
+     "backward_pre | backward_post | none; "
      "forward_prefetch, limit_all_gathers: true | false. fsdp2 only: reshard_after_forward: true | false | N."},
     {"UNITS", UNITS " An unknown key anywhere is an error: one line, file:line:col: what is wrong; what is "
                     "expected, exit status 2."},

@@ -249,7 +249,7 @@ GArray *policy_units(const Policy *p, const Model *m, int elem_bytes)
 {
     const OverlapRules *r = policy_rules(p->overlap);
     if (r->units == UNITS_SHARDED)
-        return shardplan_units(p, m);
+        return shardplan_units(p, m, elem_bytes);
     GArray *units = g_array_new(FALSE, TRUE, sizeof(SyncUnit));
     if (r->units == UNITS_BUCKETS)
         ddp_units(p, m, elem_bytes, units);

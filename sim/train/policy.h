@@ -121,6 +121,9 @@ typedef struct {
                                           * second block), full; a checkpointed block's forward runs again in
                                           * its backward */
     NcclForce nccl;                      /* nccl: {algo, proto, channels}; NCCL_FORCE_NONE: the tuner's */
+    int reduce_bytes;                    /* fsdp, fsdp2: bytes of an element the gradients are reduced in
+                                          * (reduce_precision, MixedPrecision's reduce_dtype); 0: the run's
+                                          * gradient element */
 } Policy;
 
 /* The rules of overlap policy k. */

@@ -1,6 +1,8 @@
 /* shardplan — FSDP's collectives as sync units; see shardplan.h. */
 #include "train/shardplan.h"
 
+#include "train/gpu.h"
+
 #include <string.h>
 
 /* Positions in stream order of one iteration: forward l at l, backward l
@@ -14,6 +16,7 @@ typedef struct {
     const GArray *wunits;    /* ShardUnit, from shardwrap_units */
     int L;                   /* layers */
     bool per_coll;           /* a stream per collective (fsdp2); else one stream */
+    int elem_bytes;          /* the run's gradient element, bytes */
     int stream_pos[COLL_NOPS];   /* per stream: the latest release so far, a position (issue order) */
     GArray *out;             /* SyncUnit */
 } Build;
@@ -83,7 +86,10 @@ static SyncUnit *add(Build *b, const ShardUnit *w, CollOp c, const char *what, i
     pos = MAX(pos, b->stream_pos[stream]);
     b->stream_pos[stream] = pos;
     char *base = unit_name(b, w);
-    SyncUnit u = {.name = g_strdup_printf("%s %s", base, what), .elems = w->params, .first_layer = (int)lo_layer(w),
+    uint64_t elems = w->params;
+    if (c != COLL_OP_ALLGATHER && b->p->reduce_bytes > 0)   /* reduced in reduce_precision */
+        elems = (w->params * (uint64_t)b->p->reduce_bytes + (uint64_t)b->elem_bytes - 1) / (uint64_t)b->elem_bytes;
+    SyncUnit u = {.name = g_strdup_printf("%s %s", base, what), .elems = elems, .first_layer = (int)lo_layer(w),
                   .last_layer = (int)hi_layer(w), .ready_layer = (int)lo_layer(w), .coll = c, .stream = stream,
                   .kind = dominant_kind(b, w), .order = (int)b->out->len, .algo = algo};
     g_free(base);
@@ -125,11 +131,11 @@ int shardplan_factor(const Policy *p, int world, int gpus_per_node)
     return p->sharding == SHARD_HYBRID ? gpus_per_node : world;
 }
 
-GArray *shardplan_units(const Policy *p, const Model *m)
+GArray *shardplan_units(const Policy *p, const Model *m, int elem_bytes)
 {
     GArray *wunits = shardwrap_units(m, p->wrap_min_params);
     bool fsdp2 = policy_rules(p->overlap)->stream == STREAM_PER_COLLECTIVE;
-    Build b = {.p = p, .m = m, .wunits = wunits, .L = (int)m->layers->len, .per_coll = fsdp2,
+    Build b = {.p = p, .m = m, .wunits = wunits, .L = (int)m->layers->len, .per_coll = fsdp2, .elem_bytes = elem_bytes,
                .out = g_array_new(FALSE, TRUE, sizeof(SyncUnit))};
     for (int k = 0; k < COLL_NOPS; k++)
         b.stream_pos[k] = START;
@@ -231,6 +237,24 @@ static bool refuse_keys(CfgNode *n, const char *const *keys, size_t nkeys, const
     return true;
 }
 
+/* `reduce_precision: fp32 | tf32 | fp16 | bf16` (fsdp, fsdp2). */
+static bool read_reduce_precision(CfgNode *n, Policy *p, char **err)
+{
+    const char *name = NULL;
+    if (!cfg_opt_string(n, "reduce_precision", &name, err))
+        return false;
+    if (!name)
+        return true;
+    Precision pr;
+    if (!gpu_precision_parse(name, &pr)) {
+        *err = cfg_err(cfg_peek(n, "reduce_precision"), "unknown reduce_precision '%s'; expected fp32, tf32, fp16 "
+                       "or bf16", name);
+        return false;
+    }
+    p->reduce_bytes = gpu_precision_bytes(pr);
+    return true;
+}
+
 /* fsdp2's `reshard_after_forward: true | false | N`, N dividing the world. */
 static bool read_reshard(CfgNode *n, int world, Policy *p, char **err)
 {
@@ -262,7 +286,7 @@ bool shardplan_read(CfgNode *n, int world, int gpus_per_node, Policy *p, char **
 {
     if (!read_checkpoint(n, p, err))
         return false;
-    static const char *const keys[] = {"sharding", "wrap"};
+    static const char *const keys[] = {"sharding", "wrap", "reduce_precision"};
     static const char *const v1[] = {"backward_prefetch", "forward_prefetch", "limit_all_gathers"};
     static const char *const v2[] = {"reshard_after_forward"};
     int nodes = world / gpus_per_node;
@@ -277,6 +301,8 @@ bool shardplan_read(CfgNode *n, int world, int gpus_per_node, Policy *p, char **
     if (!cfg_opt_string(n, "sharding", &sh, err) || !cfg_opt_string(n, "backward_prefetch", &pf, err) ||
         !cfg_opt_bool(n, "forward_prefetch", &p->forward_prefetch, err) ||
         !cfg_opt_bool(n, "limit_all_gathers", &p->limit_all_gathers, err))
+        return false;
+    if (!read_reduce_precision(n, p, err))
         return false;
     if (sh && !shard_strategy_parse(sh, &p->sharding)) {
         *err = cfg_err(cfg_peek(n, "sharding"), "unknown sharding '%s'; expected full_shard, shard_grad_op, "

@@ -33,8 +33,12 @@
 #include "io/cfg.h"
 #include "train/policy.h"
 
-/* The units of fsdp policy p on model m (policy_units' contract). */
-GArray *shardplan_units(const Policy *p, const Model *m);
+/* The units of fsdp policy p on model m (policy_units' contract), a
+ * gradient element of elem_bytes: a unit that reduces gradients
+ * (reduce-scatter, all-reduce) carries ceil(params x reduce_bytes /
+ * elem_bytes) elements when the policy reduces in another precision
+ * (reduce_precision: its bytes on the wire), the all-gathers params. */
+GArray *shardplan_units(const Policy *p, const Model *m, int elem_bytes);
 
 /* The sharding factor of p on `world` GPUs in nodes of `gpus_per_node`:
  * world (full_shard, shard_grad_op), gpus_per_node (hybrid_shard), 1

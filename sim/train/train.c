@@ -47,12 +47,29 @@ typedef struct {
     int task_span;           /* its span's index in spans, or -1 (its duration is known at its end) */
     bool sync_on;            /* a sync from the memo is in flight */
     TrainWork sync;          /* that sync (comm.slowdown slows it while a task runs; memo mode: one at a time) */
+    double live_s;           /* the mechanism's s the live syncs run under now (hosts' links at 1 / (1 + s)) */
 } Train;
 
 static void stream_advance(Train *t);
 
-/* The overlap mechanism (c.mech): the running task's and the memo sync's
- * rates follow what runs beside them. A live sync keeps its network rate
+/* Live syncs under the mechanism's s: every host's outgoing links run at
+ * 1 / (1 + s) of their rate, for the messages that start on them from now
+ * on (every rank computes alike in this engine, so every host slows). */
+static void live_set_s(Train *t, double s)
+{
+    if (s == t->live_s)
+        return;
+    t->live_s = s;
+    const Topo *topo = t->c.plan->topo;
+    for (guint l = 0; l < topo->links->len; l++) {
+        const TopoLink *k = &g_array_index(topo->links, TopoLink, l);
+        if (k->from < topo->nhosts)
+            net_set_link(t->net, l, k->bw_Bps / (1 + s), k->latency_ps);
+    }
+}
+
+/* The overlap mechanism (c.mech): the running task's rate, and the memo
+ * sync's or the live syncs' (live_set_s), follow what runs beside them
  * (docs/explanation/gpu-overlap.md). */
 static void overlap_update(Train *t)
 {
@@ -63,6 +80,8 @@ static void overlap_update(Train *t)
         trainwork_set_factor(&t->task, f);
     if (t->sync_on)
         trainwork_set_factor(&t->sync, s);
+    if (t->live)
+        live_set_s(t, s);
 }
 static void task_done(void *ctx, void *data);
 static void on_memo_done(void *ctx, void *data);
@@ -97,6 +116,15 @@ static void on_memo_done(void *ctx, void *data)
         stream_advance(t);
 }
 
+/* Unit `data`'s collective starts on the network. */
+static void live_launch(void *ctx, void *data)
+{
+    Train *t = ctx;
+    CollExec *x = trainplan_launch(t->c.plan, t->c.sim, t->net, GPOINTER_TO_INT(data), false, on_memo_done, t, data);
+    if (x)
+        g_ptr_array_add(t->execs, x);
+}
+
 static void comm_start(Train *t, int u)
 {
     UnitState *st = &t->st[u];
@@ -122,9 +150,10 @@ static void comm_start(Train *t, int u)
             overlap_update(t);
         return;
     }
-    CollExec *x = trainplan_launch(t->c.plan, sim, t->net, u, false, on_memo_done, t, GINT_TO_POINTER(u));
-    if (x)
-        g_ptr_array_add(t->execs, x);
+    if (t->c.mech)   /* after this instant's task start, so that its first messages run under its s */
+        sim_at(sim, sim->now, live_launch, t, GINT_TO_POINTER(u));
+    else
+        live_launch(t, GINT_TO_POINTER(u));
 }
 
 /* Starts queued units while the communicator has room. */

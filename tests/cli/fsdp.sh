@@ -1,14 +1,15 @@
 #!/bin/bash
 # fsdp — `overlap: fsdp` from the command line against $ARSIM, from the
 # repository root: comm_bytes and memory_peak_bytes in the JSON and CSV
-# (full_shard on 8 GPUs: 7/8 x (3Ψ - root) x 2 bytes), the table's memory
+# (full_shard on 8 GPUs: 7/8 x (3Ψ - root) x 2 bytes, and 7/8 x Ψ x 2 more for
+# its reduce-scatters in fp32, reduce_precision), the table's memory
 # column and its mark for a run above the GPU's memory, and
 # --strict-memory (refuses with exit 2 and one line naming the batch that
 # would fit; passes a run that fits). Prints "ok <test>" or "FAIL <test>:
 # why" per test.
 set -u
 A=${ARSIM:?set ARSIM to the arsim binary}
-FIT=configs/llama3-8b-fsdp-h100-8.yaml   # selective checkpointing: 68.8 GiB a GPU
+FIT=configs/llama3-8b-fsdp-h100-8.yaml   # torchtitan's op-level SAC: 51.2 GiB a GPU, of the h100gt's 89
 T=$(mktemp -d "${TMPDIR:-/tmp}/arsim-fsdp.XXXXXX") || exit 1
 trap 'rm -rf "$T"' EXIT
 export LC_ALL=C
@@ -31,9 +32,9 @@ json_fields() {
     flat "$T/o.json" >"$T/flat" || { echo "invalid JSON"; return 1; }
     local c m f
     c=$(get "$T/flat" .results[0].comm_bytes) || { echo "no comm_bytes"; return 1; }
-    [ "$c" = 40320186368 ] || { echo "comm_bytes $c, expected 40320186368"; return 1; }
+    [ "$c" = 54373143552 ] || { echo "comm_bytes $c, expected 54373143552"; return 1; }
     m=$(get "$T/flat" .results[0].memory_peak_bytes) || { echo "no memory_peak_bytes"; return 1; }
-    awk -v m="$m" 'BEGIN { exit !(m > 60 * 2^30 && m < 80 * 2^30) }' || { echo "memory_peak_bytes $m"; return 1; }
+    awk -v m="$m" 'BEGIN { exit !(m > 40 * 2^30 && m < 89 * 2^30) }' || { echo "memory_peak_bytes $m"; return 1; }
     f=$(get "$T/flat" .results[0].memory_fits) || { echo "no memory_fits"; return 1; }
     [ "$f" = true ] || { echo "memory_fits $f"; return 1; }
 }
@@ -42,7 +43,7 @@ csv_fields() {
     "$A" run "$FIT" --csv "$T/o.csv" >/dev/null 2>"$T/err" || { echo "exit $?: $(cat "$T/err")"; return 1; }
     local nccl=',nccl_algo,nccl_proto,channels,nccl_time_s,nccl_tuner_time_s'   # its units go through NCCL
     head -1 "$T/o.csv" | grep -Eq ",speedup(,slowdown_s,comm_slowdown_s)?,comm_bytes,memory_peak_bytes$nccl\$" || { echo "header: $(head -1 "$T/o.csv")"; return 1; }
-    tail -1 "$T/o.csv" | grep -Eq ',40320186368,[0-9]+,Ring,Simple,[0-9]+,[0-9.e-]+,[0-9.e-]+$' || { echo "row: $(tail -1 "$T/o.csv")"; return 1; }
+    tail -1 "$T/o.csv" | grep -Eq ',54373143552,[0-9]+,Ring,Simple,[0-9]+,[0-9.e-]+,[0-9.e-]+$' || { echo "row: $(tail -1 "$T/o.csv")"; return 1; }
 }
 
 table_mark() {

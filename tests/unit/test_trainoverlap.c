@@ -11,6 +11,7 @@
 
 #include <check.h>
 #include <math.h>
+#include <unistd.h>
 
 /* A scenario of model and gpu with comm settings m, one policy p. */
 static Scenario *scenario(const char *model, const char *gpu, const char *pol, const char *m)
@@ -201,6 +202,63 @@ START_TEST(test_runs)
 }
 END_TEST
 
+/* A live sync (on the network, not from the memo) under the mechanism:
+ * every host's outgoing links run at 1 / (1 + s). Two hosts on a star of
+ * zero latency, one 4 MB ring all-reduce beside a backward long enough to
+ * cover it, one channel (the sync channel-bound, s > 0): each of its two
+ * steps sends S/2 on the host's link, (1 + s) times as long, and the
+ * switch's link to the other host as before, so it takes s S / B longer
+ * than with the mechanism off (whether a message crosses its two links in
+ * turn or at once). s is the mechanism's for that task and unit. */
+START_TEST(test_live_sync)
+{
+    char *model = tmp_file("name: live\nlayers:\n"
+                           "  - {name: a, kind: fc, params: 0, flops: 1e15, mem_bytes: 0}\n"
+                           "  - {name: b, kind: fc, params: 1000000, flops: 1e6, mem_bytes: 0}\n",
+                           "arsim-live-XXXXXX.yaml");
+    double B = 1.25e12, S = 4e6, secs[2];
+    double s_mech = 0;
+    for (int on = 0; on < 2; on++) {
+        char *y = g_strdup_printf("model: %s\ngpu: h100\nbatch: [1]\ncluster: {topology: star, nodes: 2, link: "
+                                  "{bandwidth: 10Tbps, latency: 0}}\npolicies: [{name: p, overlap: layer, "
+                                  "algorithm: ring}]\ncomm: {overlap: %s, channels: 1, gamma: 0}\n"
+                                  "iterations: {warmup: 0, measured: 1}\n", model, on ? "true" : "false");
+        Scenario *s = load(y);
+        g_free(y);
+        TrainResult out;
+        char *err = NULL;
+        if (on) {   /* the mechanism's s for a's backward beside unit b alone */
+            TrainCore c;
+            ck_assert_msg(traincore_init(&c, s, 0, 1, NULL, &out, &err), "%s", err);
+            ck_assert_int_eq((int)c.plan->units->len, 1);
+            int task = -1;
+            for (guint i = 0; i < c.plan->tasks->len; i++) {
+                const TrainTask *k = &g_array_index(c.plan->tasks, TrainTask, i);
+                if (k->kind == TRAIN_TASK_BWD && k->layer == 0)
+                    task = (int)i;
+            }
+            ck_assert_int_ge(task, 0);
+            TrainComm m = {.in_flight = 1, .channels = c.channels[0], .wire_Bps = c.wire_Bps[0]};
+            double f;
+            ck_assert(traincore_overlap(&c, task, &m, &f, &s_mech));
+            ck_assert_double_gt(s_mech, 0.05);
+            traincore_clear(&c);
+        }
+        TrainOpts o = {.layers = true};
+        ck_assert_msg(train_run_ex(s, 1, 0, &o, true, &out, &err), "%s", err);
+        ck_assert_int_eq((int)out.units->len, 1);
+        const TrainUnitRow *r = &g_array_index(out.units, TrainUnitRow, 0);
+        secs[on] = r->end_s - r->start_s;
+        ck_assert_double_lt(r->end_s, out.compute_s);   /* ended beside the backward */
+        train_result_clear(&out);
+        scenario_free(s);
+    }
+    ck_assert_double_eq_tol(secs[1] - secs[0], s_mech * S / B, 2e-12);
+    unlink(model);
+    g_free(model);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("trainoverlap");
@@ -211,6 +269,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_ddp_added_time);
     tc = testmain_case(s, "runs");
     tcase_add_test(tc, test_runs);
+    tcase_add_test(tc, test_live_sync);
     return s;
 }
 
