@@ -18,9 +18,10 @@ static double predict(CommCost *cost, CollAlgo a, uint64_t elems)
     return sim_ps_to_seconds(d);
 }
 
-/* Unit u as an NCCL call under force f: its time in seconds, *out's
- * force and choice filled (not switched on); < 0 and *err (unless NULL)
- * when NCCL cannot run it. */
+/* Unit u's NCCL calls on their group's communicator under force f
+ * (trainnccl_unit_cost): their time in seconds, *out's force and choices
+ * filled (not switched on); < 0 and *err (unless NULL) when NCCL cannot
+ * run them. */
 static double predict_nccl(CommNccl *nccl, const Scenario *s, const NcclForce *f, const SyncUnit *u, SyncNccl *out,
                            char **err)
 {
