@@ -22,9 +22,23 @@ NcclOp trainnccl_op(CollOp c)
     }
 }
 
+const char *trainnccl_live(const Scenario *s, const Policy *p)
+{
+    if (policy_rules(p->overlap)->stream == STREAM_PER_COLLECTIVE)
+        return "runs its collectives on a stream each";
+    if (s->comm_streams > 1)
+        return "runs comm.streams > 1 collectives at once";
+    if (s->faults && s->faults->len > 0)
+        return "runs on a cluster with faults";
+    if (s->background && s->background->len > 0)
+        return "shares the network with background traffic";
+    return NULL;
+}
+
 bool trainnccl_used(const Scenario *s, const Policy *p)
 {
-    return s->node && (p->select == ALGSEL_NCCL || p->select == ALGSEL_HYBRID || p->select == ALGSEL_AUTO);
+    return s->node && (p->select == ALGSEL_NCCL || p->select == ALGSEL_HYBRID || p->select == ALGSEL_AUTO) &&
+           !trainnccl_live(s, p);
 }
 
 /* Why hybrid_shard's G replica groups (GPU g of every node, one group a
@@ -241,18 +255,19 @@ bool trainnccl_read(CfgNode *n, const Scenario *s, Policy *p, char **err)
 {
     CfgNode *a = cfg_peek(n, "algorithm");
     /* an NCCL call runs alone on an idle cluster (commnccl's memo): a policy
-     * whose collectives share several streams runs them live instead */
-    bool streams = policy_rules(p->overlap)->stream == STREAM_PER_COLLECTIVE;
-    if (!a && s->node && !streams)
+     * whose collectives run live on the network uses arsim's own algorithms
+     * (ring by default; hybrid and auto choose among them) */
+    const char *live = trainnccl_live(s, p);
+    if (!a && s->node && !live)
         p->select = ALGSEL_NCCL;
     if (p->select == ALGSEL_NCCL && !s->node) {
         *err = cfg_err(a, "algorithm nccl runs on GPU nodes; expected cluster: {node: NAME, nodes: N} (arsim list "
                        "nodes) or another algorithm");
         return false;
     }
-    if (p->select == ALGSEL_NCCL && streams) {
-        *err = cfg_err(a, "algorithm nccl: policy '%s' runs its collectives on a stream each, live on the network, "
-                       "and an NCCL call runs alone; expected another algorithm (ring by default)", p->name);
+    if (p->select == ALGSEL_NCCL && live) {
+        *err = cfg_err(a, "algorithm nccl: policy '%s' %s, live on the network, and an NCCL call runs alone; "
+                       "expected another algorithm (ring by default)", p->name, live);
         return false;
     }
     if (s->node && (p->select == ALGSEL_NCCL || p->select == ALGSEL_HYBRID) && !groups_ok(n, s, p, err))
@@ -261,9 +276,10 @@ bool trainnccl_read(CfgNode *n, const Scenario *s, Policy *p, char **err)
     if (!m)
         return true;
     if (!trainnccl_used(s, p)) {
+        const char *live = trainnccl_live(s, p);
         *err = cfg_err(m, "nccl: policy '%s' does not run NCCL (%s); expected algorithm: nccl, hybrid or auto "
-                       "on a cluster of GPU nodes, or no nccl key", p->name,
-                       s->node ? "its algorithm is fixed" : "the cluster is not of GPU nodes");
+                       "on a cluster of GPU nodes, collectives run one at a time on an idle network, or no nccl key",
+                       p->name, !s->node ? "the cluster is not of GPU nodes" : live ? live : "its algorithm is fixed");
         return false;
     }
     return read_force(m, s, p, err);

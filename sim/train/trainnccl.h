@@ -36,8 +36,16 @@
  * expected ...") otherwise. */
 bool trainnccl_read(CfgNode *n, const Scenario *s, Policy *p, char **err);
 
+/* Why policy p's collectives run live on the shared network, where an
+ * NCCL call (simulated alone on an idle cluster, commnccl's memo) cannot
+ * run: a stream per collective, comm.streams > 1, faults or background
+ * traffic; NULL when none holds. A static string. Needs s's comm, faults
+ * and background read. */
+const char *trainnccl_live(const Scenario *s, const Policy *p);
+
 /* Whether policy p's units may go through NCCL on s's cluster (GPU
- * nodes, and a selection that uses it: nccl, hybrid or auto). */
+ * nodes, a selection that uses it: nccl, hybrid or auto, and nothing
+ * that runs its collectives live: trainnccl_live). */
 bool trainnccl_used(const Scenario *s, const Policy *p);
 
 /* NCCL's collective for a unit's. */
