@@ -69,17 +69,19 @@ scenario() {
 
 # reduce_precision: the reducing units carry their bytes on the wire. llama3-8b (Ψ = 8,030,261,248,
 # every unit divisible by 8) on 8 GPUs in bf16: full_shard 7/8 (3Ψ - root) x 2 bytes, plus 7/8 Ψ x 2 with
-# the reduce-scatters in fp32; no_shard (DDP) 2 x 7/8 Ψ x 2, twice that in fp32; bf16 changes nothing
+# the reduce-scatters in fp32 (Ring, as NCCL's tuner picks there); no_shard (DDP) runs NCCL's NVLS
+# all-reduce, which sends S to the switch and S/8 back up (docs/explanation/nccl.md, "Bytes a rank
+# sends"): 9/8 Ψ x 2, twice that in fp32; bf16 changes nothing
 comm() {
     "$A" run configs/llama3-8b-fsdp-h100-8.yaml --set "policies=[{name: z, overlap: fsdp, $1}]" --csv - |
         awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } { print $c["comm_bytes"] }'
 }
 reduce_precision() {
     local psi=8030261248 root=1050677248 got   # root: tok_embeddings, norm, output
-    local fs=$((7 * (3 * psi - root) * 2 / 8)) rs=$((7 * psi * 2 / 8))
+    local fs=$((7 * (3 * psi - root) * 2 / 8)) rs=$((7 * psi * 2 / 8)) nv=$((9 * psi * 2 / 8))
     for case in "sharding: full_shard:$fs" "sharding: full_shard, reduce_precision: bf16:$fs" \
-                "sharding: full_shard, reduce_precision: fp32:$((fs + rs))" "sharding: no_shard:$((2 * rs))" \
-                "sharding: no_shard, reduce_precision: fp32:$((4 * rs))"; do
+                "sharding: full_shard, reduce_precision: fp32:$((fs + rs))" "sharding: no_shard:$nv" \
+                "sharding: no_shard, reduce_precision: fp32:$((2 * nv))"; do
         got=$(comm "${case%:*}") || return 1
         [ "$got" = "${case##*:}" ] || { echo "${case%:*}: comm_bytes $got, expected ${case##*:}"; return 1; }
     done
