@@ -213,6 +213,103 @@ static bool fig_scaling(const PlotDims *d, PlotFigCtx *c, char **err)
     return ok;
 }
 
+/* Whether any row carries a memory estimate (memory_peak_bytes). */
+static bool any_memory(const PlotDims *d)
+{
+    for (guint k = 0; k < d->rows->len; k++)
+        if (row_at(d, g_array_index(d->rows, guint, k))->memory_bytes > 0)
+            return true;
+    return false;
+}
+
+static void tics(GString *out, const PlotDim *m);
+
+/* Iteration time and peak memory per GPU against dimension x, a line per
+ * policy, one image per group: x is the GPU count (log axis) or the
+ * model (categorical, in sweep order). */
+static bool fig_memory_by(const PlotDims *d, PlotFigCtx *c, int x, bool gpus, guint *drawn, char **err)
+{
+    const PlotDim *m = g_ptr_array_index(d->dims, x);
+    int xs[] = {x};
+    GPtrArray *groups = plotdims_groups(d, xs, 1);
+    bool ok = true;
+    for (guint gi = 0; gi < groups->len && ok && *drawn < PLOTFIG_MAX_GROUPS; gi++) {
+        const PlotGroup *g = g_ptr_array_index(groups, gi);
+        GString *t = g_string_new("# arsim plot: per policy (one block each, its label first)\n"
+                                  "# x iteration_ms speedup memory_GiB over (x: GPUs or the model's index; over 1: "
+                                  "above the GPU's memory)\n");
+        int blocks = 0;
+        guint most = 0;
+        for (guint p = 0; p < d->policies->len; p++) {
+            GArray *rs = policy_rows(d, g, g_ptr_array_index(d->policies, p), x);
+            most = MAX(most, rs->len);
+            if (rs->len) {
+                dat_str(t, g_ptr_array_index(d->policies, p));
+                g_string_append_c(t, '\n');
+                for (guint k = 0; k < rs->len; k++) {
+                    guint row = g_array_index(rs, guint, k);
+                    const PlotRow *r = row_at(d, row);
+                    if (gpus)
+                        g_string_append_printf(t, "%d", r->world);
+                    else
+                        g_string_append_printf(t, "%d", plotdims_rank(d, x, g_ptr_array_index(m->vals, row)));
+                    g_string_append_printf(t, " %.9g %.9g ", r->iteration_s * 1e3, r->speedup);
+                    if (r->memory_bytes > 0)
+                        g_string_append_printf(t, "%.9g %d\n", r->memory_bytes / 1073741824.0, r->memory_over);
+                    else
+                        g_string_append(t, "NaN 0\n");
+                }
+                g_string_append(t, "\n\n");
+                blocks++;
+            }
+            g_array_free(rs, TRUE);
+        }
+        if (most >= 2) {
+            GString *v = g_string_new(NULL);
+            g_string_append_printf(v, "nblocks=%d; xlog=%d; nx=%u; xlab=", blocks, gpus, m->order->len);
+            plotgp_str(v, gpus ? "GPUs" : "model");
+            const char *bl = baseline_of(d, g);
+            g_string_append(v, "; baseline=");
+            plotgp_str(v, bl[0] ? bl : "the baseline");
+            if (!gpus) {
+                g_string_append(v, "; xtics=");
+                tics(v, m);
+            }
+            char *title = plotdims_title(d, g), *named = g_strdup_printf("memory-%02u", *drawn + 1);
+            ok = draw(c, "memory", named, t->str, v->str, title, g->label, err);
+            (*drawn)++;
+            g_free(title);
+            g_free(named);
+            g_string_free(v, TRUE);
+        }
+        g_string_free(t, TRUE);
+    }
+    g_ptr_array_free(groups, TRUE);
+    return ok;
+}
+
+/* Results with a memory estimate: the memory figures against GPUs (when
+ * the GPU count varies) and against the model (when it varies; the
+ * sweep axis that sets the model when there is one). */
+static bool fig_memory(const PlotDims *d, PlotFigCtx *c, char **err)
+{
+    if (!any_memory(d))
+        return true;
+    guint drawn = 0;
+    bool ok = true;
+    if (((const PlotDim *)g_ptr_array_index(d->dims, d->world_dim))->varying)
+        ok = fig_memory_by(d, c, d->world_dim, true, &drawn, err);
+    int mf = d->model_dim;
+    const PlotDim *mm = g_ptr_array_index(d->dims, mf);
+    int x = mm->varying && !mm->covered ? mf : -1;
+    for (int a = 0; a < mf && mm->varying && x < 0; a++)
+        if (((const PlotDim *)g_ptr_array_index(d->dims, a))->varying && plotdims_determines(d, a, mf))
+            x = a;
+    if (ok && x >= 0)
+        ok = fig_memory_by(d, c, x, false, &drawn, err);
+    return ok;
+}
+
 /* gnuplot tic list '("a" 0, "b" 1)' of a dimension's values. */
 static void tics(GString *out, const PlotDim *m)
 {
@@ -485,7 +582,7 @@ bool plotfig_all(const PlotData *pd, PlotFigCtx *c, char **err)
     bool ok = true;
     if (pd->rows->len)
         ok = fig_batch(d, c, err) && fig_scaling(d, c, err) && fig_best(d, c, err) && fig_cdf(d, c, err) &&
-             fig_whatif(d, c, err);
+             fig_whatif(d, c, err) && fig_memory(d, c, err);
     ok = ok && fig_timeline(d, c, err);
     plotdims_free(d);
     return ok;
