@@ -29,7 +29,6 @@ set xlabel xlab
 unset key
 if (xlog) {
     set ylabel "iteration time (ms)"
-    set yrange [0:*]
     plot for [i=0:nblocks-1] datafile index i using 1:2 with linespoints lw 2 pt 7
 } else {
     set ylabel "speed-up over " . baseline . " (x)"

@@ -129,11 +129,19 @@ static void label_policy_axes(PlotDims *d)
             if (pidx[i] != n)
                 continue;
             const PlotRow *r = g_ptr_array_index(pd->rows, i);
-            char *old = g_ptr_array_index(d->row_policy, i);
-            g_ptr_array_index(d->row_policy, i) =
-                g_strdup_printf("%s %s=%s", old, key, (const char *)g_ptr_array_index(r->axis_vals, a));
+            /* a mapping value's JSON text without its quotes: {min_params:300000000} */
+            char **parts = g_strsplit(g_ptr_array_index(r->axis_vals, a), "\"", -1);
+            char *val = g_strjoinv("", parts), *old = g_ptr_array_index(d->row_axes, i);
+            g_ptr_array_index(d->row_axes, i) = g_strdup_printf("%s %s=%s", old, key, val);
+            g_strfreev(parts);
+            g_free(val);
             g_free(old);
         }
+    }
+    for (guint i = 0; i < pd->rows->len; i++) {
+        char *old = g_ptr_array_index(d->row_policy, i);
+        g_ptr_array_index(d->row_policy, i) = g_strconcat(old, g_ptr_array_index(d->row_axes, i), NULL);
+        g_free(old);
     }
     g_free(pidx);
     g_ptr_array_free(names, TRUE);
@@ -190,12 +198,14 @@ PlotDims *plotdims_new(const PlotData *pd)
     d->batch_dim = (int)naxes + 7;
     d->policies = g_ptr_array_new_with_free_func(g_free);
     d->row_policy = g_ptr_array_new_with_free_func(g_free);
+    d->row_axes = g_ptr_array_new_with_free_func(g_free);
     for (guint i = 0; i < pd->rows->len; i++) {
         const PlotRow *r = g_ptr_array_index(pd->rows, i);
         g_ptr_array_add(d->row_policy,
                         r->algorithm[0] ? g_strdup_printf("%s (%s%s%s)", r->policy, r->overlap,
                                                           r->overlap[0] ? ", " : "", r->algorithm)
                                         : g_strdup(r->policy));
+        g_ptr_array_add(d->row_axes, g_strdup(""));
     }
     label_policy_axes(d);
     GHashTable *seen = g_hash_table_new(g_str_hash, g_str_equal);
@@ -218,6 +228,7 @@ void plotdims_free(PlotDims *d)
     g_ptr_array_free(d->dims, TRUE);
     g_ptr_array_free(d->policies, TRUE);
     g_ptr_array_free(d->row_policy, TRUE);
+    g_ptr_array_free(d->row_axes, TRUE);
     g_free(d);
 }
 

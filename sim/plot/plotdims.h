@@ -33,6 +33,8 @@ typedef struct {
     GPtrArray *policies;     /* char* policy labels "name (overlap, algorithm)" (+ " KEY=VALUE" per varying
                               * policies.N.KEY axis), first-appearance order; owned */
     GPtrArray *row_policy;   /* per row (by pd index): char* its label; owned */
+    GPtrArray *row_axes;     /* per row: char* " KEY=VALUE" of its policy's varying policies.N.KEY axes, or "";
+                              * owned */
     int batch_dim, world_dim, model_dim; /* indices into dims */
 } PlotDims;
 

@@ -89,6 +89,21 @@ static const char *baseline_of(const PlotDims *d, const PlotGroup *g)
     return "";
 }
 
+/* " KEY=VALUE KEY2=VALUE2" (PlotDims.row_axes) as " VALUE VALUE2", short
+ * enough for a bar's tick label (g_free). */
+static char *axes_values(const char *sfx)
+{
+    GString *out = g_string_new(NULL);
+    gchar **parts = g_strsplit(sfx, " ", -1);
+    for (int i = 0; parts[i]; i++) {
+        const char *eq = strchr(parts[i], '=');
+        if (parts[i][0])
+            g_string_append_printf(out, " %s", eq ? eq + 1 : parts[i]);
+    }
+    g_strfreev(parts);
+    return g_string_free(out, FALSE);
+}
+
 static bool fig_batch(const PlotDims *d, PlotFigCtx *c, char **err)
 {
     int xs[] = {d->batch_dim};
@@ -119,14 +134,22 @@ static bool fig_batch(const PlotDims *d, PlotFigCtx *c, char **err)
             g_array_free(rs, TRUE);
         }
         const PlotDim *bd = g_ptr_array_index(d->dims, d->batch_dim);
+        GHashTable *drawn = g_hash_table_new(g_str_hash, g_str_equal);   /* policy labels of this batch's bars */
         for (guint b = 0; b < bd->order->len; b++) {
             bool any = false;
+            g_hash_table_remove_all(drawn);
             for (guint k = 0; k < g->rows->len; k++) {
                 guint row = g_array_index(g->rows, guint, k);
                 const PlotRow *r = row_at(d, row);
-                if (strcmp(g_ptr_array_index(bd->vals, row), g_ptr_array_index(bd->order, b)) != 0)
+                const char *pl = g_ptr_array_index(d->row_policy, row);
+                if (strcmp(g_ptr_array_index(bd->vals, row), g_ptr_array_index(bd->order, b)) != 0 ||
+                    g_hash_table_contains(drawn, pl))
                     continue;
-                char *lab = bd->order->len > 1 ? g_strdup_printf("%s b=%d", r->policy, r->batch) : g_strdup(r->policy);
+                g_hash_table_add(drawn, (gpointer)pl);
+                char *sfx = axes_values(g_ptr_array_index(d->row_axes, row));
+                char *lab = bd->order->len > 1 ? g_strdup_printf("%s%s b=%d", r->policy, sfx, r->batch)
+                                               : g_strdup_printf("%s%s", r->policy, sfx);
+                g_free(sfx);
                 dat_str(bars, lab);
                 g_free(lab);
                 double hidden = r->comm_s - r->exposed_comm_s;
@@ -137,6 +160,7 @@ static bool fig_batch(const PlotDims *d, PlotFigCtx *c, char **err)
             if (any && b + 1 < bd->order->len)
                 g_string_append(bars, "\"\" 0 0 0\n");
         }
+        g_hash_table_destroy(drawn);
         char *base = fig_name("iteration_vs_batch", gi, groups->len);
         char *vars = g_strdup_printf("nblocks=%d", blocks);
         ok = draw(c, "iteration_vs_batch", base, lines->str, vars, title, g->label, err);
