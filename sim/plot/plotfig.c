@@ -104,6 +104,41 @@ static char *axes_values(const char *sfx)
     return g_string_free(out, FALSE);
 }
 
+/* The breakdown's bars of group g: per batch, one bar per policy line
+ * (a policy-axis sweep repeats the other policies in every scenario: each
+ * is drawn once), labelled with the policy and its axis values. */
+static void bars_dat(const PlotDims *d, const PlotGroup *g, GString *bars)
+{
+    const PlotDim *bd = g_ptr_array_index(d->dims, d->batch_dim);
+    GHashTable *drawn = g_hash_table_new(g_str_hash, g_str_equal);   /* policy labels of this batch's bars */
+    for (guint b = 0; b < bd->order->len; b++) {
+        bool any = false;
+        g_hash_table_remove_all(drawn);
+        for (guint k = 0; k < g->rows->len; k++) {
+            guint row = g_array_index(g->rows, guint, k);
+            const PlotRow *r = row_at(d, row);
+            const char *pl = g_ptr_array_index(d->row_policy, row);
+            if (strcmp(g_ptr_array_index(bd->vals, row), g_ptr_array_index(bd->order, b)) != 0 ||
+                g_hash_table_contains(drawn, pl))
+                continue;
+            g_hash_table_add(drawn, (gpointer)pl);
+            char *sfx = axes_values(g_ptr_array_index(d->row_axes, row));
+            char *lab = bd->order->len > 1 ? g_strdup_printf("%s%s b=%d", r->policy, sfx, r->batch)
+                                           : g_strdup_printf("%s%s", r->policy, sfx);
+            g_free(sfx);
+            dat_str(bars, lab);
+            g_free(lab);
+            double hidden = r->comm_s - r->exposed_comm_s;
+            g_string_append_printf(bars, " %.9g %.9g %.9g\n", r->compute_s * 1e3, hidden > 0 ? hidden * 1e3 : 0,
+                                   r->exposed_comm_s * 1e3);
+            any = true;
+        }
+        if (any && b + 1 < bd->order->len)
+            g_string_append(bars, "\"\" 0 0 0\n");
+    }
+    g_hash_table_destroy(drawn);
+}
+
 static bool fig_batch(const PlotDims *d, PlotFigCtx *c, char **err)
 {
     int xs[] = {d->batch_dim};
@@ -133,34 +168,7 @@ static bool fig_batch(const PlotDims *d, PlotFigCtx *c, char **err)
             }
             g_array_free(rs, TRUE);
         }
-        const PlotDim *bd = g_ptr_array_index(d->dims, d->batch_dim);
-        GHashTable *drawn = g_hash_table_new(g_str_hash, g_str_equal);   /* policy labels of this batch's bars */
-        for (guint b = 0; b < bd->order->len; b++) {
-            bool any = false;
-            g_hash_table_remove_all(drawn);
-            for (guint k = 0; k < g->rows->len; k++) {
-                guint row = g_array_index(g->rows, guint, k);
-                const PlotRow *r = row_at(d, row);
-                const char *pl = g_ptr_array_index(d->row_policy, row);
-                if (strcmp(g_ptr_array_index(bd->vals, row), g_ptr_array_index(bd->order, b)) != 0 ||
-                    g_hash_table_contains(drawn, pl))
-                    continue;
-                g_hash_table_add(drawn, (gpointer)pl);
-                char *sfx = axes_values(g_ptr_array_index(d->row_axes, row));
-                char *lab = bd->order->len > 1 ? g_strdup_printf("%s%s b=%d", r->policy, sfx, r->batch)
-                                               : g_strdup_printf("%s%s", r->policy, sfx);
-                g_free(sfx);
-                dat_str(bars, lab);
-                g_free(lab);
-                double hidden = r->comm_s - r->exposed_comm_s;
-                g_string_append_printf(bars, " %.9g %.9g %.9g\n", r->compute_s * 1e3, hidden > 0 ? hidden * 1e3 : 0,
-                                       r->exposed_comm_s * 1e3);
-                any = true;
-            }
-            if (any && b + 1 < bd->order->len)
-                g_string_append(bars, "\"\" 0 0 0\n");
-        }
-        g_hash_table_destroy(drawn);
+        bars_dat(d, g, bars);
         char *base = fig_name("iteration_vs_batch", gi, groups->len);
         char *vars = g_strdup_printf("nblocks=%d", blocks);
         ok = draw(c, "iteration_vs_batch", base, lines->str, vars, title, g->label, err);
