@@ -356,6 +356,35 @@ static void tics(GString *out, const PlotDim *m)
     g_string_free(s, TRUE);
 }
 
+/* Cell (xi, yi) of the heat map over dims x, y in group g: the row of the
+ * fastest line (-1: no row) and, in *second, the fastest of the other
+ * lines (a policy-axis sweep repeats the untouched policies in every
+ * scenario; INFINITY when there is none). */
+static int best_cell(const PlotDims *d, const PlotGroup *g, int x, int y, guint xi, guint yi, double *best,
+                     double *second)
+{
+    const PlotDim *mx = g_ptr_array_index(d->dims, x), *my = g_ptr_array_index(d->dims, y);
+    int who = -1;
+    *best = *second = INFINITY;
+    for (int pass = 0; pass < 2 && (pass == 0 || who >= 0); pass++) {
+        for (guint k = 0; k < g->rows->len; k++) {
+            guint row = g_array_index(g->rows, guint, k);
+            if (plotdims_rank(d, x, g_ptr_array_index(mx->vals, row)) != (int)xi ||
+                plotdims_rank(d, y, g_ptr_array_index(my->vals, row)) != (int)yi)
+                continue;
+            double it = row_at(d, row)->iteration_s;
+            if (pass == 0 && it < *best) {
+                *best = it;
+                who = (int)row;
+            } else if (pass == 1 && it < *second &&
+                       strcmp(g_ptr_array_index(d->row_policy, row), g_ptr_array_index(d->row_policy, (guint)who)) != 0) {
+                *second = it;
+            }
+        }
+    }
+    return who;
+}
+
 static bool fig_best(const PlotDims *d, PlotFigCtx *c, char **err)
 {
     GArray *cand = g_array_new(FALSE, FALSE, sizeof(int));
@@ -385,27 +414,17 @@ static bool fig_best(const PlotDims *d, PlotFigCtx *c, char **err)
                                       "\"margin\" (margin = runner-up iteration time / best - 1; tie below 0.05%)\n");
             for (guint yi = 0; yi < my->order->len; yi++) {
                 for (guint xi = 0; xi < mx->order->len; xi++) {
-                    double best = INFINITY, second = INFINITY;
-                    const char *who = NULL;
-                    for (guint k = 0; k < g->rows->len; k++) {
-                        guint row = g_array_index(g->rows, guint, k);
-                        if (plotdims_rank(d, x, g_ptr_array_index(mx->vals, row)) != (int)xi ||
-                            plotdims_rank(d, y, g_ptr_array_index(my->vals, row)) != (int)yi)
-                            continue;
-                        double it = row_at(d, row)->iteration_s;
-                        if (it < best) {
-                            second = best;
-                            best = it;
-                            who = row_at(d, row)->policy;
-                        } else if (it < second) {
-                            second = it;
-                        }
-                    }
+                    double best, second;
+                    int who = best_cell(d, g, x, y, xi, yi, &best, &second);
                     double margin = isfinite(second) ? (second / best - 1) * 100 : 0;
                     g_string_append_printf(t, "%u %u ", xi, yi);
-                    if (who) {
+                    if (who >= 0) {
                         g_string_append_printf(t, "%.6g ", margin);
-                        dat_str(t, who);
+                        char *sfx = axes_values(g_ptr_array_index(d->row_axes, (guint)who));
+                        char *lab = g_strconcat(row_at(d, (guint)who)->policy, sfx, NULL);
+                        dat_str(t, lab);
+                        g_free(lab);
+                        g_free(sfx);
                         if (margin < 0.05)
                             g_string_append(t, " \"tie\"\n");
                         else
