@@ -84,6 +84,17 @@ knobs_lines() {
     [ "$n" = 7 ] || { echo "$n bars at batch 1, expected 7"; return 1; }
 }
 
+# two dimensions besides the policy axes: the heat map's runner-up is
+# another line, not DDP's copy from another scenario (which read as a tie)
+knobs_best() {
+    command -v gnuplot >/dev/null || return 0
+    "$A" sweep configs/sweep-fsdp-knobs.yaml --out "$T/kb" --jobs 1 --set 'sweep.cluster.nodes=[2,4]' >/dev/null \
+        2>"$T/err" || { echo "sweep exit $?: $(cat "$T/err")"; return 1; }
+    "$A" plot "$T/kb/results.jsonl" --out "$T/kbp" >/dev/null 2>"$T/err" || { echo "plot exit $?: $(cat "$T/err")"; return 1; }
+    [ "$(grep -c '"ddp" "+[0-9.]*%"$' "$T/kbp/best_policy.dat")" = 4 ] ||
+        { echo "cells: $(grep -v '^#' "$T/kbp/best_policy.dat" | tr '\n' ';')"; return 1; }
+}
+
 models_memory() {
     command -v gnuplot >/dev/null || return 0
     "$A" sweep configs/sweep-fsdp-models.yaml --out "$T/models" --jobs 1 >/dev/null 2>"$T/err" ||
@@ -106,4 +117,5 @@ t fsdp-csv csv_fields
 t fsdp-table-mark table_mark
 t fsdp-strict-memory strict_refuses
 t fsdp-sweep-knobs-lines knobs_lines
+t fsdp-sweep-knobs-best knobs_best
 t fsdp-sweep-models-memory models_memory
