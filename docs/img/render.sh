@@ -7,7 +7,10 @@
 #   docs/img/render.sh [ARSIM]          (ARSIM defaults to ./arsim)
 #
 # thesis/: the thesis sweep (configs/sweep-thesis.yaml) and the timeline of
-# priority + auto at batch 64; whatif/: tests/bench/whatif-figures.sh.
+# priority + auto at batch 64; whatif/: tests/bench/whatif-figures.sh;
+# fsdp/: the sharding sweeps (configs/sweep-fsdp-{scale,scale-far,models,
+# knobs}.yaml, about 6 minutes on one core, most of it the 1,024-GPU point
+# of the scale sweep and full_shard at 4,096 GPUs).
 # scale-64k/ takes minutes and about 100 MiB, so it is left to its own
 # command (docs/dev/performance.md):
 #   arsim sweep configs/sweep-scale-64k.yaml --out R --jobs 1 && arsim plot R/results.jsonl --out R/plots
@@ -28,4 +31,17 @@ cp "$T/thp/scaling-07.png" docs/img/thesis/scaling-10g-batch64.png
 "$A" plot "$T/tl.json" --out "$T/tlp" >/dev/null
 cp "$T/tlp/timeline.png" docs/img/thesis/timeline-priority-auto-b64.png
 tests/bench/whatif-figures.sh "$A" >/dev/null 2>&1
-echo "rendered docs/img/thesis/ and docs/img/whatif/"
+for sw in scale scale-far models knobs; do
+    "$A" sweep "configs/sweep-fsdp-$sw.yaml" --out "$T/fs-$sw" --jobs 2 >/dev/null 2>&1
+    "$A" plot "$T/fs-$sw/results.jsonl" --out "$T/fs-$sw/p" >/dev/null
+done
+"$A" plot "$T/fs-scale/results.jsonl" "$T/fs-scale-far/results.jsonl" --out "$T/fs-scale/p" >/dev/null
+# scale (+ far): one group (memory against GPUs); models: memory-03/04 are against the model at 16 and 128 GPUs
+cp "$T/fs-scale/p/memory-01.png" docs/img/fsdp/scale-memory.png
+cp "$T/fs-scale/p/memory-01.dat" docs/img/fsdp/scale-memory.dat
+cp "$T/fs-models/p/memory-03.png" docs/img/fsdp/models-16.png
+cp "$T/fs-models/p/memory-04.png" docs/img/fsdp/models-128.png
+cp "$T/fs-models/p/memory-04.dat" docs/img/fsdp/models-128.dat
+cp "$T/fs-knobs/p/iteration_vs_batch.png" docs/img/fsdp/knobs-iteration.png
+cp "$T/fs-knobs/p/breakdown.png" docs/img/fsdp/knobs-breakdown.png
+echo "rendered docs/img/thesis/, docs/img/whatif/ and docs/img/fsdp/"

@@ -80,6 +80,73 @@ static char *field_text(const PlotRow *r, int f)
     }
 }
 
+/* For an axis "policies.N.KEY" (N a number): N, and *key points at KEY;
+ * -1 for any other axis. */
+static int policy_axis(const char *path, const char **key)
+{
+    if (!g_str_has_prefix(path, "policies."))
+        return -1;
+    char *end;
+    guint64 n = g_ascii_strtoull(path + 9, &end, 10);
+    if (end == path + 9 || *end != '.' || end[1] == '\0' || n > G_MAXINT)
+        return -1;
+    *key = end + 1;
+    return (int)n;
+}
+
+/* Sweep axes on one policy's keys (policies.N.KEY) make the lines: each
+ * value that varies is appended to the label of policy N's rows
+ * (" KEY=VALUE"), so that a sweep over sharding, prefetch or wrap draws a
+ * line per value. Policy N of a scenario is the N-th distinct policy name
+ * among its rows (a scenario's results list its policies in file order;
+ * names are unique in a scenario). */
+static void label_policy_axes(PlotDims *d)
+{
+    const PlotData *pd = d->pd;
+    GPtrArray *names = g_ptr_array_new();
+    const char *id = NULL;
+    int *pidx = g_new0(int, pd->rows->len + 1);
+    for (guint i = 0; i < pd->rows->len; i++) {
+        const PlotRow *r = g_ptr_array_index(pd->rows, i);
+        if (!id || strcmp(id, r->id) != 0)
+            g_ptr_array_set_size(names, 0);
+        id = r->id;
+        guint k = 0;
+        while (k < names->len && strcmp(g_ptr_array_index(names, k), r->policy) != 0)
+            k++;
+        if (k == names->len)
+            g_ptr_array_add(names, r->policy);
+        pidx[i] = (int)k;
+    }
+    for (guint a = 0; a < pd->axes->len; a++) {
+        const char *key;
+        int n = policy_axis(g_ptr_array_index(pd->axes, a), &key);
+        bool varies = false;
+        for (guint i = 1; n >= 0 && i < pd->rows->len && !varies; i++)
+            varies = strcmp(g_ptr_array_index(((PlotRow *)g_ptr_array_index(pd->rows, i))->axis_vals, a),
+                            g_ptr_array_index(((PlotRow *)g_ptr_array_index(pd->rows, 0))->axis_vals, a)) != 0;
+        for (guint i = 0; varies && i < pd->rows->len; i++) {
+            if (pidx[i] != n)
+                continue;
+            const PlotRow *r = g_ptr_array_index(pd->rows, i);
+            /* a mapping value's JSON text without its quotes: {min_params:300000000} */
+            char **parts = g_strsplit(g_ptr_array_index(r->axis_vals, a), "\"", -1);
+            char *val = g_strjoinv("", parts), *old = g_ptr_array_index(d->row_axes, i);
+            g_ptr_array_index(d->row_axes, i) = g_strdup_printf("%s %s=%s", old, key, val);
+            g_strfreev(parts);
+            g_free(val);
+            g_free(old);
+        }
+    }
+    for (guint i = 0; i < pd->rows->len; i++) {
+        char *old = g_ptr_array_index(d->row_policy, i);
+        g_ptr_array_index(d->row_policy, i) = g_strconcat(old, g_ptr_array_index(d->row_axes, i), NULL);
+        g_free(old);
+    }
+    g_free(pidx);
+    g_ptr_array_free(names, TRUE);
+}
+
 /* The data of a sort: rows and their ids. */
 static gint by_id_batch(gconstpointer a, gconstpointer b, gpointer data)
 {
@@ -126,17 +193,21 @@ PlotDims *plotdims_new(const PlotData *pd)
         for (guint a = 0; a < naxes && f->varying && !f->covered; a++)
             f->covered = ((PlotDim *)g_ptr_array_index(d->dims, a))->varying && plotdims_determines(d, (int)a, (int)k);
     }
+    d->model_dim = (int)naxes;
     d->world_dim = (int)naxes + 5;
     d->batch_dim = (int)naxes + 7;
     d->policies = g_ptr_array_new_with_free_func(g_free);
     d->row_policy = g_ptr_array_new_with_free_func(g_free);
+    d->row_axes = g_ptr_array_new_with_free_func(g_free);
     for (guint i = 0; i < pd->rows->len; i++) {
         const PlotRow *r = g_ptr_array_index(pd->rows, i);
         g_ptr_array_add(d->row_policy,
                         r->algorithm[0] ? g_strdup_printf("%s (%s%s%s)", r->policy, r->overlap,
                                                           r->overlap[0] ? ", " : "", r->algorithm)
                                         : g_strdup(r->policy));
+        g_ptr_array_add(d->row_axes, g_strdup(""));
     }
+    label_policy_axes(d);
     GHashTable *seen = g_hash_table_new(g_str_hash, g_str_equal);
     for (guint k = 0; k < d->rows->len; k++) {
         const char *p = g_ptr_array_index(d->row_policy, g_array_index(d->rows, guint, k));
@@ -157,6 +228,7 @@ void plotdims_free(PlotDims *d)
     g_ptr_array_free(d->dims, TRUE);
     g_ptr_array_free(d->policies, TRUE);
     g_ptr_array_free(d->row_policy, TRUE);
+    g_ptr_array_free(d->row_axes, TRUE);
     g_free(d);
 }
 

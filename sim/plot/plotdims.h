@@ -4,7 +4,9 @@
  * batch). A field that some varying axis determines (cluster.nodes ->
  * world) is covered by that axis and not counted twice. Axes that change
  * the policy set (policies..., baseline) are never dimensions: policies
- * are the lines of every figure.
+ * are the lines of every figure. An axis on one policy's key
+ * (policies.N.KEY: sharding, backward_prefetch, wrap...) that varies
+ * splits policy N into a line per value, labelled "... KEY=VALUE".
  *
  * A figure with x dimension X groups the rows by every varying dimension
  * that X does not determine; each group is one image.
@@ -28,9 +30,12 @@ typedef struct {
     const PlotData *pd;      /* the rows (sorted by id, batch; see plotdims_new); borrowed */
     GArray *rows;            /* guint row indices into pd->rows in display order */
     GPtrArray *dims;         /* PlotDim*; owned */
-    GPtrArray *policies;     /* char* policy labels "name (overlap, algorithm)", first-appearance order; owned */
+    GPtrArray *policies;     /* char* policy labels "name (overlap, algorithm)" (+ " KEY=VALUE" per varying
+                              * policies.N.KEY axis), first-appearance order; owned */
     GPtrArray *row_policy;   /* per row (by pd index): char* its label; owned */
-    int batch_dim, world_dim;/* indices into dims */
+    GPtrArray *row_axes;     /* per row: char* " KEY=VALUE" of its policy's varying policies.N.KEY axes, or "";
+                              * owned */
+    int batch_dim, world_dim, model_dim; /* indices into dims */
 } PlotDims;
 
 /* One image's rows. */

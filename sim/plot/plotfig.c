@@ -89,6 +89,56 @@ static const char *baseline_of(const PlotDims *d, const PlotGroup *g)
     return "";
 }
 
+/* " KEY=VALUE KEY2=VALUE2" (PlotDims.row_axes) as " VALUE VALUE2", short
+ * enough for a bar's tick label (g_free). */
+static char *axes_values(const char *sfx)
+{
+    GString *out = g_string_new(NULL);
+    gchar **parts = g_strsplit(sfx, " ", -1);
+    for (int i = 0; parts[i]; i++) {
+        const char *eq = strchr(parts[i], '=');
+        if (parts[i][0])
+            g_string_append_printf(out, " %s", eq ? eq + 1 : parts[i]);
+    }
+    g_strfreev(parts);
+    return g_string_free(out, FALSE);
+}
+
+/* The breakdown's bars of group g: per batch, one bar per policy line
+ * (a policy-axis sweep repeats the other policies in every scenario: each
+ * is drawn once), labelled with the policy and its axis values. */
+static void bars_dat(const PlotDims *d, const PlotGroup *g, GString *bars)
+{
+    const PlotDim *bd = g_ptr_array_index(d->dims, d->batch_dim);
+    GHashTable *drawn = g_hash_table_new(g_str_hash, g_str_equal);   /* policy labels of this batch's bars */
+    for (guint b = 0; b < bd->order->len; b++) {
+        bool any = false;
+        g_hash_table_remove_all(drawn);
+        for (guint k = 0; k < g->rows->len; k++) {
+            guint row = g_array_index(g->rows, guint, k);
+            const PlotRow *r = row_at(d, row);
+            const char *pl = g_ptr_array_index(d->row_policy, row);
+            if (strcmp(g_ptr_array_index(bd->vals, row), g_ptr_array_index(bd->order, b)) != 0 ||
+                g_hash_table_contains(drawn, pl))
+                continue;
+            g_hash_table_add(drawn, (gpointer)pl);
+            char *sfx = axes_values(g_ptr_array_index(d->row_axes, row));
+            char *lab = bd->order->len > 1 ? g_strdup_printf("%s%s b=%d", r->policy, sfx, r->batch)
+                                           : g_strdup_printf("%s%s", r->policy, sfx);
+            g_free(sfx);
+            dat_str(bars, lab);
+            g_free(lab);
+            double hidden = r->comm_s - r->exposed_comm_s;
+            g_string_append_printf(bars, " %.9g %.9g %.9g\n", r->compute_s * 1e3, hidden > 0 ? hidden * 1e3 : 0,
+                                   r->exposed_comm_s * 1e3);
+            any = true;
+        }
+        if (any && b + 1 < bd->order->len)
+            g_string_append(bars, "\"\" 0 0 0\n");
+    }
+    g_hash_table_destroy(drawn);
+}
+
 static bool fig_batch(const PlotDims *d, PlotFigCtx *c, char **err)
 {
     int xs[] = {d->batch_dim};
@@ -118,25 +168,7 @@ static bool fig_batch(const PlotDims *d, PlotFigCtx *c, char **err)
             }
             g_array_free(rs, TRUE);
         }
-        const PlotDim *bd = g_ptr_array_index(d->dims, d->batch_dim);
-        for (guint b = 0; b < bd->order->len; b++) {
-            bool any = false;
-            for (guint k = 0; k < g->rows->len; k++) {
-                guint row = g_array_index(g->rows, guint, k);
-                const PlotRow *r = row_at(d, row);
-                if (strcmp(g_ptr_array_index(bd->vals, row), g_ptr_array_index(bd->order, b)) != 0)
-                    continue;
-                char *lab = bd->order->len > 1 ? g_strdup_printf("%s b=%d", r->policy, r->batch) : g_strdup(r->policy);
-                dat_str(bars, lab);
-                g_free(lab);
-                double hidden = r->comm_s - r->exposed_comm_s;
-                g_string_append_printf(bars, " %.9g %.9g %.9g\n", r->compute_s * 1e3, hidden > 0 ? hidden * 1e3 : 0,
-                                       r->exposed_comm_s * 1e3);
-                any = true;
-            }
-            if (any && b + 1 < bd->order->len)
-                g_string_append(bars, "\"\" 0 0 0\n");
-        }
+        bars_dat(d, g, bars);
         char *base = fig_name("iteration_vs_batch", gi, groups->len);
         char *vars = g_strdup_printf("nblocks=%d", blocks);
         ok = draw(c, "iteration_vs_batch", base, lines->str, vars, title, g->label, err);
@@ -213,6 +245,103 @@ static bool fig_scaling(const PlotDims *d, PlotFigCtx *c, char **err)
     return ok;
 }
 
+/* Whether any row carries a memory estimate (memory_peak_bytes). */
+static bool any_memory(const PlotDims *d)
+{
+    for (guint k = 0; k < d->rows->len; k++)
+        if (row_at(d, g_array_index(d->rows, guint, k))->memory_bytes > 0)
+            return true;
+    return false;
+}
+
+static void tics(GString *out, const PlotDim *m);
+
+/* Iteration time and peak memory per GPU against dimension x, a line per
+ * policy, one image per group: x is the GPU count (log axis) or the
+ * model (categorical, in sweep order). */
+static bool fig_memory_by(const PlotDims *d, PlotFigCtx *c, int x, bool gpus, guint *drawn, char **err)
+{
+    const PlotDim *m = g_ptr_array_index(d->dims, x);
+    int xs[] = {x};
+    GPtrArray *groups = plotdims_groups(d, xs, 1);
+    bool ok = true;
+    for (guint gi = 0; gi < groups->len && ok && *drawn < PLOTFIG_MAX_GROUPS; gi++) {
+        const PlotGroup *g = g_ptr_array_index(groups, gi);
+        GString *t = g_string_new("# arsim plot: per policy (one block each, its label first)\n"
+                                  "# x iteration_ms speedup memory_GiB over (x: GPUs or the model's index; over 1: "
+                                  "above the GPU's memory)\n");
+        int blocks = 0;
+        guint most = 0;
+        for (guint p = 0; p < d->policies->len; p++) {
+            GArray *rs = policy_rows(d, g, g_ptr_array_index(d->policies, p), x);
+            most = MAX(most, rs->len);
+            if (rs->len) {
+                dat_str(t, g_ptr_array_index(d->policies, p));
+                g_string_append_c(t, '\n');
+                for (guint k = 0; k < rs->len; k++) {
+                    guint row = g_array_index(rs, guint, k);
+                    const PlotRow *r = row_at(d, row);
+                    if (gpus)
+                        g_string_append_printf(t, "%d", r->world);
+                    else
+                        g_string_append_printf(t, "%d", plotdims_rank(d, x, g_ptr_array_index(m->vals, row)));
+                    g_string_append_printf(t, " %.9g %.9g ", r->iteration_s * 1e3, r->speedup);
+                    if (r->memory_bytes > 0)
+                        g_string_append_printf(t, "%.9g %d\n", r->memory_bytes / 1073741824.0, r->memory_over);
+                    else
+                        g_string_append(t, "NaN 0\n");
+                }
+                g_string_append(t, "\n\n");
+                blocks++;
+            }
+            g_array_free(rs, TRUE);
+        }
+        if (most >= 2) {
+            GString *v = g_string_new(NULL);
+            g_string_append_printf(v, "nblocks=%d; xlog=%d; nx=%u; xlab=", blocks, gpus, m->order->len);
+            plotgp_str(v, gpus ? "GPUs" : "model");
+            const char *bl = baseline_of(d, g);
+            g_string_append(v, "; baseline=");
+            plotgp_str(v, bl[0] ? bl : "the baseline");
+            if (!gpus) {
+                g_string_append(v, "; xtics=");
+                tics(v, m);
+            }
+            char *title = plotdims_title(d, g), *named = g_strdup_printf("memory-%02u", *drawn + 1);
+            ok = draw(c, "memory", named, t->str, v->str, title, g->label, err);
+            (*drawn)++;
+            g_free(title);
+            g_free(named);
+            g_string_free(v, TRUE);
+        }
+        g_string_free(t, TRUE);
+    }
+    g_ptr_array_free(groups, TRUE);
+    return ok;
+}
+
+/* Results with a memory estimate: the memory figures against GPUs (when
+ * the GPU count varies) and against the model (when it varies; the
+ * sweep axis that sets the model when there is one). */
+static bool fig_memory(const PlotDims *d, PlotFigCtx *c, char **err)
+{
+    if (!any_memory(d))
+        return true;
+    guint drawn = 0;
+    bool ok = true;
+    if (((const PlotDim *)g_ptr_array_index(d->dims, d->world_dim))->varying)
+        ok = fig_memory_by(d, c, d->world_dim, true, &drawn, err);
+    int mf = d->model_dim;
+    const PlotDim *mm = g_ptr_array_index(d->dims, mf);
+    int x = mm->varying && !mm->covered ? mf : -1;
+    for (int a = 0; a < mf && mm->varying && x < 0; a++)
+        if (((const PlotDim *)g_ptr_array_index(d->dims, a))->varying && plotdims_determines(d, a, mf))
+            x = a;
+    if (ok && x >= 0)
+        ok = fig_memory_by(d, c, x, false, &drawn, err);
+    return ok;
+}
+
 /* gnuplot tic list '("a" 0, "b" 1)' of a dimension's values. */
 static void tics(GString *out, const PlotDim *m)
 {
@@ -225,6 +354,35 @@ static void tics(GString *out, const PlotDim *m)
     g_string_append_c(s, ')');
     plotgp_path(out, s->str);
     g_string_free(s, TRUE);
+}
+
+/* Cell (xi, yi) of the heat map over dims x, y in group g: the row of the
+ * fastest line (-1: no row) and, in *second, the fastest of the other
+ * lines (a policy-axis sweep repeats the untouched policies in every
+ * scenario; INFINITY when there is none). */
+static int best_cell(const PlotDims *d, const PlotGroup *g, int x, int y, guint xi, guint yi, double *best,
+                     double *second)
+{
+    const PlotDim *mx = g_ptr_array_index(d->dims, x), *my = g_ptr_array_index(d->dims, y);
+    int who = -1;
+    *best = *second = INFINITY;
+    for (int pass = 0; pass < 2 && (pass == 0 || who >= 0); pass++) {
+        for (guint k = 0; k < g->rows->len; k++) {
+            guint row = g_array_index(g->rows, guint, k);
+            if (plotdims_rank(d, x, g_ptr_array_index(mx->vals, row)) != (int)xi ||
+                plotdims_rank(d, y, g_ptr_array_index(my->vals, row)) != (int)yi)
+                continue;
+            double it = row_at(d, row)->iteration_s;
+            if (pass == 0 && it < *best) {
+                *best = it;
+                who = (int)row;
+            } else if (pass == 1 && it < *second &&
+                       strcmp(g_ptr_array_index(d->row_policy, row), g_ptr_array_index(d->row_policy, (guint)who)) != 0) {
+                *second = it;
+            }
+        }
+    }
+    return who;
 }
 
 static bool fig_best(const PlotDims *d, PlotFigCtx *c, char **err)
@@ -256,27 +414,17 @@ static bool fig_best(const PlotDims *d, PlotFigCtx *c, char **err)
                                       "\"margin\" (margin = runner-up iteration time / best - 1; tie below 0.05%)\n");
             for (guint yi = 0; yi < my->order->len; yi++) {
                 for (guint xi = 0; xi < mx->order->len; xi++) {
-                    double best = INFINITY, second = INFINITY;
-                    const char *who = NULL;
-                    for (guint k = 0; k < g->rows->len; k++) {
-                        guint row = g_array_index(g->rows, guint, k);
-                        if (plotdims_rank(d, x, g_ptr_array_index(mx->vals, row)) != (int)xi ||
-                            plotdims_rank(d, y, g_ptr_array_index(my->vals, row)) != (int)yi)
-                            continue;
-                        double it = row_at(d, row)->iteration_s;
-                        if (it < best) {
-                            second = best;
-                            best = it;
-                            who = row_at(d, row)->policy;
-                        } else if (it < second) {
-                            second = it;
-                        }
-                    }
+                    double best, second;
+                    int who = best_cell(d, g, x, y, xi, yi, &best, &second);
                     double margin = isfinite(second) ? (second / best - 1) * 100 : 0;
                     g_string_append_printf(t, "%u %u ", xi, yi);
-                    if (who) {
+                    if (who >= 0) {
                         g_string_append_printf(t, "%.6g ", margin);
-                        dat_str(t, who);
+                        char *sfx = axes_values(g_ptr_array_index(d->row_axes, (guint)who));
+                        char *lab = g_strconcat(row_at(d, (guint)who)->policy, sfx, NULL);
+                        dat_str(t, lab);
+                        g_free(lab);
+                        g_free(sfx);
                         if (margin < 0.05)
                             g_string_append(t, " \"tie\"\n");
                         else
@@ -485,7 +633,7 @@ bool plotfig_all(const PlotData *pd, PlotFigCtx *c, char **err)
     bool ok = true;
     if (pd->rows->len)
         ok = fig_batch(d, c, err) && fig_scaling(d, c, err) && fig_best(d, c, err) && fig_cdf(d, c, err) &&
-             fig_whatif(d, c, err);
+             fig_whatif(d, c, err) && fig_memory(d, c, err);
     ok = ok && fig_timeline(d, c, err);
     plotdims_free(d);
     return ok;

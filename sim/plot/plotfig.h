@@ -12,6 +12,9 @@
  *   iteration_cdf       what-if results: the CDF of the measured iterations' times, a line per policy
  *   speedup_vs_whatif   sweeps over a what-if key (variation.cv, stragglers.0.slowdown, ...): speed-up
  *                       over the baseline and iteration time against it, a line per policy
+ *   memory              results with memory_peak_bytes: iteration time and peak memory per GPU
+ *                       against GPUs (when the count varies) and against the model (when it varies),
+ *                       a line per policy, runs above the GPU's memory circled
  *
  * A figure whose rows split over other varying dimensions gets one image
  * per group, named <figure>-NN (01, 02, ... in sweep order). figures.txt

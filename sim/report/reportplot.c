@@ -161,6 +161,8 @@ static char *add_rows(PlotData *pd, const cJSON *arr, const char *id, const cJSO
         r->exposed_comm_s = num_of(o, "exposed_comm_s");
         r->samples_per_s = num_of(o, "samples_per_s");
         r->speedup = num_of(o, "speedup");
+        r->memory_bytes = MAX(num_of(o, "memory_peak_bytes"), 0);
+        r->memory_over = cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(o, "memory_fits"));
         const cJSON *its = cJSON_GetObjectItemCaseSensitive(o, "iteration_times_s"), *x;
         if (cJSON_IsArray(its)) {
             r->iter_times = g_array_new(FALSE, FALSE, sizeof(double));

@@ -28,6 +28,8 @@ typedef struct {
     double exposed_comm_s;   /* communication the compute stream waited for, s */
     double samples_per_s;    /* throughput; 0 when absent */
     double speedup;          /* baseline iteration_s / iteration_s; 0 when absent */
+    double memory_bytes;     /* memory_peak_bytes: estimated peak per GPU, bytes; 0 when absent */
+    bool memory_over;        /* memory_fits is false: the peak is above the GPU's memory */
     GArray *iter_times;      /* double: the measured iterations' times, s (what-if results), or NULL; owned */
 } PlotRow;
 

@@ -5,8 +5,10 @@
 # its reduce-scatters in fp32, reduce_precision), the table's memory
 # column and its mark for a run above the GPU's memory, and
 # --strict-memory (refuses with exit 2 and one line naming the batch that
-# would fit; passes a run that fits). Prints "ok <test>" or "FAIL <test>:
-# why" per test.
+# would fit; passes a run that fits); sweeps over fsdp keys and their
+# figures (configs/sweep-fsdp-knobs.yaml: a line per value; the model
+# sweep's memory figure with the runs above the GPU's memory marked).
+# Prints "ok <test>" or "FAIL <test>: why" per test.
 set -u
 A=${ARSIM:?set ARSIM to the arsim binary}
 FIT=configs/llama3-8b-fsdp-h100-8.yaml   # torchtitan's op-level SAC: 51.2 GiB a GPU, of the h100gt's 89
@@ -68,7 +70,54 @@ strict_refuses() {
     "$A" run "$FIT" --strict-memory >/dev/null 2>"$T/err" || { echo "a fitting run refused: $(cat "$T/err")"; return 1; }
 }
 
+knobs_lines() {
+    command -v gnuplot >/dev/null || return 0
+    "$A" sweep configs/sweep-fsdp-knobs.yaml --out "$T/knobs" --jobs 1 >/dev/null 2>"$T/err" ||
+        { echo "sweep exit $?: $(cat "$T/err")"; return 1; }
+    "$A" plot "$T/knobs/results.jsonl" --out "$T/kp" >/dev/null 2>"$T/err" ||
+        { echo "plot exit $?: $(cat "$T/err")"; return 1; }
+    # ddp once, then fsdp per backward_prefetch x wrap: 1 + 3 x 2 lines, each with both batches
+    local n
+    n=$(grep -c '^"' "$T/kp/iteration_vs_batch.dat")
+    [ "$n" = 7 ] || { echo "$n lines, expected 7"; return 1; }
+    grep -qx '"fsdp (fsdp, ring) backward_prefetch=none wrap={min_params:300000000}"' "$T/kp/iteration_vs_batch.dat" ||
+        { echo "no line labelled with its axis values"; return 1; }
+    n=$(grep -c ' b=1"' "$T/kp/breakdown.dat")
+    [ "$n" = 7 ] || { echo "$n bars at batch 1, expected 7"; return 1; }
+}
+
+# two dimensions besides the policy axes: the heat map's runner-up is
+# another line, not DDP's copy from another scenario (which read as a tie)
+knobs_best() {
+    command -v gnuplot >/dev/null || return 0
+    "$A" sweep configs/sweep-fsdp-knobs.yaml --out "$T/kb" --jobs 1 --set 'sweep.cluster.nodes=[2,4]' >/dev/null \
+        2>"$T/err" || { echo "sweep exit $?: $(cat "$T/err")"; return 1; }
+    "$A" plot "$T/kb/results.jsonl" --out "$T/kbp" >/dev/null 2>"$T/err" || { echo "plot exit $?: $(cat "$T/err")"; return 1; }
+    [ "$(grep -c '"ddp" "+[0-9.]*%"$' "$T/kbp/best_policy.dat")" = 4 ] ||
+        { echo "cells: $(grep -v '^#' "$T/kbp/best_policy.dat" | tr '\n' ';')"; return 1; }
+}
+
+models_memory() {
+    command -v gnuplot >/dev/null || return 0
+    "$A" sweep configs/sweep-fsdp-models.yaml --out "$T/models" --jobs 1 >/dev/null 2>"$T/err" ||
+        { echo "sweep exit $?: $(cat "$T/err")"; return 1; }
+    "$A" plot "$T/models/results.jsonl" --out "$T/mp" >/dev/null 2>"$T/err" ||
+        { echo "plot exit $?: $(cat "$T/err")"; return 1; }
+    # memory-01/02 against GPUs per model, 03/04 against the model at 16 and 128 GPUs
+    local f
+    for f in memory-01 memory-02 memory-03 memory-04; do
+        [ -s "$T/mp/$f.png" ] && [ -s "$T/mp/$f.svg" ] || { echo "no $f image"; return 1; }
+    done
+    # 128 GPUs: 70B (x = 1) fits full_shard and fsdp2 only; DDP never fits
+    awk '/^"/ { p = $0; next } NF == 5 && $1 == 1 { print p, $5 }' "$T/mp/memory-04.dat" >"$T/over"
+    [ "$(tr '\n' ';' <"$T/over")" = '"ddp (ddp, hierarchical)" 1;"full_shard (fsdp, ring)" 0;"shard_grad_op (fsdp, ring)" 1;"hybrid_shard (fsdp, ring)" 1;"fsdp2 (fsdp2, ring)" 0;' ] ||
+        { echo "fits: $(tr '\n' ';' <"$T/over")"; return 1; }
+}
+
 t fsdp-json json_fields
 t fsdp-csv csv_fields
 t fsdp-table-mark table_mark
 t fsdp-strict-memory strict_refuses
+t fsdp-sweep-knobs-lines knobs_lines
+t fsdp-sweep-knobs-best knobs_best
+t fsdp-sweep-models-memory models_memory

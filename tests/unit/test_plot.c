@@ -83,6 +83,55 @@ START_TEST(test_sweep_rows_and_groups)
 }
 END_TEST
 
+/* A sweep over one policy's keys (policies.1.sharding) and the node
+ * count: policy 1 is split into a line per sharding value, labelled
+ * "... sharding=VALUE", policy 0 (which the axis does not touch) keeps
+ * one line; memory_peak_bytes and memory_fits are read. */
+START_TEST(test_policy_axes)
+{
+    GString *s = g_string_new(NULL);
+    const char *shard[] = {"full_shard", "shard_grad_op"};
+    int idx = 0;
+    for (int n = 2; n <= 4; n *= 2)
+        for (int k = 0; k < 2; k++, idx++) {
+            g_string_append_printf(s, "{\"id\":\"%04d-00000000\",\"index\":%d,\"axes\":{\"cluster.nodes\":%d,"
+                                      "\"policies.1.sharding\":\"%s\"},\"results\":[", idx, idx, n, shard[k]);
+            for (int p = 0; p < 2; p++)
+                g_string_append_printf(s, "%s{\"batch\":2,\"policy\":\"%s\",\"overlap\":\"%s\",\"algorithm\":"
+                                          "\"ring\",\"model\":\"llama3-8b\",\"nodes\":%d,\"gpus_per_node\":8,"
+                                          "\"world\":%d,\"iteration_s\":2,\"compute_s\":1.9,\"comm_s\":0.5,"
+                                          "\"exposed_comm_s\":0.1,\"memory_peak_bytes\":%d,\"memory_fits\":%s}",
+                                       p ? "," : "", p ? "fsdp" : "ddp", p ? "fsdp" : "ddp", n, 8 * n,
+                                       p ? 1000 + k : 5000, p ? "true" : "false");
+            g_string_append(s, "]}\n");
+        }
+    char *path = write_tmp(s->str), *err = NULL;
+    PlotData pd;
+    reportplot_init(&pd);
+    ck_assert_msg(reportplot_load(path, &pd, &err), "%s", err);
+    PlotDims *d = plotdims_new(&pd);
+    ck_assert_uint_eq(d->policies->len, 3);
+    ck_assert_str_eq(g_ptr_array_index(d->policies, 0), "ddp (ddp, ring)");
+    ck_assert_str_eq(g_ptr_array_index(d->policies, 1), "fsdp (fsdp, ring) sharding=full_shard");
+    ck_assert_str_eq(g_ptr_array_index(d->policies, 2), "fsdp (fsdp, ring) sharding=shard_grad_op");
+    /* the policy axis is not a dimension: the scaling figure is one group */
+    int xw[] = {d->world_dim};
+    GPtrArray *g = plotdims_groups(d, xw, 1);
+    ck_assert_uint_eq(g->len, 1);
+    g_ptr_array_free(g, TRUE);
+    const PlotRow *r0 = g_ptr_array_index(pd.rows, 0), *r1 = g_ptr_array_index(pd.rows, 3);
+    ck_assert_double_eq(r0->memory_bytes, 5000);
+    ck_assert(r0->memory_over);
+    ck_assert_double_eq(r1->memory_bytes, 1001);
+    ck_assert(!r1->memory_over);
+    plotdims_free(d);
+    reportplot_clear(&pd);
+    g_unlink(path);
+    g_free(path);
+    g_string_free(s, TRUE);
+}
+END_TEST
+
 START_TEST(test_run_json_and_trace)
 {
     char *run = write_tmp("{\n\t\"scenario\": {\"name\": \"x\"},\n\t\"results\": [{\"batch\": 32, \"policy\": \"a\", "
@@ -155,6 +204,7 @@ int main(void)
     TCase *tc = testmain_case(s, "data");
     tcase_add_test(tc, test_sweep_rows_and_groups);
     tcase_add_test(tc, test_run_json_and_trace);
+    tcase_add_test(tc, test_policy_axes);
     tc = testmain_case(s, "bad-input");
     tcase_add_test(tc, test_errors);
     return testmain_run(s);

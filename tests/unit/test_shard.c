@@ -59,6 +59,26 @@ START_TEST(test_llama_params)
 }
 END_TEST
 
+/* GPT-3 175B (the FSDP paper's anchor model): the parameter count against
+ * 12 L d^2 + 13 L d + V d + S d + 2d written again here, the full S x S
+ * attention (4 S^2 d + 5 S^2 h FLOPs besides the projections), a tied
+ * head, and 96 blocks + the root as FSDP units. */
+START_TEST(test_gpt3_params)
+{
+    Model *m = load_model("gpt3-175b");
+    const uint64_t L = 96, d = 12288, V = 50257, S = 2048, h = 96;
+    ck_assert_uint_eq(m->params, 12 * L * d * d + 13 * L * d + V * d + S * d + 2 * d);
+    ck_assert_uint_eq(m->params, UINT64_C(174604259328));
+    ck_assert_uint_eq(m->layers->len, 2 + 96 * 4 + 2);
+    ck_assert_uint_eq(layer(m, "lm_head")->params, 0);
+    ck_assert_uint_eq(layer(m, "h.95.attn")->flops, 2 * S * d * 4 * d + 4 * S * S * d + 5 * S * S * h);
+    GArray *u = shardwrap_units(m, 0);
+    ck_assert_uint_eq(u->len, 97);
+    shardwrap_free(u);
+    model_free(m);
+}
+END_TEST
+
 /* The attention layer's FLOPs less its projections, RoPE and residual add
  * are exactly the causal core: (4 head_dim + 5) FLOPs per unmasked pair,
  * S(S+1)/2 pairs per head; act_bytes per block from the saved tensors. */
@@ -506,6 +526,7 @@ int main(void)
     TCase *tc = testmain_case(s, "models");
     tcase_add_test(tc, test_llama_params);
     tcase_add_test(tc, test_llama_attention);
+    tcase_add_test(tc, test_gpt3_params);
     tc = testmain_case(s, "wrap");
     tcase_add_test(tc, test_block_len);
     tcase_add_test(tc, test_wrap_llama);

@@ -4,7 +4,8 @@
  * backward_post it comes right before that reduce-scatter; without
  * prefetch the reduce-scatter of unit i comes right before the all-gather
  * of unit i-1; the limiter makes each all-gather wait for the compute of
- * the unit two before it; counts of each collective. */
+ * the unit two before it (three with forward prefetch); counts of each
+ * collective. */
 #include "train/shardsched.h"
 
 #include "testmain.h"
@@ -162,6 +163,46 @@ START_TEST(test_limiter)
 }
 END_TEST
 
+/* The limiter with forward prefetch, as torch runs it: a prefetched
+ * all-gather goes through _unshard like any other, so it too waits for
+ * the oldest free when two are pending (_FreeEventQueue.dequeue_if_needed);
+ * the prefetch of unit k is issued at unit k-1's pre-forward, before k-1's
+ * own free, so it waits for the forward of unit k-3, one unit later than
+ * without prefetch: three units gathered at once (k-2 computing, k-1
+ * waiting, k gathering). The last unit prefetches nothing, so three frees
+ * are pending when backward begins: AG(32) waits for forward 30, its
+ * prefetch AG(31) for forward 31, AG(30) for forward 32, then AG(j) for
+ * the backward of unit j+3. */
+START_TEST(test_limiter_forward_prefetch)
+{
+    Model *m;
+    GArray *u = units_8b(&m);
+    ShardSchedConfig c = {.backward_prefetch = SHARD_PREFETCH_PRE, .forward_prefetch = true,
+                          .limit_all_gathers = true};
+    GArray *ops = shardsched_ops(u, &c);
+    for (guint k = 0; k < 33; k++) {
+        const ShardOp *o = op(ops, find(ops, AG, k, false));
+        ck_assert_int_eq(o->wait_unit, k >= 4 ? (int)k - 3 : -1);
+        ck_assert(!o->wait_backward);
+        ck_assert_uint_eq(o->at, k == 0 ? 0 : k - 1);
+    }
+    static const int fwd_wait[][2] = {{32, 30}, {31, 31}, {30, 32}};
+    for (size_t i = 0; i < G_N_ELEMENTS(fwd_wait); i++) {
+        const ShardOp *o = op(ops, find(ops, AG, (guint)fwd_wait[i][0], true));
+        ck_assert_int_eq(o->wait_unit, fwd_wait[i][1]);
+        ck_assert(!o->wait_backward);
+    }
+    for (guint j = 1; j <= 29; j++) {
+        const ShardOp *o = op(ops, find(ops, AG, j, true));
+        ck_assert_int_eq(o->wait_unit, (int)j + 3);
+        ck_assert(o->wait_backward);
+    }
+    g_array_free(ops, TRUE);
+    shardwrap_free(u);
+    model_free(m);
+}
+END_TEST
+
 START_TEST(test_names)
 {
     ShardPrefetch p;
@@ -182,6 +223,7 @@ int main(void)
     tcase_add_test(tc, test_backward_prefetch);
     tcase_add_test(tc, test_forward_prefetch);
     tcase_add_test(tc, test_limiter);
+    tcase_add_test(tc, test_limiter_forward_prefetch);
     tc = testmain_case(s, "bad-input");
     tcase_add_test(tc, test_names);
     return testmain_run(s);

@@ -13,6 +13,7 @@
  *    every gate decision, every release, every start order. */
 #include "sweep/sweepexp.h"
 #include "train/train.h"
+#include "train/shardplan.h"
 #include "train/trainplan.h"
 
 #include "testmain.h"
@@ -107,6 +108,9 @@ static void check_tasks(const Scenario *s, const TrainPlan *p)
     double compute = 0, updates = 0;
     /* ddp's bucket copies: 2 * elem_bytes per parameter in, the same out */
     double copy = p->pol->overlap == OVERLAP_DDP ? 2.0 * s->elem_bytes / s->gpu.mem_Bps : 0;
+    /* checkpoint: a recomputed layer's backward runs its forward again (the
+     * set: test_shard.c's test_memory_checkpoint, test_trainshard.c) */
+    bool *re = shardplan_recomputed(p->pol, m);
     for (int i = 0; i < (int)p->tasks->len; i++) {
         const TrainTask *k = &g_array_index(p->tasks, TrainTask, i);
         if (i < L) {
@@ -130,6 +134,8 @@ static void check_tasks(const Scenario *s, const TrainPlan *p)
                 for (guint u = 0; u < p->units->len; u++)
                     b += g_array_index(p->units, SyncUnit, u).ready_layer == l ? d->bucket_s : 0;
             }
+            if (re[l])
+                b += gpu_forward_s(&s->gpu, m, ml, p->batch, s->precision);
             updates += copy * (double)ml->params;
             compute += copy * (double)ml->params;
             ck_assert_int_eq(k->kind, TRAIN_TASK_BWD);
@@ -145,6 +151,7 @@ static void check_tasks(const Scenario *s, const TrainPlan *p)
         }
     }
     ck_assert_double_eq_tol(p->compute_s, compute, 1e-12 * compute);
+    g_free(re);
 }
 
 /* ---- the walk against an oracle of the rules ---------------------------- */
