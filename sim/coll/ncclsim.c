@@ -639,7 +639,8 @@ uint64_t ncclsim_mem_estimate(const NcclSimSpec *sp)
      * switch's) */
     uint64_t cpr = a == NCCL_ALGO_RING ? 1 : a == NCCL_ALGO_TREE ? 2 : 6, lpr = cpr == 6 ? 5 : cpr;
     uint64_t maxpeer = (a == NCCL_ALGO_NVLS || a == NCCL_ALGO_NVLSTREE ? (uint64_t)sp->ppn : 0) + 4;
-    uint64_t per_conn = sizeof(Conn) + sizeof(ConnQ) + sizeof(TopoRoute) + 12 * sizeof(uint32_t) + 48;   /* its cached route */
+    /* a connection, its flow state and its cached route */
+    uint64_t per_conn = sizeof(Conn) + sizeof(ConnQ) + sizeof(TopoRoute) + 12 * sizeof(uint32_t) + 48;
     uint64_t per_lane = sizeof(Lane) + (cpr == 6 ? maxpeer * sizeof(int32_t) : 0);
     uint64_t conns = C * n * cpr;
     /* in flight: about two messages a connection (a pipeline keeps its slots moving, not all full) */
