@@ -16,14 +16,20 @@
 typedef enum { LANE_TREE_UP, LANE_TREE_DOWN, LANE_TREE_ROOT, LANE_RING, LANE_NV_LD, LANE_NV_RES, LANE_SW_RED,
                LANE_SW_MC } LaneKind;
 
+/* A connection: what it is (Conn) and, apart, its flow state (ConnQ):
+ * half a 64-byte line, all an op's start and a delivery touch of it. */
 typedef struct {
     const TopoRoute *route;  /* borrowed from the route cache */
-    uint64_t sent, arrived, consumed;  /* slices */
-    int32_t send_wait;       /* a lane waiting for a free slot, or -1 */
-    int32_t recv_wait;       /* the receiving lane waiting for a slice, or -1 */
     uint8_t hw;              /* NcclHw of the connection */
     bool sw;                 /* to or from the NVSwitch (NVLS): at the switch's port rate */
 } Conn;
+
+typedef struct {
+    uint64_t sent, arrived, consumed;  /* slices */
+    int32_t send_wait;       /* a lane waiting for a free slot, or -1 */
+    int32_t recv_wait;       /* the receiving lane waiting for a slice, or -1 */
+} ConnQ;
+G_STATIC_ASSERT(sizeof(ConnQ) == 32);
 
 /* A lane: its fields fit one 64-byte line, as an event touches a lane at random. */
 typedef struct {
@@ -36,7 +42,7 @@ typedef struct {
     uint8_t tr_nrecv, tr_nsend; /* Tree: the receives and sends of every op of the lane */
     int32_t tr_peer[2 * NS_TREE_PEERS]; /* Tree: their conns, receives from 0, sends from NS_TREE_PEERS */
 } Lane;
-G_STATIC_ASSERT(sizeof(Lane) <= 64);
+G_STATIC_ASSERT(sizeof(Lane) == 64);
 
 typedef struct {
     int nrecv, nsend;
@@ -55,7 +61,10 @@ typedef struct {
     uint64_t loop_span;      /* bytes a loop covers */
     uint64_t total;          /* bytes the loops cover (S, or S/n for RS/AG ring) */
     GArray *conns;           /* Conn */
-    GArray *lanes;           /* Lane */
+    ConnQ *cq;               /* [conn]: its flow state, 64-byte aligned, made once planned; owned */
+    GArray *lanes;           /* Lane, while planning; NULL after */
+    Lane *lane;              /* the lanes once planned, 64-byte aligned (one line each); owned */
+    guint nlanes;            /* their count */
     int maxpeer;             /* the most sends or receives one op has */
     int32_t *pend;           /* NVLS: [lane * maxpeer + i]: the conns of a lane's pending sends; else NULL (a
                               * ring or tree op's sends follow from the lane and the op's index) */
@@ -160,7 +169,7 @@ static uint64_t loop_chunk(const Run *R, uint64_t l, uint64_t parts)
 static int32_t add_conn(Run *R, int src_host, int dst_host, int rail)
 {
     Conn c = {.route = ncclroute_get(R->routes, src_host, dst_host, rail),
-              .send_wait = -1, .recv_wait = -1, .hw = (uint8_t)ncclroute_hw(R->routes, src_host, dst_host),
+              .hw = (uint8_t)ncclroute_hw(R->routes, src_host, dst_host),
               .sw = src_host == NCCLROUTE_SWITCH || dst_host == NCCLROUTE_SWITCH};
     g_array_append_val(R->conns, c);
     return (int32_t)R->conns->len - 1;
@@ -416,7 +425,7 @@ static void wake(Run *R, int32_t li)
 static void delivered(void *ctx, void *data)
 {
     Run *R = ctx;
-    Conn *c = &g_array_index(R->conns, Conn, GPOINTER_TO_INT(data) - 1);
+    ConnQ *c = &R->cq[GPOINTER_TO_INT(data) - 1];
     c->arrived++;
     R->end = R->sim->now > R->end ? R->sim->now : R->end;
     if (c->recv_wait >= 0) {
@@ -494,7 +503,7 @@ static void fire(void *ctx, void *data)
 {
     Run *R = ctx;
     int32_t li = (int32_t)GPOINTER_TO_INT(data) - 1;
-    Lane *L = &g_array_index(R->lanes, Lane, li);
+    Lane *L = &R->lane[li];
     const int32_t *pend = R->pend ? R->pend + (size_t)li * R->maxpeer : NULL;
     int32_t recv[4], send[4];
     if (!pend) {   /* ring and tree: the op's sends again (at most 4, as maxpeer) */
@@ -522,27 +531,27 @@ static void fire(void *ctx, void *data)
 
 static void lane_try(Run *R, int32_t li)
 {
-    Lane *L = &g_array_index(R->lanes, Lane, li);
+    Lane *L = &R->lane[li];
     if (L->busy || L->idx >= L->nops)
         return;
     Op *o = &R->scratch;
     gen_op(R, L, L->idx, o);
     for (int i = 0; i < o->nrecv; i++) {
-        Conn *c = &g_array_index(R->conns, Conn, o->recv[i]);
+        ConnQ *c = &R->cq[o->recv[i]];
         if (c->arrived <= c->consumed) {
             c->recv_wait = li;
             return;
         }
     }
     for (int i = 0; i < o->nsend; i++) {
-        Conn *c = &g_array_index(R->conns, Conn, o->send[i]);
+        ConnQ *c = &R->cq[o->send[i]];
         if (c->sent - c->consumed >= (uint64_t)R->W) {
             c->send_wait = li;
             return;
         }
     }
     for (int i = 0; i < o->nrecv; i++) {
-        Conn *c = &g_array_index(R->conns, Conn, o->recv[i]);
+        ConnQ *c = &R->cq[o->recv[i]];
         c->consumed++;
         if (c->send_wait >= 0) {
             wake(R, c->send_wait);
@@ -551,7 +560,7 @@ static void lane_try(Run *R, int32_t li)
     }
     int32_t *pend = R->pend ? R->pend + (size_t)li * R->maxpeer : NULL;
     for (int i = 0; i < o->nsend; i++) {
-        g_array_index(R->conns, Conn, o->send[i]).sent++;
+        R->cq[o->send[i]].sent++;
         if (pend)
             pend[i] = o->send[i];
     }
@@ -565,7 +574,7 @@ static void start_all(void *ctx, void *data)
 {
     Run *R = ctx;
     (void)data;
-    for (guint i = 0; i < R->lanes->len; i++)
+    for (guint i = 0; i < R->nlanes; i++)
         lane_try(R, (int32_t)i);
 }
 
@@ -650,6 +659,8 @@ static bool plan(Run *R, char **err)
 static void run_free(Run *R)
 {
     g_free(R->pend);
+    g_aligned_free(R->lane);
+    g_aligned_free(R->cq);
     if (R->lanes)
         g_array_unref(R->lanes);
     if (R->conns)
@@ -674,7 +685,7 @@ uint64_t ncclsim_mem_sched(const NcclSimSpec *sp)
         return 0;
     Layout ly;
     layout(sp, &ly);
-    return ly.lanes * sizeof(Lane) + ly.conns * sizeof(Conn) + ly.ints * sizeof(int32_t);
+    return ly.lanes * sizeof(Lane) + ly.conns * (sizeof(Conn) + sizeof(ConnQ)) + ly.ints * sizeof(int32_t);
 }
 
 static uint64_t pow2_up(uint64_t v)
@@ -690,7 +701,7 @@ uint64_t ncclsim_mem_estimate(const NcclSimSpec *sp)
     Layout ly;
     layout(sp, &ly);
     uint64_t arrays = pow2_up(ly.lanes * sizeof(Lane)) + pow2_up(ly.conns * sizeof(Conn)) -
-                      ly.lanes * sizeof(Lane) - ly.conns * sizeof(Conn);   /* GLib's reserve beyond the entries */
+                      ly.conns * sizeof(Conn);   /* GLib's arrays: the lanes' until copied to their aligned home */
     uint64_t per_route = sizeof(TopoRoute) + 12 * sizeof(uint32_t) + 48;   /* its links, its cache entry */
     /* in flight: about two messages a connection (a pipeline keeps its slots moving, not all full) */
     return ncclsim_mem_sched(sp) + arrays + ly.conns * per_route + net_mem_estimate(sp->topo, 2 * ly.conns) +
@@ -734,17 +745,23 @@ double ncclsim_time(const NcclSimSpec *sp, NcclSimStats *st, char **err)
         return -1;
     }
     lat_tables(&R);
+    R.nlanes = R.lanes->len;
+    R.lane = g_aligned_alloc(R.nlanes ? R.nlanes : 1, sizeof(Lane), 64);
+    memcpy(R.lane, R.lanes->data, (size_t)R.nlanes * sizeof(Lane));
+    g_array_unref(R.lanes);
+    R.lanes = NULL;
+    R.cq = g_aligned_alloc(R.conns->len ? R.conns->len : 1, sizeof(ConnQ), 64);
+    for (guint i = 0; i < R.conns->len; i++)
+        R.cq[i] = (ConnQ){.send_wait = -1, .recv_wait = -1};
     if (R.sp->choice.algo == NCCL_ALGO_NVLS || R.sp->choice.algo == NCCL_ALGO_NVLSTREE)
-        R.pend = ints_new(&R, (uint64_t)R.lanes->len * R.maxpeer);
+        R.pend = ints_new(&R, (uint64_t)R.nlanes * R.maxpeer);
     R.sim = sim_new(SIM_DEFAULT_SEED);
     R.net = net_new(R.sim, sp->topo);
     simtime_t t0;
     sim_seconds_to_ps(launch_us(sp) * 1e-6, &t0);
     R.live = 0;
-    for (guint i = 0; i < R.lanes->len; i++) {
-        Lane *L = &g_array_index(R.lanes, Lane, i);
-        R.live += L->nops > 0;
-    }
+    for (guint i = 0; i < R.nlanes; i++)
+        R.live += R.lane[i].nops > 0;
     sim_at(R.sim, t0, start_all, &R, NULL);
     bool ok = sim_run(R.sim);
     double t = sim_ps_to_seconds(R.end > t0 ? R.end : t0);
@@ -755,9 +772,10 @@ double ncclsim_time(const NcclSimSpec *sp, NcclSimStats *st, char **err)
         t = -3;
     }
     if (st)
-        *st = (NcclSimStats){.events = R.sim->events, .msgs = R.msgs, .data_bytes = R.data, .lanes = R.lanes->len,
+        *st = (NcclSimStats){.events = R.sim->events, .msgs = R.msgs, .data_bytes = R.data, .lanes = R.nlanes,
                              .conns = R.conns->len,
-                             .sched_bytes = R.held + R.lanes->len * sizeof(Lane) + R.conns->len * sizeof(Conn)};
+                             .sched_bytes = R.held + R.nlanes * sizeof(Lane) +
+                                            R.conns->len * (sizeof(Conn) + sizeof(ConnQ))};
     run_free(&R);
     return t;
 }

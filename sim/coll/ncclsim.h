@@ -54,7 +54,8 @@ double ncclsim_time(const NcclSimSpec *spec, NcclSimStats *st, char **err);
 uint64_t ncclsim_mem_sched(const NcclSimSpec *spec);
 
 /* Bytes one run of spec->choice on spec->topo holds: ncclsim_mem_sched,
- * GLib's rounding of its two arrays to a power of two, a cached route a
+ * GLib's rounding of its connection array to a power of two, the lanes'
+ * GLib array while it is copied to its aligned home, a cached route a
  * connection, about two messages in flight a connection, and the Topo's
  * own structures (an estimate for --max-memory, io/memlimit.h). */
 uint64_t ncclsim_mem_estimate(const NcclSimSpec *spec);

@@ -26,6 +26,7 @@
 #include "net/net.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
 
 #define NET_MSG_CHUNK 256   /* messages allocated at once when the free list is empty */
@@ -42,24 +43,28 @@ typedef struct {
     uint64_t sent;          /* packets started on this hop's link; <= arrived */
 } NetFlow;
 
+/* Two 64-byte lines, allocated aligned: the first holds what message mode
+ * reads at every hop and at the delivery. */
 struct NetMsg {
-    GList qlink;            /* message mode: node in a link's FIFO; data = this message */
     const TopoRoute *route; /* shared, owned by the Topo; nhops >= 0 */
     uint64_t bytes;         /* payload */
+    simtime_t head_ps;      /* message mode: when the head reaches the current hop */
+    simtime_t tail_ps;      /* message mode: when the tail reaches the current hop */
+    NetDeliverFn fn;        /* delivery callback (NULL: none) */
+    void *ctx, *data;       /* its arguments */
+    uint32_t hop;           /* message mode: route index of the link the head is at */
     bool control;           /* a control message (net_send_control) */
+    GList qlink;            /* message mode: node in a link's FIFO; data = this message */
     uint64_t ctl_cap;       /* message mode, a control message: bytes of its connection's queued data it
                              * waits behind at most on a link; UINT64_MAX: all of it */
     uint64_t ctl_other;     /* message mode, a control message: bytes of the other connections' queued data
                              * it waits behind at most on a link; 0: none */
-    uint32_t hop;           /* message mode: route index of the link the head is at */
-    simtime_t head_ps;      /* message mode: when the head reaches the current hop */
-    simtime_t tail_ps;      /* message mode: when the tail reaches the current hop */
     uint64_t npkts;         /* packet mode: ceil(bytes / packet), >= 1 */
     uint64_t delivered;     /* packet mode: packets that reached the destination */
-    NetFlow *flows;         /* packet mode: nhops+1 flows from the pool; NULL otherwise */
-    NetDeliverFn fn;        /* delivery callback (NULL: none) */
-    void *ctx, *data;       /* its arguments */
+    NetFlow *flows;         /* packet mode: nhops+1 flows from the pool (NULL for a route of 0 hops);
+                             * message mode: NULL */
 };
+G_STATIC_ASSERT(sizeof(NetMsg) == 128 && offsetof(NetMsg, qlink) == 64);
 
 typedef struct {
     GQueue wait;            /* message mode: waiting NetMsg, FIFO; packet mode: NetFlow round robin.
@@ -73,7 +78,9 @@ typedef struct {
     uint64_t serv_bytes;    /* bytes of the message or packet in service until free_ps */
     const TopoRoute *serv_route; /* message mode: the route of the message in service (for the
                                   * connection a control message compares; valid while free_ps > now) */
+    NetLinkStats st;        /* its statistics (in the link's two 64-byte lines, the array being aligned) */
 } NetLink;
+G_STATIC_ASSERT(sizeof(NetLink) == 128);
 
 /* A link's token bucket (kept apart from NetLink so that links without one
  * stay as small as before on the per-packet path). */
@@ -89,13 +96,13 @@ struct Net {
     Topo *topo;             /* not owned; outlives the Net */
     uint64_t pkt;           /* packet bytes; 0 = message mode */
     uint32_t nlinks;        /* directed links of the Topo */
-    NetLink *links;         /* nlinks; owned */
-    NetLinkStats *stats;    /* nlinks; owned */
+    NetLink *links;         /* nlinks, 64-byte aligned (g_aligned_alloc0); owned */
     NetBucket *buckets;     /* nlinks, owned; NULL when no link has a token bucket */
     uint64_t inflight;      /* messages sent and not delivered */
     GPtrArray *msg_free;    /* NetMsg* ready for reuse */
     GPtrArray *flow_free;   /* index nhops: GPtrArray* of free NetFlow[nhops+1], or NULL */
-    GPtrArray *allocs;      /* every chunk of messages and flow array; g_free'd by net_free */
+    GPtrArray *allocs;      /* every flow array; g_free'd by net_free */
+    GPtrArray *msg_chunks;  /* every chunk of messages, 64-byte aligned; g_aligned_free'd by net_free */
     NetRouteFn router;      /* route map (net_set_router), or NULL */
     void *router_ctx;       /* its argument */
 };
@@ -180,14 +187,14 @@ static inline void occupancy_grows(Net *n, NetLink *l, uint64_t msgs, uint64_t b
     bool busy = l->free_ps > n->sim->now;
     l->wait_n += msgs;
     l->wait_bytes += bytes;
-    note_peak(&n->stats[l - n->links], l->wait_n + busy, l->wait_bytes + (busy ? l->serv_bytes : 0));
+    note_peak(&l->st, l->wait_n + busy, l->wait_bytes + (busy ? l->serv_bytes : 0));
 }
 
 static NetMsg *msg_get(Net *n)
 {
     if (n->msg_free->len == 0) {
-        NetMsg *chunk = g_new(NetMsg, NET_MSG_CHUNK);
-        g_ptr_array_add(n->allocs, chunk);
+        NetMsg *chunk = g_aligned_alloc(NET_MSG_CHUNK, sizeof(NetMsg), 64);
+        g_ptr_array_add(n->msg_chunks, chunk);
         for (int i = NET_MSG_CHUNK - 1; i >= 0; i--)
             g_ptr_array_add(n->msg_free, &chunk[i]);
     }
@@ -223,7 +230,7 @@ static void finish(Net *n, NetMsg *m)
 {
     NetDeliverFn fn = m->fn;
     void *ctx = m->ctx, *data = m->data;
-    if (m->flows)
+    if (n->pkt && m->flows)   /* message mode reads no more of m than its first line */
         flows_put(n, m->flows, m->route->nhops);
     g_ptr_array_add(n->msg_free, m);
     n->inflight--;
@@ -242,7 +249,7 @@ static void mm_start(Net *n, NetLink *l, NetMsg *m, simtime_t s)
     simtime_t end = tadd(n, s, link_ser_ps(n, l, m->bytes, s));
     if (end < m->tail_ps)
         end = m->tail_ps;               /* the tail cannot leave before it arrived */
-    NetLinkStats *st = &n->stats[l - n->links];
+    NetLinkStats *st = &l->st;
     st->bytes += m->bytes;
     st->msgs++;
     st->busy_ps += end - s;
@@ -262,7 +269,7 @@ static void mm_start(Net *n, NetLink *l, NetMsg *m, simtime_t s)
  * taking it (it carries no payload): it moves on after the latency. */
 static void mm_pass(Net *n, NetLink *l, NetMsg *m, simtime_t s)
 {
-    n->stats[l - n->links].msgs++;
+    l->st.msgs++;
     m->head_ps = m->tail_ps = tadd(n, s, l->lat_ps);
     if (++m->hop == m->route->nhops)
         sim_at(n->sim, m->tail_ps, msg_deliver, n, m);
@@ -369,7 +376,7 @@ static void pm_serve(Net *n, NetLink *l)
     l->wait_n--;
     l->wait_bytes -= sz;
     simtime_t ser = link_ser_ps(n, l, sz, n->sim->now), end = tadd(n, n->sim->now, ser);
-    NetLinkStats *st = &n->stats[l - n->links];
+    NetLinkStats *st = &l->st;
     st->bytes += sz;
     st->msgs++;
     st->busy_ps += ser;
@@ -447,8 +454,7 @@ Net *net_new(Sim *sim, Topo *t)
     n->topo = t;
     n->pkt = t->packet_bytes;
     n->nlinks = t->links->len;
-    n->links = g_new0(NetLink, n->nlinks ? n->nlinks : 1);
-    n->stats = g_new0(NetLinkStats, n->nlinks ? n->nlinks : 1);
+    n->links = g_aligned_alloc0(n->nlinks ? n->nlinks : 1, sizeof(NetLink), 64);
     for (uint32_t i = 0; i < n->nlinks; i++) {
         const TopoLink *tl = &g_array_index(t->links, TopoLink, i);
         g_queue_init(&n->links[i].wait);
@@ -463,6 +469,7 @@ Net *net_new(Sim *sim, Topo *t)
     n->msg_free = g_ptr_array_new();
     n->flow_free = g_ptr_array_new();
     n->allocs = g_ptr_array_new_with_free_func(g_free);
+    n->msg_chunks = g_ptr_array_new_with_free_func(g_aligned_free);
     return n;
 }
 
@@ -476,8 +483,8 @@ void net_free(Net *n)
     g_ptr_array_unref(n->flow_free);
     g_ptr_array_unref(n->msg_free);
     g_ptr_array_unref(n->allocs);
-    g_free(n->links);
-    g_free(n->stats);
+    g_ptr_array_unref(n->msg_chunks);
+    g_aligned_free(n->links);
     g_free(n->buckets);
     g_free(n);
 }
@@ -547,7 +554,7 @@ uint64_t net_mem_estimate(const Topo *t, uint64_t msgs)
     uint64_t per_msg = sizeof(NetMsg) + 2 * 64;   /* the message and about two queued events */
     if (t->packet_bytes)
         per_msg += 8 * sizeof(NetFlow);            /* packet mode: a flow per hop */
-    return (uint64_t)t->links->len * (sizeof(NetLink) + sizeof(NetLinkStats)) + msgs * per_msg;
+    return (uint64_t)t->links->len * sizeof(NetLink) + msgs * per_msg;
 }
 
 uint64_t net_inflight(const Net *n)
@@ -558,15 +565,15 @@ uint64_t net_inflight(const Net *n)
 const NetLinkStats *net_link_stats(const Net *n, uint32_t link)
 {
     g_return_val_if_fail(link < n->nlinks, NULL);
-    return &n->stats[link];
+    return &n->links[link].st;
 }
 
 void net_reset_stats(Net *n)
 {
-    memset(n->stats, 0, sizeof *n->stats * n->nlinks);
     for (uint32_t i = 0; i < n->nlinks; i++) {
         NetLink *l = &n->links[i];
         bool busy = l->free_ps > n->sim->now;
-        note_peak(&n->stats[i], l->wait_n + busy, l->wait_bytes + (busy ? l->serv_bytes : 0));
+        l->st = (NetLinkStats){0};
+        note_peak(&l->st, l->wait_n + busy, l->wait_bytes + (busy ? l->serv_bytes : 0));
     }
 }

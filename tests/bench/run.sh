@@ -229,7 +229,7 @@ scale_row() {
     rss=$(awk -v a="$rss" -v b="$M_RSS" 'BEGIN { print (b > a) ? b : a }')
   done
   if [ "$rc" = 124 ]; then
-    verdict "$to" le "$wl"; local vw=$V
+    nmiss=$((nmiss + 1)); local vw=MISS   # killed: its wall is not known to meet any limit
     printf "  %-58s %9s %9s %8s %6s  wall<=%ss %s (killed at %s s); rss<=%sMiB n/a\n" "$label" "> $to" "-" \
       "$M_RSS" "-" "$wl" "$vw" "$to" "$rl"
     return
@@ -284,7 +284,7 @@ nccl_row() {
   for ((i = 0; i < REPEAT; i++)); do
     measure "$out" "$err" -- timeout "$to" "$ARSIM" "$@"
     if [ "$M_RC" = 124 ]; then
-      verdict "$to" le "$wl"; local vw=$V
+      nmiss=$((nmiss + 1)); local vw=MISS   # killed: its wall is not known to meet any limit
       printf "  %-44s %27s %8s %9s  wall<=%ss %s (killed at %s s); rss<=%sMiB n/a\n" "$label" "> $to" "$M_RSS" \
         "-" "$wl" "$vw" "$to" "$rl"
       return
