@@ -70,6 +70,8 @@ typedef struct {
                               * and ddp runs pay DDP's own costs (ddpcost.h) */
     int channels;            /* comm.channels: SMs (NCCL channels, one CTA each) a sync holds, >= 0 (0: a CPU
                               * backend such as Gloo; default SCENARIO_CHANNELS), below the GPU's sms */
+    bool channels_given;     /* comm.channels was given: every sync holds it, an NCCL call's too; else an NCCL
+                              * call holds the channels its tuner chose and the others comm.channels */
     uint64_t seed;           /* RNG seed of its simulations: SIM_DEFAULT_SEED (no key names one yet) */
     bool whatif;             /* a what-if key (variation, stragglers, ...) was given: results carry the
                               * iteration-time percentiles */

@@ -138,9 +138,17 @@ static InterfereTask update_share(const Scenario *s)
     return (InterfereTask){0, t > 0 ? mem / t : 0};
 }
 
-/* Each task's shares and each unit's channels and wire rate alone. A
- * unit whose idle-network run fails gets rate 0 here: the engine's own
- * run of it fails the run with its own message. */
+/* Unit su's channels: comm.channels when given, else an NCCL call's
+ * tuner's choice, else comm.channels' default. */
+static int unit_channels(const Scenario *s, const SyncUnit *su)
+{
+    return su->nccl.on && !s->channels_given ? su->nccl.choice.channels : s->channels;
+}
+
+/* Each task's shares and each unit's channels and wire rate alone (an
+ * NCCL call's from the memo's run of it). A unit whose idle-network run
+ * fails gets rate 0 here: the engine's own run of it fails the run with
+ * its own message. */
 static void mech_init(TrainCore *c)
 {
     const Scenario *s = c->s;
@@ -164,8 +172,10 @@ static void mech_init(TrainCore *c)
         double util;
         SimErr code;
         char *why = NULL;
-        c->channels[u] = s->channels;
-        if (!commcost_get(p->cost, su->algo, su->elems, &dur, &util, &code, &why)) {
+        c->channels[u] = unit_channels(s, su);
+        bool ok = su->nccl.on ? trainplan_unit_cost(p, (int)u, &dur, &util, &code, &why)
+                              : commcost_get(p->cost, su->algo, su->elems, &dur, &util, &code, &why);
+        if (!ok) {
             g_free(why);
             continue;
         }
