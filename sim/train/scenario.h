@@ -29,8 +29,9 @@ typedef struct {
     Protocol proto_intra;
 } Calibration;
 
-/* comm.channels' default: an assumed middle of the 2 to 32 channels NCCL
- * runs (docs/explanation/gpu-overlap.md says why). */
+/* comm.channels' default for a sync that is not an NCCL call (an NCCL
+ * call holds its tuner's channels): an assumed middle of the 2 to 32
+ * channels NCCL runs (docs/explanation/gpu-overlap.md says why). */
 #define SCENARIO_CHANNELS 8
 /* comm.overlap's default. */
 #define SCENARIO_OVERLAP true
