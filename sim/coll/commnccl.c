@@ -1,4 +1,4 @@
-/* commnccl — memoized NCCL all-reduce durations on GPU nodes; see commnccl.h. */
+/* commnccl — memoized NCCL call durations on GPU nodes; see commnccl.h. */
 #include "coll/commnccl.h"
 #include "coll/ncclsim.h"
 
@@ -9,6 +9,7 @@ typedef struct {
 } NcclEntry;
 
 typedef struct {
+    CommNcclGroup group;
     NcclOp op;
     NcclForce force;
     uint64_t bytes;
@@ -17,7 +18,6 @@ typedef struct {
 struct CommNccl {
     Topo *topo;              /* not owned */
     NodeCluster cl;          /* the cluster's map; owned */
-    NcclSystem sys;          /* what the tuner sees: every GPU of every node */
     GHashTable *memo;        /* NcclKey -> NcclEntry; both owned */
     uint64_t events;         /* engine events of the memo runs */
 };
@@ -26,13 +26,15 @@ static guint key_hash(gconstpointer k)
 {
     const NcclKey *x = k;
     return (guint)(x->bytes * 2654435761u) ^ (guint)((x->force.algo + 1) | (x->force.proto + 1) << 4 |
-                                                     x->force.channels << 8 | (int)x->op << 16);
+                                                     x->force.channels << 8 | (int)x->op << 16) ^
+           (guint)(x->group.nodes * 40503u + x->group.ppn) << 7;
 }
 
 static gboolean key_eq(gconstpointer a, gconstpointer b)
 {
     const NcclKey *x = a, *y = b;
-    return x->bytes == y->bytes && x->op == y->op && x->force.algo == y->force.algo &&
+    return x->bytes == y->bytes && x->op == y->op && x->group.nodes == y->group.nodes &&
+           x->group.ppn == y->group.ppn && x->force.algo == y->force.algo &&
            x->force.proto == y->force.proto && x->force.channels == y->force.channels;
 }
 
@@ -48,7 +50,6 @@ CommNccl *commnccl_new(Topo *t, const NodeSpec *n, const NodeFabricSpec *f, char
         return NULL;
     }
     c->topo = t;
-    nccl_system_from_node(n, f->nodes * n->ngpus, f->nodes, &c->sys);
     c->memo = g_hash_table_new_full(key_hash, key_eq, g_free, g_free);
     return c;
 }
@@ -62,18 +63,31 @@ void commnccl_free(CommNccl *c)
     g_free(c);
 }
 
-/* The memo's entry of (op, f, bytes), simulated on first use; NULL + *err, *code as commnccl_get. */
-static const NcclEntry *entry(CommNccl *c, NcclOp op, const NcclForce *f, uint64_t bytes, SimErr *code, char **err)
+CommNcclGroup commnccl_all(const CommNccl *c)
 {
-    NcclKey k = {op, *f, bytes};
+    return (CommNcclGroup){c->cl.fab.nodes, c->cl.node.ngpus};
+}
+
+/* The memo's entry of (g, op, f, bytes), simulated on first use; NULL + *err, *code as commnccl_get. */
+static const NcclEntry *entry(CommNccl *c, const CommNcclGroup *g, NcclOp op, const NcclForce *f, uint64_t bytes,
+                              SimErr *code, char **err)
+{
+    NcclKey k = {*g, op, *f, bytes};
     NcclEntry *e = g_hash_table_lookup(c->memo, &k);
     if (!e) {
         NcclChoice ch;
         if (code)
             *code = SIM_ERR_MODEL;
-        if (!nccl_tune(&c->sys, op, bytes, f->algo, f->proto, f->channels, &ch, err))
+        if (g->nodes < 1 || g->nodes > c->cl.fab.nodes || g->ppn < 1 || g->ppn > c->cl.node.ngpus) {
+            *err = g_strdup_printf("an NCCL communicator of %d nodes x %d GPUs on a cluster of %d x %d; expected "
+                                   "one inside it", g->nodes, g->ppn, c->cl.fab.nodes, c->cl.node.ngpus);
             return NULL;
-        NcclSimSpec sp = {.topo = c->topo, .cl = &c->cl, .nodes = c->cl.fab.nodes, .ppn = c->cl.node.ngpus,
+        }
+        NcclSystem sys;   /* what the tuner sees: the communicator's GPUs */
+        nccl_system_from_node(&c->cl.node, g->nodes * g->ppn, g->nodes, &sys);
+        if (!nccl_tune(&sys, op, bytes, f->algo, f->proto, f->channels, &ch, err))
+            return NULL;
+        NcclSimSpec sp = {.topo = c->topo, .cl = &c->cl, .nodes = g->nodes, .ppn = g->ppn,
                           .op = op, .bytes = bytes, .choice = ch};
         NcclSimStats st = {0};
         char *why = NULL;
@@ -99,10 +113,10 @@ static const NcclEntry *entry(CommNccl *c, NcclOp op, const NcclForce *f, uint64
     return e;
 }
 
-bool commnccl_get(CommNccl *c, NcclOp op, const NcclForce *f, uint64_t bytes, simtime_t *dur, NcclChoice *choice,
-                  SimErr *code, char **err)
+bool commnccl_get(CommNccl *c, const CommNcclGroup *g, NcclOp op, const NcclForce *f, uint64_t bytes, simtime_t *dur,
+                  NcclChoice *choice, SimErr *code, char **err)
 {
-    const NcclEntry *e = entry(c, op, f, bytes, code, err);
+    const NcclEntry *e = entry(c, g, op, f, bytes, code, err);
     if (!e)
         return false;
     *dur = e->dur;
@@ -111,9 +125,10 @@ bool commnccl_get(CommNccl *c, NcclOp op, const NcclForce *f, uint64_t bytes, si
     return true;
 }
 
-bool commnccl_sent(CommNccl *c, NcclOp op, const NcclForce *f, uint64_t bytes, uint64_t *sent, char **err)
+bool commnccl_sent(CommNccl *c, const CommNcclGroup *g, NcclOp op, const NcclForce *f, uint64_t bytes,
+                   uint64_t *sent, char **err)
 {
-    const NcclEntry *e = entry(c, op, f, bytes, NULL, err);
+    const NcclEntry *e = entry(c, g, op, f, bytes, NULL, err);
     if (e)
         *sent = e->sent0;
     return e != NULL;

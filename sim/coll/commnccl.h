@@ -1,15 +1,20 @@
-/* commnccl — durations of NCCL all-reduces on a cluster of GPU nodes,
+/* commnccl — durations of NCCL calls on a cluster of GPU nodes,
  * memoized: what a training run's NCCL units take, and what rank 0 sends
  * in them.
  *
- * A call (all-reduce, or another of NCCL's collectives) is the tuner's choice (coll/nccl.h; forced as NCCL_ALGO,
- * NCCL_PROTO and NCCL_MIN/MAX_NCHANNELS force it) simulated on the
- * node cluster (coll/ncclsim.h) alone, every GPU of every node taking
- * part: the same path as `arsim collective --algo nccl`, so a unit of
- * B bytes takes what that command reports for B bytes on the same
- * cluster. As with commcost, one collective in flight at a time starts
- * on an idle network, so the duration depends only on (forcing, bytes)
- * and is simulated once. */
+ * A call (all-reduce, or another of NCCL's collectives) runs on a
+ * communicator of `nodes` nodes with `ppn` GPUs each (the whole cluster,
+ * one node's GPUs, or one GPU of every node): the tuner's choice for
+ * that communicator (coll/nccl.h; forced as NCCL_ALGO, NCCL_PROTO and
+ * NCCL_MIN/MAX_NCHANNELS force it) simulated on the node cluster
+ * (coll/ncclsim.h) on the first `nodes` nodes' first `ppn` GPUs alone:
+ * the same path as `arsim collective --algo nccl --nodes N --ranks
+ * N*ppn` on a cluster of that many nodes, so a call of B bytes takes what
+ * that command reports. Which real group the simulated one stands for,
+ * and whether it can, is the caller's (train/trainnccl.h). As with
+ * commcost, one collective in flight at a time starts on an idle
+ * network, so the duration depends only on (communicator, collective,
+ * forcing, bytes) and is simulated once. */
 #ifndef ARSIM_COMMNCCL_H
 #define ARSIM_COMMNCCL_H
 
@@ -27,18 +32,30 @@ typedef struct CommNccl CommNccl;
 CommNccl *commnccl_new(Topo *t, const NodeSpec *n, const NodeFabricSpec *f, char **err);
 void commnccl_free(CommNccl *c);
 
+/* A communicator: the first `nodes` nodes of the cluster, the first
+ * `ppn` GPUs of each. */
+typedef struct {
+    int nodes;               /* 1 .. the cluster's nodes */
+    int ppn;                 /* 1 .. the node's GPUs */
+} CommNcclGroup;
+
+/* The whole cluster's communicator. */
+CommNcclGroup commnccl_all(const CommNccl *c);
+
 /* Duration (ps) of collective op on `bytes` bytes (nccl-tests' size:
- * the buffer; all-gather: the output) under force f and what the tuner
- * chose (*choice, may be NULL). False + *err (and *code unless NULL:
- * SIM_ERR_CLOCK when the time does not fit the clock, else
- * SIM_ERR_MODEL) when NCCL cannot run what is forced or the run fails. */
-bool commnccl_get(CommNccl *c, NcclOp op, const NcclForce *f, uint64_t bytes, simtime_t *dur, NcclChoice *choice,
-                  SimErr *code, char **err);
+ * the buffer; all-gather: the output) on communicator g under force f
+ * and what the tuner chose (*choice, may be NULL). False + *err (and
+ * *code unless NULL: SIM_ERR_CLOCK when the time does not fit the clock,
+ * else SIM_ERR_MODEL) when g is not in the cluster, NCCL cannot run what
+ * is forced or the run fails. */
+bool commnccl_get(CommNccl *c, const CommNcclGroup *g, NcclOp op, const NcclForce *f, uint64_t bytes, simtime_t *dur,
+                  NcclChoice *choice, SimErr *code, char **err);
 
 /* The data bytes rank 0 sends in that call (to other GPUs and, NVLS, to
  * the NVSwitch: coll/ncclsim.h's rank_bytes), from the same memo run;
  * false + *err as commnccl_get. */
-bool commnccl_sent(CommNccl *c, NcclOp op, const NcclForce *f, uint64_t bytes, uint64_t *sent, char **err);
+bool commnccl_sent(CommNccl *c, const CommNcclGroup *g, NcclOp op, const NcclForce *f, uint64_t bytes,
+                   uint64_t *sent, char **err);
 
 /* Engine events spent on the memo runs so far. */
 uint64_t commnccl_events(const CommNccl *c);

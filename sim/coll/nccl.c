@@ -1,6 +1,7 @@
 /* nccl — NCCL's names and its tuner; see nccl.h. Every table and rule
  * below is NCCL v2.21.5-1's, at the place docs/dev/references-nccl.md
- * gives (T: src/graph/tuning.cc, E: src/enqueue.cc, by line). */
+ * gives (T: src/graph/tuning.cc, E: src/enqueue.cc, S: src/graph/search.cc,
+ * C: src/graph/connect.cc, P: src/graph/paths.cc, by line). */
 #include "coll/nccl.h"
 
 #include <math.h>
@@ -54,6 +55,16 @@ void nccl_system_from_node(const NodeSpec *n, int ranks, int nodes, NcclSystem *
     int ppn = ranks / nodes;
     int nics = n->nnics < ppn ? n->nnics : ppn;
     sys->bw_inter_GBps = nodes > 1 ? nics * n->nic_Bps / 1e9 : sys->bw_intra_GBps;
+    if (nodes > 1 && ppn == 1 && n->nnics > 0) {
+        /* one GPU a node: the search finds one channel through the GPU's
+         * own NIC (S:400-420: local NICs first; P:604-622: no PXN without a
+         * second local GPU) at the path's bandwidth, duplicated when that
+         * is >= 25 GB/s (S:835-846), then doubled (C:443); the graph's
+         * intra bandwidth is its inter (both one speed, S:923) */
+        double path = fmin(n->nic_Bps, n->pcie_Bps) / 1e9;
+        sys->channels = path >= 25.0 ? 4 : 2;
+        sys->bw_intra_GBps = sys->bw_inter_GBps;
+    }
     sys->nvls_bw_GBps = sys->bw_intra_GBps;
 }
 
@@ -115,10 +126,12 @@ static bool available(const NcclSystem *s, NcclOp op, NcclAlgo a, NcclProto p)
     return true;
 }
 
-/* LL128 on by default only inside NVLink nodes of one Volta/Ampere/Hopper kind (T:305-317). */
+/* LL128 on by default only inside NVLink nodes of one Volta/Ampere/Hopper
+ * kind (T:305-317), or with one GPU a node (its graph's path is local). */
 static bool default_on(const NcclSystem *s, NcclProto p)
 {
-    return p != NCCL_PROTO_LL128 || (s->nvlink && (s->compcap == 70 || s->compcap == 80 || s->compcap == 90));
+    bool one = s->nnodes > 1 && s->nranks == s->nnodes;
+    return p != NCCL_PROTO_LL128 || ((s->nvlink || one) && (s->compcap == 70 || s->compcap == 80 || s->compcap == 90));
 }
 
 void nccl_model(const NcclSystem *s, NcclOp op, NcclAlgo a, NcclProto p, double *lat_us, double *bw_GBps)
@@ -149,8 +162,10 @@ void nccl_model(const NcclSystem *s, NcclOp op, NcclAlgo a, NcclProto p, double 
         bus = fmin(bus / 3.8, llmax);
     if (a == NCCL_ALGO_TREE && p == NCCL_PROTO_LL128)
         bus = fmin(bus * (nn == 1 ? 7.0 / 9.0 : 120.0 / 128.0), ch * per_ch_tree_ll128[cc][i2]);
+    if (a == NCCL_ALGO_TREE && n == nn)   /* one GPU a node: the search's TREE pattern (S:897, T:185) */
+        bus *= .85;
     bus *= a == NCCL_ALGO_RING ? (double)n / nsteps : a == NCCL_ALGO_TREE ? .5 : 5.0 / 6.0;   /* T:213-219 */
-    int intra_hw = s->nvlink ? HW_NVLINK : HW_PCI;
+    int intra_hw = s->nvlink && n > nn ? HW_NVLINK : HW_PCI;   /* one GPU a node: not an NVLink graph (T:154) */
     int ai = a == NCCL_ALGO_TREE ? 0 : 1;
     double lat = a <= NCCL_ALGO_RING ? base_lat[ai][p] : 0;
     double intra = hw_lat[intra_hw][a][p], inter = hw_lat[HW_NET][a][p];   /* T:225-229 */

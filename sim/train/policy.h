@@ -141,7 +141,11 @@ void policy_clear(Policy *p);
 typedef struct {
     bool on;                 /* the unit goes through NCCL (commnccl) instead of an algorithm's schedule */
     NcclForce force;         /* what its call forces */
-    NcclChoice choice;       /* what the tuner chose for its size (algorithm, protocol, channels) */
+    NcclChoice choice;       /* what the tuner chose for its size (algorithm, protocol, channels); of its first
+                              * call when it makes two */
+    int calls;               /* NCCL calls it makes, one after another: 1, or 2 (hybrid_shard's reduce-scatter
+                              * inside the node, then the all-reduce across nodes: train/trainnccl.h) */
+    NcclChoice next;         /* calls == 2: what the tuner chose for the second */
 } SyncNccl;
 
 /* One collective of the iteration. */

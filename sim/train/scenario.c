@@ -676,9 +676,10 @@ Scenario *scenario_from_cfg(CfgNode *root, char **err)
     if (!read_gradient_precision(root, s, err))
         goto fail;
     s->name = g_strdup(name ? name : s->model->name);
-    if (!read_batches(root, s, err) || !read_cluster(root, s, err) || !read_policies(root, s, err) ||
-        !read_sections(root, s, err) || !trainvar_read(root, s->world, &s->var, err) || !read_faults(root, s, err) ||
-        !read_background(root, s, err) ||
+    /* policies last: where NCCL may run depends on comm, faults and background */
+    if (!read_batches(root, s, err) || !read_cluster(root, s, err) || !read_sections(root, s, err) ||
+        !trainvar_read(root, s->world, &s->var, err) || !read_faults(root, s, err) ||
+        !read_background(root, s, err) || !read_policies(root, s, err) ||
         !cfg_check_keys(root, "the scenario", SCENARIO_KEYS, err))
         goto fail;
     s->whatif = cfg_peek(root, "variation") || cfg_peek(root, "stragglers") || cfg_peek(root, "faults") ||

@@ -8,10 +8,26 @@
  * `hybrid` on GPU nodes maps each unit's algorithm onto NCCL's
  * (trainnccl_hybrid_algo); `auto` counts NCCL among its candidates. The
  * `nccl` key forces what NCCL_ALGO, NCCL_PROTO and NCCL_MIN/MAX_NCHANNELS
- * force, for the units that go through NCCL. */
+ * force, for the units that go through NCCL.
+ *
+ * A unit's NCCL calls run on the communicator of its group, as NCCL
+ * would (trainnccl_calls): a unit of the whole world on every GPU of the
+ * cluster; hybrid_shard's all-gather inside the node's G GPUs, its
+ * reduce-scatter inside the node followed by an all-reduce of each GPU's
+ * 1/G block across the N nodes among the GPUs of its local index (one
+ * GPU a node, through that GPU's own NIC); a unit of fsdp2's groups of
+ * `reshard_after_forward: N` GPUs on N/G whole nodes, or on N GPUs of
+ * one NVSwitch node. Every group of a shape runs at once (each node's,
+ * each local index's); commnccl simulates one of them alone, which is
+ * exact only when the groups share no link and are alike: whole nodes
+ * of a group in leaves of their own (or all in one leaf), one local
+ * index's replica group on a NIC and rail no other GPU uses. A group
+ * that breaks this, or that NCCL's model here cannot represent (a group
+ * across part of a node and part of another), is refused. */
 #ifndef ARSIM_TRAINNCCL_H
 #define ARSIM_TRAINNCCL_H
 
+#include "coll/commnccl.h"
 #include "train/scenario.h"
 
 /* Reads policy map n's NCCL keys into p (its `algorithm` already read):
@@ -20,8 +36,16 @@
  * expected ...") otherwise. */
 bool trainnccl_read(CfgNode *n, const Scenario *s, Policy *p, char **err);
 
+/* Why policy p's collectives run live on the shared network, where an
+ * NCCL call (simulated alone on an idle cluster, commnccl's memo) cannot
+ * run: a stream per collective, comm.streams > 1, faults or background
+ * traffic; NULL when none holds. A static string. Needs s's comm, faults
+ * and background read. */
+const char *trainnccl_live(const Scenario *s, const Policy *p);
+
 /* Whether policy p's units may go through NCCL on s's cluster (GPU
- * nodes, and a selection that uses it: nccl, hybrid or auto). */
+ * nodes, a selection that uses it: nccl, hybrid or auto, and nothing
+ * that runs its collectives live: trainnccl_live). */
 bool trainnccl_used(const Scenario *s, const Policy *p);
 
 /* NCCL's collective for a unit's. */
@@ -33,5 +57,32 @@ NcclOp trainnccl_op(CollOp c);
  * the bandwidth-optimal ones (ring, rabenseifner, hierarchical, torus2d)
  * -> Ring. */
 NcclAlgo trainnccl_hybrid_algo(CollAlgo a);
+
+/* The most NCCL calls a unit makes. */
+#define TRAINNCCL_MAX_CALLS 2
+
+/* One NCCL call of a unit. */
+typedef struct {
+    CommNcclGroup group;     /* the communicator it runs on, standing for every group of that shape */
+    NcclOp op;
+    uint64_t bytes;          /* nccl-tests' size: the buffer (all-gather: the output), bytes */
+} TrainNcclCall;
+
+/* Unit u's NCCL calls on s's cluster (GPU nodes), in the order they run
+ * (out: TRAINNCCL_MAX_CALLS entries); returns how many, or 0 + *err
+ * ("...; expected ...") when its group is one the memo cannot stand for
+ * (see above). */
+int trainnccl_calls(const Scenario *s, const SyncUnit *u, TrainNcclCall *out, char **err);
+
+/* Unit u's NCCL calls under force f, one after another on c: their
+ * durations summed (*dur, ps) and what the tuner chose (out->choice,
+ * out->calls, out->next; out->force = *f; out->on untouched). False +
+ * *err (and *code unless NULL, as commnccl_get) otherwise. */
+bool trainnccl_unit_cost(CommNccl *c, const Scenario *s, const SyncUnit *u, const NcclForce *f, simtime_t *dur,
+                         SyncNccl *out, SimErr *code, char **err);
+
+/* The data bytes rank 0 sends in unit u's NCCL calls under its force
+ * (commnccl_sent of each, summed); false + *err otherwise. */
+bool trainnccl_unit_sent(CommNccl *c, const Scenario *s, const SyncUnit *u, uint64_t *sent, char **err);
 
 #endif

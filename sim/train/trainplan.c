@@ -84,21 +84,24 @@ static double build_tasks(TrainPlan *p)
     return total;
 }
 
-/* Adds one NCCL call (choice, dur ps) to sum. */
-static void nccl_add(TrainNcclSum *sum, const NcclChoice *c, simtime_t dur)
+/* Adds one NCCL unit (its calls' choices in n, dur ps) to sum. */
+static void nccl_add(TrainNcclSum *sum, const SyncNccl *n, simtime_t dur)
 {
     sum->units++;
-    sum->algos |= 1u << c->algo;
-    sum->protos |= 1u << c->proto;
-    sum->channels = MAX(sum->channels, c->channels);
+    for (int i = 0; i < n->calls; i++) {
+        const NcclChoice *c = i == 0 ? &n->choice : &n->next;
+        sum->algos |= 1u << c->algo;
+        sum->protos |= 1u << c->proto;
+        sum->channels = MAX(sum->channels, c->channels);
+        sum->tuner_s += c->time_s;
+    }
     sum->time_s += sim_ps_to_seconds(dur);
-    sum->tuner_s += c->time_s;
 }
 
 /* p->comm_bytes (and p->nccl_sum): what rank 0 sends per iteration, step by step over each
- * unit's schedule; an NCCL call's own data bytes as NCCL runs it (the
- * memo's run, commnccl_sent). False + *err when a schedule does not
- * build or an NCCL call fails. */
+ * unit's schedule; an NCCL unit's own data bytes as NCCL runs its calls
+ * (the memo's runs, trainnccl_unit_sent). False + *err when a schedule
+ * does not build or an NCCL call fails. */
 static bool comm_bytes(TrainPlan *p, char **err)
 {
     p->comm_bytes = 0;
@@ -108,12 +111,11 @@ static bool comm_bytes(TrainPlan *p, char **err)
         if (su->nccl.on) {
             uint64_t sent;
             simtime_t dur;
-            if (!commnccl_sent(p->nccl, trainnccl_op(su->coll), &su->nccl.force, su->elems * (uint64_t)p->s->elem_bytes,
-                               &sent, err) ||
+            if (!trainnccl_unit_sent(p->nccl, p->s, su, &sent, err) ||
                 !trainplan_unit_cost(p, (int)u, &dur, NULL, NULL, err))
                 return false;
             p->comm_bytes += sent;
-            nccl_add(&p->nccl_sum, &su->nccl.choice, dur);
+            nccl_add(&p->nccl_sum, &su->nccl, dur);
             continue;
         }
         const CollSchedule *sc = trainplan_unit_schedule(p, (int)u, err);
@@ -395,8 +397,8 @@ bool trainplan_unit_cost(const TrainPlan *p, int u, simtime_t *dur, double *util
                                code, err);
     if (util)
         *util = 0;
-    return commnccl_get(p->nccl, trainnccl_op(su->coll), &su->nccl.force, su->elems * (uint64_t)p->s->elem_bytes, dur,
-                        NULL, code, err);
+    SyncNccl calls;
+    return trainnccl_unit_cost(p->nccl, p->s, su, &su->nccl.force, dur, &calls, code, err);
 }
 
 CollExec *trainplan_launch(const TrainPlan *p, Sim *sim, Net *net, int u, bool deferred, CollDoneFn done,

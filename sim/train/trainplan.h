@@ -74,7 +74,8 @@ typedef struct TrainPlan {
     GArray *releases;        /* int unit indices, grouped by the task whose end releases them; owned */
     int nstreams;            /* communicator streams its units use (highest SyncUnit.stream + 1), >= 1 */
     double compute_s;        /* forward + backward + update per iteration (s), unrounded */
-    uint64_t comm_bytes;     /* bytes rank 0 sends per iteration over every unit's schedule (an NCCL call: its own) */
+    uint64_t comm_bytes;     /* bytes rank 0 sends per iteration over every unit's schedule (an NCCL unit: its
+                              * calls' own, each on its group's communicator) */
     TrainNcclSum nccl_sum;   /* the units that go through NCCL, summed */
     uint64_t memory_peak;    /* bytes: one GPU's estimated peak memory (shardplan_memory); 0 unknown */
     simtime_t once_ps;       /* ps added to the first task of iteration TRAINPLAN_ONCE_ITER only (ddp with
@@ -95,7 +96,8 @@ CollExec *trainplan_launch(const TrainPlan *p, Sim *sim, Net *net, int u, bool d
                            void *ctx, void *data);
 
 /* Unit u's idle-network duration (ps) and egress utilization: an NCCL
- * call's from commnccl's memo (util 0: its links are not recorded), else
+ * unit's calls' from commnccl's memo (trainnccl_unit_cost: on its
+ * group's communicator; util 0: their links are not recorded), else
  * commcost_get_op's with the unit's collective, algorithm and size.
  * False + *err and *code as commcost_get. The engines and the MPI replay
  * ask here so that every collective is run as the unit says. */

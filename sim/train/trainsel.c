@@ -18,17 +18,16 @@ static double predict(CommCost *cost, CollAlgo a, uint64_t elems)
     return sim_ps_to_seconds(d);
 }
 
-/* Unit u as an NCCL call under force f: its time in seconds, *out's
- * force and choice filled (not switched on); < 0 and *err (unless NULL)
- * when NCCL cannot run it. */
-static double predict_nccl(CommNccl *nccl, const NcclForce *f, const SyncUnit *u, int elem_bytes, SyncNccl *out,
+/* Unit u's NCCL calls on their group's communicator under force f
+ * (trainnccl_unit_cost): their time in seconds, *out's force and choices
+ * filled (not switched on); < 0 and *err (unless NULL) when NCCL cannot
+ * run them. */
+static double predict_nccl(CommNccl *nccl, const Scenario *s, const NcclForce *f, const SyncUnit *u, SyncNccl *out,
                            char **err)
 {
     simtime_t d;
     char *why = NULL;
-    out->force = *f;
-    if (!commnccl_get(nccl, trainnccl_op(u->coll), f, u->elems * (uint64_t)elem_bytes, &d, &out->choice, NULL,
-                      &why)) {
+    if (!trainnccl_unit_cost(nccl, s, u, f, &d, out, NULL, &why)) {
         if (err)
             *err = why;
         else
@@ -56,16 +55,16 @@ typedef struct {
  * algorithm NCCL runs here (its protocol the tuner's for it), since the
  * tuner's model is not the simulated time. Fills cand (NCCL_NALGOS + 1
  * entries), the tuner's first; returns how many. */
-static int nccl_candidates(const Policy *p, const SyncUnit *u, CommNccl *nccl, int elem_bytes, NcclCand *cand)
+static int nccl_candidates(const Scenario *s, const Policy *p, const SyncUnit *u, CommNccl *nccl, NcclCand *cand)
 {
     int k = 0;
-    if ((cand[k].t = predict_nccl(nccl, &p->nccl, u, elem_bytes, &cand[k].n, NULL)) >= 0)
+    if ((cand[k].t = predict_nccl(nccl, s, &p->nccl, u, &cand[k].n, NULL)) >= 0)
         k++;
     for (int a = 0; a < NCCL_NALGOS && p->nccl.algo < 0; a++) {
         NcclForce f = p->nccl;
         f.algo = a;
         if ((k == 0 || (int)cand[0].n.choice.algo != a) &&
-            (cand[k].t = predict_nccl(nccl, &f, u, elem_bytes, &cand[k].n, NULL)) >= 0)
+            (cand[k].t = predict_nccl(nccl, s, &f, u, &cand[k].n, NULL)) >= 0)
             k++;
     }
     return k;
@@ -151,7 +150,7 @@ static void choose_auto(const Scenario *s, const Policy *p, SyncUnit *u, CommCos
         }
     }
     NcclCand cand[NCCL_NALGOS + 1];
-    int nn = nccl ? nccl_candidates(p, u, nccl, s->elem_bytes, cand) : 0, nb = -1;
+    int nn = nccl ? nccl_candidates(s, p, u, nccl, cand) : 0, nb = -1;
     for (int i = 0; i < nn; i++)
         if (nb < 0 || cand[i].t < cand[nb].t)
             nb = i;
@@ -193,7 +192,7 @@ static bool to_nccl(const Scenario *s, const Policy *p, SyncUnit *u, CommNccl *n
     if (p->select == ALGSEL_HYBRID)
         f.algo = (int)trainnccl_hybrid_algo(u->algo);
     char *why = NULL;
-    if (predict_nccl(nccl, &f, u, s->elem_bytes, &u->nccl, &why) < 0) {
+    if (predict_nccl(nccl, s, &f, u, &u->nccl, &why) < 0) {
         *err = g_strdup_printf("%s: policy '%s', unit %s: %s", s->file, p->name, u->name, why);
         g_free(why);
         return false;
@@ -205,7 +204,10 @@ static bool to_nccl(const Scenario *s, const Policy *p, SyncUnit *u, CommNccl *n
     else if (n > 0 && n + 2 < sizeof u->reason)   /* after another reason (a collective's): "...; nccl ..." */
         n += snprintf(u->reason + n, sizeof u->reason - n, "; ");
     if (n < sizeof u->reason)
-        nccl_label(u->reason + n, sizeof u->reason - n, &u->nccl.choice);
+        n += (size_t)nccl_label(u->reason + n, sizeof u->reason - n, &u->nccl.choice);
+    if (u->nccl.calls > 1 && n < sizeof u->reason)   /* hybrid_shard: then the all-reduce across nodes */
+        snprintf(u->reason + n, sizeof u->reason - n, " + %s/%s %dch across nodes", nccl_algo_name(u->nccl.next.algo),
+                 nccl_proto_name(u->nccl.next.proto), u->nccl.next.channels);
     return true;
 }
 

@@ -332,7 +332,8 @@ START_TEST(test_memo_ops)
         NcclForce f = NCCL_FORCE_NONE;
         NcclChoice got, want;
         char *err = NULL;
-        ck_assert_msg(commnccl_get(p->nccl, ops[i], &f, 8 << 20, &seen[i], &got, NULL, &err), "%s", err);
+        CommNcclGroup all = commnccl_all(p->nccl);
+        ck_assert_msg(commnccl_get(p->nccl, &all, ops[i], &f, 8 << 20, &seen[i], &got, NULL, &err), "%s", err);
         ck_assert_int_eq(seen[i], oracle_op_ps(ops[i], 8 << 20, -1, -1, 0, &want));
         ck_assert_int_eq(got.algo, want.algo);
         ck_assert_int_eq(got.proto, want.proto);

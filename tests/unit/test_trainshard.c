@@ -321,7 +321,7 @@ START_TEST(test_fsdp_traffic)
     Scenario *h = load("model: llama3-8b\nprecision: bf16\nbatch: [2]\ncluster: {node: dgx-h100, nodes: 2}\n"
                        "policies:\n  - {name: hsdp, overlap: fsdp, sharding: hybrid_shard, algorithm: ring}\n"
                        "  - {name: fs, overlap: fsdp, algorithm: ring}\n"
-                       "  - {name: hsdp-nccl, overlap: fsdp, sharding: hybrid_shard}\n");
+                       "  - {name: hsdp-nccl, overlap: fsdp, sharding: hybrid_shard, nccl: {algo: ring}}\n");
     char *err = NULL;
     TrainPlan *p = trainplan_new(h, 0, 2, &err);
     ck_assert_msg(p, "%s", err);
@@ -332,10 +332,11 @@ START_TEST(test_fsdp_traffic)
     ck_assert_msg(p, "%s", err);
     ck_assert_uint_eq(p->comm_bytes, 2 * 15 * (3 * psi - root) / 16);
     trainplan_free(p);
-    /* through NCCL each call spans every GPU of the cluster (coll/commnccl.h), Ring here: full_shard's bytes */
+    /* through NCCL each call runs on its group (train/trainnccl.h): Ring inside the node, the all-reduce of
+     * each GPU's block across the 2 nodes on one GPU a node; the point-to-point schedules' bytes */
     p = trainplan_new(h, 2, 2, &err);
     ck_assert_msg(p, "%s", err);
-    ck_assert_uint_eq(p->comm_bytes, 2 * 15 * (3 * psi - root) / 16);
+    ck_assert_uint_eq(p->comm_bytes, 2 * 7 * (3 * psi - root) / 8 + 2 * psi / 8);
     trainplan_free(p);
     scenario_free(h);
 }
