@@ -139,6 +139,53 @@ START_TEST(test_nccl_channels)
 }
 END_TEST
 
+/* hybrid_shard through NCCL: a reduce-scatter that is two calls one after
+ * the other (inside the node, then the all-reduce across nodes on one GPU
+ * a node) holds their channel counts weighted by their times, c1 d1 +
+ * c2 d2 over d1 + d2 rounded, each call's d from the memo; a one-call
+ * unit its own count. */
+START_TEST(test_nccl_two_calls)
+{
+    Scenario *s = load("model: resnet50\nprecision: fp16\nbatch: [64]\ncluster: {node: dgx-h100, nodes: 2}\n"
+                       "policies: [{name: h, overlap: fsdp, sharding: hybrid_shard}]\ncomm: {overlap: true}\n"
+                       "iterations: {warmup: 1, measured: 1}\n");
+    TrainCore c;
+    TrainResult out;
+    char *err = NULL;
+    ck_assert_msg(traincore_init(&c, s, 0, 64, NULL, &out, &err), "%s", err);
+    ck_assert(c.mech);
+    int two = 0, between = 0;
+    for (guint u = 0; u < c.plan->units->len; u++) {
+        const SyncUnit *su = &g_array_index(c.plan->units, SyncUnit, u);
+        ck_assert(su->nccl.on);
+        if (su->nccl.calls == 1) {
+            ck_assert_int_eq(c.channels[u], su->nccl.choice.channels);
+            continue;
+        }
+        ck_assert_int_eq(su->nccl.calls, 2);
+        TrainNcclCall calls[TRAINNCCL_MAX_CALLS];
+        ck_assert_int_eq(trainnccl_calls(s, su, calls, &err), 2);
+        simtime_t d[2];
+        NcclChoice ch[2];
+        for (int i = 0; i < 2; i++)
+            ck_assert_msg(commnccl_get(c.plan->nccl, &calls[i].group, calls[i].op, &su->nccl.force, calls[i].bytes,
+                                       &d[i], &ch[i], NULL, &err), "%s", err);
+        ck_assert_int_eq(ch[0].channels, su->nccl.choice.channels);
+        ck_assert_int_eq(ch[1].channels, su->nccl.next.channels);
+        double k = ((double)ch[0].channels * (double)d[0] + (double)ch[1].channels * (double)d[1]) /
+                   ((double)d[0] + (double)d[1]);
+        ck_assert_int_eq(c.channels[u], (int)llround(k));
+        between += c.channels[u] > MIN(ch[0].channels, ch[1].channels) &&
+                   c.channels[u] < MAX(ch[0].channels, ch[1].channels);
+        two++;
+    }
+    ck_assert_int_gt(two, 0);
+    ck_assert_int_gt(between, 0);   /* neither call's own count: the weighting was exercised */
+    traincore_clear(&c);
+    scenario_free(s);
+}
+END_TEST
+
 /* The memory-bound update under a sync at a known rate R below its
  * channels' capacity beside it: rho = 2.5 R / HBM, f = a_m rho / (1 - rho),
  * and the sync, network-bound, does not slow. */
@@ -333,6 +380,7 @@ static Suite *suite(void)
     TCase *tc = testmain_case(s, "closed-forms");
     tcase_add_test(tc, test_compute_bound_task);
     tcase_add_test(tc, test_nccl_channels);
+    tcase_add_test(tc, test_nccl_two_calls);
     tcase_add_test(tc, test_memory_bound_task);
     tcase_add_test(tc, test_overrides);
     tcase_add_test(tc, test_ddp_added_time);
