@@ -309,7 +309,8 @@ static const char *const scenario_keys[][2] = {
              "channels: 0..sms-1, gradient_precision}: collectives in flight at once (default 1); the reduction cost "
              "(default 3 / GPU memory bandwidth); compute's slow-down while a sync runs and a sync's while compute "
              "runs (defaults: the GPU's; given, they override the overlap mechanism); overlap: the GPU's overlap "
-             "mechanism and DDP's own costs set the rates (default false); channels: SMs a sync holds (default 8); "
+             "mechanism and DDP's own costs set the rates (default true); channels: SMs a sync holds (default: an "
+             "NCCL call its tuner's channels, any other sync 8; given: every sync, NCCL's too); "
              "the all-reduced gradients' type (default: precision's)."},
     {"variation", "{dist: normal | lognormal | none, cv: 0..10, per: layer | iteration, seed, jitter: TIME}: "
                   "random compute times per rank, and ranks issuing each collective up to jitter apart."},

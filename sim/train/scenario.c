@@ -534,6 +534,7 @@ static bool read_sections(CfgNode *root, Scenario *s, char **err)
     s->interference_given = cm && cfg_peek(cm, "interference");
     s->slowdown_given = cm && cfg_peek(cm, "slowdown");
     s->channels = (int)chan;
+    s->channels_given = cm && cfg_peek(cm, "channels");
     if (s->gpu.overlap.sms > 0 && chan >= s->gpu.overlap.sms) {
         *err = cfg_err(cm && cfg_peek(cm, "channels") ? cfg_peek(cm, "channels") : root,
                        "comm.channels %d on a GPU of %d SMs; expected 0 to %d", (int)chan, s->gpu.overlap.sms,

@@ -29,8 +29,9 @@ typedef struct {
     Protocol proto_intra;
 } Calibration;
 
-/* comm.channels' default: an assumed middle of the 2 to 32 channels NCCL
- * runs (docs/explanation/gpu-overlap.md says why). */
+/* comm.channels' default for a sync that is not an NCCL call (an NCCL
+ * call holds its tuner's channels): an assumed middle of the 2 to 32
+ * channels NCCL runs (docs/explanation/gpu-overlap.md says why). */
 #define SCENARIO_CHANNELS 8
 /* comm.overlap's default. */
 #define SCENARIO_OVERLAP true
@@ -70,6 +71,8 @@ typedef struct {
                               * and ddp runs pay DDP's own costs (ddpcost.h) */
     int channels;            /* comm.channels: SMs (NCCL channels, one CTA each) a sync holds, >= 0 (0: a CPU
                               * backend such as Gloo; default SCENARIO_CHANNELS), below the GPU's sms */
+    bool channels_given;     /* comm.channels was given: every sync holds it, an NCCL call's too; else an NCCL
+                              * call holds the channels its tuner chose and the others comm.channels */
     uint64_t seed;           /* RNG seed of its simulations: SIM_DEFAULT_SEED (no key names one yet) */
     bool whatif;             /* a what-if key (variation, stragglers, ...) was given: results carry the
                               * iteration-time percentiles */

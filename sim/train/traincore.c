@@ -1,5 +1,6 @@
 /* traincore — what the two training engines share; see traincore.h. */
 #include "train/traincore.h"
+#include "train/trainnccl.h"
 
 #include <math.h>
 #include <string.h>
@@ -138,9 +139,38 @@ static InterfereTask update_share(const Scenario *s)
     return (InterfereTask){0, t > 0 ? mem / t : 0};
 }
 
-/* Each task's shares and each unit's channels and wire rate alone. A
- * unit whose idle-network run fails gets rate 0 here: the engine's own
- * run of it fails the run with its own message. */
+/* Unit su's channels: comm.channels when given, else an NCCL call's
+ * tuner's choice, else comm.channels' default. A unit of several calls
+ * one after the other holds their channels weighted by their times
+ * (rounded; the unit runs as one sync at one count). A call the memo
+ * cannot run gives the first call's count: the engine's own run of it
+ * fails the run with its message. */
+static int unit_channels(const TrainPlan *p, const SyncUnit *su)
+{
+    const Scenario *s = p->s;
+    if (!su->nccl.on || s->channels_given)
+        return s->channels;
+    TrainNcclCall calls[TRAINNCCL_MAX_CALLS];
+    char *why = NULL;
+    int n = su->nccl.calls > 1 ? trainnccl_calls(s, su, calls, &why) : 0;
+    double held = 0, total = 0;
+    for (int i = 0; i < n; i++) {
+        simtime_t d;
+        NcclChoice ch;
+        if (!commnccl_get(p->nccl, &calls[i].group, calls[i].op, &su->nccl.force, calls[i].bytes, &d, &ch, NULL,
+                          &why))
+            break;
+        held += (double)ch.channels * (double)d;
+        total += (double)d;
+    }
+    g_free(why);
+    return total > 0 ? (int)llround(held / total) : su->nccl.choice.channels;
+}
+
+/* Each task's shares and each unit's channels and wire rate alone (an
+ * NCCL call's from the memo's run of it). A unit whose idle-network run
+ * fails gets rate 0 here: the engine's own run of it fails the run with
+ * its own message. */
 static void mech_init(TrainCore *c)
 {
     const Scenario *s = c->s;
@@ -164,8 +194,10 @@ static void mech_init(TrainCore *c)
         double util;
         SimErr code;
         char *why = NULL;
-        c->channels[u] = s->channels;
-        if (!commcost_get(p->cost, su->algo, su->elems, &dur, &util, &code, &why)) {
+        c->channels[u] = unit_channels(p, su);
+        bool ok = su->nccl.on ? trainplan_unit_cost(p, (int)u, &dur, &util, &code, &why)
+                              : commcost_get(p->cost, su->algo, su->elems, &dur, &util, &code, &why);
+        if (!ok) {
             g_free(why);
             continue;
         }

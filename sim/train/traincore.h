@@ -103,9 +103,11 @@ typedef struct {
     simtime_t beside_ps;     /* nominal compute time of rec_iter that ran slowed (beside a sync), as slow_ps */
     bool mech;               /* the overlap mechanism (interfere.h) sets the rates: comm.overlap and a GPU with sms */
     InterfereTask *share;    /* mech: per plan task, what bounds it; owned */
-    int *channels;           /* mech: per unit, SMs its sync holds: comm.channels (arsim's algorithms
-                              * are not NCCL's: each sync holds that many channels, one SM each); owned */
-    double *wire_Bps;        /* mech: per unit, its bytes over its idle-network duration, bytes/s; owned */
+    int *channels;           /* mech: per unit, SMs its sync holds, one a channel: comm.channels when given;
+                              * else an NCCL call's tuner's channels, any other sync comm.channels' default
+                              * (arsim's algorithms are not NCCL's); owned */
+    double *wire_Bps;        /* mech: per unit, its bytes over its idle-network duration (an NCCL call's:
+                              * the memo's), bytes/s; owned */
 } TrainCore;
 
 

@@ -48,6 +48,7 @@ typedef struct {
     int task_idx;            /* its index in plan->tasks */
     int task_span;           /* its span's index in spans, or -1 */
     double s;                /* rated: the slowdown its running task puts on its syncs in flight, >= 0 */
+    double live_s;           /* live_rated: the s its host's outgoing links run under now (1 / (1 + s)) */
 } Rank;
 
 /* One instance (iteration) of a sync unit. Times are absolute ps. */
@@ -87,6 +88,10 @@ struct RankRun {
     GTree *s_ranks;          /* rated: double slowdown (owned key) -> GINT ranks whose Rank.s it is */
     bool sync_on;            /* rated: a memo sync runs as `sync` */
     TrainWork sync;          /* that sync, at the pace of its slowest rank: the largest Rank.s */
+    bool live_rated;         /* the mechanism slows live syncs: no faults or background on the links */
+    int *out_at;             /* live_rated: host h's outgoing links are out_links[out_at[h] .. out_at[h + 1]);
+                              * world + 1; owned */
+    guint *out_links;        /* live_rated: link indices, by host; owned */
 };
 
 static void rank_advance(Rank *rk);
@@ -125,8 +130,24 @@ static void rank_set_s(RankRun *t, Rank *rk, double s)
         trainwork_set_factor(&t->sync, max);
 }
 
+/* Live syncs under rank rk's s: its host's outgoing links run at
+ * 1 / (1 + s) of their rate, for the messages that start on them from now
+ * on (as train.c's live_set_s does for every host at once). */
+static void rank_live_s(RankRun *t, Rank *rk, double s)
+{
+    if (s == rk->live_s)
+        return;
+    rk->live_s = s;
+    const Topo *topo = t->c.plan->topo;
+    for (int i = t->out_at[rk->r]; i < t->out_at[rk->r + 1]; i++) {
+        const TopoLink *k = &g_array_index(topo->links, TopoLink, t->out_links[i]);
+        net_set_link(t->net, t->out_links[i], k->bw_Bps / (1 + s), k->latency_ps);
+    }
+}
+
 /* Rank rk's communicator occupancy or task changed: its running task's
- * rate follows, and with a rated run its slowdown of its syncs. */
+ * rate follows, and with a rated run its slowdown of its syncs (the memo
+ * sync's pace, and under the mechanism the live syncs' links). */
 static void interference_update(Rank *rk)
 {
     RankRun *t = rk->t;
@@ -143,6 +164,8 @@ static void interference_update(Rank *rk)
     }
     if (t->rated)
         rank_set_s(t, rk, s);
+    if (t->live_rated)
+        rank_live_s(t, rk, s);
 }
 
 bool trainrank_needed(const Scenario *s)
@@ -307,6 +330,12 @@ static void rank_issue(Rank *rk, int u)
     traincomm_started(&rk->comm, u);
     interference_update(rk);
     double d = trainvar_issue_delay(&t->s->var, rk->r, t->u[u].iter, u);
+    if (d <= 0 && t->live_rated && (t->u[u].x || !t->memo_ok)) {
+        /* it joins the live collective after this instant's task start, so that its first messages run
+         * under that task's s (a memo launch is already at the instant's end: on_launch) */
+        sim_at(t->c.sim, t->c.sim->now, on_join, rk, GINT_TO_POINTER(u));
+        return;
+    }
     if (d <= 0) {
         rank_join(rk, u);
         return;
@@ -433,6 +462,8 @@ static void run_clear(RankRun *t)
         traincomm_clear(&t->gcomm);
     g_free(t->u);
     g_free(t->rec);
+    g_free(t->out_at);
+    g_free(t->out_links);
     if (t->s_ranks)
         g_tree_destroy(t->s_ranks);
     netfault_free(t->faults);
@@ -458,6 +489,28 @@ static void fill_rows(RankRun *t, TrainResult *out)
         g_array_index(out->units, TrainUnitRow, u).wait_s =
             sim_ps_to_seconds(t->negotiated ? st->last_ready - st->at.ready : st->last_issue - st->at.start);
     }
+}
+
+/* out_at and out_links: each rank's host's outgoing links (rank r on host r). */
+static void index_out_links(RankRun *t)
+{
+    const Topo *topo = t->c.plan->topo;
+    t->out_at = g_new0(int, t->world + 1);
+    t->out_links = g_new0(guint, MAX(topo->links->len, 1));
+    for (guint l = 0; l < topo->links->len; l++) {
+        int h = g_array_index(topo->links, TopoLink, l).from;
+        if (h < t->world)
+            t->out_at[h + 1]++;
+    }
+    for (int h = 0; h < t->world; h++)
+        t->out_at[h + 1] += t->out_at[h];
+    int *fill = g_memdup2(t->out_at, sizeof(int) * (size_t)t->world);
+    for (guint l = 0; l < topo->links->len; l++) {
+        int h = g_array_index(topo->links, TopoLink, l).from;
+        if (h < t->world)
+            t->out_links[fill[h]++] = l;
+    }
+    g_free(fill);
 }
 
 /* The run's network, its faults and background, units and ranks. */
@@ -488,6 +541,9 @@ static void run_setup(RankRun *t, const TrainOpts *o, bool force_live)
         t->s_ranks = g_tree_new_full(cmp_double, NULL, g_free, NULL);
         g_tree_insert(t->s_ranks, g_memdup2(&zero, sizeof zero), GINT_TO_POINTER(t->world));
     }
+    t->live_rated = t->c.mech && !t->faults && !t->bg;
+    if (t->live_rated)
+        index_out_links(t);
     for (int r = 0; r < t->world; r++) {
         Rank *rk = &t->ranks[r];
         rk->t = t;

@@ -344,6 +344,43 @@ START_TEST(test_engines_agree)
 }
 END_TEST
 
+/* Live syncs beside compute under the mechanism, on a network fast enough
+ * that one channel bounds them (s > 0): both engines agree, and the live
+ * syncs' s changed some run (against the same run with comm.slowdown 0
+ * given, which sets s to 0). */
+START_TEST(test_live_slowed)
+{
+    const char *cm[] = {"comm: {overlap: true, streams: 2, channels: 1}\n",
+                        "comm: {overlap: true, streams: 2, channels: 1, slowdown: 0}\n"};
+    double iter[2][5];
+    int slowed = 0;
+    for (int m = 0; m < 2; m++) {
+        char *y = g_strdup_printf("model: vgg16-cifar10\ngpu: h100\nbatch: [32]\ncluster: {topology: star, nodes: 4, "
+                                  "link: {bandwidth: 4Tbps, latency: 1us}}\n%s%siterations: {warmup: 1, measured: "
+                                  "2}\n", POLICIES, cm[m]);
+        Scenario *s = load(y);
+        g_free(y);
+        ck_assert_uint_eq(s->policies->len, 5);
+        for (guint p = 0; p < s->policies->len; p++) {
+            TrainResult a, b;
+            char *err = NULL;
+            TrainOpts memo = {.layers = true, .trace = true};
+            TrainOpts rank = {.layers = true, .trace = true, .per_rank = true};
+            ck_assert_msg(train_run(s, 32, (int)p, &memo, &a, &err), "%s", err);
+            ck_assert_msg(train_run(s, 32, (int)p, &rank, &b, &err), "%s", err);
+            same_result(&a, &b);
+            iter[m][p] = a.iteration_s;
+            train_result_clear(&a);
+            train_result_clear(&b);
+        }
+        scenario_free(s);
+    }
+    for (int p = 0; p < 5; p++)
+        slowed += iter[0][p] > iter[1][p];
+    ck_assert_int_gt(slowed, 0);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("trainengines");
@@ -351,6 +388,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_engines_agree);
     tcase_add_test(tc, test_same_iteration_gates);
     tcase_add_test(tc, test_two_streams);
+    tcase_add_test(tc, test_live_slowed);
     tc = testmain_case(s, "bad-input");
     tcase_add_test(tc, test_refused_edit);
     return s;

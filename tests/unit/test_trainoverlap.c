@@ -3,8 +3,11 @@
  * plan's tasks against interfere.h's closed forms, the overrides, DDP's
  * added time for a model of T tensors in B buckets, and the invariants of
  * whole runs (nothing overlaps under `none`: no slowdown at all). */
+#include "coll/nccl.h"
+#include "net/node.h"
 #include "train/traincore.h"
 #include "train/train.h"
+#include "train/trainnccl.h"
 
 #include "testfix.h"
 #include "testmain.h"
@@ -71,6 +74,113 @@ START_TEST(test_compute_bound_task)
     ck_assert(f == 0 && sl == 0);
     ck_assert(traincore_overlap(&c, -1, &held, &f, &sl));
     ck_assert(f == 0 && sl == 0);
+    traincore_clear(&c);
+    scenario_free(s);
+}
+END_TEST
+
+/* The channels NCCL's tuner picks for a call of `bytes` of collective op
+ * on n nodes of dgx-h100: the oracle, asked outside the engine. */
+static int tuner_channels(NcclOp op, uint64_t bytes, int nodes)
+{
+    NodeSpec n;
+    char *err = NULL;
+    ck_assert_msg(node_load("dgx-h100", &n, &err), "%s", err);
+    NcclSystem sys;
+    nccl_system_from_node(&n, nodes * n.ngpus, nodes, &sys);
+    NcclChoice ch;
+    ck_assert_msg(nccl_tune(&sys, op, bytes, -1, -1, 0, &ch, &err), "%s", err);
+    node_spec_clear(&n);
+    return ch.channels;
+}
+
+/* Syncs through NCCL (a policy with no algorithm on GPU nodes) hold the
+ * channels the tuner chose for each call, c, and move at its memo rate:
+ * a compute-bound task beside one slows by f = a_c (phi + c / (S - c)).
+ * comm.channels, given, overrides every call's c. */
+START_TEST(test_nccl_channels)
+{
+    const char *comms[] = {"{overlap: true}", "{overlap: true, channels: 5}"};
+    for (size_t m = 0; m < G_N_ELEMENTS(comms); m++) {
+        char *y = g_strdup_printf("model: resnet50\nprecision: fp16\nbatch: [64]\ncluster: {node: dgx-h100, nodes: "
+                                  "2}\npolicies: [{name: p, overlap: layer}]\ncomm: %s\n"
+                                  "iterations: {warmup: 1, measured: 1}\n", comms[m]);
+        Scenario *s = load(y);
+        g_free(y);
+        TrainCore c;
+        TrainResult out;
+        char *err = NULL;
+        ck_assert_msg(traincore_init(&c, s, 0, 64, NULL, &out, &err), "%s", err);
+        ck_assert(c.mech);
+        const InterfereGpu *g = &s->gpu.overlap;
+        ck_assert_int_eq(g->sms, 132);
+        int i = compute_task(&c);
+        double a = c.share[i].compute;
+        int not8 = 0;
+        for (guint u = 0; u < c.plan->units->len; u++) {
+            const SyncUnit *su = &g_array_index(c.plan->units, SyncUnit, u);
+            ck_assert(su->nccl.on);
+            uint64_t bytes = su->elems * (uint64_t)s->elem_bytes;
+            int k = m == 0 ? tuner_channels(trainnccl_op(su->coll), bytes, 2) : 5;
+            ck_assert_int_eq(c.channels[u], k);
+            not8 += k != SCENARIO_CHANNELS;
+            simtime_t dur;
+            ck_assert_msg(trainplan_unit_cost(c.plan, (int)u, &dur, NULL, NULL, &err), "%s", err);
+            ck_assert_double_eq_tol(c.wire_Bps[u], (double)bytes / sim_ps_to_seconds(dur), 1e-9 * c.wire_Bps[u]);
+            TrainComm one = {.in_flight = 1, .channels = k, .wire_Bps = c.wire_Bps[u]};
+            double f, sl;
+            ck_assert(traincore_overlap(&c, i, &one, &f, &sl));
+            ck_assert_double_eq_tol(f, a * (g->floor + (double)k / (g->sms - k)), 1e-12);
+        }
+        ck_assert_int_gt(not8, 0);   /* the tuner's count is not comm.channels' default */
+        traincore_clear(&c);
+        scenario_free(s);
+    }
+}
+END_TEST
+
+/* hybrid_shard through NCCL: a reduce-scatter that is two calls one after
+ * the other (inside the node, then the all-reduce across nodes on one GPU
+ * a node) holds their channel counts weighted by their times, c1 d1 +
+ * c2 d2 over d1 + d2 rounded, each call's d from the memo; a one-call
+ * unit its own count. */
+START_TEST(test_nccl_two_calls)
+{
+    Scenario *s = load("model: resnet50\nprecision: fp16\nbatch: [64]\ncluster: {node: dgx-h100, nodes: 2}\n"
+                       "policies: [{name: h, overlap: fsdp, sharding: hybrid_shard}]\ncomm: {overlap: true}\n"
+                       "iterations: {warmup: 1, measured: 1}\n");
+    TrainCore c;
+    TrainResult out;
+    char *err = NULL;
+    ck_assert_msg(traincore_init(&c, s, 0, 64, NULL, &out, &err), "%s", err);
+    ck_assert(c.mech);
+    int two = 0, between = 0;
+    for (guint u = 0; u < c.plan->units->len; u++) {
+        const SyncUnit *su = &g_array_index(c.plan->units, SyncUnit, u);
+        ck_assert(su->nccl.on);
+        if (su->nccl.calls == 1) {
+            ck_assert_int_eq(c.channels[u], su->nccl.choice.channels);
+            continue;
+        }
+        ck_assert_int_eq(su->nccl.calls, 2);
+        TrainNcclCall calls[TRAINNCCL_MAX_CALLS];
+        ck_assert_int_eq(trainnccl_calls(s, su, calls, &err), 2);
+        simtime_t d[2];
+        NcclChoice ch[2];
+        for (int i = 0; i < 2; i++)
+            ck_assert_msg(commnccl_get(c.plan->nccl, &calls[i].group, calls[i].op, &su->nccl.force, calls[i].bytes,
+                                       &d[i], &ch[i], NULL, &err), "%s", err);
+        ck_assert_int_eq(ch[0].channels, su->nccl.choice.channels);
+        ck_assert_int_eq(ch[1].channels, su->nccl.next.channels);
+        double k = ((double)ch[0].channels * (double)d[0] + (double)ch[1].channels * (double)d[1]) /
+                   ((double)d[0] + (double)d[1]);
+        ck_assert_int_eq(c.channels[u], (int)llround(k));
+        between += c.channels[u] > MIN(ch[0].channels, ch[1].channels) &&
+                   c.channels[u] < MAX(ch[0].channels, ch[1].channels);
+        two++;
+    }
+    ck_assert_int_gt(two, 0);
+    ck_assert_int_gt(between, 0);   /* neither call's own count: the weighting was exercised */
     traincore_clear(&c);
     scenario_free(s);
 }
@@ -209,14 +319,15 @@ END_TEST
  * steps sends S/2 on the host's link, (1 + s) times as long, and the
  * switch's link to the other host as before, so it takes s S / B longer
  * than with the mechanism off (whether a message crosses its two links in
- * turn or at once). s is the mechanism's for that task and unit. */
+ * turn or at once). s is the mechanism's for that task and unit. Both
+ * engines: the per-rank one slows each rank's own host's links. */
 START_TEST(test_live_sync)
 {
     char *model = tmp_file("name: live\nlayers:\n"
                            "  - {name: a, kind: fc, params: 0, flops: 1e15, mem_bytes: 0}\n"
                            "  - {name: b, kind: fc, params: 1000000, flops: 1e6, mem_bytes: 0}\n",
                            "arsim-live-XXXXXX.yaml");
-    double B = 1.25e12, S = 4e6, secs[2];
+    double B = 1.25e12, S = 4e6, secs[2][2];
     double s_mech = 0;
     for (int on = 0; on < 2; on++) {
         char *y = g_strdup_printf("model: %s\ngpu: h100\nbatch: [1]\ncluster: {topology: star, nodes: 2, link: "
@@ -244,16 +355,20 @@ START_TEST(test_live_sync)
             ck_assert_double_gt(s_mech, 0.05);
             traincore_clear(&c);
         }
-        TrainOpts o = {.layers = true};
-        ck_assert_msg(train_run_ex(s, 1, 0, &o, true, &out, &err), "%s", err);
-        ck_assert_int_eq((int)out.units->len, 1);
-        const TrainUnitRow *r = &g_array_index(out.units, TrainUnitRow, 0);
-        secs[on] = r->end_s - r->start_s;
-        ck_assert_double_lt(r->end_s, out.compute_s);   /* ended beside the backward */
-        train_result_clear(&out);
+        for (int per_rank = 0; per_rank < 2; per_rank++) {
+            TrainOpts o = {.layers = true, .per_rank = per_rank};
+            ck_assert_msg(train_run_ex(s, 1, 0, &o, true, &out, &err), "%s", err);
+            ck_assert_int_eq((int)out.units->len, 1);
+            const TrainUnitRow *r = &g_array_index(out.units, TrainUnitRow, 0);
+            secs[per_rank][on] = r->end_s - r->start_s;
+            ck_assert_double_lt(r->end_s, out.compute_s);   /* ended beside the backward */
+            train_result_clear(&out);
+        }
         scenario_free(s);
     }
-    ck_assert_double_eq_tol(secs[1] - secs[0], s_mech * S / B, 2e-12);
+    for (int per_rank = 0; per_rank < 2; per_rank++)
+        ck_assert_double_eq_tol(secs[per_rank][1] - secs[per_rank][0], s_mech * S / B, 2e-12);
+    ck_assert_double_eq(secs[0][1], secs[1][1]);
     unlink(model);
     g_free(model);
 }
@@ -264,6 +379,8 @@ static Suite *suite(void)
     Suite *s = suite_create("trainoverlap");
     TCase *tc = testmain_case(s, "closed-forms");
     tcase_add_test(tc, test_compute_bound_task);
+    tcase_add_test(tc, test_nccl_channels);
+    tcase_add_test(tc, test_nccl_two_calls);
     tcase_add_test(tc, test_memory_bound_task);
     tcase_add_test(tc, test_overrides);
     tcase_add_test(tc, test_ddp_added_time);
