@@ -28,7 +28,7 @@ TXT
 
 table() {
     validate/nccl/midsize.sh "$T/fake" "$T/pub.txt" >"$T/out" 2>"$T/err" || { echo "exit $?: $(cat "$T/err")"; return 1; }
-    for want in "### made up" "| 65536 | 80.00 | 100.00 | +25.0 % |" "| 1048576 | 125.00 | 100.00 | -20.0 % |" \
+    for want in "**made up**" "| 65536 | 80.00 | 100.00 | +25.0 % |" "| 1048576 | 125.00 | 100.00 | -20.0 % |" \
         "| 67108864 | 200.00 | 100.00 | -50.0 % |" "| 8589934592 | 100.00 | 100.00 | +0.0 % |" \
         "worst error, 64 KiB to 16 MiB: +25.0 % at 65536 B (target 25 %: met); >= 64 MiB: -50.0 % at 67108864 B (target 10 %: missed)"; do
         grep -qxF -- "$want" "$T/out" || { echo "no line '$want' in: $(cat "$T/out")"; return 1; }

@@ -26,7 +26,7 @@ for f; do
     # shellcheck disable=SC2086 # ARGS are words
     "$A" collective --algo nccl $args --size "$sizes" | awk '!/^#/ && $1 ~ /^[0-9]+$/ { print $1, $10 }' >"$T/sim"
     [ "$(wc -l <"$T/sim")" -eq "$(wc -l <"$T/pub")" ] || { echo "$f: arsim printed $(wc -l <"$T/sim") rows for $(wc -l <"$T/pub") sizes" >&2; exit 1; }
-    echo "### $label"
+    echo "**$label**"
     echo
     echo "arsim: \`arsim collective --algo nccl $args\`"
     echo
