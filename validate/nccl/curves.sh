@@ -63,7 +63,8 @@ set key bottom right
 set title "the published per-size curves beside arsim's runs of the same setup (log scale; validate/nccl/midsize.sh)"
 plot "$T/h100nvls.dat" u 1:2 w l lc 7 t "arsim: 8 x H100, NVLS", \\
      "$T/h100nvls.dat" u 1:3 w l dt 2 lc 7 t "arsim's tuner: 8 x H100, NVLS", \\
-     "$P/azure-nd-h100-v5.txt" u 1:2 w p pt 6 ps 1.2 lc 7 t "published: 8 x H100, NVLS (Azure ND H100 v5)", \\
+     "$P/azure-nd-h100-v5.txt" u 1:2 w p pt 6 ps 1.2 lc 7 t "published: 8 x H100, NVLS (Azure ND H100 v5, NCCL 2.18.5)", \\
+     "$P/azure-nd-h200-v5.txt" u 1:2 w p pt 8 ps 1.2 lc 7 t "published: 8 x H200, NVLS (Azure ND H200 v5, NCCL 2.20.5)", \\
      "$T/a100.dat" u 1:2 w l lc 3 t "arsim: 8 x A100 (tuner's choice)", \\
      "$T/a100.dat" u 1:3 w l dt 2 lc 3 t "arsim's tuner: 8 x A100", \\
      "$P/azure-nd-a100-v4.txt" u 1:2 w p pt 4 ps 1.2 lc 3 t "published: 8 x A100 (Azure ND A100 v4)"
