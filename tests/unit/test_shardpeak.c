@@ -3,7 +3,8 @@
  * of P: in forward the rate limiter holds the root and exactly 2 blocks
  * gathered, 3 with forward prefetch, all U without it; fsdp2 holds 2
  * (one all-gather ahead) and, with reshard_after_forward false, all U at
- * the end of forward; the peak of one case summed term by term. */
+ * the end of forward (with 2, a half of each block behind); the peak of
+ * one case summed term by term. */
 #include "train/shardpeak.h"
 
 #include "testmain.h"
@@ -115,6 +116,14 @@ START_TEST(test_fsdp2)
     ck_assert_uint_eq(g_array_index(pr, ShardMemory, 2 * L - 1).gathered, 2 * R);
     g_array_free(pr, TRUE);
     policy_clear(&p);
+    /* re-sharded to pairs: in the last block's forward, the root and that
+     * block whole, a half of each block before it */
+    p = fsdp(OVERLAP_FSDP2);
+    p.reshard = 2;
+    pr = profile(&p, m);
+    ck_assert_uint_eq(g_array_index(pr, ShardMemory, L - 1).gathered, 2 * (R + P) + (U - 1) * 2 * (P / 2));
+    g_array_free(pr, TRUE);
+    policy_clear(&p);
     model_free(m);
 }
 END_TEST
@@ -152,6 +161,45 @@ START_TEST(test_peak_closed_form)
 }
 END_TEST
 
+/* Checkpointing: blocks of two layers (A then B activation bytes, the
+ * second without parameters). In the backward of the last block's second
+ * layer every block holds A alone under checkpoint: full, plus the B
+ * its recompute re-created for the block in backward; everything without
+ * checkpointing. */
+START_TEST(test_checkpoint)
+{
+    enum { A = 70, B = 300, N = 2 * U + 1 };
+    GString *y = g_string_new("name: ckpt\nlayers:\n  - {name: emb, kind: embedding, params: 64, flops: 1, "
+                              "act_bytes: 40}\n");
+    for (int b = 0; b < U; b++)
+        g_string_append_printf(y, "  - {name: b.%d.a, kind: fc, params: %d, flops: 1, act_bytes: %d}\n"
+                                  "  - {name: b.%d.b, kind: act, params: 0, flops: 1, act_bytes: %d}\n",
+                               b, P, A, b, B);
+    char *err = NULL;
+    CfgNode *root = cfg_parse_string(y->str, "ckpt.yaml", &err);
+    ck_assert_msg(root, "%s", err);
+    Model *m = model_from_cfg(root, &err);
+    ck_assert_msg(m, "%s", err);
+    cfg_free(root);
+    g_string_free(y, TRUE);
+    ShardPeakSetup st = {.world = W, .gpus_per_node = W, .batch = 3, .elem_bytes = 2};
+    for (int ck = 0; ck < 2; ck++) {
+        Policy p = fsdp(OVERLAP_FSDP);
+        p.checkpoint = ck ? SHARD_CKPT_FULL : SHARD_CKPT_NONE;
+        GArray *pr = shardpeak_profile(&p, m, &st, &err);
+        ck_assert_msg(pr, "%s", err);
+        ck_assert_uint_eq(pr->len, 2 * N);
+        uint64_t want = ck ? 40 + U * A + B : 40 + U * (A + B);
+        ck_assert_uint_eq(g_array_index(pr, ShardMemory, N).activations, 3 * want);
+        /* its first layer: that block's B freed */
+        ck_assert_uint_eq(g_array_index(pr, ShardMemory, N + 1).activations, 3 * (want - B));
+        g_array_free(pr, TRUE);
+        policy_clear(&p);
+    }
+    model_free(m);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("shardpeak");
@@ -161,5 +209,6 @@ int main(void)
     tcase_add_test(tc, test_no_limiter);
     tcase_add_test(tc, test_fsdp2);
     tcase_add_test(tc, test_peak_closed_form);
+    tcase_add_test(tc, test_checkpoint);
     return testmain_run(s);
 }
