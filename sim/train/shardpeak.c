@@ -40,8 +40,9 @@ static void span(const Walk *w, int64_t *d, int from, int to, uint64_t bytes)
 /* The unsharded parameters: an all-gather's output is allocated when the
  * CPU issues it (the task after its issue position) and freed at the
  * unit's post-forward (re-sharded after forward) or post-backward. fsdp2
- * re-sharding to groups of N keeps a 1/N copy from its post-forward to the
- * end of the task its backward all-gather is issued in. */
+ * re-sharding to groups of N keeps a 1/N copy, the input of its backward
+ * all-gather, from its post-forward to the end of the task after that
+ * all-gather's issue position. */
 static void gathered(Walk *w, const GArray *ops, bool fsdp2)
 {
     guint n = w->w->len;
