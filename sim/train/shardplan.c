@@ -2,6 +2,7 @@
 #include "train/shardplan.h"
 
 #include "train/gpu.h"
+#include "train/shardpeak.h"
 
 #include <string.h>
 
@@ -99,29 +100,39 @@ static SyncUnit *add(Build *b, const ShardUnit *w, CollOp c, const char *what, i
     return &g_array_index(b->out, SyncUnit, b->out->len - 1);
 }
 
-/* Where op o is issued. Forward: the CPU runs ahead, at the iteration's
- * start unless the limiter made it wait for a unit's compute to end.
- * Backward: at its hook, the end of the compute task before it (a
- * unit's pre-backward: the task before the backward of its last layer;
- * its post-backward: the backward of its first layer), or later when
- * the limiter waits. */
-static int issue_pos(const Build *b, const ShardOp *o)
+/* Where op o is issued: shardplan_issue_pos's contract (shardplan.h). */
+int shardplan_issue_pos(const GArray *wunits, int L, bool fsdp2, const ShardOp *o)
 {
+    Build b = {.wunits = wunits, .L = L, .per_coll = fsdp2};
     int pos = START;
-    if (!o->backward && b->per_coll && o->unit >= 2) {
+    if (!o->backward && fsdp2 && o->unit >= 2) {
         /* fsdp2: one all-gather result held ahead; the next waits for its copy-out at the start of its unit */
-        const ShardUnit *prev = &g_array_index(b->wunits, ShardUnit, o->unit - 1);
-        pos = fwd_pos(b, lo_layer(prev)) - 1;
+        const ShardUnit *prev = &g_array_index(wunits, ShardUnit, o->unit - 1);
+        pos = fwd_pos(&b, lo_layer(prev)) - 1;
     } else if (o->backward) {
-        const ShardUnit *at = &g_array_index(b->wunits, ShardUnit, o->at);
-        pos = o->hook == SHARD_PRE_BACKWARD ? bwd_pos(b, hi_layer(at)) - 1 : bwd_pos(b, lo_layer(at));
+        const ShardUnit *at = &g_array_index(wunits, ShardUnit, o->at);
+        pos = o->hook == SHARD_PRE_BACKWARD ? bwd_pos(&b, hi_layer(at)) - 1 : bwd_pos(&b, lo_layer(at));
     }
     if (o->wait_unit >= 0) {
-        const ShardUnit *w = &g_array_index(b->wunits, ShardUnit, o->wait_unit);
+        const ShardUnit *w = &g_array_index(wunits, ShardUnit, o->wait_unit);
         if (w->layers->len > 0)
-            pos = MAX(pos, o->wait_backward ? bwd_pos(b, lo_layer(w)) : fwd_pos(b, hi_layer(w)));
+            pos = MAX(pos, o->wait_backward ? bwd_pos(&b, lo_layer(w)) : fwd_pos(&b, hi_layer(w)));
     }
     return pos;
+}
+
+ShardSchedConfig shardplan_sched(const Policy *p)
+{
+    bool fsdp2 = policy_rules(p->overlap)->stream == STREAM_PER_COLLECTIVE;
+    return (ShardSchedConfig){.backward_prefetch = fsdp2 ? SHARD_PREFETCH_PRE : p->backward_prefetch,
+                              .forward_prefetch = !fsdp2 && p->forward_prefetch,
+                              .limit_all_gathers = !fsdp2 && p->limit_all_gathers && !shardplan_keeps(p)};
+}
+
+bool shardplan_keeps(const Policy *p)
+{
+    bool fsdp2 = policy_rules(p->overlap)->stream == STREAM_PER_COLLECTIVE;
+    return p->sharding == SHARD_GRAD_OP || (fsdp2 && p->reshard == POLICY_RESHARD_FALSE);
 }
 
 int shardplan_factor(const Policy *p, int world, int gpus_per_node)
@@ -139,10 +150,8 @@ GArray *shardplan_units(const Policy *p, const Model *m, int elem_bytes)
                .out = g_array_new(FALSE, TRUE, sizeof(SyncUnit))};
     for (int k = 0; k < COLL_NOPS; k++)
         b.stream_pos[k] = START;
-    bool grad_op = p->sharding == SHARD_GRAD_OP || (fsdp2 && p->reshard == POLICY_RESHARD_FALSE);
-    ShardSchedConfig c = {.backward_prefetch = fsdp2 ? SHARD_PREFETCH_PRE : p->backward_prefetch,
-                          .forward_prefetch = !fsdp2 && p->forward_prefetch,
-                          .limit_all_gathers = !fsdp2 && p->limit_all_gathers && !grad_op};
+    bool grad_op = shardplan_keeps(p);
+    ShardSchedConfig c = shardplan_sched(p);
     CollAlgo algo = p->sharding == SHARD_HYBRID ? COLL_HIERARCHICAL : COLL_RING;
     GArray *ops = shardsched_ops(wunits, &c);
     for (guint i = 0; i < ops->len; i++) {
@@ -150,7 +159,7 @@ GArray *shardplan_units(const Policy *p, const Model *m, int elem_bytes)
         const ShardUnit *w = &g_array_index(wunits, ShardUnit, o->unit);
         if (w->params == 0 || w->layers->len == 0)
             continue;
-        int pos = issue_pos(&b, o);
+        int pos = shardplan_issue_pos(wunits, b.L, fsdp2, o);
         if (p->sharding == SHARD_NONE) {
             if (o->kind == SHARD_OP_REDUCE_SCATTER)
                 add(&b, w, COLL_OP_ALLREDUCE, "ar", pos, 2 * b.L, p->algo);
@@ -330,21 +339,28 @@ bool shardplan_read(CfgNode *n, int world, int gpus_per_node, Policy *p, char **
 
 uint64_t shardplan_memory(const Policy *p, const Model *m, int world, int gpus_per_node, int batch, int elem_bytes)
 {
-    bool sharded = policy_rules(p->overlap)->units == UNITS_SHARDED;
+    char *err = NULL;
+    if (policy_rules(p->overlap)->units == UNITS_SHARDED) {
+        ShardPeakSetup s = {.world = world, .gpus_per_node = gpus_per_node, .batch = batch, .elem_bytes = elem_bytes};
+        GArray *profile = shardpeak_profile(p, m, &s, &err);
+        g_free(err);
+        if (!profile)
+            return 0;
+        const ShardMemory *top = shardpeak_max(profile);
+        uint64_t peak = top ? top->peak : 0;
+        g_array_free(profile, TRUE);
+        return peak;
+    }
     ShardConfig c = shard_config_default();
-    c.strategy = sharded ? p->sharding : SHARD_NONE;
+    c.strategy = SHARD_NONE;
     c.world = world;
     c.group = gpus_per_node;
-    c.prefetch = sharded && (p->overlap == OVERLAP_FSDP2 || p->backward_prefetch != SHARD_PREFETCH_NONE ||
-                             p->forward_prefetch);
-    if (c.strategy == SHARD_FULL && p->overlap == OVERLAP_FSDP2 && p->reshard == POLICY_RESHARD_FALSE)
-        c.strategy = SHARD_GRAD_OP;   /* the parameters stay gathered from forward to backward */
+    c.prefetch = false;
     c.batch = batch;
     c.checkpoint = p->checkpoint;
     c.param_bytes = c.grad_bytes = elem_bytes;
-    GArray *w = shardwrap_units(m, sharded ? p->wrap_min_params : 0);
+    GArray *w = shardwrap_units(m, 0);
     ShardMemory mem;
-    char *err = NULL;
     bool ok = shard_memory(m, w, &c, &mem, &err);
     g_free(err);
     shardwrap_free(w);

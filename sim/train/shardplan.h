@@ -40,6 +40,28 @@
  * (reduce_precision: its bytes on the wire), the all-gathers params. */
 GArray *shardplan_units(const Policy *p, const Model *m, int elem_bytes);
 
+/* The schedule settings of fsdp policy p (fsdp2: backward_pre, no
+ * forward prefetch, no limiter; no limiter either where the parameters
+ * stay gathered from forward to backward). */
+ShardSchedConfig shardplan_sched(const Policy *p);
+
+/* Whether p keeps every unit's parameters gathered from its forward to
+ * its backward (shard_grad_op; fsdp2 with reshard_after_forward: false):
+ * no backward all-gather. */
+bool shardplan_keeps(const Policy *p);
+
+/* The position in stream order (forward of layer l at l, backward of
+ * layer l at 2L-1-l, -1 the iteration's start) of the task after whose
+ * end op o of shardsched_ops(wunits, ...) is issued, on a model of L
+ * layers. Forward: the CPU runs ahead, at the iteration's start unless
+ * the rate limiter made it wait for a unit's compute to end (fsdp2: one
+ * all-gather ahead, unit u >= 2 at the task before unit u-1's first
+ * layer). Backward: at its hook, the end of the compute task before it
+ * (a unit's pre-backward: the task before the backward of its last
+ * layer; its post-backward: the backward of its first layer), or later
+ * when the limiter waits. */
+int shardplan_issue_pos(const GArray *wunits, int L, bool fsdp2, const ShardOp *o);
+
 /* The sharding factor of p on `world` GPUs in nodes of `gpus_per_node`:
  * world (full_shard, shard_grad_op), gpus_per_node (hybrid_shard), 1
  * (no_shard, and every policy that does not shard). */

@@ -1,0 +1,214 @@
+/* test_shardpeak — one GPU's memory task by task under FSDP's schedules,
+ * as closed forms on a model of a root of R parameters and U equal blocks
+ * of P: in forward the rate limiter holds the root and exactly 2 blocks
+ * gathered, 3 with forward prefetch, all U without it; fsdp2 holds 2
+ * (one all-gather ahead) and, with reshard_after_forward false, all U at
+ * the end of forward (with 2, a half of each block behind); the peak of
+ * one case summed term by term. */
+#include "train/shardpeak.h"
+
+#include "testmain.h"
+
+#include <check.h>
+
+enum { U = 6, P = 96, R = 64, W = 4, L = U + 1, ACT_ROOT = 40, ACT_BLOCK = 100 };
+
+static Model *model(bool acts)
+{
+    GString *y = g_string_new("name: peak\nlayers:\n");
+    g_string_append_printf(y, "  - {name: emb, kind: embedding, params: %d, flops: 10, act_bytes: %d}\n", R,
+                           acts ? ACT_ROOT : 0);
+    for (int b = 0; b < U; b++)
+        g_string_append_printf(y, "  - {name: b.%d.f, kind: fc, params: %d, flops: 100, act_bytes: %d}\n", b, P,
+                               acts ? ACT_BLOCK : 0);
+    char *err = NULL;
+    CfgNode *root = cfg_parse_string(y->str, "peak.yaml", &err);
+    ck_assert_msg(root, "%s", err);
+    Model *m = model_from_cfg(root, &err);
+    ck_assert_msg(m, "%s", err);
+    cfg_free(root);
+    g_string_free(y, TRUE);
+    ck_assert_uint_eq(m->layers->len, L);
+    return m;
+}
+
+static Policy fsdp(OverlapKind o)
+{
+    Policy p;
+    policy_init(&p, "fsdp");
+    p.overlap = o;
+    return p;
+}
+
+static GArray *profile(const Policy *p, const Model *m)
+{
+    ShardPeakSetup s = {.world = W, .gpus_per_node = W, .batch = 1, .elem_bytes = 2};
+    char *err = NULL;
+    GArray *pr = shardpeak_profile(p, m, &s, &err);
+    ck_assert_msg(pr, "%s", err);
+    ck_assert_uint_eq(pr->len, 2 * L);
+    for (guint t = 0; t < pr->len; t++) {
+        const ShardMemory *x = &g_array_index(pr, ShardMemory, t);
+        ck_assert_uint_eq(x->peak, x->params + x->grads + x->optim + x->gathered + x->unit_grads + x->buffers +
+                                       x->activations);
+    }
+    return pr;
+}
+
+/* The most gathered bytes over the forward tasks. */
+static uint64_t forward_gathered(const GArray *pr)
+{
+    uint64_t most = 0;
+    for (guint t = 0; t < L; t++)
+        most = MAX(most, g_array_index(pr, ShardMemory, t).gathered);
+    return most;
+}
+
+static void check_forward(Policy *p, uint64_t blocks)
+{
+    Model *m = model(false);
+    GArray *pr = profile(p, m);
+    ck_assert_uint_eq(forward_gathered(pr), 2 * (R + blocks * P));
+    g_array_free(pr, TRUE);
+    policy_clear(p);
+    model_free(m);
+}
+
+START_TEST(test_limiter)
+{
+    Policy p = fsdp(OVERLAP_FSDP);
+    check_forward(&p, 2);
+}
+END_TEST
+
+START_TEST(test_limiter_forward_prefetch)
+{
+    Policy p = fsdp(OVERLAP_FSDP);
+    p.forward_prefetch = true;
+    check_forward(&p, 3);
+}
+END_TEST
+
+START_TEST(test_no_limiter)
+{
+    Policy p = fsdp(OVERLAP_FSDP);
+    p.limit_all_gathers = false;
+    check_forward(&p, U);
+    p = fsdp(OVERLAP_FSDP);
+    p.limit_all_gathers = false;
+    p.forward_prefetch = true;
+    check_forward(&p, U);
+}
+END_TEST
+
+START_TEST(test_fsdp2)
+{
+    Policy p = fsdp(OVERLAP_FSDP2);
+    check_forward(&p, 2);
+    Model *m = model(false);
+    p = fsdp(OVERLAP_FSDP2);
+    p.reshard = POLICY_RESHARD_FALSE;
+    GArray *pr = profile(&p, m);
+    /* every block still gathered at the end of forward and at the start of backward */
+    ck_assert_uint_eq(g_array_index(pr, ShardMemory, L - 1).gathered, 2 * (R + U * P));
+    ck_assert_uint_eq(g_array_index(pr, ShardMemory, L).gathered, 2 * (R + U * P));
+    /* the root's, only, during its backward (the last task) */
+    ck_assert_uint_eq(g_array_index(pr, ShardMemory, 2 * L - 1).gathered, 2 * R);
+    g_array_free(pr, TRUE);
+    policy_clear(&p);
+    /* re-sharded to pairs: in the last block's forward, the root and that
+     * block whole, a half of each block before it */
+    p = fsdp(OVERLAP_FSDP2);
+    p.reshard = 2;
+    pr = profile(&p, m);
+    ck_assert_uint_eq(g_array_index(pr, ShardMemory, L - 1).gathered, 2 * (R + P) + (U - 1) * 2 * (P / 2));
+    g_array_free(pr, TRUE);
+    policy_clear(&p);
+    model_free(m);
+}
+END_TEST
+
+/* full_shard, limiter, backward_pre, batch 1, 2-byte elements on 4 GPUs.
+ * At rest: shards of 16 + 6 x 24 elements, 2 + 2 + 12 bytes each. The
+ * backward of the last block (task L) holds the root, that block and the
+ * next one (prefetched) gathered, its gradient and every activation; the
+ * next task (the block before) swaps one block's activations (100 bytes)
+ * for the last block's gradient still in its reduce-scatter (192) and
+ * that reduce-scatter's output (48): the peak. */
+START_TEST(test_peak_closed_form)
+{
+    Model *m = model(true);
+    Policy p = fsdp(OVERLAP_FSDP);
+    GArray *pr = profile(&p, m);
+    const ShardMemory *top = shardpeak_max(pr), *first = &g_array_index(pr, ShardMemory, L);
+    uint64_t shards = R / W + U * (P / W), rest = 16 * shards;
+    ck_assert_uint_eq(first->peak, rest + 2 * (R + 2 * P) + 2 * P + ACT_ROOT + U * ACT_BLOCK);
+    ck_assert_ptr_eq(top, &g_array_index(pr, ShardMemory, L + 1));
+    ck_assert_uint_eq(top->params + top->grads + top->optim, rest);
+    ck_assert_uint_eq(top->gathered, 2 * (R + 2 * P));
+    ck_assert_uint_eq(top->unit_grads, 2 * 2 * P);
+    ck_assert_uint_eq(top->buffers, 2 * (P / W));
+    ck_assert_uint_eq(top->activations, ACT_ROOT + (U - 1) * ACT_BLOCK);
+    ck_assert_uint_eq(top->peak, rest + 2 * (R + 2 * P) + 4 * P + 2 * (P / W) + ACT_ROOT + (U - 1) * ACT_BLOCK);
+    /* the root's backward ends the iteration: the root gathered, its gradient, the last block's in flight */
+    const ShardMemory *last = &g_array_index(pr, ShardMemory, 2 * L - 1);
+    ck_assert_uint_eq(last->gathered, 2 * R);
+    ck_assert_uint_eq(last->unit_grads, 2 * (R + P));
+    ck_assert_uint_eq(last->activations, ACT_ROOT);
+    g_array_free(pr, TRUE);
+    policy_clear(&p);
+    model_free(m);
+}
+END_TEST
+
+/* Checkpointing: blocks of two layers (A then B activation bytes, the
+ * second without parameters). In the backward of the last block's second
+ * layer every block holds A alone under checkpoint: full, plus the B
+ * its recompute re-created for the block in backward; everything without
+ * checkpointing. */
+START_TEST(test_checkpoint)
+{
+    enum { A = 70, B = 300, N = 2 * U + 1 };
+    GString *y = g_string_new("name: ckpt\nlayers:\n  - {name: emb, kind: embedding, params: 64, flops: 1, "
+                              "act_bytes: 40}\n");
+    for (int b = 0; b < U; b++)
+        g_string_append_printf(y, "  - {name: b.%d.a, kind: fc, params: %d, flops: 1, act_bytes: %d}\n"
+                                  "  - {name: b.%d.b, kind: act, params: 0, flops: 1, act_bytes: %d}\n",
+                               b, P, A, b, B);
+    char *err = NULL;
+    CfgNode *root = cfg_parse_string(y->str, "ckpt.yaml", &err);
+    ck_assert_msg(root, "%s", err);
+    Model *m = model_from_cfg(root, &err);
+    ck_assert_msg(m, "%s", err);
+    cfg_free(root);
+    g_string_free(y, TRUE);
+    ShardPeakSetup st = {.world = W, .gpus_per_node = W, .batch = 3, .elem_bytes = 2};
+    for (int ck = 0; ck < 2; ck++) {
+        Policy p = fsdp(OVERLAP_FSDP);
+        p.checkpoint = ck ? SHARD_CKPT_FULL : SHARD_CKPT_NONE;
+        GArray *pr = shardpeak_profile(&p, m, &st, &err);
+        ck_assert_msg(pr, "%s", err);
+        ck_assert_uint_eq(pr->len, 2 * N);
+        uint64_t want = ck ? 40 + U * A + B : 40 + U * (A + B);
+        ck_assert_uint_eq(g_array_index(pr, ShardMemory, N).activations, 3 * want);
+        /* its first layer: that block's B freed */
+        ck_assert_uint_eq(g_array_index(pr, ShardMemory, N + 1).activations, 3 * (want - B));
+        g_array_free(pr, TRUE);
+        policy_clear(&p);
+    }
+    model_free(m);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("shardpeak");
+    TCase *tc = testmain_case(s, "closed-forms");
+    tcase_add_test(tc, test_limiter);
+    tcase_add_test(tc, test_limiter_forward_prefetch);
+    tcase_add_test(tc, test_no_limiter);
+    tcase_add_test(tc, test_fsdp2);
+    tcase_add_test(tc, test_peak_closed_form);
+    tcase_add_test(tc, test_checkpoint);
+    return testmain_run(s);
+}
