@@ -2,6 +2,7 @@
  * ncclsim.h. Sizes and rules cite NCCL v2.21.5-1 (docs/dev/references-nccl.md). */
 #include "coll/ncclsim.h"
 #include "coll/ncclroute.h"
+#include "coll/ncclsym.h"
 
 #include <math.h>
 #include <string.h>
@@ -57,6 +58,10 @@ typedef struct {
     Net *net;
     NcclRoutes *routes;
     int n, C, K, W;          /* ranks, channels, slices a chunk, slots a connection */
+    int h;                   /* channels an orbit a lane stands for: G/2 in a merged run, else 1 */
+    int S;                   /* channels simulated (slots): C / h; a lane's chan is its slot */
+    NcclSym *sym;            /* a merged run's orbits of links; NULL in a full run; owned */
+    GArray *batch;           /* Ring and Tree: the sends of the op ends at this picosecond (Send), or NULL */
     uint64_t chunk, nloops;  /* chunk data bytes; loops */
     uint64_t loop_span;      /* bytes a loop covers */
     uint64_t total;          /* bytes the loops cover (S, or S/n for RS/AG ring) */
@@ -84,6 +89,13 @@ typedef struct {
     uint64_t memo_wire[2];   /* its wire bytes: [0] on a link, [1] to or from the NVSwitch at its port rate */
     Op scratch;
 } Run;
+
+/* A send waiting for the picosecond's other op ends (Run.batch). */
+typedef struct {
+    uint64_t key;            /* tie key (tie_key): the order they leave in */
+    int32_t conn;
+    uint64_t data;           /* data bytes */
+} Send;
 
 uint64_t ncclsim_chunk_bytes(NcclAlgo a, NcclProto p, NcclOp op)
 {
@@ -123,6 +135,24 @@ typedef struct {
     uint64_t maxpeer;        /* the most sends or receives one op has */
 } Layout;
 
+/* The channels an orbit of ncclsym.h when spec's run may merge them (the
+ * structure the rotation needs: full nodes of an even number G >= 4 of
+ * GPUs on NVSwitch, channels a multiple of G, Ring or Tree and not a
+ * broadcast), else 1; plan checks the rest and runs them all if it fails. */
+static int orbit_size(const NcclSimSpec *sp)
+{
+    if (!sp->cl)   /* an estimate without the cluster's map: the full run's, an upper bound */
+        return 1;
+    const NodeSpec *nd = &sp->cl->node;
+    int G = nd->ngpus, C = sp->choice.channels > 0 ? sp->choice.channels : 1;
+    NcclAlgo a = sp->choice.algo;
+    if (sp->full || (a != NCCL_ALGO_RING && a != NCCL_ALGO_TREE) || sp->op == NCCL_OP_BROADCAST ||
+        sp->ppn != G || G < 4 || G % 2 || C % G || nd->fabric != NODE_FABRIC_NVSWITCH ||
+        (uint64_t)sp->nodes * (uint64_t)sp->ppn <= 1)
+        return 1;
+    return G / 2;
+}
+
 /* Ring: a lane and a connection a rank and channel. Tree: a rank's up
  * and down lanes (the root's one) and its two connections to its parent.
  * NVLS, NVLSTree: per channel and node two switch lanes; per rank a
@@ -147,6 +177,9 @@ static void layout(const NcclSimSpec *sp, Layout *ly)
         ly->conns = C * (4 * n + 2 * (n - m));
         ly->ints = C * 4 * n + 2 * C * n + ly->lanes * ly->maxpeer;
     }
+    uint64_t h = (uint64_t)orbit_size(sp);   /* a merged run: lanes and connections of one channel an orbit */
+    ly->lanes /= h;
+    ly->conns /= h;
     ly->ints += 2 * ly->maxpeer;
 }
 
@@ -166,9 +199,16 @@ static uint64_t loop_chunk(const Run *R, uint64_t l, uint64_t parts)
     return c ? c : 1;
 }
 
+/* Slot s's channel: in a merged run the orbits' first channels (c % G < 2), else s. */
+static int chan_of_slot(const Run *R, int s)
+{
+    return R->h > 1 ? s / 2 * 2 * R->h + s % 2 : s;
+}
+
 static int32_t add_conn(Run *R, int src_host, int dst_host, int rail)
 {
-    Conn c = {.route = ncclroute_get(R->routes, src_host, dst_host, rail),
+    const TopoRoute *r0 = ncclroute_get(R->routes, src_host, dst_host, rail);
+    Conn c = {.route = R->sym ? ncclsym_route(R->sym, r0) : r0,
               .hw = (uint8_t)ncclroute_hw(R->routes, src_host, dst_host),
               .sw = src_host == NCCLROUTE_SWITCH || dst_host == NCCLROUTE_SWITCH};
     g_array_append_val(R->conns, c);
@@ -187,6 +227,75 @@ static int host_of(const Run *R, int rank)
     return rank / R->sp->ppn * R->sp->cl->node.ngpus + rank % R->sp->ppn;
 }
 
+/* ---- merging a run's channels by orbit (ncclsym.h) ---- */
+
+/* Pairs channel c's connection from rank a to rank b with its images in
+ * channels c + 2j (rails: each channel's rail). */
+static bool pair_conn(Run *R, int c, int a, int b, const int *rails)
+{
+    int G = 2 * R->h;
+    const TopoRoute *r0 = ncclroute_get(R->routes, host_of(R, a), host_of(R, b), rails[c]);
+    for (int j = 1; j < R->h; j++) {
+        const TopoRoute *rj = ncclroute_get(R->routes, host_of(R, ncclsym_rot(a, G, j)),
+                                            host_of(R, ncclsym_rot(b, G, j)), rails[c + 2 * j]);
+        if (!ncclsym_pair(R->sym, j, r0, rj))
+            return false;
+    }
+    return true;
+}
+
+/* Ends the merge: the orbits closed, or (ok false) a full run of every channel. */
+static void merge_end(Run *R, bool ok)
+{
+    if (ok && ncclsym_close(R->sym))
+        return;
+    ncclsym_free(R->sym);
+    R->sym = NULL;
+    R->h = 1;
+    R->S = R->C;
+}
+
+/* Moves slot s's channel's `per` entries of a per-channel array to slot s. */
+static void compact(const Run *R, int32_t *a, size_t per)
+{
+    for (int s = 0; s < R->S; s++)
+        memmove(a + (size_t)s * per, a + (size_t)chan_of_slot(R, s) * per, per * sizeof(int32_t));
+}
+
+/* Merges a ring run (every channel's ring and rail made) if the rotation holds. */
+static void merge_ring(Run *R, const int *rails)
+{
+    int n = R->n;
+    bool ok = ncclsym_rings_match(R->ring, n, R->C, 2 * R->h);
+    R->sym = ncclsym_new(R->sp->topo, R->h);
+    for (int s = 0; ok && s < R->S; s++) {
+        int c = chan_of_slot(R, s);
+        for (int pos = 0; ok && pos < n; pos++)
+            ok = pair_conn(R, c, R->ring[(size_t)c * n + pos], R->ring[(size_t)c * n + (pos + 1) % n], rails);
+    }
+    merge_end(R, ok);
+    if (R->h > 1)
+        compact(R, R->ring, (size_t)n);
+}
+
+/* Merges a tree run (every channel's tree and rail made) if the rotation holds. */
+static void merge_tree(Run *R, const int *rails)
+{
+    int n = R->n;
+    bool ok = ncclsym_trees_match(R->tree, n, R->C, 2 * R->h);
+    R->sym = ncclsym_new(R->sp->topo, R->h);
+    for (int s = 0; ok && s < R->S; s++) {
+        int c = chan_of_slot(R, s);
+        for (int r = 0; ok && r < n; r++) {
+            int par = R->tree[((size_t)c * n + r) * 4];
+            ok = par < 0 || (pair_conn(R, c, r, par, rails) && pair_conn(R, c, par, r, rails));
+        }
+    }
+    merge_end(R, ok);
+    if (R->h > 1)
+        compact(R, R->tree, (size_t)n * 4);
+}
+
 /* ---- the schedules: lanes, connections and ops ---- */
 
 static int ring_steps(const Run *R)
@@ -202,14 +311,16 @@ static void build_ring(Run *R)
     int rails[64];
     for (int c = 0; c < C; c++)
         ncclroute_ring(R->routes, c, R->sp->nodes, R->sp->ppn, R->ring + (size_t)c * n, &rails[c % 64]);
+    if (R->h > 1)
+        merge_ring(R, rails);
     uint64_t steps = (uint64_t)ring_steps(R), nops = R->nloops * steps * (uint64_t)R->K;
-    for (int c = 0; c < C; c++)
+    for (int s = 0; s < R->S; s++)
         for (int pos = 0; pos < n; pos++)
-            add_lane(R, LANE_RING, c, pos, nops);
-    for (int c = 0; c < C; c++)
+            add_lane(R, LANE_RING, s, pos, nops);
+    for (int s = 0; s < R->S; s++)
         for (int pos = 0; pos < n; pos++) {
-            int a = R->ring[(size_t)c * n + pos], b = R->ring[(size_t)c * n + (pos + 1) % n];
-            add_conn(R, host_of(R, a), host_of(R, b), rails[c % 64]);
+            int a = R->ring[(size_t)s * n + pos], b = R->ring[(size_t)s * n + (pos + 1) % n];
+            add_conn(R, host_of(R, a), host_of(R, b), rails[chan_of_slot(R, s) % 64]);
         }
 }
 
@@ -242,18 +353,20 @@ static void build_tree(Run *R)
     int *rail = g_new(int, C);
     for (int c = 0; c < C; c++)
         ncclroute_tree(R->routes, c, R->sp->nodes, R->sp->ppn, R->tree + (size_t)c * n * 4, &rail[c]);
-    for (int c = 0; c < C; c++)
+    if (R->h > 1)
+        merge_tree(R, rail);
+    for (int s = 0; s < R->S; s++)
         for (int r = 0; r < n; r++) {
-            bool root = R->tree[((size_t)c * n + r) * 4] < 0;
-            add_lane(R, root ? LANE_TREE_ROOT : LANE_TREE_UP, c, r, R->nloops);
+            bool root = R->tree[((size_t)s * n + r) * 4] < 0;
+            add_lane(R, root ? LANE_TREE_ROOT : LANE_TREE_UP, s, r, R->nloops);
             if (!root)
-                add_lane(R, LANE_TREE_DOWN, c, r, R->nloops);
+                add_lane(R, LANE_TREE_DOWN, s, r, R->nloops);
         }
-    for (int c = 0; c < C; c++)
+    for (int s = 0; s < R->S; s++)
         for (int r = 0; r < n; r++) {
-            int par = R->tree[((size_t)c * n + r) * 4];
-            R->conn_up[c * n + r] = par < 0 ? -1 : add_conn(R, host_of(R, r), host_of(R, par), rail[c]);
-            R->conn_dn[c * n + r] = par < 0 ? -1 : add_conn(R, host_of(R, par), host_of(R, r), rail[c]);
+            int par = R->tree[((size_t)s * n + r) * 4], rl = rail[chan_of_slot(R, s)];
+            R->conn_up[s * n + r] = par < 0 ? -1 : add_conn(R, host_of(R, r), host_of(R, par), rl);
+            R->conn_dn[s * n + r] = par < 0 ? -1 : add_conn(R, host_of(R, par), host_of(R, r), rl);
         }
     g_free(rail);
     tree_fill(R);
@@ -499,6 +612,47 @@ static uint64_t wire_of(Run *R, uint64_t data, bool sw)
     return R->memo_wire[sw];
 }
 
+/* Lane L's i-th send's tie key (ncclsim.h): its node, its GPU less twice
+ * its channel's rotation j = (c % m) / 2 (mod m, m GPUs a node; j = 0
+ * when m is odd), the orbit's first channel c - 2j, the lane's kind, i,
+ * then j. A rotated channel's send in a full run has the key of the sent
+ * that stands for it in a merged one, j apart. */
+static uint64_t tie_key(const Run *R, const Lane *L, int i)
+{
+    int m = R->sp->ppn, c = chan_of_slot(R, L->chan);
+    int r = L->kind == LANE_RING ? R->ring[(size_t)L->chan * R->n + L->who] : L->who;
+    int j = m % 2 ? 0 : c % m / 2, g = ((r % m - 2 * j) % m + m) % m;
+    uint64_t k = (uint64_t)(r / m) * (uint64_t)m + (uint64_t)g;
+    return (((k * 64 + (uint64_t)(c - 2 * j)) * 8 + L->kind) * 8 + (uint64_t)i) * 64 + (uint64_t)j;
+}
+
+static int send_cmp(gconstpointer a, gconstpointer b)
+{
+    uint64_t x = ((const Send *)a)->key, y = ((const Send *)b)->key;
+    return (x > y) - (x < y);
+}
+
+static void send_one(Run *R, int32_t conn, uint64_t data)
+{
+    Conn *c = &g_array_index(R->conns, Conn, conn);
+    net_send(R->net, c->route, wire_of(R, data, c->sw), delivered, R, GINT_TO_POINTER(conn + 1));
+    R->msgs++;
+    R->data += data;
+}
+
+/* The picosecond's op ends are all in: their sends leave in key order. */
+static void flush(void *ctx, void *data)
+{
+    Run *R = ctx;
+    (void)data;
+    g_array_sort(R->batch, send_cmp);
+    for (guint i = 0; i < R->batch->len; i++) {
+        const Send *x = &g_array_index(R->batch, Send, i);
+        send_one(R, x->conn, x->data);
+    }
+    g_array_set_size(R->batch, 0);
+}
+
 static void fire(void *ctx, void *data)
 {
     Run *R = ctx;
@@ -514,11 +668,15 @@ static void fire(void *ctx, void *data)
     if (R->sent && L->kind != LANE_SW_RED && L->kind != LANE_SW_MC)   /* the rank's bytes; not the switch's */
         R->sent[L->kind == LANE_RING ? R->ring[(size_t)L->chan * R->n + L->who] : L->who] +=
             (uint64_t)L->npend * L->pend_data;
+    if (R->batch && L->npend && R->batch->len == 0)   /* every op end of this picosecond was made earlier */
+        sim_after(R->sim, 0, flush, R, NULL);
     for (int i = 0; i < L->npend; i++) {
-        Conn *c = &g_array_index(R->conns, Conn, pend[i]);
-        net_send(R->net, c->route, wire_of(R, L->pend_data, c->sw), delivered, R, GINT_TO_POINTER(pend[i] + 1));
-        R->msgs++;
-        R->data += L->pend_data;
+        if (R->batch) {
+            Send x = {.key = tie_key(R, L, i), .conn = pend[i], .data = L->pend_data};
+            g_array_append_val(R->batch, x);
+        } else {
+            send_one(R, pend[i], L->pend_data);
+        }
     }
     L->npend = 0;
     L->busy = false;
@@ -593,6 +751,8 @@ static bool plan(Run *R, char **err)
     NcclProto p = sp->choice.proto;
     R->n = sp->nodes * sp->ppn;
     R->C = sp->choice.channels > 0 ? sp->choice.channels : 1;
+    R->h = orbit_size(sp);
+    R->S = R->C / R->h;
     R->K = ncclsim_slices_per_chunk(a, p, sp->op);
     R->W = ncclsim_window(a, p, sp->op);
     R->chunk = ncclsim_chunk_bytes(a, p, sp->op);
@@ -659,6 +819,9 @@ static bool plan(Run *R, char **err)
 static void run_free(Run *R)
 {
     g_free(R->pend);
+    ncclsym_free(R->sym);
+    if (R->batch)
+        g_array_unref(R->batch);
     g_aligned_free(R->lane);
     g_aligned_free(R->cq);
     if (R->lanes)
@@ -720,6 +883,20 @@ int ncclsim_mem_channels_fit(const NcclSimSpec *sp, uint64_t other, uint64_t lim
     return c;
 }
 
+/* A merged run's bytes a rank sent, for every channel: rank x's in channel
+ * c + 2j are rank sigma^-j(x)'s in channel c. */
+static void unmerge_sent(Run *R)
+{
+    size_t n = (size_t)R->n;
+    uint64_t *own = g_memdup2(R->sent, n * sizeof(uint64_t));
+    for (size_t x = 0; x < n; x++) {
+        R->sent[x] = 0;
+        for (int j = 0; j < R->h; j++)
+            R->sent[x] += own[ncclsym_rot((int)x, 2 * R->h, -j)];
+    }
+    g_free(own);
+}
+
 double ncclsim_time(const NcclSimSpec *sp, NcclSimStats *st, char **err)
 {
     if (sp->nodes < 1 || sp->ppn < 1 || sp->ppn > sp->cl->node.ngpus || sp->nodes > sp->cl->fab.nodes) {
@@ -755,6 +932,8 @@ double ncclsim_time(const NcclSimSpec *sp, NcclSimStats *st, char **err)
         R.cq[i] = (ConnQ){.send_wait = -1, .recv_wait = -1};
     if (R.sp->choice.algo == NCCL_ALGO_NVLS || R.sp->choice.algo == NCCL_ALGO_NVLSTREE)
         R.pend = ints_new(&R, (uint64_t)R.nlanes * R.maxpeer);
+    if (sp->choice.algo == NCCL_ALGO_RING || sp->choice.algo == NCCL_ALGO_TREE)
+        R.batch = g_array_new(FALSE, FALSE, sizeof(Send));
     R.sim = sim_new(SIM_DEFAULT_SEED);
     R.net = net_new(R.sim, sp->topo);
     simtime_t t0;
@@ -771,8 +950,11 @@ double ncclsim_time(const NcclSimSpec *sp, NcclSimStats *st, char **err)
                   : g_strdup(R.sim->error);
         t = -3;
     }
+    if (R.sent && R.h > 1)
+        unmerge_sent(&R);
     if (st)
-        *st = (NcclSimStats){.events = R.sim->events, .msgs = R.msgs, .data_bytes = R.data, .lanes = R.nlanes,
+        *st = (NcclSimStats){.events = R.sim->events, .msgs = R.msgs * (uint64_t)R.h,
+                             .data_bytes = R.data * (uint64_t)R.h, .lanes = R.nlanes,
                              .conns = R.conns->len,
                              .sched_bytes = R.held + R.nlanes * sizeof(Lane) +
                                             R.conns->len * (sizeof(Conn) + sizeof(ConnQ))};
