@@ -58,7 +58,9 @@ typedef struct {
     Net *net;
     NcclRoutes *routes;
     int n, C, K, W;          /* ranks, channels, slices a chunk, slots a connection */
-    int h;                   /* channels an orbit a lane stands for: G/2 in a merged run, else 1 */
+    NcclSymMap map;          /* the orbits the tie key follows (map.h 1: none) */
+    NcclSymMap mm;           /* the orbits a merged run merges (mm.h == h) */
+    int h;                   /* channels an orbit a lane stands for: G or G/2 in a merged run, else 1 */
     int S;                   /* channels simulated (slots): C / h; a lane's chan is its slot */
     NcclSym *sym;            /* a merged run's orbits of links; NULL in a full run; owned */
     GArray *batch;           /* Ring and Tree: the sends of the op ends at this picosecond (Send), or NULL */
@@ -135,10 +137,21 @@ typedef struct {
     uint64_t maxpeer;        /* the most sends or receives one op has */
 } Layout;
 
+/* The orbits of ncclsym.h that spec's tie key follows: Tree G channels,
+ * Ring G/2, G = ppn when even; else none (h 1). */
+static NcclSymMap key_map(const NcclSimSpec *sp)
+{
+    int m = sp->ppn;
+    bool tree = sp->choice.algo == NCCL_ALGO_TREE;
+    return (NcclSymMap){.G = m, .nodes = sp->nodes, .h = m % 2 ? 1 : tree ? m : m / 2};
+}
+
 /* The channels an orbit of ncclsym.h when spec's run may merge them (the
- * structure the rotation needs: full nodes of an even number G >= 4 of
- * GPUs on NVSwitch, channels a multiple of G, Ring or Tree and not a
- * broadcast), else 1; plan checks the rest and runs them all if it fails. */
+ * structure the maps need: full nodes of an even number G >= 4 of GPUs on
+ * NVSwitch, channels a multiple of G, Ring or Tree and not a broadcast;
+ * Tree's orbits of G where the second tree's relabelling of the nodes
+ * maps the leaves to leaves, else of G/2), else 1; plan checks the rest
+ * and runs them all if it fails. */
 static int orbit_size(const NcclSimSpec *sp)
 {
     if (!sp->cl)   /* an estimate without the cluster's map: the full run's, an upper bound */
@@ -146,11 +159,13 @@ static int orbit_size(const NcclSimSpec *sp)
     const NodeSpec *nd = &sp->cl->node;
     int G = nd->ngpus, C = sp->choice.channels > 0 ? sp->choice.channels : 1;
     NcclAlgo a = sp->choice.algo;
-    if (sp->full || (a != NCCL_ALGO_RING && a != NCCL_ALGO_TREE) || sp->op == NCCL_OP_BROADCAST ||
+    if (sp->full || g_getenv("ARSIM_NCCL_FULL") || (a != NCCL_ALGO_RING && a != NCCL_ALGO_TREE) || sp->op == NCCL_OP_BROADCAST ||
         sp->ppn != G || G < 4 || G % 2 || C % G || nd->fabric != NODE_FABRIC_NVSWITCH ||
         (uint64_t)sp->nodes * (uint64_t)sp->ppn <= 1)
         return 1;
-    return G / 2;
+    int N = sp->nodes, per = sp->cl->nodes_per_leaf;
+    bool leaves = N <= per || (N % 2 == 0 && N % per == 0);
+    return a == NCCL_ALGO_TREE && !leaves ? G / 2 : key_map(sp).h;
 }
 
 /* Ring: a lane and a connection a rank and channel. Tree: a rank's up
@@ -199,10 +214,11 @@ static uint64_t loop_chunk(const Run *R, uint64_t l, uint64_t parts)
     return c ? c : 1;
 }
 
-/* Slot s's channel: in a merged run the orbits' first channels (c % G < 2), else s. */
+/* Slot s's channel: in a merged run the orbits' first channels (c % G < G/h), else s. */
 static int chan_of_slot(const Run *R, int s)
 {
-    return R->h > 1 ? s / 2 * 2 * R->h + s % 2 : s;
+    int q = ncclsym_q(&R->mm);
+    return R->h > 1 ? s / q * R->mm.G + s % q : s;
 }
 
 static int32_t add_conn(Run *R, int src_host, int dst_host, int rail)
@@ -230,14 +246,14 @@ static int host_of(const Run *R, int rank)
 /* ---- merging a run's channels by orbit (ncclsym.h) ---- */
 
 /* Pairs channel c's connection from rank a to rank b with its images in
- * channels c + 2j (rails: each channel's rail). */
+ * the orbit's other channels (rails: each channel's rail). */
 static bool pair_conn(Run *R, int c, int a, int b, const int *rails)
 {
-    int G = 2 * R->h;
+    const NcclSymMap *m = &R->mm;
     const TopoRoute *r0 = ncclroute_get(R->routes, host_of(R, a), host_of(R, b), rails[c]);
     for (int j = 1; j < R->h; j++) {
-        const TopoRoute *rj = ncclroute_get(R->routes, host_of(R, ncclsym_rot(a, G, j)),
-                                            host_of(R, ncclsym_rot(b, G, j)), rails[c + 2 * j]);
+        const TopoRoute *rj = ncclroute_get(R->routes, host_of(R, ncclsym_fwd(m, a, j)),
+                                            host_of(R, ncclsym_fwd(m, b, j)), rails[c + ncclsym_q(m) * j]);
         if (!ncclsym_pair(R->sym, j, r0, rj))
             return false;
     }
@@ -251,7 +267,7 @@ static void merge_end(Run *R, bool ok)
         return;
     ncclsym_free(R->sym);
     R->sym = NULL;
-    R->h = 1;
+    R->h = R->mm.h = 1;
     R->S = R->C;
 }
 
@@ -266,7 +282,7 @@ static void compact(const Run *R, int32_t *a, size_t per)
 static void merge_ring(Run *R, const int *rails)
 {
     int n = R->n;
-    bool ok = ncclsym_rings_match(R->ring, n, R->C, 2 * R->h);
+    bool ok = ncclsym_rings_match(&R->mm, R->ring, n, R->C);
     R->sym = ncclsym_new(R->sp->topo, R->h);
     for (int s = 0; ok && s < R->S; s++) {
         int c = chan_of_slot(R, s);
@@ -282,7 +298,7 @@ static void merge_ring(Run *R, const int *rails)
 static void merge_tree(Run *R, const int *rails)
 {
     int n = R->n;
-    bool ok = ncclsym_trees_match(R->tree, n, R->C, 2 * R->h);
+    bool ok = ncclsym_trees_match(&R->mm, R->tree, n, R->C);
     R->sym = ncclsym_new(R->sp->topo, R->h);
     for (int s = 0; ok && s < R->S; s++) {
         int c = chan_of_slot(R, s);
@@ -612,18 +628,18 @@ static uint64_t wire_of(Run *R, uint64_t data, bool sw)
     return R->memo_wire[sw];
 }
 
-/* Lane L's i-th send's tie key (ncclsim.h): its node, its GPU less twice
- * its channel's rotation j = (c % m) / 2 (mod m, m GPUs a node; j = 0
- * when m is odd), the orbit's first channel c - 2j, the lane's kind, i,
- * then j. A rotated channel's send in a full run has the key of the sent
- * that stands for it in a merged one, j apart. */
+/* Lane L's i-th send's tie key (ncclsim.h): for channel c, the o-th of
+ * its orbit (R->map), the sending rank mapped back to the orbit's first
+ * channel (ncclsym_back), that first channel, the lane's kind, i, then o.
+ * A channel's send in a full run has the key of the send that stands for
+ * it in a merged one, o apart. */
 static uint64_t tie_key(const Run *R, const Lane *L, int i)
 {
-    int m = R->sp->ppn, c = chan_of_slot(R, L->chan);
+    const NcclSymMap *m = &R->map;
+    int c = chan_of_slot(R, L->chan), q = ncclsym_q(m), o = m->h > 1 ? c % m->G / q : 0;
     int r = L->kind == LANE_RING ? R->ring[(size_t)L->chan * R->n + L->who] : L->who;
-    int j = m % 2 ? 0 : c % m / 2, g = ((r % m - 2 * j) % m + m) % m;
-    uint64_t k = (uint64_t)(r / m) * (uint64_t)m + (uint64_t)g;
-    return (((k * 64 + (uint64_t)(c - 2 * j)) * 8 + L->kind) * 8 + (uint64_t)i) * 64 + (uint64_t)j;
+    uint64_t k = (uint64_t)ncclsym_back(m, r, o);
+    return (((k * 64 + (uint64_t)(c - q * o)) * 8 + L->kind) * 8 + (uint64_t)i) * 64 + (uint64_t)o;
 }
 
 static int send_cmp(gconstpointer a, gconstpointer b)
@@ -751,7 +767,9 @@ static bool plan(Run *R, char **err)
     NcclProto p = sp->choice.proto;
     R->n = sp->nodes * sp->ppn;
     R->C = sp->choice.channels > 0 ? sp->choice.channels : 1;
+    R->map = key_map(sp);
     R->h = orbit_size(sp);
+    R->mm = (NcclSymMap){.G = sp->ppn, .nodes = sp->nodes, .h = R->h};
     R->S = R->C / R->h;
     R->K = ncclsim_slices_per_chunk(a, p, sp->op);
     R->W = ncclsim_window(a, p, sp->op);
@@ -883,8 +901,8 @@ int ncclsim_mem_channels_fit(const NcclSimSpec *sp, uint64_t other, uint64_t lim
     return c;
 }
 
-/* A merged run's bytes a rank sent, for every channel: rank x's in channel
- * c + 2j are rank sigma^-j(x)'s in channel c. */
+/* A merged run's bytes a rank sent, for every channel: rank x's in an
+ * orbit's o-th channel are rank ncclsym_back(x, o)'s in its first. */
 static void unmerge_sent(Run *R)
 {
     size_t n = (size_t)R->n;
@@ -892,7 +910,7 @@ static void unmerge_sent(Run *R)
     for (size_t x = 0; x < n; x++) {
         R->sent[x] = 0;
         for (int j = 0; j < R->h; j++)
-            R->sent[x] += own[ncclsym_rot((int)x, 2 * R->h, -j)];
+            R->sent[x] += own[ncclsym_back(&R->mm, (int)x, j)];
     }
     g_free(own);
 }

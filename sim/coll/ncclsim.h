@@ -44,7 +44,8 @@ typedef struct {
     uint64_t *rank_bytes;      /* NULL, or nodes*ppn entries the run fills: the data bytes each rank sends (to
                                 * other GPUs and, NVLS, to the NVSwitch), bytes */
     bool full;                 /* simulate every channel even where one channel an orbit would do (the oracle
-                                * the merged run is tested against) */
+                                * the merged run is tested against; so does every run while the environment
+                                * has ARSIM_NCCL_FULL, for tests) */
 } NcclSimSpec;
 
 /* What a run did. */

@@ -120,32 +120,65 @@ const TopoRoute *ncclsym_route(NcclSym *s, const TopoRoute *r0)
     return t;
 }
 
-bool ncclsym_rings_match(const int32_t *ring, int n, int C, int G)
+/* The GPU shift and whether the node is relabelled for the o-th channel. */
+static void shift_of(const NcclSymMap *m, int o, int *d, bool *relabel)
 {
+    *d = m->h == m->G ? o : 2 * o;
+    *relabel = m->h == m->G && o % 2;
+}
+
+int ncclsym_fwd(const NcclSymMap *m, int r, int o)
+{
+    if (m->h <= 1)
+        return r;
+    int d, k = r / m->G, g = r % m->G, N = m->nodes;
+    bool rl;
+    shift_of(m, o, &d, &rl);
+    if (rl)
+        k = N % 2 ? (k + 1) % N : N - 1 - k;
+    return k * m->G + (g + d) % m->G;
+}
+
+int ncclsym_back(const NcclSymMap *m, int r, int o)
+{
+    if (m->h <= 1)
+        return r;
+    int d, k = r / m->G, g = r % m->G, N = m->nodes;
+    bool rl;
+    shift_of(m, o, &d, &rl);
+    if (rl)
+        k = N % 2 ? (k + N - 1) % N : N - 1 - k;
+    return k * m->G + ((g - d) % m->G + m->G) % m->G;
+}
+
+bool ncclsym_rings_match(const NcclSymMap *m, const int32_t *ring, int n, int C)
+{
+    int q = ncclsym_q(m);
     for (int c = 0; c < C; c++) {
-        int j = c % G / 2;
-        const int32_t *a = ring + (size_t)(c - 2 * j) * n, *b = ring + (size_t)c * n;
-        int z = 0, first = ncclsym_rot(a[0], G, j);
+        int o = c % m->G / q;
+        const int32_t *a = ring + (size_t)(c - q * o) * n, *b = ring + (size_t)c * n;
+        int z = 0, first = ncclsym_fwd(m, a[0], o);
         while (z < n && b[z] != first)
             z++;
         if (z == n)
             return false;
         for (int p = 0; p < n; p++)
-            if (b[(p + z) % n] != ncclsym_rot(a[p], G, j))
+            if (b[(p + z) % n] != ncclsym_fwd(m, a[p], o))
                 return false;
     }
     return true;
 }
 
-bool ncclsym_trees_match(const int32_t *tree, int n, int C, int G)
+bool ncclsym_trees_match(const NcclSymMap *m, const int32_t *tree, int n, int C)
 {
+    int q = ncclsym_q(m);
     for (int c = 0; c < C; c++) {
-        int j = c % G / 2;
-        const int32_t *a = tree + (size_t)(c - 2 * j) * n * 4, *b = tree + (size_t)c * n * 4;
+        int o = c % m->G / q;
+        const int32_t *a = tree + (size_t)(c - q * o) * n * 4, *b = tree + (size_t)c * n * 4;
         for (int r = 0; r < n; r++)
             for (int i = 0; i < 4; i++) {
-                int32_t x = a[r * 4 + i], y = b[ncclsym_rot(r, G, j) * 4 + i];
-                if (y != (x < 0 ? x : ncclsym_rot(x, G, j)))
+                int32_t x = a[r * 4 + i], y = b[ncclsym_fwd(m, r, o) * 4 + i];
+                if (y != (x < 0 ? x : ncclsym_fwd(m, x, o)))
                     return false;
             }
     }

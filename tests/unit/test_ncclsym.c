@@ -5,7 +5,9 @@
  * 16 channels and sizes from one byte to odd megabytes, the time, every
  * rank's bytes, the messages and their bytes are the same to the bit;
  * where the node has the rotation (NVSwitch, GPU g on NIC g) the run did
- * merge (lanes and connections an orbit's share), elsewhere it did not. */
+ * merge (lanes and connections an orbit's share: Ring G/2 channels, Tree
+ * G where NCCL's second tree maps leaves to leaves, else G/2), elsewhere
+ * it did not; the schedule's bytes are what the layout said. */
 #include "coll/ncclsim.h"
 #include "coll/ncclsym.h"
 
@@ -59,7 +61,7 @@ static bool agree(Fix *x, int nodes, NcclOp op, NcclAlgo a, NcclProto p, int C, 
         char *err = NULL;
         t[full] = ncclsim_time(&sp, &st[full], &err);
         ck_assert_msg(t[full] > 0, "%s", err);
-        ck_assert_uint_eq(ncclsim_mem_sched(&sp), st[full].sched_bytes);
+        ck_assert_msg(ncclsim_mem_sched(&sp) == st[full].sched_bytes, "%s %s %d nodes: sched %" G_GUINT64_FORMAT " run %" G_GUINT64_FORMAT, x->node.name, nccl_algo_name(a), nodes, ncclsim_mem_sched(&sp), st[full].sched_bytes);
     }
     const char *what = nccl_algo_name(a);
     ck_assert_msg(t[0] == t[1], "%s %s %d nodes %d ch %" G_GUINT64_FORMAT " B: merged %.15g full %.15g", x->node.name,
@@ -68,9 +70,12 @@ static bool agree(Fix *x, int nodes, NcclOp op, NcclAlgo a, NcclProto p, int C, 
     ck_assert_uint_eq(st[0].data_bytes, st[1].data_bytes);
     ck_assert_int_eq(memcmp(sent[0], sent[1], sizeof(uint64_t) * (size_t)n), 0);
     bool merged = st[0].lanes < st[1].lanes;
-    if (merged) {
-        ck_assert_uint_eq(st[0].lanes * (uint64_t)(m / 2), st[1].lanes);
-        ck_assert_uint_eq(st[0].conns * (uint64_t)(m / 2), st[1].conns);
+    if (merged) {   /* Tree: an orbit of m channels where the second tree maps leaves to leaves; else m/2 */
+        int per = x->cl.nodes_per_leaf;
+        bool leaves = nodes <= per || (nodes % 2 == 0 && nodes % per == 0);
+        uint64_t h = a == NCCL_ALGO_TREE && leaves ? (uint64_t)m : (uint64_t)m / 2;
+        ck_assert_uint_eq(st[0].lanes * h, st[1].lanes);
+        ck_assert_uint_eq(st[0].conns * h, st[1].conns);
         ck_assert_uint_lt(st[0].events, st[1].events);
     } else {
         ck_assert_uint_eq(st[0].events, st[1].events);
@@ -131,22 +136,31 @@ START_TEST(merged_is_full_16)
 }
 END_TEST
 
-/* The rotation of ranks: sigma^j moves GPU g of a node to g + 2j, mod G, both ways. */
-START_TEST(rotation)
+/* The maps of ranks: Ring's moves GPU g to g + 2o; Tree's to g + o, odd
+ * o relabelling the nodes (k to N-1-k, or k+1 mod N for N odd); back
+ * undoes fwd. */
+START_TEST(maps)
 {
-    ck_assert_int_eq(ncclsym_rot(0, 8, 1), 2);
-    ck_assert_int_eq(ncclsym_rot(7, 8, 1), 1);
-    ck_assert_int_eq(ncclsym_rot(15, 8, 3), 13);
-    ck_assert_int_eq(ncclsym_rot(9, 8, -1), 15);
-    for (int r = 0; r < 32; r++)
-        ck_assert_int_eq(ncclsym_rot(ncclsym_rot(r, 8, 3), 8, -3), r);
+    NcclSymMap ring = {.G = 8, .nodes = 4, .h = 4}, tree = {.G = 8, .nodes = 4, .h = 8},
+               odd = {.G = 8, .nodes = 3, .h = 8};
+    ck_assert_int_eq(ncclsym_fwd(&ring, 0, 1), 2);
+    ck_assert_int_eq(ncclsym_fwd(&ring, 7, 1), 1);
+    ck_assert_int_eq(ncclsym_fwd(&ring, 15, 3), 13);
+    ck_assert_int_eq(ncclsym_fwd(&tree, 9, 1), 2 * 8 + 2);
+    ck_assert_int_eq(ncclsym_fwd(&tree, 9, 2), 8 + 3);
+    ck_assert_int_eq(ncclsym_fwd(&odd, 17, 3), 0 * 8 + 4);
+    const NcclSymMap *maps[] = {&ring, &tree, &odd};
+    for (int k = 0; k < 3; k++)
+        for (int o = 0; o < maps[k]->h; o++)
+            for (int r = 0; r < maps[k]->nodes * 8; r++)
+                ck_assert_int_eq(ncclsym_back(maps[k], ncclsym_fwd(maps[k], r, o), o), r);
 }
 END_TEST
 
 int main(void)
 {
     Suite *s = suite_create("ncclsym");
-    tcase_add_test(testmain_case(s, "rotation"), rotation);
+    tcase_add_test(testmain_case(s, "maps"), maps);
     tcase_add_test(testmain_case(s, "oracle"), merged_is_full);
     tcase_add_test(testmain_case(s, "oracle-16"), merged_is_full_16);
     return testmain_run(s);
