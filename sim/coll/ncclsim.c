@@ -448,8 +448,11 @@ uint64_t ncclsim_mem_estimate(const NcclSimSpec *sp)
     uint64_t arrays = pow2_up(ly.lanes * sizeof(Lane)) + pow2_up(ly.conns * sizeof(Conn)) -
                       ly.conns * sizeof(Conn);   /* GLib's arrays: the lanes' until copied to their aligned home */
     uint64_t per_route = sizeof(TopoRoute) + 12 * sizeof(uint32_t) + 48;   /* its links, its cache entry */
+    /* a merged run caches every channel's routes (to check them) and its own, and ncclsym's h maps of links */
+    uint64_t h = (uint64_t)orbit_size(sp), routes = h > 1 ? ly.conns * (h + 1) : ly.conns;
+    uint64_t maps = h > 1 ? h * sp->topo->links->len * sizeof(uint32_t) : 0;
     /* in flight: about two messages a connection (a pipeline keeps its slots moving, not all full) */
-    return ncclsim_mem_sched(sp) + arrays + ly.conns * per_route + net_mem_estimate(sp->topo, 2 * ly.conns) +
+    return ncclsim_mem_sched(sp) + arrays + routes * per_route + maps + net_mem_estimate(sp->topo, 2 * ly.conns) +
            topo_mem_estimate(sp->topo, 0);
 }
 
