@@ -35,7 +35,7 @@ G_STATIC_ASSERT(sizeof(ConnQ) == 32);
 typedef struct {
     uint64_t idx, nops;      /* next op, ops in all */
     uint64_t pend_data;      /* data bytes each pending send carries */
-    int32_t chan, who;       /* channel; rank (or owner position) the lane belongs to */
+    int32_t chan, who;       /* channel (its slot: Run.S); rank (or owner position) the lane belongs to */
     uint8_t kind;            /* LaneKind */
     bool busy;               /* between an op's start and its slices leaving */
     uint8_t npend;           /* sends pending (their conns: Run.pend for NVLS, else the op's sends again) */
@@ -74,10 +74,11 @@ typedef struct {
     int maxpeer;             /* the most sends or receives one op has */
     int32_t *pend;           /* NVLS: [lane * maxpeer + i]: the conns of a lane's pending sends; else NULL (a
                               * ring or tree op's sends follow from the lane and the op's index) */
-    int32_t *ring;           /* [c*n + pos]: rank at pos of channel c's ring */
-    int32_t *tree;           /* [(c*n + r)*4 + i]: parent, child0, child1, child2 (-1 none) */
-    int32_t *conn_up;        /* [c*n + r]: r -> its parent */
-    int32_t *conn_dn;        /* [c*n + r]: parent -> r */
+    int32_t *ring;           /* [s*n + pos]: rank at pos of slot s's ring (built for every channel, C*n
+                              * entries; a merged run keeps its slots' first) */
+    int32_t *tree;           /* [(s*n + r)*4 + i]: parent, child0, child1, child2 (-1 none); as ring */
+    int32_t *conn_up;        /* [s*n + r]: r -> its parent */
+    int32_t *conn_dn;        /* [s*n + r]: parent -> r */
     int32_t *nv;             /* NVLS conns: [((c*4)+kind)*n + g] */
     simtime_t end;
     int live;                /* lanes not finished */

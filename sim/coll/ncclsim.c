@@ -73,8 +73,8 @@ static int orbit_size(const NcclSimSpec *sp)
     const NodeSpec *nd = &sp->cl->node;
     int G = nd->ngpus, C = sp->choice.channels > 0 ? sp->choice.channels : 1;
     NcclAlgo a = sp->choice.algo;
-    if (sp->full || g_getenv("ARSIM_NCCL_FULL") || (a != NCCL_ALGO_RING && a != NCCL_ALGO_TREE) || sp->op == NCCL_OP_BROADCAST ||
-        sp->ppn != G || G < 4 || G % 2 || C % G || nd->fabric != NODE_FABRIC_NVSWITCH ||
+    if (sp->full || g_getenv("ARSIM_NCCL_FULL") || (a != NCCL_ALGO_RING && a != NCCL_ALGO_TREE) ||
+        sp->op == NCCL_OP_BROADCAST || sp->ppn != G || G < 4 || G % 2 || C % G || nd->fabric != NODE_FABRIC_NVSWITCH ||
         (uint64_t)sp->nodes * (uint64_t)sp->ppn <= 1)
         return 1;
     int N = sp->nodes, per = sp->cl->nodes_per_leaf;

@@ -1,6 +1,6 @@
 /* test_ncclsym — a run of one channel an orbit (coll/ncclsym.h) against
  * the full run of every channel, its oracle (NcclSimSpec.full): over the
- * node kinds, 1 to 16 nodes (leaves of 4 nodes and so spines between
+ * node kinds, 1 to 16 nodes (leaves of two nodes and so spines between
  * them, or one leaf), Ring and Tree, the three protocols, the ops, 8 and
  * 16 channels and sizes from one byte to odd megabytes, the time, every
  * rank's bytes, the messages and their bytes are the same to the bit;
@@ -61,7 +61,9 @@ static bool agree(Fix *x, int nodes, NcclOp op, NcclAlgo a, NcclProto p, int C, 
         char *err = NULL;
         t[full] = ncclsim_time(&sp, &st[full], &err);
         ck_assert_msg(t[full] > 0, "%s", err);
-        ck_assert_msg(ncclsim_mem_sched(&sp) == st[full].sched_bytes, "%s %s %d nodes: sched %" G_GUINT64_FORMAT " run %" G_GUINT64_FORMAT, x->node.name, nccl_algo_name(a), nodes, ncclsim_mem_sched(&sp), st[full].sched_bytes);
+        ck_assert_msg(ncclsim_mem_sched(&sp) == st[full].sched_bytes, "%s %s %d nodes: layout %" G_GUINT64_FORMAT
+                      " B, run %" G_GUINT64_FORMAT " B", x->node.name, nccl_algo_name(a), nodes,
+                      (guint64)ncclsim_mem_sched(&sp), (guint64)st[full].sched_bytes);
     }
     const char *what = nccl_algo_name(a);
     ck_assert_msg(t[0] == t[1], "%s %s %d nodes %d ch %" G_GUINT64_FORMAT " B: merged %.15g full %.15g", x->node.name,
