@@ -16,15 +16,15 @@
  * (LL: twice the data, LL128: 16/15, Simple: the data).
  *
  * Ties: Ring's and Tree's op ends at one picosecond send their slices
- * together, in the order of a key that the rotation of ncclsym.h maps to
- * itself (the sending node, its GPU less twice the channel's rotation,
- * the orbit's first channel, the lane's kind, the send), not in the order
- * their events were made. Where that rotation holds (full nodes of an
- * even number of GPUs, channels a multiple of it, Ring or Tree and not a
- * broadcast, the rotated routes checked link for link) a run simulates
- * one channel of each orbit on links merged by orbit, with the same
- * time and per-rank bytes as the full run, messages and bytes counted for
- * every channel, events, lanes and connections for those simulated.
+ * together, in the order of a key that the maps of ncclsym.h keep (the
+ * sending rank mapped back to its orbit's first channel, that channel,
+ * the lane's kind, the send), not in the order their events were made.
+ * Where the maps hold (full nodes of an even number of GPUs on NVSwitch,
+ * channels a multiple of it, Ring or Tree and not a broadcast, the mapped
+ * schedules and routes checked link for link) a run simulates one
+ * channel of each orbit on links merged by orbit, with the same time and
+ * per-rank bytes as the full run, messages and bytes counted for every
+ * channel, events, lanes and connections for those simulated.
  */
 #ifndef ARSIM_NCCLSIM_H
 #define ARSIM_NCCLSIM_H
