@@ -14,6 +14,17 @@
  * per-step latency before its slices leave; the network times the rest.
  * A call starts after its launch latency. Wire bytes are the protocol's
  * (LL: twice the data, LL128: 16/15, Simple: the data).
+ *
+ * Ties: Ring's and Tree's op ends at one picosecond send their slices
+ * together, in the order of a key that the maps of ncclsym.h keep (the
+ * sending rank mapped back to its orbit's first channel, that channel,
+ * the lane's kind, the send), not in the order their events were made.
+ * Where the maps hold (full nodes of an even number of GPUs on NVSwitch,
+ * channels a multiple of it, Ring or Tree and not a broadcast, the mapped
+ * schedules and routes checked link for link) a run simulates one
+ * channel of each orbit on links merged by orbit, with the same time and
+ * per-rank bytes as the full run, messages and bytes counted for every
+ * channel, events, lanes and connections for those simulated.
  */
 #ifndef ARSIM_NCCLSIM_H
 #define ARSIM_NCCLSIM_H
@@ -32,14 +43,17 @@ typedef struct {
     NcclChoice choice;         /* algorithm, protocol, channels */
     uint64_t *rank_bytes;      /* NULL, or nodes*ppn entries the run fills: the data bytes each rank sends (to
                                 * other GPUs and, NVLS, to the NVSwitch), bytes */
+    bool full;                 /* simulate every channel even where one channel an orbit would do (the oracle
+                                * the merged run is tested against; so does every run while the environment
+                                * has ARSIM_NCCL_FULL, for tests) */
 } NcclSimSpec;
 
 /* What a run did. */
 typedef struct {
-    uint64_t events;         /* events the Sim ran */
+    uint64_t events;         /* events the Sim ran (a merged run: of the channels simulated) */
     uint64_t msgs;           /* messages sent (slices, switch reductions and multicasts included) */
     uint64_t data_bytes;     /* data bytes those messages carried (before the protocol's wire overhead) */
-    uint64_t lanes, conns;   /* lanes and connections the schedule built */
+    uint64_t lanes, conns;   /* lanes and connections the schedule built (a merged run: one channel an orbit) */
     uint64_t sched_bytes;    /* bytes the schedule's own structures held (lanes, connections, the arrays
                               * sized from them), counted where they were allocated */
 } NcclSimStats;
@@ -56,8 +70,9 @@ uint64_t ncclsim_mem_sched(const NcclSimSpec *spec);
 /* Bytes one run of spec->choice on spec->topo holds: ncclsim_mem_sched,
  * GLib's rounding of its connection array to a power of two, the lanes'
  * GLib array while it is copied to its aligned home, a cached route a
- * connection, about two messages in flight a connection, and the Topo's
- * own structures (an estimate for --max-memory, io/memlimit.h). */
+ * connection (a merged run: h + 1, every channel's and its own, and the
+ * orbits' maps of links), about two messages in flight a connection, and
+ * the Topo's own structures (an estimate for --max-memory, io/memlimit.h). */
 uint64_t ncclsim_mem_estimate(const NcclSimSpec *spec);
 /* The most channels, at most spec's, whose ncclsim_mem_estimate (of spec
  * at that many channels) plus `other` bytes is at most `limit`; 0: not

@@ -189,10 +189,15 @@ START_TEST(memory_estimate)
             run(&x, N, m, NCCL_OP_ALLREDUCE, N == 1 ? NCCL_ALGO_NVLS : NCCL_ALGO_NVLSTREE, 5, 1 << 20, sent, &st);
         }
     NcclSimSpec a = {.topo = x.t, .cl = &x.cl, .nodes = 4, .ppn = 8, .op = NCCL_OP_ALLREDUCE, .bytes = 1 << 20,
-                     .choice = {.algo = NCCL_ALGO_RING, .proto = NCCL_PROTO_SIMPLE, .channels = 4}};
+                     .choice = {.algo = NCCL_ALGO_RING, .proto = NCCL_PROTO_SIMPLE, .channels = 4}, .full = true};
     NcclSimSpec b = a;
     b.choice.channels = 8;
     ck_assert_uint_eq(ncclsim_mem_sched(&b) - ncclsim_mem_sched(&a), ncclsim_mem_sched(&a) - 2 * 4 * sizeof(int32_t));
+    /* 8 channels merged (ncclsym.h): the lanes and connections of one channel an orbit of 4 */
+    NcclSimSpec bm = b;
+    bm.full = false;
+    ck_assert_uint_eq(ncclsim_mem_sched(&b) - ncclsim_mem_sched(&bm),
+                      3 * (ncclsim_mem_sched(&a) - 2 * 4 * sizeof(int32_t) - 4 * 32 * sizeof(int32_t)) / 2);
     ck_assert_uint_gt(ncclsim_mem_estimate(&b), ncclsim_mem_estimate(&a));
     fix_clear(&x);
 }

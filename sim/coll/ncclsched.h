@@ -1,0 +1,124 @@
+/* ncclsched — an NCCL run's state (ncclsim.h) and its schedules: per
+ * channel the lanes (a GPU's sequence of ops), the connections between
+ * them and each op's receives and sends, for Ring, Tree and NVLS; and,
+ * where ncclsym.h's orbits hold, one channel of each orbit on links
+ * merged by orbit. Private to ncclsim.c and ncclsched.c.
+ */
+#ifndef ARSIM_NCCLSCHED_H
+#define ARSIM_NCCLSCHED_H
+
+#include "coll/ncclsim.h"
+#include "coll/ncclroute.h"
+#include "coll/ncclsym.h"
+
+#define NS_TREE_PEERS 3             /* a tree op's most receives, and its most sends */
+
+typedef enum { LANE_TREE_UP, LANE_TREE_DOWN, LANE_TREE_ROOT, LANE_RING, LANE_NV_LD, LANE_NV_RES, LANE_SW_RED,
+               LANE_SW_MC } LaneKind;
+
+/* A connection: what it is (Conn) and, apart, its flow state (ConnQ):
+ * half a 64-byte line, all an op's start and a delivery touch of it. */
+typedef struct {
+    const TopoRoute *route;  /* borrowed from the route cache */
+    uint8_t hw;              /* NcclHw of the connection */
+    bool sw;                 /* to or from the NVSwitch (NVLS): at the switch's port rate */
+} Conn;
+
+typedef struct {
+    uint64_t sent, arrived, consumed;  /* slices */
+    int32_t send_wait;       /* a lane waiting for a free slot, or -1 */
+    int32_t recv_wait;       /* the receiving lane waiting for a slice, or -1 */
+} ConnQ;
+G_STATIC_ASSERT(sizeof(ConnQ) == 32);
+
+/* A lane: its fields fit one 64-byte line, as an event touches a lane at random. */
+typedef struct {
+    uint64_t idx, nops;      /* next op, ops in all */
+    uint64_t pend_data;      /* data bytes each pending send carries */
+    int32_t chan, who;       /* channel (its slot: Run.S); rank (or owner position) the lane belongs to */
+    uint8_t kind;            /* LaneKind */
+    bool busy;               /* between an op's start and its slices leaving */
+    uint8_t npend;           /* sends pending (their conns: Run.pend for NVLS, else the op's sends again) */
+    uint8_t tr_nrecv, tr_nsend; /* Tree: the receives and sends of every op of the lane */
+    int32_t tr_peer[2 * NS_TREE_PEERS]; /* Tree: their conns, receives from 0, sends from NS_TREE_PEERS */
+} Lane;
+G_STATIC_ASSERT(sizeof(Lane) == 64);
+
+typedef struct {
+    int nrecv, nsend;
+    int32_t *recv, *send;    /* maxpeer each */
+    uint64_t data;           /* data bytes each send carries */
+    double lat_us;           /* the op's latency before its slices leave */
+} Op;
+
+typedef struct {
+    const NcclSimSpec *sp;
+    Sim *sim;
+    Net *net;
+    NcclRoutes *routes;
+    int n, C, K, W;          /* ranks, channels, slices a chunk, slots a connection */
+    NcclSymMap map;          /* the orbits the tie key follows (map.h 1: none) */
+    NcclSymMap mm;           /* the orbits a merged run merges (mm.h == h) */
+    int h;                   /* channels an orbit a lane stands for: G or G/2 in a merged run, else 1 */
+    int S;                   /* channels simulated (slots): C / h; a lane's chan is its slot */
+    NcclSym *sym;            /* a merged run's orbits of links; NULL in a full run; owned */
+    GArray *batch;           /* Ring and Tree: the sends of the op ends at this picosecond (Send), or NULL */
+    uint64_t chunk, nloops;  /* chunk data bytes; loops */
+    uint64_t loop_span;      /* bytes a loop covers */
+    uint64_t total;          /* bytes the loops cover (S, or S/n for RS/AG ring) */
+    GArray *conns;           /* Conn */
+    ConnQ *cq;               /* [conn]: its flow state, 64-byte aligned, made once planned; owned */
+    GArray *lanes;           /* Lane, while planning; NULL after */
+    Lane *lane;              /* the lanes once planned, 64-byte aligned (one line each); owned */
+    guint nlanes;            /* their count */
+    int maxpeer;             /* the most sends or receives one op has */
+    int32_t *pend;           /* NVLS: [lane * maxpeer + i]: the conns of a lane's pending sends; else NULL (a
+                              * ring or tree op's sends follow from the lane and the op's index) */
+    int32_t *ring;           /* [s*n + pos]: rank at pos of slot s's ring (built for every channel, C*n
+                              * entries; a merged run keeps its slots' first) */
+    int32_t *tree;           /* [(s*n + r)*4 + i]: parent, child0, child1, child2 (-1 none); as ring */
+    int32_t *conn_up;        /* [s*n + r]: r -> its parent */
+    int32_t *conn_dn;        /* [s*n + r]: parent -> r */
+    int32_t *nv;             /* NVLS conns: [((c*4)+kind)*n + g] */
+    simtime_t end;
+    int live;                /* lanes not finished */
+    uint64_t msgs, data;
+    simtime_t lat_ps[3];     /* [NcclHw]: an op's latency (Ring's per-step figure for the protocol), ps */
+    simtime_t nv_lat_ps[2];  /* NVLS GPU lanes: a flag over NVLink, and a step that sends between nodes, ps */
+    uint64_t *sent;          /* spec's rank_bytes (NULL: not counted): data bytes each rank sent */
+    uint64_t held;           /* bytes of the int32 arrays allocated so far (ints_new) */
+    uint64_t memo_data;      /* the last data size wire_of converted (0: none yet), bytes */
+    uint64_t memo_wire[2];   /* its wire bytes: [0] on a link, [1] to or from the NVSwitch at its port rate */
+    Op scratch;
+} Run;
+
+/* A send waiting for the picosecond's other op ends (Run.batch). */
+typedef struct {
+    uint64_t key;            /* tie key (tie_key): the order they leave in */
+    int32_t conn;
+    uint64_t data;           /* data bytes */
+} Send;
+
+static inline uint64_t ncclsched_div_up(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+
+/* Slot s's channel: in a merged run the orbits' first channels (c % G < G/h), else s. */
+static inline int ncclsched_slot_chan(const Run *R, int s)
+{
+    int q = ncclsym_q(&R->mm);
+    return R->h > 1 ? s / q * R->mm.G + s % q : s;
+}
+
+/* k int32s, counted in R->held. */
+int32_t *ncclsched_ints(Run *R, uint64_t k);
+
+/* Channel by channel (a merged run: slot by slot), the lanes and
+ * connections of Ring, Tree (merging where the orbits hold) and NVLS. */
+void ncclsched_build_ring(Run *R);
+void ncclsched_build_tree(Run *R);
+void ncclsched_build_nvls(Run *R);
+/* Op idx of lane L: its receives, sends and data bytes, into o. */
+void ncclsched_op(Run *R, const Lane *L, uint64_t idx, Op *o);
+/* A merged run's per-rank bytes (Run.sent) made every channel's. */
+void ncclsched_unmerge_sent(Run *R);
+
+#endif
