@@ -17,6 +17,7 @@
 #include "train/trainnccl.h"
 #include "train/trainplan.h"
 
+#include "ncclref.h"
 #include "testfix.h"
 #include "testmain.h"
 
@@ -30,30 +31,7 @@
  * --size bytes takes, in ps, under force (algo, proto, channels). */
 static simtime_t oracle_op_ps(NcclOp op, uint64_t bytes, int algo, int proto, int channels, NcclChoice *choice)
 {
-    NodeSpec n;
-    char *err = NULL;
-    ck_assert_msg(node_load("dgx-h100", &n, &err), "%s", err);
-    NodeFabricSpec f;
-    node_fabric_init(&f);
-    f.nodes = 2;
-    TopoSpec spec;
-    topo_spec_init(&spec);
-    NodeCluster cl;
-    ck_assert_msg(node_cluster(&n, &f, &spec, &cl, &err), "%s", err);
-    Topo *t = topo_new(&spec, &err);
-    ck_assert_msg(t, "%s", err);
-    NcclSystem sys;
-    nccl_system_from_node(&n, 16, 2, &sys);
-    ck_assert_msg(nccl_tune(&sys, op, bytes, algo, proto, channels, choice, &err), "%s", err);
-    NcclSimSpec sp = {.topo = t, .cl = &cl, .nodes = 2, .ppn = 8, .op = op, .bytes = bytes,
-                      .choice = *choice};
-    double secs = ncclsim_time(&sp, NULL, &err);
-    ck_assert_msg(secs > 0, "%s", err);
-    topo_free(t);
-    node_cluster_clear(&cl);
-    topo_spec_clear(&spec);
-    node_spec_clear(&n);
-    return (simtime_t)llround(secs * 1e12);
+    return ncclref_ps("dgx-h100", 2, 2, 8, op, bytes, algo, proto, channels, choice);
 }
 
 static simtime_t oracle_ps(uint64_t bytes, int algo, int proto, int channels, NcclChoice *choice)
