@@ -32,14 +32,6 @@
 #define RESNET "model: resnet50\nprecision: fp16\nbatch: [64]\ncomm: {slowdown: 0}\n" \
                "iterations: {warmup: 1, measured: 1}\n"
 
-static TrainPlan *plan(const Scenario *s, int policy, int batch)
-{
-    char *err = NULL;
-    TrainPlan *p = trainplan_new(s, policy, batch, &err);
-    ck_assert_msg(p, "%s", err);
-    return p;
-}
-
 /* The calls of a unit of collective c, algorithm a, group g, 8000 elements. */
 static int calls_of(const Scenario *s, CollOp c, CollAlgo a, int g, TrainNcclCall *out, char **err)
 {
@@ -111,7 +103,7 @@ START_TEST(test_oracle)
 {
     Scenario *s = load(RESNET "cluster: {node: dgx-h100, nodes: 2}\npolicies:\n  - {name: h, overlap: fsdp, "
                        "sharding: hybrid_shard}\n");
-    TrainPlan *p = plan(s, 0, 64);
+    TrainPlan *p = plan_of(s, 0, 64);
     TrainOpts o = {.layers = true};
     TrainResult r;
     char *err = NULL;
@@ -192,7 +184,7 @@ START_TEST(test_traffic)
                                           g_array_index(ls, ModelLayer, ls->len - 2).params +
                                           g_array_index(ls, ModelLayer, ls->len - 1).params;
     uint64_t M = 2 * psi, G = 8, R = 4;
-    TrainPlan *p = plan(s, 0, 2);
+    TrainPlan *p = plan_of(s, 0, 2);
     ck_assert_uint_eq(p->comm_bytes, 2 * 7 * (3 * psi - root) / 8 + 2 * M * (R - 1) / (G * R));
     ck_assert_int_eq(p->nccl_sum.algos, 1u << NCCL_ALGO_RING);
     trainplan_free(p);

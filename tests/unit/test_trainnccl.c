@@ -39,14 +39,6 @@ static simtime_t oracle_ps(uint64_t bytes, int algo, int proto, int channels, Nc
     return oracle_op_ps(NCCL_OP_ALLREDUCE, bytes, algo, proto, channels, choice);
 }
 
-static TrainPlan *plan(const Scenario *s, int policy)
-{
-    char *err = NULL;
-    TrainPlan *p = trainplan_new(s, policy, 64, &err);
-    ck_assert_msg(p, "%s", err);
-    return p;
-}
-
 static simtime_t unit_ps(const TrainPlan *p, int u)
 {
     simtime_t d;
@@ -66,7 +58,7 @@ static void check_oracle(const char *policy, int algo, int proto, int channels)
 {
     char *y = g_strdup_printf(HEAD "policies:\n  - %s\n", policy);
     Scenario *s = load(y);
-    TrainPlan *p = plan(s, 0);
+    TrainPlan *p = plan_of(s, 0, 64);
     TrainOpts o = {.layers = true};
     TrainResult r;
     char *err = NULL;
@@ -149,7 +141,7 @@ START_TEST(test_hybrid_mapping)
     Scenario *s = load(HEAD "policies:\n  - {name: h, overlap: layer, algorithm: hybrid, nccl: {proto: simple},\n"
                             "     hybrid: {conv: butterfly, fc: ring, norm: tree, threshold: 4KiB},\n"
                             "     overrides: {conv1: rabenseifner}}\n");
-    TrainPlan *p = plan(s, 0);
+    TrainPlan *p = plan_of(s, 0, 64);
     int seen[LAYER_NKINDS] = {0}, small = 0, ov = 0;
     for (guint u = 0; u < p->units->len; u++) {
         const SyncUnit *su = unit(p, u);
@@ -187,7 +179,7 @@ END_TEST
 START_TEST(test_auto_least)
 {
     Scenario *s = load(HEAD "policies:\n  - {name: a, overlap: ddp, algorithm: auto}\n");
-    TrainPlan *p = plan(s, 0);
+    TrainPlan *p = plan_of(s, 0, 64);
     int nccl = 0;
     for (guint u = 0; u < p->units->len; u++) {
         const SyncUnit *su = unit(p, u);
@@ -254,7 +246,7 @@ END_TEST
 START_TEST(test_memo_once)
 {
     Scenario *s = load(HEAD "policies:\n  - {name: d, overlap: ddp}\n");
-    TrainPlan *p = plan(s, 0);
+    TrainPlan *p = plan_of(s, 0, 64);
     uint64_t ev = commnccl_events(p->nccl);
     ck_assert_uint_gt(ev, 0);   /* the selection filled each unit's choice */
     simtime_t a = unit_ps(p, 0), b = unit_ps(p, 0);
@@ -272,7 +264,7 @@ START_TEST(test_variation_waits)
     Scenario *s = load(HEAD "variation: {cv: 0.05, jitter: 20us}\npolicies:\n  - {name: d, overlap: ddp}\n"
                             "  - {name: l, overlap: layer, algorithm: nccl}\n");
     for (int k = 0; k < 2; k++) {
-        TrainPlan *p = plan(s, k);
+        TrainPlan *p = plan_of(s, k, 64);
         TrainOpts o = {.layers = true};
         TrainResult r;
         char *err = NULL;
@@ -301,7 +293,7 @@ END_TEST
 START_TEST(test_memo_ops)
 {
     Scenario *s = load(HEAD "policies:\n  - {name: d, overlap: ddp}\n");
-    TrainPlan *p = plan(s, 0);
+    TrainPlan *p = plan_of(s, 0, 64);
     const CollOp colls[] = {COLL_OP_ALLREDUCE, COLL_OP_REDUCE_SCATTER, COLL_OP_ALLGATHER, COLL_OP_BROADCAST};
     const NcclOp ops[] = {NCCL_OP_ALLREDUCE, NCCL_OP_REDUCESCATTER, NCCL_OP_ALLGATHER, NCCL_OP_BROADCAST};
     simtime_t seen[4];
