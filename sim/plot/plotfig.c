@@ -112,6 +112,15 @@ static const char *baseline_of(const PlotDims *d, const PlotGroup *g)
     return "";
 }
 
+/* Appends "; baseline=" and g's baseline policy (baseline_of(), "the
+ * baseline" when none) as a gnuplot string to the assignments v. */
+static void baseline_var(GString *v, const PlotDims *d, const PlotGroup *g)
+{
+    const char *bl = baseline_of(d, g);
+    g_string_append(v, "; baseline=");
+    plotgp_str(v, bl[0] ? bl : "the baseline");
+}
+
 /* " KEY=VALUE KEY2=VALUE2" (PlotDims.row_axes) as " VALUE VALUE2", short
  * enough for a bar's tick label (g_free). */
 static char *axes_values(const char *sfx)
@@ -197,10 +206,9 @@ static bool fig_batch(const PlotDims *d, PlotFigCtx *c, char **err)
         ok = draw(c, "iteration_vs_batch", base, lines->str, vars, title, g->label, err);
         g_free(base);
         g_free(vars);
-        const char *bl = baseline_of(d, g);
         GString *v = g_string_new(NULL);
-        g_string_append_printf(v, "nblocks=%d; baseline=", blocks);
-        plotgp_str(v, bl[0] ? bl : "the baseline");
+        g_string_append_printf(v, "nblocks=%d", blocks);
+        baseline_var(v, d, g);
         base = fig_name("speedup_vs_batch", gi, groups->len);
         ok = ok && draw(c, "speedup_vs_batch", base, lines->str, v->str, title, g->label, err);
         g_free(base);
@@ -322,9 +330,7 @@ static bool fig_memory_by(const PlotDims *d, PlotFigCtx *c, int x, bool gpus, gu
             GString *v = g_string_new(NULL);
             g_string_append_printf(v, "nblocks=%d; xlog=%d; nx=%u; xlab=", blocks, gpus, m->order->len);
             plotgp_str(v, gpus ? "GPUs" : "model");
-            const char *bl = baseline_of(d, g);
-            g_string_append(v, "; baseline=");
-            plotgp_str(v, bl[0] ? bl : "the baseline");
+            baseline_var(v, d, g);
             if (!gpus) {
                 g_string_append(v, "; xtics=");
                 tics(v, m);
@@ -557,14 +563,12 @@ static bool fig_whatif(const PlotDims *d, PlotFigCtx *c, char **err)
                 }
                 g_array_free(rs, TRUE);
             }
-            const char *bl = baseline_of(d, g);
             GString *v = g_string_new(NULL);
             g_string_append_printf(v, "nblocks=%d; nx=%u; xtics=", blocks, m->order->len);
             tics(v, m);
             g_string_append(v, "; xlab=");
             plotgp_str(v, m->label);
-            g_string_append(v, "; baseline=");
-            plotgp_str(v, bl[0] ? bl : "the baseline");
+            baseline_var(v, d, g);
             ok = draw_numbered(c, d, g, "speedup_vs_whatif", &drawn, t->str, v->str, err);
             g_string_free(v, TRUE);
             g_string_free(t, TRUE);
