@@ -29,32 +29,15 @@ Standard library only.
 import argparse
 import json
 import os
-import re
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-BASE = os.path.join(ROOT, "models", "llama3-8b.yaml")
+from llama3_base import ROOT, load_layers, layer_line, write_or_check
+
 MEAS = os.path.join(ROOT, "validate", "h100", "overlap", "run1", "llama.jsonl")
 OUT = os.path.join(ROOT, "models", "llama3-8b-h100.yaml")
 PEAK_FLOPS = 989e12     # H100 SXM dense bf16 tensor peak
 MEM_BPS = 3.35e12       # H100 SXM HBM3 bandwidth
 BATCH = 2
-
-LAYER_RE = re.compile(r"^  - \{name: ([^,]+), kind: (\w+), params: (\d+), tensors: (\[[^\]]*\]), "
-                      r"flops: (\d+), mem_bytes: (\d+), act_bytes: (\d+)\}$")
-
-
-def load_layers():
-    layers = []
-    with open(BASE) as f:
-        for line in f:
-            m = LAYER_RE.match(line.rstrip("\n"))
-            if m:
-                layers.append({"name": m.group(1), "kind": m.group(2), "params": int(m.group(3)),
-                               "tensors": m.group(4), "flops": int(m.group(5)), "mem_bytes": int(m.group(6)),
-                               "act_bytes": int(m.group(7))})
-    assert len(layers) == 131, len(layers)
-    return layers
 
 
 def load_parts():
@@ -70,10 +53,6 @@ def load_parts():
 def roofline(l):
     """Seconds per sample: the FLOP term or the bf16 memory term (mem_bytes counts fp32)."""
     return max(l["flops"] / PEAK_FLOPS, l["mem_bytes"] / 2 / MEM_BPS)
-
-
-def fmt(ms):
-    return "%.6g" % ms
 
 
 def generate():
@@ -112,9 +91,7 @@ def generate():
             b = 2 * f
         else:
             f, b = block["fwd_ms"] * share[leaf], block["bwd_ms"] * share[leaf]
-        out.append("  - {name: %s, kind: %s, params: %d, tensors: %s, flops: %d, mem_bytes: %d, act_bytes: %d, "
-                   "fwd_ms: %s, bwd_ms: %s}" % (name, l["kind"], l["params"], l["tensors"], l["flops"],
-                                                 l["mem_bytes"], l["act_bytes"], fmt(f), fmt(b)))
+        out.append(layer_line(l, l["act_bytes"], f, b))
     return "\n".join(out) + "\n"
 
 
@@ -122,15 +99,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--check", action="store_true", help="exit 1 if the committed file differs")
     a = ap.parse_args()
-    text = generate()
-    if a.check:
-        with open(OUT) as f:
-            same = f.read() == text
-        print("%s: %s" % (OUT, "up to date" if same else "differs"))
-        return 0 if same else 1
-    with open(OUT, "w") as f:
-        f.write(text)
-    return 0
+    return write_or_check(OUT, generate(), a.check)
 
 
 if __name__ == "__main__":

@@ -38,11 +38,10 @@ SAC saves.  Standard library only.
 import argparse
 import json
 import os
-import re
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-BASE = os.path.join(ROOT, "models", "llama3-8b.yaml")
+from llama3_base import ROOT, load_layers, layer_line, write_or_check
+
 RUN = os.path.join(ROOT, "validate", "h100", "overlap", "run1")
 OUT = os.path.join(ROOT, "models", "llama3-8b-titan.yaml")
 BATCH = 2
@@ -53,22 +52,6 @@ GT_BPS = 2.4e12             # torchtitan's H100: 96 GB HBM2e at 2.4 TB/s
 PEAK_700, PEAK_NVL = 989.0, 835.0   # dense bf16 TFLOP/s: H100 SXM (700 W), H100 NVL (400 W)
 POWER = (PEAK_NVL + (PEAK_700 - PEAK_NVL) * (500 - 400) / (700 - 400)) / PEAK_700
 SHAPES = {"llama3-8b": (4096, 32, 8, 14336), "llama3-70b": (8192, 64, 8, 28672)}
-
-LAYER_RE = re.compile(r"^  - \{name: ([^,]+), kind: (\w+), params: (\d+), tensors: (\[[^\]]*\]), "
-                      r"flops: (\d+), mem_bytes: (\d+), act_bytes: (\d+)\}$")
-
-
-def load_layers():
-    layers = []
-    with open(BASE) as f:
-        for line in f:
-            m = LAYER_RE.match(line.rstrip("\n"))
-            if m:
-                layers.append({"name": m.group(1), "kind": m.group(2), "params": int(m.group(3)),
-                               "tensors": m.group(4), "flops": int(m.group(5)), "mem_bytes": int(m.group(6)),
-                               "act_bytes": int(m.group(7))})
-    assert len(layers) == 131, len(layers)
-    return layers
 
 
 def load_rates():
@@ -214,10 +197,6 @@ def layer_times(gt, parts, layers):
     return out
 
 
-def fmt(ms):
-    return "%.6g" % ms
-
-
 def generate():
     layers = load_layers()
     rates, eff, parts, h100, gt = gpus()
@@ -244,9 +223,7 @@ def generate():
         leaf = name.split(".")[-1]
         act = sb[leaf] if name.startswith("layers.") else l["act_bytes"]
         f, b = times[name]
-        out.append("  - {name: %s, kind: %s, params: %d, tensors: %s, flops: %d, mem_bytes: %d, act_bytes: %d, "
-                   "fwd_ms: %s, bwd_ms: %s}" % (name, l["kind"], l["params"], l["tensors"], l["flops"],
-                                                 l["mem_bytes"], act, fmt(f * 1e3), fmt(b * 1e3)))
+        out.append(layer_line(l, act, f * 1e3, b * 1e3))
     return "\n".join(out) + "\n"
 
 
@@ -346,15 +323,7 @@ def main():
         for k, v in saved_bytes("llama3-8b").items():
             print("saved %s %d" % (k, v))
         return 0
-    text = generate()
-    if a.check:
-        with open(OUT) as f:
-            same = f.read() == text
-        print("%s: %s" % (OUT, "up to date" if same else "differs"))
-        return 0 if same else 1
-    with open(OUT, "w") as f:
-        f.write(text)
-    return 0
+    return write_or_check(OUT, generate(), a.check)
 
 
 if __name__ == "__main__":

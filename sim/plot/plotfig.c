@@ -41,6 +41,29 @@ static bool draw(PlotFigCtx *c, const char *script, const char *base, const char
     return ok;
 }
 
+/* draw() for group g of d: the figure titled by the group's fixed values,
+ * subtitled with its label. */
+static bool draw_group(PlotFigCtx *c, const PlotDims *d, const PlotGroup *g, const char *script, const char *base,
+                       const char *data, const char *vars, char **err)
+{
+    char *title = plotdims_title(d, g);
+    bool ok = draw(c, script, base, data, vars, title, g->label, err);
+    g_free(title);
+    return ok;
+}
+
+/* draw_group() into script-NN, NN the 1-based count *drawn, which it
+ * advances (whether or not drawing succeeded). */
+static bool draw_numbered(PlotFigCtx *c, const PlotDims *d, const PlotGroup *g, const char *script, guint *drawn,
+                          const char *data, const char *vars, char **err)
+{
+    char *base = g_strdup_printf("%s-%02u", script, *drawn + 1);
+    bool ok = draw_group(c, d, g, script, base, data, vars, err);
+    (*drawn)++;
+    g_free(base);
+    return ok;
+}
+
 /* Rows of group g with policy label p, sorted by the numeric value of
  * dim (one row per value: the first). */
 static GArray *policy_rows(const PlotDims *d, const PlotGroup *g, const char *p, int dim)
@@ -87,6 +110,15 @@ static const char *baseline_of(const PlotDims *d, const PlotGroup *g)
             return lab;
     }
     return "";
+}
+
+/* Appends "; baseline=" and g's baseline policy (baseline_of(), "the
+ * baseline" when none) as a gnuplot string to the assignments v. */
+static void baseline_var(GString *v, const PlotDims *d, const PlotGroup *g)
+{
+    const char *bl = baseline_of(d, g);
+    g_string_append(v, "; baseline=");
+    plotgp_str(v, bl[0] ? bl : "the baseline");
 }
 
 /* " KEY=VALUE KEY2=VALUE2" (PlotDims.row_axes) as " VALUE VALUE2", short
@@ -174,10 +206,9 @@ static bool fig_batch(const PlotDims *d, PlotFigCtx *c, char **err)
         ok = draw(c, "iteration_vs_batch", base, lines->str, vars, title, g->label, err);
         g_free(base);
         g_free(vars);
-        const char *bl = baseline_of(d, g);
         GString *v = g_string_new(NULL);
-        g_string_append_printf(v, "nblocks=%d; baseline=", blocks);
-        plotgp_str(v, bl[0] ? bl : "the baseline");
+        g_string_append_printf(v, "nblocks=%d", blocks);
+        baseline_var(v, d, g);
         base = fig_name("speedup_vs_batch", gi, groups->len);
         ok = ok && draw(c, "speedup_vs_batch", base, lines->str, v->str, title, g->label, err);
         g_free(base);
@@ -231,11 +262,10 @@ static bool fig_scaling(const PlotDims *d, PlotFigCtx *c, char **err)
             g_array_free(rs, TRUE);
         }
         if (most >= 2) {
-            char *title = plotdims_title(d, g), *base = fig_name("scaling", drawn, groups->len);
+            char *base = fig_name("scaling", drawn, groups->len);
             char *vars = g_strdup_printf("nblocks=%d", blocks);
-            ok = draw(c, "scaling", base, t->str, vars, title, g->label, err);
+            ok = draw_group(c, d, g, "scaling", base, t->str, vars, err);
             drawn++;
-            g_free(title);
             g_free(base);
             g_free(vars);
         }
@@ -300,18 +330,12 @@ static bool fig_memory_by(const PlotDims *d, PlotFigCtx *c, int x, bool gpus, gu
             GString *v = g_string_new(NULL);
             g_string_append_printf(v, "nblocks=%d; xlog=%d; nx=%u; xlab=", blocks, gpus, m->order->len);
             plotgp_str(v, gpus ? "GPUs" : "model");
-            const char *bl = baseline_of(d, g);
-            g_string_append(v, "; baseline=");
-            plotgp_str(v, bl[0] ? bl : "the baseline");
+            baseline_var(v, d, g);
             if (!gpus) {
                 g_string_append(v, "; xtics=");
                 tics(v, m);
             }
-            char *title = plotdims_title(d, g), *named = g_strdup_printf("memory-%02u", *drawn + 1);
-            ok = draw(c, "memory", named, t->str, v->str, title, g->label, err);
-            (*drawn)++;
-            g_free(title);
-            g_free(named);
+            ok = draw_numbered(c, d, g, "memory", drawn, t->str, v->str, err);
             g_string_free(v, TRUE);
         }
         g_string_free(t, TRUE);
@@ -443,9 +467,8 @@ static bool fig_best(const PlotDims *d, PlotFigCtx *c, char **err)
             plotgp_str(v, mx->field && strcmp(mx->label, "batch") == 0 ? "per-GPU batch size (samples)" : mx->label);
             g_string_append(v, "; ylab=");
             plotgp_str(v, my->field && strcmp(my->label, "batch") == 0 ? "per-GPU batch size (samples)" : my->label);
-            char *title = plotdims_title(d, g), *base = fig_name("best_policy", gi, groups->len);
-            ok = draw(c, "best_policy", base, t->str, v->str, title, g->label, err);
-            g_free(title);
+            char *base = fig_name("best_policy", gi, groups->len);
+            ok = draw_group(c, d, g, "best_policy", base, t->str, v->str, err);
             g_free(base);
             g_string_free(v, TRUE);
             g_string_free(t, TRUE);
@@ -490,10 +513,9 @@ static bool fig_cdf(const PlotDims *d, PlotFigCtx *c, char **err)
             g_array_free(v, TRUE);
             blocks++;
         }
-        char *title = plotdims_title(d, g), *base = fig_name("iteration_cdf", gi, groups->len);
+        char *base = fig_name("iteration_cdf", gi, groups->len);
         char *vars = g_strdup_printf("nblocks=%d", blocks);
-        ok = draw(c, "iteration_cdf", base, t->str, vars, title, g->label, err);
-        g_free(title);
+        ok = draw_group(c, d, g, "iteration_cdf", base, t->str, vars, err);
         g_free(base);
         g_free(vars);
         g_string_free(t, TRUE);
@@ -541,19 +563,13 @@ static bool fig_whatif(const PlotDims *d, PlotFigCtx *c, char **err)
                 }
                 g_array_free(rs, TRUE);
             }
-            const char *bl = baseline_of(d, g);
             GString *v = g_string_new(NULL);
             g_string_append_printf(v, "nblocks=%d; nx=%u; xtics=", blocks, m->order->len);
             tics(v, m);
             g_string_append(v, "; xlab=");
             plotgp_str(v, m->label);
-            g_string_append(v, "; baseline=");
-            plotgp_str(v, bl[0] ? bl : "the baseline");
-            char *title = plotdims_title(d, g), *named = g_strdup_printf("speedup_vs_whatif-%02u", drawn + 1);
-            ok = draw(c, "speedup_vs_whatif", named, t->str, v->str, title, g->label, err);
-            drawn++;
-            g_free(title);
-            g_free(named);
+            baseline_var(v, d, g);
+            ok = draw_numbered(c, d, g, "speedup_vs_whatif", &drawn, t->str, v->str, err);
             g_string_free(v, TRUE);
             g_string_free(t, TRUE);
         }

@@ -6,21 +6,35 @@
 #include "plot/plotdims.h"
 #include "report/reportplot.h"
 
+#include "testfix.h"
 #include "testmain.h"
 
 #include <check.h>
 #include <glib/gstdio.h>
 #include <string.h>
-#include <unistd.h>
 
-static char *write_tmp(const char *text)
+/* A results.jsonl text in a temporary file, read, and its dimensions. */
+typedef struct {
+    char *path;     /* the temporary file (unlinked by loaded_clear) */
+    PlotData pd;    /* what reportplot_load read from it */
+    PlotDims *d;    /* pd's dimensions */
+} Loaded;
+
+static void loaded_init(Loaded *l, const char *text)
 {
-    char *path = NULL;
-    int fd = g_file_open_tmp("plotXXXXXX.json", &path, NULL);
-    ck_assert_int_ge(fd, 0);
-    ck_assert(write(fd, text, strlen(text)) == (ssize_t)strlen(text));
-    close(fd);
-    return path;
+    char *err = NULL;
+    l->path = tmp_file(text, "plotXXXXXX.json");
+    reportplot_init(&l->pd);
+    ck_assert_msg(reportplot_load(l->path, &l->pd, &err), "%s", err);
+    l->d = plotdims_new(&l->pd);
+}
+
+static void loaded_clear(Loaded *l)
+{
+    plotdims_free(l->d);
+    reportplot_clear(&l->pd);
+    g_unlink(l->path);
+    g_free(l->path);
 }
 
 /* One results.jsonl line for nodes n, bandwidth text bw: two batches x
@@ -48,13 +62,12 @@ START_TEST(test_sweep_rows_and_groups)
     for (int n = 8; n <= 16; n *= 2)
         for (int k = 0; k < 2; k++)
             add_line(s, idx++, n, k ? "10Gbps" : "1Gbps");
-    char *path = write_tmp(s->str), *err = NULL;
-    PlotData pd;
-    reportplot_init(&pd);
-    ck_assert_msg(reportplot_load(path, &pd, &err), "%s", err);
-    ck_assert_uint_eq(pd.rows->len, 4 * 4);
-    ck_assert_uint_eq(pd.axes->len, 2);
-    PlotDims *d = plotdims_new(&pd);
+    Loaded w;
+    loaded_init(&w, s->str);
+    const PlotData *pd = &w.pd;
+    PlotDims *d = w.d;
+    ck_assert_uint_eq(pd->rows->len, 4 * 4);
+    ck_assert_uint_eq(pd->axes->len, 2);
     ck_assert_uint_eq(d->policies->len, 2);
     ck_assert_str_eq(g_ptr_array_index(d->policies, 1), "thesis (layer, ring)");
     /* batch figures: one image per (nodes, bandwidth); world and the
@@ -75,10 +88,7 @@ START_TEST(test_sweep_rows_and_groups)
     ck_assert_uint_eq(g->len, 2 * 2);
     ck_assert_str_eq(((PlotGroup *)g_ptr_array_index(g, 0))->label, "cluster.link.bandwidth=1Gbps, batch=16");
     g_ptr_array_free(g, TRUE);
-    plotdims_free(d);
-    reportplot_clear(&pd);
-    g_unlink(path);
-    g_free(path);
+    loaded_clear(&w);
     g_string_free(s, TRUE);
 }
 END_TEST
@@ -105,11 +115,10 @@ START_TEST(test_policy_axes)
                                        p ? 1000 + k : 5000, p ? "true" : "false");
             g_string_append(s, "]}\n");
         }
-    char *path = write_tmp(s->str), *err = NULL;
-    PlotData pd;
-    reportplot_init(&pd);
-    ck_assert_msg(reportplot_load(path, &pd, &err), "%s", err);
-    PlotDims *d = plotdims_new(&pd);
+    Loaded w;
+    loaded_init(&w, s->str);
+    const PlotData *pd = &w.pd;
+    PlotDims *d = w.d;
     ck_assert_uint_eq(d->policies->len, 3);
     ck_assert_str_eq(g_ptr_array_index(d->policies, 0), "ddp (ddp, ring)");
     ck_assert_str_eq(g_ptr_array_index(d->policies, 1), "fsdp (fsdp, ring) sharding=full_shard");
@@ -119,27 +128,26 @@ START_TEST(test_policy_axes)
     GPtrArray *g = plotdims_groups(d, xw, 1);
     ck_assert_uint_eq(g->len, 1);
     g_ptr_array_free(g, TRUE);
-    const PlotRow *r0 = g_ptr_array_index(pd.rows, 0), *r1 = g_ptr_array_index(pd.rows, 3);
+    const PlotRow *r0 = g_ptr_array_index(pd->rows, 0), *r1 = g_ptr_array_index(pd->rows, 3);
     ck_assert_double_eq(r0->memory_bytes, 5000);
     ck_assert(r0->memory_over);
     ck_assert_double_eq(r1->memory_bytes, 1001);
     ck_assert(!r1->memory_over);
-    plotdims_free(d);
-    reportplot_clear(&pd);
-    g_unlink(path);
-    g_free(path);
+    loaded_clear(&w);
     g_string_free(s, TRUE);
 }
 END_TEST
 
 START_TEST(test_run_json_and_trace)
 {
-    char *run = write_tmp("{\n\t\"scenario\": {\"name\": \"x\"},\n\t\"results\": [{\"batch\": 32, \"policy\": \"a\", "
-                          "\"iteration_s\": 1, \"compute_s\": 0.5, \"comm_s\": 0.7, \"exposed_comm_s\": 0.5}]\n}\n");
-    char *trace = write_tmp("{\"traceEvents\": [{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 0},"
-                            "{\"name\": \"fc6\", \"ph\": \"X\", \"pid\": 0, \"tid\": 1, \"ts\": 10, \"dur\": 5},"
-                            "{\"name\": \"fwd\", \"ph\": \"X\", \"pid\": 3, \"tid\": 0, \"ts\": 0, \"dur\": 8}],"
-                            "\"otherData\": {\"scenario\": \"s\", \"policy\": \"p\", \"batch\": 32}}");
+    char *run = tmp_file("{\n\t\"scenario\": {\"name\": \"x\"},\n\t\"results\": [{\"batch\": 32, \"policy\": \"a\", "
+                         "\"iteration_s\": 1, \"compute_s\": 0.5, \"comm_s\": 0.7, \"exposed_comm_s\": 0.5}]\n}\n",
+                         "plotXXXXXX.json");
+    char *trace = tmp_file("{\"traceEvents\": [{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 0},"
+                           "{\"name\": \"fc6\", \"ph\": \"X\", \"pid\": 0, \"tid\": 1, \"ts\": 10, \"dur\": 5},"
+                           "{\"name\": \"fwd\", \"ph\": \"X\", \"pid\": 3, \"tid\": 0, \"ts\": 0, \"dur\": 8}],"
+                           "\"otherData\": {\"scenario\": \"s\", \"policy\": \"p\", \"batch\": 32}}",
+                           "plotXXXXXX.json");
     char *err = NULL;
     PlotData pd;
     reportplot_init(&pd);
@@ -181,7 +189,7 @@ START_TEST(test_errors)
         {"{\"traceEvents\": [{\"ph\": \"X\", \"pid\": 0}]}", ":1:1: ", "no number 'tid'"},
     };
     for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
-        char *path = write_tmp(cases[i].text), *err = NULL;
+        char *path = tmp_file(cases[i].text, "plotXXXXXX.json"), *err = NULL;
         PlotData pd;
         reportplot_init(&pd);
         ck_assert_msg(!reportplot_load(path, &pd, &err), "case %zu loaded", i);

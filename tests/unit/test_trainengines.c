@@ -148,6 +148,19 @@ static void same_result(const TrainResult *a, const TrainResult *b)
     same_spans(a->spans, b->spans);
 }
 
+/* Policy p of s at batch 32 run by the memo engine into *a and the
+ * per-rank engine into *b, layers and trace on: every field equal. The
+ * caller clears both (train_result_clear). */
+static void run_both(const Scenario *s, int p, TrainResult *a, TrainResult *b)
+{
+    char *err = NULL;
+    TrainOpts memo = {.layers = true, .trace = true};
+    TrainOpts rank = {.layers = true, .trace = true, .per_rank = true};
+    ck_assert_msg(train_run(s, 32, p, &memo, a, &err), "%s", err);
+    ck_assert_msg(train_run(s, 32, p, &rank, b, &err), "%s", err);
+    same_result(a, b);
+}
+
 typedef struct {
     SyncGate release, need;  /* unit 0's gates; release layer -1: its own (the backward of its lowest layer) */
 } GateEdit;
@@ -321,12 +334,7 @@ START_TEST(test_engines_agree)
             Scenario *s = scenario_of(c, m);
             for (guint p = 0; p < s->policies->len; p++) {
                 TrainResult a, b;
-                char *err = NULL;
-                TrainOpts memo = {.layers = true, .trace = true};
-                TrainOpts rank = {.layers = true, .trace = true, .per_rank = true};
-                ck_assert_msg(train_run(s, 32, (int)p, &memo, &a, &err), "%s", err);
-                ck_assert_msg(train_run(s, 32, (int)p, &rank, &b, &err), "%s", err);
-                same_result(&a, &b);
+                run_both(s, (int)p, &a, &b);
                 /* train.h's identity: exposed = iteration - (compute + slowdown), at least 0 */
                 double busy = b.compute_s + b.slowdown_s;
                 ck_assert_double_eq(b.exposed_comm_s, b.iteration_s > busy ? b.iteration_s - busy : 0);
@@ -363,12 +371,7 @@ START_TEST(test_live_slowed)
         ck_assert_uint_eq(s->policies->len, 5);
         for (guint p = 0; p < s->policies->len; p++) {
             TrainResult a, b;
-            char *err = NULL;
-            TrainOpts memo = {.layers = true, .trace = true};
-            TrainOpts rank = {.layers = true, .trace = true, .per_rank = true};
-            ck_assert_msg(train_run(s, 32, (int)p, &memo, &a, &err), "%s", err);
-            ck_assert_msg(train_run(s, 32, (int)p, &rank, &b, &err), "%s", err);
-            same_result(&a, &b);
+            run_both(s, (int)p, &a, &b);
             iter[m][p] = a.iteration_s;
             train_result_clear(&a);
             train_result_clear(&b);

@@ -21,6 +21,7 @@
 #include "train/trainnccl.h"
 #include "train/trainplan.h"
 
+#include "ncclref.h"
 #include "testfix.h"
 #include "testmain.h"
 
@@ -30,45 +31,6 @@
 #define LLAMA "model: llama3-8b\nprecision: bf16\nbatch: [2]\n"
 #define RESNET "model: resnet50\nprecision: fp16\nbatch: [64]\ncomm: {slowdown: 0}\n" \
                "iterations: {warmup: 1, measured: 1}\n"
-
-/* What `arsim collective --algo nccl --node NAME --nodes cl_nodes
- * --ranks nodes*ppn` takes for op on `bytes`, in ps, with the tuner's
- * choice (nodes = cl_nodes there). */
-static simtime_t oracle_ps(const char *node, int cl_nodes, int nodes, int ppn, NcclOp op, uint64_t bytes,
-                           NcclChoice *choice)
-{
-    NodeSpec n;
-    char *err = NULL;
-    ck_assert_msg(node_load(node, &n, &err), "%s", err);
-    NodeFabricSpec f;
-    node_fabric_init(&f);
-    f.nodes = cl_nodes;
-    TopoSpec spec;
-    topo_spec_init(&spec);
-    NodeCluster cl;
-    ck_assert_msg(node_cluster(&n, &f, &spec, &cl, &err), "%s", err);
-    Topo *t = topo_new(&spec, &err);
-    ck_assert_msg(t, "%s", err);
-    NcclSystem sys;
-    nccl_system_from_node(&n, nodes * ppn, nodes, &sys);
-    ck_assert_msg(nccl_tune(&sys, op, bytes, -1, -1, 0, choice, &err), "%s", err);
-    NcclSimSpec sp = {.topo = t, .cl = &cl, .nodes = nodes, .ppn = ppn, .op = op, .bytes = bytes, .choice = *choice};
-    double secs = ncclsim_time(&sp, NULL, &err);
-    ck_assert_msg(secs > 0, "%s", err);
-    topo_free(t);
-    node_cluster_clear(&cl);
-    topo_spec_clear(&spec);
-    node_spec_clear(&n);
-    return (simtime_t)llround(secs * 1e12);
-}
-
-static TrainPlan *plan(const Scenario *s, int policy, int batch)
-{
-    char *err = NULL;
-    TrainPlan *p = trainplan_new(s, policy, batch, &err);
-    ck_assert_msg(p, "%s", err);
-    return p;
-}
 
 /* The calls of a unit of collective c, algorithm a, group g, 8000 elements. */
 static int calls_of(const Scenario *s, CollOp c, CollAlgo a, int g, TrainNcclCall *out, char **err)
@@ -141,7 +103,7 @@ START_TEST(test_oracle)
 {
     Scenario *s = load(RESNET "cluster: {node: dgx-h100, nodes: 2}\npolicies:\n  - {name: h, overlap: fsdp, "
                        "sharding: hybrid_shard}\n");
-    TrainPlan *p = plan(s, 0, 64);
+    TrainPlan *p = plan_of(s, 0, 64);
     TrainOpts o = {.layers = true};
     TrainResult r;
     char *err = NULL;
@@ -152,14 +114,14 @@ START_TEST(test_oracle)
         const SyncUnit *su = &g_array_index(p->units, SyncUnit, u);
         uint64_t bytes = su->elems * (uint64_t)s->elem_bytes;
         NcclChoice in, across;
-        simtime_t want = oracle_ps("dgx-h100", 1, 1, 8, trainnccl_op(su->coll), bytes, &in);
+        simtime_t want = ncclref_ps("dgx-h100", 1, 1, 8, trainnccl_op(su->coll), bytes, -1, -1, 0, &in);
         ck_assert(su->nccl.on);
         ck_assert_int_eq(su->nccl.choice.algo, in.algo);
         ck_assert_int_eq(su->nccl.choice.channels, in.channels);
         if (su->coll == COLL_OP_REDUCE_SCATTER) {
             rs++;
-            want += oracle_ps("dgx-h100", 2, 2, 1, NCCL_OP_ALLREDUCE, (su->elems + 7) / 8 * (uint64_t)s->elem_bytes,
-                              &across);
+            want += ncclref_ps("dgx-h100", 2, 2, 1, NCCL_OP_ALLREDUCE, (su->elems + 7) / 8 * (uint64_t)s->elem_bytes,
+                               -1, -1, 0, &across);
             ck_assert_int_eq(su->nccl.calls, 2);
             ck_assert_int_eq(su->nccl.next.algo, across.algo);
             ck_assert_int_eq(su->nccl.next.proto, across.proto);
@@ -222,7 +184,7 @@ START_TEST(test_traffic)
                                           g_array_index(ls, ModelLayer, ls->len - 2).params +
                                           g_array_index(ls, ModelLayer, ls->len - 1).params;
     uint64_t M = 2 * psi, G = 8, R = 4;
-    TrainPlan *p = plan(s, 0, 2);
+    TrainPlan *p = plan_of(s, 0, 2);
     ck_assert_uint_eq(p->comm_bytes, 2 * 7 * (3 * psi - root) / 8 + 2 * M * (R - 1) / (G * R));
     ck_assert_int_eq(p->nccl_sum.algos, 1u << NCCL_ALGO_RING);
     trainplan_free(p);

@@ -17,6 +17,7 @@
 #include "train/trainnccl.h"
 #include "train/trainplan.h"
 
+#include "ncclref.h"
 #include "testfix.h"
 #include "testmain.h"
 
@@ -30,43 +31,12 @@
  * --size bytes takes, in ps, under force (algo, proto, channels). */
 static simtime_t oracle_op_ps(NcclOp op, uint64_t bytes, int algo, int proto, int channels, NcclChoice *choice)
 {
-    NodeSpec n;
-    char *err = NULL;
-    ck_assert_msg(node_load("dgx-h100", &n, &err), "%s", err);
-    NodeFabricSpec f;
-    node_fabric_init(&f);
-    f.nodes = 2;
-    TopoSpec spec;
-    topo_spec_init(&spec);
-    NodeCluster cl;
-    ck_assert_msg(node_cluster(&n, &f, &spec, &cl, &err), "%s", err);
-    Topo *t = topo_new(&spec, &err);
-    ck_assert_msg(t, "%s", err);
-    NcclSystem sys;
-    nccl_system_from_node(&n, 16, 2, &sys);
-    ck_assert_msg(nccl_tune(&sys, op, bytes, algo, proto, channels, choice, &err), "%s", err);
-    NcclSimSpec sp = {.topo = t, .cl = &cl, .nodes = 2, .ppn = 8, .op = op, .bytes = bytes,
-                      .choice = *choice};
-    double secs = ncclsim_time(&sp, NULL, &err);
-    ck_assert_msg(secs > 0, "%s", err);
-    topo_free(t);
-    node_cluster_clear(&cl);
-    topo_spec_clear(&spec);
-    node_spec_clear(&n);
-    return (simtime_t)llround(secs * 1e12);
+    return ncclref_ps("dgx-h100", 2, 2, 8, op, bytes, algo, proto, channels, choice);
 }
 
 static simtime_t oracle_ps(uint64_t bytes, int algo, int proto, int channels, NcclChoice *choice)
 {
     return oracle_op_ps(NCCL_OP_ALLREDUCE, bytes, algo, proto, channels, choice);
-}
-
-static TrainPlan *plan(const Scenario *s, int policy)
-{
-    char *err = NULL;
-    TrainPlan *p = trainplan_new(s, policy, 64, &err);
-    ck_assert_msg(p, "%s", err);
-    return p;
 }
 
 static simtime_t unit_ps(const TrainPlan *p, int u)
@@ -88,7 +58,7 @@ static void check_oracle(const char *policy, int algo, int proto, int channels)
 {
     char *y = g_strdup_printf(HEAD "policies:\n  - %s\n", policy);
     Scenario *s = load(y);
-    TrainPlan *p = plan(s, 0);
+    TrainPlan *p = plan_of(s, 0, 64);
     TrainOpts o = {.layers = true};
     TrainResult r;
     char *err = NULL;
@@ -171,7 +141,7 @@ START_TEST(test_hybrid_mapping)
     Scenario *s = load(HEAD "policies:\n  - {name: h, overlap: layer, algorithm: hybrid, nccl: {proto: simple},\n"
                             "     hybrid: {conv: butterfly, fc: ring, norm: tree, threshold: 4KiB},\n"
                             "     overrides: {conv1: rabenseifner}}\n");
-    TrainPlan *p = plan(s, 0);
+    TrainPlan *p = plan_of(s, 0, 64);
     int seen[LAYER_NKINDS] = {0}, small = 0, ov = 0;
     for (guint u = 0; u < p->units->len; u++) {
         const SyncUnit *su = unit(p, u);
@@ -209,7 +179,7 @@ END_TEST
 START_TEST(test_auto_least)
 {
     Scenario *s = load(HEAD "policies:\n  - {name: a, overlap: ddp, algorithm: auto}\n");
-    TrainPlan *p = plan(s, 0);
+    TrainPlan *p = plan_of(s, 0, 64);
     int nccl = 0;
     for (guint u = 0; u < p->units->len; u++) {
         const SyncUnit *su = unit(p, u);
@@ -276,7 +246,7 @@ END_TEST
 START_TEST(test_memo_once)
 {
     Scenario *s = load(HEAD "policies:\n  - {name: d, overlap: ddp}\n");
-    TrainPlan *p = plan(s, 0);
+    TrainPlan *p = plan_of(s, 0, 64);
     uint64_t ev = commnccl_events(p->nccl);
     ck_assert_uint_gt(ev, 0);   /* the selection filled each unit's choice */
     simtime_t a = unit_ps(p, 0), b = unit_ps(p, 0);
@@ -294,7 +264,7 @@ START_TEST(test_variation_waits)
     Scenario *s = load(HEAD "variation: {cv: 0.05, jitter: 20us}\npolicies:\n  - {name: d, overlap: ddp}\n"
                             "  - {name: l, overlap: layer, algorithm: nccl}\n");
     for (int k = 0; k < 2; k++) {
-        TrainPlan *p = plan(s, k);
+        TrainPlan *p = plan_of(s, k, 64);
         TrainOpts o = {.layers = true};
         TrainResult r;
         char *err = NULL;
@@ -323,7 +293,7 @@ END_TEST
 START_TEST(test_memo_ops)
 {
     Scenario *s = load(HEAD "policies:\n  - {name: d, overlap: ddp}\n");
-    TrainPlan *p = plan(s, 0);
+    TrainPlan *p = plan_of(s, 0, 64);
     const CollOp colls[] = {COLL_OP_ALLREDUCE, COLL_OP_REDUCE_SCATTER, COLL_OP_ALLGATHER, COLL_OP_BROADCAST};
     const NcclOp ops[] = {NCCL_OP_ALLREDUCE, NCCL_OP_REDUCESCATTER, NCCL_OP_ALLGATHER, NCCL_OP_BROADCAST};
     simtime_t seen[4];

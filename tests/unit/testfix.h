@@ -1,10 +1,11 @@
 /* testfix — fixtures the suites share: a scenario read from YAML text,
- * and a temporary file holding a text. Header-only, static functions;
- * failures end the test (Check). */
+ * its sync plan, and a temporary file holding a text. Header-only,
+ * static functions; failures end the test (Check). */
 #ifndef ARSIM_TESTFIX_H
 #define ARSIM_TESTFIX_H
 
 #include "train/scenario.h"
+#include "train/trainplan.h"
 
 #include <check.h>
 #include <glib.h>
@@ -20,6 +21,16 @@ static inline Scenario *load(const char *yaml)
     Scenario *s = scenario_from_cfg(root, &err);
     ck_assert_msg(s, "%s", err);
     return s;
+}
+
+/* The plan of policy `policy` of s at `batch` (trainplan_new); the caller
+ * frees it (trainplan_free). */
+static inline TrainPlan *plan_of(const Scenario *s, int policy, int batch)
+{
+    char *err = NULL;
+    TrainPlan *p = trainplan_new(s, policy, batch, &err);
+    ck_assert_msg(p, "%s", err);
+    return p;
 }
 
 /* Writes text to a new temporary file named after pattern (g_file_open_tmp);
