@@ -127,7 +127,10 @@ static void shift_of(const NcclSymMap *m, int o, int *d, bool *relabel)
     *relabel = m->h == m->G && o % 2;
 }
 
-int ncclsym_fwd(const NcclSymMap *m, int r, int o)
+/* Rank r moved by the o-th channel's rotation, dir +1 forward, -1 back
+ * (the inverse): GPUs by the shift, nodes by NCCL's second-tree
+ * relabelling (k + 1 mod N for odd N, its own inverse N - 1 - k else). */
+static int move(const NcclSymMap *m, int r, int o, int dir)
 {
     if (m->h <= 1)
         return r;
@@ -135,21 +138,13 @@ int ncclsym_fwd(const NcclSymMap *m, int r, int o)
     bool rl;
     shift_of(m, o, &d, &rl);
     if (rl)
-        k = N % 2 ? (k + 1) % N : N - 1 - k;
-    return k * m->G + (g + d) % m->G;
+        k = N % 2 ? (k + dir + N) % N : N - 1 - k;
+    return k * m->G + ((g + dir * d) % m->G + m->G) % m->G;
 }
 
-int ncclsym_back(const NcclSymMap *m, int r, int o)
-{
-    if (m->h <= 1)
-        return r;
-    int d, k = r / m->G, g = r % m->G, N = m->nodes;
-    bool rl;
-    shift_of(m, o, &d, &rl);
-    if (rl)
-        k = N % 2 ? (k + N - 1) % N : N - 1 - k;
-    return k * m->G + ((g - d) % m->G + m->G) % m->G;
-}
+int ncclsym_fwd(const NcclSymMap *m, int r, int o) { return move(m, r, o, 1); }
+
+int ncclsym_back(const NcclSymMap *m, int r, int o) { return move(m, r, o, -1); }
 
 bool ncclsym_rings_match(const NcclSymMap *m, const int32_t *ring, int n, int C)
 {
