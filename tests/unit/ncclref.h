@@ -10,6 +10,39 @@
 #include <check.h>
 #include <math.h>
 
+/* A cluster of `nodes` nodes of node file `name` (leaf radix `radix`, 0:
+ * the fabric's default, as the commands build it) and
+ * its Topo, for suites that run ncclsim on it; ncclfix_clear frees it. */
+typedef struct {
+    NodeSpec node;
+    TopoSpec spec;
+    NodeCluster cl;
+    Topo *t;
+} NcclFix;
+
+static inline void ncclfix_init(NcclFix *x, const char *name, int nodes, int radix)
+{
+    char *err = NULL;
+    ck_assert_msg(node_load(name, &x->node, &err), "%s", err);
+    NodeFabricSpec f;
+    node_fabric_init(&f);
+    f.nodes = nodes;
+    if (radix > 0)
+        f.leaf_radix = radix;
+    topo_spec_init(&x->spec);
+    ck_assert_msg(node_cluster(&x->node, &f, &x->spec, &x->cl, &err), "%s", err);
+    x->t = topo_new(&x->spec, &err);
+    ck_assert_msg(x->t, "%s", err);
+}
+
+static inline void ncclfix_clear(NcclFix *x)
+{
+    topo_free(x->t);
+    topo_spec_clear(&x->spec);
+    node_cluster_clear(&x->cl);
+    node_spec_clear(&x->node);
+}
+
 /* What `arsim collective --algo nccl --node NAME --nodes cl_nodes --ranks
  * nodes*ppn` takes for op on `bytes`, in ps, under the tuner's choice
  * forced as nccl_tune() takes algo, proto and channels (-1, -1, 0: free),
@@ -17,28 +50,17 @@
 static inline simtime_t ncclref_ps(const char *node, int cl_nodes, int nodes, int ppn, NcclOp op, uint64_t bytes,
                                    int algo, int proto, int channels, NcclChoice *choice)
 {
-    NodeSpec n;
+    NcclFix x;
+    ncclfix_init(&x, node, cl_nodes, 0);
     char *err = NULL;
-    ck_assert_msg(node_load(node, &n, &err), "%s", err);
-    NodeFabricSpec f;
-    node_fabric_init(&f);
-    f.nodes = cl_nodes;
-    TopoSpec spec;
-    topo_spec_init(&spec);
-    NodeCluster cl;
-    ck_assert_msg(node_cluster(&n, &f, &spec, &cl, &err), "%s", err);
-    Topo *t = topo_new(&spec, &err);
-    ck_assert_msg(t, "%s", err);
     NcclSystem sys;
-    nccl_system_from_node(&n, nodes * ppn, nodes, &sys);
+    nccl_system_from_node(&x.node, nodes * ppn, nodes, &sys);
     ck_assert_msg(nccl_tune(&sys, op, bytes, algo, proto, channels, choice, &err), "%s", err);
-    NcclSimSpec sp = {.topo = t, .cl = &cl, .nodes = nodes, .ppn = ppn, .op = op, .bytes = bytes, .choice = *choice};
+    NcclSimSpec sp = {.topo = x.t, .cl = &x.cl, .nodes = nodes, .ppn = ppn, .op = op, .bytes = bytes,
+                      .choice = *choice};
     double secs = ncclsim_time(&sp, NULL, &err);
     ck_assert_msg(secs > 0, "%s", err);
-    topo_free(t);
-    node_cluster_clear(&cl);
-    topo_spec_clear(&spec);
-    node_spec_clear(&n);
+    ncclfix_clear(&x);
     return (simtime_t)llround(secs * 1e12);
 }
 

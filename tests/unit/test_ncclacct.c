@@ -17,6 +17,7 @@
 #include "train/trainmem.h"
 #include "train/trainplan.h"
 
+#include "ncclref.h"
 #include "testfix.h"
 #include "testmain.h"
 
@@ -25,38 +26,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A cluster of `nodes` nodes of kind name, built as cmdnccl builds it. */
-typedef struct {
-    NodeSpec node;
-    TopoSpec spec;
-    NodeCluster cl;
-    Topo *t;
-} Fix;
-
-static void fix_init(Fix *x, const char *name, int nodes)
-{
-    char *err = NULL;
-    ck_assert_msg(node_load(name, &x->node, &err), "%s", err);
-    NodeFabricSpec f;
-    node_fabric_init(&f);
-    f.nodes = nodes;
-    topo_spec_init(&x->spec);
-    ck_assert_msg(node_cluster(&x->node, &f, &x->spec, &x->cl, &err), "%s", err);
-    x->t = topo_new(&x->spec, &err);
-    ck_assert_msg(x->t, "%s", err);
-}
-
-static void fix_clear(Fix *x)
-{
-    topo_free(x->t);
-    topo_spec_clear(&x->spec);
-    node_cluster_clear(&x->cl);
-    node_spec_clear(&x->node);
-}
-
 /* Runs (op, a, Simple, C channels, S bytes) on nodes x ppn of x; fills
  * sent (nodes*ppn entries) and *st. */
-static void run(Fix *x, int nodes, int ppn, NcclOp op, NcclAlgo a, int C, uint64_t S, uint64_t *sent,
+static void run(NcclFix *x, int nodes, int ppn, NcclOp op, NcclAlgo a, int C, uint64_t S, uint64_t *sent,
                 NcclSimStats *st)
 {
     NcclSimSpec sp = {.topo = x->t, .cl = &x->cl, .nodes = nodes, .ppn = ppn, .op = op, .bytes = S,
@@ -69,8 +41,8 @@ static void run(Fix *x, int nodes, int ppn, NcclOp op, NcclAlgo a, int C, uint64
 
 START_TEST(ring_closed_forms)
 {
-    Fix x;
-    fix_init(&x, "dgx-h100", 2);
+    NcclFix x;
+    ncclfix_init(&x, "dgx-h100", 2, 0);
     int n = 16, C = 4;
     uint64_t S = (uint64_t)C * n * (2u << 20) * 2, sent[16];   /* two loops of 2 MiB chunks */
     NcclSimStats st;
@@ -90,7 +62,7 @@ START_TEST(ring_closed_forms)
         sum += sent[r];
     ck_assert_uint_eq(sent[0], S);
     ck_assert_uint_eq(sum, (uint64_t)(n - 1) * S);
-    fix_clear(&x);
+    ncclfix_clear(&x);
 }
 END_TEST
 
@@ -103,8 +75,8 @@ START_TEST(tree_closed_forms)
     int shapes[][2] = {{4, 1}, {2, 8}, {3, 4}};
     for (size_t k = 0; k < G_N_ELEMENTS(shapes); k++) {
         int N = shapes[k][0], m = shapes[k][1], n = N * m, C = 4;
-        Fix x;
-        fix_init(&x, "dgx-a100", N);
+        NcclFix x;
+        ncclfix_init(&x, "dgx-a100", N, 0);
         uint64_t S = (uint64_t)C * (512u << 10) * 6, *sent = g_new(uint64_t, n), *want = g_new0(uint64_t, n);
         NcclSimStats st;
         run(&x, N, m, NCCL_OP_ALLREDUCE, NCCL_ALGO_TREE, C, S, sent, &st);
@@ -128,17 +100,17 @@ START_TEST(tree_closed_forms)
         ncclroute_free(rt);
         g_free(sent);
         g_free(want);
-        fix_clear(&x);
+        ncclfix_clear(&x);
     }
     /* two nodes of one GPU: one edge, S each way */
-    Fix x;
-    fix_init(&x, "dgx-h100", 2);
+    NcclFix x;
+    ncclfix_init(&x, "dgx-h100", 2, 0);
     uint64_t sent[2], S = 4 * (512u << 10) * 3;
     NcclSimStats st;
     run(&x, 2, 1, NCCL_OP_ALLREDUCE, NCCL_ALGO_TREE, 4, S, sent, &st);
     ck_assert_uint_eq(sent[0], S);
     ck_assert_uint_eq(sent[1], S);
-    fix_clear(&x);
+    ncclfix_clear(&x);
 }
 END_TEST
 
@@ -148,8 +120,8 @@ END_TEST
  * share S/m up to or down from the other node's GPU on its rail. */
 START_TEST(nvls_closed_forms)
 {
-    Fix x;
-    fix_init(&x, "dgx-h100", 2);
+    NcclFix x;
+    ncclfix_init(&x, "dgx-h100", 2, 0);
     int m = 8, C = 16;
     uint64_t S = (uint64_t)C * m * (128u << 10) * 4, sent[16];
     NcclSimStats st;
@@ -166,7 +138,7 @@ START_TEST(nvls_closed_forms)
     run(&x, 2, m, NCCL_OP_ALLREDUCE, NCCL_ALGO_NVLSTREE, C, St, sent, &st);
     for (int r = 0; r < 2 * m; r++)
         ck_assert_uint_eq(sent[r], St + 2 * (St / m));
-    fix_clear(&x);
+    ncclfix_clear(&x);
 }
 END_TEST
 
@@ -175,8 +147,8 @@ END_TEST
  * channels. */
 START_TEST(memory_estimate)
 {
-    Fix x;
-    fix_init(&x, "dgx-h100", 4);
+    NcclFix x;
+    ncclfix_init(&x, "dgx-h100", 4, 0);
     NcclSimStats st;
     uint64_t sent[32];
     for (int N = 1; N <= 4; N++)
@@ -199,7 +171,7 @@ START_TEST(memory_estimate)
     ck_assert_uint_eq(ncclsim_mem_sched(&b) - ncclsim_mem_sched(&bm),
                       3 * (ncclsim_mem_sched(&a) - 2 * 4 * sizeof(int32_t) - 4 * 32 * sizeof(int32_t)) / 2);
     ck_assert_uint_gt(ncclsim_mem_estimate(&b), ncclsim_mem_estimate(&a));
-    fix_clear(&x);
+    ncclfix_clear(&x);
 }
 END_TEST
 

@@ -11,44 +11,16 @@
 #include "coll/ncclsim.h"
 #include "coll/ncclsym.h"
 
+#include "ncclref.h"
 #include "testfix.h"
 #include "testmain.h"
 
 #include <check.h>
 #include <string.h>
 
-typedef struct {
-    NodeSpec node;
-    TopoSpec spec;
-    NodeCluster cl;
-    Topo *t;
-} Fix;
-
-static void fix_init(Fix *x, const char *name, int nodes, int radix)
-{
-    char *err = NULL;
-    ck_assert_msg(node_load(name, &x->node, &err), "%s", err);
-    NodeFabricSpec f;
-    node_fabric_init(&f);
-    f.nodes = nodes;
-    f.leaf_radix = radix;
-    topo_spec_init(&x->spec);
-    ck_assert_msg(node_cluster(&x->node, &f, &x->spec, &x->cl, &err), "%s", err);
-    x->t = topo_new(&x->spec, &err);
-    ck_assert_msg(x->t, "%s", err);
-}
-
-static void fix_clear(Fix *x)
-{
-    topo_free(x->t);
-    topo_spec_clear(&x->spec);
-    node_cluster_clear(&x->cl);
-    node_spec_clear(&x->node);
-}
-
 /* Runs the case merged (if it can) and full; asserts they agree; returns
  * whether the first merged. */
-static bool agree(Fix *x, int nodes, NcclOp op, NcclAlgo a, NcclProto p, int C, uint64_t S)
+static bool agree(NcclFix *x, int nodes, NcclOp op, NcclAlgo a, NcclProto p, int C, uint64_t S)
 {
     int m = x->node.ngpus, n = nodes * m;
     uint64_t *sent[2] = {g_new(uint64_t, n), g_new(uint64_t, n)};
@@ -88,7 +60,7 @@ static bool agree(Fix *x, int nodes, NcclOp op, NcclAlgo a, NcclProto p, int C, 
 }
 
 /* Every op, algorithm and protocol at a few sizes on one cluster; returns how many cases merged. */
-static int spread(Fix *x, int nodes, int C, const uint64_t *sizes, int nsizes)
+static int spread(NcclFix *x, int nodes, int C, const uint64_t *sizes, int nsizes)
 {
     NcclOp ops[] = {NCCL_OP_ALLREDUCE, NCCL_OP_REDUCESCATTER, NCCL_OP_ALLGATHER, NCCL_OP_BROADCAST};
     NcclProto protos[] = {NCCL_PROTO_LL, NCCL_PROTO_LL128, NCCL_PROTO_SIMPLE};
@@ -112,14 +84,14 @@ START_TEST(merged_is_full)
     int shapes[][3] = {{1, 8, 64}, {2, 16, 64}, {3, 8, 4}, {5, 16, 4}};   /* nodes, channels, leaf radix */
     for (size_t k = 0; k < G_N_ELEMENTS(kinds); k++)
         for (size_t s = 0; s < G_N_ELEMENTS(shapes); s++) {
-            Fix x;
-            fix_init(&x, kinds[k], shapes[s][0], shapes[s][2]);
+            NcclFix x;
+            ncclfix_init(&x, kinds[k], shapes[s][0], shapes[s][2]);
             int merged = spread(&x, shapes[s][0], shapes[s][1], sizes, G_N_ELEMENTS(sizes));
             if (rotates[k])
                 ck_assert_int_gt(merged, 0);
             else
                 ck_assert_int_eq(merged, 0);
-            fix_clear(&x);
+            ncclfix_clear(&x);
         }
 }
 END_TEST
@@ -127,14 +99,14 @@ END_TEST
 /* 16 nodes on leaves of 8 (spines between them): Tree and Ring all-reduce at 8 MiB. */
 START_TEST(merged_is_full_16)
 {
-    Fix x;
-    fix_init(&x, "dgx-h100", 16, 16);
+    NcclFix x;
+    ncclfix_init(&x, "dgx-h100", 16, 16);
     NcclProto protos[] = {NCCL_PROTO_LL128, NCCL_PROTO_SIMPLE};
     for (int p = 0; p < 2; p++) {
         ck_assert(agree(&x, 16, NCCL_OP_ALLREDUCE, NCCL_ALGO_TREE, protos[p], 16, (8u << 20) + 3));
         ck_assert(agree(&x, 16, NCCL_OP_ALLREDUCE, NCCL_ALGO_RING, protos[p], 16, (8u << 20) + 3));
     }
-    fix_clear(&x);
+    ncclfix_clear(&x);
 }
 END_TEST
 
