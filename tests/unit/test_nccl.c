@@ -8,6 +8,7 @@
 #include "coll/ncclsim.h"
 #include "net/node.h"
 
+#include "ncclref.h"
 #include "testmain.h"
 
 #include <check.h>
@@ -110,19 +111,9 @@ END_TEST
  * 8 on the same leaf, 10 across the spines). */
 START_TEST(route_cache)
 {
-    NodeSpec n;
-    load("dgx-h100", &n);
-    NodeFabricSpec f;
-    node_fabric_init(&f);
-    f.nodes = 64;
-    TopoSpec spec;
-    topo_spec_init(&spec);
-    NodeCluster cl;
-    char *err = NULL;
-    ck_assert_msg(node_cluster(&n, &f, &spec, &cl, &err), "%s", err);
-    Topo *t = topo_new(&spec, &err);
-    ck_assert_msg(t, "%s", err);
-    NcclRoutes *r = ncclroute_new(t, &cl, 64, 8);
+    NcclFix x;
+    ncclfix_init(&x, "dgx-h100", 64, 0);
+    NcclRoutes *r = ncclroute_new(x.t, &x.cl, 64, 8);
     enum { H = 512, K = 3, R = 8, N = H * K * R };
     static const int step[K] = {1, 8, 320};   /* the next GPU, the same GPU a node on, 40 nodes on */
     const TopoRoute **got = g_new(const TopoRoute *, N);
@@ -136,8 +127,8 @@ START_TEST(route_cache)
         /* between nodes: GPU-PCIe-port-NIC-leaf (x2), + 2 across the spines (32 nodes a leaf), + 2 a side
          * whose GPU is not on the rail's NIC (PXN over the NVSwitch) */
         uint32_t want = src / 8 == dst / 8 ? 2
-                      : 8 + 2 * (src / 256 != dst / 256) + 2 * (n.gpu_nic[src % 8] != rl) +
-                            2 * (n.gpu_nic[dst % 8] != rl);
+                      : 8 + 2 * (src / 256 != dst / 256) + 2 * (x.node.gpu_nic[src % 8] != rl) +
+                            2 * (x.node.gpu_nic[dst % 8] != rl);
         ck_assert_uint_eq(got[i]->nhops, want);
     }
     for (int i = 0; i < N; i++) {
@@ -148,10 +139,7 @@ START_TEST(route_cache)
     g_free(got);
     g_free(links);
     ncclroute_free(r);
-    topo_free(t);
-    topo_spec_clear(&spec);
-    node_cluster_clear(&cl);
-    node_spec_clear(&n);
+    ncclfix_clear(&x);
 }
 END_TEST
 
@@ -277,26 +265,14 @@ END_TEST
 static double sim(const char *name, int nodes, int ppn, NcclOp op, NcclAlgo a, NcclProto p, int ch, uint64_t bytes,
                   NcclSimStats *st)
 {
-    NodeSpec n;
-    load(name, &n);
-    NodeFabricSpec f;
-    node_fabric_init(&f);
-    f.nodes = nodes;
-    TopoSpec spec;
-    topo_spec_init(&spec);
-    NodeCluster cl;
+    NcclFix x;
+    ncclfix_init(&x, name, nodes, 0);
     char *err = NULL;
-    ck_assert_msg(node_cluster(&n, &f, &spec, &cl, &err), "%s", err);
-    Topo *t = topo_new(&spec, &err);
-    ck_assert_msg(t, "%s", err);
-    NcclSimSpec sp = {.topo = t, .cl = &cl, .nodes = nodes, .ppn = ppn, .op = op, .bytes = bytes,
+    NcclSimSpec sp = {.topo = x.t, .cl = &x.cl, .nodes = nodes, .ppn = ppn, .op = op, .bytes = bytes,
                       .choice = {.algo = a, .proto = p, .channels = ch}};
     double v = ncclsim_time(&sp, st, &err);
     ck_assert_msg(v > 0, "%s", err);
-    topo_free(t);
-    topo_spec_clear(&spec);
-    node_cluster_clear(&cl);
-    node_spec_clear(&n);
+    ncclfix_clear(&x);
     return v;
 }
 
