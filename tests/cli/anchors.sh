@@ -28,20 +28,31 @@ run_anchors() {
             if ($7 - ($6 - $3) > 0.11 || ($6 - $3) - $7 > 0.11) { print "row " n ": after error"; bad = 1 }
             if ($2 ~ /compute slowed/ && !($4 == 0 && $6 > 0)) { print "row " n ": compute slowed before " $4 ", after " $6; bad = 1 }
         }
-        END { if (n != 6) { print n " rows, expected 6"; bad = 1 } exit bad }' "$T/rows"
+        END { if (n != 7) { print n " rows, expected 7"; bad = 1 } exit bad }' "$T/rows"
 }
 
 # The DDP paper scenarios carry the network anchors.py --fit derives from
-# the paper's Figures 6 and 8 (the link line it prints, in each file).
+# the paper's Figures 6 and 8: the Gloo scenario its star's link line, the
+# NCCL scenario's server (nodes/ddp-paper-server.yaml) its NIC's data rate
+# and latency, each line as --fit prints it.
 fit_matches() {
     command -v python3 >/dev/null || { echo "no python3"; return 1; }
     python3 validate/anchors/anchors.py "$A" --fit >"$T/fit" 2>"$T/err" || { echo "exit $?: $(cat "$T/err")"; return 1; }
-    local f line want n=0
+    local f line want n=0 nics
     while IFS= read -r line; do
         f=${line%%: *}
-        want=$(sed -n 's/^\(link: {[^}]*}\).*/\1/p' <<<"${line#*: }")
-        [ -n "$want" ] || { echo "no link in: $line"; return 1; }
-        grep -qF "  $want" "validate/anchors/$f" || { echo "$f does not carry $want"; return 1; }
+        if want=$(sed -n 's/^link: \({[^}]*}\).*/  link: \1/p' <<<"${line#*: }") && [ -n "$want" ]; then
+            grep -qxF "$want" "validate/anchors/$f" || { echo "$f does not carry $want"; return 1; }
+        elif nics=$(sed -n 's/^nics: {data_rate: \([^,]*\), latency: \([^}]*\)}.*/\1 \2/p' <<<"${line#*: }") &&
+            [ -n "$nics" ]; then
+            sed -n '/^nics:/,$p' "validate/anchors/$f" | grep -qxF "  data_rate: ${nics% *}" ||
+                { echo "$f's NIC does not move ${nics% *}"; return 1; }
+            sed -n '/^nics:/,$p' "validate/anchors/$f" | grep -qxF "  latency: ${nics#* }" ||
+                { echo "$f's NIC does not have latency ${nics#* }"; return 1; }
+        else
+            echo "no link or NIC in: $line"
+            return 1
+        fi
         n=$((n + 1))
     done <"$T/fit"
     [ "$n" -eq 2 ] || { echo "$n fitted scenarios, expected 2"; return 1; }
