@@ -58,6 +58,30 @@ fit_matches() {
     [ "$n" -eq 2 ] || { echo "$n fitted scenarios, expected 2"; return 1; }
 }
 
+# The DDP paper's NCCL buckets are NCCL calls on its one-NIC server, each
+# holding the channels NCCL's tuner picks there: what `arsim collective`
+# reports for a 25 MiB all-reduce on 4 such servers, 2 (two a NIC; a
+# DGX-1's four NICs give 8).
+nccl_channels() {
+    command -v python3 >/dev/null || { echo "no python3"; return 1; }
+    local node=validate/anchors/nodes/ddp-paper-server.yaml got want dgx1
+    got=$("$A" run validate/anchors/ddp-paper-nccl.yaml --json - 2>"$T/err" |
+        python3 -c 'import json,sys; print(" ".join(str(r["channels"]) for r in json.load(sys.stdin)["results"]))') ||
+        { echo "run: $(cat "$T/err")"; return 1; }
+    want=$("$A" collective --algo nccl --node "$node" --nodes 4 --size 25MiB --json - 2>"$T/err" |
+        python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["channels"])') ||
+        { echo "collective: $(cat "$T/err")"; return 1; }
+    dgx1=$("$A" collective --algo nccl --node dgx-1 --nodes 4 --size 25MiB --json - 2>"$T/err" |
+        python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["channels"])') ||
+        { echo "collective dgx-1: $(cat "$T/err")"; return 1; }
+    if [ "$want" != 2 ] || [ "$dgx1" != 8 ]; then
+        echo "tuner: $want channels on one NIC, $dgx1 on a DGX-1"
+        return 1
+    fi
+    [ "$got" = "$want $want" ] || { echo "the runs hold '$got', the tuner picks $want"; return 1; }
+}
+
 t "anchors: scenarios check" check_scenarios
+t "anchors: the DDP paper's NCCL calls hold the tuner's channels on one NIC" nccl_channels
 t "anchors: the DDP paper scenarios carry anchors.py --fit's network" fit_matches
 t "anchors: anchors.py rows, errors, compute slowed only with the mechanism" run_anchors
