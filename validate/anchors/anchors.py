@@ -4,19 +4,22 @@ overlap model (docs/explanation/gpu-overlap.md, "Published anchors").
 
 Usage: python3 validate/anchors/anchors.py [ARSIM] [--fit] [--set KEY=VALUE ...]
 
-Runs each scenario of validate/anchors/ twice: "before" with comm.overlap
-false (arsim before issue 35: overlap costs nothing) and "after" with the
+Runs each anchor's scenarios twice: "before" with comm.overlap false
+(arsim before issue 35: overlap costs nothing) and "after" with the
 shipped defaults (the overlap mechanism and DDP's own costs), and prints
 one Markdown row per figure: the published value, arsim's before and after,
-and their errors in points. Standard library only; extra --set arguments
-go to every run (a sensitivity check: --set cluster.link.bandwidth=25Gbps).
+and their errors in points. Lee et al.'s figures are over their setups,
+lee-fsdp.yaml once per model and node (LEE_MODELS, LEE_NODES). Standard
+library only; extra --set arguments go to every run (a sensitivity check:
+--set comm.channels=16).
 
 python3 validate/anchors/anchors.py [ARSIM] --fit derives the DDP paper
 scenarios' network from the paper's own figures (FIG6_RESNET, FIG8 below):
-the link rate at which arsim's non-overlapped ResNet-50 run spends Figure
-6's share of its time in communication, and the link latency at which
-per-tensor buckets cost what Figure 8 shows, for each backend; then prints
-what the scenario files carry beside Figure 8's absolute latencies.
+the rate at which arsim's non-overlapped ResNet-50 run spends Figure 6's
+share of its time in communication, and the latency at which per-tensor
+buckets cost what Figure 8 shows, for each backend (NCCL: the NIC of
+nodes/ddp-paper-server.yaml; Gloo: the star's links); then prints what the
+files carry beside Figure 8's absolute latencies.
 """
 import json
 import os
