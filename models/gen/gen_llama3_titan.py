@@ -135,6 +135,12 @@ def block_terms(model, b, variant):
     return out
 
 
+def root_copy_in(d):
+    """Bytes of the root's reduce-scatter copy-in: its parameters (both tables, the final norm) as bf16
+    gradients read and fp32 written."""
+    return 6 * (2 * VOCAB * d + d)
+
+
 def saved_bytes(model):
     """Bytes op-level SAC keeps per sample per layer of a block (bf16, the lse in fp32)."""
     d, heads, kv, f = SHAPES[model]
@@ -203,7 +209,7 @@ def layer_times(gt, parts, layers):
         if name == "tok_embeddings":   # a gather; backward zeroes the table's gradient and adds the rows,
             # and ends the backward: the root's reduce-scatter copy-in (its two tables and the final norm)
             out[name] = (gt.secs({"gemm": 0, "attn": 0, "mem": 4 * nd}),
-                         gt.secs({"gemm": 0, "attn": 0, "mem": 2 * VOCAB * d + 6 * nd + 6 * (2 * VOCAB * d + d)}))
+                         gt.secs({"gemm": 0, "attn": 0, "mem": 2 * VOCAB * d + 6 * nd + root_copy_in(d)}))
         elif name == "norm":
             out[name] = (gt.secs(blk["attention_norm"]["fwd"]), gt.secs(blk["attention_norm"]["bwd"], True))
         elif name == "output":         # measured head + loss: the product at POWER, the loss at GT_BPS
@@ -320,8 +326,7 @@ def steps():
             s += nb * g.secs(blk["recompute"])
         s += (2 * nb - 1) * g.secs(blk["copy_out"]) if copy else 0
         if copy_in:          # every block's and the root's gradients into the reduce-scatter input
-            s += nb * g.secs(blk["copy_in"]) + 6 * (2 * VOCAB * SHAPES["llama3-8b"][0] + SHAPES["llama3-8b"][0]) / (
-                bps * eff)
+            s += nb * g.secs(blk["copy_in"]) + root_copy_in(SHAPES["llama3-8b"][0]) / (bps * eff)
         return (s + shard * upd / bps) * 1e3
 
     h_gt_mem = Gpu(rates["gemm"], GT_BPS * eff, h100.af, h100.ab)
@@ -359,6 +364,7 @@ def main():
                     print("%s %s %s gemm %d attn %d mem %d" % (variant, k, pas, w["gemm"], w["attn"], w["mem"]))
         for k, v in saved_bytes("llama3-8b").items():
             print("saved %s %d" % (k, v))
+        print("root copy_in mem %d" % root_copy_in(SHAPES["llama3-8b"][0]))
         core = block_terms("llama3-8b", BATCH, "titan")["attention"]["fwd"]["attn"]
         print("sdpa FlashAttention-2 over cuDNN, a block at 700 W: fwd %d ns bwd %d ns"
               % tuple(round(core * e * 1e9) for e in fa2_extra("llama3-8b")))

@@ -45,6 +45,8 @@ block_terms() {
     want "titan copy_out all gemm 0 attn 0 mem $((4 * (2 * d * d + 2 * d * dkv + 3 * d * f + 2 * d)))" &&
     # FSDP2's reduce-scatter copy-in: the block's bf16 gradients read, written in fp32
     want "titan copy_in all gemm 0 attn 0 mem $((6 * (2 * d * d + 2 * d * dkv + 3 * d * f + 2 * d)))" &&
+    # the root's: both tables (vocabulary 128256) and the final norm
+    want "root copy_in mem $((6 * (2 * 128256 * d + d)))" &&
     # FlashAttention-2 over cuDNN (FlashAttention-3 paper, H100 80GB, head dim 128, sequence 8k: forward
     # causal 333 / 529 TFLOP/s, backward 318 / 518) on the paper's FLOPs: 2 b H S^2 hd = 2^40 forward, 2.5 x
     # that backward
