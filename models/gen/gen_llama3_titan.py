@@ -27,9 +27,12 @@ timed by what bounds it:
     H100 80GB (the same file);
   * flash attention: the time the measured block (validate/h100/overlap/
     run1/llama.jsonl) has left once its matrix products and element-wise
-    kernels are taken out, per FLOP of the causal core, that time / POWER.
-The block's kernels (FSDP2's all-gather copy-out and the recompute of
-op-level SAC included) are listed in block_terms(); the output layer
+    kernels are taken out, per FLOP of the causal core, plus what
+    FlashAttention-2 (torchtitan's SDPA kernel) takes over cuDNN's attention
+    (the measuring torch's), both as the FlashAttention-3 paper measured
+    them on an H100 80GB; that time / POWER.
+The block's kernels (FSDP2's all-gather copy-out and reduce-scatter copy-in,
+the recompute of op-level SAC included) are listed in block_terms(); the output layer
 carries the measured head and loss, its product scaled by POWER and the
 loss (memory-bound) by the bandwidth ratio.  act_bytes are what op-level
 SAC saves.  Standard library only.
@@ -51,6 +54,12 @@ H100_BPS = 3.35e12          # H100 SXM 80GB HBM3, the measuring GPU
 GT_BPS = 2.4e12             # torchtitan's H100: 96 GB HBM2e at 2.4 TB/s
 PEAK_700, PEAK_NVL = 989.0, 835.0   # dense bf16 TFLOP/s: H100 SXM (700 W), H100 NVL (400 W)
 POWER = (PEAK_NVL + (PEAK_700 - PEAK_NVL) * (500 - 400) / (700 - 400)) / PEAK_700
+# SDPA's kernel, TFLOP/s on an H100 80GB SXM5 (FlashAttention-3 paper, Shah et al. 2024, arXiv 2407.08608,
+# figures 5 and 6: bf16, head dim 128, sequence 8k, 16k tokens; FLOPs 4 S^2 hd a head forward, halved when
+# causal, 2.5 x that backward).  torchtitan's torch (2024-12) puts flash first in SDPA's order: FlashAttention-2;
+# the measuring torch (2.11, cuDNN 9.19) prefers cuDNN's attention on an H100.
+FA2_FWD, CUDNN_FWD = 333.0, 529.0     # forward, causal
+FA2_BWD, CUDNN_BWD = 318.0, 518.0     # backward
 SHAPES = {"llama3-8b": (4096, 32, 8, 14336), "llama3-70b": (8192, 64, 8, 28672)}
 
 
@@ -118,8 +127,18 @@ def block_terms(model, b, variant):
         out["recompute"] = dict(z, gemm=g["wk"] + g["wo"] + g["w3"],
                                 mem=2 * norm[0] * nd + rope[0] * nr + rep[0] * nkv + silu_mul[0] * nf + resid[0] * nd)
         # FSDP2 copies each all-gathered block out of the gather buffer into its parameters (bf16 read + write)
-        out["copy_out"] = dict(z, mem=4 * (2 * d * d + 2 * d * dkv + 3 * d * f + 2 * d))
+        # and, before each reduce-scatter, the block's gradients into its input (chunk_cat: bf16 read, fp32
+        # written), which the compute stream waits for
+        params = 2 * d * d + 2 * d * dkv + 3 * d * f + 2 * d
+        out["copy_out"] = dict(z, mem=4 * params)
+        out["copy_in"] = dict(z, mem=6 * params)
     return out
+
+
+def root_copy_in(d):
+    """Bytes of the root's reduce-scatter copy-in: its parameters (both tables, the final norm) as bf16
+    gradients read and fp32 written."""
+    return 6 * (2 * VOCAB * d + d)
 
 
 def saved_bytes(model):
@@ -157,10 +176,22 @@ def calibrate():
     return rates, eff, parts, rest
 
 
+def fa2_extra(model):
+    """Seconds per causal-core FLOP (forward, backward) FlashAttention-2 takes over cuDNN's attention on the
+    H100 80GB: the paper's FLOPs per core FLOP (2 S^2 hd against S(S+1)/2 (4 hd + 5), a head) times the
+    difference of the inverse rates."""
+    hd = SHAPES[model][0] // SHAPES[model][1]
+    per_core = 2.0 * SEQ * SEQ * hd / (SEQ * (SEQ + 1) // 2 * (4 * hd + 5))
+    return (per_core * (1 / FA2_FWD - 1 / CUDNN_FWD) * 1e-12,
+            2.5 * per_core * (1 / FA2_BWD - 1 / CUDNN_BWD) * 1e-12)
+
+
 def gpus():
+    """The H100 80GB as measured (cuDNN's attention) and torchtitan's h100gt (FlashAttention-2)."""
     rates, eff, parts, rest = calibrate()
+    ef, eb = fa2_extra("llama3-8b")
     h100 = Gpu(rates["gemm"], H100_BPS * eff, rest["fwd"], rest["bwd"])
-    gt = Gpu(rates["gemm"], GT_BPS * eff, rest["fwd"], rest["bwd"], POWER)
+    gt = Gpu(rates["gemm"], GT_BPS * eff, rest["fwd"] + ef, rest["bwd"] + eb, POWER)
     return rates, eff, parts, h100, gt
 
 
@@ -175,9 +206,10 @@ def layer_times(gt, parts, layers):
     out = {}
     for l in layers:
         name, leaf = l["name"], l["name"].split(".")[-1]
-        if name == "tok_embeddings":   # a gather; backward zeroes the table's gradient and adds the rows
+        if name == "tok_embeddings":   # a gather; backward zeroes the table's gradient and adds the rows,
+            # and ends the backward: the root's reduce-scatter copy-in (its two tables and the final norm)
             out[name] = (gt.secs({"gemm": 0, "attn": 0, "mem": 4 * nd}),
-                         gt.secs({"gemm": 0, "attn": 0, "mem": 2 * VOCAB * d + 6 * nd}))
+                         gt.secs({"gemm": 0, "attn": 0, "mem": 2 * VOCAB * d + 6 * nd + root_copy_in(d)}))
         elif name == "norm":
             out[name] = (gt.secs(blk["attention_norm"]["fwd"]), gt.secs(blk["attention_norm"]["bwd"], True))
         elif name == "output":         # measured head + loss: the product at POWER, the loss at GT_BPS
@@ -188,8 +220,9 @@ def layer_times(gt, parts, layers):
         else:
             i = int(name.split(".")[1])
             f, b = gt.secs(blk[leaf]["fwd"]), gt.secs(blk[leaf]["bwd"], True)
-            if leaf == "attention_norm":      # the block's forward all-gather copied out
-                f += gt.secs(blk["copy_out"])
+            if leaf == "attention_norm":      # the block's forward all-gather copied out; its backward
+                f += gt.secs(blk["copy_out"])   # ends the block's: the reduce-scatter's copy-in
+                b += gt.secs(blk["copy_in"])
             if leaf == "feed_forward":        # backward enters the block here: SAC's recompute, the
                 b += gt.secs(blk["recompute"])  # backward all-gather's copy-out (not the last block's)
                 b += gt.secs(blk["copy_out"]) if i < nblocks - 1 else 0
@@ -209,8 +242,9 @@ def generate():
     out.append("# Layers, parameters and FLOPs as models/llama3-8b.yaml.  fwd_ms/bwd_ms at batch 2: each kernel by")
     out.append("# what bounds it (GEMM %.1f TFLOP/s x power %.4f, element-wise at %.1f %% of 2.4 TB/s, flash attention"
                % (rates["gemm"] / 1e12, POWER, 100 * eff))
-    out.append("# from the measured block), bwd_ms with SAC's recompute; act_bytes what op-level SAC saves.  Use it")
-    out.append("# with checkpoint: none.  docs/explanation/sharding.md, \"The torchtitan check\".")
+    out.append("# from the measured block, as FlashAttention-2), bwd_ms with SAC's recompute and FSDP2's copies;")
+    out.append("# act_bytes what op-level SAC saves.  Use it with checkpoint: none.  docs/explanation/sharding.md,")
+    out.append("# \"The torchtitan check\".")
     out.append("name: llama3-8b-titan")
     out.append('description: "Llama 3 8B, sequence 8192, torchtitan 2024-12 (eager, op-level SAC, FSDP2) on a 500 W '
                'H100 96GB HBM2e: per-kernel model"')
@@ -234,7 +268,9 @@ def table():
     lines = ["GEMM %.1f TFLOP/s, copy %.3f TB/s (efficiency %.3f), power %.4f"
              % (rates["gemm"] / 1e12, rates["copy"] / 1e12, eff, POWER),
              "flash attention (H100 80GB, fitted): forward %.1f, backward %.1f TFLOP/s of causal core"
-             % (1e-12 / h100.af, 1e-12 / h100.ab)]
+             % (1e-12 / h100.af, 1e-12 / h100.ab),
+             "FlashAttention-2 instead (H100 80GB): forward %.1f, backward %.1f TFLOP/s of causal core"
+             % (1e-12 / gt.af, 1e-12 / gt.ab)]
     for model in ("llama3-8b", "llama3-70b"):
         probe = block_terms(model, BATCH, "probe")
         meas = parts[(model, "block")]
@@ -255,6 +291,7 @@ def table():
         terms["block SAC recompute %s" % kind] = nb * gt.secs(dict({"gemm": 0, "attn": 0, "mem": 0},
                                                                    **{kind: blk["recompute"][kind]}))
     terms["FSDP2 copy-out"] = (2 * nb - 1) * gt.secs(blk["copy_out"])
+    terms["FSDP2 copy-in"] = nb * gt.secs(blk["copy_in"])
     t = layer_times(gt, parts, layers)
     for name in ("tok_embeddings", "norm", "output"):
         terms[name] = sum(t[name])
@@ -279,7 +316,7 @@ def steps():
     hrest = (head["fwd_ms"] + head["bwd_ms"]) * 1e-3 - Gpu(rates["gemm"], H100_BPS, 0, 0).secs(
         {"gemm": 3 * hgemm, "attn": 0, "mem": 0})
 
-    def total(g, blk, sac, copy, bps, upd):
+    def total(g, blk, sac, copy, bps, upd, copy_in=False):
         s = nb * sum(g.secs(blk[l]["fwd"]) + g.secs(blk[l]["bwd"], True) for l in leaves)
         s += g.secs({"gemm": 3 * hgemm, "attn": 0, "mem": 0}) + hrest * H100_BPS / bps
         s += g.secs(blk["attention_norm"]["fwd"]) + g.secs(blk["attention_norm"]["bwd"], True)   # final norm
@@ -288,9 +325,12 @@ def steps():
         elif sac == "op":
             s += nb * g.secs(blk["recompute"])
         s += (2 * nb - 1) * g.secs(blk["copy_out"]) if copy else 0
+        if copy_in:          # every block's and the root's gradients into the reduce-scatter input
+            s += nb * g.secs(blk["copy_in"]) + root_copy_in(SHAPES["llama3-8b"][0]) / (bps * eff)
         return (s + shard * upd / bps) * 1e3
 
     h_gt_mem = Gpu(rates["gemm"], GT_BPS * eff, h100.af, h100.ab)
+    gt_cudnn = Gpu(rates["gemm"], GT_BPS * eff, h100.af, h100.ab, POWER)
     rows = [("the measured block's kernels, layer-level SAC, 700 W H100 80GB", total(h100, probe, "layer", False,
                                                                                     H100_BPS, 12)),
             ("torchtitan's eager kernels instead", total(h100, titan, "layer", False, H100_BPS, 12)),
@@ -298,7 +338,9 @@ def steps():
             ("FSDP2's all-gather copy-out", total(h100, titan, "op", True, H100_BPS, 12)),
             ("AdamW + clipping: 92 bytes a parameter, not 12", total(h100, titan, "op", True, H100_BPS, 92)),
             ("HBM2e at 2.4 TB/s", total(h_gt_mem, titan, "op", True, GT_BPS, 92)),
-            ("500 W: GEMMs and attention x %.4f" % POWER, total(gt, titan, "op", True, GT_BPS, 92))]
+            ("500 W: GEMMs and attention x %.4f" % POWER, total(gt_cudnn, titan, "op", True, GT_BPS, 92)),
+            ("SDPA: FlashAttention-2, not cuDNN's attention", total(gt, titan, "op", True, GT_BPS, 92)),
+            ("FSDP2's reduce-scatter copy-in", total(gt, titan, "op", True, GT_BPS, 92, True))]
     return "".join("%-64s %8.1f ms\n" % r for r in rows)
 
 
@@ -322,6 +364,10 @@ def main():
                     print("%s %s %s gemm %d attn %d mem %d" % (variant, k, pas, w["gemm"], w["attn"], w["mem"]))
         for k, v in saved_bytes("llama3-8b").items():
             print("saved %s %d" % (k, v))
+        print("root copy_in mem %d" % root_copy_in(SHAPES["llama3-8b"][0]))
+        core = block_terms("llama3-8b", BATCH, "titan")["attention"]["fwd"]["attn"]
+        print("sdpa FlashAttention-2 over cuDNN, a block at 700 W: fwd %d ns bwd %d ns"
+              % tuple(round(core * e * 1e9) for e in fa2_extra("llama3-8b")))
         return 0
     return write_or_check(OUT, generate(), a.check)
 
