@@ -188,6 +188,20 @@ void nccl_model(const NcclSystem *s, NcclOp op, NcclAlgo a, NcclProto p, double 
     *bw_GBps = bus;
 }
 
+double nccl_lane_cap_GBps(const NcclSystem *s, NcclAlgo a, NcclProto p)
+{
+    int nn = s->nnodes < 1 ? 1 : s->nnodes;
+    int cc = s->compcap >= 90 ? 2 : s->compcap >= 80 ? 1 : 0, i2 = nn <= 2 ? nn - 1 : 2;
+    double ll = ll_max_bw[nn == 1 ? cc : 0][i2] / (s->channels > 0 ? s->channels : 1);
+    if (a == NCCL_ALGO_RING)
+        return p == NCCL_PROTO_LL ? ll : p == NCCL_PROTO_LL128 ? per_ch_ring_ll128[cc][i2] : 0;
+    if (a == NCCL_ALGO_TREE) {
+        double ch = p == NCCL_PROTO_LL128 ? per_ch_tree_ll128[cc][i2] : per_ch_tree[cc][i2];
+        return (p == NCCL_PROTO_LL ? fmin(ch, ll) : ch) / 2;
+    }
+    return 0;
+}
+
 /* E:1566-1606: channels and threads for this size. */
 static void channels_threads(const NcclSystem *s, uint64_t bytes, NcclChoice *c, int forced)
 {

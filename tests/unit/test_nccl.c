@@ -331,6 +331,52 @@ START_TEST(bounds_and_determinism)
 }
 END_TEST
 
+/* The channel cap (tuning.cc's per-channel caps, nccl.h): the figures,
+ * and a ring whose every op is held by it. Two A100s, Ring LL128 on one
+ * channel, 576,000 B: one loop of two 288,000 B chunks, 2n - 1 = 3 steps
+ * a lane. Each op waits LL128's NVLink step (1.9 us), then holds its lane
+ * 288,000 B / 20 GB/s = 14.4 us; its slice arrives when that ends (the
+ * NVLink would carry it in about 1.3 us: the cap, not the link, times it,
+ * and the two do not add). So the call ends at the LL128 launch (14 us) +
+ * 3 x (1.9 + 14.4) us = 62.9 us. */
+START_TEST(channel_cap)
+{
+    NodeSpec n;
+    NcclSystem s;
+    load("dgx-a100", &n);
+    nccl_system_from_node(&n, 8, 1, &s);
+    ck_assert_double_eq_tol(nccl_lane_cap_GBps(&s, NCCL_ALGO_RING, NCCL_PROTO_LL128), 20.0, 1e-12);
+    ck_assert_double_eq_tol(nccl_lane_cap_GBps(&s, NCCL_ALGO_RING, NCCL_PROTO_LL), 87.7 / s.channels, 1e-12);
+    ck_assert_double_eq(nccl_lane_cap_GBps(&s, NCCL_ALGO_RING, NCCL_PROTO_SIMPLE), 0);
+    ck_assert_double_eq_tol(nccl_lane_cap_GBps(&s, NCCL_ALGO_TREE, NCCL_PROTO_SIMPLE), 24.0 / 2, 1e-12);
+    ck_assert_double_eq_tol(nccl_lane_cap_GBps(&s, NCCL_ALGO_TREE, NCCL_PROTO_LL128), 20.0 / 2, 1e-12);
+    ck_assert_double_eq_tol(nccl_lane_cap_GBps(&s, NCCL_ALGO_TREE, NCCL_PROTO_LL), 87.7 / s.channels / 2, 1e-12);
+    nccl_system_from_node(&n, 32, 4, &s);   /* 4 nodes: the N4 columns; LL between nodes: the Intel CPU row */
+    ck_assert_double_eq_tol(nccl_lane_cap_GBps(&s, NCCL_ALGO_TREE, NCCL_PROTO_SIMPLE), 17.8 / 2, 1e-12);
+    ck_assert_double_eq_tol(nccl_lane_cap_GBps(&s, NCCL_ALGO_RING, NCCL_PROTO_LL), 20.4 / s.channels, 1e-12);
+    node_spec_clear(&n);
+    load("dgx-h100", &n);
+    nccl_system_from_node(&n, 8, 1, &s);
+    ck_assert_double_eq_tol(nccl_lane_cap_GBps(&s, NCCL_ALGO_RING, NCCL_PROTO_LL128), 36.7, 1e-12);
+    ck_assert_double_eq_tol(nccl_lane_cap_GBps(&s, NCCL_ALGO_RING, NCCL_PROTO_LL), 141.0 / s.channels, 1e-12);
+    ck_assert_double_eq(nccl_lane_cap_GBps(&s, NCCL_ALGO_NVLS, NCCL_PROTO_SIMPLE), 0);
+    node_spec_clear(&n);
+
+    NcclSimStats st;
+    double t = sim("dgx-a100", 1, 2, NCCL_OP_ALLREDUCE, NCCL_ALGO_RING, NCCL_PROTO_LL128, 1, 576000, &st);
+    ck_assert_msg(fabs(t - 62.9e-6) <= 4e-12, "t %.12g", t);
+    /* 4 x the bytes: two loops of 576,000 B chunks; each lane runs its 6 ops back to back, each 1.9 us of
+     * latency and 28.8 us held: 14 + 6 x 30.7 us */
+    t = sim("dgx-a100", 1, 2, NCCL_OP_ALLREDUCE, NCCL_ALGO_RING, NCCL_PROTO_LL128, 1, 4 * 576000, &st);
+    ck_assert_msg(fabs(t - 198.2e-6) <= 8e-12, "t %.12g", t);
+    /* Tree Simple on two A100s, one channel, one 512 KiB chunk: the leaf's up half, the root, the leaf's down
+     * half in turn, each Simple's NVLink step (3.4 us) and 524,288 B at half of perChMaxTreeBw (12 GB/s),
+     * after Tree Simple's launch (0) */
+    t = sim("dgx-a100", 1, 2, NCCL_OP_ALLREDUCE, NCCL_ALGO_TREE, NCCL_PROTO_SIMPLE, 1, 512u << 10, &st);
+    ck_assert_msg(fabs(t - 3 * (3.4e-6 + 524288 / 12e9)) <= 4e-12, "t %.12g", t);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("nccl");
@@ -342,5 +388,6 @@ int main(void)
     tcase_add_test(testmain_case(s, "dtree"), double_binary_tree);
     tcase_add_test(testmain_case(s, "conservation"), conservation);
     tcase_add_test(testmain_case(s, "determinism"), bounds_and_determinism);
+    tcase_add_test(testmain_case(s, "channel-cap"), channel_cap);
     return testmain_run(s);
 }
