@@ -147,7 +147,7 @@ END_TEST
  * latency 8.4 + 14 x 3.4 us, bus bandwidth 18 x 20.6 GB/s, algorithm
  * bandwidth x 8/14; Tree/Simple base 0 (tuning.cc's table) plus
  * 2 x (7 x 28) us, min(x .92, channels x 38.7) x .5; NVLS 25 us and
- * x 5/6; Ring/LL 6.6 + 14 x .6 us, min(141, x .5) x 8/14. */
+ * its graph's 8 heads x 40 GB/s x 5/6; Ring/LL 6.6 + 14 x .6 us, min(141, x .5) x 8/14. */
 START_TEST(tuner_closed_forms)
 {
     NodeSpec n;
@@ -163,7 +163,7 @@ START_TEST(tuner_closed_forms)
     ck_assert_double_eq_tol(bw, fmin(nvl * .92, s.channels * 38.7) * .5, 1e-9);
     nccl_model(&s, NCCL_OP_ALLREDUCE, NCCL_ALGO_NVLS, NCCL_PROTO_SIMPLE, &lat, &bw);
     ck_assert_double_eq_tol(lat, 25, 1e-9);
-    ck_assert_double_eq_tol(bw, nvl * 5 / 6, 1e-9);
+    ck_assert_double_eq_tol(bw, 8 * 40.0 * 5 / 6, 1e-9);
     nccl_model(&s, NCCL_OP_ALLREDUCE, NCCL_ALGO_RING, NCCL_PROTO_LL, &lat, &bw);
     ck_assert_double_eq_tol(lat, 6.6 + 14 * .6, 1e-9);
     ck_assert_double_eq_tol(bw, fmin(141.0, nvl * .5) * 8 / 14, 1e-9);
@@ -175,7 +175,7 @@ START_TEST(tuner_closed_forms)
     ck_assert(nccl_tune(&s, NCCL_OP_ALLREDUCE, 1 << 30, -1, -1, 0, &c, &err));
     ck_assert_int_eq(c.algo, NCCL_ALGO_NVLS);
     ck_assert_int_eq(c.channels, 16);
-    ck_assert_double_eq_tol(c.time_s, (25 + (1 << 30) / (1000 * nvl * 5 / 6)) * 1e-6, 1e-12);
+    ck_assert_double_eq_tol(c.time_s, (25 + (1 << 30) / (1000 * 8 * 40.0 * 5 / 6)) * 1e-6, 1e-12);
     ck_assert(nccl_tune(&s, NCCL_OP_ALLREDUCE, 4096, -1, -1, 0, &c, &err));
     ck_assert_int_eq(c.proto, NCCL_PROTO_LL);
     /* channels shrink while bytes < channels x threads x threshold (enqueue.cc) */
@@ -213,9 +213,17 @@ START_TEST(tuner_refusals)
     g_free(err);
     ck_assert(nccl_tune(&s, NCCL_OP_ALLREDUCE, 1 << 30, -1, -1, 0, &c, &err));
     ck_assert_int_eq(c.algo, NCCL_ALGO_RING);
-    nccl_system_from_node(&n, 3, 1, &s);
-    ck_assert(nccl_tune(&s, NCCL_OP_ALLREDUCE, 1 << 30, -1, -1, 0, &c, &err));
-    ck_assert_int_eq(c.algo, NCCL_ALGO_NVLS);
+    /* the NVLS graph (search.cc): n heads at the fastest speed s with (n + 1) s within a GPU's 18 x 20.6 GB/s
+     * of NVLink and (n - 1) s within it too; busbw n x s, x 5/6 against Ring's n / (2(n - 1)) of 370.8:
+     * Ring at 3 and 4 GPUs, NVLS from 5 */
+    static const double graph_bw[9] = {0, 0, 0, 3 * 60.0, 4 * 60.0, 5 * 60.0, 6 * 50.0, 7 * 40.0, 8 * 40.0};
+    for (int g = 3; g <= 8; g++) {
+        nccl_system_from_node(&n, g, 1, &s);
+        ck_assert_double_eq_tol(s.nvls_bw_GBps, graph_bw[g], 1e-9);
+        ck_assert(nccl_tune(&s, NCCL_OP_ALLREDUCE, 1 << 30, -1, -1, 0, &c, &err));
+        ck_assert_int_eq(c.algo, g <= 4 ? NCCL_ALGO_RING : NCCL_ALGO_NVLS);
+        ck_assert_double_eq_tol(c.bw_GBps, g <= 4 ? 18 * 20.6 * g / (2.0 * (g - 1)) : graph_bw[g] * 5 / 6, 1e-6);
+    }
     node_spec_clear(&n);
     NcclAlgo a;
     NcclProto p;
