@@ -88,9 +88,12 @@ static double cap_GBps(const NcclSimSpec *sp)
 {
     if (!sp->cl)
         return 1;
+    NcclAlgo a = sp->choice.algo;
+    if ((a == NCCL_ALGO_NVLS || a == NCCL_ALGO_NVLSTREE) && sp->cl->node.nvls)
+        return sp->cl->node.nvls_Bps / 1e9 / (sp->choice.channels > 0 ? sp->choice.channels : 1);
     NcclSystem sys;
     nccl_system_from_node(&sp->cl->node, sp->nodes * sp->ppn, sp->nodes, &sys);
-    return nccl_lane_cap_GBps(&sys, sp->choice.algo, sp->choice.proto);
+    return nccl_lane_cap_GBps(&sys, a, sp->choice.proto);
 }
 
 /* Ring: a lane and a connection a rank and channel. Tree: a rank's up

@@ -382,6 +382,14 @@ START_TEST(channel_cap)
      * after Tree Simple's launch (0) */
     t = sim("dgx-a100", 1, 2, NCCL_OP_ALLREDUCE, NCCL_ALGO_TREE, NCCL_PROTO_SIMPLE, 1, 512u << 10, &st);
     ck_assert_msg(fabs(t - 3 * (3.4e-6 + 524288 / 12e9)) <= 4e-12, "t %.12g", t);
+    /* NVLS: a GPU's lanes hold for their bytes at the channel's share of the port (309.4 GB/s / C). One
+     * channel on 8 H100, 64 MiB: 64 loops of 8 chunks of 128 KiB; each GPU's load lane runs its 512 ops
+     * back to back, each 0.6 us (the flag) + 131,072 B / 309.4 GB/s, after the 25 us launch; the last
+     * chunk's reduction, store back and multicast follow (within 10 us). Without the hold the flags
+     * would hide behind the transfers: about 25 + 64 MiB x 9/8 / 309.4 GB/s = 269 us. */
+    t = sim("dgx-h100", 1, 8, NCCL_OP_ALLREDUCE, NCCL_ALGO_NVLS, NCCL_PROTO_SIMPLE, 1, 64u << 20, &st);
+    double lane = 25e-6 + 512 * (0.6e-6 + 131072 / 309.4e9);
+    ck_assert_msg(t >= lane - 1e-9 && t <= lane + 10e-6, "t %.12g, the load lane alone %.12g", t, lane);
 }
 END_TEST
 
