@@ -90,6 +90,8 @@ typedef struct {
     simtime_t *nb;           /* capped: [conn * W + k % W]: the earliest delivery of conn's k-th slice (its op's
                               * end of holding); NULL: no cap */
     uint64_t *nb_k;          /* capped: [conn]: the slices the network delivered on conn; NULL: no cap */
+    simtime_t *until;        /* capped: [lane]: when its last op's hold ends (its next op's latency starts
+                              * then, ps); NULL: no cap */
     uint64_t *sent;          /* spec's rank_bytes (NULL: not counted): data bytes each rank sent */
     uint64_t held;           /* bytes of the int32 arrays allocated so far (ints_new) */
     uint64_t memo_data;      /* the last data size wire_of converted (0: none yet), bytes */

@@ -124,8 +124,8 @@ static void layout(const NcclSimSpec *sp, Layout *ly)
     ly->lanes /= h;
     ly->conns /= h;
     ly->ints += 2 * ly->maxpeer;
-    if (cap_GBps(sp) > 0)   /* Run.nb and Run.nb_k: W + 1 64-bit words a connection */
-        ly->ints += ly->conns * 2 * ((uint64_t)ncclsim_window(a, sp->choice.proto, sp->op) + 1);
+    if (cap_GBps(sp) > 0)   /* Run.nb and Run.nb_k: W + 1 64-bit words a connection; Run.until: one a lane */
+        ly->ints += ly->conns * 2 * ((uint64_t)ncclsim_window(a, sp->choice.proto, sp->op) + 1) + ly->lanes * 2;
 }
 
 /* ---- the executor ---- */
@@ -265,20 +265,6 @@ static void flush(void *ctx, void *data)
     g_array_set_size(R->batch, 0);
 }
 
-/* Lane li's op is over: the lane takes its next. */
-static void release(void *ctx, void *data)
-{
-    Run *R = ctx;
-    int32_t li = (int32_t)GPOINTER_TO_INT(data) - 1;
-    Lane *L = &R->lane[li];
-    L->busy = false;
-    L->idx++;
-    R->end = R->sim->now > R->end ? R->sim->now : R->end;
-    if (L->idx == L->nops)
-        R->live--;
-    lane_try(R, li);
-}
-
 /* Capped: the ps lane L's op holds it after its latency (its data at the
  * channel's cap), and each of its sends' earliest delivery then. */
 static simtime_t hold(Run *R, const Lane *L, const int32_t *pend)
@@ -318,10 +304,14 @@ static void fire(void *ctx, void *data)
         }
     }
     L->npend = 0;
-    if (h > 0)
-        sim_after(R->sim, h, release, R, data);
-    else
-        release(R, data);
+    L->busy = false;
+    L->idx++;
+    R->end = R->sim->now + h > R->end ? R->sim->now + h : R->end;
+    if (R->until)   /* the next op's latency starts once the hold ends (lane_try) */
+        R->until[li] = R->sim->now + h;
+    if (L->idx == L->nops)
+        R->live--;
+    lane_try(R, li);
 }
 
 static void lane_try(Run *R, int32_t li)
@@ -362,7 +352,8 @@ static void lane_try(Run *R, int32_t li)
     L->npend = (uint8_t)o->nsend;
     L->pend_data = o->data;
     L->busy = true;
-    sim_after(R->sim, op_lat_ps(R, L, o), fire, R, GINT_TO_POINTER(li + 1));
+    simtime_t wait = R->until && R->until[li] > R->sim->now ? R->until[li] - R->sim->now : 0;
+    sim_after(R->sim, wait + op_lat_ps(R, L, o), fire, R, GINT_TO_POINTER(li + 1));
 }
 
 static void start_all(void *ctx, void *data)
@@ -460,6 +451,7 @@ static void run_free(Run *R)
     g_free(R->pend);
     g_free(R->nb);
     g_free(R->nb_k);
+    g_free(R->until);
     ncclsym_free(R->sym);
     if (R->batch)
         g_array_unref(R->batch);
@@ -557,6 +549,8 @@ double ncclsim_time(const NcclSimSpec *sp, NcclSimStats *st, char **err)
         R.cap_ps_B = 1e3 / cap;
         R.nb = (simtime_t *)ncclsched_ints(&R, (uint64_t)R.conns->len * R.W * 2);
         R.nb_k = (uint64_t *)ncclsched_ints(&R, (uint64_t)R.conns->len * 2);
+        R.until = (simtime_t *)ncclsched_ints(&R, (uint64_t)R.lanes->len * 2);
+        memset(R.until, 0, sizeof(simtime_t) * R.lanes->len);
         memset(R.nb, 0, sizeof(simtime_t) * R.conns->len * R.W);
         memset(R.nb_k, 0, sizeof(uint64_t) * R.conns->len);
     }
