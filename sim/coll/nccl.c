@@ -43,7 +43,7 @@ double nccl_busbw_factor(NcclOp o, int n)
  * each way and 2s through its head's (S:337-371), so the speed is the
  * fastest of sm90SpeedArrayIntra (S:855) at most nvl / (n - 1) (the
  * search's start, totalBw x n/(n - 1) over n channels: S:919-923) with
- * (n + 1) s <= nvl (lowered until the search succeeds: S:985-989; no
+ * (n + 1) s <= nvl (lowered until the search succeeds: S:990-994; no
  * duplication for NVLS: S:837); the graph's bandwidth n x s, GB/s. */
 static double nvls_graph_GBps(double nvl, int n)
 {
