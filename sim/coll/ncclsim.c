@@ -364,6 +364,23 @@ static void start_all(void *ctx, void *data)
         lane_try(R, (int32_t)i);
 }
 
+/* The channel cap's state (Run.cap_ps_B, nb, nb_k, until), zeroed, where
+ * spec's run has a cap; counted in R->held as layout counts it. */
+static void cap_init(Run *R)
+{
+    double cap = cap_GBps(R->sp);
+    if (cap <= 0)
+        return;
+    uint64_t nc = R->conns->len, nl = R->lanes->len;
+    R->cap_ps_B = 1e3 / cap;
+    R->nb = (simtime_t *)ncclsched_ints(R, nc * (uint64_t)R->W * 2);
+    R->nb_k = (uint64_t *)ncclsched_ints(R, nc * 2);
+    R->until = (simtime_t *)ncclsched_ints(R, nl * 2);
+    memset(R->nb, 0, sizeof(simtime_t) * nc * (uint64_t)R->W);
+    memset(R->nb_k, 0, sizeof(uint64_t) * nc);
+    memset(R->until, 0, sizeof(simtime_t) * nl);
+}
+
 static double launch_us(const NcclSimSpec *sp)
 {
     NcclAlgo a = sp->choice.algo;
@@ -544,16 +561,7 @@ double ncclsim_time(const NcclSimSpec *sp, NcclSimStats *st, char **err)
         return -1;
     }
     lat_tables(&R);
-    double cap = cap_GBps(sp);
-    if (cap > 0) {
-        R.cap_ps_B = 1e3 / cap;
-        R.nb = (simtime_t *)ncclsched_ints(&R, (uint64_t)R.conns->len * R.W * 2);
-        R.nb_k = (uint64_t *)ncclsched_ints(&R, (uint64_t)R.conns->len * 2);
-        R.until = (simtime_t *)ncclsched_ints(&R, (uint64_t)R.lanes->len * 2);
-        memset(R.until, 0, sizeof(simtime_t) * R.lanes->len);
-        memset(R.nb, 0, sizeof(simtime_t) * R.conns->len * R.W);
-        memset(R.nb_k, 0, sizeof(uint64_t) * R.conns->len);
-    }
+    cap_init(&R);
     R.nlanes = R.lanes->len;
     R.lane = g_aligned_alloc(R.nlanes ? R.nlanes : 1, sizeof(Lane), 64);
     memcpy(R.lane, R.lanes->data, (size_t)R.nlanes * sizeof(Lane));
