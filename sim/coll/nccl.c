@@ -37,6 +37,23 @@ double nccl_busbw_factor(NcclOp o, int n)
     return o == NCCL_OP_ALLREDUCE ? 2.0 * (n - 1) / n : o == NCCL_OP_BROADCAST ? 1.0 : (double)(n - 1) / n;
 }
 
+/* The NVLS graph of n GPUs on one NVSwitch (the NICs trimmed, P:678-681),
+ * as NCCL's search finds it: one channel a GPU, each GPU the head of one
+ * (S:895-902); a channel of speed s takes s through every GPU's NVLink
+ * each way and 2s through its head's (S:337-371), so the speed is the
+ * fastest of sm90SpeedArrayIntra (S:855) at most nvl / (n - 1) (the
+ * search's start, totalBw x n/(n - 1) over n channels: S:919-923) with
+ * (n + 1) s <= nvl (lowered until the search succeeds: S:990-994; no
+ * duplication for NVLS: S:837); the graph's bandwidth n x s, GB/s. */
+static double nvls_graph_GBps(double nvl, int n)
+{
+    static const double speeds[] = {60.0, 50.0, 40.0, 30.0, 24.0, 20.0, 15.0, 12.0, 11.0, 6.0, 3.0};
+    size_t i = 0, k = G_N_ELEMENTS(speeds);
+    while (i + 1 < k && (speeds[i] > nvl || speeds[i] * (n - 1) > nvl || speeds[i] * (n + 1) > nvl))
+        i++;
+    return n * speeds[i];
+}
+
 void nccl_system_from_node(const NodeSpec *n, int ranks, int nodes, NcclSystem *sys)
 {
     memset(sys, 0, sizeof *sys);
@@ -66,6 +83,8 @@ void nccl_system_from_node(const NodeSpec *n, int ranks, int nodes, NcclSystem *
         sys->bw_intra_GBps = sys->bw_inter_GBps;
     }
     sys->nvls_bw_GBps = sys->bw_intra_GBps;
+    if (sys->nvls && nodes == 1 && ranks > 2)
+        sys->nvls_bw_GBps = nvls_graph_GBps(nvl, ranks);
 }
 
 /* T:56-59, T:65-78 (us). */
@@ -186,6 +205,20 @@ void nccl_model(const NcclSystem *s, NcclOp op, NcclAlgo a, NcclProto p, double 
     }
     *lat_us = lat;
     *bw_GBps = bus;
+}
+
+double nccl_lane_cap_GBps(const NcclSystem *s, NcclAlgo a, NcclProto p)
+{
+    int nn = s->nnodes < 1 ? 1 : s->nnodes;
+    int cc = s->compcap >= 90 ? 2 : s->compcap >= 80 ? 1 : 0, i2 = nn <= 2 ? nn - 1 : 2;
+    double ll = ll_max_bw[nn == 1 ? cc : 0][i2] / (s->channels > 0 ? s->channels : 1);
+    if (a == NCCL_ALGO_RING)
+        return p == NCCL_PROTO_LL ? ll : p == NCCL_PROTO_LL128 ? per_ch_ring_ll128[cc][i2] : 0;
+    if (a == NCCL_ALGO_TREE) {
+        double ch = p == NCCL_PROTO_LL128 ? per_ch_tree_ll128[cc][i2] : per_ch_tree[cc][i2];
+        return (p == NCCL_PROTO_LL ? fmin(ch, ll) : ch) / 2;
+    }
+    return 0;
 }
 
 /* E:1566-1606: channels and threads for this size. */

@@ -81,4 +81,14 @@ double nccl_hw_lat_us(NcclHw hw, NcclAlgo a, NcclProto p);
  * protocol, before the per-size corrections; bandwidth 0: not available. */
 void nccl_model(const NcclSystem *sys, NcclOp op, NcclAlgo a, NcclProto p, double *lat_us, double *bw_GBps);
 
+/* The most data bytes a second one channel's lane (one CTA's threads, a
+ * GPU's part of one channel: a ring position, a tree's up or down half)
+ * moves with (a, p), GB/s; 0: no cap. From the tuner's per-channel caps
+ * (T:85-106): Ring LL128 perChMaxRingLL128Bw; Tree perChMaxTreeBw (LL128:
+ * perChMaxTreeLL128Bw) halved, as a tree channel's bus bandwidth is twice
+ * what each of its halves moves; LL llMaxBw, which the tuner applies to
+ * a call's channels together, spread over the communicator's channels.
+ * Ring Simple, NVLS and NVLSTree have none in NCCL's model. */
+double nccl_lane_cap_GBps(const NcclSystem *sys, NcclAlgo a, NcclProto p);
+
 #endif

@@ -85,6 +85,13 @@ typedef struct {
     uint64_t msgs, data;
     simtime_t lat_ps[3];     /* [NcclHw]: an op's latency (Ring's per-step figure for the protocol), ps */
     simtime_t nv_lat_ps[2];  /* NVLS GPU lanes: a flag over NVLink, and a step that sends between nodes, ps */
+    double cap_ps_B;         /* a Ring or Tree lane's op holds its lane this many ps a data byte after its
+                              * latency (the channel's cap, nccl_lane_cap_GBps); 0: no cap */
+    simtime_t *nb;           /* capped: [conn * W + k % W]: the earliest delivery of conn's k-th slice (its op's
+                              * end of holding); NULL: no cap */
+    uint64_t *nb_k;          /* capped: [conn]: the slices the network delivered on conn; NULL: no cap */
+    simtime_t *until;        /* capped: [lane]: when its last op's hold ends (its next op's latency starts
+                              * then, ps); NULL: no cap */
     uint64_t *sent;          /* spec's rank_bytes (NULL: not counted): data bytes each rank sent */
     uint64_t held;           /* bytes of the int32 arrays allocated so far (ints_new) */
     uint64_t memo_data;      /* the last data size wire_of converted (0: none yet), bytes */

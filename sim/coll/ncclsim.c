@@ -82,6 +82,20 @@ static int orbit_size(const NcclSimSpec *sp)
     return a == NCCL_ALGO_TREE && !leaves ? G / 2 : key_map(sp).h;
 }
 
+/* The channel cap of spec's run (nccl_lane_cap_GBps), GB/s; 0: none.
+ * Without the cluster's map (an estimate): 1, counted as capped. */
+static double cap_GBps(const NcclSimSpec *sp)
+{
+    if (!sp->cl)
+        return 1;
+    NcclAlgo a = sp->choice.algo;
+    if ((a == NCCL_ALGO_NVLS || a == NCCL_ALGO_NVLSTREE) && sp->cl->node.nvls)
+        return sp->cl->node.nvls_Bps / 1e9 / (sp->choice.channels > 0 ? sp->choice.channels : 1);
+    NcclSystem sys;
+    nccl_system_from_node(&sp->cl->node, sp->nodes * sp->ppn, sp->nodes, &sys);
+    return nccl_lane_cap_GBps(&sys, a, sp->choice.proto);
+}
+
 /* Ring: a lane and a connection a rank and channel. Tree: a rank's up
  * and down lanes (the root's one) and its two connections to its parent.
  * NVLS, NVLSTree: per channel and node two switch lanes; per rank a
@@ -110,6 +124,8 @@ static void layout(const NcclSimSpec *sp, Layout *ly)
     ly->lanes /= h;
     ly->conns /= h;
     ly->ints += 2 * ly->maxpeer;
+    if (cap_GBps(sp) > 0)   /* Run.nb and Run.nb_k: W + 1 64-bit words a connection; Run.until: one a lane */
+        ly->ints += ly->conns * 2 * ((uint64_t)ncclsim_window(a, sp->choice.proto, sp->op) + 1) + ly->lanes * 2;
 }
 
 /* ---- the executor ---- */
@@ -126,7 +142,7 @@ static void wake(Run *R, int32_t li)
     sim_after(R->sim, 0, wake_ev, R, GINT_TO_POINTER(li + 1));
 }
 
-static void delivered(void *ctx, void *data)
+static void arrive(void *ctx, void *data)
 {
     Run *R = ctx;
     ConnQ *c = &R->cq[GPOINTER_TO_INT(data) - 1];
@@ -137,6 +153,22 @@ static void delivered(void *ctx, void *data)
         c->recv_wait = -1;
         lane_try(R, l);
     }
+}
+
+/* The network delivered a slice: it arrives then, or (capped) once its
+ * op has held its lane long enough to have written it. */
+static void delivered(void *ctx, void *data)
+{
+    Run *R = ctx;
+    if (R->nb) {
+        int32_t conn = GPOINTER_TO_INT(data) - 1;
+        simtime_t t = R->nb[(uint64_t)conn * R->W + R->nb_k[conn]++ % (uint64_t)R->W];
+        if (t > R->sim->now) {
+            sim_at(R->sim, t, arrive, R, data);
+            return;
+        }
+    }
+    arrive(ctx, data);
 }
 
 static simtime_t us_to_ps(double us)
@@ -233,6 +265,18 @@ static void flush(void *ctx, void *data)
     g_array_set_size(R->batch, 0);
 }
 
+/* Capped: the ps lane L's op holds it after its latency (its data at the
+ * channel's cap), and each of its sends' earliest delivery then. */
+static simtime_t hold(Run *R, const Lane *L, const int32_t *pend)
+{
+    if (!R->nb || L->kind == LANE_SW_RED || L->kind == LANE_SW_MC)
+        return 0;
+    simtime_t h = (simtime_t)((double)L->pend_data * R->cap_ps_B + 0.5);
+    for (int i = 0; i < L->npend; i++)   /* the op's slice is its connection's latest: its lane is still busy */
+        R->nb[(uint64_t)pend[i] * R->W + (R->cq[pend[i]].sent - 1) % (uint64_t)R->W] = R->sim->now + h;
+    return h;
+}
+
 static void fire(void *ctx, void *data)
 {
     Run *R = ctx;
@@ -245,6 +289,7 @@ static void fire(void *ctx, void *data)
         ncclsched_op(R, L, L->idx, &o);
         pend = send;
     }
+    simtime_t h = hold(R, L, pend);
     if (R->sent && L->kind != LANE_SW_RED && L->kind != LANE_SW_MC)   /* the rank's bytes; not the switch's */
         R->sent[L->kind == LANE_RING ? R->ring[(size_t)L->chan * R->n + L->who] : L->who] +=
             (uint64_t)L->npend * L->pend_data;
@@ -261,7 +306,9 @@ static void fire(void *ctx, void *data)
     L->npend = 0;
     L->busy = false;
     L->idx++;
-    R->end = R->sim->now > R->end ? R->sim->now : R->end;
+    R->end = R->sim->now + h > R->end ? R->sim->now + h : R->end;
+    if (R->until)   /* the next op's latency starts once the hold ends (lane_try) */
+        R->until[li] = R->sim->now + h;
     if (L->idx == L->nops)
         R->live--;
     lane_try(R, li);
@@ -305,7 +352,8 @@ static void lane_try(Run *R, int32_t li)
     L->npend = (uint8_t)o->nsend;
     L->pend_data = o->data;
     L->busy = true;
-    sim_after(R->sim, op_lat_ps(R, L, o), fire, R, GINT_TO_POINTER(li + 1));
+    simtime_t wait = R->until && R->until[li] > R->sim->now ? R->until[li] - R->sim->now : 0;
+    sim_after(R->sim, wait + op_lat_ps(R, L, o), fire, R, GINT_TO_POINTER(li + 1));
 }
 
 static void start_all(void *ctx, void *data)
@@ -314,6 +362,23 @@ static void start_all(void *ctx, void *data)
     (void)data;
     for (guint i = 0; i < R->nlanes; i++)
         lane_try(R, (int32_t)i);
+}
+
+/* The channel cap's state (Run.cap_ps_B, nb, nb_k, until), zeroed, where
+ * spec's run has a cap; counted in R->held as layout counts it. */
+static void cap_init(Run *R)
+{
+    double cap = cap_GBps(R->sp);
+    if (cap <= 0)
+        return;
+    uint64_t nc = R->conns->len, nl = R->lanes->len;
+    R->cap_ps_B = 1e3 / cap;
+    R->nb = (simtime_t *)ncclsched_ints(R, nc * (uint64_t)R->W * 2);
+    R->nb_k = (uint64_t *)ncclsched_ints(R, nc * 2);
+    R->until = (simtime_t *)ncclsched_ints(R, nl * 2);
+    memset(R->nb, 0, sizeof(simtime_t) * nc * (uint64_t)R->W);
+    memset(R->nb_k, 0, sizeof(uint64_t) * nc);
+    memset(R->until, 0, sizeof(simtime_t) * nl);
 }
 
 static double launch_us(const NcclSimSpec *sp)
@@ -401,6 +466,9 @@ static bool plan(Run *R, char **err)
 static void run_free(Run *R)
 {
     g_free(R->pend);
+    g_free(R->nb);
+    g_free(R->nb_k);
+    g_free(R->until);
     ncclsym_free(R->sym);
     if (R->batch)
         g_array_unref(R->batch);
@@ -493,6 +561,7 @@ double ncclsim_time(const NcclSimSpec *sp, NcclSimStats *st, char **err)
         return -1;
     }
     lat_tables(&R);
+    cap_init(&R);
     R.nlanes = R.lanes->len;
     R.lane = g_aligned_alloc(R.nlanes ? R.nlanes : 1, sizeof(Lane), 64);
     memcpy(R.lane, R.lanes->data, (size_t)R.nlanes * sizeof(Lane));

@@ -12,6 +12,12 @@
  * starts once its slices arrived and each receiver has a free buffer
  * slot (NCCL_STEPS / slice steps slots a connection), then costs the
  * per-step latency before its slices leave; the network times the rest.
+ * A GPU's lane (a warp group of the channel's CTA) is busy while it
+ * moves its op's bytes: it holds the lane for them at the channel's
+ * rate (Ring LL and LL128, Tree: NCCL's per-channel caps,
+ * nccl_lane_cap_GBps; NVLS, NVLSTree: the channel's share of the
+ * switch's port rate; Ring Simple: none), and the op's slices arrive no
+ * sooner than the hold ends (the copy and the link run together).
  * A call starts after its launch latency. Wire bytes are the protocol's
  * (LL: twice the data, LL128: 16/15, Simple: the data).
  *

@@ -147,7 +147,7 @@ END_TEST
  * latency 8.4 + 14 x 3.4 us, bus bandwidth 18 x 20.6 GB/s, algorithm
  * bandwidth x 8/14; Tree/Simple base 0 (tuning.cc's table) plus
  * 2 x (7 x 28) us, min(x .92, channels x 38.7) x .5; NVLS 25 us and
- * x 5/6; Ring/LL 6.6 + 14 x .6 us, min(141, x .5) x 8/14. */
+ * its graph's 8 heads x 40 GB/s x 5/6; Ring/LL 6.6 + 14 x .6 us, min(141, x .5) x 8/14. */
 START_TEST(tuner_closed_forms)
 {
     NodeSpec n;
@@ -163,7 +163,7 @@ START_TEST(tuner_closed_forms)
     ck_assert_double_eq_tol(bw, fmin(nvl * .92, s.channels * 38.7) * .5, 1e-9);
     nccl_model(&s, NCCL_OP_ALLREDUCE, NCCL_ALGO_NVLS, NCCL_PROTO_SIMPLE, &lat, &bw);
     ck_assert_double_eq_tol(lat, 25, 1e-9);
-    ck_assert_double_eq_tol(bw, nvl * 5 / 6, 1e-9);
+    ck_assert_double_eq_tol(bw, 8 * 40.0 * 5 / 6, 1e-9);
     nccl_model(&s, NCCL_OP_ALLREDUCE, NCCL_ALGO_RING, NCCL_PROTO_LL, &lat, &bw);
     ck_assert_double_eq_tol(lat, 6.6 + 14 * .6, 1e-9);
     ck_assert_double_eq_tol(bw, fmin(141.0, nvl * .5) * 8 / 14, 1e-9);
@@ -175,7 +175,7 @@ START_TEST(tuner_closed_forms)
     ck_assert(nccl_tune(&s, NCCL_OP_ALLREDUCE, 1 << 30, -1, -1, 0, &c, &err));
     ck_assert_int_eq(c.algo, NCCL_ALGO_NVLS);
     ck_assert_int_eq(c.channels, 16);
-    ck_assert_double_eq_tol(c.time_s, (25 + (1 << 30) / (1000 * nvl * 5 / 6)) * 1e-6, 1e-12);
+    ck_assert_double_eq_tol(c.time_s, (25 + (1 << 30) / (1000 * 8 * 40.0 * 5 / 6)) * 1e-6, 1e-12);
     ck_assert(nccl_tune(&s, NCCL_OP_ALLREDUCE, 4096, -1, -1, 0, &c, &err));
     ck_assert_int_eq(c.proto, NCCL_PROTO_LL);
     /* channels shrink while bytes < channels x threads x threshold (enqueue.cc) */
@@ -213,9 +213,17 @@ START_TEST(tuner_refusals)
     g_free(err);
     ck_assert(nccl_tune(&s, NCCL_OP_ALLREDUCE, 1 << 30, -1, -1, 0, &c, &err));
     ck_assert_int_eq(c.algo, NCCL_ALGO_RING);
-    nccl_system_from_node(&n, 3, 1, &s);
-    ck_assert(nccl_tune(&s, NCCL_OP_ALLREDUCE, 1 << 30, -1, -1, 0, &c, &err));
-    ck_assert_int_eq(c.algo, NCCL_ALGO_NVLS);
+    /* the NVLS graph (search.cc): n heads at the fastest speed s with (n + 1) s within a GPU's 18 x 20.6 GB/s
+     * of NVLink and (n - 1) s within it too; busbw n x s, x 5/6 against Ring's n / (2(n - 1)) of 370.8:
+     * Ring at 3 and 4 GPUs, NVLS from 5 */
+    static const double graph_bw[9] = {0, 0, 0, 3 * 60.0, 4 * 60.0, 5 * 60.0, 6 * 50.0, 7 * 40.0, 8 * 40.0};
+    for (int g = 3; g <= 8; g++) {
+        nccl_system_from_node(&n, g, 1, &s);
+        ck_assert_double_eq_tol(s.nvls_bw_GBps, graph_bw[g], 1e-9);
+        ck_assert(nccl_tune(&s, NCCL_OP_ALLREDUCE, 1 << 30, -1, -1, 0, &c, &err));
+        ck_assert_int_eq(c.algo, g <= 4 ? NCCL_ALGO_RING : NCCL_ALGO_NVLS);
+        ck_assert_double_eq_tol(c.bw_GBps, g <= 4 ? 18 * 20.6 * g / (2.0 * (g - 1)) : graph_bw[g] * 5 / 6, 1e-6);
+    }
     node_spec_clear(&n);
     NcclAlgo a;
     NcclProto p;
@@ -331,6 +339,60 @@ START_TEST(bounds_and_determinism)
 }
 END_TEST
 
+/* The channel cap (tuning.cc's per-channel caps, nccl.h): the figures,
+ * and a ring whose every op is held by it. Two A100s, Ring LL128 on one
+ * channel, 576,000 B: one loop of two 288,000 B chunks, 2n - 1 = 3 steps
+ * a lane. Each op waits LL128's NVLink step (1.9 us), then holds its lane
+ * 288,000 B / 20 GB/s = 14.4 us; its slice arrives when that ends (the
+ * NVLink would carry it in about 1.3 us: the cap, not the link, times it,
+ * and the two do not add). So the call ends at the LL128 launch (14 us) +
+ * 3 x (1.9 + 14.4) us = 62.9 us. */
+START_TEST(channel_cap)
+{
+    NodeSpec n;
+    NcclSystem s;
+    load("dgx-a100", &n);
+    nccl_system_from_node(&n, 8, 1, &s);
+    ck_assert_double_eq_tol(nccl_lane_cap_GBps(&s, NCCL_ALGO_RING, NCCL_PROTO_LL128), 20.0, 1e-12);
+    ck_assert_double_eq_tol(nccl_lane_cap_GBps(&s, NCCL_ALGO_RING, NCCL_PROTO_LL), 87.7 / s.channels, 1e-12);
+    ck_assert_double_eq(nccl_lane_cap_GBps(&s, NCCL_ALGO_RING, NCCL_PROTO_SIMPLE), 0);
+    ck_assert_double_eq_tol(nccl_lane_cap_GBps(&s, NCCL_ALGO_TREE, NCCL_PROTO_SIMPLE), 24.0 / 2, 1e-12);
+    ck_assert_double_eq_tol(nccl_lane_cap_GBps(&s, NCCL_ALGO_TREE, NCCL_PROTO_LL128), 20.0 / 2, 1e-12);
+    ck_assert_double_eq_tol(nccl_lane_cap_GBps(&s, NCCL_ALGO_TREE, NCCL_PROTO_LL), 87.7 / s.channels / 2, 1e-12);
+    nccl_system_from_node(&n, 32, 4, &s);   /* 4 nodes: the N4 columns; LL between nodes: the Intel CPU row */
+    ck_assert_double_eq_tol(nccl_lane_cap_GBps(&s, NCCL_ALGO_TREE, NCCL_PROTO_SIMPLE), 17.8 / 2, 1e-12);
+    ck_assert_double_eq_tol(nccl_lane_cap_GBps(&s, NCCL_ALGO_RING, NCCL_PROTO_LL), 20.4 / s.channels, 1e-12);
+    node_spec_clear(&n);
+    load("dgx-h100", &n);
+    nccl_system_from_node(&n, 8, 1, &s);
+    ck_assert_double_eq_tol(nccl_lane_cap_GBps(&s, NCCL_ALGO_RING, NCCL_PROTO_LL128), 36.7, 1e-12);
+    ck_assert_double_eq_tol(nccl_lane_cap_GBps(&s, NCCL_ALGO_RING, NCCL_PROTO_LL), 141.0 / s.channels, 1e-12);
+    ck_assert_double_eq(nccl_lane_cap_GBps(&s, NCCL_ALGO_NVLS, NCCL_PROTO_SIMPLE), 0);
+    node_spec_clear(&n);
+
+    NcclSimStats st;
+    double t = sim("dgx-a100", 1, 2, NCCL_OP_ALLREDUCE, NCCL_ALGO_RING, NCCL_PROTO_LL128, 1, 576000, &st);
+    ck_assert_msg(fabs(t - 62.9e-6) <= 4e-12, "t %.12g", t);
+    /* 4 x the bytes: two loops of 576,000 B chunks; each lane runs its 6 ops back to back, each 1.9 us of
+     * latency and 28.8 us held: 14 + 6 x 30.7 us */
+    t = sim("dgx-a100", 1, 2, NCCL_OP_ALLREDUCE, NCCL_ALGO_RING, NCCL_PROTO_LL128, 1, 4 * 576000, &st);
+    ck_assert_msg(fabs(t - 198.2e-6) <= 8e-12, "t %.12g", t);
+    /* Tree Simple on two A100s, one channel, one 512 KiB chunk: the leaf's up half, the root, the leaf's down
+     * half in turn, each Simple's NVLink step (3.4 us) and 524,288 B at half of perChMaxTreeBw (12 GB/s),
+     * after Tree Simple's launch (0) */
+    t = sim("dgx-a100", 1, 2, NCCL_OP_ALLREDUCE, NCCL_ALGO_TREE, NCCL_PROTO_SIMPLE, 1, 512u << 10, &st);
+    ck_assert_msg(fabs(t - 3 * (3.4e-6 + 524288 / 12e9)) <= 4e-12, "t %.12g", t);
+    /* NVLS: a GPU's lanes hold for their bytes at the channel's share of the port (309.4 GB/s / C). One
+     * channel on 8 H100, 64 MiB: 64 loops of 8 chunks of 128 KiB; each GPU's load lane runs its 512 ops
+     * back to back, each 0.6 us (the flag) + 131,072 B / 309.4 GB/s, after the 25 us launch; the last
+     * chunk's reduction, store back and multicast follow (within 10 us). Without the hold the flags
+     * would hide behind the transfers: about 25 + 64 MiB x 9/8 / 309.4 GB/s = 269 us. */
+    t = sim("dgx-h100", 1, 8, NCCL_OP_ALLREDUCE, NCCL_ALGO_NVLS, NCCL_PROTO_SIMPLE, 1, 64u << 20, &st);
+    double lane = 25e-6 + 512 * (0.6e-6 + 131072 / 309.4e9);
+    ck_assert_msg(t >= lane - 1e-9 && t <= lane + 10e-6, "t %.12g, the load lane alone %.12g", t, lane);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("nccl");
@@ -342,5 +404,6 @@ int main(void)
     tcase_add_test(testmain_case(s, "dtree"), double_binary_tree);
     tcase_add_test(testmain_case(s, "conservation"), conservation);
     tcase_add_test(testmain_case(s, "determinism"), bounds_and_determinism);
+    tcase_add_test(testmain_case(s, "channel-cap"), channel_cap);
     return testmain_run(s);
 }
