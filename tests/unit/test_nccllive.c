@@ -7,10 +7,17 @@
  *  - two calls on the same GPUs at once contend: each takes longer than
  *    alone and no longer than both alone one after the other; they move
  *    twice one call's messages and data bytes (conservation);
- *  - a call issued while another runs ends later than alone. */
+ *  - a call issued while another runs ends later than alone;
+ *  - in training: DDP's NCCL units run live (force_live) take what the
+ *    memo gives, to the picosecond; fsdp2 (a stream per collective) and
+ *    comm.streams 2 on GPU nodes run every unit through NCCL, live, the
+ *    single-stream and the per-rank engines alike; background traffic
+ *    and faults run NCCL too and slow its calls, never speed them. */
 #include "coll/nccllive.h"
+#include "train/train.h"
 
 #include "ncclref.h"
+#include "testfix.h"
 #include "testmain.h"
 
 #include <check.h>
@@ -188,11 +195,109 @@ START_TEST(late_call_slows)
 }
 END_TEST
 
+#define DGX2 "batch: [32]\ncluster: {node: dgx-h100, nodes: 2}\niterations: {warmup: 1, measured: 2}\n"
+
+static void run_ok(const Scenario *s, int p, const TrainOpts *o, bool live, TrainResult *r)
+{
+    char *err = NULL;
+    ck_assert_msg(train_run_ex(s, 32, p, o, live, r, &err), "%s", err);
+}
+
+START_TEST(train_live_is_memo)
+{
+    /* comm.overlap off: the mechanism slows a memo sync as a whole and a live one's GPU links only */
+    Scenario *s = load("model: resnet50\n" DGX2 "comm: {overlap: false}\n"
+                       "policies:\n  - {name: ddp, overlap: ddp, bucket: 25MiB}\n  - {name: layer, overlap: layer}\n"
+                       "  - {name: tree, overlap: ddp, algorithm: nccl, nccl: {algo: tree, proto: ll128}}\n");
+    for (guint p = 0; p < s->policies->len; p++) {
+        TrainResult a, b;
+        run_ok(s, (int)p, NULL, false, &a);
+        run_ok(s, (int)p, NULL, true, &b);
+        ck_assert_int_gt(a.nccl.units, 0);
+        ck_assert_int_eq(a.nccl.units, b.nccl.units);
+        ck_assert_double_eq(a.iteration_s, b.iteration_s);
+        ck_assert_double_eq(a.comm_s, b.comm_s);
+        ck_assert_double_eq(a.exposed_comm_s, b.exposed_comm_s);
+        ck_assert_uint_gt(b.events, a.events);   /* the live calls' events, on the run's Sim */
+        train_result_clear(&a);
+        train_result_clear(&b);
+    }
+    scenario_free(s);
+}
+END_TEST
+
+/* Every unit row of r went through NCCL. */
+static void all_nccl(const TrainResult *r)
+{
+    ck_assert(r->units && r->units->len > 0);
+    for (guint i = 0; i < r->units->len; i++) {
+        const TrainUnitRow *u = &g_array_index(r->units, TrainUnitRow, i);
+        ck_assert_msg(u->nccl.on, "unit %s", u->name);
+        ck_assert_int_ge(u->nccl.choice.channels, 1);
+    }
+    ck_assert_int_eq(r->nccl.units, (int)r->units->len);
+}
+
+START_TEST(train_live_uses_nccl)
+{
+    static const char *const cases[] = {
+        "model: gpt2\n" DGX2 "policies:\n  - {name: f2, overlap: fsdp2}\n",
+        "model: gpt2\n" DGX2 "policies:\n  - {name: f2, overlap: fsdp2, algorithm: nccl, nccl: {proto: simple}}\n",
+        "model: resnet50\n" DGX2 "comm: {streams: 2}\npolicies:\n  - {name: layer, overlap: layer}\n",
+    };
+    for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+        Scenario *s = load(cases[i]);
+        TrainOpts o = {.layers = true}, q = {.layers = true, .per_rank = true};
+        TrainResult a, b;
+        run_ok(s, 0, &o, false, &a);
+        run_ok(s, 0, &q, false, &b);
+        all_nccl(&a);
+        all_nccl(&b);
+        ck_assert_double_eq(a.iteration_s, b.iteration_s);   /* every rank issues at once: the engines agree */
+        ck_assert_double_eq(a.comm_s, b.comm_s);
+        ck_assert(a.iteration_s >= a.compute_s);
+        train_result_clear(&a);
+        train_result_clear(&b);
+        scenario_free(s);
+    }
+}
+END_TEST
+
+/* Background traffic on the fabric: DDP's NCCL units run live beside it,
+ * each no faster than alone (the memo's), the iteration no shorter
+ * (comm.overlap off, as above). */
+START_TEST(train_background_slows)
+{
+    Scenario *idle = load("model: resnet50\n" DGX2 "comm: {overlap: false}\npolicies:\n  - {name: ddp, overlap: ddp}\n");
+    Scenario *bg = load("model: resnet50\n" DGX2 "comm: {overlap: false}\nbackground: [{pattern: permutation, load: 0.2, message: 64MiB}]\n"
+                        "policies:\n  - {name: ddp, overlap: ddp}\n");
+    TrainOpts o = {.layers = true};
+    TrainResult a, b;
+    run_ok(idle, 0, &o, false, &a);
+    run_ok(bg, 0, &o, false, &b);
+    all_nccl(&b);
+    ck_assert_uint_eq(a.units->len, b.units->len);
+    for (guint i = 0; i < a.units->len; i++) {
+        const TrainUnitRow *x = &g_array_index(a.units, TrainUnitRow, i), *y = &g_array_index(b.units, TrainUnitRow, i);
+        ck_assert(y->end_s - y->start_s >= (x->end_s - x->start_s) * (1 - 1e-12));
+    }
+    ck_assert(b.iteration_s >= a.iteration_s * (1 - 1e-12));
+    ck_assert(b.comm_s > a.comm_s);
+    train_result_clear(&a);
+    train_result_clear(&b);
+    scenario_free(idle);
+    scenario_free(bg);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("nccllive");
     tcase_add_test(testmain_case(s, "oracle"), alone_is_memo);
     tcase_add_test(testmain_case(s, "contention"), two_calls_contend);
     tcase_add_test(testmain_case(s, "contention-late"), late_call_slows);
+    tcase_add_test(testmain_case(s, "oracle-train"), train_live_is_memo);
+    tcase_add_test(testmain_case(s, "train-nccl"), train_live_uses_nccl);
+    tcase_add_test(testmain_case(s, "train-background"), train_background_slows);
     return testmain_run(s);
 }
