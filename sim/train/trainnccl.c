@@ -279,8 +279,8 @@ bool trainnccl_read(CfgNode *n, const Scenario *s, Policy *p, char **err)
     }
     if (p->select == ALGSEL_NCCL && live) {
         *err = cfg_err(a, "algorithm nccl: policy '%s' %s, live on the network, where an NCCL call runs on the "
-                       "whole cluster only; expected another algorithm (ring by default), or groups of every GPU",
-                       p->name, live);
+                       "whole cluster only; expected another algorithm (ring by default), or %s", p->name, live,
+                       hybrid_shard(p) ? "sharding: full_shard" : "reshard_after_forward: true or false");
         return false;
     }
     if (s->node && (p->select == ALGSEL_NCCL || p->select == ALGSEL_HYBRID) && !groups_ok(n, s, p, err))

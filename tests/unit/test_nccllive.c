@@ -12,9 +12,13 @@
  *    memo gives, to the picosecond; fsdp2 (a stream per collective) and
  *    comm.streams 2 on GPU nodes run every unit through NCCL, live, the
  *    single-stream and the per-rank engines alike; background traffic
- *    and faults run NCCL too and slow its calls, never speed them. */
+ *    and faults run NCCL too and slow its calls, never speed them;
+ *  - memory: a live policy holds comm.streams calls a stream (fsdp2: a
+ *    stream per collective) at once, each every channel's, and the
+ *    estimate counts them: the memo's one call's part times that. */
 #include "coll/nccllive.h"
 #include "train/train.h"
+#include "train/trainmem.h"
 
 #include "ncclref.h"
 #include "testfix.h"
@@ -290,6 +294,36 @@ START_TEST(train_background_slows)
 }
 END_TEST
 
+START_TEST(live_memory)
+{
+    static const struct {
+        const char *yaml;
+        int calls;
+    } cases[] = {
+        {"model: gpt2\n" DGX2 "policies:\n  - {name: ddp, overlap: ddp}\n", 1},
+        {"model: gpt2\n" DGX2 "comm: {streams: 3}\npolicies:\n  - {name: ddp, overlap: ddp}\n", 3},
+        {"model: gpt2\n" DGX2 "policies:\n  - {name: f2, overlap: fsdp2}\n", COLL_NOPS},
+        {"model: gpt2\n" DGX2 "comm: {streams: 2}\npolicies:\n  - {name: f2, overlap: fsdp2}\n", 2 * COLL_NOPS},
+        {"model: gpt2\n" DGX2 "policies:\n  - {name: f2, overlap: fsdp2, algorithm: ring}\n", 1},
+    };
+    uint64_t one = 0;
+    for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+        Scenario *s = load(cases[i].yaml);
+        ck_assert_int_eq(trainmem_nccl_live_calls(s, g_ptr_array_index(s->policies, 0)), cases[i].calls);
+        uint64_t nccl = 0;
+        char *err = NULL;
+        ck_assert_msg(trainmem_estimate_parts(s, &nccl, &err) > 0, "%s", err);
+        if (i == 0)
+            one = nccl;   /* margin(m + w) for the one call's m and the per-rank counts w */
+        else if (i == G_N_ELEMENTS(cases) - 1)
+            ck_assert_uint_eq(nccl, 0);   /* no NCCL */
+        else   /* margin(k m + w): between k times one call's and that plus a margin */
+            ck_assert(nccl >= (uint64_t)cases[i].calls * (one - one / 5) && nccl <= (uint64_t)cases[i].calls * one);
+        scenario_free(s);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("nccllive");
@@ -299,5 +333,6 @@ int main(void)
     tcase_add_test(testmain_case(s, "oracle-train"), train_live_is_memo);
     tcase_add_test(testmain_case(s, "train-nccl"), train_live_uses_nccl);
     tcase_add_test(testmain_case(s, "train-background"), train_background_slows);
+    tcase_add_test(testmain_case(s, "memory"), live_memory);
     return testmain_run(s);
 }
