@@ -4,8 +4,9 @@
 # its JSON takes what `arsim collective --algo nccl` reports for the same
 # size on the same cluster and carries the same choice (an oracle from the
 # other path), forced or the tuner's; a policy without an algorithm and
-# `algorithm: nccl` give the same rows; with comm.streams 2 the default is
-# ring and nothing goes through NCCL; the same output twice.
+# `algorithm: nccl` give the same rows; with comm.streams 2 the default
+# still goes through NCCL (its calls live) and gives algorithm: nccl's
+# rows; the same output twice.
 A=${ARSIM:-./arsim}
 source tests/clilib.bash
 export T; T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
@@ -71,15 +72,18 @@ same_default() {
 t "default on GPU nodes = algorithm: nccl" same_default
 
 # live_default — with comm.streams 2 (collectives live on the network) the
-# default on nodes is arsim's ring, the same rows as algorithm: ring there
+# default on nodes is still NCCL, its calls run live: the same rows as
+# algorithm: nccl there, with the NCCL columns filled
 live_default() {
     { sed -n '/^model:/,/^cluster:/p' "$CFG"
-      printf 'comm: {streams: 2}\npolicies:\n  - {name: a, overlap: ddp}\n  - {name: b, overlap: ddp, algorithm: ring}\n  - {name: c, overlap: ddp, algorithm: hybrid}\n'; } >"$T/l.yaml"
+      printf 'comm: {streams: 2}\npolicies:\n  - {name: a, overlap: ddp}\n  - {name: b, overlap: ddp, algorithm: nccl}\n'; } >"$T/l.yaml"
     "$A" run "$T/l.yaml" --set 'batch=[64]' --csv "$T/l.csv" >/dev/null || return 1
-    head -1 "$T/l.csv" | grep -q nccl_algo && { echo "NCCL columns with live streams: $(head -1 "$T/l.csv")"; return 1; }
-    [ "$(sed 1d "$T/l.csv" | grep -E ',[ab],' | sed 's/,[ab],/,P,/' | sort -u | wc -l)" = 1 ] || { cat "$T/l.csv"; return 1; }
+    head -1 "$T/l.csv" | grep -q nccl_algo || { echo "no NCCL columns with live streams: $(head -1 "$T/l.csv")"; return 1; }
+    [ "$(sed 1d "$T/l.csv" | grep -cE ',nccl,.*,(Ring|Tree|NVLS|NVLSTree)[^,]*,(LL|LL128|Simple)[^,]*,[0-9]+,')" = 2 ] ||
+        { cat "$T/l.csv"; return 1; }
+    [ "$(sed 1d "$T/l.csv" | sed 's/,[ab],/,P,/' | sort -u | wc -l)" = 1 ] || { cat "$T/l.csv"; return 1; }
 }
-t "comm.streams 2 on nodes: default = ring, no NCCL" live_default
+t "comm.streams 2 on nodes: default = NCCL, live" live_default
 
 twice() {
     "$A" run "$CFG" --set 'batch=[64]' --layers --json "$T/r2.json" >"$T/r2.txt" || return 1
