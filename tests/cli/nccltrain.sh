@@ -6,7 +6,8 @@
 # other path), forced or the tuner's; a policy without an algorithm and
 # `algorithm: nccl` give the same rows; with comm.streams 2 the default
 # still goes through NCCL (its calls live) and gives algorithm: nccl's
-# rows; the same output twice.
+# rows; fsdp2 (calls live) runs NCCL and its JSON says what; the same
+# output twice.
 A=${ARSIM:-./arsim}
 source tests/clilib.bash
 export T; T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
@@ -84,6 +85,23 @@ live_default() {
     [ "$(sed 1d "$T/l.csv" | sed 's/,[ab],/,P,/' | sort -u | wc -l)" = 1 ] || { cat "$T/l.csv"; return 1; }
 }
 t "comm.streams 2 on nodes: default = NCCL, live" live_default
+
+# fsdp2_nccl — fsdp2 (a stream per collective: its calls live) on 2 x
+# dgx-h100 goes through NCCL: the result and every unit of its JSON carry
+# nccl_algo, nccl_proto and channels
+fsdp2_nccl() {
+    printf 'model: gpt2\nbatch: [1]\ncluster: {node: dgx-h100, nodes: 2}\niterations: {warmup: 1, measured: 1}\npolicies:\n  - {name: f2, overlap: fsdp2}\n' >"$T/f2.yaml"
+    "$A" run "$T/f2.yaml" --layers --json "$T/f2.json" >/dev/null || return 1
+    python3 - "$T/f2.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))["results"][0]
+assert r["algorithm"] == "nccl" and r["nccl_algo"] and r["nccl_proto"], r
+units = r["layers"]
+assert units and all(u["algorithm"] == "nccl" and u["nccl_algo"] in ("Ring", "Tree", "NVLS", "NVLSTree")
+                     and u["nccl_proto"] in ("LL", "LL128", "Simple") and u["channels"] >= 1 for u in units), units
+PY
+}
+t "fsdp2 on dgx-h100 runs NCCL (live), its rows carry nccl_algo and nccl_proto" fsdp2_nccl
 
 twice() {
     "$A" run "$CFG" --set 'batch=[64]' --layers --json "$T/r2.json" >"$T/r2.txt" || return 1
