@@ -54,8 +54,13 @@ static int check(const char *config, char **sets, bool probe, FILE *out, char **
     char m[32], mn[32], part[96] = "";
     memlimit_fmt(m, sizeof m, mem);
     memlimit_fmt(mn, sizeof mn, nccl);
-    if (nccl)   /* GPU nodes: NCCL's simulation of one call, the largest */
+    int live = 1;   /* the most NCCL calls a policy holds at once */
+    for (guint i = 0; i < s->policies->len; i++)
+        live = MAX(live, trainmem_nccl_live_calls(s, g_ptr_array_index(s->policies, i)));
+    if (nccl && live == 1)   /* GPU nodes: NCCL's simulation of one call, the largest */
         g_snprintf(part, sizeof part, ", %s of it NCCL's simulation of one call", mn);
+    else if (nccl)
+        g_snprintf(part, sizeof part, ", %s of it NCCL's simulation of up to %d calls live at once", mn, live);
     fprintf(out, "%s: run would simulate %u runs of %d iterations (%d warmup + %d measured), holding about %s of "
             "memory at the peak%s (the estimate --max-memory is compared with)\n", config,
             s->batches->len * s->policies->len, s->warmup + s->measured, s->warmup, s->measured, m, part);

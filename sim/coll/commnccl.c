@@ -68,6 +68,26 @@ CommNcclGroup commnccl_all(const CommNccl *c)
     return (CommNcclGroup){c->cl.fab.nodes, c->cl.node.ngpus};
 }
 
+bool commnccl_choose(const CommNccl *c, const CommNcclGroup *g, NcclOp op, const NcclForce *f, uint64_t bytes,
+                     NcclChoice *ch, char **err)
+{
+    if (g->nodes < 1 || g->nodes > c->cl.fab.nodes || g->ppn < 1 || g->ppn > c->cl.node.ngpus) {
+        *err = g_strdup_printf("an NCCL communicator of %d nodes x %d GPUs on a cluster of %d x %d; expected "
+                               "one inside it", g->nodes, g->ppn, c->cl.fab.nodes, c->cl.node.ngpus);
+        return false;
+    }
+    NcclSystem sys;   /* what the tuner sees: the communicator's GPUs */
+    nccl_system_from_node(&c->cl.node, g->nodes * g->ppn, g->nodes, &sys);
+    return nccl_tune(&sys, op, bytes, f->algo, f->proto, f->channels, ch, err);
+}
+
+NcclSimSpec commnccl_spec(const CommNccl *c, const CommNcclGroup *g, NcclOp op, uint64_t bytes,
+                          const NcclChoice *ch)
+{
+    return (NcclSimSpec){.topo = c->topo, .cl = &c->cl, .nodes = g->nodes, .ppn = g->ppn, .op = op, .bytes = bytes,
+                         .choice = *ch};
+}
+
 /* The memo's entry of (g, op, f, bytes), simulated on first use; NULL + *err, *code as commnccl_get. */
 static const NcclEntry *entry(CommNccl *c, const CommNcclGroup *g, NcclOp op, const NcclForce *f, uint64_t bytes,
                               SimErr *code, char **err)
@@ -78,17 +98,9 @@ static const NcclEntry *entry(CommNccl *c, const CommNcclGroup *g, NcclOp op, co
         NcclChoice ch;
         if (code)
             *code = SIM_ERR_MODEL;
-        if (g->nodes < 1 || g->nodes > c->cl.fab.nodes || g->ppn < 1 || g->ppn > c->cl.node.ngpus) {
-            *err = g_strdup_printf("an NCCL communicator of %d nodes x %d GPUs on a cluster of %d x %d; expected "
-                                   "one inside it", g->nodes, g->ppn, c->cl.fab.nodes, c->cl.node.ngpus);
+        if (!commnccl_choose(c, g, op, f, bytes, &ch, err))
             return NULL;
-        }
-        NcclSystem sys;   /* what the tuner sees: the communicator's GPUs */
-        nccl_system_from_node(&c->cl.node, g->nodes * g->ppn, g->nodes, &sys);
-        if (!nccl_tune(&sys, op, bytes, f->algo, f->proto, f->channels, &ch, err))
-            return NULL;
-        NcclSimSpec sp = {.topo = c->topo, .cl = &c->cl, .nodes = g->nodes, .ppn = g->ppn,
-                          .op = op, .bytes = bytes, .choice = ch};
+        NcclSimSpec sp = commnccl_spec(c, g, op, bytes, &ch);
         NcclSimStats st = {0};
         char *why = NULL;
         sp.rank_bytes = g_new0(uint64_t, (size_t)sp.nodes * sp.ppn);

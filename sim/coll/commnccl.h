@@ -20,6 +20,7 @@
 
 #include "coll/nccl.h"
 #include "coll/ncclforce.h"
+#include "coll/ncclsim.h"
 #include "engine/engine.h"
 #include "net/node.h"
 #include "net/topo.h"
@@ -50,6 +51,15 @@ CommNcclGroup commnccl_all(const CommNccl *c);
  * is forced or the run fails. */
 bool commnccl_get(CommNccl *c, const CommNcclGroup *g, NcclOp op, const NcclForce *f, uint64_t bytes, simtime_t *dur,
                   NcclChoice *choice, SimErr *code, char **err);
+
+/* What the tuner chooses for that call (*ch), as commnccl_get's run
+ * uses; false + *err when g is not in the cluster or NCCL cannot run
+ * what is forced. */
+bool commnccl_choose(const CommNccl *c, const CommNcclGroup *g, NcclOp op, const NcclForce *f, uint64_t bytes,
+                     NcclChoice *ch, char **err);
+/* The spec of that call's run on the cluster (the memo's, for a live run:
+ * coll/nccllive.h); it points into c, which must outlive it. */
+NcclSimSpec commnccl_spec(const CommNccl *c, const CommNcclGroup *g, NcclOp op, uint64_t bytes, const NcclChoice *ch);
 
 /* The data bytes rank 0 sends in that call (to other GPUs and, NVLS, to
  * the NVSwitch: coll/ncclsim.h's rank_bytes), from the same memo run;

@@ -97,6 +97,7 @@ typedef struct {
     uint64_t memo_data;      /* the last data size wire_of converted (0: none yet), bytes */
     uint64_t memo_wire[2];   /* its wire bytes: [0] on a link, [1] to or from the NVSwitch at its port rate */
     Op scratch;
+    struct NcclLive *lv;     /* a live run's (ncclsim_start): told of each delivery and op end; NULL alone */
 } Run;
 
 /* A send waiting for the picosecond's other op ends (Run.batch). */

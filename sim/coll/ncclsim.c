@@ -142,17 +142,24 @@ static void wake(Run *R, int32_t li)
     sim_after(R->sim, 0, wake_ev, R, GINT_TO_POINTER(li + 1));
 }
 
+static void live_arrived(Run *R);
+static void live_check(Run *R);
+
 static void arrive(void *ctx, void *data)
 {
     Run *R = ctx;
     ConnQ *c = &R->cq[GPOINTER_TO_INT(data) - 1];
     c->arrived++;
     R->end = R->sim->now > R->end ? R->sim->now : R->end;
+    if (R->lv)
+        live_arrived(R);
     if (c->recv_wait >= 0) {
         int32_t l = c->recv_wait;
         c->recv_wait = -1;
         lane_try(R, l);
     }
+    if (R->lv)
+        live_check(R);
 }
 
 /* The network delivered a slice: it arrives then, or (capped) once its
@@ -312,6 +319,8 @@ static void fire(void *ctx, void *data)
     if (L->idx == L->nops)
         R->live--;
     lane_try(R, li);
+    if (R->lv)
+        live_check(R);
 }
 
 static void lane_try(Run *R, int32_t li)
@@ -536,8 +545,11 @@ int ncclsim_mem_channels_fit(const NcclSimSpec *sp, uint64_t other, uint64_t lim
     return c;
 }
 
-double ncclsim_time(const NcclSimSpec *sp, NcclSimStats *st, char **err)
+/* Plans R for sp (R zeroed) on no Sim yet: 1 ready to start, 0 a
+ * call of one rank (nothing to run), -1 + *err when sp cannot run. */
+static int run_prepare(Run *R, const NcclSimSpec *sp, char **err)
 {
+    *R = (Run){0};
     if (sp->nodes < 1 || sp->ppn < 1 || sp->ppn > sp->cl->node.ngpus || sp->nodes > sp->cl->fab.nodes) {
         *err = g_strdup_printf("%d nodes x %d GPUs; expected at most %d nodes of at most %d GPUs", sp->nodes, sp->ppn,
                                sp->cl->fab.nodes, sp->cl->node.ngpus);
@@ -545,42 +557,58 @@ double ncclsim_time(const NcclSimSpec *sp, NcclSimStats *st, char **err)
     }
     Layout ly;
     layout(sp, &ly);
-    Run R = {.sp = sp, .conns = g_array_sized_new(FALSE, FALSE, sizeof(Conn), (guint)ly.conns),
-             .lanes = g_array_sized_new(FALSE, FALSE, sizeof(Lane), (guint)ly.lanes), .sent = sp->rank_bytes};
-    if (R.sent)
-        memset(R.sent, 0, sizeof(uint64_t) * (size_t)sp->nodes * (size_t)sp->ppn);
-    R.routes = ncclroute_new(sp->topo, sp->cl, sp->nodes, sp->ppn);
+    *R = (Run){.sp = sp, .conns = g_array_sized_new(FALSE, FALSE, sizeof(Conn), (guint)ly.conns),
+               .lanes = g_array_sized_new(FALSE, FALSE, sizeof(Lane), (guint)ly.lanes), .sent = sp->rank_bytes};
+    if (R->sent)
+        memset(R->sent, 0, sizeof(uint64_t) * (size_t)sp->nodes * (size_t)sp->ppn);
+    R->routes = ncclroute_new(sp->topo, sp->cl, sp->nodes, sp->ppn);
+    if (sp->nodes * sp->ppn <= 1)
+        return 0;
+    if (!plan(R, err))
+        return -1;
+    lat_tables(R);
+    cap_init(R);
+    R->nlanes = R->lanes->len;
+    R->lane = g_aligned_alloc(R->nlanes ? R->nlanes : 1, sizeof(Lane), 64);
+    memcpy(R->lane, R->lanes->data, (size_t)R->nlanes * sizeof(Lane));
+    g_array_unref(R->lanes);
+    R->lanes = NULL;
+    R->cq = g_aligned_alloc(R->conns->len ? R->conns->len : 1, sizeof(ConnQ), 64);
+    for (guint i = 0; i < R->conns->len; i++)
+        R->cq[i] = (ConnQ){.send_wait = -1, .recv_wait = -1};
+    if (R->sp->choice.algo == NCCL_ALGO_NVLS || R->sp->choice.algo == NCCL_ALGO_NVLSTREE)
+        R->pend = ncclsched_ints(R, (uint64_t)R->nlanes * R->maxpeer);
+    if (sp->choice.algo == NCCL_ALGO_RING || sp->choice.algo == NCCL_ALGO_TREE)
+        R->batch = g_array_new(FALSE, FALSE, sizeof(Send));
+    R->live = 0;
+    for (guint i = 0; i < R->nlanes; i++)
+        R->live += R->lane[i].nops > 0;
+    return 1;
+}
+
+/* What R did (its events: ev). */
+static void run_stats(const Run *R, uint64_t ev, NcclSimStats *st)
+{
+    *st = (NcclSimStats){.events = ev, .msgs = R->msgs * (uint64_t)R->h, .data_bytes = R->data * (uint64_t)R->h,
+                         .lanes = R->nlanes, .conns = R->conns->len,
+                         .sched_bytes = R->held + R->nlanes * sizeof(Lane) + R->conns->len * (sizeof(Conn) +
+                                                                                                sizeof(ConnQ))};
+}
+
+double ncclsim_time(const NcclSimSpec *sp, NcclSimStats *st, char **err)
+{
+    Run R;
     if (st)
         *st = (NcclSimStats){0};
-    if (sp->nodes * sp->ppn <= 1) {
+    int ready = run_prepare(&R, sp, err);
+    if (ready <= 0) {
         run_free(&R);
-        return 0;
+        return ready;
     }
-    if (!plan(&R, err)) {
-        run_free(&R);
-        return -1;
-    }
-    lat_tables(&R);
-    cap_init(&R);
-    R.nlanes = R.lanes->len;
-    R.lane = g_aligned_alloc(R.nlanes ? R.nlanes : 1, sizeof(Lane), 64);
-    memcpy(R.lane, R.lanes->data, (size_t)R.nlanes * sizeof(Lane));
-    g_array_unref(R.lanes);
-    R.lanes = NULL;
-    R.cq = g_aligned_alloc(R.conns->len ? R.conns->len : 1, sizeof(ConnQ), 64);
-    for (guint i = 0; i < R.conns->len; i++)
-        R.cq[i] = (ConnQ){.send_wait = -1, .recv_wait = -1};
-    if (R.sp->choice.algo == NCCL_ALGO_NVLS || R.sp->choice.algo == NCCL_ALGO_NVLSTREE)
-        R.pend = ncclsched_ints(&R, (uint64_t)R.nlanes * R.maxpeer);
-    if (sp->choice.algo == NCCL_ALGO_RING || sp->choice.algo == NCCL_ALGO_TREE)
-        R.batch = g_array_new(FALSE, FALSE, sizeof(Send));
     R.sim = sim_new(SIM_DEFAULT_SEED);
     R.net = net_new(R.sim, sp->topo);
     simtime_t t0;
     sim_seconds_to_ps(launch_us(sp) * 1e-6, &t0);
-    R.live = 0;
-    for (guint i = 0; i < R.nlanes; i++)
-        R.live += R.lane[i].nops > 0;
     sim_at(R.sim, t0, start_all, &R, NULL);
     bool ok = sim_run(R.sim);
     double t = sim_ps_to_seconds(R.end > t0 ? R.end : t0);
@@ -593,11 +621,108 @@ double ncclsim_time(const NcclSimSpec *sp, NcclSimStats *st, char **err)
     if (R.sent && R.h > 1)
         ncclsched_unmerge_sent(&R);
     if (st)
-        *st = (NcclSimStats){.events = R.sim->events, .msgs = R.msgs * (uint64_t)R.h,
-                             .data_bytes = R.data * (uint64_t)R.h, .lanes = R.nlanes,
-                             .conns = R.conns->len,
-                             .sched_bytes = R.held + R.nlanes * sizeof(Lane) +
-                                            R.conns->len * (sizeof(Conn) + sizeof(ConnQ))};
+        run_stats(&R, R.sim->events, st);
     run_free(&R);
     return t;
+}
+
+/* ---- live runs on a shared Sim and Net ---- */
+
+struct NcclLive {
+    Run R;                   /* the run; its sim and net borrowed */
+    NcclSimSpec spec;        /* the caller's, full */
+    uint64_t arrived;        /* messages delivered so far */
+    bool ended;              /* every lane ended and every message arrived */
+    simtime_t start, end;    /* its issue and its end, ps */
+    void (*done)(void *ctx, void *data);
+    void *ctx, *data;        /* done's arguments */
+};
+
+static void live_done(void *ctx, void *data)
+{
+    NcclLive *x = ctx;
+    (void)data;
+    x->done(x->ctx, x->data);
+}
+
+static void live_arrived(Run *R)
+{
+    R->lv->arrived++;
+}
+
+/* The run ended once its lanes did and its messages (those of this
+ * picosecond's batch too) were delivered, at the later of that moment and
+ * the last op's hold (Run.end, as ncclsim_time reports): done, from an
+ * event of its own, so that the caller may free it there. */
+static void live_check(Run *R)
+{
+    NcclLive *x = R->lv;
+    if (x->ended || R->live != 0 || x->arrived != R->msgs || (R->batch && R->batch->len))
+        return;
+    x->ended = true;
+    x->end = R->end > R->sim->now ? R->end : R->sim->now;   /* a capped op may hold its lane past the last arrival */
+    sim_at(R->sim, x->end, live_done, x, NULL);
+}
+
+static void live_begin(void *ctx, void *data)
+{
+    Run *R = ctx;
+    start_all(R, data);
+    live_check(R);
+}
+
+NcclLive *ncclsim_start(const NcclSimSpec *sp, Sim *sim, Net *net, void (*done)(void *ctx, void *data), void *ctx,
+                        void *data, char **err)
+{
+    NcclLive *x = g_new0(NcclLive, 1);
+    x->spec = *sp;
+    x->spec.full = true;
+    x->spec.rank_bytes = NULL;
+    int ready = run_prepare(&x->R, &x->spec, err);
+    if (ready < 0) {
+        ncclsim_live_free(x);
+        return NULL;
+    }
+    x->R.sim = sim;
+    x->R.net = net;
+    x->R.lv = x;
+    x->start = sim->now;
+    x->done = done;
+    x->ctx = ctx;
+    x->data = data;
+    if (ready == 0) {   /* one rank: nothing moves, as ncclsim_time's 0 */
+        x->ended = true;
+        x->end = sim->now;
+        sim_after(sim, 0, live_done, x, NULL);
+        return x;
+    }
+    simtime_t t0;
+    sim_seconds_to_ps(launch_us(&x->spec) * 1e-6, &t0);
+    sim_after(sim, t0, live_begin, &x->R, NULL);
+    return x;
+}
+
+simtime_t ncclsim_live_start(const NcclLive *x)
+{
+    return x->start;
+}
+
+simtime_t ncclsim_live_end(const NcclLive *x)
+{
+    return x->end;
+}
+
+void ncclsim_live_stats(const NcclLive *x, NcclSimStats *st)
+{
+    run_stats(&x->R, 0, st);
+}
+
+void ncclsim_live_free(NcclLive *x)
+{
+    if (!x)
+        return;
+    x->R.sim = NULL;   /* borrowed */
+    x->R.net = NULL;
+    run_free(&x->R);
+    g_free(x);
 }

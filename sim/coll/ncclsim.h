@@ -68,6 +68,31 @@ typedef struct {
  * (-1 bad input, -3 a deadlock or a failed run). st may be NULL. */
 double ncclsim_time(const NcclSimSpec *spec, NcclSimStats *st, char **err);
 
+/* A call run live (ncclsim_start): on a Sim and Net it shares with
+ * other traffic. */
+typedef struct NcclLive NcclLive;
+
+/* Starts spec's call now on sim and net (a Net over spec->topo that
+ * others may use at once: other calls, other collectives, background
+ * traffic, faults), every channel simulated (spec->full is implied: the
+ * merged run assumes an idle network). It runs as ncclsim_time's run
+ * does, its launch latency from sim->now, so on a network nothing else
+ * uses it ends sim->now + ncclsim_time's time (in ps) exactly. done(ctx,
+ * data) runs once, from an event of its own, when every lane ended and
+ * every message was delivered; free the run there at the earliest. spec
+ * is copied (rank_bytes ignored); what it points to must outlive the run.
+ * NULL + *err when spec cannot run (ncclsim_time's -1). A schedule that
+ * deadlocks never calls done. */
+NcclLive *ncclsim_start(const NcclSimSpec *spec, Sim *sim, Net *net, void (*done)(void *ctx, void *data), void *ctx,
+                        void *data, char **err);
+/* When it started (its issue, before the launch latency) and, once done
+ * ran, when it ended, ps; what it did (events 0: the shared Sim counts
+ * them with everything else's). */
+simtime_t ncclsim_live_start(const NcclLive *x);
+simtime_t ncclsim_live_end(const NcclLive *x);
+void ncclsim_live_stats(const NcclLive *x, NcclSimStats *st);
+void ncclsim_live_free(NcclLive *x);
+
 /* The bytes of the schedule's own structures a run of spec->choice
  * allocates (lanes, connections, the arrays sized from them): the sizes
  * the run allocates from, so equal to NcclSimStats.sched_bytes. */

@@ -41,6 +41,8 @@ typedef struct {
     bool live;               /* run collectives on the shared network */
     UnitState *rec_st;       /* per unit: its instance of c.rec_iter, saved when the next one is released */
     GPtrArray *execs;        /* live CollExec*; owned */
+    NcclLive **nlive;        /* per unit: its NCCL call while it runs live (one instance at a time), or NULL;
+                              * owned */
     TrainWork task;          /* the running task (comm.interference or the mechanism slows it while a sync is in
                               * flight) */
     int task_idx;            /* its index in plan->tasks */
@@ -110,7 +112,12 @@ static void comm_dispatch(Train *t);
 static void on_memo_done(void *ctx, void *data)
 {
     Train *t = ctx;
-    unit_finished(t, GPOINTER_TO_INT(data));
+    int u = GPOINTER_TO_INT(data);
+    if (t->nlive[u]) {   /* a live NCCL call's done runs from an event of its own: freeing here is allowed */
+        ncclsim_live_free(t->nlive[u]);
+        t->nlive[u] = NULL;
+    }
+    unit_finished(t, u);
     comm_dispatch(t);
     if (t->waiting)
         stream_advance(t);
@@ -120,7 +127,12 @@ static void on_memo_done(void *ctx, void *data)
 static void live_launch(void *ctx, void *data)
 {
     Train *t = ctx;
-    CollExec *x = trainplan_launch(t->c.plan, t->c.sim, t->net, GPOINTER_TO_INT(data), false, on_memo_done, t, data);
+    int u = GPOINTER_TO_INT(data);
+    if (g_array_index(t->units, SyncUnit, u).nccl.on) {
+        t->nlive[u] = trainplan_launch_nccl(t->c.plan, t->c.sim, t->net, u, on_memo_done, t, data);
+        return;
+    }
+    CollExec *x = trainplan_launch(t->c.plan, t->c.sim, t->net, u, false, on_memo_done, t, data);
     if (x)
         g_ptr_array_add(t->execs, x);
 }
@@ -229,6 +241,9 @@ static void train_clear(Train *t)
         collexec_free(g_ptr_array_index(t->execs, i));
     if (t->execs)
         g_ptr_array_free(t->execs, TRUE);
+    for (guint u = 0; t->nlive && u < t->units->len; u++)
+        ncclsim_live_free(t->nlive[u]);
+    g_free(t->nlive);
     if (t->comm.plan)
         traincomm_clear(&t->comm);
     g_free(t->st);
@@ -293,6 +308,7 @@ bool train_run_ex(const Scenario *s, int batch, int policy, const TrainOpts *o, 
     if (t.live)
         t.net = net_new(t.c.sim, t.c.plan->topo);
     t.execs = g_ptr_array_new();
+    t.nlive = g_new0(NcclLive *, t.units->len);
     t.st = g_new0(UnitState, t.units->len);
     for (guint u = 0; u < t.units->len; u++)
         t.st[u].iter = -1;

@@ -1,19 +1,32 @@
 /* trainmem — memory estimate of a scenario; see trainmem.h. */
 #include "train/trainmem.h"
 #include "coll/collexec.h"
-#include "coll/ncclsim.h"
+#include "coll/nccllive.h"
 #include "io/memlimit.h"
 #include "train/trainnccl.h"
 
 /* The process itself, the model and the results: bytes. */
 #define TRAINMEM_BASE ((uint64_t)16 << 20)
 
-/* The NCCL call of s's policies that holds the most (the memo runs one
- * at a time): over the policies that go through NCCL, the algorithms
- * they may run on the cluster, each at the most channels the tuner gives
- * (or the policy forces), at most `cap` channels (0: no cap). Its bytes,
- * beside the Topo t it shares with the run, and *at (may be NULL): that
- * call's spec. 0 when no policy goes through NCCL. */
+int trainmem_nccl_live_calls(const Scenario *s, const Policy *p)
+{
+    if (!trainnccl_used(s, p) || !trainnccl_live(s, p))
+        return 1;
+    /* each communicator stream (one per collective: COLL_NOPS) starts at most comm.streams; the per-rank
+     * engine starts a call once every rank issued it, so it holds a place on every rank's communicator */
+    int streams = policy_rules(p->overlap)->stream == STREAM_PER_COLLECTIVE ? COLL_NOPS : 1;
+    return streams * s->comm_streams;
+}
+
+/* The NCCL calls of s's policies that hold the most at once (the memo
+ * runs one at a time; a live policy runs up to trainmem_nccl_live_calls
+ * at once, every channel: the estimate below is already the full run's,
+ * as it has no cluster map to merge orbits by): over the policies that
+ * go through NCCL, the algorithms they may run on the cluster, each at
+ * the most channels the tuner gives (or the policy forces), at most
+ * `cap` channels (0: no cap). Their bytes, beside the Topo t they share
+ * with the run, and *at (may be NULL): that call's spec. 0 when no
+ * policy goes through NCCL. */
 static uint64_t nccl_peak(const Scenario *s, Topo *t, int cap, NcclSimSpec *at)
 {
     NcclSystem sys;
@@ -34,7 +47,8 @@ static uint64_t nccl_peak(const Scenario *s, Topo *t, int cap, NcclSimSpec *at)
             NcclSimSpec sp = {.topo = t, .nodes = s->nodes, .ppn = s->gpus_per_node, .op = NCCL_OP_ALLREDUCE,
                               .choice = {.algo = (NcclAlgo)a, .channels = cap > 0 && ch > cap ? cap : ch}};
             /* the run's own Net and routes; the Topo is the run's; the per-rank counts (commnccl) */
-            uint64_t m = ncclsim_mem_estimate(&sp) - topo_mem_estimate(t, 0) + (uint64_t)s->world * sizeof(uint64_t);
+            uint64_t m = (uint64_t)trainmem_nccl_live_calls(s, p) * nccllive_mem(&sp) +
+                         (uint64_t)s->world * sizeof(uint64_t);
             if (m > best) {
                 best = m;
                 if (at)

@@ -35,10 +35,27 @@ const char *trainnccl_live(const Scenario *s, const Policy *p)
     return NULL;
 }
 
+/* Whether p is hybrid_shard (its all-reduces across nodes on one GPU a node). */
+static bool hybrid_shard(const Policy *p)
+{
+    return policy_rules(p->overlap)->units == UNITS_SHARDED && p->sharding == SHARD_HYBRID;
+}
+
+const char *trainnccl_live_groups(const Scenario *s, const Policy *p)
+{
+    if (!trainnccl_live(s, p))
+        return NULL;
+    if (hybrid_shard(p))
+        return "runs hybrid_shard's calls in groups (each node's, each local index's)";
+    if (p->overlap == OVERLAP_FSDP2 && p->reshard > 0)
+        return "runs its calls in groups of reshard_after_forward GPUs";
+    return NULL;
+}
+
 bool trainnccl_used(const Scenario *s, const Policy *p)
 {
     return s->node && (p->select == ALGSEL_NCCL || p->select == ALGSEL_HYBRID || p->select == ALGSEL_AUTO) &&
-           !trainnccl_live(s, p);
+           !trainnccl_live_groups(s, p);
 }
 
 /* Why hybrid_shard's G replica groups (GPU g of every node, one group a
@@ -182,12 +199,6 @@ static bool runs(const Scenario *s, const NcclForce *f, int nodes, int ppn, cons
     return false;
 }
 
-/* Whether p is hybrid_shard (its all-reduces across nodes on one GPU a node). */
-static bool hybrid_shard(const Policy *p)
-{
-    return policy_rules(p->overlap)->units == UNITS_SHARDED && p->sharding == SHARD_HYBRID;
-}
-
 /* Whether NCCL runs force f for policy p on s's cluster: on every GPU,
  * and for hybrid_shard on one GPU of every node too. */
 static bool runs_policy(const Scenario *s, const Policy *p, const NcclForce *f, const CfgNode *at, char **err)
@@ -254,10 +265,11 @@ static bool read_force(CfgNode *m, const Scenario *s, Policy *p, char **err)
 bool trainnccl_read(CfgNode *n, const Scenario *s, Policy *p, char **err)
 {
     CfgNode *a = cfg_peek(n, "algorithm");
-    /* an NCCL call runs alone on an idle cluster (commnccl's memo): a policy
-     * whose collectives run live on the network uses arsim's own algorithms
-     * (ring by default; hybrid and auto choose among them) */
-    const char *live = trainnccl_live(s, p);
+    /* a live NCCL call runs on the whole cluster's communicator
+     * (coll/nccllive.h): a live policy whose calls run in groups uses
+     * arsim's own algorithms (ring by default; hybrid and auto choose
+     * among them) */
+    const char *live = trainnccl_live_groups(s, p);
     if (!a && s->node && !live)
         p->select = ALGSEL_NCCL;
     if (p->select == ALGSEL_NCCL && !s->node) {
@@ -266,8 +278,9 @@ bool trainnccl_read(CfgNode *n, const Scenario *s, Policy *p, char **err)
         return false;
     }
     if (p->select == ALGSEL_NCCL && live) {
-        *err = cfg_err(a, "algorithm nccl: policy '%s' %s, live on the network, and an NCCL call runs alone; "
-                       "expected another algorithm (ring by default)", p->name, live);
+        *err = cfg_err(a, "algorithm nccl: policy '%s' %s, live on the network, where an NCCL call runs on the "
+                       "whole cluster only; expected another algorithm (ring by default), or %s", p->name, live,
+                       hybrid_shard(p) ? "sharding: full_shard" : "reshard_after_forward: true or false");
         return false;
     }
     if (s->node && (p->select == ALGSEL_NCCL || p->select == ALGSEL_HYBRID) && !groups_ok(n, s, p, err))
@@ -276,10 +289,10 @@ bool trainnccl_read(CfgNode *n, const Scenario *s, Policy *p, char **err)
     if (!m)
         return true;
     if (!trainnccl_used(s, p)) {
-        const char *live = trainnccl_live(s, p);
         *err = cfg_err(m, "nccl: policy '%s' does not run NCCL (%s); expected algorithm: nccl, hybrid or auto "
-                       "on a cluster of GPU nodes, collectives run one at a time on an idle network, or no nccl key",
-                       p->name, !s->node ? "the cluster is not of GPU nodes" : live ? live : "its algorithm is fixed");
+                       "on a cluster of GPU nodes, calls on the whole cluster where collectives run live, or no "
+                       "nccl key", p->name, !s->node ? "the cluster is not of GPU nodes" : live ? live
+                                                                                         : "its algorithm is fixed");
         return false;
     }
     return read_force(m, s, p, err);

@@ -5,6 +5,10 @@
  * On a cluster of GPU nodes (cluster: {node: ...}) a policy without an
  * `algorithm` key runs every unit as an NCCL call (ALGSEL_NCCL);
  * `algorithm: nccl` asks for it explicitly and is refused elsewhere.
+ * Where collectives run live (trainnccl_live) a call runs live on the
+ * shared network (coll/nccllive.h) on the whole cluster's communicator;
+ * a policy whose calls would run in groups there uses arsim's ring by
+ * default and refuses `algorithm: nccl` (trainnccl_live_groups).
  * `hybrid` on GPU nodes maps each unit's algorithm onto NCCL's
  * (trainnccl_hybrid_algo); `auto` counts NCCL among its candidates. The
  * `nccl` key forces what NCCL_ALGO, NCCL_PROTO and NCCL_MIN/MAX_NCHANNELS
@@ -36,16 +40,22 @@
  * expected ...") otherwise. */
 bool trainnccl_read(CfgNode *n, const Scenario *s, Policy *p, char **err);
 
-/* Why policy p's collectives run live on the shared network, where an
- * NCCL call (simulated alone on an idle cluster, commnccl's memo) cannot
- * run: a stream per collective, comm.streams > 1, faults or background
+/* Why policy p's collectives may run live on the shared network, where
+ * an NCCL call runs live too (coll/nccllive.h) rather than from the
+ * memo: a stream per collective, comm.streams > 1, faults or background
  * traffic; NULL when none holds. A static string. Needs s's comm, faults
  * and background read. */
 const char *trainnccl_live(const Scenario *s, const Policy *p);
 
+/* Why policy p's NCCL calls cannot run live although its collectives
+ * do (trainnccl_live): they run in groups (hybrid_shard's, fsdp2's
+ * reshard_after_forward: N), and a live call runs on the whole cluster's
+ * communicator only; NULL otherwise. A static string. */
+const char *trainnccl_live_groups(const Scenario *s, const Policy *p);
+
 /* Whether policy p's units may go through NCCL on s's cluster (GPU
- * nodes, a selection that uses it: nccl, hybrid or auto, and nothing
- * that runs its collectives live: trainnccl_live). */
+ * nodes, a selection that uses it: nccl, hybrid or auto, and not
+ * trainnccl_live_groups). */
 bool trainnccl_used(const Scenario *s, const Policy *p);
 
 /* NCCL's collective for a unit's. */

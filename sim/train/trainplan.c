@@ -405,9 +405,9 @@ CollExec *trainplan_launch(const TrainPlan *p, Sim *sim, Net *net, int u, bool d
                            void *ctx, void *data)
 {
     const SyncUnit *su = &g_array_index(p->units, SyncUnit, u);
-    if (su->nccl.on) {   /* an NCCL call is simulated on its own network only (commnccl) */
-        sim_fail(sim, "unit %s is an NCCL call, which runs alone on an idle network (the memo); expected comm.streams "
-                 "1, one unit stream, no faults or background traffic, or another algorithm", su->name);
+    if (su->nccl.on) {   /* an NCCL call runs through trainplan_launch_nccl */
+        sim_fail(sim, "unit %s is an NCCL call, not a schedule of arsim's; expected trainplan_launch_nccl (a bug)",
+                 su->name);
         return NULL;
     }
     char *why = NULL;
@@ -420,6 +420,26 @@ CollExec *trainplan_launch(const TrainPlan *p, Sim *sim, Net *net, int u, bool d
     CollRunSpec run = {.sim = sim, .net = net, .topo = p->topo, .sched = sc, .elem_bytes = (uint32_t)p->s->elem_bytes,
                        .gamma = p->s->gamma, .done = done, .ctx = ctx, .data = data, .deferred = deferred};
     return collexec_start(&run);
+}
+
+NcclLive *trainplan_launch_nccl(const TrainPlan *p, Sim *sim, Net *net, int u, CollDoneFn done, void *ctx,
+                                void *data)
+{
+    const SyncUnit *su = &g_array_index(p->units, SyncUnit, u);
+    TrainNcclCall calls[TRAINNCCL_MAX_CALLS];
+    char *why = NULL;
+    int n = su->nccl.on ? trainnccl_calls(p->s, su, calls, &why) : 0;
+    CommNcclGroup all = commnccl_all(p->nccl);
+    if (n == 1 && calls[0].group.nodes == all.nodes && calls[0].group.ppn == all.ppn) {
+        NcclLive *x = nccllive_start(p->nccl, &calls[0].group, calls[0].op, &su->nccl.force, calls[0].bytes, sim, net,
+                                     done, ctx, data, NULL, &why);
+        if (x)
+            return x;
+    }
+    sim_fail(sim, "unit %s: a live NCCL call: %s; expected one call on the whole cluster", su->name,
+             why ? why : n > 0 ? "it runs in groups" : "it is not an NCCL call");
+    g_free(why);
+    return NULL;
 }
 
 const CollSchedule *trainplan_unit_schedule(const TrainPlan *p, int u, char **err)

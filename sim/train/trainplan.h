@@ -42,6 +42,7 @@
 #include "coll/collexec.h"
 #include "coll/commcost.h"
 #include "coll/commnccl.h"
+#include "coll/nccllive.h"
 #include "train/scenario.h"
 #include "train/train.h"
 
@@ -94,6 +95,17 @@ typedef struct TrainPlan {
  * engines. */
 CollExec *trainplan_launch(const TrainPlan *p, Sim *sim, Net *net, int u, bool deferred, CollDoneFn done,
                            void *ctx, void *data);
+
+/* Starts unit u's NCCL call (SyncUnit.nccl.on) live on net at sim->now
+ * (coll/nccllive.h): the tuner's choice for its size under the unit's
+ * force, every channel simulated beside whatever else net carries;
+ * done(ctx, data) runs once at its end, from an event of its own (the
+ * caller frees the run there at the earliest: ncclsim_live_free). NULL,
+ * with the Sim failed, when the unit's calls are not one call on the
+ * whole cluster (trainnccl_live_groups keeps those off) or NCCL cannot
+ * run it. */
+NcclLive *trainplan_launch_nccl(const TrainPlan *p, Sim *sim, Net *net, int u, CollDoneFn done, void *ctx,
+                                void *data);
 
 /* Unit u's idle-network duration (ps) and egress utilization: an NCCL
  * unit's calls' from commnccl's memo (trainnccl_unit_cost: on its

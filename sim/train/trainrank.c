@@ -54,6 +54,7 @@ typedef struct {
 /* One instance (iteration) of a sync unit. Times are absolute ps. */
 typedef struct {
     CollExec *x;             /* its collective while it runs live; owned */
+    NcclLive *nx;            /* its NCCL call while it runs live (once every rank issued it); owned */
     bool launched;           /* its collective started (live or from the memo) */
     GArray *early;           /* int ranks that issued it before it launched (the first issue's instant) */
     int iter;                /* the iteration it belongs to */
@@ -63,7 +64,8 @@ typedef struct {
                               * first wanted it (0: not yet) */
     simtime_t last_issue;    /* the last rank issued it */
     simtime_t last_ready;    /* the last rank released it */
-    bool nccl_wait;          /* an NCCL call waiting for its last rank's issue, then run from the memo */
+    bool nccl_wait;          /* an NCCL call waiting for its last rank's issue, then run from the memo on an
+                              * idle network or else live */
 } RUnit;
 
 struct RankRun {
@@ -198,6 +200,8 @@ static void on_unit_done(void *ctx, void *data)
     ru->at.end = t->c.sim->now;
     collexec_free(ru->x);   /* done runs last in the executor: freeing here is allowed */
     ru->x = NULL;
+    ncclsim_live_free(ru->nx);   /* and a live NCCL call's from an event of its own */
+    ru->nx = NULL;
     ru->launched = false;
     t->running--;
     if (ru->iter == t->c.rec_iter) {
@@ -224,10 +228,21 @@ static void on_unit_done(void *ctx, void *data)
             rank_advance(&t->ranks[r]);
 }
 
-/* Unit u's collective starts now, live: the ranks that issued it so far join. */
+/* Unit u's collective starts now, live: the ranks that issued it so far
+ * join. An NCCL call starts once every rank issued it (NCCL's kernels
+ * meet), so until then it waits (rank_join). */
 static void launch_live(RankRun *t, int u)
 {
     RUnit *ru = &t->u[u];
+    if (g_array_index(t->units, SyncUnit, u).nccl.on) {
+        if (ru->issued < t->world) {
+            ru->nccl_wait = true;
+            return;
+        }
+        g_array_set_size(ru->early, 0);
+        ru->nx = trainplan_launch_nccl(t->c.plan, t->c.sim, t->net, u, on_unit_done, t, GINT_TO_POINTER(u));
+        return;
+    }
     ru->x = trainplan_launch(t->c.plan, t->c.sim, t->net, u, true, on_unit_done, t, GINT_TO_POINTER(u));
     if (!ru->x)
         return;
@@ -280,11 +295,7 @@ static void on_launch(void *ctx, void *data)
         t->sync_on = true;
         return;
     }
-    if (g_array_index(t->units, SyncUnit, u).nccl.on && ru->issued < t->world) {
-        ru->nccl_wait = true;   /* NCCL's call has no live schedule: it runs once every rank is in (rank_join) */
-        return;
-    }
-    launch_live(t, u);
+    launch_live(t, u);   /* an NCCL call: live once every rank is in (rank_join) */
 }
 
 /* Rank rk joins unit u's collective: the first join launches it (from
@@ -311,7 +322,10 @@ static void rank_join(Rank *rk, int u)
         collexec_rank_go(ru->x, rk->r);
     else if (ru->nccl_wait && ru->issued == t->world) {
         ru->nccl_wait = false;
-        on_launch(t, GINT_TO_POINTER(u));
+        if (t->memo_ok)   /* from the memo if the network is idle then */
+            on_launch(t, GINT_TO_POINTER(u));
+        else
+            launch_live(t, u);
     } else
         g_array_append_val(ru->early, rk->r);   /* launches later in this instant */
 }
@@ -448,6 +462,7 @@ static void run_clear(RankRun *t)
 {
     for (guint u = 0; t->u && u < t->units->len; u++) {
         collexec_free(t->u[u].x);
+        ncclsim_live_free(t->u[u].nx);
         if (t->u[u].early)
             g_array_free(t->u[u].early, TRUE);
     }

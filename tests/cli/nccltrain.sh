@@ -4,8 +4,10 @@
 # its JSON takes what `arsim collective --algo nccl` reports for the same
 # size on the same cluster and carries the same choice (an oracle from the
 # other path), forced or the tuner's; a policy without an algorithm and
-# `algorithm: nccl` give the same rows; with comm.streams 2 the default is
-# ring and nothing goes through NCCL; the same output twice.
+# `algorithm: nccl` give the same rows; with comm.streams 2 the default
+# still goes through NCCL (its calls live) and gives algorithm: nccl's
+# rows; fsdp2 (calls live) runs NCCL and its JSON says what; the same
+# output twice.
 A=${ARSIM:-./arsim}
 source tests/clilib.bash
 export T; T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
@@ -71,15 +73,35 @@ same_default() {
 t "default on GPU nodes = algorithm: nccl" same_default
 
 # live_default — with comm.streams 2 (collectives live on the network) the
-# default on nodes is arsim's ring, the same rows as algorithm: ring there
+# default on nodes is still NCCL, its calls run live: the same rows as
+# algorithm: nccl there, with the NCCL columns filled
 live_default() {
     { sed -n '/^model:/,/^cluster:/p' "$CFG"
-      printf 'comm: {streams: 2}\npolicies:\n  - {name: a, overlap: ddp}\n  - {name: b, overlap: ddp, algorithm: ring}\n  - {name: c, overlap: ddp, algorithm: hybrid}\n'; } >"$T/l.yaml"
+      printf 'comm: {streams: 2}\npolicies:\n  - {name: a, overlap: ddp}\n  - {name: b, overlap: ddp, algorithm: nccl}\n'; } >"$T/l.yaml"
     "$A" run "$T/l.yaml" --set 'batch=[64]' --csv "$T/l.csv" >/dev/null || return 1
-    head -1 "$T/l.csv" | grep -q nccl_algo && { echo "NCCL columns with live streams: $(head -1 "$T/l.csv")"; return 1; }
-    [ "$(sed 1d "$T/l.csv" | grep -E ',[ab],' | sed 's/,[ab],/,P,/' | sort -u | wc -l)" = 1 ] || { cat "$T/l.csv"; return 1; }
+    head -1 "$T/l.csv" | grep -q nccl_algo || { echo "no NCCL columns with live streams: $(head -1 "$T/l.csv")"; return 1; }
+    [ "$(sed 1d "$T/l.csv" | grep -cE ',nccl,.*,(Ring|Tree|NVLS|NVLSTree)[^,]*,(LL|LL128|Simple)[^,]*,[0-9]+,')" = 2 ] ||
+        { cat "$T/l.csv"; return 1; }
+    [ "$(sed 1d "$T/l.csv" | sed 's/,[ab],/,P,/' | sort -u | wc -l)" = 1 ] || { cat "$T/l.csv"; return 1; }
 }
-t "comm.streams 2 on nodes: default = ring, no NCCL" live_default
+t "comm.streams 2 on nodes: default = NCCL, live" live_default
+
+# fsdp2_nccl — fsdp2 (a stream per collective: its calls live) on 2 x
+# dgx-h100 goes through NCCL: the result and every unit of its JSON carry
+# nccl_algo, nccl_proto and channels
+fsdp2_nccl() {
+    printf 'model: gpt2\nbatch: [1]\ncluster: {node: dgx-h100, nodes: 2}\niterations: {warmup: 1, measured: 1}\npolicies:\n  - {name: f2, overlap: fsdp2}\n' >"$T/f2.yaml"
+    "$A" run "$T/f2.yaml" --layers --json "$T/f2.json" >/dev/null || return 1
+    python3 - "$T/f2.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))["results"][0]
+assert r["algorithm"] == "nccl" and r["nccl_algo"] and r["nccl_proto"], r
+units = r["layers"]
+assert units and all(u["algorithm"] == "nccl" and u["nccl_algo"] in ("Ring", "Tree", "NVLS", "NVLSTree")
+                     and u["nccl_proto"] in ("LL", "LL128", "Simple") and u["channels"] >= 1 for u in units), units
+PY
+}
+t "fsdp2 on dgx-h100 runs NCCL (live), its rows carry nccl_algo and nccl_proto" fsdp2_nccl
 
 twice() {
     "$A" run "$CFG" --set 'batch=[64]' --layers --json "$T/r2.json" >"$T/r2.txt" || return 1
