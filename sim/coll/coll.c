@@ -13,6 +13,8 @@ void coll_params_init(CollParams *prm)
     prm->inter = COLL_RING;
     prm->torus_x = 0;
     prm->torus_y = 0;
+    prm->group = 0;
+    prm->strided = false;
 }
 
 CollSchedule *coll_schedule_new(int p, uint64_t count)
@@ -89,6 +91,11 @@ static bool resolve(CollAlgo a, const CollParams *prm, int p, CollParams *out, c
         *err = g_strdup_printf("%s runs %s, not %s; expected %s", coll_op_name(prm->op), names, coll_algo_name(a),
                                names);
         g_free(names);
+        return false;
+    }
+    if (prm->group > 1 && (p % prm->group != 0 || coll_algo_fit(a) != COLL_FIT_ANY)) {
+        *err = g_strdup_printf("%s in groups of %d of %d ranks; expected a group size dividing p and an algorithm "
+                               "that fits any cluster", coll_algo_name(a), prm->group, p);
         return false;
     }
     if (a == COLL_TORUS2D)
@@ -202,6 +209,9 @@ void coll_owned_range(const CollSchedule *s, int r, uint64_t *off, uint64_t *len
     if (!sharded || s->steps) {
         *off = 0;
         *len = s->count;
+    } else if (s->prm.group > 1) {
+        int g = s->prm.group, stride = s->p / g;
+        coll_ring_block(g, s->prm.strided ? r / stride : r % g, 0, s->count, off, len);
     } else if (s->algo == COLL_HIERARCHICAL) {
         coll_ring_block(s->prm.gpus_per_node, r % s->prm.gpus_per_node, 0, s->count, off, len);
     } else {
