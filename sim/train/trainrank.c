@@ -176,6 +176,7 @@ bool trainrank_needed(const Scenario *s)
 
 static void rank_dispatch(Rank *rk);
 static void rank_issue(Rank *rk, int u);
+static void unit_ready(void *ctx, int u);
 
 /* Negotiated order: issues shared-queue units on every rank while the
  * shared communicator has room. */
@@ -211,7 +212,7 @@ static void on_unit_done(void *ctx, void *data)
     for (int r = 0; r < t->world; r++) {
         traincomm_done(&t->ranks[r].comm, u);
         interference_update(&t->ranks[r]);
-        trainwalk_unit_done(&t->ranks[r].w, u);
+        trainwalk_unit_done(&t->ranks[r].w, u, unit_ready, &t->ranks[r]);   /* queued; dispatched below */
     }
     if (t->negotiated) {
         traincomm_done(&t->gcomm, u);
