@@ -93,13 +93,15 @@ static bool resolve(CollAlgo a, const CollParams *prm, int p, CollParams *out, c
         g_free(names);
         return false;
     }
-    if (prm->group > 1 && (p % prm->group != 0 || coll_algo_fit(a) != COLL_FIT_ANY)) {
-        *err = g_strdup_printf("%s in groups of %d of %d ranks; expected a group size dividing p and an algorithm "
-                               "that fits any cluster", coll_algo_name(a), prm->group, p);
+    if (prm->group > 1 && (p % prm->group != 0 || !coll_algo_nestable(a))) {
+        char *names = coll_algo_list(true, ", ", " or ");
+        *err = g_strdup_printf("%s in groups of %d of %d ranks; expected a group size dividing p and %s",
+                               coll_algo_name(a), prm->group, p, names);
+        g_free(names);
         return false;
     }
-    if (a == COLL_TORUS2D)
-        return torus_dims(prm, p, &out->torus_x, &out->torus_y, err);
+    if (a == COLL_TORUS2D)   /* in groups: a torus of the group's ranks, as hierarchical's inter-node one */
+        return torus_dims(prm, prm->group > 1 ? prm->group : p, &out->torus_x, &out->torus_y, err);
     if (a != COLL_HIERARCHICAL)
         return true;
     int g = prm->gpus_per_node;

@@ -159,7 +159,8 @@ typedef struct {
     int torus_y;
     int group;           /* > 1: the collective runs at once on each of p / group disjoint groups of `group`
                           * ranks, each group on its own vector, peers inside the group only (an algorithm
-                          * that fits any cluster; group divides p); 0 or 1: on all p ranks */
+                          * that may be hierarchical's inter-node one, torus2d's dimensions those of the
+                          * group; group divides p); 0 or 1: on all p ranks */
     bool strided;        /* group: member m of group j is rank j + m p / group, the ranks that hold the same
                           * shard when shards are spread over p / group consecutive ranks (HSDP's replica
                           * groups); false: rank j group + m, consecutive (a node) */

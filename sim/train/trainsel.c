@@ -250,7 +250,7 @@ bool trainsel_select(const Scenario *s, const Policy *p, GArray *units, CommCost
         }
         if (!ov && nccl && u->split == 0 && (p->select == ALGSEL_NCCL || p->select == ALGSEL_HYBRID) && !to_nccl(s, p, u, nccl, err))
             return false;
-        if (!u->nccl.on && u->group == 0 && !fits(s, u->algo)) {   /* a group's size was checked against the world */
+        if (!u->nccl.on && u->group == 0 && u->split == 0 && !fits(s, u->algo)) {   /* groups: checked elsewhere */
             *err = g_strdup_printf("%s: policy '%s' uses %s, which needs %s; expected another algorithm", s->file,
                                    p->name, coll_algo_name(u->algo),
                                    coll_algo_needs(u->algo));
