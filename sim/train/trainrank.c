@@ -190,6 +190,25 @@ static void global_dispatch(RankRun *t)
     }
 }
 
+/* Issues every rank's queued units while its communicator has room, one
+ * unit a rank a round: units that start at one instant on every rank
+ * (the next on another stream, one a unit's end released) launch one
+ * after the other across the ranks, in the order the single-stream
+ * engine starts them. */
+static void dispatch_all(RankRun *t)
+{
+    for (bool any = true; any && !t->c.sim->failed;) {
+        any = false;
+        for (int r = 0; r < t->world && !t->c.sim->failed; r++) {
+            int u = traincomm_next(&t->ranks[r].comm);
+            if (u >= 0) {
+                rank_issue(&t->ranks[r], u);
+                any = true;
+            }
+        }
+    }
+}
+
 static void on_unit_done(void *ctx, void *data)
 {
     RankRun *t = ctx;
@@ -218,8 +237,7 @@ static void on_unit_done(void *ctx, void *data)
         traincomm_done(&t->gcomm, u);
         global_dispatch(t);
     }
-    for (int r = 0; r < t->world; r++)
-        rank_dispatch(&t->ranks[r]);
+    dispatch_all(t);
     for (int r = 0; r < t->world && !t->c.sim->failed; r++)
         if (t->ranks[r].waiting)
             rank_advance(&t->ranks[r]);

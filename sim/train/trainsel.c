@@ -248,7 +248,8 @@ bool trainsel_select(const Scenario *s, const Policy *p, GArray *units, CommCost
             u->algo = p->algo;
             snprintf(u->reason, sizeof u->reason, "fixed");
         }
-        if (!ov && nccl && u->split == 0 && (p->select == ALGSEL_NCCL || p->select == ALGSEL_HYBRID) && !to_nccl(s, p, u, nccl, err))
+        bool by_nccl = p->select == ALGSEL_NCCL || p->select == ALGSEL_HYBRID;
+        if (!ov && nccl && u->split == 0 && by_nccl && !to_nccl(s, p, u, nccl, err))
             return false;
         if (!u->nccl.on && u->group == 0 && u->split == 0 && !fits(s, u->algo)) {   /* groups: checked elsewhere */
             *err = g_strdup_printf("%s: policy '%s' uses %s, which needs %s; expected another algorithm", s->file,

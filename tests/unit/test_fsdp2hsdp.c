@@ -13,7 +13,8 @@
  *  - closed form: the bytes one GPU sends are full sharding's inside a
  *    node, 7/8 (3Ψ - root) x 2, plus the FSDP paper's cross-node
  *    2M(R-1)/(GR) (§3.2.2, M = 2Ψ bytes, R nodes of G = 8), on 2 and 4
- *    nodes; both engines agree;
+ *    nodes; both engines agree, also where two units start at one
+ *    instant on links a node's GPUs share;
  *  - the wire rate of a live sync is its bytes over its own collective's
  *    time on its own group: on a contention-free star the ring
  *    reduce-scatter's (p-1)(α + mβ + mγ), the all-gather's (p-1)(α + mβ),
@@ -183,6 +184,35 @@ START_TEST(test_traffic)
 }
 END_TEST
 
+/* Where a node's GPUs reach the network and each other through one link
+ * each (a fat-tree of 8-GPU hosts), an all-reduce released by RS(0)'s end
+ * and the root's reduce-scatter queued behind RS(0) start at one instant
+ * and share links: the per-rank engine launches them in the memoized
+ * engine's order (one unit on every rank, then the next), so the two
+ * agree to the picosecond. */
+START_TEST(test_engines_shared_links)
+{
+    Scenario *s = load("model: llama3-8b\nprecision: bf16\nbatch: [2]\niterations: {warmup: 1, measured: 2}\n"
+                       "cluster: {topology: fat-tree, nodes: 2, gpus_per_node: 8, k: 4, link: {bandwidth: 400Gbps, "
+                       "latency: 500ns}, switch_latency: 200ns, intra: {bandwidth: 450GB/s, latency: 1us}}\n"
+                       "policies:\n  - {name: h2, overlap: fsdp2, sharding: hybrid_shard}\n");
+    TrainResult a, b;
+    char *err = NULL;
+    TrainOpts memo = {.layers = true}, rank = {.layers = true, .per_rank = true};
+    ck_assert_msg(train_run(s, 2, 0, &memo, &a, &err), "%s", err);
+    ck_assert_msg(train_run(s, 2, 0, &rank, &b, &err), "%s", err);
+    const TrainUnitRow *ar = row(&a, "layers.0 ar"), *rs = row(&a, "root rs");
+    ck_assert_double_eq(ar->start_s, rs->start_s);   /* the case: two starts at one instant */
+    ck_assert_double_eq(a.iteration_s, b.iteration_s);
+    for (guint u = 0; u < a.units->len; u++)
+        ck_assert_double_eq(g_array_index(a.units, TrainUnitRow, u).end_s,
+                            g_array_index(b.units, TrainUnitRow, u).end_s);
+    train_result_clear(&a);
+    train_result_clear(&b);
+    scenario_free(s);
+}
+END_TEST
+
 /* ---- the wire rate of a live sync ---------------------------------------- */
 
 #define STAR_YAML                                                                                           \
@@ -259,6 +289,9 @@ static Suite *suite(void)
     tcase_add_test(tc, test_order);
     tc = testmain_case(s, "closed-forms");
     tcase_add_test(tc, test_traffic);
+    tc = testmain_case(s, "engines");
+    tcase_add_test(tc, test_engines_shared_links);
+    tc = testmain_case(s, "closed-forms");
     tcase_add_test(tc, test_wire_rate);
     tcase_add_test(tc, test_wire_rate_groups);
     return s;
