@@ -222,13 +222,13 @@ static int gate_task(const TrainPlan *p, const SyncGate *g)
     return g->task == GATE_FORWARD ? g->layer : 2 * L - 1 - g->layer;
 }
 
-/* Why unit su, released when another unit ends (su->after > 0), cannot
+/* Why unit su, released when another unit ends (su->after != 0), cannot
  * be, or NULL: that unit must exist, be another one, be released at its
  * own gate and share su's release gate, under a policy that releases
  * each unit when its gate passed. */
 static const char *after_problem(const TrainPlan *p, const SyncUnit *su)
 {
-    if (su->after > (int)p->units->len || &g_array_index(p->units, SyncUnit, su->after - 1) == su)
+    if (su->after < 1 || su->after > (int)p->units->len || &g_array_index(p->units, SyncUnit, su->after - 1) == su)
         return "the unit whose end releases it is out of range or itself; expected another unit of the plan";
     const SyncUnit *by = &g_array_index(p->units, SyncUnit, su->after - 1);
     if (by->after > 0 || by->release.task != su->release.task || by->release.layer != su->release.layer)
@@ -259,7 +259,7 @@ static const char *gate_problem(const TrainPlan *p, const SyncUnit *su, int rel,
     if (su->need.iter == 1 && need > rel)
         return "its next instance would be released before this one is needed; expected a need gate of the next "
                "iteration at or before its release task in stream order";
-    if (su->after > 0)
+    if (su->after != 0)
         return after_problem(p, su);
     return NULL;
 }

@@ -213,6 +213,44 @@ START_TEST(test_engines_shared_links)
 }
 END_TEST
 
+/* A plan whose unit `after` names a unit it cannot be released by is
+ * refused, naming the unit and what is expected. */
+static int edit_after[2];   /* the unit edited, its `after` */
+
+static void set_after(void *ctx, struct TrainPlan *p)
+{
+    (void)ctx;
+    g_array_index(p->units, SyncUnit, edit_after[0]).after = edit_after[1];
+}
+
+static void refused(const char *yaml, int u, int after, const char *why)
+{
+    Scenario *s = load(yaml);
+    edit_after[0] = u;
+    edit_after[1] = after;
+    TrainOpts o = {.edit_plan = set_after};
+    TrainResult r;
+    char *err = NULL;
+    ck_assert(!train_run(s, 32, 0, &o, &r, &err));
+    ck_assert_msg(err && strstr(err, why), "%s", err ? err : "(no error)");
+    g_free(err);
+    scenario_free(s);
+}
+
+START_TEST(test_after_refused)
+{
+    const char *layer = "model: vgg16\nbatch: [32]\ncluster: {topology: star, nodes: 4}\n"
+                        "policies: [{name: l, overlap: layer, algorithm: ring}]\n";
+    const char *none = "model: vgg16\nbatch: [32]\ncluster: {topology: star, nodes: 4}\n"
+                       "policies: [{name: n, overlap: none, algorithm: ring}]\n";
+    refused(layer, 1, 99, "out of range or itself");
+    refused(layer, 1, -1, "out of range or itself");
+    refused(layer, 1, 2, "out of range or itself");
+    refused(layer, 1, 1, "at another gate");   /* layers' units: each its own backward */
+    refused(none, 1, 1, "under a policy that releases units in order or after the backward");   /* one gate */
+}
+END_TEST
+
 /* ---- the wire rate of a live sync ---------------------------------------- */
 
 #define STAR_YAML                                                                                           \
@@ -289,6 +327,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_order);
     tc = testmain_case(s, "closed-forms");
     tcase_add_test(tc, test_traffic);
+    tcase_add_test(tc, test_after_refused);
     tc = testmain_case(s, "engines");
     tcase_add_test(tc, test_engines_shared_links);
     tc = testmain_case(s, "closed-forms");
