@@ -191,11 +191,13 @@ static const SyncUnit *unit_at(const MbreplayRun *r, int u)
     return &g_array_index(r->pl->plan->units, SyncUnit, u);
 }
 
+static void release(void *ctx, int u);
+
 /* The unit's all-reduce completed on this rank. */
 static void unit_finished(MbreplayRun *r, int u)
 {
     const SyncUnit *su = unit_at(r, u);
-    trainwalk_unit_done(&r->w, u);
+    trainwalk_unit_done(&r->w, u, release, r);
     if (!r->verify || r->w.rel_iter[u] != 0)
         return;
     size_t es = mbcoll_elem_size(r->pl->elem);

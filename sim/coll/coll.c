@@ -13,6 +13,8 @@ void coll_params_init(CollParams *prm)
     prm->inter = COLL_RING;
     prm->torus_x = 0;
     prm->torus_y = 0;
+    prm->group = 0;
+    prm->strided = false;
 }
 
 CollSchedule *coll_schedule_new(int p, uint64_t count)
@@ -91,8 +93,15 @@ static bool resolve(CollAlgo a, const CollParams *prm, int p, CollParams *out, c
         g_free(names);
         return false;
     }
-    if (a == COLL_TORUS2D)
-        return torus_dims(prm, p, &out->torus_x, &out->torus_y, err);
+    if (prm->group > 1 && (p % prm->group != 0 || !coll_algo_nestable(a))) {
+        char *names = coll_algo_list(true, ", ", " or ");
+        *err = g_strdup_printf("%s in groups of %d of %d ranks; expected a group size dividing p and %s",
+                               coll_algo_name(a), prm->group, p, names);
+        g_free(names);
+        return false;
+    }
+    if (a == COLL_TORUS2D)   /* in groups: a torus of the group's ranks, as hierarchical's inter-node one */
+        return torus_dims(prm, prm->group > 1 ? prm->group : p, &out->torus_x, &out->torus_y, err);
     if (a != COLL_HIERARCHICAL)
         return true;
     int g = prm->gpus_per_node;
@@ -202,6 +211,9 @@ void coll_owned_range(const CollSchedule *s, int r, uint64_t *off, uint64_t *len
     if (!sharded || s->steps) {
         *off = 0;
         *len = s->count;
+    } else if (s->prm.group > 1) {
+        int g = s->prm.group, stride = s->p / g;
+        coll_ring_block(g, s->prm.strided ? r / stride : r % g, 0, s->count, off, len);
     } else if (s->algo == COLL_HIERARCHICAL) {
         coll_ring_block(s->prm.gpus_per_node, r % s->prm.gpus_per_node, 0, s->count, off, len);
     } else {

@@ -157,6 +157,13 @@ typedef struct {
     CollAlgo inter;      /* hierarchical: the inter-node algorithm */
     int torus_x;         /* torus2d: X (ranks r and r+1 are X neighbours); X*Y must equal p */
     int torus_y;
+    int group;           /* > 1: the collective runs at once on each of p / group disjoint groups of `group`
+                          * ranks, each group on its own vector, peers inside the group only (an algorithm
+                          * that may be hierarchical's inter-node one, torus2d's dimensions those of the
+                          * group; group divides p); 0 or 1: on all p ranks */
+    bool strided;        /* group: member m of group j is rank j + m p / group, the ranks that hold the same
+                          * shard when shards are spread over p / group consecutive ranks (HSDP's replica
+                          * groups); false: rank j group + m, consecutive (a node) */
 } CollParams;
 
 typedef struct {
@@ -168,7 +175,7 @@ typedef struct {
                           * NULL once coll_build made the schedule a generated one */
 } CollSchedule;
 
-void coll_params_init(CollParams *prm);   /* all-reduce, G = 1, inter = ring, torus 0x0 (auto square) */
+void coll_params_init(CollParams *prm);   /* all-reduce, G = 1, inter = ring, torus 0x0 (auto square), one group */
 
 /* A schedule with p empty explicit tables (append CollSteps to steps[r]),
  * or, after coll_build, a generated one. */
@@ -219,8 +226,9 @@ void coll_ring_block(int p, int i, uint64_t off, uint64_t count, uint64_t *boff,
 
 /* The range rank r holds summed after s's reduce-scatter, or holds
  * before its all-gather: its block of an even p-split (ring), of a
- * G-split by its index inside its node (hierarchical); the whole vector
- * for the other collectives. */
+ * G-split by its index inside its node (hierarchical), of a split over
+ * its group by its place in it (prm.group); the whole vector for the
+ * other collectives. */
 void coll_owned_range(const CollSchedule *s, int r, uint64_t *off, uint64_t *len);
 
 /* Totals over the schedule, for conservation checks. */

@@ -401,13 +401,30 @@ uint32_t coll_gen_step(CollAlgo a, const CollParams *prm, int p, uint64_t count,
     return coll_gen_op_step(a, prm ? prm->op : COLL_OP_ALLREDUCE, prm, p, count, rank, k, out);
 }
 
+/* Rank's group under prm->group: its first rank and the distance between
+ * members (base + stride m is member m), its member index, the size. */
+static int group_place(const CollParams *prm, int p, int rank, int *base, int *stride)
+{
+    int g = prm->group, n = p / g;
+    *base = prm->strided ? rank % n : rank / g * g;
+    *stride = prm->strided ? n : 1;
+    return prm->strided ? rank / n : rank % g;
+}
+
 uint32_t coll_gen_op_step(CollAlgo a, CollOp op, const CollParams *prm, int p, uint64_t count, int rank, uint32_t k,
                           CollStep *out)
 {
     CollStep scratch;
     if (!coll_algo_runs(a, op))
         return 0;
-    return collalgo_info(a)->walk[op](prm, p, rank, k, 0, count, out ? out : &scratch);
+    CollWalkFn *walk = collalgo_info(a)->walk[op];
+    if (!prm || prm->group <= 1)
+        return walk(prm, p, rank, k, 0, count, out ? out : &scratch);
+    int base, stride, m = group_place(prm, p, rank, &base, &stride);
+    uint32_t n = walk(prm, prm->group, m, k, 0, count, out ? out : &scratch);
+    if (out && k < n)
+        map_peers(out, base, stride);
+    return n;
 }
 
 static uint64_t ceil_div(uint64_t a, uint64_t b)
@@ -470,6 +487,8 @@ uint64_t collgen_hierarchical_gather_max(const CollParams *prm, int p, uint64_t 
 
 uint64_t coll_gen_max_send(CollAlgo a, const CollParams *prm, int p, uint64_t count)
 {
+    if (prm && prm->group > 1)
+        p = prm->group;
     CollOp op = prm ? prm->op : COLL_OP_ALLREDUCE;
     if ((unsigned)a >= COLL_NALGOS)
         return collgen_whole_max(prm, p, count);

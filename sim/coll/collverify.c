@@ -112,16 +112,22 @@ static int advance(const CollSchedule *s, double *data, VerifyRank *vr, GHashTab
     return moved;
 }
 
-/* The value element i must end with: the sum over the ranks of their
- * starting values (all-reduce, reduce-scatter), the sum itself (an
- * all-gather starts from it in each rank's owned range), rank 0's
- * starting value (broadcast). */
-static double verify_want(const CollSchedule *s, uint64_t i)
+/* The value element i must end with on rank r: the sum over the ranks
+ * of r's group (every rank, or prm.group's) of their starting values
+ * (all-reduce, reduce-scatter), the sum itself (an all-gather starts from
+ * it in each rank's owned range), the group's first rank's starting value
+ * (broadcast). Members are base + stride m, m < g. */
+static double verify_want(const CollSchedule *s, uint64_t i, int r)
 {
-    double p = s->p;
+    double p = s->p, g = p, base = 0, stride = 1;
+    if (s->prm.group > 1) {
+        g = s->prm.group;
+        stride = s->prm.strided ? p / g : 1;
+        base = s->prm.strided ? r % (s->p / s->prm.group) : r / s->prm.group * s->prm.group;
+    }
     if (s->prm.op == COLL_OP_BROADCAST)
-        return (double)i * p + 1;
-    return (double)i * p * p + p * (p + 1) / 2.0;
+        return (double)i * p + base + 1;
+    return g * ((double)i * p + base + 1) + stride * g * (g - 1) / 2.0;
 }
 
 /* Rank r's starting vector: (i*p + r + 1) for the reductions, the wanted
@@ -134,7 +140,7 @@ static void verify_start(const CollSchedule *s, double *data, int r)
     for (uint64_t i = 0; i < s->count; i++) {
         double v = (double)i * s->p + r + 1;
         if (s->prm.op == COLL_OP_ALLGATHER)
-            v = i >= lo && i < lo + n ? verify_want(s, i) : -1;
+            v = i >= lo && i < lo + n ? verify_want(s, i, r) : -1;
         data[(size_t)r * s->count + i] = v;
     }
 }
@@ -168,7 +174,7 @@ static bool check_end(const CollSchedule *s, const double *data, const VerifyRan
         if (s->prm.op == COLL_OP_REDUCE_SCATTER)
             coll_owned_range(s, r, &lo, &n);
         for (uint64_t i = lo; i < lo + n; i++) {
-            double want = verify_want(s, i), got = data[(size_t)r * s->count + i];
+            double want = verify_want(s, i, r), got = data[(size_t)r * s->count + i];
             if (got != want) {
                 *err = g_strdup_printf("rank %d element %" G_GUINT64_FORMAT " is %.17g; expected the sum %.17g",
                                        r, (guint64)i, got, want);

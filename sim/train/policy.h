@@ -124,6 +124,8 @@ typedef struct {
     int reduce_bytes;                    /* fsdp, fsdp2: bytes of an element the gradients are reduced in
                                           * (reduce_precision, MixedPrecision's reduce_dtype); 0: the run's
                                           * gradient element */
+    int shard_group;                     /* hybrid_shard: GPUs of a shard group, the cluster's node (set by
+                                          * shardplan_read); 0 otherwise */
 } Policy;
 
 /* The rules of overlap policy k. */
@@ -165,6 +167,15 @@ typedef struct {
     int stream;              /* the communicator stream it is queued on, 0 .. SYNC_MAX_STREAMS - 1 */
     int group;               /* > 0: a hierarchical collective inside groups of this many consecutive ranks
                               * (fsdp2's reshard_after_forward: N); 0: the cluster's nodes */
+    int split;               /* > 0: shard groups of this many consecutive ranks (fsdp2 hybrid_shard: a node); its
+                              * collective (by an algorithm that fits any cluster) runs at once inside every
+                              * shard group, or with `across` across them: on the ranks of one place in their
+                              * group (r, r + split, r + 2 split, ...: HSDP's replica groups), each group on its
+                              * own vector (CollParams.group); 0: over every rank */
+    bool across;             /* split: across the shard groups (strided), else inside each */
+    int after;               /* > 0: released when unit after - 1 of the plan (its index) of its own iteration
+                              * ends, not when its release gate's task ends (that unit's gate, which it shares):
+                              * fsdp2 hybrid_shard's all-reduce after its reduce-scatter; 0: at its gate */
     LayerKind kind;          /* kind of the layer with most parameters in the unit */
     int order;               /* launch order (buckets: bucket order; layers: readiness) */
     CollAlgo algo;           /* filled by the algorithm selection (an NCCL unit: what hybrid mapped, else ring) */

@@ -100,6 +100,28 @@ static SyncUnit *add(Build *b, const ShardUnit *w, CollOp c, const char *what, i
     return &g_array_index(b->out, SyncUnit, b->out->len - 1);
 }
 
+/* fsdp2 hybrid_shard's gradients of wrapping unit w, its post-backward at
+ * `pos`: the reduce-scatter inside each shard group on its stream, then
+ * on the all-reduce stream the all-reduce of each GPU's shard across the
+ * groups (ranks r, r + G, ...), released when that reduce-scatter ends
+ * (FSDP2's all_reduce_stream waits for the reduce-scatter stream); the
+ * update waits for both. */
+static void add_hsdp2(Build *b, const ShardUnit *w, int pos)
+{
+    int g = b->p->shard_group;
+    SyncUnit *rs = add(b, w, COLL_OP_REDUCE_SCATTER, "rs", pos, 2 * b->L, COLL_RING);
+    rs->split = g;
+    uint64_t shard = (rs->elems + (uint64_t)g - 1) / (uint64_t)g;
+    SyncGate rel = rs->release;
+    int after = (int)b->out->len;   /* the reduce-scatter's index + 1 */
+    SyncUnit *ar = add(b, w, COLL_OP_ALLREDUCE, "ar", pos, 2 * b->L, b->p->inter);
+    ar->elems = shard;
+    ar->split = g;
+    ar->across = true;
+    ar->after = after;
+    ar->release = rel;
+}
+
 /* Where op o is issued: shardplan_issue_pos's contract (shardplan.h). */
 int shardplan_issue_pos(const GArray *wunits, int L, bool fsdp2, const ShardOp *o)
 {
@@ -163,6 +185,8 @@ GArray *shardplan_units(const Policy *p, const Model *m, int elem_bytes)
         if (p->sharding == SHARD_NONE) {
             if (o->kind == SHARD_OP_REDUCE_SCATTER)
                 add(&b, w, COLL_OP_ALLREDUCE, "ar", pos, 2 * b.L, p->algo);
+        } else if (o->kind == SHARD_OP_REDUCE_SCATTER && fsdp2 && p->shard_group > 0) {
+            add_hsdp2(&b, w, pos);
         } else if (o->kind == SHARD_OP_REDUCE_SCATTER) {
             add(&b, w, COLL_OP_REDUCE_SCATTER, "rs", pos, 2 * b.L, algo);
         } else if (o->kind == SHARD_OP_ALL_GATHER && !o->backward) {
@@ -333,6 +357,7 @@ bool shardplan_read(CfgNode *n, int world, int gpus_per_node, Policy *p, char **
                        "replicates across nodes); expected a cluster of several nodes, or full_shard");
         return false;
     }
+    p->shard_group = p->sharding == SHARD_HYBRID ? gpus_per_node : 0;
     CfgNode *w = cfg_get(n, "wrap");
     return !w || read_wrap(w, p, err);
 }

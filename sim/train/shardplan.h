@@ -26,6 +26,12 @@
  *   block across nodes in the same unit, as FSDP issues that all-reduce
  *   right behind it on the same stream); no_shard all-reduces each unit's
  *   gradients with the policy's algorithm, as DDP would.
+ * - fsdp2 hybrid_shard: the reduce-scatter runs inside each shard group
+ *   (SyncUnit.split) on the reduce-scatter stream, and an all-reduce of
+ *   each GPU's shard across the groups (split, across: the ranks holding
+ *   the same shard) on a stream of its own, released when that
+ *   reduce-scatter ends (SyncUnit.after), with the policy's inter-node
+ *   algorithm; the update waits for every one.
  * Units with no parameters carry no collective and are left out. */
 #ifndef ARSIM_SHARDPLAN_H
 #define ARSIM_SHARDPLAN_H

@@ -87,6 +87,7 @@ static void overlap_update(Train *t)
 }
 static void task_done(void *ctx, void *data);
 static void on_memo_done(void *ctx, void *data);
+static void unit_ready(void *ctx, int u);
 
 static void unit_finished(Train *t, int u)
 {
@@ -100,7 +101,7 @@ static void unit_finished(Train *t, int u)
         overlap_update(t);
     else if (t->busy)
         trainwork_set_slow(&t->task, t->comm.in_flight > 0);
-    trainwalk_unit_done(&t->w, u);
+    trainwalk_unit_done(&t->w, u, unit_ready, t);   /* what its end releases is queued; on_memo_done dispatches */
     if (st->iter == t->c.rec_iter && !t->live && (t->s->comm_slowdown > 0 || t->c.mech) &&
         st->at.end - st->at.start > st->dur)
         t->c.cslow_ps += st->at.end - st->at.start - st->dur;
@@ -184,7 +185,7 @@ static void unit_ready(void *ctx, int u)
     Train *t = ctx;
     if (t->st[u].iter == t->c.rec_iter)
         t->rec_st[u] = t->st[u];
-    t->st[u] = (UnitState){.iter = t->w.iter, .at.ready = t->c.sim->now};
+    t->st[u] = (UnitState){.iter = t->w.rel_iter[u], .at.ready = t->c.sim->now};
     traincomm_enqueue(&t->comm, u);
 }
 

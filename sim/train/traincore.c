@@ -167,8 +167,11 @@ static int unit_channels(const TrainPlan *p, const SyncUnit *su)
     return total > 0 ? (int)llround(held / total) : su->nccl.choice.channels;
 }
 
-/* Each task's shares and each unit's channels and wire rate alone (an
- * NCCL call's from the memo's run of it). A unit whose idle-network run
+/* Each task's shares and each unit's channels and wire rate alone: its
+ * bytes over the idle-network time of its own collective on its own
+ * group (trainplan_unit_cost: a reduce-scatter's, an all-gather's inside
+ * its groups, an NCCL call's from the memo's run of it), not an
+ * all-reduce's over the cluster. A unit whose idle-network run
  * fails gets rate 0 here: the engine's own run of it fails the run with
  * its own message. */
 static void mech_init(TrainCore *c)
@@ -195,9 +198,7 @@ static void mech_init(TrainCore *c)
         SimErr code;
         char *why = NULL;
         c->channels[u] = unit_channels(p, su);
-        bool ok = su->nccl.on ? trainplan_unit_cost(p, (int)u, &dur, &util, &code, &why)
-                              : commcost_get(p->cost, su->algo, su->elems, &dur, &util, &code, &why);
-        if (!ok) {
+        if (!trainplan_unit_cost(p, (int)u, &dur, &util, &code, &why)) {
             g_free(why);
             continue;
         }

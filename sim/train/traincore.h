@@ -106,8 +106,9 @@ typedef struct {
     int *channels;           /* mech: per unit, SMs its sync holds, one a channel: comm.channels when given;
                               * else an NCCL call's tuner's channels, any other sync comm.channels' default
                               * (arsim's algorithms are not NCCL's); owned */
-    double *wire_Bps;        /* mech: per unit, its bytes over its idle-network duration (an NCCL call's:
-                              * the memo's), bytes/s; owned */
+    double *wire_Bps;        /* mech: per unit, its bytes over the idle-network duration of its own collective
+                              * on its own group (trainplan_unit_cost; an NCCL call's: the memo's), bytes/s;
+                              * owned */
 } TrainCore;
 
 

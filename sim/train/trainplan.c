@@ -165,6 +165,15 @@ TrainPlan *trainplan_new(const Scenario *s, int policy, int batch, char **err)
             p->cost_group = commcost_new(p->topo, s->world, &gp, (uint32_t)s->elem_bytes, s->gamma);
         }
     }
+    for (guint u = 0; u < p->units->len; u++) {
+        const SyncUnit *su = &g_array_index(p->units, SyncUnit, u);
+        if (su->split > 0 && !p->cost_split[su->across]) {
+            CollParams gp = prm;
+            gp.group = su->across ? s->world / su->split : su->split;
+            gp.strided = su->across;
+            p->cost_split[su->across] = commcost_new(p->topo, s->world, &gp, (uint32_t)s->elem_bytes, s->gamma);
+        }
+    }
     p->tasks = g_array_new(FALSE, TRUE, sizeof(TrainTask));
     p->waits = g_array_new(FALSE, FALSE, sizeof(int));
     p->releases = g_array_new(FALSE, FALSE, sizeof(int));
@@ -193,6 +202,8 @@ void trainplan_free(TrainPlan *p)
     policy_units_free(p->units);
     commcost_free(p->cost);
     commcost_free(p->cost_group);
+    commcost_free(p->cost_split[0]);
+    commcost_free(p->cost_split[1]);
     commnccl_free(p->nccl);
     topo_free(p->topo);
     g_free(p);
@@ -209,6 +220,24 @@ static int gate_task(const TrainPlan *p, const SyncGate *g)
     if (g->layer < 0 || g->layer >= L)
         return -1;
     return g->task == GATE_FORWARD ? g->layer : 2 * L - 1 - g->layer;
+}
+
+/* Why unit su, released when another unit ends (su->after != 0), cannot
+ * be, or NULL: that unit must exist, be another one, be released at its
+ * own gate and share su's release gate, under a policy that releases
+ * each unit when its gate passed. */
+static const char *after_problem(const TrainPlan *p, const SyncUnit *su)
+{
+    if (su->after < 1 || su->after > (int)p->units->len || &g_array_index(p->units, SyncUnit, su->after - 1) == su)
+        return "the unit whose end releases it is out of range or itself; expected another unit of the plan";
+    const SyncUnit *by = &g_array_index(p->units, SyncUnit, su->after - 1);
+    if (by->after > 0 || by->release.task != su->release.task || by->release.layer != su->release.layer)
+        return "the unit whose end releases it is released by another unit's end or at another gate; expected one "
+               "released at its own gate, the same as this one's";
+    if (policy_rules(p->pol->overlap)->release != RELEASE_WHEN_READY)
+        return "it is released by another unit's end under a policy that releases units in order or after the "
+               "backward; expected a policy that releases each unit when ready";
+    return NULL;
 }
 
 /* Why unit su's gates are not ones the walk runs, or NULL. */
@@ -230,7 +259,8 @@ static const char *gate_problem(const TrainPlan *p, const SyncUnit *su, int rel,
     if (su->need.iter == 1 && need > rel)
         return "its next instance would be released before this one is needed; expected a need gate of the next "
                "iteration at or before its release task in stream order";
-    (void)p;
+    if (su->after != 0)
+        return after_problem(p, su);
     return NULL;
 }
 
@@ -253,8 +283,11 @@ bool trainplan_index_waits(TrainPlan *p, char **err)
     g_array_set_size(p->waits, 0);
     g_array_set_size(p->releases, 0);
     p->nstreams = 1;
-    for (guint u = 0; u < n; u++)
+    p->chained = false;
+    for (guint u = 0; u < n; u++) {
         p->nstreams = MAX(p->nstreams, g_array_index(p->units, SyncUnit, u).stream + 1);
+        p->chained |= g_array_index(p->units, SyncUnit, u).after > 0;
+    }
     for (guint t = 0; t < nt; t++) {   /* by task, each task's units in unit order */
         TrainTask *k = &g_array_index(p->tasks, TrainTask, t);
         k->wait_first = p->waits->len;
@@ -262,7 +295,7 @@ bool trainplan_index_waits(TrainPlan *p, char **err)
         for (guint u = 0; u < n; u++) {
             if (need_of[u] == (int)t)
                 g_array_append_val(p->waits, u);
-            if (rel_of[u] == (int)t)
+            if (rel_of[u] == (int)t && g_array_index(p->units, SyncUnit, u).after == 0)
                 g_array_append_val(p->releases, u);
         }
         k->wait_count = p->waits->len - k->wait_first;
@@ -383,18 +416,33 @@ guint trainwalk_end(TrainWalk *w, TrainReleaseFn release, void *ctx)
     return released;
 }
 
-void trainwalk_unit_done(TrainWalk *w, int u)
+guint trainwalk_unit_done(TrainWalk *w, int u, TrainReleaseFn release, void *ctx)
 {
     w->units_left--;
     w->done_iter[u] = w->rel_iter[u];
+    guint released = 0;
+    for (guint v = 0; w->plan->chained && v < w->plan->units->len; v++)
+        if (g_array_index(w->plan->units, SyncUnit, v).after == u + 1) {
+            w->rel_iter[v] = w->rel_iter[u];
+            release(ctx, (int)v);
+            released++;
+        }
+    return released;
+}
+
+/* The memo that holds unit su's collective: its groups' (split, group) or the cluster's. */
+static CommCost *unit_memo(const TrainPlan *p, const SyncUnit *su)
+{
+    if (su->split > 0)
+        return p->cost_split[su->across];
+    return su->group > 0 ? p->cost_group : p->cost;
 }
 
 bool trainplan_unit_cost(const TrainPlan *p, int u, simtime_t *dur, double *util, SimErr *code, char **err)
 {
     const SyncUnit *su = &g_array_index(p->units, SyncUnit, u);
     if (!su->nccl.on)
-        return commcost_get_op(su->group > 0 ? p->cost_group : p->cost, su->coll, su->algo, su->elems, dur, util,
-                               code, err);
+        return commcost_get_op(unit_memo(p, su), su->coll, su->algo, su->elems, dur, util, code, err);
     if (util)
         *util = 0;
     SyncNccl calls;
@@ -445,5 +493,5 @@ NcclLive *trainplan_launch_nccl(const TrainPlan *p, Sim *sim, Net *net, int u, C
 const CollSchedule *trainplan_unit_schedule(const TrainPlan *p, int u, char **err)
 {
     const SyncUnit *su = &g_array_index(p->units, SyncUnit, u);
-    return commcost_schedule_op(su->group > 0 ? p->cost_group : p->cost, su->coll, su->algo, su->elems, err);
+    return commcost_schedule_op(unit_memo(p, su), su->coll, su->algo, su->elems, err);
 }

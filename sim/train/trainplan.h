@@ -67,6 +67,8 @@ typedef struct TrainPlan {
     CommCost *cost;          /* durations and schedules of the units' collectives on topo; owned */
     CommCost *cost_group;    /* the same for units with SyncUnit.group > 0 (hierarchical inside groups of
                               * that many ranks; one size a plan), or NULL; owned */
+    CommCost *cost_split[2]; /* the same for units with SyncUnit.split > 0, [across]: their collectives in
+                              * groups (one shard group size a plan), or NULL; owned */
     CommNccl *nccl;          /* GPU nodes, a policy that uses NCCL: its calls' durations on topo; owned; NULL
                               * otherwise */
     GArray *units;           /* SyncUnit in launch order, algorithm and reason selected; owned */
@@ -74,6 +76,7 @@ typedef struct TrainPlan {
     GArray *waits;           /* int unit indices, grouped by the task waiting for them; owned */
     GArray *releases;        /* int unit indices, grouped by the task whose end releases them; owned */
     int nstreams;            /* communicator streams its units use (highest SyncUnit.stream + 1), >= 1 */
+    bool chained;            /* a unit is released by another unit's end (SyncUnit.after) */
     double compute_s;        /* forward + backward + update per iteration (s), unrounded */
     uint64_t comm_bytes;     /* bytes rank 0 sends per iteration over every unit's schedule (an NCCL unit: its
                               * calls' own, each on its group's communicator) */
@@ -141,7 +144,10 @@ static inline int trainplan_task_wait(const TrainPlan *p, const TrainTask *k, gu
  * task that exists (the update only without per-layer updates): of its
  * own iteration after its release in stream order, or of the next one
  * at or before its release (so a unit's next instance is released only
- * once the one before is done). false + *err (g_free) naming the unit
+ * once the one before is done); a unit released by another unit's end
+ * (SyncUnit.after) shares that unit's gate, is listed among no task's
+ * releases and needs a policy that releases units when ready. false +
+ * *err (g_free) naming the unit
  * otherwise. trainplan_new calls it; a caller that edits gates calls it
  * again. */
 bool trainplan_index_waits(TrainPlan *p, char **err);
@@ -152,7 +158,7 @@ bool trainplan_index_waits(TrainPlan *p, char **err);
  * indices; the head starts next. */
 void trainplan_enqueue(const TrainPlan *p, GQueue *q, int u);
 
-/* Called for each unit a task's end released, in release order. */
+/* Called for each unit a task's end (or a unit's end) released, in release order. */
 typedef void (*TrainReleaseFn)(void *ctx, int unit);
 
 typedef struct {
@@ -192,7 +198,9 @@ void trainwalk_start(TrainWalk *w);
  * last). Returns how many units it released. */
 guint trainwalk_end(TrainWalk *w, TrainReleaseFn release, void *ctx);
 /* Unit u's latest released instance (of iteration rel_iter[u]) finished
- * its collective. */
-void trainwalk_unit_done(TrainWalk *w, int u);
+ * its collective: it releases the units whose release is its end
+ * (SyncUnit.after; release(ctx, v) each, rel_iter[v] already u's
+ * iteration). Returns how many it released. */
+guint trainwalk_unit_done(TrainWalk *w, int u, TrainReleaseFn release, void *ctx);
 
 #endif

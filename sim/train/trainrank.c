@@ -178,6 +178,7 @@ bool trainrank_needed(const Scenario *s)
 
 static void rank_dispatch(Rank *rk);
 static void rank_issue(Rank *rk, int u);
+static void unit_ready(void *ctx, int u);
 
 /* Negotiated order: issues shared-queue units on every rank while the
  * shared communicator has room. */
@@ -188,6 +189,25 @@ static void global_dispatch(RankRun *t)
         traincomm_started(&t->gcomm, u);
         for (int r = 0; r < t->world && !t->c.sim->failed; r++)
             rank_issue(&t->ranks[r], u);
+    }
+}
+
+/* Issues every rank's queued units while its communicator has room, one
+ * unit a rank a round: units that start at one instant on every rank
+ * (the next on another stream, one a unit's end released) launch one
+ * after the other across the ranks, in the order the single-stream
+ * engine starts them. */
+static void dispatch_all(RankRun *t)
+{
+    for (bool any = true; any && !t->c.sim->failed;) {
+        any = false;
+        for (int r = 0; r < t->world && !t->c.sim->failed; r++) {
+            int u = traincomm_next(&t->ranks[r].comm);
+            if (u >= 0) {
+                rank_issue(&t->ranks[r], u);
+                any = true;
+            }
+        }
     }
 }
 
@@ -215,14 +235,13 @@ static void on_unit_done(void *ctx, void *data)
     for (int r = 0; r < t->world; r++) {
         traincomm_done(&t->ranks[r].comm, u);
         interference_update(&t->ranks[r]);
-        trainwalk_unit_done(&t->ranks[r].w, u);
+        trainwalk_unit_done(&t->ranks[r].w, u, unit_ready, &t->ranks[r]);   /* queued; dispatched below */
     }
     if (t->negotiated) {
         traincomm_done(&t->gcomm, u);
         global_dispatch(t);
     }
-    for (int r = 0; r < t->world; r++)
-        rank_dispatch(&t->ranks[r]);
+    dispatch_all(t);
     for (int r = 0; r < t->world && !t->c.sim->failed; r++)
         if (t->ranks[r].waiting)
             rank_advance(&t->ranks[r]);

@@ -226,7 +226,7 @@ bool trainsel_select(const Scenario *s, const Policy *p, GArray *units, CommCost
         gpointer ov = NULL;
         if (u->first_layer == u->last_layer)
             ov = g_hash_table_lookup(p->overrides, g_array_index(m->layers, ModelLayer, u->first_layer).name);
-        if (u->coll != COLL_OP_ALLREDUCE) {   /* its builder chose the algorithm (ring or hierarchical) */
+        if (u->coll != COLL_OP_ALLREDUCE || u->split > 0) {   /* its builder chose the algorithm */
             snprintf(u->reason, sizeof u->reason, "%s by the policy", coll_op_name(u->coll));
         } else if (ov) {
             u->algo = (CollAlgo)(GPOINTER_TO_INT(ov) - 1);
@@ -248,9 +248,10 @@ bool trainsel_select(const Scenario *s, const Policy *p, GArray *units, CommCost
             u->algo = p->algo;
             snprintf(u->reason, sizeof u->reason, "fixed");
         }
-        if (!ov && nccl && (p->select == ALGSEL_NCCL || p->select == ALGSEL_HYBRID) && !to_nccl(s, p, u, nccl, err))
+        bool by_nccl = p->select == ALGSEL_NCCL || p->select == ALGSEL_HYBRID;
+        if (!ov && nccl && u->split == 0 && by_nccl && !to_nccl(s, p, u, nccl, err))
             return false;
-        if (!u->nccl.on && u->group == 0 && !fits(s, u->algo)) {   /* a group's size was checked against the world */
+        if (!u->nccl.on && u->group == 0 && u->split == 0 && !fits(s, u->algo)) {   /* groups: checked elsewhere */
             *err = g_strdup_printf("%s: policy '%s' uses %s, which needs %s; expected another algorithm", s->file,
                                    p->name, coll_algo_name(u->algo),
                                    coll_algo_needs(u->algo));

@@ -65,6 +65,93 @@ START_TEST(test_verify)
 }
 END_TEST
 
+/* Collectives in groups (CollParams.group): each group of consecutive or
+ * strided ranks ends with its own members' sum, owned range or root's
+ * vector (coll_verify checks every rank against its group), every
+ * message stays inside the group, and the largest message is that of the
+ * group size. */
+START_TEST(test_groups)
+{
+    int p = PS[_i];
+    CollOp ops[] = {COLL_OP_ALLREDUCE, COLL_OP_REDUCE_SCATTER, COLL_OP_ALLGATHER, COLL_OP_BROADCAST,
+                    COLL_OP_ALLREDUCE, COLL_OP_ALLREDUCE, COLL_OP_ALLREDUCE, COLL_OP_ALLREDUCE};
+    CollAlgo algos[] = {COLL_RING, COLL_RING, COLL_RING, COLL_TREE,
+                        COLL_BUTTERFLY, COLL_RABENSEIFNER, COLL_TREE, COLL_TORUS2D};
+    for (int g = 2; g < p; g++) {
+        if (p % g)
+            continue;
+        for (int strided = 0; strided < 2; strided++)
+            for (size_t c = 0; c < G_N_ELEMENTS(COUNTS); c++)
+                for (size_t o = 0; o < G_N_ELEMENTS(ops); o++) {
+                    CollParams prm;
+                    coll_params_init(&prm);
+                    prm.op = ops[o];
+                    prm.group = g;
+                    prm.strided = strided;
+                    CollSchedule *s = coll_schedule_new(p, COUNTS[c]);
+                    char *err = NULL;
+                    ck_assert_msg(coll_build(s, algos[o], &prm, &err), "%s", err);
+                    uint64_t most = 0;
+                    for (int r = 0; r < p; r++)
+                        for (uint32_t k = 0; k < coll_nsteps(s, r); k++) {
+                            CollStep st;
+                            coll_step(s, r, k, &st);
+                            if (st.send_peer >= 0)
+                                most = MAX(most, st.send_len);
+                            int n = p / g;   /* strided: members differ by n; consecutive: same r / g */
+                            if (st.send_peer >= 0)
+                                ck_assert(strided ? st.send_peer % n == r % n : st.send_peer / g == r / g);
+                            if (st.recv_peer >= 0)
+                                ck_assert(strided ? st.recv_peer % n == r % n : st.recv_peer / g == r / g);
+                        }
+                    ck_assert_uint_eq(coll_max_send(s), most);   /* the closed form of the group size */
+                    verify(s);
+                }
+    }
+    CollParams prm;
+    coll_params_init(&prm);
+    prm.group = 3;
+    CollSchedule *s = coll_schedule_new(8, 64);
+    char *err = NULL;
+    ck_assert(!coll_build(s, COLL_RING, &prm, &err));   /* 3 does not divide 8 */
+    ck_assert_msg(strstr(err, "groups of 3 of 8 ranks; expected a group size dividing p"), "%s", err);
+    g_free(err);
+    prm.group = 2;
+    prm.gpus_per_node = 2;
+    ck_assert(!coll_build(s, COLL_HIERARCHICAL, &prm, &err));   /* needs nodes: not inside groups */
+    ck_assert_msg(strstr(err, "hierarchical in groups of 2 of 8 ranks; expected a group size dividing p and ring"),
+                  "%s", err);
+    g_free(err);
+    coll_schedule_free(s);
+}
+END_TEST
+
+/* On the contention-free star every group runs at once without sharing
+ * a link: the strided groups' ring all-reduce takes the closed form of
+ * one ring of g ranks, 2(g-1)(α + mβ) + (g-1)mγ, m = n/g. */
+START_TEST(test_group_closed_form)
+{
+    int p = 12;
+    Topo *t = star(p, 0);
+    uint64_t n = 240u * 1024u;
+    int gs[] = {2, 3, 4, 6};
+    for (size_t i = 0; i < G_N_ELEMENTS(gs); i++) {
+        int g = gs[i];
+        double a = 2 * LAT, b = 1 / BW, m = (double)n / g;
+        for (int strided = 0; strided < 2; strided++) {
+            CollParams prm;
+            coll_params_init(&prm);
+            prm.group = g;
+            prm.strided = strided;
+            double got = run_time(t, COLL_RING, &prm, p, n, GAMMA, NULL);
+            double want = 2 * (g - 1) * (a + m * b) + (g - 1) * m * GAMMA;
+            ck_assert_msg(fabs(got - want) <= 1e-9 * want, "g=%d strided=%d: %.12g vs %.12g", g, strided, got, want);
+        }
+    }
+    topo_free(t);
+}
+END_TEST
+
 /* Every cell of the algorithm table, as the table says: each
  * (algorithm, collective) a row runs leaves the exact result on real
  * vectors and its max_send is the largest message its steps send; one it
@@ -258,10 +345,12 @@ static Suite *suite(void)
     TCase *tc = testmain_case(s, "schedules");
     tcase_add_loop_test(tc, test_verify, 0, G_N_ELEMENTS(PS));
     tcase_add_loop_test(tc, test_every_cell, 0, G_N_ELEMENTS(PS));
+    tcase_add_loop_test(tc, test_groups, 0, G_N_ELEMENTS(PS));
     tc = testmain_case(s, "conservation");
     tcase_add_loop_test(tc, test_traffic, 0, G_N_ELEMENTS(PS));
     tc = testmain_case(s, "closed-forms");
     tcase_add_loop_test(tc, test_closed_forms, 0, G_N_ELEMENTS(PS));
+    tcase_add_test(tc, test_group_closed_form);
     tcase_add_test(tc, test_memo);
     tc = testmain_case(s, "bad-input");
     tcase_add_test(tc, test_refused);

@@ -300,7 +300,7 @@ static void walk_check(const TrainPlan *p, int streams, guint32 seed)
             g_array_remove_index(o.flight, i);
             ck_assert(!o.done[u]);
             o.done[u] = true;
-            trainwalk_unit_done(&w, u);
+            trainwalk_unit_done(&w, u, on_release, &o);
             dispatch(&o);
             continue;
         }
@@ -479,7 +479,7 @@ static void gate_release(void *ctx, int u)
         g->held_released = true;
     }
     else
-        trainwalk_unit_done(g->w, u);
+        trainwalk_unit_done(g->w, u, gate_release, g);
 }
 
 /* Same-iteration gates: unit 0 released after a task and needed before a
@@ -526,7 +526,7 @@ START_TEST(test_same_iteration_gate)
                 closed++;
                 released++;
                 g.held_released = false;
-                trainwalk_unit_done(&w, 0);
+                trainwalk_unit_done(&w, 0, gate_release, &g);
                 ck_assert_int_eq(w.done_iter[0], w.iter);
                 ck_assert(trainwalk_gate_open(&w));
             }
