@@ -54,6 +54,43 @@ static double nvls_graph_GBps(double nvl, int n)
     return n * speeds[i];
 }
 
+/* The ring graph of GPUs on one NVSwitch, each GPU's NVLink nvl GB/s to
+ * the switch, as NCCL's search finds it: the fastest speed s of the
+ * release's table within nvl (S:850, 855, 922) gives floor(nvl / s)
+ * channels, at most MAXCHANNELS/2 = 16 (init.cc:1051); slower speeds are
+ * tried while s / best > .49 and one is kept only if channels x s grows
+ * (S:380-384, 991-994), until channels x s reaches nvl or 16 channels
+ * (S:465, 957); the result is duplicated when its speed is >= 25 GB/s,
+ * except on Hopper below 50 GB/s with more than 4 channels (S:835-848),
+ * and the communicator doubles it (C:443). 24 on DGX A100 (6 x 40 GB/s,
+ * duplicated) and on DGX H100 (6 x 60). */
+static int nvswitch_channels(double nvl, int compcap)
+{
+    static const double sm80[] = {40.0, 30.0, 20.0, 18.0, 15.0, 12.0, 10.0, 9.0, 7.0, 6.0, 5.0, 4.0, 3.0};
+    static const double sm90[] = {60.0, 50.0, 40.0, 30.0, 24.0, 20.0, 15.0, 12.0, 11.0, 6.0, 3.0};
+    const double *sp = compcap >= 90 ? sm90 : sm80;
+    size_t k = compcap >= 90 ? G_N_ELEMENTS(sm90) : G_N_ELEMENTS(sm80), i = 0;
+    while (i + 1 < k && sp[i] > nvl)
+        i++;
+    int nch = 0;
+    double speed = 0;
+    for (; i < k && (nch == 0 || sp[i] / speed > .49); i++) {
+        int c = (int)floor(nvl / sp[i] + 1e-9);
+        c = c > 16 ? 16 : c;
+        if (c * sp[i] > nch * speed) {
+            nch = c;
+            speed = sp[i];
+        }
+        if (nch == 16 || nch * speed >= nvl)
+            break;
+    }
+    if (nch == 0)
+        nch = 1;
+    if (speed >= 25.0 && !(compcap > 80 && speed < 50.0 && nch > 4))
+        nch = 2 * nch > 16 ? 16 : 2 * nch;
+    return 2 * nch;
+}
+
 void nccl_system_from_node(const NodeSpec *n, int ranks, int nodes, NcclSystem *sys)
 {
     memset(sys, 0, sizeof *sys);
@@ -65,6 +102,8 @@ void nccl_system_from_node(const NodeSpec *n, int ranks, int nodes, NcclSystem *
     double nvl = node_gpu_nvlink_Bps(n) / 1e9;
     int ch = sys->nvlink ? 2 * (int)ceil(nvl / 24.0) : 2;
     sys->channels = ch > 32 ? 32 : ch;
+    if (n->fabric == NODE_FABRIC_NVSWITCH)
+        sys->channels = nvswitch_channels(nvl, sys->compcap);
     if (nodes > 1 && n->nnics > 0)   /* between nodes a graph channel is a NIC; NCCL doubles them */
         sys->channels = 2 * n->nnics;
     sys->nvls_channels = 16;                                  /* NCCL_NVLS_NCHANNELS' default */

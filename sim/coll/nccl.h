@@ -7,8 +7,9 @@
  * bandwidth (the graph's channels times their bandwidth, with NCCL's
  * caps and corrections), time = latency + bytes / bandwidth, the least
  * time wins. It decides; ncclsim.h times what it decided. NCCL's graph
- * search is not reproduced: the graph's channels and bandwidth come from
- * the node file (nccl_system_from_node states how).
+ * search is reproduced only for one NVSwitch node's ring channels and
+ * NVLS graph: otherwise the graph's channels and bandwidth come from the
+ * node file (nccl_system_from_node states how).
  */
 #ifndef ARSIM_NCCL_H
 #define ARSIM_NCCL_H
@@ -48,9 +49,11 @@ typedef struct {
     double nvls_bw_GBps;     /* the NVLS graph's bandwidth, GB/s */
 } NcclSystem;
 
-/* The system of `ranks` GPUs on `nodes` nodes of kind n: channels =
- * 2 x ceil(NVLink GB/s a GPU / 24), at most 32 (2 on PCIe), standing in
- * for NCCL's graph search; the bandwidths are the node's data rates. */
+/* The system of `ranks` GPUs on `nodes` nodes of kind n: on an NVSwitch
+ * node the channels NCCL's search finds for a ring (24 on DGX A100 and
+ * DGX H100); elsewhere 2 x ceil(NVLink GB/s a GPU / 24), at most 32 (2
+ * on PCIe), standing in for it; between nodes 2 x NICs; the bandwidths
+ * are the node's data rates. */
 void nccl_system_from_node(const NodeSpec *n, int ranks, int nodes, NcclSystem *sys);
 
 /* What the tuner chose, or was forced to. */

@@ -347,6 +347,40 @@ END_TEST
  * NVLink would carry it in about 1.3 us: the cap, not the link, times it,
  * and the two do not add). So the call ends at the LL128 launch (14 us) +
  * 3 x (1.9 + 14.4) us = 62.9 us. */
+/* Ring channels on one NVSwitch node as NCCL's search finds them (search.cc
+ * by hand): DGX A100 6 x 40 GB/s fills its 240, duplicated to 12, doubled
+ * to 24 (NCCL's INFO log on an HGX A100: "Channel 23/24"); DGX H100 6 x
+ * 60 GB/s (360 of 370.8; 7 x 50, 9 x 40, 12 x 30 are no better),
+ * duplicated at >= 50 GB/s, 24; 8 links of 20.6 GB/s (an H800's NVLink) 4
+ * x 40, duplicated (4 channels, not more than 4), 16 (its log: "16 coll
+ * channels"); 7 GPUs of a DGX H100 the same 24; DGX-1 keeps the stand-in
+ * rule, 2 x ceil(120 / 24); between nodes 2 x NICs. */
+START_TEST(nvswitch_channels)
+{
+    NodeSpec n;
+    NcclSystem s;
+    load("dgx-a100", &n);
+    nccl_system_from_node(&n, 8, 1, &s);
+    ck_assert_int_eq(s.channels, 24);
+    nccl_system_from_node(&n, 16, 2, &s);
+    ck_assert_int_eq(s.channels, 16);
+    node_spec_clear(&n);
+    load("dgx-h100", &n);
+    nccl_system_from_node(&n, 8, 1, &s);
+    ck_assert_int_eq(s.channels, 24);
+    nccl_system_from_node(&n, 7, 1, &s);
+    ck_assert_int_eq(s.channels, 24);
+    n.nvlinks = 8;
+    nccl_system_from_node(&n, 8, 1, &s);
+    ck_assert_int_eq(s.channels, 16);
+    node_spec_clear(&n);
+    load("dgx-1", &n);
+    nccl_system_from_node(&n, 8, 1, &s);
+    ck_assert_int_eq(s.channels, 2 * (int)ceil(node_gpu_nvlink_Bps(&n) / 1e9 / 24.0));
+    node_spec_clear(&n);
+}
+END_TEST
+
 START_TEST(channel_cap)
 {
     NodeSpec n;
@@ -405,5 +439,6 @@ int main(void)
     tcase_add_test(testmain_case(s, "conservation"), conservation);
     tcase_add_test(testmain_case(s, "determinism"), bounds_and_determinism);
     tcase_add_test(testmain_case(s, "channel-cap"), channel_cap);
+    tcase_add_test(testmain_case(s, "nvswitch-channels"), nvswitch_channels);
     return testmain_run(s);
 }
