@@ -29,9 +29,10 @@ typedef struct {
  * buffers (that reduce-scatter's output shard, in that task), activations
  * (saved by the layers whose forward ran and backward has not ended, the
  * running layer's own, a checkpointed block's re-created ones during its
- * backward), transient (the running layer's act_peak_bytes, in its
- * forward and its backward), peak (their sum). NULL and *err (one clause) for a model
- * without act_bytes or an invalid setup. g_array_free it. */
+ * backward), transient (the running layer's act_peak_bytes x batch, in
+ * its forward and its backward), peak (their sum; NCCL's buffers are
+ * shardfit's). NULL and *err (one clause) for a model without act_bytes
+ * or an invalid setup. g_array_free it. */
 GArray *shardpeak_profile(const Policy *p, const Model *m, const ShardPeakSetup *s, char **err);
 
 /* The task of the largest peak in profile (the first of equals), or NULL
