@@ -243,7 +243,8 @@ def generate():
     out.append("# what bounds it (GEMM %.1f TFLOP/s x power %.4f, element-wise at %.1f %% of 2.4 TB/s, flash attention"
                % (rates["gemm"] / 1e12, POWER, 100 * eff))
     out.append("# from the measured block, as FlashAttention-2), bwd_ms with SAC's recompute and FSDP2's copies;")
-    out.append("# act_bytes what op-level SAC saves.  Use it with checkpoint: none.  docs/explanation/sharding.md,")
+    out.append("# act_bytes what op-level SAC saves, act_peak_bytes with what its recompute re-creates (the block's")
+    out.append("# layers up to this one).  Use it with checkpoint: none.  docs/explanation/sharding.md,")
     out.append("# \"The torchtitan check\".")
     out.append("name: llama3-8b-titan")
     out.append('description: "Llama 3 8B, sequence 8192, torchtitan 2024-12 (eager, op-level SAC, FSDP2) on a 500 W '
@@ -252,12 +253,17 @@ def generate():
     out.append('measured: {batch: %d, gpu: "h100gt", source: "models/gen/gen_llama3_titan.py (per-kernel model '
                'from validate/h100/overlap/run1)", precision: bf16}' % BATCH)
     out.append("layers:")
+    recreated = 0           # bytes SAC's recompute has re-created in the block, up to this layer
     for l in layers:
         name = l["name"]
         leaf = name.split(".")[-1]
-        act = sb[leaf] if name.startswith("layers.") else l["act_bytes"]
+        act, peak = l["act_bytes"], l["act_peak_bytes"]
+        if name.startswith("layers."):
+            recreated = 0 if leaf == "attention_norm" else recreated
+            recreated += l["act_bytes"] - sb[leaf]
+            act, peak = sb[leaf], peak + recreated
         f, b = times[name]
-        out.append(layer_line(l, act, f * 1e3, b * 1e3))
+        out.append(layer_line(l, act, f * 1e3, b * 1e3, peak))
     return "\n".join(out) + "\n"
 
 

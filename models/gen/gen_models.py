@@ -326,6 +326,9 @@ def rmsnorm(name, rows, hidden):
     lay = layer(name, "norm", [("weight", hidden)], RMSNORM_FLOPS_PER_ELEM * n,
                 2 * n * FP32)
     lay["act_bytes"] = n * BF16 + rows * FP32
+    # backward: the gradient upcast to fp32 and the two fp32 partial
+    # gradients of x * rstd
+    lay["act_peak_bytes"] = 3 * n * FP32
     return lay
 
 
@@ -346,6 +349,7 @@ def llama3(dim, n_layers, n_heads, n_kv_heads, ffn, vocab, seq):
     emb = layer("tok_embeddings", "embedding", [("weight", vocab * H)], 0,
                 S * INT64 + S * H * FP32)
     emb["act_bytes"] = S * INT64                  # the token ids
+    emb["act_peak_bytes"] = S * H * BF16          # its output; backward: the incoming gradient
     L.append(emb)
     for i in range(n_layers):
         p = "layers.%d." % i
@@ -369,6 +373,10 @@ def llama3(dim, n_layers, n_heads, n_kv_heads, ffn, vocab, seq):
         # context for SDPA (the context is also wo's input); SDPA's fp32
         # logsumexp per row and head
         lay["act_bytes"] = 5 * S * H * BF16 + S * n_heads * FP32
+        # backward, in flash attention's: the incoming gradient, the
+        # context's, dq and dk, dv repeated to every head (bf16), dq's fp32
+        # accumulator and the fp32 row sums of dO * O per head
+        lay["act_peak_bytes"] = 5 * S * H * BF16 + S * H * FP32 + S * n_heads * FP32
         L.append(lay)
         L.append(rmsnorm(p + "ffn_norm", S, H))
         flops = (2 * 2 * S * H * ffn                  # w1, w3
@@ -385,10 +393,18 @@ def llama3(dim, n_layers, n_heads, n_kv_heads, ffn, vocab, seq):
         # saved: x (w1, w3 input), x1 (silu input), silu(x1) and x3 (mul
         # operands), their product (w2 input)
         lay["act_bytes"] = (S * H + 4 * S * ffn) * BF16
+        # backward: the incoming gradient, the product's, silu(w1 x)'s and
+        # w3 x's (bf16)
+        lay["act_peak_bytes"] = (S * H + 3 * S * ffn) * BF16
         L.append(lay)
     L.append(rmsnorm("norm", S, H))
     out = linear("output", H, vocab, rows=S, bias=False)
-    out["act_bytes"] = S * H * BF16                  # its input; the loss is not counted
+    out["act_bytes"] = S * H * BF16                  # its input
+    # the loss head: cross_entropy(logits.float()) keeps log_softmax's
+    # fp32 output for backward; its backward holds that, nll_loss's fp32
+    # gradient and log_softmax's fp32 gradient at once (forward: the bf16
+    # logits, their fp32 copy and the log_softmax output, 10 bytes)
+    out["act_peak_bytes"] = 3 * S * vocab * FP32
     L.append(out)
     return L
 
@@ -439,11 +455,16 @@ LLAMA3_BANNER = [
     "masked tiles (torchtitan's MFU counts the full S*S).  SwiGLU: the product",
     "silu(w1 x) * w3 x 1 FLOP per element, silu folded.  attention and",
     "feed_forward include the residual add.  The output projection is untied.",
-    "The loss (softmax over the logits) is not counted.",
+    "The loss's FLOPs (softmax over the logits) are not counted.",
     "act_bytes: bytes a layer saves for backward per sample with bf16 mixed",
     "precision and no activation checkpointing (norm: input + fp32 rstd per row;",
     "attention: normed input, q, k, v, context, fp32 logsumexp per row and head;",
     "feed_forward: input, w1 x, silu(w1 x), w3 x, their product; output: input).",
+    "act_peak_bytes: bytes a layer holds beyond act_bytes at the busiest moment",
+    "of its forward or backward, per sample (embedding: its output; norm: three",
+    "fp32 copies in backward; attention: flash attention's backward, 5 bf16 and",
+    "1 fp32 tensors of S x H and fp32 row sums; feed_forward: the incoming and 3",
+    "bf16 S x ffn gradients; output: the loss, 3 fp32 S x vocab tensors).",
 ]
 
 MODELS = [
@@ -644,8 +665,10 @@ def emit_model(m, layers):
                                            ", ".join(str(n) for _, n in l["tensors"]),
                                            l["flops"], l["mem_bytes"],
                                            ", winograd: true" if l.get("winograd") else "",
-                                           ", act_bytes: %d" % l["act_bytes"]
-                                           if "act_bytes" in l else ""))
+                                           (", act_bytes: %d" % l["act_bytes"]
+                                            if "act_bytes" in l else "") +
+                                           (", act_peak_bytes: %d" % l["act_peak_bytes"]
+                                            if "act_peak_bytes" in l else "")))
     return "\n".join(out) + "\n"
 
 

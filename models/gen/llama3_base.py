@@ -13,7 +13,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 BASE = os.path.join(ROOT, "models", "llama3-8b.yaml")
 
 LAYER_RE = re.compile(r"^  - \{name: ([^,]+), kind: (\w+), params: (\d+), tensors: (\[[^\]]*\]), "
-                      r"flops: (\d+), mem_bytes: (\d+), act_bytes: (\d+)\}$")
+                      r"flops: (\d+), mem_bytes: (\d+), act_bytes: (\d+), act_peak_bytes: (\d+)\}$")
 
 
 def load_layers():
@@ -25,7 +25,7 @@ def load_layers():
             if m:
                 layers.append({"name": m.group(1), "kind": m.group(2), "params": int(m.group(3)),
                                "tensors": m.group(4), "flops": int(m.group(5)), "mem_bytes": int(m.group(6)),
-                               "act_bytes": int(m.group(7))})
+                               "act_bytes": int(m.group(7)), "act_peak_bytes": int(m.group(8))})
     assert len(layers) == 131, len(layers)
     return layers
 
@@ -34,11 +34,14 @@ def fmt(ms):
     return "%.6g" % ms
 
 
-def layer_line(l, act_bytes, fwd_ms, bwd_ms):
-    """One layer of a timed model file: l's fields with act_bytes replaced and the two times (ms)."""
+def layer_line(l, act_bytes, fwd_ms, bwd_ms, act_peak_bytes=None):
+    """One layer of a timed model file: l's fields with act_bytes (and act_peak_bytes, if given) replaced and
+    the two times (ms)."""
+    peak = l["act_peak_bytes"] if act_peak_bytes is None else act_peak_bytes
     return ("  - {name: %s, kind: %s, params: %d, tensors: %s, flops: %d, mem_bytes: %d, act_bytes: %d, "
-            "fwd_ms: %s, bwd_ms: %s}" % (l["name"], l["kind"], l["params"], l["tensors"], l["flops"],
-                                         l["mem_bytes"], act_bytes, fmt(fwd_ms), fmt(bwd_ms)))
+            "act_peak_bytes: %d, fwd_ms: %s, bwd_ms: %s}" % (l["name"], l["kind"], l["params"], l["tensors"],
+                                                             l["flops"], l["mem_bytes"], act_bytes, peak,
+                                                             fmt(fwd_ms), fmt(bwd_ms)))
 
 
 def write_or_check(path, text, check):

@@ -43,7 +43,7 @@ void model_free(Model *m)
     g_free(m);
 }
 
-#define LAYER_KEYS "name, kind, params, tensors, flops, mem_bytes, act_bytes, winograd, fwd_ms, bwd_ms"
+#define LAYER_KEYS "name, kind, params, tensors, flops, mem_bytes, act_bytes, act_peak_bytes, winograd, fwd_ms, bwd_ms"
 #define MODEL_KEYS "name, description, params, measured, layers"
 #define MEASURED_KEYS "batch, gpu, source, precision"
 
@@ -58,6 +58,7 @@ static bool read_layer(CfgNode *n, ModelLayer *l, bool measured, char **err)
         !cfg_opt_double(n, "flops", 0, 1e18, &l->flops, err) ||
         !cfg_opt_double(n, "mem_bytes", 0, 1e18, &l->mem_bytes, err) ||
         !cfg_opt_double(n, "act_bytes", 0, 1e18, &act_bytes, err) ||
+        !cfg_opt_double(n, "act_peak_bytes", 0, 1e18, &l->act_peak_bytes, err) ||
         !cfg_opt_bool(n, "winograd", &l->winograd, err) ||
         !cfg_opt_double(n, "fwd_ms", 0, 1e9, &fwd_ms, err) || !cfg_opt_double(n, "bwd_ms", 0, 1e9, &bwd_ms, err))
         return false;

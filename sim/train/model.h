@@ -21,6 +21,9 @@ typedef struct {
     double flops;        /* forward FLOPs per sample (multiply-add = 2) */
     double mem_bytes;    /* forward activation bytes read+written per sample (fp32) */
     double act_bytes;    /* activation bytes saved for backward per sample; < 0 if the file gives none */
+    double act_peak_bytes; /* bytes per sample held beyond act_bytes at the busiest moment of the layer's
+                              forward or backward (its temporaries, fp32 copies, its input's and
+                              intermediates' gradients); 0 if the file gives none */
     bool winograd;       /* a 3x3 stride-1 convolution: cuDNN may run it with Winograd (gpu.h) */
     double fwd_s;        /* measured forward seconds at the model's ref_batch; < 0 if not measured */
     double bwd_s;        /* measured backward seconds at ref_batch; < 0 if not measured */

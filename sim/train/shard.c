@@ -183,8 +183,10 @@ bool shard_memory(const Model *m, const GArray *units, const ShardConfig *c, Sha
     activations(m, c, &act, &recompute);
     out->activations = (uint64_t)(act * c->batch + 0.5);
     out->recompute_flops = recompute * c->batch;
+    out->transient = (uint64_t)(g_array_index(m->layers, ModelLayer, m->layers->len - 1).act_peak_bytes * c->batch +
+                                0.5);
     out->peak = out->params + out->grads + out->optim + out->gathered + out->unit_grads + out->activations +
-                out->buffers;
+                out->buffers + out->transient;
     return true;
 }
 

@@ -65,6 +65,8 @@ typedef struct {
     uint64_t unit_grads;      /* bytes: the largest unit's unsharded gradient before its reduce-scatter */
     uint64_t activations;     /* bytes: activations saved at the start of backward, batch included */
     uint64_t buffers;         /* bytes: communication buffers (the largest unit's reduce-scatter output) */
+    uint64_t transient;       /* bytes: the running layer's act_peak_bytes, batch included (the closed
+                                 form: the last layer's, whose backward starts the backward) */
     uint64_t peak;            /* bytes: the sum of the above (the peak at the start of backward) */
     double recompute_flops;   /* forward FLOPs re-run in backward per GPU per iteration by checkpointing */
 } ShardMemory;

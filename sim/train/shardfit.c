@@ -1,10 +1,36 @@
 /* shardfit — memory against capacity; see shardfit.h. */
 #include "train/shardfit.h"
+#include "coll/nccl.h"
 #include "train/shardplan.h"
 
-static uint64_t peak(const Scenario *s, const Policy *p, int batch)
+uint64_t shardfit_nccl_comm_bytes(const NodeSpec *n, int ranks, int nodes, int channels)
 {
-    return shardplan_memory(p, s->model, s->world, s->gpus_per_node, batch, s->elem_bytes);
+    if (ranks < 2)
+        return 0;
+    NcclSystem sys;
+    nccl_system_from_node(n, ranks, nodes, &sys);
+    uint64_t b = (uint64_t)(channels > 0 ? channels : sys.channels) * SHARDFIT_NCCL_CONNS * SHARDFIT_NCCL_CONN_BYTES;
+    int local = ranks / nodes;
+    if (n->nvls && local > 1)
+        b += (uint64_t)sys.nvls_channels * (uint64_t)local * SHARDFIT_NVLS_BYTES;
+    return b;
+}
+
+uint64_t shardfit_nccl_bytes(const Scenario *s, const Policy *p)
+{
+    if (!s->node || s->world < 2)
+        return 0;
+    int ch = p->nccl.channels;
+    if (p->sharding == SHARD_HYBRID && policy_rules(p->overlap)->units == UNITS_SHARDED)
+        return shardfit_nccl_comm_bytes(s->node, s->gpus_per_node, 1, ch) +
+               shardfit_nccl_comm_bytes(s->node, s->nodes, s->nodes, ch);
+    return shardfit_nccl_comm_bytes(s->node, s->world, s->nodes, ch);
+}
+
+uint64_t shardfit_peak(const Scenario *s, const Policy *p, int batch)
+{
+    uint64_t m = shardplan_memory(p, s->model, s->world, s->gpus_per_node, batch, s->elem_bytes);
+    return m ? m + shardfit_nccl_bytes(s, p) : 0;
 }
 
 static double gib(uint64_t b)
@@ -17,7 +43,7 @@ static char *hint(const Scenario *s, const Policy *p, int b)
 {
     uint64_t cap = s->gpu.mem_capacity;
     for (int k = b - 1; k >= 1; k--) {
-        uint64_t m = peak(s, p, k);
+        uint64_t m = shardfit_peak(s, p, k);
         if (m <= cap)
             return g_strdup_printf("batch %d (%.1f GiB) or less with this policy", k, gib(m));
     }
@@ -33,7 +59,7 @@ bool shardfit_check(const Scenario *s, char **err)
         int b = g_array_index(s->batches, int, i);
         for (guint j = 0; j < s->policies->len; j++) {
             const Policy *p = g_ptr_array_index(s->policies, j);
-            uint64_t m = peak(s, p, b);
+            uint64_t m = shardfit_peak(s, p, b);
             if (m <= cap)
                 continue;
             char *h = hint(s, p, b);

@@ -173,10 +173,13 @@ GArray *shardpeak_profile(const Policy *p, const Model *m, const ShardPeakSetup 
         g += w.gathered[t];
         gr += w.grads[t];
         bu += w.buffers[t];
+        guint l = (guint)(t < L ? t : 2 * L - 1 - t);   /* the layer running in task t */
+        double tr = g_array_index(m->layers, ModelLayer, l).act_peak_bytes;
         ShardMemory x = {.params = rest.params, .grads = rest.grads, .optim = rest.optim, .gathered = (uint64_t)g,
                          .unit_grads = (uint64_t)gr, .buffers = (uint64_t)bu,
-                         .activations = (uint64_t)(act[t] * s->batch + 0.5), .recompute_flops = rest.recompute_flops};
-        x.peak = x.params + x.grads + x.optim + x.gathered + x.unit_grads + x.buffers + x.activations;
+                         .activations = (uint64_t)(act[t] * s->batch + 0.5),
+                         .transient = (uint64_t)(tr * s->batch + 0.5), .recompute_flops = rest.recompute_flops};
+        x.peak = x.params + x.grads + x.optim + x.gathered + x.unit_grads + x.buffers + x.activations + x.transient;
         g_array_append_val(out, x);
     }
     g_free(act);

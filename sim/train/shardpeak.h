@@ -3,7 +3,9 @@
  * run walks (shardsched_ops, placed by shardplan_issue_pos): the model
  * states at rest, the unsharded units gathered and not yet freed, the
  * gradients of the units in backward with their reduce-scatter outputs,
- * and the activations live. Rules: docs/explanation/sharding.md,
+ * the activations live and the running layer's transient (act_peak_bytes:
+ * the loss head's logits and cross-entropy buffers on the output layer).
+ * Rules: docs/explanation/sharding.md,
  * "Memory per GPU". */
 #ifndef ARSIM_SHARDPEAK_H
 #define ARSIM_SHARDPEAK_H
@@ -27,8 +29,10 @@ typedef struct {
  * buffers (that reduce-scatter's output shard, in that task), activations
  * (saved by the layers whose forward ran and backward has not ended, the
  * running layer's own, a checkpointed block's re-created ones during its
- * backward), peak (their sum). NULL and *err (one clause) for a model
- * without act_bytes or an invalid setup. g_array_free it. */
+ * backward), transient (the running layer's act_peak_bytes x batch, in
+ * its forward and its backward), peak (their sum; NCCL's buffers are
+ * shardfit's). NULL and *err (one clause) for a model without act_bytes
+ * or an invalid setup. g_array_free it. */
 GArray *shardpeak_profile(const Policy *p, const Model *m, const ShardPeakSetup *s, char **err);
 
 /* The task of the largest peak in profile (the first of equals), or NULL

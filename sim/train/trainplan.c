@@ -1,5 +1,6 @@
 /* trainplan — the training plan and its walk; see trainplan.h. */
 #include "train/trainplan.h"
+#include "train/shardfit.h"
 #include "train/shardplan.h"
 #include "train/trainsel.h"
 #include "train/trainnccl.h"
@@ -185,7 +186,7 @@ TrainPlan *trainplan_new(const Scenario *s, int policy, int batch, char **err)
         trainplan_free(p);
         return NULL;
     }
-    p->memory_peak = shardplan_memory(p->pol, s->model, s->world, s->gpus_per_node, batch, s->elem_bytes);
+    p->memory_peak = shardfit_peak(s, p->pol, batch);
     return p;
 }
 

@@ -81,7 +81,7 @@ typedef struct TrainPlan {
     uint64_t comm_bytes;     /* bytes rank 0 sends per iteration over every unit's schedule (an NCCL unit: its
                               * calls' own, each on its group's communicator) */
     TrainNcclSum nccl_sum;   /* the units that go through NCCL, summed */
-    uint64_t memory_peak;    /* bytes: one GPU's estimated peak memory (shardplan_memory); 0 unknown */
+    uint64_t memory_peak;    /* bytes: one GPU's estimated peak memory (shardfit_peak); 0 unknown */
     simtime_t once_ps;       /* ps added to the first task of iteration TRAINPLAN_ONCE_ITER only (ddp with
                               * comm.overlap: DDP's bucket rebuild, ddpcost_once_s); 0 otherwise */
 } TrainPlan;

@@ -271,7 +271,7 @@ static ShardMemory memory(const Model *m, const GArray *u, ShardConfig c)
     char *err = NULL;
     ck_assert_msg(shard_memory(m, u, &c, &mem, &err), "%s", err);
     ck_assert_uint_eq(mem.peak, mem.params + mem.grads + mem.optim + mem.gathered + mem.unit_grads + mem.activations +
-                                    mem.buffers);
+                                    mem.buffers + mem.transient);
     return mem;
 }
 
@@ -421,6 +421,9 @@ START_TEST(test_llama_8b)
     ShardMemory mem = memory(m, u, c);
     ck_assert_uint_eq(mem.params + mem.grads + mem.optim, 16 * psi / 8);
     ck_assert_uint_eq(mem.gathered, 2 * (root + 2 * UINT64_C(218112000)));
+    /* the loss head at the start of backward: log_softmax's fp32 output,
+     * nll_loss's and log_softmax's fp32 gradients, b x S x V each */
+    ck_assert_uint_eq(mem.transient, 3 * 2 * UINT64_C(8192) * 128256 * 4);
     /* comm: DDP 2 (W-1)/W 2 psi; full_shard 1.5 x that less the root's
      * backward all-gather; HSDP on 2 nodes of 8: 2 M (R-1)/(G R) */
     c.strategy = SHARD_NONE;

@@ -4,7 +4,8 @@
  * gathered, 3 with forward prefetch, all U without it; fsdp2 holds 2
  * (one all-gather ahead) and, with reshard_after_forward false, all U at
  * the end of forward (with 2, a half of each block behind); the peak of
- * one case summed term by term. */
+ * one case summed term by term; a layer's act_peak_bytes in its forward
+ * and its backward task only, the loss head's setting the peak. */
 #include "train/shardpeak.h"
 
 #include "testmain.h"
@@ -50,7 +51,7 @@ static GArray *profile(const Policy *p, const Model *m)
     for (guint t = 0; t < pr->len; t++) {
         const ShardMemory *x = &g_array_index(pr, ShardMemory, t);
         ck_assert_uint_eq(x->peak, x->params + x->grads + x->optim + x->gathered + x->unit_grads + x->buffers +
-                                       x->activations);
+                                       x->activations + x->transient);
     }
     return pr;
 }
@@ -155,6 +156,8 @@ START_TEST(test_peak_closed_form)
     ck_assert_uint_eq(last->gathered, 2 * R);
     ck_assert_uint_eq(last->unit_grads, 2 * (R + P));
     ck_assert_uint_eq(last->activations, ACT_ROOT);
+    for (guint t = 0; t < pr->len; t++)   /* no act_peak_bytes in the file: none */
+        ck_assert_uint_eq(g_array_index(pr, ShardMemory, t).transient, 0);
     g_array_free(pr, TRUE);
     policy_clear(&p);
     model_free(m);
@@ -166,6 +169,64 @@ END_TEST
  * layer every block holds A alone under checkpoint: full, plus the B
  * its recompute re-created for the block in backward; everything without
  * checkpointing. */
+/* act_peak_bytes: the embedding E, block b 10 (b + 1), an output layer
+ * of no parameters (inside the root) X, the loss head's logits and
+ * cross-entropy buffers. Task t holds b x the running layer's figure, in
+ * its forward and its backward; X sets the peak at the end of forward and
+ * the start of backward (the output layer's forward and backward, equal
+ * here), where the closed form (shard_memory) takes the last layer's
+ * figure too. */
+START_TEST(test_transient)
+{
+    enum { E = 7, X = 100000, B = 3, N = L + 1 };
+    GString *y = g_string_new("name: peak\nlayers:\n");
+    g_string_append_printf(y, "  - {name: emb, kind: embedding, params: %d, flops: 1, act_bytes: %d, "
+                              "act_peak_bytes: %d}\n", R, ACT_ROOT, E);
+    for (int b = 0; b < U; b++)
+        g_string_append_printf(y, "  - {name: b.%d.f, kind: fc, params: %d, flops: 1, act_bytes: %d, "
+                                  "act_peak_bytes: %d}\n", b, P, ACT_BLOCK, 10 * (b + 1));
+    g_string_append_printf(y, "  - {name: out, kind: fc, params: 0, flops: 1, act_bytes: 5, act_peak_bytes: %d}\n",
+                           X);
+    char *err = NULL;
+    CfgNode *root = cfg_parse_string(y->str, "transient.yaml", &err);
+    ck_assert_msg(root, "%s", err);
+    Model *m = model_from_cfg(root, &err);
+    ck_assert_msg(m, "%s", err);
+    cfg_free(root);
+    g_string_free(y, TRUE);
+    ck_assert_uint_eq(m->layers->len, N);
+    Policy p = fsdp(OVERLAP_FSDP);
+    ShardPeakSetup st = {.world = W, .gpus_per_node = W, .batch = B, .elem_bytes = 2};
+    GArray *pr = shardpeak_profile(&p, m, &st, &err);
+    ck_assert_msg(pr, "%s", err);
+    ck_assert_uint_eq(pr->len, 2 * N);
+    for (int l = 0; l < N; l++) {
+        uint64_t want = B * (uint64_t)(l == 0 ? E : l == N - 1 ? X : 10 * l);
+        ck_assert_uint_eq(g_array_index(pr, ShardMemory, l).transient, want);
+        ck_assert_uint_eq(g_array_index(pr, ShardMemory, 2 * N - 1 - l).transient, want);
+    }
+    const ShardMemory *top = shardpeak_max(pr), *head = &g_array_index(pr, ShardMemory, N);
+    ck_assert_ptr_eq(top, &g_array_index(pr, ShardMemory, N - 1));   /* the first of two equals */
+    ck_assert_uint_eq(head->peak, top->peak);
+    ck_assert_uint_eq(top->activations, B * (ACT_ROOT + U * ACT_BLOCK + 5));
+    ck_assert_uint_eq(top->peak, top->params + top->grads + top->optim + top->gathered + top->unit_grads +
+                                     top->buffers + B * (ACT_ROOT + U * ACT_BLOCK + 5) + B * X);
+    ShardConfig c = shard_config_default();
+    c.world = W;
+    c.batch = B;
+    GArray *units = shardwrap_units(m, 0);
+    ShardMemory closed;
+    ck_assert_msg(shard_memory(m, units, &c, &closed, &err), "%s", err);
+    ck_assert_uint_eq(closed.transient, B * X);
+    ck_assert_uint_eq(closed.peak, closed.params + closed.grads + closed.optim + closed.gathered + closed.unit_grads +
+                                       closed.activations + closed.buffers + B * X);
+    shardwrap_free(units);
+    g_array_free(pr, TRUE);
+    policy_clear(&p);
+    model_free(m);
+}
+END_TEST
+
 START_TEST(test_checkpoint)
 {
     enum { A = 70, B = 300, N = 2 * U + 1 };
@@ -210,5 +271,6 @@ int main(void)
     tcase_add_test(tc, test_fsdp2);
     tcase_add_test(tc, test_peak_closed_form);
     tcase_add_test(tc, test_checkpoint);
+    tcase_add_test(tc, test_transient);
     return testmain_run(s);
 }

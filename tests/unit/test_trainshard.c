@@ -6,6 +6,8 @@
  * reduce-scatter (p-1)(α + mβ + mγ), ring all-gather (p-1)(α + mβ),
  * m = its bytes / p (uneven blocks: within one element a step), binomial
  * broadcast ceil(lg p)(α + nβ). */
+#include "coll/nccl.h"
+#include "train/shardfit.h"
 #include "train/shardpeak.h"
 #include "train/train.h"
 #include "train/trainplan.h"
@@ -365,7 +367,8 @@ START_TEST(test_fsdp_memory)
     GArray *pr = shardpeak_profile(g_ptr_array_index(s->policies, POL_PRE), s->model, &st, &err);
     ck_assert_msg(pr, "%s", err);
     const ShardMemory *top = shardpeak_max(pr);
-    ck_assert_uint_eq(r.memory_peak_bytes, top->peak);
+    ck_assert_uint_eq(r.memory_peak_bytes,
+                      top->peak + shardfit_nccl_bytes(s, g_ptr_array_index(s->policies, POL_PRE)));
     ck_assert_uint_eq(top->params + top->grads + top->optim, 16 * s->model->params / 8);
     ck_assert_uint_lt(top->peak, mem.peak);
     g_array_free(pr, TRUE);
@@ -374,10 +377,54 @@ START_TEST(test_fsdp_memory)
     c.strategy = SHARD_NONE;
     c.prefetch = false;
     ck_assert(shard_memory(s->model, w, &c, &mem, &err));
-    ck_assert_uint_eq(r.memory_peak_bytes, mem.peak);
+    ck_assert_uint_eq(r.memory_peak_bytes,
+                      mem.peak + shardfit_nccl_bytes(s, g_ptr_array_index(s->policies, POL_NOSHARD)));
     ck_assert_uint_eq(mem.params + mem.grads + mem.optim, 16 * s->model->params);
     train_result_clear(&r);
     shardwrap_free(w);
+}
+END_TEST
+
+/* NCCL's buffers on one GPU, as NCCL 2.21 allocates them at init: per
+ * channel the ring's and the tree's (a chain) receiving connections, 3,
+ * each LL 524,288 + LL128 4,915,200 + Simple 4,194,304 bytes; NVLS per
+ * channel and per GPU of the node 2 x (8 x 128 KiB + 2 MiB). hybrid_shard
+ * holds its node's communicator and the one across nodes (one GPU a node:
+ * no NVLS); full_shard one over all 16; off GPU nodes none. The run's
+ * memory_peak_bytes adds them to the walk's peak. */
+static uint64_t nccl_closed(const NodeSpec *n, int ranks, int nodes)
+{
+    NcclSystem sys;
+    nccl_system_from_node(n, ranks, nodes, &sys);
+    uint64_t nvls = n->nvls && ranks / nodes > 1 ? (uint64_t)sys.nvls_channels * (uint64_t)(ranks / nodes) : 0;
+    return (uint64_t)sys.channels * 3 * (524288 + 4915200 + 4194304) + nvls * 2 * (8 * 131072 + 2097152);
+}
+
+START_TEST(test_nccl_buffers)
+{
+    Scenario *h = load("model: llama3-8b\nprecision: bf16\nbatch: [2]\ncluster: {node: dgx-h100, nodes: 2}\n"
+                       "policies:\n  - {name: hsdp, overlap: fsdp, sharding: hybrid_shard}\n"
+                       "  - {name: fs, overlap: fsdp}\n  - {name: fs4, overlap: fsdp, nccl: {channels: 4}}\n");
+    ck_assert(h->node->nvls);
+    uint64_t hsdp = shardfit_nccl_bytes(h, g_ptr_array_index(h->policies, 0));
+    ck_assert_uint_eq(hsdp, nccl_closed(h->node, 8, 1) + nccl_closed(h->node, 2, 2));
+    ck_assert_uint_eq(shardfit_nccl_bytes(h, g_ptr_array_index(h->policies, 1)), nccl_closed(h->node, 16, 2));
+    NcclSystem sys;
+    nccl_system_from_node(h->node, 16, 2, &sys);
+    ck_assert_uint_eq(shardfit_nccl_bytes(h, g_ptr_array_index(h->policies, 2)),
+                      4 * 3 * 9633792u + (uint64_t)sys.nvls_channels * 8 * 6291456u);
+    char *err = NULL;
+    for (int i = 0; i < 3; i++) {
+        const Policy *pol = g_ptr_array_index(h->policies, i);
+        TrainPlan *p = trainplan_new(h, i, 2, &err);
+        ck_assert_msg(p, "%s", err);
+        ck_assert_uint_eq(p->memory_peak, shardplan_memory(pol, h->model, 16, 8, 2, 2) + shardfit_nccl_bytes(h, pol));
+        trainplan_free(p);
+    }
+    scenario_free(h);
+    Scenario *star = load(STAR_YAML);
+    ck_assert_uint_eq(shardfit_nccl_bytes(star, g_ptr_array_index(star->policies, 0)), 0);
+    scenario_free(star);
 }
 END_TEST
 
@@ -458,6 +505,7 @@ static Suite *suite(void)
     tc = testmain_case(s, "conservation");
     tcase_add_test(tc, test_fsdp_traffic);
     tcase_add_test(tc, test_fsdp_memory);
+    tcase_add_test(tc, test_nccl_buffers);
     tcase_add_test(tc, test_fsdp2_traffic);
     tc = testmain_case(s, "event-order");
     tcase_add_test(tc, test_fsdp2_streams);
