@@ -468,7 +468,8 @@ START_TEST(node_architecture)
     for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
         char *y = g_strdup_printf("%sgpus: 2\npcie: {switches: 1, gpu_switch: [0, 0], bandwidth: 32GB/s, "
                                   "data_rate: 25GB/s, latency: 1us}\nnics: {count: 1, nic_switch: [0], "
-                                  "gpu_nic: [0, 0], bandwidth: 100Gbps, data_rate: 12GB/s, latency: 1us}\n", cases[i].yaml);
+                                  "gpu_nic: [0, 0], bandwidth: 100Gbps, data_rate: 12GB/s, latency: 1us}\n",
+                                  cases[i].yaml);
         char *err = NULL;
         CfgNode *root = cfg_parse_string(y, "n.yaml", &err);
         ck_assert_msg(root, "%s", err);
