@@ -96,7 +96,7 @@ void nccl_system_from_node(const NodeSpec *n, int ranks, int nodes, NcclSystem *
     memset(sys, 0, sizeof *sys);
     sys->nranks = ranks;
     sys->nnodes = nodes;
-    sys->compcap = strcmp(n->gpu, "v100") == 0 ? 70 : strcmp(n->gpu, "h100") == 0 ? 90 : 80;
+    sys->compcap = n->compcap;
     sys->nvlink = n->fabric != NODE_FABRIC_PCIE;
     sys->nvls = n->nvls;
     double nvl = node_gpu_nvlink_Bps(n) / 1e9;

@@ -39,7 +39,7 @@ double nccl_busbw_factor(NcclOp o, int nranks);
 typedef struct {
     int nranks;              /* GPUs, >= 1 */
     int nnodes;              /* nodes, >= 1, dividing nranks */
-    int compcap;             /* 70, 80 or 90 (Volta, Ampere, Hopper) */
+    int compcap;             /* the node's compute capability, 10 x major + minor: 70 .. 90 (Volta .. Hopper) */
     bool nvlink;             /* the GPUs of a node meet over NVLink (else PCIe) */
     bool nvls;               /* NVLink SHARP available */
     int channels;            /* ring/tree channels (comm->nChannels) */

@@ -219,10 +219,48 @@ static bool read_nics(CfgNode *m, NodeSpec *n, char **err)
     return cfg_check_keys(m, what, "count, nic_switch, gpu_nic, bandwidth, data_rate, latency", err);
 }
 
+/* The architectures NCCL's tuner tells apart (Volta, Turing, Ampere, Ada,
+ * Hopper), as 10 x major + minor; and the GPU names whose architecture a
+ * node file may leave out. */
+static const int known_cc[] = {70, 75, 80, 86, 89, 90};
+static const struct {
+    const char *gpu;
+    int cc;
+} default_cc[] = {{"v100", 70}, {"a100", 80}, {"h100", 90}};
+
+/* n->compcap from 'compute_capability' (e.g. 9.0), else from a known GPU
+ * name; an unknown name without the key is refused at its 'gpu' value. */
+static bool read_compcap(CfgNode *map, CfgNode *gv, NodeSpec *n, char **err)
+{
+    CfgNode *cv = cfg_get(map, "compute_capability");
+    if (!cv) {
+        for (size_t i = 0; i < G_N_ELEMENTS(default_cc); i++)
+            if (strcmp(n->gpu, default_cc[i].gpu) == 0) {
+                n->compcap = default_cc[i].cc;
+                return true;
+            }
+        *err = cfg_err(gv, "GPU '%s' has no known architecture; expected compute_capability: 7.0, 7.5, 8.0, 8.6, "
+                       "8.9 or 9.0 beside it (v100, a100 and h100 may leave it out)", n->gpu);
+        return false;
+    }
+    double v = 0;
+    if (!cfg_as_double(cv, 0, 100, &v, err))
+        return false;
+    int cc = (int)lround(v * 10);
+    for (size_t i = 0; i < G_N_ELEMENTS(known_cc); i++)
+        if (cc == known_cc[i] && fabs(v * 10 - cc) < 1e-9) {
+            n->compcap = cc;
+            return true;
+        }
+    *err = cfg_err(cv, "compute_capability %g is not an architecture NCCL tunes for; expected 7.0, 7.5, 8.0, 8.6, "
+                   "8.9 or 9.0", v);
+    return false;
+}
+
 bool node_read(CfgNode *map, NodeSpec *n, char **err)
 {
-    const char *what = "node";
-    if (!cfg_expect_map(map, what, err))
+    const char *what = "node", *keys = "gpu, compute_capability, gpus, nvlink, pcie, nics";
+    if (!cfg_expect_map(map, what, err) || !cfg_known_keys(map, what, keys, err))
         return false;
     const char *gpu;
     int64_t ng = 0;
@@ -230,6 +268,8 @@ bool node_read(CfgNode *map, NodeSpec *n, char **err)
     if (!gv || !cfg_as_string(gv, &gpu, err))
         return false;
     n->gpu = g_strdup(gpu);
+    if (!read_compcap(map, gv, n, err))
+        return false;
     if (!(nv = cfg_need(map, "gpus", what, err)) || !cfg_as_int(nv, 1, NODE_MAX_GPUS, &ng, err))
         return false;
     n->ngpus = (int)ng;
@@ -241,7 +281,7 @@ bool node_read(CfgNode *map, NodeSpec *n, char **err)
         return false;
     if (!(nics = cfg_need(map, "nics", what, err)) || !read_nics(nics, n, err))
         return false;
-    return cfg_check_keys(map, what, "gpu, gpus, nvlink, pcie, nics", err);
+    return cfg_check_keys(map, what, keys, err);
 }
 
 bool node_load(const char *name, NodeSpec *n, char **err)

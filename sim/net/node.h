@@ -39,6 +39,7 @@ typedef struct {
     char *name;              /* the file's stem; owned */
     char *gpu;               /* the GPU kind, a key of models/gpus.yaml; owned */
     int ngpus;               /* 1..NODE_MAX_GPUS */
+    int compcap;             /* the GPU's compute capability, 10 x major + minor (70, 75, 80, 86, 89, 90) */
     NodeFabric fabric;
     int nvlinks;             /* NVLinks per GPU (0 for PCIe) */
     double nvlink_raw_Bps;   /* one NVLink's signalling rate, per direction, bytes/s (documentation) */

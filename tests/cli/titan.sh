@@ -81,9 +81,12 @@ scenario() {
 # every unit divisible by 8) on 8 GPUs in bf16: full_shard 7/8 (3Ψ - root) x 2 bytes, plus 7/8 Ψ x 2 with
 # the reduce-scatters in fp32 (Ring, as NCCL's tuner picks there); no_shard (DDP) runs NCCL's NVLS
 # all-reduce, which sends S to the switch and S/8 back up (docs/explanation/nccl.md, "Bytes a rank
-# sends"): 9/8 Ψ x 2, twice that in fp32; bf16 changes nothing
+# sends"): 9/8 Ψ x 2, twice that in fp32; bf16 changes nothing. On 16 channels (NVLS's count) every
+# unit's shard divides evenly among the channels; on the tuner's 24 for Ring the root's (262,669,312 B)
+# does not, and the simulated ring rounds each channel's share of its last loop up (448 B more)
 comm() {
-    "$A" run configs/llama3-8b-fsdp-h100-8.yaml --set "policies=[{name: z, overlap: fsdp, $1}]" --csv - |
+    "$A" run configs/llama3-8b-fsdp-h100-8.yaml --set "policies=[{name: z, overlap: fsdp, $1, nccl: {channels: 16}}]" \
+        --csv - |
         awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } { print $c["comm_bytes"] }'
 }
 reduce_precision() {

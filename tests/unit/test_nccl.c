@@ -6,6 +6,7 @@
 #include "coll/nccl.h"
 #include "coll/ncclroute.h"
 #include "coll/ncclsim.h"
+#include "io/cfg.h"
 #include "net/node.h"
 
 #include "ncclref.h"
@@ -427,6 +428,66 @@ START_TEST(channel_cap)
 }
 END_TEST
 
+/* The node file states its GPU's architecture: grand-teton's h100gt (an H100 by another name) is Hopper, so
+ * its 8 GPUs get Hopper's channels, 2 x (2 x 6) over 6 x 60 GB/s of the sm90 speeds (Ampere's speeds would
+ * give 9 x 40 GB/s, duplicated to the cap: 32), and Hopper's rows of the tuner's tables: Ring/LL128
+ * min(18 x 20.6 x .92, 24 x 36.7) x 8/14 (Ampere's 20 GB/s a channel would cap it at 24 x 20 x 8/14),
+ * Ring/LL min(141, 18 x 20.6 x .5) x 8/14, a lane's LL128 cap 36.7 GB/s. A name left without
+ * compute_capability keeps its default only if known (v100, a100, h100). */
+START_TEST(node_architecture)
+{
+    NodeSpec n;
+    NcclSystem s;
+    double lat, bw, nvl = 18 * 20.6;
+    load("grand-teton", &n);
+    ck_assert_str_eq(n.gpu, "h100gt");
+    ck_assert_int_eq(n.compcap, 90);
+    nccl_system_from_node(&n, 8, 1, &s);
+    ck_assert_int_eq(s.compcap, 90);
+    ck_assert_int_eq(s.channels, 24);
+    nccl_model(&s, NCCL_OP_ALLREDUCE, NCCL_ALGO_RING, NCCL_PROTO_LL128, &lat, &bw);
+    ck_assert_double_eq_tol(bw, fmin(nvl * .92, 24 * 36.7) * 8 / 14, 1e-9);
+    nccl_model(&s, NCCL_OP_ALLREDUCE, NCCL_ALGO_RING, NCCL_PROTO_LL, &lat, &bw);
+    ck_assert_double_eq_tol(bw, fmin(141.0, nvl * .5) * 8 / 14, 1e-9);
+    ck_assert_double_eq_tol(nccl_lane_cap_GBps(&s, NCCL_ALGO_RING, NCCL_PROTO_LL128), 36.7, 1e-12);
+    node_spec_clear(&n);
+    static const struct {
+        const char *yaml; /* a node file */
+        int compcap;      /* its architecture, or 0: refused */
+    } cases[] = {
+        {"gpu: v100\n", 70},
+        {"gpu: a100\n", 80},
+        {"gpu: h100\n", 90},
+        {"gpu: x1\ncompute_capability: 8.6\n", 86},
+        {"gpu: h100\ncompute_capability: 8.0\n", 80},
+        {"gpu: x1\n", 0},
+        {"gpu: x1\ncompute_capability: 8.5\n", 0},
+        {"gpu: x1\ncompute_capability: 9.01\n", 0},
+        {"gpu: x1\ncompute_capability: hopper\n", 0},
+    };
+    for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+        char *y = g_strdup_printf("%sgpus: 2\npcie: {switches: 1, gpu_switch: [0, 0], bandwidth: 32GB/s, "
+                                  "data_rate: 25GB/s, latency: 1us}\nnics: {count: 1, nic_switch: [0], "
+                                  "gpu_nic: [0, 0], bandwidth: 100Gbps, data_rate: 12GB/s, latency: 1us}\n",
+                                  cases[i].yaml);
+        char *err = NULL;
+        CfgNode *root = cfg_parse_string(y, "n.yaml", &err);
+        ck_assert_msg(root, "%s", err);
+        memset(&n, 0, sizeof n);
+        bool ok = node_read(root, &n, &err);
+        ck_assert_msg(ok == (cases[i].compcap != 0), "%s: %s", y, err ? err : "accepted");
+        if (ok)
+            ck_assert_int_eq(n.compcap, cases[i].compcap);
+        else
+            ck_assert_msg(strstr(err, "n.yaml:") == err && strstr(err, "; expected"), "%s", err);
+        node_spec_clear(&n);
+        cfg_free(root);
+        g_free(err);
+        g_free(y);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("nccl");
@@ -440,5 +501,6 @@ int main(void)
     tcase_add_test(testmain_case(s, "determinism"), bounds_and_determinism);
     tcase_add_test(testmain_case(s, "channel-cap"), channel_cap);
     tcase_add_test(testmain_case(s, "nvswitch-channels"), nvswitch_channels);
+    tcase_add_test(testmain_case(s, "node-architecture"), node_architecture);
     return testmain_run(s);
 }
