@@ -174,11 +174,13 @@ END_TEST
  * all-gathers and reduce-scatter send 7/8 of it (the root's backward
  * all-gather skipped), each all-reduce across the R = 4 nodes
  * 2(R-1)/R of the GPU's 1/8 block: in all 2 x 7/8 (3Ψ - root) +
- * 2M(R-1)/(GR) bytes with M = 2Ψ, the FSDP paper's cross-node volume. */
+ * 2M(R-1)/(GR) bytes with M = 2Ψ, the FSDP paper's cross-node volume (16
+ * channels, so that every call divides into whole parts: the simulated
+ * last loop rounds each part up to a whole byte). */
 START_TEST(test_traffic)
 {
     Scenario *s = load(LLAMA "cluster: {node: dgx-h100, nodes: 4}\npolicies:\n  - {name: h, overlap: fsdp, "
-                       "sharding: hybrid_shard, nccl: {algo: ring}}\n");
+                       "sharding: hybrid_shard, nccl: {algo: ring, channels: 16}}\n");
     const GArray *ls = s->model->layers;
     uint64_t psi = s->model->params, root = g_array_index(ls, ModelLayer, 0).params +
                                           g_array_index(ls, ModelLayer, ls->len - 2).params +
