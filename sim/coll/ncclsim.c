@@ -116,14 +116,16 @@ static void layout(const NcclSimSpec *sp, Layout *ly)
 
 static void lane_try(Run *R, int32_t li);
 
+/* A lane's events carry the lane itself (the event queue prefetches it). */
 static void wake_ev(void *ctx, void *data)
 {
-    lane_try(ctx, (int32_t)GPOINTER_TO_INT(data) - 1);
+    Run *R = ctx;
+    lane_try(R, (int32_t)((Lane *)data - R->lane));
 }
 
 static void wake(Run *R, int32_t li)
 {
-    sim_after(R->sim, 0, wake_ev, R, GINT_TO_POINTER(li + 1));
+    sim_after(R->sim, 0, wake_ev, R, &R->lane[li]);
 }
 
 static void delivered(void *ctx, void *data)
@@ -236,8 +238,8 @@ static void flush(void *ctx, void *data)
 static void fire(void *ctx, void *data)
 {
     Run *R = ctx;
-    int32_t li = (int32_t)GPOINTER_TO_INT(data) - 1;
-    Lane *L = &R->lane[li];
+    Lane *L = data;
+    int32_t li = (int32_t)(L - R->lane);
     const int32_t *pend = R->pend ? R->pend + (size_t)li * R->maxpeer : NULL;
     int32_t recv[4], send[4];
     if (!pend) {   /* ring and tree: the op's sends again (at most 4, as maxpeer) */
@@ -305,7 +307,7 @@ static void lane_try(Run *R, int32_t li)
     L->npend = (uint8_t)o->nsend;
     L->pend_data = o->data;
     L->busy = true;
-    sim_after(R->sim, op_lat_ps(R, L, o), fire, R, GINT_TO_POINTER(li + 1));
+    sim_after(R->sim, op_lat_ps(R, L, o), fire, R, L);
 }
 
 static void start_all(void *ctx, void *data)

@@ -48,14 +48,13 @@ typedef struct {
 struct NetMsg {
     const TopoRoute *route; /* shared, owned by the Topo; nhops >= 0 */
     uint64_t bytes;         /* payload */
-    simtime_t head_ps;      /* message mode: when the head reaches the current hop */
+    NetMsg *next;           /* message mode: the next message in its link's FIFO (NULL: the last) */
     simtime_t tail_ps;      /* message mode: when the tail reaches the current hop */
     NetDeliverFn fn;        /* delivery callback (NULL: none) */
     void *ctx, *data;       /* its arguments */
     uint32_t hop;           /* message mode: route index of the link the head is at */
     bool control;           /* a control message (net_send_control) */
-    GList qlink;            /* message mode: node in a link's FIFO; data = this message */
-    uint64_t ctl_cap;       /* message mode, a control message: bytes of its connection's queued data it
+    _Alignas(64) uint64_t ctl_cap; /* message mode, a control message: bytes of its connection's queued data it
                              * waits behind at most on a link; UINT64_MAX: all of it */
     uint64_t ctl_other;     /* message mode, a control message: bytes of the other connections' queued data
                              * it waits behind at most on a link; 0: none */
@@ -64,11 +63,16 @@ struct NetMsg {
     NetFlow *flows;         /* packet mode: nhops+1 flows from the pool (NULL for a route of 0 hops);
                              * message mode: NULL */
 };
-G_STATIC_ASSERT(sizeof(NetMsg) == 128 && offsetof(NetMsg, qlink) == 64);
+G_STATIC_ASSERT(sizeof(NetMsg) == 128 && offsetof(NetMsg, ctl_cap) == 64);
 
 typedef struct {
-    GQueue wait;            /* message mode: waiting NetMsg, FIFO; packet mode: NetFlow round robin.
-                             * Links are embedded in the elements: never g_queue_clear it */
+    union {
+        GQueue wait;        /* packet mode: the NetFlow round robin. Links are embedded in the elements:
+                             * never g_queue_clear it */
+        struct {
+            NetMsg *head, *tail;   /* message mode: the waiting messages, FIFO, linked by NetMsg.next */
+        } fifo;
+    };
     double bw_Bps;          /* bytes per second (INFINITY: no serialization) */
     simtime_t lat_ps;       /* pipe latency */
     simtime_t free_ps;      /* end of the current service; idle at or after it */
@@ -99,7 +103,7 @@ struct Net {
     NetLink *links;         /* nlinks, 64-byte aligned (g_aligned_alloc0); owned */
     NetBucket *buckets;     /* nlinks, owned; NULL when no link has a token bucket */
     uint64_t inflight;      /* messages sent and not delivered */
-    GPtrArray *msg_free;    /* NetMsg* ready for reuse */
+    NetMsg *msg_free;       /* messages ready for reuse, linked by NetMsg.next (last freed first); NULL: none */
     GPtrArray *flow_free;   /* index nhops: GPtrArray* of free NetFlow[nhops+1], or NULL */
     GPtrArray *allocs;      /* every flow array; g_free'd by net_free */
     GPtrArray *msg_chunks;  /* every chunk of messages, 64-byte aligned; g_aligned_free'd by net_free */
@@ -192,13 +196,16 @@ static inline void occupancy_grows(Net *n, NetLink *l, uint64_t msgs, uint64_t b
 
 static NetMsg *msg_get(Net *n)
 {
-    if (n->msg_free->len == 0) {
+    if (!n->msg_free) {
         NetMsg *chunk = g_aligned_alloc(NET_MSG_CHUNK, sizeof(NetMsg), 64);
         g_ptr_array_add(n->msg_chunks, chunk);
-        for (int i = NET_MSG_CHUNK - 1; i >= 0; i--)
-            g_ptr_array_add(n->msg_free, &chunk[i]);
+        for (int i = 0; i < NET_MSG_CHUNK; i++)
+            chunk[i].next = i + 1 < NET_MSG_CHUNK ? &chunk[i + 1] : NULL;
+        n->msg_free = chunk;
     }
-    return g_ptr_array_remove_index_fast(n->msg_free, n->msg_free->len - 1);
+    NetMsg *m = n->msg_free;
+    n->msg_free = m->next;
+    return m;
 }
 
 static NetFlow *flows_get(Net *n, uint32_t nhops)
@@ -232,7 +239,8 @@ static void finish(Net *n, NetMsg *m)
     void *ctx = m->ctx, *data = m->data;
     if (n->pkt && m->flows)   /* message mode reads no more of m than its first line */
         flows_put(n, m->flows, m->route->nhops);
-    g_ptr_array_add(n->msg_free, m);
+    m->next = n->msg_free;
+    n->msg_free = m;
     n->inflight--;
     if (fn)
         fn(ctx, data);
@@ -260,8 +268,7 @@ static void mm_start(Net *n, NetLink *l, NetMsg *m, simtime_t s)
     if (++m->hop == m->route->nhops) {
         sim_at(n->sim, m->tail_ps, msg_deliver, n, m);
     } else {
-        m->head_ps = tadd(n, s, l->lat_ps);
-        sim_at(n->sim, m->head_ps, mm_arrive, n, m);
+        sim_at(n->sim, tadd(n, s, l->lat_ps), mm_arrive, n, m);
     }
 }
 
@@ -270,11 +277,8 @@ static void mm_start(Net *n, NetLink *l, NetMsg *m, simtime_t s)
 static void mm_pass(Net *n, NetLink *l, NetMsg *m, simtime_t s)
 {
     l->st.msgs++;
-    m->head_ps = m->tail_ps = tadd(n, s, l->lat_ps);
-    if (++m->hop == m->route->nhops)
-        sim_at(n->sim, m->tail_ps, msg_deliver, n, m);
-    else
-        sim_at(n->sim, m->head_ps, mm_arrive, n, m);
+    m->tail_ps = tadd(n, s, l->lat_ps);
+    sim_at(n->sim, m->tail_ps, ++m->hop == m->route->nhops ? msg_deliver : mm_arrive, n, m);
 }
 
 /* Whether routes a and b join the same two endpoints: one connection (they
@@ -304,17 +308,15 @@ static void mm_control(Net *n, NetLink *l, NetMsg *m)
     double in_serv = fmin((double)l->serv_bytes, (double)(l->free_ps - now) / PS_PER_S * rate);
     bool serv_own = same_connection(l->serv_route, m->route);
     double queued[2] = {serv_own ? 0 : in_serv, serv_own ? in_serv : 0};   /* [other, own] bytes ahead */
-    for (GList *q = l->wait.head; q; q = q->next) {
-        const NetMsg *w = q->data;
+    for (const NetMsg *w = l->fifo.head; w; w = w->next)
         queued[same_connection(w->route, m->route)] += (double)w->bytes;
-    }
     double need[2] = {fmin(queued[0], (double)m->ctl_other), fmin(queued[1], (double)m->ctl_cap)};
     /* Walk the FIFO from the message in service on: each message's bytes leave in turn, until the last of
      * the bytes it waits for has left. */
     simtime_t t = now;
     double part = in_serv;
     bool mine = serv_own, serving = true;
-    GList *q = l->wait.head;
+    const NetMsg *w = l->fifo.head;
     while (need[0] > 0 || need[1] > 0) {
         double *k = &need[mine];
         if (*k > 0 && *k <= part && need[!mine] <= 0) {   /* its last byte is in this message */
@@ -324,12 +326,11 @@ static void mm_control(Net *n, NetLink *l, NetMsg *m)
         t = serving ? l->free_ps : tadd(n, t, ser_ps(n, rate, part));
         serving = false;
         *k -= fmin(*k, part);
-        if (!q)
+        if (!w)
             break;
-        const NetMsg *w = q->data;
         part = (double)w->bytes;
         mine = same_connection(w->route, m->route);
-        q = q->next;
+        w = w->next;
     }
     mm_pass(n, l, m, t);
 }
@@ -349,8 +350,12 @@ static void mm_enter(Net *n, NetMsg *m)
         mm_start(n, l, m, n->sim->now);
         return;
     }
-    m->qlink = (GList){.data = m};
-    g_queue_push_tail_link(&l->wait, &m->qlink);
+    m->next = NULL;
+    if (l->fifo.tail)
+        l->fifo.tail->next = m;
+    else
+        l->fifo.head = m;
+    l->fifo.tail = m;
     if (!l->free_pending) {
         l->free_pending = true;
         sim_at(n->sim, l->free_ps, link_free, n, l);
@@ -437,11 +442,14 @@ static void link_free(void *ctx, void *data)
         pm_serve(n, l);
         return;
     }
-    NetMsg *m = g_queue_pop_head_link(&l->wait)->data;
+    NetMsg *m = l->fifo.head;
+    l->fifo.head = m->next;
+    if (!m->next)
+        l->fifo.tail = NULL;
     l->wait_n--;
     l->wait_bytes -= m->bytes;
     mm_start(n, l, m, n->sim->now);
-    if (l->wait.length) {
+    if (l->fifo.head) {
         l->free_pending = true;
         sim_at(n->sim, l->free_ps, link_free, n, l);
     }
@@ -457,7 +465,8 @@ Net *net_new(Sim *sim, Topo *t)
     n->links = g_aligned_alloc0(n->nlinks ? n->nlinks : 1, sizeof(NetLink), 64);
     for (uint32_t i = 0; i < n->nlinks; i++) {
         const TopoLink *tl = &g_array_index(t->links, TopoLink, i);
-        g_queue_init(&n->links[i].wait);
+        if (n->pkt)
+            g_queue_init(&n->links[i].wait);   /* message mode: the FIFO starts empty (zeroed) */
         n->links[i].bw_Bps = tl->bw_Bps;
         n->links[i].lat_ps = tl->latency_ps;
         if (tl->burst_B > 0) {   /* the bucket starts full */
@@ -466,7 +475,6 @@ Net *net_new(Sim *sim, Topo *t)
             n->buckets[i] = (NetBucket){.burst_B = tl->burst_B, .peak_Bps = tl->peak_Bps, .tokens_B = tl->burst_B};
         }
     }
-    n->msg_free = g_ptr_array_new();
     n->flow_free = g_ptr_array_new();
     n->allocs = g_ptr_array_new_with_free_func(g_free);
     n->msg_chunks = g_ptr_array_new_with_free_func(g_aligned_free);
@@ -481,7 +489,6 @@ void net_free(Net *n)
         if (g_ptr_array_index(n->flow_free, i))
             g_ptr_array_unref(g_ptr_array_index(n->flow_free, i));
     g_ptr_array_unref(n->flow_free);
-    g_ptr_array_unref(n->msg_free);
     g_ptr_array_unref(n->allocs);
     g_ptr_array_unref(n->msg_chunks);
     g_aligned_free(n->links);
@@ -525,7 +532,7 @@ static void send_msg(Net *n, const TopoRoute *r, uint64_t bytes, bool control, u
     }
     if (!n->pkt) {
         m->hop = 0;
-        m->head_ps = m->tail_ps = n->sim->now;
+        m->tail_ps = n->sim->now;
         mm_enter(n, m);
         return;
     }
