@@ -169,12 +169,12 @@ static simtime_t op_lat_ps(const Run *R, const Lane *L, const Op *o)
     NcclAlgo a = R->sp->choice.algo;
     if (a == NCCL_ALGO_NVLS || a == NCCL_ALGO_NVLSTREE) {   /* a flag over NVLink, as LL's step */
         for (int i = 0; i < o->nsend; i++)
-            if (g_array_index(R->conns, Conn, o->send[i]).hw == NCCL_HW_NET)
+            if (R->cq[o->send[i]].hw == NCCL_HW_NET)
                 return R->nv_lat_ps[1];
         return R->nv_lat_ps[0];
     }
     int32_t c = o->nsend ? o->send[0] : o->nrecv ? o->recv[0] : -1;
-    return R->lat_ps[c >= 0 ? g_array_index(R->conns, Conn, c).hw : NCCL_HW_NVLINK];
+    return R->lat_ps[c >= 0 ? R->cq[c].hw : NCCL_HW_NVLINK];
 }
 
 /* The wire bytes of a send of `data` bytes: sw, to or from the NVSwitch
@@ -216,7 +216,7 @@ static int send_cmp(gconstpointer a, gconstpointer b)
 
 static void send_one(Run *R, int32_t conn, uint64_t data)
 {
-    Conn *c = &g_array_index(R->conns, Conn, conn);
+    const ConnQ *c = &R->cq[conn];
     net_send(R->net, c->route, wire_of(R, data, c->sw), delivered, R, GINT_TO_POINTER(conn + 1));
     R->msgs++;
     R->data += data;
@@ -278,14 +278,14 @@ static void lane_try(Run *R, int32_t li)
     ncclsched_op(R, L, L->idx, o);
     for (int i = 0; i < o->nrecv; i++) {
         ConnQ *c = &R->cq[o->recv[i]];
-        if (c->arrived <= c->consumed) {
+        if (c->arrived == c->consumed) {
             c->recv_wait = li;
             return;
         }
     }
     for (int i = 0; i < o->nsend; i++) {
         ConnQ *c = &R->cq[o->send[i]];
-        if (c->sent - c->consumed >= (uint64_t)R->W) {
+        if ((uint32_t)(c->sent - c->consumed) >= (uint32_t)R->W) {
             c->send_wait = li;
             return;
         }
@@ -501,14 +501,17 @@ double ncclsim_time(const NcclSimSpec *sp, NcclSimStats *st, char **err)
     g_array_unref(R.lanes);
     R.lanes = NULL;
     R.cq = g_aligned_alloc(R.conns->len ? R.conns->len : 1, sizeof(ConnQ), 64);
-    for (guint i = 0; i < R.conns->len; i++)
-        R.cq[i] = (ConnQ){.send_wait = -1, .recv_wait = -1};
+    for (guint i = 0; i < R.conns->len; i++) {
+        const Conn *c = &g_array_index(R.conns, Conn, i);
+        R.cq[i] = (ConnQ){.route = c->route, .send_wait = -1, .recv_wait = -1, .hw = c->hw, .sw = c->sw};
+    }
     if (R.sp->choice.algo == NCCL_ALGO_NVLS || R.sp->choice.algo == NCCL_ALGO_NVLSTREE)
         R.pend = ncclsched_ints(&R, (uint64_t)R.nlanes * R.maxpeer);
     if (sp->choice.algo == NCCL_ALGO_RING || sp->choice.algo == NCCL_ALGO_TREE)
         R.batch = g_array_new(FALSE, FALSE, sizeof(Send));
     R.sim = sim_new(SIM_DEFAULT_SEED);
     R.net = net_new(R.sim, sp->topo);
+    net_set_stats(R.net, false);   /* nothing reads them; a link is then one line a hop */
     simtime_t t0;
     sim_seconds_to_ps(launch_us(sp) * 1e-6, &t0);
     R.live = 0;

@@ -65,6 +65,9 @@ struct NetMsg {
 };
 G_STATIC_ASSERT(sizeof(NetMsg) == 128 && offsetof(NetMsg, ctl_cap) == 64);
 
+/* Two 64-byte lines (the array is aligned): the first holds what a message
+ * entering or leaving the link needs; the second the occupancy and the
+ * statistics, left alone in a Net without statistics (net_set_stats). */
 typedef struct {
     union {
         GQueue wait;        /* packet mode: the NetFlow round robin. Links are embedded in the elements:
@@ -76,13 +79,15 @@ typedef struct {
     double bw_Bps;          /* bytes per second (INFINITY: no serialization) */
     simtime_t lat_ps;       /* pipe latency */
     simtime_t free_ps;      /* end of the current service; idle at or after it */
-    bool free_pending;      /* a link_free event is scheduled; true whenever wait is non-empty */
     uint64_t wait_n;        /* messages (message mode) or packets (packet mode) waiting */
-    uint64_t wait_bytes;    /* bytes waiting */
-    uint64_t serv_bytes;    /* bytes of the message or packet in service until free_ps */
+    bool free_pending;      /* a link_free event is scheduled; true whenever wait is non-empty */
+    _Alignas(64) uint64_t wait_bytes; /* bytes waiting (kept with the statistics) */
+    uint64_t serv_bytes;    /* bytes of the message or packet in service until free_ps (kept with the
+                             * statistics) */
     const TopoRoute *serv_route; /* message mode: the route of the message in service (for the
-                                  * connection a control message compares; valid while free_ps > now) */
-    NetLinkStats st;        /* its statistics (in the link's two 64-byte lines, the array being aligned) */
+                                  * connection a control message compares; valid while free_ps > now;
+                                  * kept with the statistics) */
+    NetLinkStats st;        /* its statistics */
 } NetLink;
 G_STATIC_ASSERT(sizeof(NetLink) == 128);
 
@@ -100,6 +105,7 @@ struct Net {
     Topo *topo;             /* not owned; outlives the Net */
     uint64_t pkt;           /* packet bytes; 0 = message mode */
     uint32_t nlinks;        /* directed links of the Topo */
+    bool stats;             /* links keep their statistics and occupancy (net_set_stats; default true) */
     NetLink *links;         /* nlinks, 64-byte aligned (g_aligned_alloc0); owned */
     NetBucket *buckets;     /* nlinks, owned; NULL when no link has a token bucket */
     uint64_t inflight;      /* messages sent and not delivered */
@@ -190,6 +196,8 @@ static inline void occupancy_grows(Net *n, NetLink *l, uint64_t msgs, uint64_t b
 {
     bool busy = l->free_ps > n->sim->now;
     l->wait_n += msgs;
+    if (!n->stats)
+        return;
     l->wait_bytes += bytes;
     note_peak(&l->st, l->wait_n + busy, l->wait_bytes + (busy ? l->serv_bytes : 0));
 }
@@ -257,13 +265,15 @@ static void mm_start(Net *n, NetLink *l, NetMsg *m, simtime_t s)
     simtime_t end = tadd(n, s, link_ser_ps(n, l, m->bytes, s));
     if (end < m->tail_ps)
         end = m->tail_ps;               /* the tail cannot leave before it arrived */
-    NetLinkStats *st = &l->st;
-    st->bytes += m->bytes;
-    st->msgs++;
-    st->busy_ps += end - s;
     l->free_ps = end;
-    l->serv_bytes = m->bytes;
-    l->serv_route = m->route;
+    if (n->stats) {
+        NetLinkStats *st = &l->st;
+        st->bytes += m->bytes;
+        st->msgs++;
+        st->busy_ps += end - s;
+        l->serv_bytes = m->bytes;
+        l->serv_route = m->route;
+    }
     m->tail_ps = tadd(n, end, l->lat_ps);
     if (++m->hop == m->route->nhops) {
         sim_at(n->sim, m->tail_ps, msg_deliver, n, m);
@@ -276,7 +286,8 @@ static void mm_start(Net *n, NetLink *l, NetMsg *m, simtime_t s)
  * taking it (it carries no payload): it moves on after the latency. */
 static void mm_pass(Net *n, NetLink *l, NetMsg *m, simtime_t s)
 {
-    l->st.msgs++;
+    if (n->stats)
+        l->st.msgs++;
     m->tail_ps = tadd(n, s, l->lat_ps);
     sim_at(n->sim, m->tail_ps, ++m->hop == m->route->nhops ? msg_deliver : mm_arrive, n, m);
 }
@@ -346,7 +357,8 @@ static void mm_enter(Net *n, NetMsg *m)
     occupancy_grows(n, l, 1, m->bytes);
     if (l->wait_n == 1 && l->free_ps <= n->sim->now) {
         l->wait_n = 0;
-        l->wait_bytes -= m->bytes;
+        if (n->stats)
+            l->wait_bytes -= m->bytes;
         mm_start(n, l, m, n->sim->now);
         return;
     }
@@ -379,14 +391,16 @@ static void pm_serve(Net *n, NetLink *l)
     NetFlow *f = q->data;
     uint64_t sz = pkt_size(n, f->msg, f->sent++);
     l->wait_n--;
-    l->wait_bytes -= sz;
     simtime_t ser = link_ser_ps(n, l, sz, n->sim->now), end = tadd(n, n->sim->now, ser);
-    NetLinkStats *st = &l->st;
-    st->bytes += sz;
-    st->msgs++;
-    st->busy_ps += ser;
     l->free_ps = end;
-    l->serv_bytes = sz;
+    if (n->stats) {
+        NetLinkStats *st = &l->st;
+        l->wait_bytes -= sz;
+        st->bytes += sz;
+        st->msgs++;
+        st->busy_ps += ser;
+        l->serv_bytes = sz;
+    }
     sim_at(n->sim, tadd(n, end, l->lat_ps), pm_arrive, n, f + 1);
     if (f->sent < f->arrived)
         g_queue_push_tail_link(&l->wait, q);
@@ -447,7 +461,8 @@ static void link_free(void *ctx, void *data)
     if (!m->next)
         l->fifo.tail = NULL;
     l->wait_n--;
-    l->wait_bytes -= m->bytes;
+    if (n->stats)
+        l->wait_bytes -= m->bytes;
     mm_start(n, l, m, n->sim->now);
     if (l->fifo.head) {
         l->free_pending = true;
@@ -461,6 +476,7 @@ Net *net_new(Sim *sim, Topo *t)
     n->sim = sim;
     n->topo = t;
     n->pkt = t->packet_bytes;
+    n->stats = true;
     n->nlinks = t->links->len;
     n->links = g_aligned_alloc0(n->nlinks ? n->nlinks : 1, sizeof(NetLink), 64);
     for (uint32_t i = 0; i < n->nlinks; i++) {
@@ -503,6 +519,11 @@ void net_set_link(Net *n, uint32_t link, double bw_Bps, simtime_t lat_ps)
     n->links[link].lat_ps = lat_ps;
 }
 
+void net_set_stats(Net *n, bool keep)
+{
+    n->stats = keep;
+}
+
 void net_set_router(Net *n, NetRouteFn fn, void *ctx)
 {
     n->router = fn;
@@ -515,6 +536,10 @@ static void send_msg(Net *n, const TopoRoute *r, uint64_t bytes, bool control, u
 {
     if (n->router)
         r = n->router(n->router_ctx, r);
+    if (G_UNLIKELY(control && !n->stats)) {
+        sim_fail(n->sim, "a control message in a net without link statistics; expected net_set_stats(n, true)");
+        return;
+    }
     NetMsg *m = msg_get(n);
     m->route = r;
     m->bytes = bytes;
@@ -577,6 +602,8 @@ const NetLinkStats *net_link_stats(const Net *n, uint32_t link)
 
 void net_reset_stats(Net *n)
 {
+    if (!n->stats)
+        return;
     for (uint32_t i = 0; i < n->nlinks; i++) {
         NetLink *l = &n->links[i];
         bool busy = l->free_ps > n->sim->now;
