@@ -131,7 +131,7 @@ static void wake(Run *R, int32_t li)
 static void delivered(void *ctx, void *data)
 {
     Run *R = ctx;
-    ConnQ *c = &R->cq[GPOINTER_TO_INT(data) - 1];
+    ConnQ *c = data;
     c->arrived++;
     R->end = R->sim->now > R->end ? R->sim->now : R->end;
     if (c->recv_wait >= 0) {
@@ -217,7 +217,7 @@ static int send_cmp(gconstpointer a, gconstpointer b)
 static void send_one(Run *R, int32_t conn, uint64_t data)
 {
     const ConnQ *c = &R->cq[conn];
-    net_send(R->net, c->route, wire_of(R, data, c->sw), delivered, R, GINT_TO_POINTER(conn + 1));
+    net_send(R->net, c->route, wire_of(R, data, c->sw), delivered, R, &R->cq[conn]);
     R->msgs++;
     R->data += data;
 }
@@ -308,6 +308,18 @@ static void lane_try(Run *R, int32_t li)
     L->pend_data = o->data;
     L->busy = true;
     sim_after(R->sim, op_lat_ps(R, L, o), fire, R, L);
+}
+
+/* The event queue's hint for a lane's events (evq_set_hint): a tree
+ * lane's connections, which its next op reads. */
+static void lane_hint(void *ctx, void *data)
+{
+    const Run *R = ctx;
+    const Lane *L = data;
+    for (int i = 0; i < L->tr_nrecv; i++)
+        __builtin_prefetch(&R->cq[L->tr_peer[i]]);
+    for (int i = 0; i < L->tr_nsend; i++)
+        __builtin_prefetch(&R->cq[L->tr_peer[NS_TREE_PEERS + i]]);
 }
 
 static void start_all(void *ctx, void *data)
@@ -512,6 +524,8 @@ double ncclsim_time(const NcclSimSpec *sp, NcclSimStats *st, char **err)
     R.sim = sim_new(SIM_DEFAULT_SEED);
     R.net = net_new(R.sim, sp->topo);
     net_set_stats(R.net, false);   /* nothing reads them; a link is then one line a hop */
+    evq_set_hint(R.sim->q, fire, lane_hint);
+    evq_set_hint(R.sim->q, wake_ev, lane_hint);
     simtime_t t0;
     sim_seconds_to_ps(launch_us(sp) * 1e-6, &t0);
     R.live = 0;

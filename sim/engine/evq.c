@@ -73,6 +73,9 @@ struct Evq {
     uint32_t len;         /* pending events */
     uint64_t bseq;        /* next bucket creation number */
     EvqCacheLine cache[EVQ_CACHE]; /* time -> newest bucket of that time, direct-mapped */
+    uint32_t nhints;      /* entries of hint_fn and hint */
+    EvqFn hint_fn[EVQ_HINTS]; /* actions with a prefetch hint */
+    EvqFn hint[EVQ_HINTS];    /* their hints (evq_set_hint) */
 };
 
 static inline uint32_t cache_index(simtime_t t)
@@ -299,6 +302,39 @@ bool evq_cancel(Evq *q, EvqHandle h)
     return true;
 }
 
+bool evq_set_hint(Evq *q, EvqFn fn, EvqFn hint)
+{
+    uint32_t i = 0;
+    while (i < q->nhints && q->hint_fn[i] != fn)
+        i++;
+    if (i == EVQ_HINTS)
+        return false;
+    q->hint_fn[i] = fn;
+    q->hint[i] = hint;
+    q->nhints += i == q->nhints;
+    return true;
+}
+
+/* Prefetches for the events next in line (q not empty), in three stages
+ * along the earliest bucket: the third's slot, the second's datum (a
+ * small integer prefetches nothing), and the first's hint, which may read
+ * that datum, prefetched a pop ago. */
+static inline void look_ahead(const Evq *q)
+{
+    const EvqNode *n1 = &q->nodes[q->buckets[q->heap[0].bucket].head];
+    if (n1->next != EVQ_NONE) {
+        const EvqNode *n2 = &q->nodes[n1->next];
+        __builtin_prefetch(n2->data);
+        if (n2->next != EVQ_NONE)
+            __builtin_prefetch(&q->nodes[n2->next]);
+    }
+    for (uint32_t i = 0; i < q->nhints; i++)
+        if (q->hint_fn[i] == n1->fn) {
+            q->hint[i](n1->ctx, n1->data);
+            break;
+        }
+}
+
 bool evq_pop(Evq *q, simtime_t *t, EvqFn *fn, void **ctx, void **data)
 {
     if (q->len == 0)
@@ -311,10 +347,8 @@ bool evq_pop(Evq *q, simtime_t *t, EvqFn *fn, void **ctx, void **data)
     *ctx = n->ctx;
     *data = n->data;
     take(q, slot);
-    if (q->len) {   /* the next event's datum, while this one runs (a small integer prefetches nothing) */
-        const EvqNode *next = &q->nodes[q->buckets[q->heap[0].bucket].head];
-        __builtin_prefetch(next->data);
-    }
+    if (q->len)
+        look_ahead(q);
     return true;
 }
 

@@ -52,7 +52,8 @@ struct NetMsg {
     simtime_t tail_ps;      /* message mode: when the tail reaches the current hop */
     NetDeliverFn fn;        /* delivery callback (NULL: none) */
     void *ctx, *data;       /* its arguments */
-    uint32_t hop;           /* message mode: route index of the link the head is at */
+    uint32_t at;            /* message mode: route->link[hop], the link the head is at or goes to next */
+    uint16_t hop;           /* message mode: route index of that link (routes of at most UINT16_MAX hops) */
     bool control;           /* a control message (net_send_control) */
     _Alignas(64) uint64_t ctl_cap; /* message mode, a control message: bytes of its connection's queued data it
                              * waits behind at most on a link; UINT64_MAX: all of it */
@@ -278,6 +279,7 @@ static void mm_start(Net *n, NetLink *l, NetMsg *m, simtime_t s)
     if (++m->hop == m->route->nhops) {
         sim_at(n->sim, m->tail_ps, msg_deliver, n, m);
     } else {
+        m->at = m->route->link[m->hop];
         sim_at(n->sim, tadd(n, s, l->lat_ps), mm_arrive, n, m);
     }
 }
@@ -289,7 +291,9 @@ static void mm_pass(Net *n, NetLink *l, NetMsg *m, simtime_t s)
     if (n->stats)
         l->st.msgs++;
     m->tail_ps = tadd(n, s, l->lat_ps);
-    sim_at(n->sim, m->tail_ps, ++m->hop == m->route->nhops ? msg_deliver : mm_arrive, n, m);
+    if (++m->hop < m->route->nhops)
+        m->at = m->route->link[m->hop];
+    sim_at(n->sim, m->tail_ps, m->hop == m->route->nhops ? msg_deliver : mm_arrive, n, m);
 }
 
 /* Whether routes a and b join the same two endpoints: one connection (they
@@ -349,7 +353,7 @@ static void mm_control(Net *n, NetLink *l, NetMsg *m)
 /* Message mode: m's head reaches the link of hop m->hop now. */
 static void mm_enter(Net *n, NetMsg *m)
 {
-    NetLink *l = &n->links[m->route->link[m->hop]];
+    NetLink *l = &n->links[m->at];
     if (m->control) {
         mm_control(n, l, m);
         return;
@@ -377,6 +381,30 @@ static void mm_enter(Net *n, NetMsg *m)
 static void mm_arrive(void *ctx, void *data)
 {
     mm_enter(ctx, data);
+}
+
+/* The event queue's hints (evq_set_hint): what each of the Net's events
+ * will touch first, prefetched while the event before it runs. */
+static void mm_arrive_hint(void *ctx, void *data)
+{
+    const Net *n = ctx;
+    const NetMsg *m = data;
+    __builtin_prefetch(&n->links[m->at]);
+    __builtin_prefetch(m->route);
+}
+
+static void msg_deliver_hint(void *ctx, void *data)
+{
+    (void)ctx;
+    __builtin_prefetch(((const NetMsg *)data)->data);   /* the callback's datum (an integer prefetches nothing) */
+}
+
+static void link_free_hint(void *ctx, void *data)
+{
+    const Net *n = ctx;
+    const NetLink *l = data;
+    if (!n->pkt)
+        __builtin_prefetch(l->fifo.head);
 }
 
 static inline uint64_t pkt_size(const Net *n, const NetMsg *m, uint64_t i)
@@ -477,6 +505,9 @@ Net *net_new(Sim *sim, Topo *t)
     n->topo = t;
     n->pkt = t->packet_bytes;
     n->stats = true;
+    evq_set_hint(sim->q, mm_arrive, mm_arrive_hint);
+    evq_set_hint(sim->q, msg_deliver, msg_deliver_hint);
+    evq_set_hint(sim->q, link_free, link_free_hint);
     n->nlinks = t->links->len;
     n->links = g_aligned_alloc0(n->nlinks ? n->nlinks : 1, sizeof(NetLink), 64);
     for (uint32_t i = 0; i < n->nlinks; i++) {
@@ -536,6 +567,10 @@ static void send_msg(Net *n, const TopoRoute *r, uint64_t bytes, bool control, u
 {
     if (n->router)
         r = n->router(n->router_ctx, r);
+    if (G_UNLIKELY(r->nhops > UINT16_MAX)) {
+        sim_fail(n->sim, "a route of %u hops; expected at most %u", r->nhops, (unsigned)UINT16_MAX);
+        return;
+    }
     if (G_UNLIKELY(control && !n->stats)) {
         sim_fail(n->sim, "a control message in a net without link statistics; expected net_set_stats(n, true)");
         return;
@@ -557,6 +592,7 @@ static void send_msg(Net *n, const TopoRoute *r, uint64_t bytes, bool control, u
     }
     if (!n->pkt) {
         m->hop = 0;
+        m->at = r->link[0];
         m->tail_ps = n->sim->now;
         mm_enter(n, m);
         return;
