@@ -310,6 +310,16 @@ static void lane_try(Run *R, int32_t li)
     sim_after(R->sim, op_lat_ps(R, L, o), fire, R, L);
 }
 
+/* The hint for a delivery (net_set_deliver_hint): the lane waiting for
+ * it, which it tries. */
+static void delivered_hint(void *ctx, void *data)
+{
+    const Run *R = ctx;
+    const ConnQ *c = data;
+    if (c->recv_wait >= 0)
+        __builtin_prefetch(&R->lane[c->recv_wait]);
+}
+
 /* The event queue's hint for a lane's events (evq_set_hint): a tree
  * lane's connections, which its next op reads. */
 static void lane_hint(void *ctx, void *data)
@@ -524,8 +534,9 @@ double ncclsim_time(const NcclSimSpec *sp, NcclSimStats *st, char **err)
     R.sim = sim_new(SIM_DEFAULT_SEED);
     R.net = net_new(R.sim, sp->topo);
     net_set_stats(R.net, false);   /* nothing reads them; a link is then one line a hop */
-    evq_set_hint(R.sim->q, fire, lane_hint);
-    evq_set_hint(R.sim->q, wake_ev, lane_hint);
+    evq_set_hint(R.sim->q, fire, lane_hint, NULL);
+    evq_set_hint(R.sim->q, wake_ev, lane_hint, NULL);
+    net_set_deliver_hint(R.net, delivered, delivered_hint);
     simtime_t t0;
     sim_seconds_to_ps(launch_us(sp) * 1e-6, &t0);
     R.live = 0;

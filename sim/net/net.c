@@ -114,6 +114,8 @@ struct Net {
     GPtrArray *flow_free;   /* index nhops: GPtrArray* of free NetFlow[nhops+1], or NULL */
     GPtrArray *allocs;      /* every flow array; g_free'd by net_free */
     GPtrArray *msg_chunks;  /* every chunk of messages, 64-byte aligned; g_aligned_free'd by net_free */
+    NetDeliverFn deliver_fn;   /* a delivery callback with a hint (net_set_deliver_hint), or NULL */
+    NetDeliverFn deliver_hint; /* its hint, or NULL */
     NetRouteFn router;      /* route map (net_set_router), or NULL */
     void *router_ctx;       /* its argument */
 };
@@ -384,8 +386,8 @@ static void mm_arrive(void *ctx, void *data)
 }
 
 /* The event queue's hints (evq_set_hint): what each of the Net's events
- * will touch first, prefetched while the event before it runs. */
-static void mm_arrive_hint(void *ctx, void *data)
+ * will touch, prefetched while the events before it run. */
+static void mm_arrive_early(void *ctx, void *data)
 {
     const Net *n = ctx;
     const NetMsg *m = data;
@@ -393,18 +395,34 @@ static void mm_arrive_hint(void *ctx, void *data)
     __builtin_prefetch(m->route);
 }
 
-static void msg_deliver_hint(void *ctx, void *data)
+static void msg_deliver_early(void *ctx, void *data)
 {
     (void)ctx;
     __builtin_prefetch(((const NetMsg *)data)->data);   /* the callback's datum (an integer prefetches nothing) */
 }
 
-static void link_free_hint(void *ctx, void *data)
+static void msg_deliver_late(void *ctx, void *data)
+{
+    const Net *n = ctx;
+    const NetMsg *m = data;
+    if (n->deliver_hint && m->fn == n->deliver_fn)
+        n->deliver_hint(m->ctx, m->data);
+}
+
+static void link_free_early(void *ctx, void *data)
 {
     const Net *n = ctx;
     const NetLink *l = data;
     if (!n->pkt)
         __builtin_prefetch(l->fifo.head);
+}
+
+static void link_free_late(void *ctx, void *data)
+{
+    const Net *n = ctx;
+    const NetLink *l = data;
+    if (!n->pkt && l->fifo.head)
+        __builtin_prefetch(l->fifo.head->route);
 }
 
 static inline uint64_t pkt_size(const Net *n, const NetMsg *m, uint64_t i)
@@ -505,9 +523,9 @@ Net *net_new(Sim *sim, Topo *t)
     n->topo = t;
     n->pkt = t->packet_bytes;
     n->stats = true;
-    evq_set_hint(sim->q, mm_arrive, mm_arrive_hint);
-    evq_set_hint(sim->q, msg_deliver, msg_deliver_hint);
-    evq_set_hint(sim->q, link_free, link_free_hint);
+    evq_set_hint(sim->q, mm_arrive, mm_arrive_early, NULL);
+    evq_set_hint(sim->q, msg_deliver, msg_deliver_early, msg_deliver_late);
+    evq_set_hint(sim->q, link_free, link_free_early, link_free_late);
     n->nlinks = t->links->len;
     n->links = g_aligned_alloc0(n->nlinks ? n->nlinks : 1, sizeof(NetLink), 64);
     for (uint32_t i = 0; i < n->nlinks; i++) {
@@ -553,6 +571,12 @@ void net_set_link(Net *n, uint32_t link, double bw_Bps, simtime_t lat_ps)
 void net_set_stats(Net *n, bool keep)
 {
     n->stats = keep;
+}
+
+void net_set_deliver_hint(Net *n, NetDeliverFn fn, NetDeliverFn hint)
+{
+    n->deliver_fn = fn;
+    n->deliver_hint = hint;
 }
 
 void net_set_router(Net *n, NetRouteFn fn, void *ctx)

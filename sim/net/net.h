@@ -80,6 +80,13 @@ void net_set_link(Net *n, uint32_t link, double bw_Bps, simtime_t lat_ps);
  * same either way. Set before the first send. */
 void net_set_stats(Net *n, bool keep);
 
+/* A prefetch hint for deliveries to fn: one event before a message is
+ * delivered to fn(ctx, data), hint(ctx, data) is called with the same
+ * arguments (after the Net's own hint prefetched data), to prefetch what
+ * fn will touch; it only reads and prefetches (engine/evq.h's hints).
+ * One callback at a time; NULL removes it. */
+void net_set_deliver_hint(Net *n, NetDeliverFn fn, NetDeliverFn hint);
+
 /* A route map: with one set, every net_send's route r is replaced by
  * fn(ctx, r), a route between the same two hosts that outlives every
  * message sent on it (netfault.h reroutes around failed links); NULL
