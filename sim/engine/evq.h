@@ -46,7 +46,9 @@ bool evq_pop(Evq *q, simtime_t *t, EvqFn *fn, void **ctx, void **data);
  * arguments while the events before it run, along its time's FIFO:
  * early(ctx, data) two pops before it runs (its datum was prefetched a
  * pop before that), late(ctx, data) one pop before (what early
- * prefetched may be read). Either may be NULL. A hint only reads and
+ * prefetched may be read). Either may be NULL; the first event of a time
+ * gets no early hint, and a late one repeats when an earlier event is
+ * pushed between it and its event. A hint only reads and
  * prefetches: it changes nothing, so a run is the same with or without
  * it. At most EVQ_HINTS actions have hints; false when they are all
  * taken (fn already hinted: replaced). */

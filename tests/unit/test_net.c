@@ -401,6 +401,52 @@ START_TEST(test_no_stats)
 }
 END_TEST
 
+/* A delivery hint: counts the hints per message id and checks the message is not yet delivered. */
+static int hints[NETREC_MAX];
+static void on_hint(void *ctx, void *data)
+{
+    Rec *r = ctx;
+    ck_assert_uint_eq(r->t[GPOINTER_TO_INT(data)], 0);
+    hints[GPOINTER_TO_INT(data)]++;
+}
+
+static void other_deliver(void *ctx, void *data)
+{
+    on_deliver(ctx, data);
+}
+
+/* net_set_deliver_hint: hinted before each delivery to its callback
+ * (at least once: a hint may repeat), never for another callback; times
+ * as without it. */
+START_TEST(test_deliver_hint)
+{
+    Topo *t = mk(TOPO_STAR, 4, 0, 0);
+    simtime_t want[6];
+    for (int hinted = 0; hinted < 2; hinted++) {
+        Sim *sim = sim_new(1);
+        Net *n = net_new(sim, t);
+        if (hinted)
+            net_set_deliver_hint(n, on_deliver, on_hint);
+        Rec r = {.sim = sim};
+        memset(hints, 0, sizeof hints);
+        for (int i = 0; i < 6; i++)   /* hosts 0-2 to 3, two messages each, half to each callback */
+            net_send(n, topo_route(t, i % 3, 3), 1000 * (uint64_t)(1 + i % 3), i < 3 ? on_deliver : other_deliver,
+                     &r, GINT_TO_POINTER(i));
+        ck_assert(sim_run(sim));
+        ck_assert_int_eq(r.n, 6);
+        for (int i = 0; i < 6; i++) {
+            if (hinted)
+                ck_assert_uint_eq(r.t[i], want[i]);
+            want[i] = r.t[i];
+            ck_assert(hinted && i < 3 ? hints[i] >= 1 : hints[i] == 0);
+        }
+        net_free(n);
+        sim_free(sim);
+    }
+    topo_free(t);
+}
+END_TEST
+
 /* Every host sends 1 MB across pods at once: 4:1 oversubscription is slower. */
 static simtime_t cross_pod(double oversub, uint64_t pkt)
 {
@@ -458,5 +504,6 @@ int main(void)
     tc = testmain_case(s, "determinism");
     tcase_add_test(tc, test_determinism);
     tcase_add_test(tc, test_no_stats);
+    tcase_add_test(tc, test_deliver_hint);
     return testmain_run(s);
 }
