@@ -16,8 +16,11 @@
 typedef enum { LANE_TREE_UP, LANE_TREE_DOWN, LANE_TREE_ROOT, LANE_RING, LANE_NV_LD, LANE_NV_RES, LANE_SW_RED,
                LANE_SW_MC } LaneKind;
 
-/* A connection: what it is (Conn) and, apart, its flow state (ConnQ):
- * half a 64-byte line, all an op's start and a delivery touch of it. */
+/* A connection: what it is (Conn, while planning) and, made from it once
+ * planned, all the run touches of it (ConnQ): half a 64-byte line, the
+ * route and the flow state that an op's start, its sends and a delivery
+ * read. Slice counts are kept modulo 2^32: only their differences
+ * (at most the window) and their equality are used. */
 typedef struct {
     const TopoRoute *route;  /* borrowed from the route cache */
     uint8_t hw;              /* NcclHw of the connection */
@@ -25,9 +28,12 @@ typedef struct {
 } Conn;
 
 typedef struct {
-    uint64_t sent, arrived, consumed;  /* slices */
+    const TopoRoute *route;  /* Conn.route */
+    uint32_t sent, arrived, consumed;  /* slices, modulo 2^32; consumed <= arrived, sent - consumed <= W */
     int32_t send_wait;       /* a lane waiting for a free slot, or -1 */
     int32_t recv_wait;       /* the receiving lane waiting for a slice, or -1 */
+    uint8_t hw;              /* Conn.hw */
+    bool sw;                 /* Conn.sw */
 } ConnQ;
 G_STATIC_ASSERT(sizeof(ConnQ) == 32);
 

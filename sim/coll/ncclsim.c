@@ -132,14 +132,16 @@ static void layout(const NcclSimSpec *sp, Layout *ly)
 
 static void lane_try(Run *R, int32_t li);
 
+/* A lane's events carry the lane itself (the event queue prefetches it). */
 static void wake_ev(void *ctx, void *data)
 {
-    lane_try(ctx, (int32_t)GPOINTER_TO_INT(data) - 1);
+    Run *R = ctx;
+    lane_try(R, (int32_t)((Lane *)data - R->lane));
 }
 
 static void wake(Run *R, int32_t li)
 {
-    sim_after(R->sim, 0, wake_ev, R, GINT_TO_POINTER(li + 1));
+    sim_after(R->sim, 0, wake_ev, R, &R->lane[li]);
 }
 
 static void live_arrived(Run *R);
@@ -148,7 +150,7 @@ static void live_check(Run *R);
 static void arrive(void *ctx, void *data)
 {
     Run *R = ctx;
-    ConnQ *c = &R->cq[GPOINTER_TO_INT(data) - 1];
+    ConnQ *c = data;
     c->arrived++;
     R->end = R->sim->now > R->end ? R->sim->now : R->end;
     if (R->lv)
@@ -168,8 +170,8 @@ static void delivered(void *ctx, void *data)
 {
     Run *R = ctx;
     if (R->nb) {
-        int32_t conn = GPOINTER_TO_INT(data) - 1;
-        simtime_t t = R->nb[(uint64_t)conn * R->W + R->nb_k[conn]++ % (uint64_t)R->W];
+        uint64_t conn = (uint64_t)((const ConnQ *)data - R->cq);
+        simtime_t t = R->nb[conn * R->W + R->nb_k[conn]++ % (uint64_t)R->W];
         if (t > R->sim->now) {
             sim_at(R->sim, t, arrive, R, data);
             return;
@@ -206,12 +208,12 @@ static simtime_t op_lat_ps(const Run *R, const Lane *L, const Op *o)
     NcclAlgo a = R->sp->choice.algo;
     if (a == NCCL_ALGO_NVLS || a == NCCL_ALGO_NVLSTREE) {   /* a flag over NVLink, as LL's step */
         for (int i = 0; i < o->nsend; i++)
-            if (g_array_index(R->conns, Conn, o->send[i]).hw == NCCL_HW_NET)
+            if (R->cq[o->send[i]].hw == NCCL_HW_NET)
                 return R->nv_lat_ps[1];
         return R->nv_lat_ps[0];
     }
     int32_t c = o->nsend ? o->send[0] : o->nrecv ? o->recv[0] : -1;
-    return R->lat_ps[c >= 0 ? g_array_index(R->conns, Conn, c).hw : NCCL_HW_NVLINK];
+    return R->lat_ps[c >= 0 ? R->cq[c].hw : NCCL_HW_NVLINK];
 }
 
 /* The wire bytes of a send of `data` bytes: sw, to or from the NVSwitch
@@ -253,8 +255,8 @@ static int send_cmp(gconstpointer a, gconstpointer b)
 
 static void send_one(Run *R, int32_t conn, uint64_t data)
 {
-    Conn *c = &g_array_index(R->conns, Conn, conn);
-    net_send(R->net, c->route, wire_of(R, data, c->sw), delivered, R, GINT_TO_POINTER(conn + 1));
+    const ConnQ *c = &R->cq[conn];
+    net_send(R->net, c->route, wire_of(R, data, c->sw), delivered, R, &R->cq[conn]);
     R->msgs++;
     R->data += data;
 }
@@ -265,6 +267,10 @@ static void flush(void *ctx, void *data)
     Run *R = ctx;
     (void)data;
     g_array_sort(R->batch, send_cmp);
+    for (guint i = 0; i < R->batch->len; i++)   /* the sends' connections, then their routes, fetched together */
+        __builtin_prefetch(&R->cq[g_array_index(R->batch, Send, i).conn]);
+    for (guint i = 0; i < R->batch->len; i++)
+        __builtin_prefetch(R->cq[g_array_index(R->batch, Send, i).conn].route);
     for (guint i = 0; i < R->batch->len; i++) {
         const Send *x = &g_array_index(R->batch, Send, i);
         send_one(R, x->conn, x->data);
@@ -287,8 +293,8 @@ static simtime_t hold(Run *R, const Lane *L, const int32_t *pend)
 static void fire(void *ctx, void *data)
 {
     Run *R = ctx;
-    int32_t li = (int32_t)GPOINTER_TO_INT(data) - 1;
-    Lane *L = &R->lane[li];
+    Lane *L = data;
+    int32_t li = (int32_t)(L - R->lane);
     const int32_t *pend = R->pend ? R->pend + (size_t)li * R->maxpeer : NULL;
     int32_t recv[4], send[4];
     if (!pend) {   /* ring and tree: the op's sends again (at most 4, as maxpeer) */
@@ -332,14 +338,14 @@ static void lane_try(Run *R, int32_t li)
     ncclsched_op(R, L, L->idx, o);
     for (int i = 0; i < o->nrecv; i++) {
         ConnQ *c = &R->cq[o->recv[i]];
-        if (c->arrived <= c->consumed) {
+        if (c->arrived == c->consumed) {
             c->recv_wait = li;
             return;
         }
     }
     for (int i = 0; i < o->nsend; i++) {
         ConnQ *c = &R->cq[o->send[i]];
-        if (c->sent - c->consumed >= (uint64_t)R->W) {
+        if ((uint32_t)(c->sent - c->consumed) >= (uint32_t)R->W) {
             c->send_wait = li;
             return;
         }
@@ -362,7 +368,29 @@ static void lane_try(Run *R, int32_t li)
     L->pend_data = o->data;
     L->busy = true;
     simtime_t wait = R->until && R->until[li] > R->sim->now ? R->until[li] - R->sim->now : 0;
-    sim_after(R->sim, wait + op_lat_ps(R, L, o), fire, R, GINT_TO_POINTER(li + 1));
+    sim_after(R->sim, wait + op_lat_ps(R, L, o), fire, R, L);
+}
+
+/* The hint for a delivery (net_set_deliver_hint): the lane waiting for
+ * it, which it tries. */
+static void delivered_hint(void *ctx, void *data)
+{
+    const Run *R = ctx;
+    const ConnQ *c = data;
+    if (c->recv_wait >= 0)
+        __builtin_prefetch(&R->lane[c->recv_wait]);
+}
+
+/* The event queue's hint for a lane's events (evq_set_hint): a tree
+ * lane's connections, which its next op reads. */
+static void lane_hint(void *ctx, void *data)
+{
+    const Run *R = ctx;
+    const Lane *L = data;
+    for (int i = 0; i < L->tr_nrecv; i++)
+        __builtin_prefetch(&R->cq[L->tr_peer[i]]);
+    for (int i = 0; i < L->tr_nsend; i++)
+        __builtin_prefetch(&R->cq[L->tr_peer[NS_TREE_PEERS + i]]);
 }
 
 static void start_all(void *ctx, void *data)
@@ -574,8 +602,10 @@ static int run_prepare(Run *R, const NcclSimSpec *sp, char **err)
     g_array_unref(R->lanes);
     R->lanes = NULL;
     R->cq = g_aligned_alloc(R->conns->len ? R->conns->len : 1, sizeof(ConnQ), 64);
-    for (guint i = 0; i < R->conns->len; i++)
-        R->cq[i] = (ConnQ){.send_wait = -1, .recv_wait = -1};
+    for (guint i = 0; i < R->conns->len; i++) {
+        const Conn *c = &g_array_index(R->conns, Conn, i);
+        R->cq[i] = (ConnQ){.route = c->route, .send_wait = -1, .recv_wait = -1, .hw = c->hw, .sw = c->sw};
+    }
     if (R->sp->choice.algo == NCCL_ALGO_NVLS || R->sp->choice.algo == NCCL_ALGO_NVLSTREE)
         R->pend = ncclsched_ints(R, (uint64_t)R->nlanes * R->maxpeer);
     if (sp->choice.algo == NCCL_ALGO_RING || sp->choice.algo == NCCL_ALGO_TREE)
@@ -607,6 +637,10 @@ double ncclsim_time(const NcclSimSpec *sp, NcclSimStats *st, char **err)
     }
     R.sim = sim_new(SIM_DEFAULT_SEED);
     R.net = net_new(R.sim, sp->topo);
+    net_set_stats(R.net, false);   /* nothing reads them; a link is then one line a hop */
+    evq_set_hint(R.sim->q, fire, lane_hint, NULL);
+    evq_set_hint(R.sim->q, wake_ev, lane_hint, NULL);
+    net_set_deliver_hint(R.net, delivered, delivered_hint);
     simtime_t t0;
     sim_seconds_to_ps(launch_us(sp) * 1e-6, &t0);
     sim_at(R.sim, t0, start_all, &R, NULL);

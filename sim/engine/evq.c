@@ -73,6 +73,10 @@ struct Evq {
     uint32_t len;         /* pending events */
     uint64_t bseq;        /* next bucket creation number */
     EvqCacheLine cache[EVQ_CACHE]; /* time -> newest bucket of that time, direct-mapped */
+    uint32_t nhints;      /* entries of hint_fn, early and late */
+    EvqFn hint_fn[EVQ_HINTS]; /* actions with prefetch hints */
+    EvqFn early[EVQ_HINTS];   /* their hints two pops ahead, or NULL (evq_set_hint) */
+    EvqFn late[EVQ_HINTS];    /* their hints one pop ahead, or NULL */
 };
 
 static inline uint32_t cache_index(simtime_t t)
@@ -299,6 +303,51 @@ bool evq_cancel(Evq *q, EvqHandle h)
     return true;
 }
 
+/* The hints of action fn: its index in hint_fn, or nhints. */
+static inline uint32_t hint_of(const Evq *q, EvqFn fn)
+{
+    uint32_t i = 0;
+    while (i < q->nhints && q->hint_fn[i] != fn)
+        i++;
+    return i;
+}
+
+bool evq_set_hint(Evq *q, EvqFn fn, EvqFn early, EvqFn late)
+{
+    uint32_t i = hint_of(q, fn);
+    if (i == EVQ_HINTS)
+        return false;
+    q->hint_fn[i] = fn;
+    q->early[i] = early;
+    q->late[i] = late;
+    q->nhints += i == q->nhints;
+    return true;
+}
+
+/* Prefetches for the events next in line (q not empty), in stages along
+ * the earliest bucket: the fourth's slot, the third's datum (a small
+ * integer prefetches nothing), the second's early hint, which may read
+ * that datum, prefetched a pop ago, and the first's late hint. */
+static inline void look_ahead(const Evq *q)
+{
+    const EvqNode *n1 = &q->nodes[q->buckets[q->heap[0].bucket].head];
+    if (n1->next != EVQ_NONE) {
+        const EvqNode *n2 = &q->nodes[n1->next];
+        if (n2->next != EVQ_NONE) {
+            const EvqNode *n3 = &q->nodes[n2->next];
+            __builtin_prefetch(n3->data);
+            if (n3->next != EVQ_NONE)
+                __builtin_prefetch(&q->nodes[n3->next]);
+        }
+        uint32_t i = hint_of(q, n2->fn);
+        if (i < q->nhints && q->early[i])
+            q->early[i](n2->ctx, n2->data);
+    }
+    uint32_t i = hint_of(q, n1->fn);
+    if (i < q->nhints && q->late[i])
+        q->late[i](n1->ctx, n1->data);
+}
+
 bool evq_pop(Evq *q, simtime_t *t, EvqFn *fn, void **ctx, void **data)
 {
     if (q->len == 0)
@@ -311,6 +360,8 @@ bool evq_pop(Evq *q, simtime_t *t, EvqFn *fn, void **ctx, void **data)
     *ctx = n->ctx;
     *data = n->data;
     take(q, slot);
+    if (q->len)
+        look_ahead(q);
     return true;
 }
 

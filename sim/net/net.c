@@ -48,14 +48,14 @@ typedef struct {
 struct NetMsg {
     const TopoRoute *route; /* shared, owned by the Topo; nhops >= 0 */
     uint64_t bytes;         /* payload */
-    simtime_t head_ps;      /* message mode: when the head reaches the current hop */
+    NetMsg *next;           /* message mode: the next message in its link's FIFO (NULL: the last) */
     simtime_t tail_ps;      /* message mode: when the tail reaches the current hop */
     NetDeliverFn fn;        /* delivery callback (NULL: none) */
     void *ctx, *data;       /* its arguments */
-    uint32_t hop;           /* message mode: route index of the link the head is at */
+    uint32_t at;            /* message mode: route->link[hop], the link the head is at or goes to next */
+    uint16_t hop;           /* message mode: route index of that link (routes of at most UINT16_MAX hops) */
     bool control;           /* a control message (net_send_control) */
-    GList qlink;            /* message mode: node in a link's FIFO; data = this message */
-    uint64_t ctl_cap;       /* message mode, a control message: bytes of its connection's queued data it
+    _Alignas(64) uint64_t ctl_cap; /* message mode, a control message: bytes of its connection's queued data it
                              * waits behind at most on a link; UINT64_MAX: all of it */
     uint64_t ctl_other;     /* message mode, a control message: bytes of the other connections' queued data
                              * it waits behind at most on a link; 0: none */
@@ -64,21 +64,31 @@ struct NetMsg {
     NetFlow *flows;         /* packet mode: nhops+1 flows from the pool (NULL for a route of 0 hops);
                              * message mode: NULL */
 };
-G_STATIC_ASSERT(sizeof(NetMsg) == 128 && offsetof(NetMsg, qlink) == 64);
+G_STATIC_ASSERT(sizeof(NetMsg) == 128 && offsetof(NetMsg, ctl_cap) == 64);
 
+/* Two 64-byte lines (the array is aligned): the first holds what a message
+ * entering or leaving the link needs; the second the occupancy and the
+ * statistics, left alone in a Net without statistics (net_set_stats). */
 typedef struct {
-    GQueue wait;            /* message mode: waiting NetMsg, FIFO; packet mode: NetFlow round robin.
-                             * Links are embedded in the elements: never g_queue_clear it */
+    union {
+        GQueue wait;        /* packet mode: the NetFlow round robin. Links are embedded in the elements:
+                             * never g_queue_clear it */
+        struct {
+            NetMsg *head, *tail;   /* message mode: the waiting messages, FIFO, linked by NetMsg.next */
+        } fifo;
+    };
     double bw_Bps;          /* bytes per second (INFINITY: no serialization) */
     simtime_t lat_ps;       /* pipe latency */
     simtime_t free_ps;      /* end of the current service; idle at or after it */
-    bool free_pending;      /* a link_free event is scheduled; true whenever wait is non-empty */
     uint64_t wait_n;        /* messages (message mode) or packets (packet mode) waiting */
-    uint64_t wait_bytes;    /* bytes waiting */
-    uint64_t serv_bytes;    /* bytes of the message or packet in service until free_ps */
+    bool free_pending;      /* a link_free event is scheduled; true whenever wait is non-empty */
+    _Alignas(64) uint64_t wait_bytes; /* bytes waiting (kept with the statistics) */
+    uint64_t serv_bytes;    /* bytes of the message or packet in service until free_ps (kept with the
+                             * statistics) */
     const TopoRoute *serv_route; /* message mode: the route of the message in service (for the
-                                  * connection a control message compares; valid while free_ps > now) */
-    NetLinkStats st;        /* its statistics (in the link's two 64-byte lines, the array being aligned) */
+                                  * connection a control message compares; valid while free_ps > now;
+                                  * kept with the statistics) */
+    NetLinkStats st;        /* its statistics */
 } NetLink;
 G_STATIC_ASSERT(sizeof(NetLink) == 128);
 
@@ -96,13 +106,16 @@ struct Net {
     Topo *topo;             /* not owned; outlives the Net */
     uint64_t pkt;           /* packet bytes; 0 = message mode */
     uint32_t nlinks;        /* directed links of the Topo */
+    bool stats;             /* links keep their statistics and occupancy (net_set_stats; default true) */
     NetLink *links;         /* nlinks, 64-byte aligned (g_aligned_alloc0); owned */
     NetBucket *buckets;     /* nlinks, owned; NULL when no link has a token bucket */
     uint64_t inflight;      /* messages sent and not delivered */
-    GPtrArray *msg_free;    /* NetMsg* ready for reuse */
+    NetMsg *msg_free;       /* messages ready for reuse, linked by NetMsg.next (last freed first); NULL: none */
     GPtrArray *flow_free;   /* index nhops: GPtrArray* of free NetFlow[nhops+1], or NULL */
     GPtrArray *allocs;      /* every flow array; g_free'd by net_free */
     GPtrArray *msg_chunks;  /* every chunk of messages, 64-byte aligned; g_aligned_free'd by net_free */
+    NetDeliverFn deliver_fn;   /* a delivery callback with a hint (net_set_deliver_hint), or NULL */
+    NetDeliverFn deliver_hint; /* its hint, or NULL */
     NetRouteFn router;      /* route map (net_set_router), or NULL */
     void *router_ctx;       /* its argument */
 };
@@ -186,19 +199,24 @@ static inline void occupancy_grows(Net *n, NetLink *l, uint64_t msgs, uint64_t b
 {
     bool busy = l->free_ps > n->sim->now;
     l->wait_n += msgs;
+    if (!n->stats)
+        return;
     l->wait_bytes += bytes;
     note_peak(&l->st, l->wait_n + busy, l->wait_bytes + (busy ? l->serv_bytes : 0));
 }
 
 static NetMsg *msg_get(Net *n)
 {
-    if (n->msg_free->len == 0) {
+    if (!n->msg_free) {
         NetMsg *chunk = g_aligned_alloc(NET_MSG_CHUNK, sizeof(NetMsg), 64);
         g_ptr_array_add(n->msg_chunks, chunk);
-        for (int i = NET_MSG_CHUNK - 1; i >= 0; i--)
-            g_ptr_array_add(n->msg_free, &chunk[i]);
+        for (int i = 0; i < NET_MSG_CHUNK; i++)
+            chunk[i].next = i + 1 < NET_MSG_CHUNK ? &chunk[i + 1] : NULL;
+        n->msg_free = chunk;
     }
-    return g_ptr_array_remove_index_fast(n->msg_free, n->msg_free->len - 1);
+    NetMsg *m = n->msg_free;
+    n->msg_free = m->next;
+    return m;
 }
 
 static NetFlow *flows_get(Net *n, uint32_t nhops)
@@ -232,7 +250,8 @@ static void finish(Net *n, NetMsg *m)
     void *ctx = m->ctx, *data = m->data;
     if (n->pkt && m->flows)   /* message mode reads no more of m than its first line */
         flows_put(n, m->flows, m->route->nhops);
-    g_ptr_array_add(n->msg_free, m);
+    m->next = n->msg_free;
+    n->msg_free = m;
     n->inflight--;
     if (fn)
         fn(ctx, data);
@@ -249,19 +268,21 @@ static void mm_start(Net *n, NetLink *l, NetMsg *m, simtime_t s)
     simtime_t end = tadd(n, s, link_ser_ps(n, l, m->bytes, s));
     if (end < m->tail_ps)
         end = m->tail_ps;               /* the tail cannot leave before it arrived */
-    NetLinkStats *st = &l->st;
-    st->bytes += m->bytes;
-    st->msgs++;
-    st->busy_ps += end - s;
     l->free_ps = end;
-    l->serv_bytes = m->bytes;
-    l->serv_route = m->route;
+    if (n->stats) {
+        NetLinkStats *st = &l->st;
+        st->bytes += m->bytes;
+        st->msgs++;
+        st->busy_ps += end - s;
+        l->serv_bytes = m->bytes;
+        l->serv_route = m->route;
+    }
     m->tail_ps = tadd(n, end, l->lat_ps);
     if (++m->hop == m->route->nhops) {
         sim_at(n->sim, m->tail_ps, msg_deliver, n, m);
     } else {
-        m->head_ps = tadd(n, s, l->lat_ps);
-        sim_at(n->sim, m->head_ps, mm_arrive, n, m);
+        m->at = m->route->link[m->hop];
+        sim_at(n->sim, tadd(n, s, l->lat_ps), mm_arrive, n, m);
     }
 }
 
@@ -269,12 +290,12 @@ static void mm_start(Net *n, NetLink *l, NetMsg *m, simtime_t s)
  * taking it (it carries no payload): it moves on after the latency. */
 static void mm_pass(Net *n, NetLink *l, NetMsg *m, simtime_t s)
 {
-    l->st.msgs++;
-    m->head_ps = m->tail_ps = tadd(n, s, l->lat_ps);
-    if (++m->hop == m->route->nhops)
-        sim_at(n->sim, m->tail_ps, msg_deliver, n, m);
-    else
-        sim_at(n->sim, m->head_ps, mm_arrive, n, m);
+    if (n->stats)
+        l->st.msgs++;
+    m->tail_ps = tadd(n, s, l->lat_ps);
+    if (++m->hop < m->route->nhops)
+        m->at = m->route->link[m->hop];
+    sim_at(n->sim, m->tail_ps, m->hop == m->route->nhops ? msg_deliver : mm_arrive, n, m);
 }
 
 /* Whether routes a and b join the same two endpoints: one connection (they
@@ -304,17 +325,15 @@ static void mm_control(Net *n, NetLink *l, NetMsg *m)
     double in_serv = fmin((double)l->serv_bytes, (double)(l->free_ps - now) / PS_PER_S * rate);
     bool serv_own = same_connection(l->serv_route, m->route);
     double queued[2] = {serv_own ? 0 : in_serv, serv_own ? in_serv : 0};   /* [other, own] bytes ahead */
-    for (GList *q = l->wait.head; q; q = q->next) {
-        const NetMsg *w = q->data;
+    for (const NetMsg *w = l->fifo.head; w; w = w->next)
         queued[same_connection(w->route, m->route)] += (double)w->bytes;
-    }
     double need[2] = {fmin(queued[0], (double)m->ctl_other), fmin(queued[1], (double)m->ctl_cap)};
     /* Walk the FIFO from the message in service on: each message's bytes leave in turn, until the last of
      * the bytes it waits for has left. */
     simtime_t t = now;
     double part = in_serv;
     bool mine = serv_own, serving = true;
-    GList *q = l->wait.head;
+    const NetMsg *w = l->fifo.head;
     while (need[0] > 0 || need[1] > 0) {
         double *k = &need[mine];
         if (*k > 0 && *k <= part && need[!mine] <= 0) {   /* its last byte is in this message */
@@ -324,12 +343,11 @@ static void mm_control(Net *n, NetLink *l, NetMsg *m)
         t = serving ? l->free_ps : tadd(n, t, ser_ps(n, rate, part));
         serving = false;
         *k -= fmin(*k, part);
-        if (!q)
+        if (!w)
             break;
-        const NetMsg *w = q->data;
         part = (double)w->bytes;
         mine = same_connection(w->route, m->route);
-        q = q->next;
+        w = w->next;
     }
     mm_pass(n, l, m, t);
 }
@@ -337,7 +355,7 @@ static void mm_control(Net *n, NetLink *l, NetMsg *m)
 /* Message mode: m's head reaches the link of hop m->hop now. */
 static void mm_enter(Net *n, NetMsg *m)
 {
-    NetLink *l = &n->links[m->route->link[m->hop]];
+    NetLink *l = &n->links[m->at];
     if (m->control) {
         mm_control(n, l, m);
         return;
@@ -345,12 +363,17 @@ static void mm_enter(Net *n, NetMsg *m)
     occupancy_grows(n, l, 1, m->bytes);
     if (l->wait_n == 1 && l->free_ps <= n->sim->now) {
         l->wait_n = 0;
-        l->wait_bytes -= m->bytes;
+        if (n->stats)
+            l->wait_bytes -= m->bytes;
         mm_start(n, l, m, n->sim->now);
         return;
     }
-    m->qlink = (GList){.data = m};
-    g_queue_push_tail_link(&l->wait, &m->qlink);
+    m->next = NULL;
+    if (l->fifo.tail)
+        l->fifo.tail->next = m;
+    else
+        l->fifo.head = m;
+    l->fifo.tail = m;
     if (!l->free_pending) {
         l->free_pending = true;
         sim_at(n->sim, l->free_ps, link_free, n, l);
@@ -360,6 +383,46 @@ static void mm_enter(Net *n, NetMsg *m)
 static void mm_arrive(void *ctx, void *data)
 {
     mm_enter(ctx, data);
+}
+
+/* The event queue's hints (evq_set_hint): what each of the Net's events
+ * will touch, prefetched while the events before it run. */
+static void mm_arrive_early(void *ctx, void *data)
+{
+    const Net *n = ctx;
+    const NetMsg *m = data;
+    __builtin_prefetch(&n->links[m->at]);
+    __builtin_prefetch(m->route);
+}
+
+static void msg_deliver_early(void *ctx, void *data)
+{
+    (void)ctx;
+    __builtin_prefetch(((const NetMsg *)data)->data);   /* the callback's datum (an integer prefetches nothing) */
+}
+
+static void msg_deliver_late(void *ctx, void *data)
+{
+    const Net *n = ctx;
+    const NetMsg *m = data;
+    if (n->deliver_hint && m->fn == n->deliver_fn)
+        n->deliver_hint(m->ctx, m->data);
+}
+
+static void link_free_early(void *ctx, void *data)
+{
+    const Net *n = ctx;
+    const NetLink *l = data;
+    if (!n->pkt)
+        __builtin_prefetch(l->fifo.head);
+}
+
+static void link_free_late(void *ctx, void *data)
+{
+    const Net *n = ctx;
+    const NetLink *l = data;
+    if (!n->pkt && l->fifo.head)
+        __builtin_prefetch(l->fifo.head->route);
 }
 
 static inline uint64_t pkt_size(const Net *n, const NetMsg *m, uint64_t i)
@@ -374,14 +437,16 @@ static void pm_serve(Net *n, NetLink *l)
     NetFlow *f = q->data;
     uint64_t sz = pkt_size(n, f->msg, f->sent++);
     l->wait_n--;
-    l->wait_bytes -= sz;
     simtime_t ser = link_ser_ps(n, l, sz, n->sim->now), end = tadd(n, n->sim->now, ser);
-    NetLinkStats *st = &l->st;
-    st->bytes += sz;
-    st->msgs++;
-    st->busy_ps += ser;
     l->free_ps = end;
-    l->serv_bytes = sz;
+    if (n->stats) {
+        NetLinkStats *st = &l->st;
+        l->wait_bytes -= sz;
+        st->bytes += sz;
+        st->msgs++;
+        st->busy_ps += ser;
+        l->serv_bytes = sz;
+    }
     sim_at(n->sim, tadd(n, end, l->lat_ps), pm_arrive, n, f + 1);
     if (f->sent < f->arrived)
         g_queue_push_tail_link(&l->wait, q);
@@ -437,11 +502,15 @@ static void link_free(void *ctx, void *data)
         pm_serve(n, l);
         return;
     }
-    NetMsg *m = g_queue_pop_head_link(&l->wait)->data;
+    NetMsg *m = l->fifo.head;
+    l->fifo.head = m->next;
+    if (!m->next)
+        l->fifo.tail = NULL;
     l->wait_n--;
-    l->wait_bytes -= m->bytes;
+    if (n->stats)
+        l->wait_bytes -= m->bytes;
     mm_start(n, l, m, n->sim->now);
-    if (l->wait.length) {
+    if (l->fifo.head) {
         l->free_pending = true;
         sim_at(n->sim, l->free_ps, link_free, n, l);
     }
@@ -453,11 +522,16 @@ Net *net_new(Sim *sim, Topo *t)
     n->sim = sim;
     n->topo = t;
     n->pkt = t->packet_bytes;
+    n->stats = true;
+    evq_set_hint(sim->q, mm_arrive, mm_arrive_early, NULL);
+    evq_set_hint(sim->q, msg_deliver, msg_deliver_early, msg_deliver_late);
+    evq_set_hint(sim->q, link_free, link_free_early, link_free_late);
     n->nlinks = t->links->len;
     n->links = g_aligned_alloc0(n->nlinks ? n->nlinks : 1, sizeof(NetLink), 64);
     for (uint32_t i = 0; i < n->nlinks; i++) {
         const TopoLink *tl = &g_array_index(t->links, TopoLink, i);
-        g_queue_init(&n->links[i].wait);
+        if (n->pkt)
+            g_queue_init(&n->links[i].wait);   /* message mode: the FIFO starts empty (zeroed) */
         n->links[i].bw_Bps = tl->bw_Bps;
         n->links[i].lat_ps = tl->latency_ps;
         if (tl->burst_B > 0) {   /* the bucket starts full */
@@ -466,7 +540,6 @@ Net *net_new(Sim *sim, Topo *t)
             n->buckets[i] = (NetBucket){.burst_B = tl->burst_B, .peak_Bps = tl->peak_Bps, .tokens_B = tl->burst_B};
         }
     }
-    n->msg_free = g_ptr_array_new();
     n->flow_free = g_ptr_array_new();
     n->allocs = g_ptr_array_new_with_free_func(g_free);
     n->msg_chunks = g_ptr_array_new_with_free_func(g_aligned_free);
@@ -481,7 +554,6 @@ void net_free(Net *n)
         if (g_ptr_array_index(n->flow_free, i))
             g_ptr_array_unref(g_ptr_array_index(n->flow_free, i));
     g_ptr_array_unref(n->flow_free);
-    g_ptr_array_unref(n->msg_free);
     g_ptr_array_unref(n->allocs);
     g_ptr_array_unref(n->msg_chunks);
     g_aligned_free(n->links);
@@ -496,6 +568,17 @@ void net_set_link(Net *n, uint32_t link, double bw_Bps, simtime_t lat_ps)
     n->links[link].lat_ps = lat_ps;
 }
 
+void net_set_stats(Net *n, bool keep)
+{
+    n->stats = keep;
+}
+
+void net_set_deliver_hint(Net *n, NetDeliverFn fn, NetDeliverFn hint)
+{
+    n->deliver_fn = fn;
+    n->deliver_hint = hint;
+}
+
 void net_set_router(Net *n, NetRouteFn fn, void *ctx)
 {
     n->router = fn;
@@ -508,6 +591,14 @@ static void send_msg(Net *n, const TopoRoute *r, uint64_t bytes, bool control, u
 {
     if (n->router)
         r = n->router(n->router_ctx, r);
+    if (G_UNLIKELY(r->nhops > UINT16_MAX)) {
+        sim_fail(n->sim, "a route of %u hops; expected at most %u", r->nhops, (unsigned)UINT16_MAX);
+        return;
+    }
+    if (G_UNLIKELY(control && !n->stats)) {
+        sim_fail(n->sim, "a control message in a net without link statistics; expected net_set_stats(n, true)");
+        return;
+    }
     NetMsg *m = msg_get(n);
     m->route = r;
     m->bytes = bytes;
@@ -525,7 +616,8 @@ static void send_msg(Net *n, const TopoRoute *r, uint64_t bytes, bool control, u
     }
     if (!n->pkt) {
         m->hop = 0;
-        m->head_ps = m->tail_ps = n->sim->now;
+        m->at = r->link[0];
+        m->tail_ps = n->sim->now;
         mm_enter(n, m);
         return;
     }
@@ -570,6 +662,8 @@ const NetLinkStats *net_link_stats(const Net *n, uint32_t link)
 
 void net_reset_stats(Net *n)
 {
+    if (!n->stats)
+        return;
     for (uint32_t i = 0; i < n->nlinks; i++) {
         NetLink *l = &n->links[i];
         bool busy = l->free_ps > n->sim->now;

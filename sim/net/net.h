@@ -73,6 +73,20 @@ void net_send_control(Net *n, const TopoRoute *r, uint64_t cap_bytes, uint64_t o
  * it for degraded links. */
 void net_set_link(Net *n, uint32_t link, double bw_Bps, simtime_t lat_ps);
 
+/* Whether links keep their statistics and occupancy (true, the default).
+ * Without them a message touches one 64-byte line of each link it
+ * crosses instead of two, net_link_stats reads zeros and a control
+ * message fails the run (it reads the message in service). Timing is the
+ * same either way. Set before the first send. */
+void net_set_stats(Net *n, bool keep);
+
+/* A prefetch hint for deliveries to fn: one event before a message is
+ * delivered to fn(ctx, data), hint(ctx, data) is called with the same
+ * arguments (after the Net's own hint prefetched data), to prefetch what
+ * fn will touch; it only reads and prefetches (engine/evq.h's hints).
+ * One callback at a time; NULL removes it. */
+void net_set_deliver_hint(Net *n, NetDeliverFn fn, NetDeliverFn hint);
+
 /* A route map: with one set, every net_send's route r is replaced by
  * fn(ctx, r), a route between the same two hosts that outlives every
  * message sent on it (netfault.h reroutes around failed links); NULL

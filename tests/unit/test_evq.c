@@ -41,6 +41,83 @@ START_TEST(test_order_and_ties)
 }
 END_TEST
 
+/* The hints record the data of the events ahead; the run records what ran. */
+typedef struct {
+    Log ran;       /* events run */
+    Log early;     /* early hints called */
+    Log late;      /* late hints called */
+} Hinted;
+
+static void hinted_run(void *ctx, void *data)
+{
+    Hinted *h = ctx;
+    ck_assert_int_gt(h->late.n, h->ran.n);   /* its late hint came before it, in the same order */
+    ck_assert_int_eq(h->late.log[h->ran.n], GPOINTER_TO_INT(data));
+    h->ran.log[h->ran.n++] = GPOINTER_TO_INT(data);
+}
+
+static void hinted_early(void *ctx, void *data)
+{
+    Hinted *h = ctx;
+    h->early.log[h->early.n++] = GPOINTER_TO_INT(data);
+}
+
+static void hinted_late(void *ctx, void *data)
+{
+    Hinted *h = ctx;
+    h->late.log[h->late.n++] = GPOINTER_TO_INT(data);
+}
+
+static void plain(void *ctx, void *data)
+{
+    (void)ctx;
+    (void)data;
+}
+
+#define NOP(k) static void nop##k(void *ctx, void *data) { (void)ctx; (void)data; }
+NOP(0) NOP(1) NOP(2) NOP(3) NOP(4) NOP(5) NOP(6) NOP(7) NOP(8)
+
+/* Hints, along a time's FIFO: the early one two pops before its event
+ * runs (so not for the first of a time), the late one a pop before, with
+ * its arguments; the order is push order as without them; at most
+ * EVQ_HINTS actions. */
+START_TEST(test_hints)
+{
+    Evq *q = evq_new();
+    Hinted h = {0};
+    ck_assert(evq_set_hint(q, hinted_run, hinted_late, hinted_early));
+    ck_assert(evq_set_hint(q, hinted_run, hinted_early, hinted_late));   /* replaced, not added */
+    evq_push(q, 5, plain, &h, NULL);
+    for (int i = 1; i <= 12; i++)
+        evq_push(q, (simtime_t)(10 + i % 3), hinted_run, &h, GINT_TO_POINTER(i));
+    simtime_t t;
+    EvqFn fn;
+    void *ctx, *data;
+    while (evq_pop(q, &t, &fn, &ctx, &data))
+        fn(ctx, data);
+    int want[12] = {3, 6, 9, 12, 1, 4, 7, 10, 2, 5, 8, 11};   /* time 10, 11, 12, each in push order */
+    int want_early[9] = {6, 9, 12, 4, 7, 10, 5, 8, 11};         /* all but the first of each time */
+    ck_assert_int_eq(h.ran.n, 12);
+    ck_assert_int_eq(h.late.n, 12);
+    ck_assert_int_eq(h.early.n, 9);
+    for (int i = 0; i < 12; i++) {
+        ck_assert_int_eq(h.ran.log[i], want[i]);
+        ck_assert_int_eq(h.late.log[i], want[i]);
+    }
+    for (int i = 0; i < 9; i++)
+        ck_assert_int_eq(h.early.log[i], want_early[i]);
+    evq_free(q);
+    q = evq_new();   /* EVQ_HINTS distinct actions, then no more; an action hinted again is replaced */
+    EvqFn fns[] = {nop0, nop1, nop2, nop3, nop4, nop5, nop6, nop7, nop8};
+    G_STATIC_ASSERT(G_N_ELEMENTS(fns) == EVQ_HINTS + 1);
+    for (int i = 0; i < EVQ_HINTS; i++)
+        ck_assert(evq_set_hint(q, fns[i], plain, NULL));
+    ck_assert(!evq_set_hint(q, fns[EVQ_HINTS], plain, plain));
+    ck_assert(evq_set_hint(q, fns[3], hinted_early, NULL));
+    evq_free(q);
+}
+END_TEST
+
 START_TEST(test_cancel)
 {
     Sim *s = sim_new(1);
@@ -176,6 +253,7 @@ int main(void)
     TCase *tc = testmain_case(s, "order");
     tcase_add_test(tc, test_order_and_ties);
     tcase_add_test(tc, test_cancel);
+    tcase_add_test(tc, test_hints);
     tc = testmain_case(s, "oracle");
     tcase_add_test(tc, test_heap_random);
     tc = testmain_case(s, "bad-input");

@@ -309,7 +309,7 @@ static void send_all(void *ctx, void *data)
                      s->r, GINT_TO_POINTER(s->src * 16 + d));
 }
 
-static void all_to_all(uint64_t pkt, double oversub, Outcome *o)
+static void all_to_all(uint64_t pkt, double oversub, bool stats, Outcome *o)
 {
     TopoSpec sp;
     topo_spec_init(&sp);
@@ -321,6 +321,7 @@ static void all_to_all(uint64_t pkt, double oversub, Outcome *o)
     ck_assert_uint_eq(t->links->len, 96);
     Sim *sim = sim_new(7);
     Net *n = net_new(sim, t);
+    net_set_stats(n, stats);
     Rec r = {.sim = sim};
     Sender snd[16];
     for (int h = 0; h < 16; h++) {
@@ -344,8 +345,8 @@ START_TEST(test_determinism)
 {
     for (int mode = 0; mode < 2; mode++) {
         Outcome *a = g_new0(Outcome, 1), *b = g_new0(Outcome, 1);
-        all_to_all(mode ? 1500 : 0, 1, a);
-        all_to_all(mode ? 1500 : 0, 1, b);
+        all_to_all(mode ? 1500 : 0, 1, true, a);
+        all_to_all(mode ? 1500 : 0, 1, true, b);
         ck_assert(memcmp(a->t, b->t, sizeof a->t) == 0);
         ck_assert(memcmp(a->st, b->st, sizeof a->st) == 0);
         ck_assert_uint_eq(a->events, b->events);
@@ -364,6 +365,85 @@ START_TEST(test_determinism)
         g_free(a);
         g_free(b);
     }
+}
+END_TEST
+
+/* Without link statistics: the same delivery times and event count, the
+ * statistics all zero, and a control message refused (it fails the run). */
+START_TEST(test_no_stats)
+{
+    for (int mode = 0; mode < 2; mode++) {
+        Outcome *a = g_new0(Outcome, 1), *b = g_new0(Outcome, 1);
+        all_to_all(mode ? 1500 : 0, 1, true, a);
+        all_to_all(mode ? 1500 : 0, 1, false, b);
+        ck_assert(memcmp(a->t, b->t, sizeof a->t) == 0);
+        ck_assert_uint_eq(a->events, b->events);
+        uint64_t carried = 0;
+        for (int l = 0; l < 96; l++)
+            carried += b->st[l].bytes + b->st[l].msgs + b->st[l].busy_ps + b->st[l].peak_bytes + b->st[l].peak_msgs;
+        ck_assert_uint_eq(carried, 0);
+        ck_assert_uint_gt(a->st[0].bytes, 0);
+        g_free(a);
+        g_free(b);
+    }
+    Topo *t = mk(TOPO_STAR, 2, 0, 0);
+    Sim *sim = sim_new(1);
+    Net *n = net_new(sim, t);
+    net_set_stats(n, false);
+    Rec r = {.sim = sim};
+    net_send_control(n, topo_route(t, 0, 1), 0, 0, on_deliver, &r, NULL);
+    ck_assert(!sim_run(sim));
+    ck_assert_int_eq(r.n, 0);
+    ck_assert_uint_eq(net_inflight(n), 0);
+    net_free(n);
+    sim_free(sim);
+    topo_free(t);
+}
+END_TEST
+
+/* A delivery hint: counts the hints per message id and checks the message is not yet delivered. */
+static int hints[NETREC_MAX];
+static void on_hint(void *ctx, void *data)
+{
+    Rec *r = ctx;
+    ck_assert_uint_eq(r->t[GPOINTER_TO_INT(data)], 0);
+    hints[GPOINTER_TO_INT(data)]++;
+}
+
+static void other_deliver(void *ctx, void *data)
+{
+    on_deliver(ctx, data);
+}
+
+/* net_set_deliver_hint: hinted before each delivery to its callback
+ * (at least once: a hint may repeat), never for another callback; times
+ * as without it. */
+START_TEST(test_deliver_hint)
+{
+    Topo *t = mk(TOPO_STAR, 4, 0, 0);
+    simtime_t want[6];
+    for (int hinted = 0; hinted < 2; hinted++) {
+        Sim *sim = sim_new(1);
+        Net *n = net_new(sim, t);
+        if (hinted)
+            net_set_deliver_hint(n, on_deliver, on_hint);
+        Rec r = {.sim = sim};
+        memset(hints, 0, sizeof hints);
+        for (int i = 0; i < 6; i++)   /* hosts 0-2 to 3, two messages each, half to each callback */
+            net_send(n, topo_route(t, i % 3, 3), 1000 * (uint64_t)(1 + i % 3), i < 3 ? on_deliver : other_deliver,
+                     &r, GINT_TO_POINTER(i));
+        ck_assert(sim_run(sim));
+        ck_assert_int_eq(r.n, 6);
+        for (int i = 0; i < 6; i++) {
+            if (hinted)
+                ck_assert_uint_eq(r.t[i], want[i]);
+            want[i] = r.t[i];
+            ck_assert(hinted && i < 3 ? hints[i] >= 1 : hints[i] == 0);
+        }
+        net_free(n);
+        sim_free(sim);
+    }
+    topo_free(t);
 }
 END_TEST
 
@@ -423,5 +503,7 @@ int main(void)
     tcase_add_test(tc, test_zero_hop_and_overflow);
     tc = testmain_case(s, "determinism");
     tcase_add_test(tc, test_determinism);
+    tcase_add_test(tc, test_no_stats);
+    tcase_add_test(tc, test_deliver_hint);
     return testmain_run(s);
 }
