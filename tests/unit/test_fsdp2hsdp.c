@@ -57,13 +57,21 @@ static Scenario *hsdp(int nodes, int gbps)
     return s;
 }
 
-static const TrainUnitRow *row(const TrainResult *r, const char *name)
+/* Runs policy 0 of s at batch 2 on both engines (the memoized one into
+ * a, the per-rank one into b, with unit rows) and checks they agree: the
+ * iteration, the communication and every unit's end, to the bit. */
+static void run_engines(const Scenario *s, TrainResult *a, TrainResult *b)
 {
-    for (guint u = 0; u < r->units->len; u++)
-        if (strcmp(g_array_index(r->units, TrainUnitRow, u).name, name) == 0)
-            return &g_array_index(r->units, TrainUnitRow, u);
-    ck_abort_msg("no unit %s", name);
-    return NULL;
+    char *err = NULL;
+    TrainOpts memo = {.layers = true}, rank = {.layers = true, .per_rank = true};
+    ck_assert_msg(train_run(s, 2, 0, &memo, a, &err), "%s", err);
+    ck_assert_msg(train_run(s, 2, 0, &rank, b, &err), "%s", err);
+    ck_assert_double_eq(a->iteration_s, b->iteration_s);
+    ck_assert_double_eq(a->comm_s, b->comm_s);
+    ck_assert_uint_eq(a->units->len, b->units->len);
+    for (guint u = 0; u < a->units->len; u++)
+        ck_assert_double_eq(g_array_index(a->units, TrainUnitRow, u).end_s,
+                            g_array_index(b->units, TrainUnitRow, u).end_s);
 }
 
 START_TEST(test_units)
@@ -126,7 +134,7 @@ START_TEST(test_order)
         char rs[64], ar[64], prev[64], prev_ar[64];
         snprintf(rs, sizeof rs, "layers.%d rs", i);
         snprintf(ar, sizeof ar, "layers.%d ar", i);
-        const TrainUnitRow *a = row(&r, ar), *b = row(&r, rs);
+        const TrainUnitRow *a = unit_row(&r, ar), *b = unit_row(&r, rs);
         ck_assert_double_eq(a->ready_s, b->end_s);
         ck_assert_double_ge(a->start_s, a->ready_s);
         last = MAX(last, a->end_s);
@@ -134,7 +142,7 @@ START_TEST(test_order)
             break;
         snprintf(prev, sizeof prev, "layers.%d rs", i - 1);
         snprintf(prev_ar, sizeof prev_ar, "layers.%d ar", i - 1);
-        const TrainUnitRow *c = row(&r, prev), *d = row(&r, prev_ar);
+        const TrainUnitRow *c = unit_row(&r, prev), *d = unit_row(&r, prev_ar);
         ck_assert_double_eq(c->start_s, c->ready_s);   /* RS(i-1) waits for no all-reduce */
         ck_assert_double_ge(d->start_s, a->end_s);     /* the all-reduces in series on their stream */
         if (i == 31)   /* the first: AR(31) alone on its stream, RS(30) entirely beside it */
@@ -142,9 +150,9 @@ START_TEST(test_order)
         beside += a->start_s < c->end_s && c->start_s < a->end_s;
     }
     ck_assert_int_ge(beside, 1);   /* later all-reduces queue behind AR(31) on their stream */
-    const TrainUnitRow *root = row(&r, "root ar");
+    const TrainUnitRow *root = unit_row(&r, "root ar");
     last = MAX(last, root->end_s);
-    ck_assert_double_ge(root->ready_s, row(&r, "root rs")->end_s);
+    ck_assert_double_ge(root->ready_s, unit_row(&r, "root rs")->end_s);
     TrainPlan *p = trainplan_new(s, 0, 2, &err);
     ck_assert_msg(p, "%s", err);
     double update = sim_ps_to_seconds(g_array_index(p->tasks, TrainTask, p->tasks->len - 1).dur);
@@ -167,16 +175,8 @@ START_TEST(test_traffic)
                                                 g_array_index(ls, ModelLayer, ls->len - 1).params;
         uint64_t R = (uint64_t)nodes, M = 2 * psi, want = 2 * 7 * (3 * psi - root) / 8 + 2 * M * (R - 1) / (8 * R);
         TrainResult a, b;
-        char *err = NULL;
-        TrainOpts memo = {.layers = true}, rank = {.layers = true, .per_rank = true};
-        ck_assert_msg(train_run(s, 2, 0, &memo, &a, &err), "%s", err);
-        ck_assert_msg(train_run(s, 2, 0, &rank, &b, &err), "%s", err);
+        run_engines(s, &a, &b);
         ck_assert_uint_eq(a.comm_bytes, want);
-        ck_assert_double_eq(a.iteration_s, b.iteration_s);
-        ck_assert_double_eq(a.comm_s, b.comm_s);
-        for (guint u = 0; u < a.units->len; u++)
-            ck_assert_double_eq(g_array_index(a.units, TrainUnitRow, u).end_s,
-                                g_array_index(b.units, TrainUnitRow, u).end_s);
         train_result_clear(&a);
         train_result_clear(&b);
         scenario_free(s);
@@ -197,16 +197,9 @@ START_TEST(test_engines_shared_links)
                        "latency: 500ns}, switch_latency: 200ns, intra: {bandwidth: 450GB/s, latency: 1us}}\n"
                        "policies:\n  - {name: h2, overlap: fsdp2, sharding: hybrid_shard}\n");
     TrainResult a, b;
-    char *err = NULL;
-    TrainOpts memo = {.layers = true}, rank = {.layers = true, .per_rank = true};
-    ck_assert_msg(train_run(s, 2, 0, &memo, &a, &err), "%s", err);
-    ck_assert_msg(train_run(s, 2, 0, &rank, &b, &err), "%s", err);
-    const TrainUnitRow *ar = row(&a, "layers.0 ar"), *rs = row(&a, "root rs");
+    run_engines(s, &a, &b);
+    const TrainUnitRow *ar = unit_row(&a, "layers.0 ar"), *rs = unit_row(&a, "root rs");
     ck_assert_double_eq(ar->start_s, rs->start_s);   /* the case: two starts at one instant */
-    ck_assert_double_eq(a.iteration_s, b.iteration_s);
-    for (guint u = 0; u < a.units->len; u++)
-        ck_assert_double_eq(g_array_index(a.units, TrainUnitRow, u).end_s,
-                            g_array_index(b.units, TrainUnitRow, u).end_s);
     train_result_clear(&a);
     train_result_clear(&b);
     scenario_free(s);

@@ -129,15 +129,6 @@ static Scenario *fsdp_scenario(void)
     return s;
 }
 
-static const TrainUnitRow *row(const TrainResult *r, const char *name)
-{
-    for (guint u = 0; u < r->units->len; u++)
-        if (strcmp(g_array_index(r->units, TrainUnitRow, u).name, name) == 0)
-            return &g_array_index(r->units, TrainUnitRow, u);
-    ck_abort_msg("no unit %s", name);
-    return NULL;
-}
-
 static void run_fsdp(int pol, bool per_rank, TrainResult *r)
 {
     char *err = NULL;
@@ -191,7 +182,7 @@ START_TEST(test_fsdp_backward_pre)
         char ag[64], rs[64];
         snprintf(ag, sizeof ag, "layers.%d ag-bwd", i - 1);
         snprintf(rs, sizeof rs, "layers.%d rs", i);
-        const TrainUnitRow *a = row(&r, ag), *b = row(&r, rs);
+        const TrainUnitRow *a = unit_row(&r, ag), *b = unit_row(&r, rs);
         ck_assert_msg(a->ready_s < b->ready_s && a->start_s < b->start_s, "%s %.9g/%.9g vs %s %.9g/%.9g", ag,
                       a->ready_s, a->start_s, rs, b->ready_s, b->start_s);
     }
@@ -209,7 +200,7 @@ START_TEST(test_fsdp_no_prefetch)
         char ag[64], rs[64];
         snprintf(ag, sizeof ag, "layers.%d ag-bwd", i - 1);
         snprintf(rs, sizeof rs, "layers.%d rs", i);
-        const TrainUnitRow *a = row(&r, ag), *b = row(&r, rs);
+        const TrainUnitRow *a = unit_row(&r, ag), *b = unit_row(&r, rs);
         ck_assert_double_eq(a->ready_s, b->ready_s);
         ck_assert_double_eq(a->start_s, b->end_s);
     }
