@@ -340,14 +340,6 @@ START_TEST(bounds_and_determinism)
 }
 END_TEST
 
-/* The channel cap (tuning.cc's per-channel caps, nccl.h): the figures,
- * and a ring whose every op is held by it. Two A100s, Ring LL128 on one
- * channel, 576,000 B: one loop of two 288,000 B chunks, 2n - 1 = 3 steps
- * a lane. Each op waits LL128's NVLink step (1.9 us), then holds its lane
- * 288,000 B / 20 GB/s = 14.4 us; its slice arrives when that ends (the
- * NVLink would carry it in about 1.3 us: the cap, not the link, times it,
- * and the two do not add). So the call ends at the LL128 launch (14 us) +
- * 3 x (1.9 + 14.4) us = 62.9 us. */
 /* Ring channels on one NVSwitch node as NCCL's search finds them (search.cc
  * by hand): DGX A100 6 x 40 GB/s fills its 240, duplicated to 12, doubled
  * to 24 (NCCL's INFO log on an HGX A100: "Channel 23/24"); DGX H100 6 x
@@ -382,6 +374,14 @@ START_TEST(nvswitch_channels)
 }
 END_TEST
 
+/* The channel cap (tuning.cc's per-channel caps, nccl.h): the figures,
+ * and a ring whose every op is held by it. Two A100s, Ring LL128 on one
+ * channel, 576,000 B: one loop of two 288,000 B chunks, 2n - 1 = 3 steps
+ * a lane. Each op waits LL128's NVLink step (1.9 us), then holds its lane
+ * 288,000 B / 20 GB/s = 14.4 us; its slice arrives when that ends (the
+ * NVLink would carry it in about 1.3 us: the cap, not the link, times it,
+ * and the two do not add). So the call ends at the LL128 launch (14 us) +
+ * 3 x (1.9 + 14.4) us = 62.9 us. */
 START_TEST(channel_cap)
 {
     NodeSpec n;
