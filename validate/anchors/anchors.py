@@ -22,8 +22,8 @@ nodes/ddp-paper-server.yaml; Gloo: the star's links); then prints what the
 files carry beside Figure 8's absolute latencies.
 
 python3 validate/anchors/anchors.py [ARSIM] --phases is a sensitivity
-check, not the shipped rows: the DDP paper's BERT rows with arsim's BERT
-compute set per phase to Figure 6's non-overlapped BERT bar (FIG6_BERT):
+check, not the shipped rows: the DDP paper's four rows with arsim's
+compute set per phase to Figure 6's non-overlapped bars (FIG6_PHASES):
 forward with the optimizer step, and the backward, each in the ratio to
 the run's own communication that the bar shows. The forward through a
 copy of the V100 entry with every compute time scaled (as computescale
@@ -159,9 +159,15 @@ def network(scen, tmp, gbps, us):
     return [f"cluster.link.bandwidth={gbps}Gbps", f"cluster.link.latency={us}us"]
 
 
-# Li et al. Figure 6, the non-overlapped BERT bars as read off the figure
-# (+-0.01): forward, backward, communication, optimizer.
-FIG6_BERT = {"ddp-paper-nccl.yaml": (0.09, 0.415, 0.48, 0.015), "ddp-paper-gloo.yaml": (0.06, 0.245, 0.685, 0.01)}
+# Li et al. Figure 6, every non-overlapped bar as read off the figure
+# (+-0.01): forward, backward, communication, optimizer; with the model,
+# the scenario and the published time overlap saves, %.
+FIG6_PHASES = [
+    ("NCCL, ResNet-50", "resnet50", "ddp-paper-nccl.yaml", (0.15, 0.395, 0.44, 0.015), 38.0),
+    ("NCCL, BERT", "bert-base", "ddp-paper-nccl.yaml", (0.09, 0.415, 0.48, 0.015), 35.2),
+    ("Gloo, ResNet-50", "resnet50", "ddp-paper-gloo.yaml", (0.115, 0.275, 0.595, 0.015), 26.8),
+    ("Gloo, BERT", "bert-base", "ddp-paper-gloo.yaml", (0.06, 0.245, 0.685, 0.01), 21.5),
+]
 GPUS_FILE = os.path.join(HERE, "..", "..", "models", "gpus.yaml")
 
 
@@ -182,32 +188,29 @@ def scaled_gpus(tmp, k):
 
 
 def phases(arsim, sets):
-    """The BERT rows with arsim's BERT compute per phase as Figure 6's non-overlapped BERT bar shows it."""
+    """The DDP paper's rows with arsim's compute per phase as Figure 6's non-overlapped bars show it."""
     print("| anchor | published % | forward+opt, backward, comm (s) | arsim before % | error | "
           "arsim after % | error |")
     print("|---|---:|---|---:|---:|---:|---:|")
     with tempfile.TemporaryDirectory() as d:
         tmp = os.path.join(d, "gpus.yaml")
-        for scen, (fwd, bwd, comm, opt) in FIG6_BERT.items():
-            base = sets + ["model=bert-base"] + scaled_gpus(tmp, 1.0)
+        for label, model, scen, (fwd, bwd, comm, opt), pub in FIG6_PHASES:
+            base = sets + [f"model={model}"]
 
             def noov(extra):
-                n = run(arsim, scen, base + ["comm.overlap=false"] + extra)["no-overlap"]
+                n = run(arsim, scen, base + extra + ["comm.overlap=false"])["no-overlap"]
                 return n["compute_s"], n["iteration_s"] - n["compute_s"]
-            flat, c = noov(["compute.backward_ratio=0.001"])
-            two, _ = noov(["compute.backward_ratio=2"])
+            flat, c = noov(scaled_gpus(tmp, 1.0) + ["compute.backward_ratio=0.001"])
+            two, _ = noov(scaled_gpus(tmp, 1.0) + ["compute.backward_ratio=2"])
             per_ratio = (two - flat) / 1.999
             k = c * (fwd + opt) / comm / flat
             ratio = c * bwd / comm / (k * per_ratio)
             extra = scaled_gpus(tmp, k) + [f"compute.backward_ratio={ratio:.4f}"]
-            base = sets + ["model=bert-base"]
             got, gc = noov(extra)
-            name = f"Li et al. 2020, {'NCCL' if 'nccl' in scen else 'Gloo'}, BERT, phases as Figure 6"
-            pub = 100 * (1 - {"ddp-paper-nccl.yaml": 0.648, "ddp-paper-gloo.yaml": 0.785}[scen])
             before = time_saved(run(arsim, scen, base + extra + ["comm.overlap=false"]))
             after = time_saved(run(arsim, scen, base + extra))
-            print(f"| {name} | {pub:.1f} | {k * flat:.4f}, {got - k * flat:.4f}, {gc:.4f} | {before:.1f} | "
-                  f"{before - pub:+.1f} | {after:.1f} | {after - pub:+.1f} |")
+            print(f"| Li et al. 2020, {label}, phases as Figure 6 | {pub:.1f} | {k * flat:.4f}, {got - k * flat:.4f}, "
+                  f"{gc:.4f} | {before:.1f} | {before - pub:+.1f} | {after:.1f} | {after - pub:+.1f} |")
 
 
 def fit(arsim, sets):
