@@ -81,7 +81,35 @@ nccl_channels() {
     [ "$got" = "$want $want" ] || { echo "the runs hold '$got', the tuner picks $want"; return 1; }
 }
 
+# anchors.py --phases (a sensitivity check): the DDP paper's four rows,
+# each run's forward+optimizer and backward standing to its own
+# communication as Figure 6's non-overlapped bar shows within 1 % (NCCL
+# ResNet-50 0.165 and 0.395 to 0.44, BERT 0.105 and 0.415 to 0.48; Gloo
+# ResNet-50 0.13 and 0.275 to 0.595, BERT 0.07 and 0.245 to 0.685), and
+# each error column its figure minus the published value.
+phases_match() {
+    command -v python3 >/dev/null || { echo "no python3"; return 1; }
+    python3 validate/anchors/anchors.py "$A" --phases >"$T/phases" 2>"$T/err" ||
+        { echo "exit $?: $(cat "$T/err")"; return 1; }
+    awk -F' *\\| *' '
+        BEGIN {
+            split("0.165 0.105 0.13 0.07", f, " "); split("0.395 0.415 0.275 0.245", b, " ")
+            split("0.44 0.48 0.595 0.685", c, " ")
+        }
+        NR > 2 {
+            n++
+            split($4, p, /, */)
+            wf = f[n] / c[n]; wb = b[n] / c[n]
+            if (p[3] <= 0 || (p[1] / p[3]) / wf > 1.01 || wf / (p[1] / p[3]) > 1.01 ||
+                (p[2] / p[3]) / wb > 1.01 || wb / (p[2] / p[3]) > 1.01) { print "row " n ": phases " $4; bad = 1 }
+            if ($6 - ($5 - $3) > 0.11 || ($5 - $3) - $6 > 0.11) { print "row " n ": before error"; bad = 1 }
+            if ($8 - ($7 - $3) > 0.11 || ($7 - $3) - $8 > 0.11) { print "row " n ": after error"; bad = 1 }
+        }
+        END { if (n != 4) { print n " rows, expected 4"; bad = 1 } exit bad }' "$T/phases"
+}
+
 t "anchors: scenarios check" check_scenarios
+t "anchors: --phases runs each row's phases as Figure 6's bars" phases_match
 t "anchors: the DDP paper's NCCL calls hold the tuner's channels on one NIC" nccl_channels
 t "anchors: the DDP paper scenarios carry anchors.py --fit's network" fit_matches
 t "anchors: anchors.py rows, errors, compute slowed only with the mechanism" run_anchors

@@ -2,7 +2,7 @@
 """anchors.py - arsim against the published training anchors of the GPU
 overlap model (docs/explanation/gpu-overlap.md, "Published anchors").
 
-Usage: python3 validate/anchors/anchors.py [ARSIM] [--fit] [--set KEY=VALUE ...]
+Usage: python3 validate/anchors/anchors.py [ARSIM] [--fit | --phases] [--set KEY=VALUE ...]
 
 Runs each anchor's scenarios twice: "before" with comm.overlap false
 (arsim before issue 35: overlap costs nothing) and "after" with the
@@ -20,6 +20,16 @@ share of its time in communication, and the latency at which per-tensor
 buckets cost what Figure 8 shows, for each backend (NCCL: the NIC of
 nodes/ddp-paper-server.yaml; Gloo: the star's links); then prints what the
 files carry beside Figure 8's absolute latencies.
+
+python3 validate/anchors/anchors.py [ARSIM] --phases is a sensitivity
+check, not the shipped rows: the DDP paper's four rows with arsim's
+compute set per phase to Figure 6's non-overlapped bars (FIG6_PHASES):
+forward with the optimizer step, and the backward, each in the ratio to
+the run's own communication that the bar shows. The forward through a
+copy of the V100 entry with every compute time scaled (as computescale
+does; the reduction cost comm.gamma held at the V100's), the backward
+through compute.backward_ratio; it prints the phases arsim then runs and
+the rows before and after.
 """
 import json
 import os
@@ -149,6 +159,60 @@ def network(scen, tmp, gbps, us):
     return [f"cluster.link.bandwidth={gbps}Gbps", f"cluster.link.latency={us}us"]
 
 
+# Li et al. Figure 6, every non-overlapped bar as read off the figure
+# (+-0.01): forward, backward, communication, optimizer; with the model,
+# the scenario and the published time overlap saves, %.
+FIG6_PHASES = [
+    ("NCCL, ResNet-50", "resnet50", "ddp-paper-nccl.yaml", (0.15, 0.395, 0.44, 0.015), 38.0),
+    ("NCCL, BERT", "bert-base", "ddp-paper-nccl.yaml", (0.09, 0.415, 0.48, 0.015), 35.2),
+    ("Gloo, ResNet-50", "resnet50", "ddp-paper-gloo.yaml", (0.115, 0.275, 0.595, 0.015), 26.8),
+    ("Gloo, BERT", "bert-base", "ddp-paper-gloo.yaml", (0.06, 0.245, 0.685, 0.01), 21.5),
+]
+GPUS_FILE = os.path.join(HERE, "..", "..", "models", "gpus.yaml")
+
+
+def scaled_gpus(tmp, k):
+    """models/gpus.yaml with the V100's compute times scaled by k (peak and memory rate over k, launch times
+    k), written to tmp; the --set that names it and holds comm.gamma at the V100's 3 / memory rate."""
+    with open(GPUS_FILE) as f:
+        text = f.read()
+    i = text.index("\n  v100:\n")
+    j = text.index("efficiency:", i)
+    v = text[i:j]
+    v = re.sub(r"fp32_tflops: (\S+)", lambda m: f"fp32_tflops: {float(m.group(1)) / k:.6g}", v)
+    v = re.sub(r"mem_GBps: (\S+)", lambda m: f"mem_GBps: {float(m.group(1)) / k:.6g}", v)
+    v = re.sub(r"launch_us: (\S+)", lambda m: f"launch_us: {float(m.group(1)) * k:.6g}", v)
+    with open(tmp, "w") as f:
+        f.write(text[:i] + v + text[j:])
+    return [f"gpus_file={tmp}", "comm.gamma=3.3333e-12"]
+
+
+def phases(arsim, sets):
+    """The DDP paper's rows with arsim's compute per phase as Figure 6's non-overlapped bars show it."""
+    print("| anchor | published % | forward+opt, backward, comm (s) | arsim before % | error | "
+          "arsim after % | error |")
+    print("|---|---:|---|---:|---:|---:|---:|")
+    with tempfile.TemporaryDirectory() as d:
+        tmp = os.path.join(d, "gpus.yaml")
+        for label, model, scen, (fwd, bwd, comm, opt), pub in FIG6_PHASES:
+            base = sets + [f"model={model}"]
+
+            def noov(extra):
+                n = run(arsim, scen, base + extra + ["comm.overlap=false"])["no-overlap"]
+                return n["compute_s"], n["iteration_s"] - n["compute_s"]
+            flat, c = noov(scaled_gpus(tmp, 1.0) + ["compute.backward_ratio=0.001"])
+            two, _ = noov(scaled_gpus(tmp, 1.0) + ["compute.backward_ratio=2"])
+            per_ratio = (two - flat) / 1.999
+            k = c * (fwd + opt) / comm / flat
+            ratio = c * bwd / comm / (k * per_ratio)
+            extra = scaled_gpus(tmp, k) + [f"compute.backward_ratio={ratio:.4f}"]
+            got, gc = noov(extra)
+            before = time_saved(run(arsim, scen, base + extra + ["comm.overlap=false"]))
+            after = time_saved(run(arsim, scen, base + extra))
+            print(f"| Li et al. 2020, {label}, phases as Figure 6 | {pub:.1f} | {k * flat:.4f}, {got - k * flat:.4f}, "
+                  f"{gc:.4f} | {before:.1f} | {before - pub:+.1f} | {after:.1f} | {after - pub:+.1f} |")
+
+
 def fit(arsim, sets):
     """The DDP paper scenarios' network rate and latency from Figures 6 and 8."""
     with tempfile.TemporaryDirectory() as d:
@@ -185,6 +249,7 @@ def main(argv):
     arsim = "./arsim"
     sets = []
     fitting = False
+    phasing = False
     args = argv[1:]
     while args:
         a = args.pop(0)
@@ -192,12 +257,17 @@ def main(argv):
             sets.append(args.pop(0))
         elif a == "--fit":
             fitting = True
+        elif a == "--phases":
+            phasing = True
         elif a.startswith("-"):
-            sys.exit(f"anchors.py: unknown option {a}; expected [ARSIM] [--fit] [--set KEY=VALUE ...]")
+            sys.exit(f"anchors.py: unknown option {a}; expected [ARSIM] [--fit | --phases] [--set KEY=VALUE ...]")
         else:
             arsim = a
     if fitting:
         fit(arsim, sets)
+        return
+    if phasing:
+        phases(arsim, sets)
         return
     print("| anchor | published % | arsim before % | error | arsim after % | error |")
     print("|---|---:|---:|---:|---:|---:|")
