@@ -231,6 +231,14 @@ static inline uint32_t slot_next(const Evq *q, const EvqBucket *bk, uint32_t s)
     return (s & EVQ_LAST) == EVQ_LAST ? q->chunks[s >> EVQ_CHUNK_BITS].next << EVQ_CHUNK_BITS : s + 1;
 }
 
+/* Prefetches the lines of slot s's chunk. */
+static inline void chunk_prefetch(const Evq *q, uint32_t s)
+{
+    const EvqSlot *c = &q->slots[s & ~EVQ_LAST];
+    for (uint32_t i = 0; i < EVQ_CHUNK; i += EVQ_ALIGN / sizeof(EvqSlot))
+        __builtin_prefetch(c + i);
+}
+
 /* Moves bk's head (run or cancelled; bk->live > 0) to its next live
  * slot, freeing the chunks it leaves. */
 static void head_next(Evq *q, EvqBucket *bk)
@@ -238,9 +246,11 @@ static void head_next(Evq *q, EvqBucket *bk)
     uint32_t s = bk->head;
     do {
         if ((s & EVQ_LAST) == EVQ_LAST) {
-            uint32_t c = s >> EVQ_CHUNK_BITS;
-            s = q->chunks[c].next << EVQ_CHUNK_BITS;
+            uint32_t c = s >> EVQ_CHUNK_BITS, n = q->chunks[c].next;
+            s = n << EVQ_CHUNK_BITS;
             chunk_free(q, c);
+            if (n != bk->tail >> EVQ_CHUNK_BITS)   /* the chunk after, EVQ_CHUNK pops ahead */
+                chunk_prefetch(q, q->chunks[n].next << EVQ_CHUNK_BITS);
         } else {
             s++;
         }
@@ -349,9 +359,11 @@ static void take(Evq *q, uint32_t b, uint32_t slot)
     EvqBucket *bk = &q->buckets[b];
     if (--bk->live == 0) {
         chunks_free(q, bk);
-        if (bk->pos == 0)
+        if (bk->pos == 0) {
             heap_remove_root(q);
-        else
+            if (q->hlen > 1)   /* the bucket after the new earliest: its first chunk, a bucket's pops ahead */
+                chunk_prefetch(q, q->buckets[q->heap[min_child(q, 0)].bucket].head);
+        } else
             heap_remove_at(q, bk->pos);
         bucket_release(q, b);
     } else if (bk->head == slot) {
