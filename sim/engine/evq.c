@@ -65,7 +65,7 @@ typedef struct {
 } EvqSlot;
 
 typedef struct {
-    uint32_t next;    /* in a FIFO: its next chunk (read only past the tail's chunk: never); free: next free chunk */
+    uint32_t next;    /* in a FIFO: its next chunk (stale in the tail's chunk, never read there); free: next free chunk */
     uint32_t bucket;  /* in a FIFO: the bucket that owns it */
 } EvqChunk;
 
