@@ -371,8 +371,9 @@ static void lane_try(Run *R, int32_t li)
     sim_after(R->sim, wait + op_lat_ps(R, L, o), fire, R, L);
 }
 
-/* The hint for a slice's arrival (evq_set_hint, late): the lane waiting
- * for it, which it tries, and that lane's hold end. */
+/* The hint for a slice's arrival: the lane waiting for it, which it
+ * tries, and that lane's hold end. A deferred arrival's early hint
+ * (evq_set_hint: two pops ahead); a delivery's through delivered_hint. */
 static void arrive_hint(void *ctx, void *data)
 {
     const Run *R = ctx;
@@ -668,7 +669,7 @@ double ncclsim_time(const NcclSimSpec *sp, NcclSimStats *st, char **err)
     evq_set_hint(R.sim->q, fire, lane_hint, NULL);
     evq_set_hint(R.sim->q, wake_ev, lane_hint, NULL);
     net_set_deliver_hint(R.net, delivered, delivered_hint);
-    evq_set_hint(R.sim->q, arrive, NULL, arrive_hint);
+    evq_set_hint(R.sim->q, arrive, arrive_hint, NULL);
     simtime_t t0;
     sim_seconds_to_ps(launch_us(sp) * 1e-6, &t0);
     sim_at(R.sim, t0, start_all, &R, NULL);
