@@ -371,18 +371,38 @@ static void lane_try(Run *R, int32_t li)
     sim_after(R->sim, wait + op_lat_ps(R, L, o), fire, R, L);
 }
 
-/* The hint for a delivery (net_set_deliver_hint): the lane waiting for
- * it, which it tries. */
-static void delivered_hint(void *ctx, void *data)
+/* The hint for a slice's arrival: the lane waiting for it, which it
+ * tries, and that lane's hold end. A deferred arrival's early hint
+ * (evq_set_hint: two pops ahead); a delivery's through delivered_hint. */
+static void arrive_hint(void *ctx, void *data)
 {
     const Run *R = ctx;
     const ConnQ *c = data;
-    if (c->recv_wait >= 0)
+    if (c->recv_wait >= 0) {
         __builtin_prefetch(&R->lane[c->recv_wait]);
+        if (R->until)
+            __builtin_prefetch(&R->until[c->recv_wait]);
+    }
+}
+
+/* The hint for a delivery (net_set_deliver_hint): capped, the
+ * connection's hold ends and delivery count, which it reads; then as
+ * arrive_hint. */
+static void delivered_hint(void *ctx, void *data)
+{
+    const Run *R = ctx;
+    if (R->nb) {
+        uint64_t conn = (uint64_t)((const ConnQ *)data - R->cq);
+        __builtin_prefetch(&R->nb_k[conn]);
+        __builtin_prefetch(&R->nb[conn * R->W]);
+        __builtin_prefetch(&R->nb[conn * R->W + R->W - 1]);
+    }
+    arrive_hint(ctx, data);
 }
 
 /* The event queue's hint for a lane's events (evq_set_hint): a tree
- * lane's connections, which its next op reads. */
+ * lane's connections, which its next op reads, and capped, the lane's
+ * hold end and its sends' hold ends, which its op's end writes. */
 static void lane_hint(void *ctx, void *data)
 {
     const Run *R = ctx;
@@ -391,6 +411,14 @@ static void lane_hint(void *ctx, void *data)
         __builtin_prefetch(&R->cq[L->tr_peer[i]]);
     for (int i = 0; i < L->tr_nsend; i++)
         __builtin_prefetch(&R->cq[L->tr_peer[NS_TREE_PEERS + i]]);
+    if (R->until)
+        __builtin_prefetch(&R->until[L - R->lane]);
+    if (R->nb)
+        for (int i = 0; i < L->tr_nsend; i++) {
+            uint64_t conn = (uint64_t)L->tr_peer[NS_TREE_PEERS + i];
+            __builtin_prefetch(&R->nb[conn * R->W]);
+            __builtin_prefetch(&R->nb[conn * R->W + R->W - 1]);
+        }
 }
 
 static void start_all(void *ctx, void *data)
@@ -641,6 +669,7 @@ double ncclsim_time(const NcclSimSpec *sp, NcclSimStats *st, char **err)
     evq_set_hint(R.sim->q, fire, lane_hint, NULL);
     evq_set_hint(R.sim->q, wake_ev, lane_hint, NULL);
     net_set_deliver_hint(R.net, delivered, delivered_hint);
+    evq_set_hint(R.sim->q, arrive, arrive_hint, NULL);
     simtime_t t0;
     sim_seconds_to_ps(launch_us(sp) * 1e-6, &t0);
     sim_at(R.sim, t0, start_all, &R, NULL);

@@ -2,7 +2,7 @@
  *
  * Events that are due at the same time are very common in a simulated
  * collective (every rank of a symmetric schedule acts at once), so the
- * heap orders *buckets*, not events: a bucket is a FIFO list of the events
+ * heap orders *buckets*, not events: a bucket is a FIFO of the events
  * pushed for one time, and the heap holds one entry per bucket, keyed by
  * (time, creation number of the bucket). A push finds the bucket of its
  * time in a small direct-mapped cache (time -> newest bucket of that
@@ -15,10 +15,14 @@
  * stops receiving events as soon as the newer is created, and the heap
  * key runs the older first, so equal times still pop in push order.
  *
- * Events live in a slot pool (fn, ctx, data, the bucket list links); a
- * slot never moves while its event is pending, so a handle (slot +
- * generation) cancels in O(1) plus one heap removal when the bucket
- * empties, O(log n). Heap keys are one unsigned 128-bit integer
+ * A bucket's FIFO is a chain of chunks of EVQ_CHUNK consecutive slots
+ * (fn, ctx, data, generation; 32 bytes, a chunk four aligned cache
+ * lines), so walking a time's events reads memory in sequence. A slot
+ * never moves while its event is pending, so a handle (slot + generation)
+ * cancels in O(1): the slot becomes a tombstone (fn NULL) that pops skip;
+ * a bucket counts its live events and leaves the heap, O(log n), when a
+ * cancel or pop takes its last. Invariant: a bucket in use has a live
+ * event at its head. Heap keys are one unsigned 128-bit integer
  * (time << 64 | bucket number) so sifting compares without branches on
  * ties.
  */
@@ -26,11 +30,16 @@
 
 #include <glib.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define EVQ_ARITY 4u
 #define EVQ_NONE UINT32_MAX
 #define EVQ_CACHE_BITS 4u
 #define EVQ_CACHE (1u << EVQ_CACHE_BITS)
+#define EVQ_CHUNK_BITS 3u
+#define EVQ_CHUNK (1u << EVQ_CHUNK_BITS)   /* slots a chunk */
+#define EVQ_LAST (EVQ_CHUNK - 1u)          /* a chunk's last slot, as slot & EVQ_LAST */
+#define EVQ_ALIGN 64u                      /* bytes; a cache line */
 
 typedef unsigned __int128 EvqKey;    /* time << 64 | bucket creation number */
 
@@ -41,20 +50,24 @@ typedef struct {
 
 typedef struct {
     simtime_t t;      /* ps; due time of every event in the bucket */
-    uint32_t head;    /* first slot of the FIFO; EVQ_NONE only while the bucket is free */
-    uint32_t tail;    /* last slot of the FIFO */
+    uint32_t head;    /* first live slot of the FIFO; EVQ_NONE only while the bucket is free */
+    uint32_t tail;    /* last slot of the FIFO (live or a tombstone) */
+    uint32_t live;    /* events of the FIFO neither run nor cancelled; > 0 while in use */
     uint32_t pos;     /* index in heap[] while in use; next free bucket when free */
 } EvqBucket;
 
 typedef struct {
-    EvqFn fn;         /* action; NULL marks a free slot */
+    EvqFn fn;         /* action; NULL: free, run or cancelled */
     void *ctx;        /* first argument of fn */
     void *data;       /* second argument of fn */
-    uint32_t gen;     /* generation; bumped each time the slot is freed */
-    uint32_t next;    /* pending: next slot of its bucket (EVQ_NONE at the tail); free: next free slot */
-    uint32_t prev;    /* pending: previous slot of its bucket (EVQ_NONE at the head) */
-    uint32_t bucket;  /* pending: index of its bucket */
-} EvqNode;
+    uint32_t gen;     /* generation; bumped each time the event runs or is cancelled */
+    uint32_t pad;     /* unused; a slot is 32 bytes */
+} EvqSlot;
+
+typedef struct {
+    uint32_t next;    /* in a FIFO: its next chunk (stale in the tail's chunk, never read there); free: next free chunk */
+    uint32_t bucket;  /* in a FIFO: the bucket that owns it */
+} EvqChunk;
 
 typedef struct {
     simtime_t t;      /* time this entry maps */
@@ -62,9 +75,10 @@ typedef struct {
 } EvqCacheLine;
 
 struct Evq {
-    EvqNode *nodes;       /* event slot pool, grows by doubling */
-    uint32_t nslots;      /* capacity of nodes[] */
-    uint32_t free;        /* head of the free-slot list; nslots when empty */
+    EvqSlot *slots;       /* event slots, EVQ_CHUNK a chunk, EVQ_ALIGN-aligned; grows by doubling */
+    EvqChunk *chunks;     /* chunk links; capacity nchunks */
+    uint32_t nchunks;     /* chunks in slots[] (nchunks * EVQ_CHUNK slots) */
+    uint32_t cfree;       /* head of the free-chunk list; nchunks when empty */
     EvqBucket *buckets;   /* bucket pool, grows by doubling; capacity nbuckets */
     EvqEntry *heap;       /* one entry per bucket in use, heap-ordered; capacity nbuckets */
     uint32_t nbuckets;    /* capacity of buckets[] and heap[] */
@@ -161,18 +175,87 @@ static void heap_remove_root(Evq *q)
     sift_up(q, i, &last);
 }
 
-static void grow_slots(Evq *q)
+static void grow_chunks(Evq *q)
 {
-    uint32_t old = q->nslots, n = old ? old * 2 : 256;
-    q->nodes = g_renew(EvqNode, q->nodes, n);
-    for (uint32_t i = old; i < n; i++) {
-        q->nodes[i].fn = NULL;
-        q->nodes[i].gen = 1;
-        q->nodes[i].next = i + 1;
+    uint32_t old = q->nchunks, n = old ? old * 2 : 32;
+    EvqSlot *s = g_aligned_alloc((gsize)n * EVQ_CHUNK, sizeof(EvqSlot), EVQ_ALIGN);
+    if (old)
+        memcpy(s, q->slots, (size_t)old * EVQ_CHUNK * sizeof(EvqSlot));
+    g_aligned_free(q->slots);
+    q->slots = s;
+    for (uint32_t i = old * EVQ_CHUNK; i < n * EVQ_CHUNK; i++)
+        q->slots[i] = (EvqSlot){.gen = 1};
+    q->chunks = g_renew(EvqChunk, q->chunks, n);
+    for (uint32_t i = old; i < n; i++)
+        q->chunks[i].next = i + 1;
+    /* the free list was empty when grow_chunks() is called: the new chunks are all of it */
+    q->cfree = old;
+    q->nchunks = n;
+}
+
+/* A free chunk for bucket b; its slots are all free (fn NULL). */
+static inline uint32_t chunk_new(Evq *q, uint32_t b)
+{
+    if (q->cfree >= q->nchunks)
+        grow_chunks(q);
+    uint32_t c = q->cfree;
+    q->cfree = q->chunks[c].next;
+    q->chunks[c].bucket = b;
+    return c;
+}
+
+static inline void chunk_free(Evq *q, uint32_t c)
+{
+    q->chunks[c].next = q->cfree;
+    q->cfree = c;
+}
+
+/* Frees the chunks of bk's FIFO, from its head's to its tail's (all its
+ * slots run or cancelled). */
+static void chunks_free(Evq *q, const EvqBucket *bk)
+{
+    uint32_t c = bk->head >> EVQ_CHUNK_BITS, last = bk->tail >> EVQ_CHUNK_BITS;
+    while (c != last) {
+        uint32_t next = q->chunks[c].next;
+        chunk_free(q, c);
+        c = next;
     }
-    /* the free list was empty when grow_slots() is called: the new slots are all of it */
-    q->free = old;
-    q->nslots = n;
+    chunk_free(q, last);
+}
+
+/* The slot after s in bk's FIFO, or EVQ_NONE past its tail. */
+static inline uint32_t slot_next(const Evq *q, const EvqBucket *bk, uint32_t s)
+{
+    if (s == bk->tail)
+        return EVQ_NONE;
+    return (s & EVQ_LAST) == EVQ_LAST ? q->chunks[s >> EVQ_CHUNK_BITS].next << EVQ_CHUNK_BITS : s + 1;
+}
+
+/* Prefetches the lines of slot s's chunk. */
+static inline void chunk_prefetch(const Evq *q, uint32_t s)
+{
+    const EvqSlot *c = &q->slots[s & ~EVQ_LAST];
+    for (uint32_t i = 0; i < EVQ_CHUNK; i += EVQ_ALIGN / sizeof(EvqSlot))
+        __builtin_prefetch(c + i);
+}
+
+/* Moves bk's head (run or cancelled; bk->live > 0) to its next live
+ * slot, freeing the chunks it leaves. */
+static void head_next(Evq *q, EvqBucket *bk)
+{
+    uint32_t s = bk->head;
+    do {
+        if ((s & EVQ_LAST) == EVQ_LAST) {
+            uint32_t c = s >> EVQ_CHUNK_BITS, n = q->chunks[c].next;
+            s = n << EVQ_CHUNK_BITS;
+            chunk_free(q, c);
+            if (n != bk->tail >> EVQ_CHUNK_BITS)   /* the chunk after, EVQ_CHUNK pops ahead */
+                chunk_prefetch(q, q->chunks[n].next << EVQ_CHUNK_BITS);
+        } else {
+            s++;
+        }
+    } while (q->slots[s].fn == NULL);
+    bk->head = s;
 }
 
 static void grow_buckets(Evq *q)
@@ -198,6 +281,7 @@ static uint32_t bucket_new(Evq *q, simtime_t t)
     q->bfree = bk->pos;
     bk->t = t;
     bk->tail = EVQ_NONE;
+    bk->live = 0;
     EvqEntry e = {((EvqKey)t << 64) | q->bseq++, b};
     sift_up(q, q->hlen++, &e);
     EvqCacheLine *c = &q->cache[cache_index(t)];
@@ -230,7 +314,8 @@ void evq_free(Evq *q)
 {
     if (!q)
         return;
-    g_free(q->nodes);
+    g_aligned_free(q->slots);
+    g_free(q->chunks);
     g_free(q->buckets);
     g_free(q->heap);
     g_free(q);
@@ -238,68 +323,64 @@ void evq_free(Evq *q)
 
 EvqHandle evq_push(Evq *q, simtime_t t, EvqFn fn, void *ctx, void *data)
 {
-    if (q->free >= q->nslots)
-        grow_slots(q);
-    uint32_t slot = q->free;
-    EvqNode *n = &q->nodes[slot];
-    q->free = n->next;
+    const EvqCacheLine *c = &q->cache[cache_index(t)];
+    uint32_t b = c->bucket != EVQ_NONE && c->t == t ? c->bucket : bucket_new(q, t);
+    uint32_t tail = q->buckets[b].tail, slot;
+    if (tail == EVQ_NONE || (tail & EVQ_LAST) == EVQ_LAST) {   /* a chunk chained on (chunk_new may move slots) */
+        uint32_t k = chunk_new(q, b);
+        slot = k << EVQ_CHUNK_BITS;
+        if (tail == EVQ_NONE)
+            q->buckets[b].head = slot;
+        else
+            q->chunks[tail >> EVQ_CHUNK_BITS].next = k;
+    } else {
+        slot = tail + 1;
+    }
+    EvqBucket *bk = &q->buckets[b];
+    bk->tail = slot;
+    bk->live++;
+    EvqSlot *n = &q->slots[slot];
     n->fn = fn;
     n->ctx = ctx;
     n->data = data;
-    const EvqCacheLine *c = &q->cache[cache_index(t)];
-    uint32_t b = c->bucket != EVQ_NONE && c->t == t ? c->bucket : bucket_new(q, t);
-    EvqBucket *bk = &q->buckets[b];
-    n->bucket = b;
-    n->next = EVQ_NONE;
-    n->prev = bk->tail;
-    if (bk->tail == EVQ_NONE)
-        bk->head = slot;
-    else
-        q->nodes[bk->tail].next = slot;
-    bk->tail = slot;
     q->len++;
     return ((uint64_t)n->gen << 32) | (uint64_t)(slot + 1);
 }
 
-/* Unlinks a pending slot from its bucket, retiring the bucket if it is
- * now empty, and returns the slot to the pool. */
-static void take(Evq *q, uint32_t slot)
+/* Retires the live slot `slot` of bucket b (run or cancelled): a
+ * tombstone, and the bucket's head moves past it, or, its last live
+ * event gone, the bucket leaves the heap and frees its chunks. */
+static void take(Evq *q, uint32_t b, uint32_t slot)
 {
-    EvqNode *n = &q->nodes[slot];
-    uint32_t b = n->bucket;
-    EvqBucket *bk = &q->buckets[b];
-    if (n->prev == EVQ_NONE)
-        bk->head = n->next;
-    else
-        q->nodes[n->prev].next = n->next;
-    if (n->next == EVQ_NONE)
-        bk->tail = n->prev;
-    else
-        q->nodes[n->next].prev = n->prev;
-    if (bk->head == EVQ_NONE) {
-        if (bk->pos == 0)
-            heap_remove_root(q);
-        else
-            heap_remove_at(q, bk->pos);
-        bucket_release(q, b);
-    }
+    EvqSlot *n = &q->slots[slot];
     n->fn = NULL;
     n->gen++;
-    n->next = q->free;
-    q->free = slot;
     q->len--;
+    EvqBucket *bk = &q->buckets[b];
+    if (--bk->live == 0) {
+        chunks_free(q, bk);
+        if (bk->pos == 0) {
+            heap_remove_root(q);
+            if (q->hlen > 1)   /* the bucket after the new earliest: its first chunk, a bucket's pops ahead */
+                chunk_prefetch(q, q->buckets[q->heap[min_child(q, 0)].bucket].head);
+        } else
+            heap_remove_at(q, bk->pos);
+        bucket_release(q, b);
+    } else if (bk->head == slot) {
+        head_next(q, bk);
+    }
 }
 
 bool evq_cancel(Evq *q, EvqHandle h)
 {
     uint32_t slot = (uint32_t)(h & 0xffffffffu);
-    if (slot == 0 || slot > q->nslots)
+    if (slot == 0 || slot > q->nchunks * EVQ_CHUNK)
         return false;
     slot--;
-    EvqNode *n = &q->nodes[slot];
+    const EvqSlot *n = &q->slots[slot];
     if (n->fn == NULL || n->gen != (uint32_t)(h >> 32))
         return false;
-    take(q, slot);
+    take(q, q->chunks[slot >> EVQ_CHUNK_BITS].bucket, slot);
     return true;
 }
 
@@ -327,17 +408,21 @@ bool evq_set_hint(Evq *q, EvqFn fn, EvqFn early, EvqFn late)
 /* Prefetches for the events next in line (q not empty), in stages along
  * the earliest bucket: the fourth's slot, the third's datum (a small
  * integer prefetches nothing), the second's early hint, which may read
- * that datum, prefetched a pop ago, and the first's late hint. */
+ * that datum, prefetched a pop ago, and the first's late hint. A
+ * tombstone in line gets no hint (fn NULL has none). */
 static inline void look_ahead(const Evq *q)
 {
-    const EvqNode *n1 = &q->nodes[q->buckets[q->heap[0].bucket].head];
-    if (n1->next != EVQ_NONE) {
-        const EvqNode *n2 = &q->nodes[n1->next];
-        if (n2->next != EVQ_NONE) {
-            const EvqNode *n3 = &q->nodes[n2->next];
-            __builtin_prefetch(n3->data);
-            if (n3->next != EVQ_NONE)
-                __builtin_prefetch(&q->nodes[n3->next]);
+    const EvqBucket *bk = &q->buckets[q->heap[0].bucket];
+    const EvqSlot *n1 = &q->slots[bk->head];
+    uint32_t s2 = slot_next(q, bk, bk->head);
+    if (s2 != EVQ_NONE) {
+        const EvqSlot *n2 = &q->slots[s2];
+        uint32_t s3 = slot_next(q, bk, s2);
+        if (s3 != EVQ_NONE) {
+            __builtin_prefetch(q->slots[s3].data);
+            uint32_t s4 = slot_next(q, bk, s3);
+            if (s4 != EVQ_NONE)
+                __builtin_prefetch(&q->slots[s4]);
         }
         uint32_t i = hint_of(q, n2->fn);
         if (i < q->nhints && q->early[i])
@@ -352,14 +437,15 @@ bool evq_pop(Evq *q, simtime_t *t, EvqFn *fn, void **ctx, void **data)
 {
     if (q->len == 0)
         return false;
-    const EvqBucket *bk = &q->buckets[q->heap[0].bucket];
+    uint32_t b = q->heap[0].bucket;
+    const EvqBucket *bk = &q->buckets[b];
     uint32_t slot = bk->head;
-    const EvqNode *n = &q->nodes[slot];
+    const EvqSlot *n = &q->slots[slot];
     *t = bk->t;
     *fn = n->fn;
     *ctx = n->ctx;
     *data = n->data;
-    take(q, slot);
+    take(q, b, slot);
     if (q->len)
         look_ahead(q);
     return true;

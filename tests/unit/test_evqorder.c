@@ -137,6 +137,45 @@ START_TEST(test_same_time_after_eviction)
 }
 END_TEST
 
+START_TEST(test_cancel_across_chunks)
+{
+    /* 20 events at one time fill three chunks of 8 slots; cancelling the
+     * head, then events 6 to 17 (a whole chunk and both its borders)
+     * leaves 1-5, 18, 19 to run in push order; cancelled handles stay
+     * dead, and a cancel of every remaining event empties the queue. */
+    Evq *q = evq_new();
+    EvqHandle h[20];
+    for (int i = 0; i < 20; i++)
+        h[i] = evq_push(q, 7, nop, NULL, GINT_TO_POINTER(i));
+    ck_assert(evq_cancel(q, h[0]));
+    for (int i = 6; i < 18; i++)
+        ck_assert(evq_cancel(q, h[i]));
+    ck_assert(!evq_cancel(q, h[0]));
+    ck_assert(!evq_cancel(q, h[9]));
+    ck_assert_uint_eq(evq_len(q), 7);
+    static const int want[] = {1, 2, 3, 4, 5, 18, 19};
+    simtime_t t;
+    EvqFn fn;
+    void *ctx, *data;
+    for (int i = 0; i < 5; i++) {
+        ck_assert(evq_pop(q, &t, &fn, &ctx, &data));
+        ck_assert_uint_eq(t, 7);
+        ck_assert_int_eq(GPOINTER_TO_INT(data), want[i]);
+    }
+    ck_assert(!evq_cancel(q, h[5]));   /* ran */
+    ck_assert(evq_cancel(q, h[18]));
+    ck_assert(evq_cancel(q, h[19]));
+    ck_assert_uint_eq(evq_len(q), 0);
+    ck_assert_uint_eq(evq_peek_time(q), SIMTIME_MAX);
+    ck_assert(!evq_pop(q, &t, &fn, &ctx, &data));
+    evq_push(q, 3, nop, NULL, GINT_TO_POINTER(42));   /* the freed chunks serve again */
+    ck_assert(evq_pop(q, &t, &fn, &ctx, &data));
+    ck_assert_uint_eq(t, 3);
+    ck_assert_int_eq(GPOINTER_TO_INT(data), 42);
+    evq_free(q);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("evqorder");
@@ -145,5 +184,6 @@ int main(void)
     tcase_add_test(tc, test_many_times);
     tc = testmain_case(s, "order");
     tcase_add_test(tc, test_same_time_after_eviction);
+    tcase_add_test(tc, test_cancel_across_chunks);
     return testmain_run(s);
 }
