@@ -189,24 +189,35 @@ void ncclsched_build_tree(Run *R)
     tree_fill(R);
 }
 
+/* Appends to o the tree edges of lane L (rank r of channel c, children
+ * kids[0..nk), -1 for none): all but a down lane receive from each
+ * child's up connection, all but an up lane send on each child's down
+ * one; an up lane then sends on its own up connection, a down lane
+ * receives on its own down one (a root lane has neither). */
+static void tree_edges(const Run *R, const Lane *L, int c, int r, const int32_t *kids, int nk, Op *o)
+{
+    int n = R->n;
+    for (int i = 0; i < nk; i++) {
+        if (kids[i] < 0)
+            continue;
+        if (L->kind != LANE_TREE_DOWN)
+            o->recv[o->nrecv++] = R->conn_up[c * n + kids[i]];
+        if (L->kind != LANE_TREE_UP)
+            o->send[o->nsend++] = R->conn_dn[c * n + kids[i]];
+    }
+    if (L->kind == LANE_TREE_UP)
+        o->send[o->nsend++] = R->conn_up[c * n + r];
+    if (L->kind == LANE_TREE_DOWN)
+        o->recv[o->nrecv++] = R->conn_dn[c * n + r];
+}
+
 /* The receives and sends of lane L's tree ops (the same for every op). */
 static void tree_peers(const Run *R, const Lane *L, Op *o)
 {
     int n = R->n, c = L->chan, r = L->who;
     const int32_t *t = R->tree + ((size_t)c * n + r) * 4;
     o->nrecv = o->nsend = 0;
-    for (int i = 1; i < 4; i++) {
-        if (t[i] < 0)
-            continue;
-        if (L->kind != LANE_TREE_DOWN)
-            o->recv[o->nrecv++] = R->conn_up[c * n + t[i]];
-        if (L->kind != LANE_TREE_UP)
-            o->send[o->nsend++] = R->conn_dn[c * n + t[i]];
-    }
-    if (L->kind == LANE_TREE_UP)
-        o->send[o->nsend++] = R->conn_up[c * n + r];
-    if (L->kind == LANE_TREE_DOWN)
-        o->recv[o->nrecv++] = R->conn_dn[c * n + r];
+    tree_edges(R, L, c, r, t + 1, 3, o);
 }
 
 /* Stores each tree lane's receives and sends in the lane (tree_op reads them there). */
@@ -291,7 +302,7 @@ void ncclsched_build_nvls(Run *R)
 
 static void nvls_op(Run *R, const Lane *L, uint64_t idx, Op *o)
 {
-    int n = R->n, c = L->chan, m = R->sp->ppn;
+    int c = L->chan, m = R->sp->ppn;
     NcclOp op = R->sp->op;
     bool owner_lane = L->kind <= LANE_TREE_ROOT;
     uint64_t l = owner_lane ? idx : idx / (uint64_t)m;
@@ -320,18 +331,7 @@ static void nvls_op(Run *R, const Lane *L, uint64_t idx, Op *o)
         nvt_peers(R, c, r, &u, &d[0], &d[1]);
         if (L->kind != LANE_TREE_DOWN && op != NCCL_OP_ALLGATHER)
             o->recv[o->nrecv++] = *nv_conn(R, c, NV_DN0, r);
-        for (int i = 0; i < 2; i++) {
-            if (d[i] < 0)
-                continue;
-            if (L->kind != LANE_TREE_DOWN)
-                o->recv[o->nrecv++] = R->conn_up[c * n + d[i]];
-            if (L->kind != LANE_TREE_UP)
-                o->send[o->nsend++] = R->conn_dn[c * n + d[i]];
-        }
-        if (L->kind == LANE_TREE_UP)
-            o->send[o->nsend++] = R->conn_up[c * n + r];
-        if (L->kind == LANE_TREE_DOWN)
-            o->recv[o->nrecv++] = R->conn_dn[c * n + r];
+        tree_edges(R, L, c, r, (const int32_t[2]){d[0], d[1]}, 2, o);
         if (L->kind != LANE_TREE_UP && op != NCCL_OP_REDUCESCATTER)
             o->send[o->nsend++] = *nv_conn(R, c, NV_UP1, r);
         break;
