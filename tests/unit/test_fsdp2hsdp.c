@@ -57,23 +57,6 @@ static Scenario *hsdp(int nodes, int gbps)
     return s;
 }
 
-/* Runs policy 0 of s at batch 2 on both engines (the memoized one into
- * a, the per-rank one into b, with unit rows) and checks they agree: the
- * iteration, the communication and every unit's end, to the bit. */
-static void run_engines(const Scenario *s, TrainResult *a, TrainResult *b)
-{
-    char *err = NULL;
-    TrainOpts memo = {.layers = true}, rank = {.layers = true, .per_rank = true};
-    ck_assert_msg(train_run(s, 2, 0, &memo, a, &err), "%s", err);
-    ck_assert_msg(train_run(s, 2, 0, &rank, b, &err), "%s", err);
-    ck_assert_double_eq(a->iteration_s, b->iteration_s);
-    ck_assert_double_eq(a->comm_s, b->comm_s);
-    ck_assert_uint_eq(a->units->len, b->units->len);
-    for (guint u = 0; u < a->units->len; u++)
-        ck_assert_double_eq(g_array_index(a->units, TrainUnitRow, u).end_s,
-                            g_array_index(b->units, TrainUnitRow, u).end_s);
-}
-
 START_TEST(test_units)
 {
     Scenario *s = hsdp(2, 400);
@@ -175,7 +158,7 @@ START_TEST(test_traffic)
                                                 g_array_index(ls, ModelLayer, ls->len - 1).params;
         uint64_t R = (uint64_t)nodes, M = 2 * psi, want = 2 * 7 * (3 * psi - root) / 8 + 2 * M * (R - 1) / (8 * R);
         TrainResult a, b;
-        run_engines(s, &a, &b);
+        engines_agree(s, 2, 0, &a, &b);
         ck_assert_uint_eq(a.comm_bytes, want);
         train_result_clear(&a);
         train_result_clear(&b);
@@ -197,7 +180,7 @@ START_TEST(test_engines_shared_links)
                        "latency: 500ns}, switch_latency: 200ns, intra: {bandwidth: 450GB/s, latency: 1us}}\n"
                        "policies:\n  - {name: h2, overlap: fsdp2, sharding: hybrid_shard}\n");
     TrainResult a, b;
-    run_engines(s, &a, &b);
+    engines_agree(s, 2, 0, &a, &b);
     const TrainUnitRow *ar = unit_row(&a, "layers.0 ar"), *rs = unit_row(&a, "root rs");
     ck_assert_double_eq(ar->start_s, rs->start_s);   /* the case: two starts at one instant */
     train_result_clear(&a);

@@ -129,10 +129,10 @@ static Scenario *fsdp_scenario(void)
     return s;
 }
 
-static void run_fsdp(int pol, bool per_rank, TrainResult *r)
+static void run_fsdp(int pol, TrainResult *r)
 {
     char *err = NULL;
-    TrainOpts o = {.layers = true, .per_rank = per_rank};
+    TrainOpts o = {.layers = true};
     ck_assert_msg(train_run(fsdp_scenario(), 2, pol, &o, r, &err), "%s", err);
 }
 
@@ -177,7 +177,7 @@ END_TEST
 START_TEST(test_fsdp_backward_pre)
 {
     TrainResult r;
-    run_fsdp(POL_PRE, false, &r);
+    run_fsdp(POL_PRE, &r);
     for (int i = 1; i < 32; i++) {
         char ag[64], rs[64];
         snprintf(ag, sizeof ag, "layers.%d ag-bwd", i - 1);
@@ -195,7 +195,7 @@ END_TEST
 START_TEST(test_fsdp_no_prefetch)
 {
     TrainResult r;
-    run_fsdp(POL_NONE, false, &r);
+    run_fsdp(POL_NONE, &r);
     for (int i = 1; i < 32; i++) {
         char ag[64], rs[64];
         snprintf(ag, sizeof ag, "layers.%d ag-bwd", i - 1);
@@ -205,7 +205,7 @@ START_TEST(test_fsdp_no_prefetch)
         ck_assert_double_eq(a->start_s, b->end_s);
     }
     TrainResult pre;
-    run_fsdp(POL_PRE, false, &pre);
+    run_fsdp(POL_PRE, &pre);
     ck_assert_double_lt(pre.exposed_comm_s, r.exposed_comm_s);   /* prefetch hides more */
     train_result_clear(&pre);
     train_result_clear(&r);
@@ -262,14 +262,7 @@ START_TEST(test_fsdp_engines_agree)
 {
     for (int pol = 0; pol < NPOLS; pol++) {
         TrainResult a, b;
-        run_fsdp(pol, false, &a);
-        run_fsdp(pol, true, &b);
-        ck_assert_double_eq(a.iteration_s, b.iteration_s);
-        ck_assert_double_eq(a.comm_s, b.comm_s);
-        ck_assert_double_eq(a.exposed_comm_s, b.exposed_comm_s);
-        for (guint u = 0; u < a.units->len; u++)
-            ck_assert_double_eq(g_array_index(a.units, TrainUnitRow, u).end_s,
-                                g_array_index(b.units, TrainUnitRow, u).end_s);
+        engines_agree(fsdp_scenario(), 2, pol, &a, &b);
         train_result_clear(&a);
         train_result_clear(&b);
     }
@@ -357,7 +350,7 @@ START_TEST(test_fsdp_memory)
 {
     TrainResult r;
     Scenario *s = fsdp_scenario();
-    run_fsdp(POL_PRE, false, &r);
+    run_fsdp(POL_PRE, &r);
     GArray *w = shardwrap_units(s->model, 0);
     ShardConfig c = shard_config_default();
     c.world = 8;
@@ -375,7 +368,7 @@ START_TEST(test_fsdp_memory)
     ck_assert_uint_lt(top->peak, mem.peak);
     g_array_free(pr, TRUE);
     train_result_clear(&r);
-    run_fsdp(POL_NOSHARD, false, &r);
+    run_fsdp(POL_NOSHARD, &r);
     c.strategy = SHARD_NONE;
     c.prefetch = false;
     ck_assert(shard_memory(s->model, w, &c, &mem, &err));
@@ -480,13 +473,8 @@ START_TEST(test_fsdp2_traffic)
                        2 * (15 * 2 * psi / 16 + 7 * (psi - root) / 8), 2 * 15 * (3 * psi - root) / 16};
     for (int pol = 0; pol < 4; pol++) {
         TrainResult a, b;
-        char *err = NULL;
-        TrainOpts memo = {.layers = true}, rank = {.layers = true, .per_rank = true};
-        ck_assert_msg(train_run(s, 2, pol, &memo, &a, &err), "%s", err);
-        ck_assert_msg(train_run(s, 2, pol, &rank, &b, &err), "%s", err);
+        engines_agree(s, 2, pol, &a, &b);
         ck_assert_uint_eq(a.comm_bytes, want[pol]);
-        ck_assert_double_eq(a.iteration_s, b.iteration_s);
-        ck_assert_double_eq(a.comm_s, b.comm_s);
         train_result_clear(&a);
         train_result_clear(&b);
     }

@@ -1,6 +1,6 @@
 /* testfix — fixtures the suites share: a scenario read from YAML text,
- * its sync plan, a run's unit row by name, and a temporary file holding
- * a text. Header-only,
+ * its sync plan, a run on both training engines, a run's unit row by
+ * name, and a temporary file holding a text. Header-only,
  * static functions; failures end the test (Check). */
 #ifndef ARSIM_TESTFIX_H
 #define ARSIM_TESTFIX_H
@@ -34,6 +34,29 @@ static inline TrainPlan *plan_of(const Scenario *s, int policy, int batch)
     TrainPlan *p = trainplan_new(s, policy, batch, &err);
     ck_assert_msg(p, "%s", err);
     return p;
+}
+
+/* Runs policy `policy` of s at `batch` on both training engines (the
+ * memoized one into a, the per-rank one into b, with unit rows) and
+ * checks they agree to the bit: iteration, communication, exposed
+ * communication, and every unit's start and end. The caller clears a and
+ * b (train_result_clear). */
+static inline void engines_agree(const Scenario *s, int batch, int policy, TrainResult *a, TrainResult *b)
+{
+    char *err = NULL;
+    TrainOpts memo = {.layers = true}, rank = {.layers = true, .per_rank = true};
+    ck_assert_msg(train_run(s, batch, policy, &memo, a, &err), "%s", err);
+    ck_assert_msg(train_run(s, batch, policy, &rank, b, &err), "%s", err);
+    ck_assert_double_eq(a->iteration_s, b->iteration_s);
+    ck_assert_double_eq(a->comm_s, b->comm_s);
+    ck_assert_double_eq(a->exposed_comm_s, b->exposed_comm_s);
+    ck_assert_uint_eq(a->units->len, b->units->len);
+    for (guint u = 0; u < a->units->len; u++) {
+        ck_assert_double_eq(g_array_index(a->units, TrainUnitRow, u).start_s,
+                            g_array_index(b->units, TrainUnitRow, u).start_s);
+        ck_assert_double_eq(g_array_index(a->units, TrainUnitRow, u).end_s,
+                            g_array_index(b->units, TrainUnitRow, u).end_s);
+    }
 }
 
 /* The row of r's unit named name (r run with TrainOpts.layers); ends
