@@ -24,7 +24,9 @@
 #
 #   validate/torch/run.sh [--short] [--local N] [--out DIR] [--rate RATE]
 #       [--batch B] [--policies LIST] [--prefix P] [--net A.B.C]
-#       [--arsim PATH] [--python PATH]
+#       [--threads N] [--arsim PATH] [--python PATH]
+#   validate/torch/run.sh ... --measure-only --out DIR   (steps 1-2 only)
+#   validate/torch/run.sh --predict DIR                   (steps 3-6 on DIR)
 #
 # --short: 5 policies, fewer sizes and iterations (about 2 minutes).
 # Why 700mbit at batch 32: forward + backward + update of the half-width VGG
@@ -33,6 +35,11 @@
 # 2 x 3/4 x 33.7 = 50.5 MB per rank, 0.60 s at 700 Mbit/s (669 Mbit/s of TCP
 # goodput): communication and compute of the same order, so how much of one
 # a policy hides under the other decides the ranking.
+# --measure-only: the cluster and the trainer, no arsim (it need not be
+#   built there): measure on the machine that has the cores, then
+# --predict DIR: calibrate, import, predict and compare on what an earlier
+#   --measure-only left in DIR (its run.env gives the batch), anywhere.
+# --threads N: torch intra-op threads per rank (default 1).
 # --local N: N ranks on this host over loopback, no cluster and no root (a
 #   functional run: the times are this host's, not a network's).
 # Exit status: 0 every target met, 3 only a target missed (the runs were
@@ -45,6 +52,9 @@ prog=run.sh
 short=0
 local_n=0
 outdir=""
+measure_only=0
+predict_dir=""
+threads=1
 rate=700mbit
 hosts=4
 batch=32
@@ -63,12 +73,15 @@ usage() { sed -n '/^#   validate\/torch\/run.sh/,/--arsim PATH/p' "$0" | sed 's/
 while [ $# -gt 0 ]; do
     case "$1" in
         --short) short=1; shift; continue ;;
+        --measure-only) measure_only=1; shift; continue ;;
         -h|--help) usage; exit 0 ;;
     esac
     [ $# -ge 2 ] || { echo "$prog: $1: missing value or unknown option; see --help" >&2; exit 2; }
     case "$1" in
         --local) local_n=$2 ;;
         --out) outdir=$2 ;;
+        --predict) predict_dir=$2 ;;
+        --threads) threads=$2 ;;
         --rate) rate=$2 ;;
         --batch) batch=$2 ;;
         --policies) policies=$2 ;;
@@ -76,7 +89,7 @@ while [ $# -gt 0 ]; do
         --net) net=$2 ;;
         --arsim) arsim=$2 ;;
         --python) python=$2 ;;
-        *) echo "$prog: $1: unknown option; expected --short, --local, --out, --rate, --batch, --policies, --prefix, --net, --arsim or --python" >&2
+        *) echo "$prog: $1: unknown option; expected --short, --measure-only, --predict, --threads, --local, --out, --rate, --batch, --policies, --prefix, --net, --arsim or --python" >&2
            exit 2 ;;
     esac
     shift 2
@@ -89,21 +102,32 @@ if [ -z "$policies" ]; then
 fi
 [ "$local_n" = 0 ] || hosts=$local_n
 
-# --- can it run here? ---------------------------------------------------------
-[ -x "$arsim" ] || { echo "$prog: $arsim not found; build it with make" >&2; exit 1; }
-"$python" -c 'import torch, torchvision' 2>/dev/null ||
-    { echo "$prog: $python has no torch/torchvision; run make deps-torch (python3-torch python3-torchvision)" >&2; exit 1; }
-if [ "$local_n" = 0 ]; then
-    [ "$(id -u)" = 0 ] || { echo "$prog: the emulated cluster needs root (network namespaces); --local N runs without" >&2; exit 1; }
-    unshare --net true 2>/dev/null || { echo "$prog: network namespaces are unavailable here; --local N runs without" >&2; exit 1; }
+[[ "$threads" =~ ^[1-9][0-9]*$ ]] || { echo "$prog: --threads: '$threads' is not a thread count; expected an integer >= 1" >&2; exit 2; }
+if [ -n "$predict_dir" ]; then
+    [ $measure_only = 0 ] || { echo "$prog: --predict and --measure-only exclude each other; expected one of them" >&2; exit 2; }
+    [ -f "$predict_dir/run.env" ] || { echo "$prog: --predict: $predict_dir/run.env not found; expected the --out of a --measure-only run" >&2; exit 2; }
+    batch=$(sed -n 's/^batch=\([1-9][0-9]*\)$/\1/p' "$predict_dir/run.env")
+    [ -n "$batch" ] || { echo "$prog: --predict: $predict_dir/run.env:1:1: no batch=N line; expected the run.env --measure-only writes" >&2; exit 2; }
+    outdir=$predict_dir
 fi
-"$arsim" check "$scenario" >/dev/null || exit 1
+
+# --- can it run here? ---------------------------------------------------------
+[ $measure_only = 1 ] || [ -x "$arsim" ] || { echo "$prog: $arsim not found; build it with make" >&2; exit 1; }
+if [ -z "$predict_dir" ]; then
+    "$python" -c 'import torch, torchvision' 2>/dev/null ||
+        { echo "$prog: $python has no torch/torchvision; run make deps-torch (python3-torch python3-torchvision)" >&2; exit 1; }
+    if [ "$local_n" = 0 ]; then
+        [ "$(id -u)" = 0 ] || { echo "$prog: the emulated cluster needs root (network namespaces); --local N runs without" >&2; exit 1; }
+        unshare --net true 2>/dev/null || { echo "$prog: network namespaces are unavailable here; --local N runs without" >&2; exit 1; }
+    fi
+fi
+[ $measure_only = 1 ] || "$arsim" check "$scenario" >/dev/null || exit 1
 
 [ -n "$outdir" ] || outdir=$(mktemp -d "${TMPDIR:-/tmp}/arsim-torch.XXXXXX") || exit 1
 mkdir -p "$outdir" || exit 1
 outdir=$(cd "$outdir" && pwd)
 log=$outdir/log
-: >"$log"
+[ -n "$predict_dir" ] || : >"$log"
 statedir=""
 up=0
 cleanup() {
@@ -125,6 +149,7 @@ targs=(--scenario "$scenario" --out "$outdir" --batch "$batch" --gloo "$gloo_pol
        --set "model=$measured_model" --set "gpus_file=$outdir/gpus-cpu.yaml")
 [ -z "$policies" ] || targs+=(--policies "$policies")
 [ $short = 0 ] || targs+=(--short --iterations 2,4)
+[ "$threads" = 1 ] || targs+=(--threads "$threads")
 
 # launch N — every rank of the trainer, in its host's namespace on the
 # cluster (gloo on the host's interface, rank 0's address as the store), or
@@ -146,20 +171,27 @@ launch() {
     return $rc
 }
 
-if [ "$local_n" = 0 ]; then
-    statedir=$(mktemp -d "${TMPDIR:-/tmp}/arsim-torch-state.XXXXXX") || exit 1
-    echo "== $hosts hosts at $rate (validate/cluster.sh), batch $batch per rank"
-    "$root/validate/cluster.sh" up "$hosts" --rate "$rate" --prefix "$prefix" --net "$net" --state "$statedir" >>"$log" 2>&1 ||
-        { echo "$prog: cluster.sh up failed; see $log" >&2; exit 1; }
-    up=1
-else
-    echo "== $hosts local ranks on loopback (no cluster), batch $batch per rank"
-fi
-launch "$hosts" || { echo "$prog: the trainer failed; see $log" >&2; tail -n 20 "$log" >&2; exit 1; }
-grep '^trainer: ' "$log" | sed 's/^trainer: /   /'
-if [ $up = 1 ]; then
-    "$root/validate/cluster.sh" down --prefix "$prefix" --state "$statedir" >>"$log" 2>&1
-    up=0
+if [ -z "$predict_dir" ]; then
+    if [ "$local_n" = 0 ]; then
+        statedir=$(mktemp -d "${TMPDIR:-/tmp}/arsim-torch-state.XXXXXX") || exit 1
+        echo "== $hosts hosts at $rate (validate/cluster.sh), batch $batch per rank"
+        "$root/validate/cluster.sh" up "$hosts" --rate "$rate" --prefix "$prefix" --net "$net" --state "$statedir" >>"$log" 2>&1 ||
+            { echo "$prog: cluster.sh up failed; see $log" >&2; exit 1; }
+        up=1
+    else
+        echo "== $hosts local ranks on loopback (no cluster), batch $batch per rank"
+    fi
+    launch "$hosts" || { echo "$prog: the trainer failed; see $log" >&2; tail -n 20 "$log" >&2; exit 1; }
+    grep '^trainer: ' "$log" | sed 's/^trainer: /   /'
+    if [ $up = 1 ]; then
+        "$root/validate/cluster.sh" down --prefix "$prefix" --state "$statedir" >>"$log" 2>&1
+        up=0
+    fi
+    printf 'batch=%s\nhosts=%s\nrate=%s\nthreads=%s\nshort=%s\nlocal=%s\n' "$batch" "$hosts" "$rate" "$threads" "$short" "$local_n" >"$outdir/run.env"
+    if [ $measure_only = 1 ]; then
+        echo "== measured in $(($(date +%s) - start)) s; predict with: validate/torch/run.sh --predict $outdir"
+        exit 0
+    fi
 fi
 
 # step NAME CMD... — runs an arsim step, its output in OUT/NAME.txt; fails with it.
