@@ -253,7 +253,9 @@ trainer_bad_input() {
 
 run_usage() {
     local args out rc
-    for args in "--local 1" "--batch 0" "--frobnicate 1"; do
+    mkdir -p "$T/m" && echo batch=32 >"$T/m/run.env"
+    for args in "--local 1" "--batch 0" "--frobnicate 1" "--threads 0" "--predict $T/nodir" \
+                "--predict $T/m --measure-only"; do
         # shellcheck disable=SC2086
         out=$($D/run.sh $args 2>&1); rc=$?
         [ $rc -eq 2 ] && [ "$(wc -l <<<"$out")" -eq 1 ] && grep -q '^run.sh: --' <<<"$out" ||
@@ -273,5 +275,25 @@ if have_yaml; then
 else
     echo "skip torch.plan/compare: python3 has no PyYAML (python3-yaml)"
 fi
+# run.sh --predict on a run measured elsewhere (validate/h200/torch/full1,
+# raw, as --measure-only left it): every policy the trainer measured is
+# compared, its error its prediction over its measurement.
+predict_raw() {
+    local rc
+    cp -a validate/h200/torch/full1 "$T/full1" || return 1
+    $D/run.sh --predict "$T/full1" --arsim "$A" >"$T/out" 2>&1; rc=$?
+    [ $rc -eq 0 ] || [ $rc -eq 3 ] || { echo "run.sh --predict: rc $rc"; tail -5 "$T/out"; return 1; }
+    python3 -c '
+import json, sys
+c = json.load(open(sys.argv[1] + "/compare.json"))
+names = [p["policy"] for p in c["policies"]]
+assert len(names) == 10, names
+for p in c["policies"]:
+    assert p["measured_s"] > 0 and p["predicted_s"] > 0, p
+    assert abs(p["rel_error"] - (p["predicted_s"] / p["measured_s"] - 1)) < 1e-9, p
+' "$T/full1"
+}
+
 t torch.trainer-bad-input trainer_bad_input
 t torch.run-usage run_usage
+t torch.predict-raw predict_raw
