@@ -20,7 +20,7 @@
  *    them; hybrid_shard and reshard_after_forward N under fsdp2 (a stream
  *    per collective) go through NCCL by default and when asked, every
  *    unit an NCCL call, and both engines agree, on DGX-1 too, whose
- *    replica groups share NICs;
+ *    replica groups share NICs, and with groups of nodes across leaves;
  *  - memory: a live hybrid_shard policy's estimate counts a node's
  *    group on every node at once. */
 #include "coll/nccllive.h"
@@ -359,6 +359,10 @@ START_TEST(train_groups_use_nccl)
         {"model: gpt2\n" DGX(2) "policies:\n  - {name: x, overlap: fsdp2, reshard_after_forward: 8}\n", false},
         {"model: gpt2\n" DGX(4) "policies:\n  - {name: x, overlap: fsdp2, reshard_after_forward: 16, "
          "algorithm: nccl}\n", false},
+        /* groups of 2 nodes, 3 nodes a leaf: the middle group straddles two leaves (refused from the memo) */
+        {"model: gpt2\nbatch: [16]\ncluster: {node: dgx-h100, nodes: 6, leaf_radix: 6}\n"
+         "iterations: {warmup: 1, measured: 2}\npolicies:\n  - {name: x, overlap: fsdp2, reshard_after_forward: 16}\n",
+         false},
         {"model: gpt2\n" DGX(2) "policies:\n  - {name: x, overlap: fsdp2, reshard_after_forward: 4, "
          "nccl: {channels: 4}}\n", false},
     };
