@@ -20,3 +20,147 @@ uint64_t nccllive_mem(const NcclSimSpec *spec)
     sp.full = true;
     return ncclsim_mem_estimate(&sp) - topo_mem_estimate(sp.topo, 0);
 }
+
+int nccllive_groups(const CommNccl *c, const CommNcclGroup *g)
+{
+    CommNcclGroup all = commnccl_all(c);
+    if (g->nodes < 1 || g->ppn < 1 || g->nodes > all.nodes || g->ppn > all.ppn || all.nodes % g->nodes ||
+        all.ppn % g->ppn)
+        return 0;
+    return all.nodes / g->nodes * (all.ppn / g->ppn);
+}
+
+struct NcclLiveCalls {
+    const CommNccl *c;       /* not owned */
+    NcclCall *calls;         /* n; owned */
+    NcclChoice *choice;      /* the tuner's choice for each call's shape; owned */
+    int n;                   /* calls */
+    int at;                  /* the call running */
+    NcclLive **runs;         /* its groups' runs (owned), ngroups */
+    int ngroups, left;       /* groups of call `at`, those not yet ended */
+    uint64_t msgs, bytes;    /* messages and data bytes of the groups' runs freed so far (earlier calls') */
+    Sim *sim;                /* not owned */
+    Net *net;                /* not owned */
+    void (*done)(void *ctx, void *data);
+    void *ctx, *data;        /* done's arguments */
+};
+
+/* Adds what call x->at's groups moved so far to *msgs and *bytes. */
+static void runs_moved(const NcclLiveCalls *x, uint64_t *msgs, uint64_t *bytes)
+{
+    for (int i = 0; x->runs && i < x->ngroups; i++) {
+        NcclSimStats st;
+        if (!x->runs[i])
+            continue;
+        ncclsim_live_stats(x->runs[i], &st);
+        *msgs += st.msgs;
+        *bytes += st.data_bytes;
+    }
+}
+
+static void calls_free_runs(NcclLiveCalls *x)
+{
+    runs_moved(x, &x->msgs, &x->bytes);
+    for (int i = 0; x->runs && i < x->ngroups; i++)
+        ncclsim_live_free(x->runs[i]);
+    g_free(x->runs);
+    x->runs = NULL;
+    x->ngroups = 0;
+}
+
+static void group_done(void *ctx, void *data);
+
+/* Starts call x->at on every group of its shape. False + *err when its
+ * first group's run does not start (then none did). */
+static bool phase_start(NcclLiveCalls *x, char **err)
+{
+    const NcclCall *k = &x->calls[x->at];
+    int cols = commnccl_all(x->c).ppn / k->group.ppn;
+    x->ngroups = x->left = nccllive_groups(x->c, &k->group);
+    x->runs = g_new0(NcclLive *, (size_t)x->ngroups);
+    for (int i = 0; i < x->ngroups; i++) {
+        NcclSimSpec sp = commnccl_spec(x->c, &k->group, k->op, k->bytes, &x->choice[x->at]);
+        sp.node0 = i / cols * k->group.nodes;
+        sp.gpu0 = i % cols * k->group.ppn;
+        char *why = NULL;
+        x->runs[i] = ncclsim_start(&sp, x->sim, x->net, group_done, x, NULL, &why);
+        if (x->runs[i])
+            continue;
+        if (i == 0) {
+            *err = why;
+            return false;
+        }
+        sim_fail(x->sim, "an NCCL %s's group %d of %d nodes x %d GPUs did not start: %s", nccl_op_name(k->op), i,
+                 k->group.nodes, k->group.ppn, why);
+        g_free(why);
+        return true;
+    }
+    return true;
+}
+
+/* A group of call x->at ended: once all did, the next call starts, or
+ * the unit's calls are done. */
+static void group_done(void *ctx, void *data)
+{
+    NcclLiveCalls *x = ctx;
+    (void)data;
+    if (--x->left > 0)
+        return;
+    if (x->at + 1 == x->n) {
+        x->done(x->ctx, x->data);
+        return;
+    }
+    calls_free_runs(x);   /* from the last group's own event: ncclsim_start's contract */
+    x->at++;
+    char *why = NULL;
+    if (!phase_start(x, &why)) {
+        sim_fail(x->sim, "an NCCL %s did not start: %s", nccl_op_name(x->calls[x->at].op), why);
+        g_free(why);
+    }
+}
+
+NcclLiveCalls *nccllive_calls_start(const CommNccl *c, const NcclCall *calls, int n, const NcclForce *f, Sim *sim,
+                                    Net *net, void (*done)(void *ctx, void *data), void *ctx, void *data,
+                                    char **err)
+{
+    NcclLiveCalls *x = g_new0(NcclLiveCalls, 1);
+    *x = (NcclLiveCalls){.c = c, .calls = g_memdup2(calls, sizeof *calls * (size_t)n),
+                         .choice = g_new0(NcclChoice, (size_t)n), .n = n, .sim = sim, .net = net, .done = done,
+                         .ctx = ctx, .data = data};
+    bool ok = n > 0;
+    if (!ok)
+        *err = g_strdup("no NCCL call to run; expected at least one");
+    for (int i = 0; ok && i < n; i++) {
+        if (nccllive_groups(c, &calls[i].group) == 0) {
+            CommNcclGroup all = commnccl_all(c);
+            *err = g_strdup_printf("groups of %d nodes x %d GPUs do not tile a cluster of %d x %d; expected a "
+                                   "shape that divides it", calls[i].group.nodes, calls[i].group.ppn, all.nodes,
+                                   all.ppn);
+            ok = false;
+        } else {
+            ok = commnccl_choose(c, &calls[i].group, calls[i].op, f, calls[i].bytes, &x->choice[i], err);
+        }
+    }
+    if (!ok || !phase_start(x, err)) {
+        nccllive_calls_free(x);
+        return NULL;
+    }
+    return x;
+}
+
+void nccllive_calls_moved(const NcclLiveCalls *x, uint64_t *msgs, uint64_t *data_bytes)
+{
+    *msgs = x->msgs;
+    *data_bytes = x->bytes;
+    runs_moved(x, msgs, data_bytes);
+}
+
+void nccllive_calls_free(NcclLiveCalls *x)
+{
+    if (!x)
+        return;
+    calls_free_runs(x);
+    g_free(x->calls);
+    g_free(x->choice);
+    g_free(x);
+}

@@ -8,6 +8,10 @@
  * Invariant: a call on a network nothing else uses ends at its issue
  * plus what commnccl_get returns for it, to the picosecond (the memo may
  * run one channel of each orbit, exact there; a live run runs them all).
+ * A unit's calls in groups (nccllive_calls_start) run every group of
+ * their shape: one group alone ends where the memo's group (the first
+ * nodes' first GPUs) does, alike groups on links of their own end
+ * together, and groups that share links contend.
  * Cost: a live call holds its whole schedule (every channel's lanes,
  * connections and routes: nccllive_mem) and runs every channel's events,
  * C/h times the merged memo run's where that one merges. */
@@ -26,6 +30,45 @@
 NcclLive *nccllive_start(const CommNccl *c, const CommNcclGroup *g, NcclOp op, const NcclForce *f, uint64_t bytes,
                          Sim *sim, Net *net, void (*done)(void *ctx, void *data), void *ctx, void *data,
                          NcclChoice *choice, char **err);
+
+/* One NCCL call of a unit, on every group of its shape: `group.nodes`
+ * nodes x `group.ppn` GPUs, the groups tiling the cluster (the whole
+ * cluster: one group; each node's GPUs; GPU g of every node; runs of
+ * whole nodes; runs of a node's GPUs). */
+typedef struct {
+    CommNcclGroup group;     /* the shape; N % nodes == 0 and G % ppn == 0 on a cluster of N nodes of G GPUs */
+    NcclOp op;
+    uint64_t bytes;          /* nccl-tests' size: each group's buffer (all-gather: the output), bytes */
+} NcclCall;
+
+/* A unit's calls run live in their groups (nccllive_calls_start). */
+typedef struct NcclLiveCalls NcclLiveCalls;
+
+/* Groups of shape g on c's cluster: (N / nodes) x (G / ppn); 0 when g
+ * does not tile it. Group (i, j), numbered i * (G / ppn) + j, runs on
+ * nodes i * nodes .. and their GPUs j * ppn ... */
+int nccllive_groups(const CommNccl *c, const CommNcclGroup *g);
+
+/* Starts calls[0..n) of a unit now on sim and net, one after another,
+ * each on every group of its shape at once: every group runs the
+ * tuner's choice for the shape's communicator under force f (the memo's:
+ * commnccl_choose, one choice for all of them) over its own GPUs, NICs
+ * and the fabric they share, so groups that share links contend. Call
+ * k + 1's groups start once every group of call k ended (each group of
+ * the calls a unit makes, a node's and then one GPU a node, has GPUs of
+ * every group before it). done(ctx, data) runs once, from the last
+ * group's own event. A whole-cluster call runs exactly as
+ * nccllive_start's. NULL + *err (nothing started) when a shape does not
+ * tile the cluster or NCCL cannot run what is forced on it; a run that
+ * then fails to start fails the Sim. The caller frees the calls
+ * (nccllive_calls_free; in done at the earliest). */
+NcclLiveCalls *nccllive_calls_start(const CommNccl *c, const NcclCall *calls, int n, const NcclForce *f, Sim *sim,
+                                    Net *net, void (*done)(void *ctx, void *data), void *ctx, void *data,
+                                    char **err);
+/* Messages and data bytes every group of every call sent so far
+ * (NcclSimStats.msgs and data_bytes, summed). */
+void nccllive_calls_moved(const NcclLiveCalls *x, uint64_t *msgs, uint64_t *data_bytes);
+void nccllive_calls_free(NcclLiveCalls *x);
 
 /* Bytes one live run of spec holds beside the Topo it shares: the full
  * run's estimate (ncclsim_mem_estimate, every channel) less the Topo's

@@ -13,6 +13,7 @@ struct NcclRoutes {
     Topo *topo;
     const NodeCluster *cl;
     int nodes, ppn, G;
+    int gpu0;                    /* the node's GPU that local index 0 stands for */
     GHashTable *cache;           /* key -> TopoRoute* (in the arena) */
     GPtrArray *arena;            /* blocks of ARENA_BLOCK bytes holding the routes, in creation order (owned) */
     size_t arena_used;           /* bytes used of the last block */
@@ -194,6 +195,12 @@ NcclHw ncclroute_hw(const NcclRoutes *r, int src, int dst)
     return spec(r)->fabric == NODE_FABRIC_PCIE ? NCCL_HW_PCI : NCCL_HW_NVLINK;
 }
 
+/* The NIC nearest local GPU g (node GPU gpu0 + g), -1 if none. */
+static int nic_of(const NcclRoutes *r, int g)
+{
+    return spec(r)->gpu_nic[r->gpu0 + g];
+}
+
 /* Whether local GPUs a and b are joined directly (NVSwitch: always). */
 static bool joined(const NcclRoutes *r, int a, int b)
 {
@@ -202,7 +209,7 @@ static bool joined(const NcclRoutes *r, int a, int b)
         return true;
     if (n->fabric == NODE_FABRIC_PCIE)
         return false;
-    return node_link(r->cl->mesh_link, a * r->G + b) >= 0;
+    return node_link(r->cl->mesh_link, (r->gpu0 + a) * r->G + r->gpu0 + b) >= 0;
 }
 
 /* NVLinks from local GPU a to b (mesh), 0 if none. */
@@ -224,7 +231,7 @@ static double cycle_score(const NcclRoutes *r, const int *cy, int users[][NODE_M
     double score = 1e300;
     for (int i = 0; i < m; i++) {
         int a = cy[i], b = cy[(i + 1) % m];
-        int l = n->fabric == NODE_FABRIC_MESH ? mesh_links(n, a, b) : 1;
+        int l = n->fabric == NODE_FABRIC_MESH ? mesh_links(n, r->gpu0 + a, r->gpu0 + b) : 1;
         double sc = (double)l / (users[a][b] + 1);
         score = sc < score ? sc : score;
     }
@@ -234,9 +241,9 @@ static double cycle_score(const NcclRoutes *r, const int *cy, int users[][NODE_M
 /* Whether a channel may enter a node at position i of cycle cy: the GPU
  * before it (where the channel leaves) shares its NIC, so the channel's
  * traffic between nodes stays on one rail (on NVSwitch any GPU: PXN). */
-static bool is_cut(const NodeSpec *n, const int *cy, int m, int i)
+static bool is_cut(const NcclRoutes *r, const int *cy, int m, int i)
 {
-    return n->fabric == NODE_FABRIC_NVSWITCH || n->gpu_nic[cy[(i + m - 1) % m]] == n->gpu_nic[cy[i]];
+    return spec(r)->fabric == NODE_FABRIC_NVSWITCH || nic_of(r, cy[(i + m - 1) % m]) == nic_of(r, cy[i]);
 }
 
 /* Channels to cycles and entry points, greedily: between nodes each
@@ -246,7 +253,6 @@ static bool is_cut(const NodeSpec *n, const int *cy, int m, int i)
  * NCCL's search spreads them; the c-th cut is preferred among equals. */
 static void assign_cycles(NcclRoutes *r)
 {
-    const NodeSpec *n = spec(r);
     int m = r->ppn, users[NODE_MAX_GPUS][NODE_MAX_GPUS] = {{0}}, rail_users[NODE_MAX_NICS + 1] = {0};
     for (int c = 0; c < MAX_CHANNELS; c++) {
         int best_k = 0, best_i = 0, best_rail = INT_MAX;
@@ -256,10 +262,10 @@ static void assign_cycles(NcclRoutes *r)
             double score = cycle_score(r, cy, users);
             for (int j = 0; j < m; j++) {
                 int i = (c + j) % m;
-                if (!is_cut(n, cy, m, i) && !(j == m - 1 && best_score < 0))
+                if (!is_cut(r, cy, m, i) && !(j == m - 1 && best_score < 0))
                     continue;
-                int rl = n->gpu_nic[cy[i]] >= 0 ? n->gpu_nic[cy[i]] : NODE_MAX_NICS;
-                int ru = r->nodes > 1 ? rail_users[rl] + (is_cut(n, cy, m, i) ? 0 : 1000) : 0;
+                int rl = nic_of(r, cy[i]) >= 0 ? nic_of(r, cy[i]) : NODE_MAX_NICS;
+                int ru = r->nodes > 1 ? rail_users[rl] + (is_cut(r, cy, m, i) ? 0 : 1000) : 0;
                 if (ru < best_rail || (ru == best_rail && score > best_score)) {
                     best_rail = ru;
                     best_score = score;
@@ -273,7 +279,7 @@ static void assign_cycles(NcclRoutes *r)
         const int *cy = r->cycle[best_k];
         for (int i = 0; i < m; i++)
             users[cy[i]][cy[(i + 1) % m]]++;
-        int rl = n->gpu_nic[cy[best_i]];
+        int rl = nic_of(r, cy[best_i]);
         rail_users[rl >= 0 ? rl : NODE_MAX_NICS]++;
     }
 }
@@ -301,8 +307,14 @@ static void find_cycles(NcclRoutes *r, int *path, int depth, bool *used)
 
 NcclRoutes *ncclroute_new(Topo *t, const NodeCluster *cl, int nodes, int ppn)
 {
+    return ncclroute_new_at(t, cl, 0, nodes, ppn);
+}
+
+NcclRoutes *ncclroute_new_at(Topo *t, const NodeCluster *cl, int gpu0, int nodes, int ppn)
+{
     NcclRoutes *r = g_new0(NcclRoutes, 1);
     r->topo = t;
+    r->gpu0 = gpu0;
     r->cl = cl;
     r->nodes = nodes;
     r->ppn = ppn;
@@ -343,7 +355,7 @@ static void local_order(const NcclRoutes *r, int c, int *order, int *rl)
     int start = r->chan_start[c % MAX_CHANNELS];
     for (int i = 0; i < m; i++)
         order[i] = cy[(start + i) % m];
-    *rl = n->nnics ? n->gpu_nic[order[0]] : 0;
+    *rl = n->nnics ? nic_of(r, order[0]) : 0;
     if (*rl < 0)
         *rl = 0;
 }

@@ -4,7 +4,8 @@
  * between nodes through the NIC of the channel's rail, reached from a GPU
  * not on that NIC's PCIe switch over NVLink through the GPU that is, as
  * NCCL's PXN does, then the rail's leaf and, between leaves, a spine).
- * Rank r is GPU r % ppn of node r / ppn.
+ * Rank r is GPU r % ppn of node r / ppn (of the communicator's GPUs and
+ * nodes: the caller maps them onto the cluster's hosts).
  */
 #ifndef ARSIM_NCCLROUTE_H
 #define ARSIM_NCCLROUTE_H
@@ -18,6 +19,10 @@ typedef struct NcclRoutes NcclRoutes;
 #define NCCLROUTE_SWITCH (-1)
 
 NcclRoutes *ncclroute_new(Topo *t, const NodeCluster *cl, int nodes, int ppn);
+/* The same for ranks on GPUs gpu0 .. gpu0 + ppn - 1 of their nodes (a
+ * channel's rail: the NIC of the GPU it enters a node at); ncclroute_new
+ * is gpu0 0. Local indices (orders, trees) stay 0 .. ppn - 1. */
+NcclRoutes *ncclroute_new_at(Topo *t, const NodeCluster *cl, int gpu0, int nodes, int ppn);
 void ncclroute_free(NcclRoutes *r);
 
 /* The route from src_host to dst_host (either may be NCCLROUTE_SWITCH),

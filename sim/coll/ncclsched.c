@@ -41,7 +41,8 @@ static int32_t add_lane(Run *R, LaneKind k, int chan, int who, uint64_t nops)
 
 static int host_of(const Run *R, int rank)
 {
-    return rank / R->sp->ppn * R->sp->cl->node.ngpus + rank % R->sp->ppn;
+    const NcclSimSpec *sp = R->sp;
+    return (sp->node0 + rank / sp->ppn) * sp->cl->node.ngpus + sp->gpu0 + rank % sp->ppn;
 }
 
 /* ---- merging a run's channels by orbit (ncclsym.h) ---- */
@@ -292,7 +293,7 @@ void ncclsched_build_nvls(Run *R)
             }
         }
         for (int r = 0; r < n; r++) {
-            int u, d0, d1, rail = R->sp->cl->node.gpu_nic[r % m];
+            int u, d0, d1, rail = R->sp->cl->node.gpu_nic[R->sp->gpu0 + r % m];
             nvt_peers(R, c, r, &u, &d0, &d1);
             R->conn_up[c * n + r] = u < 0 ? -1 : add_conn(R, host_of(R, r), host_of(R, u), rail);
             R->conn_dn[c * n + r] = u < 0 ? -1 : add_conn(R, host_of(R, u), host_of(R, r), rail);

@@ -74,7 +74,7 @@ static int orbit_size(const NcclSimSpec *sp)
     int G = nd->ngpus, C = sp->choice.channels > 0 ? sp->choice.channels : 1;
     NcclAlgo a = sp->choice.algo;
     if (sp->full || g_getenv("ARSIM_NCCL_FULL") || (a != NCCL_ALGO_RING && a != NCCL_ALGO_TREE) ||
-        sp->op == NCCL_OP_BROADCAST || sp->ppn != G || G < 4 || G % 2 || C % G || nd->fabric != NODE_FABRIC_NVSWITCH ||
+        sp->op == NCCL_OP_BROADCAST || sp->node0 || sp->gpu0 || sp->ppn != G || G < 4 || G % 2 || C % G || nd->fabric != NODE_FABRIC_NVSWITCH ||
         (uint64_t)sp->nodes * (uint64_t)sp->ppn <= 1)
         return 1;
     int N = sp->nodes, per = sp->cl->nodes_per_leaf;
@@ -611,13 +611,19 @@ static int run_prepare(Run *R, const NcclSimSpec *sp, char **err)
                                sp->cl->fab.nodes, sp->cl->node.ngpus);
         return -1;
     }
+    if (sp->node0 < 0 || sp->gpu0 < 0 || sp->node0 > sp->cl->fab.nodes - sp->nodes ||
+        sp->gpu0 > sp->cl->node.ngpus - sp->ppn) {
+        *err = g_strdup_printf("%d nodes x %d GPUs from node %d's GPU %d; expected them inside %d nodes of %d GPUs",
+                               sp->nodes, sp->ppn, sp->node0, sp->gpu0, sp->cl->fab.nodes, sp->cl->node.ngpus);
+        return -1;
+    }
     Layout ly;
     layout(sp, &ly);
     *R = (Run){.sp = sp, .conns = g_array_sized_new(FALSE, FALSE, sizeof(Conn), (guint)ly.conns),
                .lanes = g_array_sized_new(FALSE, FALSE, sizeof(Lane), (guint)ly.lanes), .sent = sp->rank_bytes};
     if (R->sent)
         memset(R->sent, 0, sizeof(uint64_t) * (size_t)sp->nodes * (size_t)sp->ppn);
-    R->routes = ncclroute_new(sp->topo, sp->cl, sp->nodes, sp->ppn);
+    R->routes = ncclroute_new_at(sp->topo, sp->cl, sp->gpu0, sp->nodes, sp->ppn);
     if (sp->nodes * sp->ppn <= 1)
         return 0;
     if (!plan(R, err))

@@ -42,8 +42,12 @@
 typedef struct {
     Topo *topo;                /* node_cluster's topology; not owned */
     const NodeCluster *cl;     /* its map; not owned */
-    int nodes;                 /* nodes taking part (the first ones), >= 1 */
-    int ppn;                   /* GPUs a node taking part (its first ones), 1..G */
+    int nodes;                 /* nodes taking part (node0 and those after it), >= 1 */
+    int ppn;                   /* GPUs a node taking part (gpu0 and those after it), 1..G */
+    int node0;                 /* the first node taking part (0: the cluster's first); rank r runs on node
+                                * node0 + r / ppn */
+    int gpu0;                  /* the first GPU of each node taking part (0: its first); rank r runs on GPU
+                                * gpu0 + r % ppn of its node, its NIC that GPU's */
     NcclOp op;
     uint64_t bytes;            /* nccl-tests' size: the buffer (all-gather: the output) */
     NcclChoice choice;         /* algorithm, protocol, channels */

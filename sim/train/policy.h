@@ -148,6 +148,8 @@ typedef struct {
     int calls;               /* NCCL calls it makes, one after another: 1, or 2 (hybrid_shard's reduce-scatter
                               * inside the node, then the all-reduce across nodes: train/trainnccl.h) */
     NcclChoice next;         /* calls == 2: what the tuner chose for the second */
+    bool live;               /* its calls run live, every group of a shape at once (train/trainnccl.h): groups
+                              * that share links may, as the memo's one group alone cannot stand for them */
 } SyncNccl;
 
 /* One collective of the iteration. */

@@ -41,7 +41,7 @@ typedef struct {
     bool live;               /* run collectives on the shared network */
     UnitState *rec_st;       /* per unit: its instance of c.rec_iter, saved when the next one is released */
     GPtrArray *execs;        /* live CollExec*; owned */
-    NcclLive **nlive;        /* per unit: its NCCL call while it runs live (one instance at a time), or NULL;
+    NcclLiveCalls **nlive;   /* per unit: its NCCL calls while it runs live (one instance at a time), or NULL;
                               * owned */
     TrainWork task;          /* the running task (comm.interference or the mechanism slows it while a sync is in
                               * flight) */
@@ -115,7 +115,7 @@ static void on_memo_done(void *ctx, void *data)
     Train *t = ctx;
     int u = GPOINTER_TO_INT(data);
     if (t->nlive[u]) {   /* a live NCCL call's done runs from an event of its own: freeing here is allowed */
-        ncclsim_live_free(t->nlive[u]);
+        nccllive_calls_free(t->nlive[u]);
         t->nlive[u] = NULL;
     }
     unit_finished(t, u);
@@ -243,7 +243,7 @@ static void train_clear(Train *t)
     if (t->execs)
         g_ptr_array_free(t->execs, TRUE);
     for (guint u = 0; t->nlive && u < t->units->len; u++)
-        ncclsim_live_free(t->nlive[u]);
+        nccllive_calls_free(t->nlive[u]);
     g_free(t->nlive);
     if (t->comm.plan)
         traincomm_clear(&t->comm);
@@ -309,7 +309,7 @@ bool train_run_ex(const Scenario *s, int batch, int policy, const TrainOpts *o, 
     if (t.live)
         t.net = net_new(t.c.sim, t.c.plan->topo);
     t.execs = g_ptr_array_new();
-    t.nlive = g_new0(NcclLive *, t.units->len);
+    t.nlive = g_new0(NcclLiveCalls *, t.units->len);
     t.st = g_new0(UnitState, t.units->len);
     for (guint u = 0; u < t.units->len; u++)
         t.st[u].iter = -1;

@@ -20,8 +20,9 @@ int trainmem_nccl_live_calls(const Scenario *s, const Policy *p)
 
 /* The NCCL calls of s's policies that hold the most at once (the memo
  * runs one at a time; a live policy runs up to trainmem_nccl_live_calls
- * at once, every channel: the estimate below is already the full run's,
- * as it has no cluster map to merge orbits by): over the policies that
+ * units' calls at once, each on every group of its shape, every channel:
+ * the estimate below is already the full run's, as it has no cluster map
+ * to merge orbits by): over the policies that
  * go through NCCL, the algorithms they may run on the cluster, each at
  * the most channels the tuner gives (or the policy forces), at most
  * `cap` channels (0: no cap). Their bytes, beside the Topo t they share
@@ -29,30 +30,40 @@ int trainmem_nccl_live_calls(const Scenario *s, const Policy *p)
  * policy goes through NCCL. */
 static uint64_t nccl_peak(const Scenario *s, Topo *t, int cap, NcclSimSpec *at)
 {
-    NcclSystem sys;
     uint64_t best = 0;
     if (!s->node)
         return 0;
-    nccl_system_from_node(s->node, s->world, s->nodes, &sys);
     for (guint i = 0; i < s->policies->len; i++) {
         const Policy *p = g_ptr_array_index(s->policies, i);
         if (!trainnccl_used(s, p))
             continue;
-        for (int a = 0; a < NCCL_NALGOS; a++) {
-            bool nvls = a == NCCL_ALGO_NVLS || a == NCCL_ALGO_NVLSTREE;
-            if ((p->nccl.algo >= 0 && p->nccl.algo != a) || (nvls && !s->node->nvls) ||
-                (a == NCCL_ALGO_NVLS && s->nodes > 1) || (a == NCCL_ALGO_NVLSTREE && s->nodes < 2))
-                continue;
-            int ch = p->nccl.channels > 0 ? p->nccl.channels : nvls ? sys.nvls_channels : sys.channels;
-            NcclSimSpec sp = {.topo = t, .nodes = s->nodes, .ppn = s->gpus_per_node, .op = NCCL_OP_ALLREDUCE,
-                              .choice = {.algo = (NcclAlgo)a, .channels = cap > 0 && ch > cap ? cap : ch}};
-            /* the run's own Net and routes; the Topo is the run's; the per-rank counts (commnccl) */
-            uint64_t m = (uint64_t)trainmem_nccl_live_calls(s, p) * nccllive_mem(&sp) +
-                         (uint64_t)s->world * sizeof(uint64_t);
-            if (m > best) {
-                best = m;
-                if (at)
-                    *at = sp;
+        CommNcclGroup shape[TRAINNCCL_MAX_SHAPES];
+        /* from the memo, one call at a time on the whole cluster's communicator (the estimate of every
+         * call's); live, each unit's calls on every group of their shape at once */
+        int nshapes = trainnccl_live(s, p) ? trainnccl_shapes(s, p, shape) : 1;
+        if (nshapes == 1)
+            shape[0] = (CommNcclGroup){s->nodes, s->gpus_per_node};
+        for (int k = 0; k < nshapes; k++) {
+            const CommNcclGroup *g = &shape[k];
+            uint64_t groups = (uint64_t)(s->nodes / g->nodes) * (uint64_t)(s->gpus_per_node / g->ppn);
+            NcclSystem sys;
+            nccl_system_from_node(s->node, g->nodes * g->ppn, g->nodes, &sys);
+            for (int a = 0; a < NCCL_NALGOS; a++) {
+                bool nvls = a == NCCL_ALGO_NVLS || a == NCCL_ALGO_NVLSTREE;
+                if ((p->nccl.algo >= 0 && p->nccl.algo != a) || (nvls && !s->node->nvls) ||
+                    (a == NCCL_ALGO_NVLS && g->nodes > 1) || (a == NCCL_ALGO_NVLSTREE && g->nodes < 2))
+                    continue;
+                int ch = p->nccl.channels > 0 ? p->nccl.channels : nvls ? sys.nvls_channels : sys.channels;
+                NcclSimSpec sp = {.topo = t, .nodes = g->nodes, .ppn = g->ppn, .op = NCCL_OP_ALLREDUCE,
+                                  .choice = {.algo = (NcclAlgo)a, .channels = cap > 0 && ch > cap ? cap : ch}};
+                /* the run's own Net and routes; the Topo is the run's; the per-rank counts (commnccl) */
+                uint64_t m = (uint64_t)trainmem_nccl_live_calls(s, p) * groups * nccllive_mem(&sp) +
+                             (uint64_t)s->world * sizeof(uint64_t);
+                if (m > best) {
+                    best = m;
+                    if (at)
+                        *at = sp;
+                }
             }
         }
     }

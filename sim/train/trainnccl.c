@@ -41,21 +41,9 @@ static bool hybrid_shard(const Policy *p)
     return policy_rules(p->overlap)->units == UNITS_SHARDED && p->sharding == SHARD_HYBRID;
 }
 
-const char *trainnccl_live_groups(const Scenario *s, const Policy *p)
-{
-    if (!trainnccl_live(s, p))
-        return NULL;
-    if (hybrid_shard(p))
-        return "runs hybrid_shard's calls in groups (each node's, each local index's)";
-    if (p->overlap == OVERLAP_FSDP2 && p->reshard > 0)
-        return "runs its calls in groups of reshard_after_forward GPUs";
-    return NULL;
-}
-
 bool trainnccl_used(const Scenario *s, const Policy *p)
 {
-    return s->node && (p->select == ALGSEL_NCCL || p->select == ALGSEL_HYBRID || p->select == ALGSEL_AUTO) &&
-           !trainnccl_live_groups(s, p);
+    return s->node && (p->select == ALGSEL_NCCL || p->select == ALGSEL_HYBRID || p->select == ALGSEL_AUTO);
 }
 
 /* Why hybrid_shard's G replica groups (GPU g of every node, one group a
@@ -80,15 +68,16 @@ static char *replica_problem(const NodeSpec *n)
 /* The communicator standing for groups of g consecutive GPUs (all at
  * once) in *out, or why none can: k = g/G whole nodes whose groups keep
  * to leaves of their own (or share one leaf, with no spine between
- * them): k divides the nodes a leaf holds or is a multiple of them; g
- * dividing G on an NVSwitch node, where every GPU has its own links to
- * the switch. */
-static char *group_problem(const Scenario *s, int g, CommNcclGroup *out)
+ * them): k divides the nodes a leaf holds or is a multiple of them,
+ * unless the groups run live (each on its own links, sharing what they
+ * share); g dividing G on an NVSwitch node, where every GPU has its own
+ * links to the switch. */
+static char *group_problem(const Scenario *s, int g, bool live, CommNcclGroup *out)
 {
     int G = s->gpus_per_node, per_leaf = s->node_fab.leaf_radix / 2;
     if (g % G == 0) {
         int k = g / G;
-        if (s->nodes > per_leaf && per_leaf % k != 0 && k % per_leaf != 0)
+        if (!live && s->nodes > per_leaf && per_leaf % k != 0 && k % per_leaf != 0)
             return g_strdup_printf("groups of %d nodes straddle leaves of %d nodes that other groups use too, so "
                                    "they would share the leaves' uplinks", k, per_leaf);
         *out = (CommNcclGroup){k, G};
@@ -104,6 +93,35 @@ static char *group_problem(const Scenario *s, int g, CommNcclGroup *out)
     return g_strdup_printf("groups of %d GPUs span part of a node of %d", g, G);
 }
 
+/* fsdp2 hybrid_shard's unit u of shard groups of u->split GPUs (a
+ * node's): its collective on each node's GPUs, or (across) the
+ * all-reduce of its elements on one GPU of every node; 1, or 0 + *err
+ * where the groups are not a node's or the replica groups' NICs are
+ * shared (replica_problem). */
+static int split_call(const Scenario *s, const SyncUnit *u, TrainNcclCall *out, char **err)
+{
+    int G = s->gpus_per_node;
+    uint64_t bytes = u->elems * (uint64_t)s->elem_bytes;
+    char *why = NULL;
+    if (u->split != G) {
+        *err = g_strdup_printf("unit %s: an NCCL call in shard groups of %d GPUs on nodes of %d; expected a node's "
+                               "GPUs", u->name, u->split, G);
+        return 0;
+    }
+    if (!u->across) {
+        out[0] = (TrainNcclCall){{1, G}, trainnccl_op(u->coll), bytes};
+        return 1;
+    }
+    if (!u->nccl.live && (why = replica_problem(s->node))) {
+        *err = g_strdup_printf("unit %s: hybrid_shard's all-reduce across nodes: %s; expected a node with a NIC of "
+                               "its own for every GPU", u->name, why);
+        g_free(why);
+        return 0;
+    }
+    out[0] = (TrainNcclCall){{s->nodes, 1}, trainnccl_op(u->coll), bytes};
+    return 1;
+}
+
 int trainnccl_calls(const Scenario *s, const SyncUnit *u, TrainNcclCall *out, char **err)
 {
     int G = s->gpus_per_node;
@@ -112,7 +130,7 @@ int trainnccl_calls(const Scenario *s, const SyncUnit *u, TrainNcclCall *out, ch
     char *why = NULL;
     if (u->group > 0) {
         CommNcclGroup cg;
-        if ((why = group_problem(s, u->group, &cg))) {
+        if ((why = group_problem(s, u->group, u->nccl.live, &cg))) {
             *err = g_strdup_printf("unit %s: an NCCL call in groups of %d GPUs: %s; expected groups of whole nodes "
                                    "within or across whole leaves, or of GPUs of one NVSwitch node", u->name,
                                    u->group, why);
@@ -122,6 +140,8 @@ int trainnccl_calls(const Scenario *s, const SyncUnit *u, TrainNcclCall *out, ch
         out[0] = (TrainNcclCall){cg, op, bytes};
         return 1;
     }
+    if (u->split > 0)   /* fsdp2 hybrid_shard: inside each shard group (a node), or across them */
+        return split_call(s, u, out, err);
     if (u->coll == COLL_OP_ALLREDUCE || u->algo != COLL_HIERARCHICAL) {   /* the whole world */
         out[0] = (TrainNcclCall){{s->nodes, G}, op, bytes};
         return 1;
@@ -129,7 +149,7 @@ int trainnccl_calls(const Scenario *s, const SyncUnit *u, TrainNcclCall *out, ch
     out[0] = (TrainNcclCall){{1, G}, op, bytes};   /* hybrid_shard: inside the node */
     if (u->coll != COLL_OP_REDUCE_SCATTER)
         return 1;
-    if ((why = replica_problem(s->node))) {
+    if (!u->nccl.live && (why = replica_problem(s->node))) {
         *err = g_strdup_printf("unit %s: hybrid_shard's all-reduce across nodes: %s; expected a node with a NIC of "
                                "its own for every GPU", u->name, why);
         g_free(why);
@@ -138,6 +158,23 @@ int trainnccl_calls(const Scenario *s, const SyncUnit *u, TrainNcclCall *out, ch
     out[1] = (TrainNcclCall){{s->nodes, 1}, NCCL_OP_ALLREDUCE, (u->elems + (uint64_t)G - 1) / (uint64_t)G *
                                                                    (uint64_t)s->elem_bytes};
     return 2;
+}
+
+int trainnccl_shapes(const Scenario *s, const Policy *p, CommNcclGroup *out)
+{
+    int n = 0, G = s->gpus_per_node;
+    CommNcclGroup cg;
+    out[n++] = (CommNcclGroup){s->nodes, G};
+    if (hybrid_shard(p)) {
+        out[n++] = (CommNcclGroup){1, G};
+        out[n++] = (CommNcclGroup){s->nodes, 1};
+    } else if (p->overlap == OVERLAP_FSDP2 && p->reshard > 0) {
+        char *why = group_problem(s, p->reshard, trainnccl_live(s, p) != NULL, &cg);
+        if (!why)
+            out[n++] = cg;
+        g_free(why);
+    }
+    return n;
 }
 
 bool trainnccl_unit_cost(CommNccl *c, const Scenario *s, const SyncUnit *u, const NcclForce *f, simtime_t *dur,
@@ -213,14 +250,15 @@ static bool groups_ok(CfgNode *n, const Scenario *s, const Policy *p, char **err
 {
     char *why = NULL;
     CommNcclGroup cg;
-    if (hybrid_shard(p) && (why = replica_problem(s->node))) {
+    bool live = trainnccl_live(s, p) != NULL;   /* every group runs: shared links contend */
+    if (hybrid_shard(p) && !live && (why = replica_problem(s->node))) {
         *err = cfg_err(cfg_peek(n, "sharding"), "hybrid_shard through NCCL: %s, and one simulated replica group "
                        "cannot stand for them; expected a node with a NIC of its own for every GPU, or another "
                        "algorithm (ring: point-to-point schedules, every group at once)", why);
-    } else if (p->overlap == OVERLAP_FSDP2 && p->reshard > 0 && (why = group_problem(s, p->reshard, &cg))) {
+    } else if (p->overlap == OVERLAP_FSDP2 && p->reshard > 0 && (why = group_problem(s, p->reshard, live, &cg))) {
         *err = cfg_err(cfg_peek(n, "reshard_after_forward"), "reshard_after_forward %d through NCCL: %s; expected "
-                       "groups of whole nodes within or across whole leaves, of GPUs of one NVSwitch node, or "
-                       "another algorithm", p->reshard, why);
+                       "groups of whole nodes%s, of GPUs of one NVSwitch node, or another algorithm (ring: "
+                       "point-to-point schedules)", p->reshard, why, live ? "" : " within or across whole leaves");
     }
     bool ok = why == NULL;
     g_free(why);
@@ -265,22 +303,11 @@ static bool read_force(CfgNode *m, const Scenario *s, Policy *p, char **err)
 bool trainnccl_read(CfgNode *n, const Scenario *s, Policy *p, char **err)
 {
     CfgNode *a = cfg_peek(n, "algorithm");
-    /* a live NCCL call runs on the whole cluster's communicator
-     * (coll/nccllive.h): a live policy whose calls run in groups uses
-     * arsim's own algorithms (ring by default; hybrid and auto choose
-     * among them) */
-    const char *live = trainnccl_live_groups(s, p);
-    if (!a && s->node && !live)
+    if (!a && s->node)   /* live or from the memo, in groups or on the whole cluster */
         p->select = ALGSEL_NCCL;
     if (p->select == ALGSEL_NCCL && !s->node) {
         *err = cfg_err(a, "algorithm nccl runs on GPU nodes; expected cluster: {node: NAME, nodes: N} (arsim list "
                        "nodes) or another algorithm");
-        return false;
-    }
-    if (p->select == ALGSEL_NCCL && live) {
-        *err = cfg_err(a, "algorithm nccl: policy '%s' %s, live on the network, where an NCCL call runs on the "
-                       "whole cluster only; expected another algorithm (ring by default), or %s", p->name, live,
-                       hybrid_shard(p) ? "sharding: full_shard" : "reshard_after_forward: true or false");
         return false;
     }
     if (s->node && (p->select == ALGSEL_NCCL || p->select == ALGSEL_HYBRID) && !groups_ok(n, s, p, err))
@@ -290,9 +317,8 @@ bool trainnccl_read(CfgNode *n, const Scenario *s, Policy *p, char **err)
         return true;
     if (!trainnccl_used(s, p)) {
         *err = cfg_err(m, "nccl: policy '%s' does not run NCCL (%s); expected algorithm: nccl, hybrid or auto "
-                       "on a cluster of GPU nodes, calls on the whole cluster where collectives run live, or no "
-                       "nccl key", p->name, !s->node ? "the cluster is not of GPU nodes" : live ? live
-                                                                                         : "its algorithm is fixed");
+                       "on a cluster of GPU nodes, or no nccl key", p->name,
+                       !s->node ? "the cluster is not of GPU nodes" : "its algorithm is fixed");
         return false;
     }
     return read_force(m, s, p, err);

@@ -5,10 +5,9 @@
  * On a cluster of GPU nodes (cluster: {node: ...}) a policy without an
  * `algorithm` key runs every unit as an NCCL call (ALGSEL_NCCL);
  * `algorithm: nccl` asks for it explicitly and is refused elsewhere.
- * Where collectives run live (trainnccl_live) a call runs live on the
- * shared network (coll/nccllive.h) on the whole cluster's communicator;
- * a policy whose calls would run in groups there uses arsim's ring by
- * default and refuses `algorithm: nccl` (trainnccl_live_groups).
+ * Where collectives run live (trainnccl_live) a unit's calls run live
+ * on the shared network (coll/nccllive.h), each on every group of its
+ * shape at once (the whole cluster, or the groups below).
  * `hybrid` on GPU nodes maps each unit's algorithm onto NCCL's
  * (trainnccl_hybrid_algo); `auto` counts NCCL among its candidates. The
  * `nccl` key forces what NCCL_ALGO, NCCL_PROTO and NCCL_MIN/MAX_NCHANNELS
@@ -22,16 +21,22 @@
  * GPU a node, through that GPU's own NIC); a unit of fsdp2's groups of
  * `reshard_after_forward: N` GPUs on N/G whole nodes, or on N GPUs of
  * one NVSwitch node. Every group of a shape runs at once (each node's,
- * each local index's); commnccl simulates one of them alone, which is
- * exact only when the groups share no link and are alike: whole nodes
+ * each local index's); the memo (commnccl) simulates one of them alone,
+ * which is exact only when the groups share no link and are alike: whole nodes
  * of a group in leaves of their own (or all in one leaf), one local
  * index's replica group on a NIC and rail no other GPU uses. A group
- * that breaks this, or that NCCL's model here cannot represent (a group
- * across part of a node and part of another), is refused. */
+ * that breaks this is refused where calls run from the memo; where they
+ * run live (SyncNccl.live) every group runs on its own GPUs and links,
+ * so groups that share a NIC or a leaf's uplinks contend, and only what
+ * NCCL's model here cannot represent is refused (a group across part of
+ * a node and part of another, groups inside nodes without an NVSwitch,
+ * whose links differ); the memo's one group alone still times a unit
+ * for the selection and the idle-network rates. */
 #ifndef ARSIM_TRAINNCCL_H
 #define ARSIM_TRAINNCCL_H
 
 #include "coll/commnccl.h"
+#include "coll/nccllive.h"
 #include "train/scenario.h"
 
 /* Reads policy map n's NCCL keys into p (its `algorithm` already read):
@@ -47,15 +52,8 @@ bool trainnccl_read(CfgNode *n, const Scenario *s, Policy *p, char **err);
  * and background read. */
 const char *trainnccl_live(const Scenario *s, const Policy *p);
 
-/* Why policy p's NCCL calls cannot run live although its collectives
- * do (trainnccl_live): they run in groups (hybrid_shard's, fsdp2's
- * reshard_after_forward: N), and a live call runs on the whole cluster's
- * communicator only; NULL otherwise. A static string. */
-const char *trainnccl_live_groups(const Scenario *s, const Policy *p);
-
 /* Whether policy p's units may go through NCCL on s's cluster (GPU
- * nodes, a selection that uses it: nccl, hybrid or auto, and not
- * trainnccl_live_groups). */
+ * nodes, a selection that uses it: nccl, hybrid or auto). */
 bool trainnccl_used(const Scenario *s, const Policy *p);
 
 /* NCCL's collective for a unit's. */
@@ -71,18 +69,25 @@ NcclAlgo trainnccl_hybrid_algo(CollAlgo a);
 /* The most NCCL calls a unit makes. */
 #define TRAINNCCL_MAX_CALLS 2
 
-/* One NCCL call of a unit. */
-typedef struct {
-    CommNcclGroup group;     /* the communicator it runs on, standing for every group of that shape */
-    NcclOp op;
-    uint64_t bytes;          /* nccl-tests' size: the buffer (all-gather: the output), bytes */
-} TrainNcclCall;
+/* One NCCL call of a unit: group is the communicator the memo runs, standing for every group of its shape (a
+ * live run runs them all: nccllive_calls_start). */
+typedef NcclCall TrainNcclCall;
 
 /* Unit u's NCCL calls on s's cluster (GPU nodes), in the order they run
  * (out: TRAINNCCL_MAX_CALLS entries); returns how many, or 0 + *err
  * ("...; expected ...") when its group is one the memo cannot stand for
  * (see above). */
 int trainnccl_calls(const Scenario *s, const SyncUnit *u, TrainNcclCall *out, char **err);
+
+/* The most communicator shapes a policy's calls run on. */
+#define TRAINNCCL_MAX_SHAPES 3
+
+/* The shapes of the communicators policy p's NCCL calls may run on
+ * (out: TRAINNCCL_MAX_SHAPES entries): the whole cluster's, and
+ * hybrid_shard's (a node's GPUs, one GPU of every node) or fsdp2's
+ * groups of reshard_after_forward GPUs; returns how many. Each runs
+ * N/nodes x G/ppn groups at once where calls run live. */
+int trainnccl_shapes(const Scenario *s, const Policy *p, CommNcclGroup *out);
 
 /* Unit u's NCCL calls under force f, one after another on c: their
  * durations summed (*dur, ps) and what the tuner chose (out->choice,

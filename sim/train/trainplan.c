@@ -471,22 +471,20 @@ CollExec *trainplan_launch(const TrainPlan *p, Sim *sim, Net *net, int u, bool d
     return collexec_start(&run);
 }
 
-NcclLive *trainplan_launch_nccl(const TrainPlan *p, Sim *sim, Net *net, int u, CollDoneFn done, void *ctx,
-                                void *data)
+NcclLiveCalls *trainplan_launch_nccl(const TrainPlan *p, Sim *sim, Net *net, int u, CollDoneFn done, void *ctx,
+                                     void *data)
 {
     const SyncUnit *su = &g_array_index(p->units, SyncUnit, u);
     TrainNcclCall calls[TRAINNCCL_MAX_CALLS];
     char *why = NULL;
     int n = su->nccl.on ? trainnccl_calls(p->s, su, calls, &why) : 0;
-    CommNcclGroup all = commnccl_all(p->nccl);
-    if (n == 1 && calls[0].group.nodes == all.nodes && calls[0].group.ppn == all.ppn) {
-        NcclLive *x = nccllive_start(p->nccl, &calls[0].group, calls[0].op, &su->nccl.force, calls[0].bytes, sim, net,
-                                     done, ctx, data, NULL, &why);
-        if (x)
-            return x;
-    }
-    sim_fail(sim, "unit %s: a live NCCL call: %s; expected one call on the whole cluster", su->name,
-             why ? why : n > 0 ? "it runs in groups" : "it is not an NCCL call");
+    NcclLiveCalls *x = n > 0 ? nccllive_calls_start(p->nccl, calls, n, &su->nccl.force, sim, net, done, ctx, data,
+                                                     &why)
+                             : NULL;
+    if (x)
+        return x;
+    sim_fail(sim, "unit %s: a live NCCL call: %s; expected calls NCCL runs in their groups", su->name,
+             why ? why : "it is not an NCCL call");
     g_free(why);
     return NULL;
 }

@@ -99,16 +99,16 @@ typedef struct TrainPlan {
 CollExec *trainplan_launch(const TrainPlan *p, Sim *sim, Net *net, int u, bool deferred, CollDoneFn done,
                            void *ctx, void *data);
 
-/* Starts unit u's NCCL call (SyncUnit.nccl.on) live on net at sim->now
- * (coll/nccllive.h): the tuner's choice for its size under the unit's
- * force, every channel simulated beside whatever else net carries;
- * done(ctx, data) runs once at its end, from an event of its own (the
- * caller frees the run there at the earliest: ncclsim_live_free). NULL,
- * with the Sim failed, when the unit's calls are not one call on the
- * whole cluster (trainnccl_live_groups keeps those off) or NCCL cannot
- * run it. */
-NcclLive *trainplan_launch_nccl(const TrainPlan *p, Sim *sim, Net *net, int u, CollDoneFn done, void *ctx,
-                                void *data);
+/* Starts unit u's NCCL calls (SyncUnit.nccl.on) live on net at sim->now
+ * (coll/nccllive.h): each on every group of its shape (the whole
+ * cluster, or trainnccl_calls' groups), the tuner's choice for its size
+ * under the unit's force, every channel simulated beside whatever else
+ * net carries; done(ctx, data) runs once at their end, from an event of
+ * its own (the caller frees them there at the earliest:
+ * nccllive_calls_free). NULL, with the Sim failed, when the unit is not
+ * NCCL's or NCCL cannot run it. */
+NcclLiveCalls *trainplan_launch_nccl(const TrainPlan *p, Sim *sim, Net *net, int u, CollDoneFn done, void *ctx,
+                                     void *data);
 
 /* Unit u's idle-network duration (ps) and egress utilization: an NCCL
  * unit's calls' from commnccl's memo (trainnccl_unit_cost: on its

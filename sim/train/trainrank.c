@@ -54,7 +54,7 @@ typedef struct {
 /* One instance (iteration) of a sync unit. Times are absolute ps. */
 typedef struct {
     CollExec *x;             /* its collective while it runs live; owned */
-    NcclLive *nx;            /* its NCCL call while it runs live (once every rank issued it); owned */
+    NcclLiveCalls *nx;       /* its NCCL calls while it runs live (once every rank issued it); owned */
     bool launched;           /* its collective started (live or from the memo) */
     GArray *early;           /* int ranks that issued it before it launched (the first issue's instant) */
     int iter;                /* the iteration it belongs to */
@@ -220,7 +220,7 @@ static void on_unit_done(void *ctx, void *data)
     ru->at.end = t->c.sim->now;
     collexec_free(ru->x);   /* done runs last in the executor: freeing here is allowed */
     ru->x = NULL;
-    ncclsim_live_free(ru->nx);   /* and a live NCCL call's from an event of its own */
+    nccllive_calls_free(ru->nx);   /* and a live NCCL call's from an event of its own */
     ru->nx = NULL;
     ru->launched = false;
     t->running--;
@@ -481,7 +481,7 @@ static void run_clear(RankRun *t)
 {
     for (guint u = 0; t->u && u < t->units->len; u++) {
         collexec_free(t->u[u].x);
-        ncclsim_live_free(t->u[u].nx);
+        nccllive_calls_free(t->u[u].nx);
         if (t->u[u].early)
             g_array_free(t->u[u].early, TRUE);
     }

@@ -220,9 +220,11 @@ bool trainsel_select(const Scenario *s, const Policy *p, GArray *units, CommCost
         return false;
     }
     const Model *m = s->model;
+    bool live = trainnccl_live(s, p) != NULL;
     for (guint i = 0; i < units->len; i++) {
         SyncUnit *u = &g_array_index(units, SyncUnit, i);
         uint64_t bytes = u->elems * (uint64_t)s->elem_bytes;
+        u->nccl.live = live;
         gpointer ov = NULL;
         if (u->first_layer == u->last_layer)
             ov = g_hash_table_lookup(p->overrides, g_array_index(m->layers, ModelLayer, u->first_layer).name);
@@ -233,6 +235,7 @@ bool trainsel_select(const Scenario *s, const Policy *p, GArray *units, CommCost
             snprintf(u->reason, sizeof u->reason, "override");
         } else if (p->select == ALGSEL_AUTO) {
             choose_auto(s, p, u, cost, nccl, batch);
+            u->nccl.live = live;
         } else if (p->select == ALGSEL_HYBRID) {
             if (p->hybrid_threshold > 0 && bytes <= p->hybrid_threshold) {
                 u->algo = COLL_BUTTERFLY;
@@ -249,7 +252,7 @@ bool trainsel_select(const Scenario *s, const Policy *p, GArray *units, CommCost
             snprintf(u->reason, sizeof u->reason, "fixed");
         }
         bool by_nccl = p->select == ALGSEL_NCCL || p->select == ALGSEL_HYBRID;
-        if (!ov && nccl && u->split == 0 && by_nccl && !to_nccl(s, p, u, nccl, err))
+        if (!ov && nccl && by_nccl && !to_nccl(s, p, u, nccl, err))
             return false;
         if (!u->nccl.on && u->group == 0 && u->split == 0 && !fits(s, u->algo)) {   /* groups: checked elsewhere */
             *err = g_strdup_printf("%s: policy '%s' uses %s, which needs %s; expected another algorithm", s->file,

@@ -33,7 +33,9 @@
 #include <unistd.h>
 
 /* Llama 3 8B on `nodes` DGX H100 (NVLink inside, a NIC a GPU), its NICs
- * at `gbps` (400 as shipped; slower: a copy of the node file). */
+ * at `gbps` (400 as shipped; slower: a copy of the node file), under
+ * arsim's point-to-point schedules (algorithm: ring; through NCCL, the
+ * default on GPU nodes: test_ncclgroups). */
 static Scenario *hsdp(int nodes, int gbps)
 {
     gchar *text = NULL;
@@ -47,7 +49,7 @@ static Scenario *hsdp(int nodes, int gbps)
     char *node = tmp_file(t->str, "h100-nic-XXXXXX.yaml");
     char *y = g_strdup_printf("model: llama3-8b\nprecision: bf16\nbatch: [2]\niterations: {warmup: 1, measured: 2}\n"
                               "cluster: {node: %s, nodes: %d}\npolicies:\n"
-                              "  - {name: h2, overlap: fsdp2, sharding: hybrid_shard}\n", node, nodes);
+                              "  - {name: h2, overlap: fsdp2, sharding: hybrid_shard, algorithm: ring}\n", node, nodes);
     Scenario *s = load(y);
     unlink(node);
     g_free(node);
