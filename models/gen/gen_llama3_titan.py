@@ -282,9 +282,9 @@ def generate(depth=None):
     out.append("# what bounds it (GEMM %.1f TFLOP/s x power %.4f, element-wise at %.1f %% of 2.4 TB/s, flash attention"
                % (rates["gemm"] / 1e12, POWER, 100 * eff))
     out.append("# from the measured block, as FlashAttention-2), bwd_ms with SAC's recompute and FSDP2's copies;")
-    out.append("# act_bytes what op-level SAC saves, act_peak_bytes with what its recompute re-creates (the block's")
-    out.append("# layers up to this one).  Use it with checkpoint: none.  docs/explanation/sharding.md,")
-    out.append("# \"The torchtitan check\".")
+    out.append("# act_bytes what op-level SAC saves (the final norm: what the eager norm saves, its fp32 input too),")
+    out.append("# act_peak_bytes with what its recompute re-creates (the block's layers up to this one).")
+    out.append("# Use it with checkpoint: none.  docs/explanation/sharding.md, \"The torchtitan check\".")
     out.append("name: llama3-8b-titan" + ("-%dblocks" % depth if depth else ""))
     out.append('description: "Llama 3 8B' + (" at %d blocks" % depth if depth else "") + ', sequence 8192, torchtitan 2024-12 (eager, op-level SAC, FSDP2) on a 500 W '
                'H100 96GB HBM2e: per-kernel model"')
@@ -301,6 +301,8 @@ def generate(depth=None):
             recreated = 0 if leaf == "attention_norm" else recreated
             recreated += l["act_bytes"] - sb[leaf]
             act, peak = sb[leaf], peak + recreated
+        elif name == "norm":     # the eager RMSNorm also saves its input's fp32 copy (not checkpointed here)
+            act += 4 * SEQ * SHAPES["llama3-8b"][0]
         f, b = times[name]
         out.append(layer_line(l, act, f * 1e3, b * 1e3, peak))
     return "\n".join(out) + "\n"
