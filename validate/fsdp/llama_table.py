@@ -34,6 +34,10 @@ GIB = 2.0 ** 30
 DEPTHS = (2, 4)
 EXPANDABLE = "expandable_segments:True"
 # (measured ac, arsim scenario, its policy, model file stem)
+S, H, F, V, B = 8192, 4096, 14336, 128256, 2
+ROOT_PARAMS = 2 * V * H + H          # tok_embeddings, output, the final norm
+OUTPUT_PARAMS = V * H
+BLOCK_PARAMS = 2 * H * H + 2 * H * 1024 + 3 * H * F + 2 * H
 CASES = (("selective", "llama-1gpu.yaml", "selective", "llama3-8b-titan"),
          ("none", "llama-1gpu-base.yaml", "none", "llama3-8b"),
          ("full", "llama-1gpu-base.yaml", "full", "llama3-8b"))
@@ -65,6 +69,20 @@ def run_arsim(binary, scenario, stem, depth):
            "--set", "model=models/%s-%dblocks.yaml" % (stem, depth), "--json", "-"]
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
     return {r["policy"]: (r["memory_peak_bytes"], r["iteration_s"]) for r in json.loads(out)["results"]}
+
+
+def intercept_terms(rows):
+    """The measured intercept's terms and arsim's (op-level SAC file), bytes: (name, measured side, arsim)."""
+    r = rows[(EXPANDABLE, DEPTHS[0], "selective")]
+    extra = (r["iterations"][-1]["phase"]["optimizer"]["alloc_after_gib"] - r["states_gib"]) * GIB
+    norm_saves = B * (6 * S * H + 4 * S) + B * 2 * S * H + B * 8 * S   # eager norm; output's input; tokens
+    return (("fp32 parameters and Adam's two states, 12 B a parameter", 12 * ROOT_PARAMS, 12 * ROOT_PARAMS),
+            ("the loss head, 12 S V b", B * 12 * S * V, B * 12 * S * V),
+            ("the final norm's, the output's and the embedding's saves", norm_saves, norm_saves),
+            ("the last block kept gathered (bf16; torchtitan's reshard_after_forward False)", 2 * BLOCK_PARAMS, 0),
+            ("the root gathered (bf16; re-sharded after forward by torch 2.11)", 0, 2 * ROOT_PARAMS),
+            ("the output layer's unsharded gradient (bf16)", 0, 2 * OUTPUT_PARAMS),
+            ("what else stays allocated (measured: after the step, less 16 B a parameter)", extra, 0))
 
 
 def err(pred, meas):
@@ -112,6 +130,16 @@ def main():
                                                                     icpt[2], err(icpt[2], icpt[0])))
     print("(arsim's layer-level selective, for contrast: %s GiB)"
           % ", ".join("L%d %.2f" % (n, layer_sel[n]) for n in DEPTHS))
+    print()
+    print("The intercept at the peak (the loss's backward), term by term; GiB")
+    print("%-80s %9s %9s" % ("term", "measured", "arsim"))
+    terms = intercept_terms(rows)
+    for name, m, a_ in terms:
+        print("%-80s %9.3f %9.3f" % (name, m / GIB, a_ / GIB))
+    lo, hi = meas[(DEPTHS[0], "selective")], meas[(DEPTHS[1], "selective")]
+    icpt = [lo[i] - DEPTHS[0] * (hi[i] - lo[i]) / (DEPTHS[1] - DEPTHS[0]) for i in (0, 2)]
+    print("%-80s %9.3f %9.3f" % ("sum", sum(t[1] for t in terms) / GIB, sum(t[2] for t in terms) / GIB))
+    print("%-80s %9.3f %9.3f" % ("intercept (selective)", icpt[0], icpt[1]))
     print()
     print("Reserved / allocated at the peak")
     print("%-2s %-9s %12s %12s" % ("L", "ac", EXPANDABLE, "default"))
