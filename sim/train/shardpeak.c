@@ -135,6 +135,14 @@ static double *activations(const Walk *w, const Model *m)
     return act;
 }
 
+/* Bytes an element of the sharded parameters and of the gradient shards
+ * kept for the optimizer: the elements' own, at least 4 (mixed precision
+ * keeps them in fp32). */
+static int master_bytes(const ShardPeakSetup *s)
+{
+    return MAX(s->elem_bytes, 4);
+}
+
 /* The model states at rest: the strategy's shards (shard_grad_op's
  * parameters too: their unsharded copies are the gathered units). With
  * elements under 4 bytes (mixed precision) the sharded parameters are the
@@ -149,15 +157,10 @@ static bool at_rest(const Policy *p, const Model *m, const GArray *units, const 
     c.group = s->gpus_per_node;
     c.batch = s->batch;
     c.checkpoint = p->checkpoint;
-    int master = shardpeak_master_bytes(s);
+    int master = master_bytes(s);
     c.optim_bytes -= 2 * (master - s->elem_bytes);
     c.param_bytes = c.grad_bytes = master;
     return shard_memory(m, units, &c, rest, err);
-}
-
-int shardpeak_master_bytes(const ShardPeakSetup *s)
-{
-    return MAX(s->elem_bytes, 4);
 }
 
 GArray *shardpeak_profile(const Policy *p, const Model *m, const ShardPeakSetup *s, char **err)
@@ -179,7 +182,7 @@ GArray *shardpeak_profile(const Policy *p, const Model *m, const ShardPeakSetup 
         GArray *ops = shardsched_ops(units, &sc);
         gathered(&w, ops, fsdp2);
         g_array_free(ops, TRUE);
-        unit_grads(&w, m, (uint64_t)shardpeak_master_bytes(s));
+        unit_grads(&w, m, (uint64_t)master_bytes(s));
     } else {
         w.shards[0] += (int64_t)rest.grads;   /* no_shard: whole gradients, always held */
     }
