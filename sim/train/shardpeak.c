@@ -9,6 +9,7 @@ typedef struct {
     int f;                 /* sharding factor */
     uint64_t pb, gb;       /* bytes of a parameter, of a gradient element */
     int64_t *gathered, *grads, *buffers;
+    int64_t *shards;       /* the gradient shards kept for the optimizer step */
 } Walk;
 
 static guint lo(const ShardUnit *u)
@@ -77,8 +78,10 @@ static void gathered(Walk *w, const GArray *ops, bool fsdp2)
  * each of its layers, and its reduce-scatter's output shard: its
  * post-backward (the end of the backward of its first layer) issues the
  * reduce-scatter, which runs beside the next task; both are freed when it
- * ends, taken as the end of that task. */
-static void unit_grads(Walk *w, const Model *m)
+ * ends, taken as the end of that task. From the task after it to the
+ * optimizer step the unit's gradient shard (`shard_bytes` an element) is
+ * kept: none before, the optimizer having set them to None. */
+static void unit_grads(Walk *w, const Model *m, uint64_t shard_bytes)
 {
     for (guint i = 0; i < w->w->len; i++) {
         const ShardUnit *u = &g_array_index(w->w, ShardUnit, i);
@@ -90,6 +93,7 @@ static void unit_grads(Walk *w, const Model *m)
             span(w, w->grads, bwd(w, l), done, g_array_index(m->layers, ModelLayer, l).params * w->gb);
         }
         span(w, w->buffers, done, done, shard_elems(u->params, w->f) * w->gb);
+        w->shards[MIN(done + 1, 2 * w->L)] += (int64_t)(shard_elems(u->params, w->f) * shard_bytes);
     }
 }
 
@@ -131,8 +135,19 @@ static double *activations(const Walk *w, const Model *m)
     return act;
 }
 
+/* Bytes an element of the sharded parameters and of the gradient shards
+ * kept for the optimizer: the elements' own, at least 4 (mixed precision
+ * keeps them in fp32). */
+static int master_bytes(const ShardPeakSetup *s)
+{
+    return MAX(s->elem_bytes, 4);
+}
+
 /* The model states at rest: the strategy's shards (shard_grad_op's
- * parameters too: their unsharded copies are the gathered units). */
+ * parameters too: their unsharded copies are the gathered units). With
+ * elements under 4 bytes (mixed precision) the sharded parameters are the
+ * fp32 copy the optimizer updates and the gradient shards are fp32: 4 +
+ * 4 + 8 bytes an element instead of 2 + 2 + 12, the same 16. */
 static bool at_rest(const Policy *p, const Model *m, const GArray *units, const ShardPeakSetup *s, ShardMemory *rest,
                     char **err)
 {
@@ -142,7 +157,9 @@ static bool at_rest(const Policy *p, const Model *m, const GArray *units, const 
     c.group = s->gpus_per_node;
     c.batch = s->batch;
     c.checkpoint = p->checkpoint;
-    c.param_bytes = c.grad_bytes = s->elem_bytes;
+    int master = master_bytes(s);
+    c.optim_bytes -= 2 * (master - s->elem_bytes);
+    c.param_bytes = c.grad_bytes = master;
     return shard_memory(m, units, &c, rest, err);
 }
 
@@ -157,27 +174,32 @@ GArray *shardpeak_profile(const Policy *p, const Model *m, const ShardPeakSetup 
     int L = (int)m->layers->len;
     bool fsdp2 = policy_rules(p->overlap)->stream == STREAM_PER_COLLECTIVE;
     Walk w = {.p = p, .w = units, .L = L, .f = shardplan_factor(p, s->world, s->gpus_per_node),
-              .pb = (uint64_t)s->elem_bytes, .gb = (uint64_t)s->elem_bytes, .gathered = g_new0(int64_t, 2 * L + 1),
-              .grads = g_new0(int64_t, 2 * L + 1), .buffers = g_new0(int64_t, 2 * L + 1)};
+              .pb = (uint64_t)s->elem_bytes, .gb = (uint64_t)s->elem_bytes, .gathered = g_new0(int64_t, 2 * L + 2),
+              .grads = g_new0(int64_t, 2 * L + 2), .buffers = g_new0(int64_t, 2 * L + 2),
+              .shards = g_new0(int64_t, 2 * L + 2)};
     if (p->sharding != SHARD_NONE) {
         ShardSchedConfig sc = shardplan_sched(p);
         GArray *ops = shardsched_ops(units, &sc);
         gathered(&w, ops, fsdp2);
         g_array_free(ops, TRUE);
-        unit_grads(&w, m);
+        unit_grads(&w, m, (uint64_t)master_bytes(s));
+    } else {
+        w.shards[0] += (int64_t)rest.grads;   /* no_shard: whole gradients, always held */
     }
     double *act = activations(&w, m);
-    GArray *out = g_array_sized_new(FALSE, TRUE, sizeof(ShardMemory), (guint)(2 * L));
-    int64_t g = 0, gr = 0, bu = 0;
-    for (int t = 0; t < 2 * L; t++) {
+    GArray *out = g_array_sized_new(FALSE, TRUE, sizeof(ShardMemory), (guint)(2 * L + 1));
+    int64_t g = 0, gr = 0, bu = 0, sh = 0;
+    for (int t = 0; t <= 2 * L; t++) {
         g += w.gathered[t];
         gr += w.grads[t];
         bu += w.buffers[t];
-        guint l = (guint)(t < L ? t : 2 * L - 1 - t);   /* the layer running in task t */
-        double tr = g_array_index(m->layers, ModelLayer, l).act_peak_bytes;
-        ShardMemory x = {.params = rest.params, .grads = rest.grads, .optim = rest.optim, .gathered = (uint64_t)g,
+        sh += w.shards[t];
+        bool step = t == 2 * L;
+        guint l = (guint)(t < L ? t : step ? 0 : 2 * L - 1 - t);   /* the layer running in task t */
+        double tr = step ? 0 : g_array_index(m->layers, ModelLayer, l).act_peak_bytes;
+        ShardMemory x = {.params = rest.params, .grads = (uint64_t)sh, .optim = rest.optim, .gathered = (uint64_t)g,
                          .unit_grads = (uint64_t)gr, .buffers = (uint64_t)bu,
-                         .activations = (uint64_t)(act[t] * s->batch + 0.5),
+                         .activations = step ? 0 : (uint64_t)(act[t] * s->batch + 0.5),
                          .transient = (uint64_t)(tr * s->batch + 0.5), .recompute_flops = rest.recompute_flops};
         x.peak = x.params + x.grads + x.optim + x.gathered + x.unit_grads + x.buffers + x.activations + x.transient;
         g_array_append_val(out, x);
@@ -186,6 +208,7 @@ GArray *shardpeak_profile(const Policy *p, const Model *m, const ShardPeakSetup 
     g_free(w.gathered);
     g_free(w.grads);
     g_free(w.buffers);
+    g_free(w.shards);
     shardwrap_free(units);
     return out;
 }

@@ -47,7 +47,7 @@ static GArray *profile(const Policy *p, const Model *m)
     char *err = NULL;
     GArray *pr = shardpeak_profile(p, m, &s, &err);
     ck_assert_msg(pr, "%s", err);
-    ck_assert_uint_eq(pr->len, 2 * L);
+    ck_assert_uint_eq(pr->len, 2 * L + 1);
     for (guint t = 0; t < pr->len; t++) {
         const ShardMemory *x = &g_array_index(pr, ShardMemory, t);
         ck_assert_uint_eq(x->peak, x->params + x->grads + x->optim + x->gathered + x->unit_grads + x->buffers +
@@ -130,22 +130,28 @@ START_TEST(test_fsdp2)
 END_TEST
 
 /* full_shard, limiter, backward_pre, batch 1, 2-byte elements on 4 GPUs.
- * At rest: shards of 16 + 6 x 24 elements, 2 + 2 + 12 bytes each. The
- * backward of the last block (task L) holds the root, that block and the
- * next one (prefetched) gathered, its gradient and every activation; the
- * next task (the block before) swaps one block's activations (100 bytes)
- * for the last block's gradient still in its reduce-scatter (192) and
- * that reduce-scatter's output (48): the peak. */
+ * At rest: shards of 16 + 6 x 24 elements, 4 + 8 bytes each (fp32
+ * parameters, Adam's two states); their fp32 gradient shards (4 bytes)
+ * arrive one unit at a time, each in the task after its reduce-scatter's,
+ * all of them only at the optimizer step (task 2L), which holds the 16
+ * bytes and nothing else. The backward of the last block (task L) holds
+ * the root, that block and the next one (prefetched) gathered, its
+ * gradient and every activation; the next task (the block before) swaps
+ * one block's activations (100 bytes) for the last block's gradient still
+ * in its reduce-scatter (192) and that reduce-scatter's output (48): the
+ * peak, before any gradient shard. */
 START_TEST(test_peak_closed_form)
 {
     Model *m = model(true);
     Policy p = fsdp(OVERLAP_FSDP);
     GArray *pr = profile(&p, m);
     const ShardMemory *top = shardpeak_max(pr), *first = &g_array_index(pr, ShardMemory, L);
-    uint64_t shards = R / W + U * (P / W), rest = 16 * shards;
+    uint64_t shards = R / W + U * (P / W), rest = 12 * shards;
     ck_assert_uint_eq(first->peak, rest + 2 * (R + 2 * P) + 2 * P + ACT_ROOT + U * ACT_BLOCK);
     ck_assert_ptr_eq(top, &g_array_index(pr, ShardMemory, L + 1));
-    ck_assert_uint_eq(top->params + top->grads + top->optim, rest);
+    ck_assert_uint_eq(top->params, 4 * shards);
+    ck_assert_uint_eq(top->optim, 8 * shards);
+    ck_assert_uint_eq(top->grads, 0);
     ck_assert_uint_eq(top->gathered, 2 * (R + 2 * P));
     ck_assert_uint_eq(top->unit_grads, 2 * 2 * P);
     ck_assert_uint_eq(top->buffers, 2 * (P / W));
@@ -156,6 +162,13 @@ START_TEST(test_peak_closed_form)
     ck_assert_uint_eq(last->gathered, 2 * R);
     ck_assert_uint_eq(last->unit_grads, 2 * (R + P));
     ck_assert_uint_eq(last->activations, ACT_ROOT);
+    /* every block's gradient shard but the first block's, whose reduce-scatter runs beside this task */
+    ck_assert_uint_eq(last->grads, 4 * (U - 1) * (P / W));
+    for (guint t = 0; t <= L + 1; t++)
+        ck_assert_uint_eq(g_array_index(pr, ShardMemory, t).grads, 0);
+    const ShardMemory *step = &g_array_index(pr, ShardMemory, 2 * L);
+    ck_assert_uint_eq(step->grads, 4 * shards);
+    ck_assert_uint_eq(step->peak, 16 * shards);
     for (guint t = 0; t < pr->len; t++)   /* no act_peak_bytes in the file: none */
         ck_assert_uint_eq(g_array_index(pr, ShardMemory, t).transient, 0);
     g_array_free(pr, TRUE);
@@ -199,7 +212,7 @@ START_TEST(test_transient)
     ShardPeakSetup st = {.world = W, .gpus_per_node = W, .batch = B, .elem_bytes = 2};
     GArray *pr = shardpeak_profile(&p, m, &st, &err);
     ck_assert_msg(pr, "%s", err);
-    ck_assert_uint_eq(pr->len, 2 * N);
+    ck_assert_uint_eq(pr->len, 2 * N + 1);
     for (int l = 0; l < N; l++) {
         uint64_t want = B * (uint64_t)(l == 0 ? E : l == N - 1 ? X : 10 * l);
         ck_assert_uint_eq(g_array_index(pr, ShardMemory, l).transient, want);
@@ -249,7 +262,7 @@ START_TEST(test_checkpoint)
         p.checkpoint = ck ? SHARD_CKPT_FULL : SHARD_CKPT_NONE;
         GArray *pr = shardpeak_profile(&p, m, &st, &err);
         ck_assert_msg(pr, "%s", err);
-        ck_assert_uint_eq(pr->len, 2 * N);
+        ck_assert_uint_eq(pr->len, 2 * N + 1);
         uint64_t want = ck ? 40 + U * A + B : 40 + U * (A + B);
         ck_assert_uint_eq(g_array_index(pr, ShardMemory, N).activations, 3 * want);
         /* its first layer: that block's B freed */
