@@ -34,12 +34,14 @@
 
 #define EVQ_ARITY 4u
 #define EVQ_NONE UINT32_MAX
-#define EVQ_CACHE_BITS 4u
+#define EVQ_CACHE_BITS 10u
 #define EVQ_CACHE (1u << EVQ_CACHE_BITS)
 #define EVQ_CHUNK_BITS 3u
 #define EVQ_CHUNK (1u << EVQ_CHUNK_BITS)   /* slots a chunk */
 #define EVQ_LAST (EVQ_CHUNK - 1u)          /* a chunk's last slot, as slot & EVQ_LAST */
 #define EVQ_ALIGN 64u                      /* bytes; a cache line */
+#define EVQ_HMAP_BITS 5u
+#define EVQ_HMAP (1u << EVQ_HMAP_BITS)     /* entries of the hint table, > 2 * EVQ_HINTS: probes stay short */
 
 typedef unsigned __int128 EvqKey;    /* time << 64 | bucket creation number */
 
@@ -70,6 +72,12 @@ typedef struct {
 } EvqChunk;
 
 typedef struct {
+    EvqFn fn;         /* the action; NULL: an empty entry (its hints NULL) */
+    EvqFn early;      /* its hint two pops ahead, or NULL (evq_set_hint) */
+    EvqFn late;       /* its hint one pop ahead, or NULL */
+} EvqHint;
+
+typedef struct {
     simtime_t t;      /* time this entry maps */
     uint32_t bucket;  /* the newest bucket of time t, in use; EVQ_NONE: entry empty */
 } EvqCacheLine;
@@ -87,10 +95,8 @@ struct Evq {
     uint32_t len;         /* pending events */
     uint64_t bseq;        /* next bucket creation number */
     EvqCacheLine cache[EVQ_CACHE]; /* time -> newest bucket of that time, direct-mapped */
-    uint32_t nhints;      /* entries of hint_fn, early and late */
-    EvqFn hint_fn[EVQ_HINTS]; /* actions with prefetch hints */
-    EvqFn early[EVQ_HINTS];   /* their hints two pops ahead, or NULL (evq_set_hint) */
-    EvqFn late[EVQ_HINTS];    /* their hints one pop ahead, or NULL */
+    uint32_t nhints;      /* actions in hints[] */
+    EvqHint hints[EVQ_HMAP];  /* actions with prefetch hints, open addressing by fn (hint_hash) */
 };
 
 static inline uint32_t cache_index(simtime_t t)
@@ -384,24 +390,31 @@ bool evq_cancel(Evq *q, EvqHandle h)
     return true;
 }
 
-/* The hints of action fn: its index in hint_fn, or nhints. */
-static inline uint32_t hint_of(const Evq *q, EvqFn fn)
+static inline uint32_t hint_hash(EvqFn fn)
 {
-    uint32_t i = 0;
-    while (i < q->nhints && q->hint_fn[i] != fn)
-        i++;
-    return i;
+    return (uint32_t)(((uint64_t)(uintptr_t)fn * UINT64_C(0x9E3779B97F4A7C15)) >> (64 - EVQ_HMAP_BITS));
+}
+
+/* The hints of action fn: its entry, or the empty entry where it would
+ * go (hints NULL; fn NULL, a tombstone's, finds one too). The table is
+ * never full (at most EVQ_HINTS of EVQ_HMAP entries), so the probe ends. */
+static inline const EvqHint *hint_of(const Evq *q, EvqFn fn)
+{
+    uint32_t i = hint_hash(fn);
+    while (q->hints[i].fn != fn && q->hints[i].fn != NULL)
+        i = (i + 1) & (EVQ_HMAP - 1);
+    return &q->hints[i];
 }
 
 bool evq_set_hint(Evq *q, EvqFn fn, EvqFn early, EvqFn late)
 {
-    uint32_t i = hint_of(q, fn);
-    if (i == EVQ_HINTS)
-        return false;
-    q->hint_fn[i] = fn;
-    q->early[i] = early;
-    q->late[i] = late;
-    q->nhints += i == q->nhints;
+    EvqHint *h = (EvqHint *)hint_of(q, fn);
+    if (h->fn == NULL) {
+        if (fn == NULL || q->nhints == EVQ_HINTS)
+            return false;
+        q->nhints++;
+    }
+    *h = (EvqHint){fn, early, late};
     return true;
 }
 
@@ -424,21 +437,28 @@ static inline void look_ahead(const Evq *q)
             if (s4 != EVQ_NONE)
                 __builtin_prefetch(&q->slots[s4]);
         }
-        uint32_t i = hint_of(q, n2->fn);
-        if (i < q->nhints && q->early[i])
-            q->early[i](n2->ctx, n2->data);
+        const EvqHint *h2 = hint_of(q, n2->fn);
+        if (h2->early)
+            h2->early(n2->ctx, n2->data);
     }
-    uint32_t i = hint_of(q, n1->fn);
-    if (i < q->nhints && q->late[i])
-        q->late[i](n1->ctx, n1->data);
+    const EvqHint *h1 = hint_of(q, n1->fn);
+    if (h1->late)
+        h1->late(n1->ctx, n1->data);
 }
 
 bool evq_pop(Evq *q, simtime_t *t, EvqFn *fn, void **ctx, void **data)
+{
+    return evq_pop_until(q, SIMTIME_MAX, t, fn, ctx, data);
+}
+
+bool evq_pop_until(Evq *q, simtime_t until, simtime_t *t, EvqFn *fn, void **ctx, void **data)
 {
     if (q->len == 0)
         return false;
     uint32_t b = q->heap[0].bucket;
     const EvqBucket *bk = &q->buckets[b];
+    if (bk->t > until)
+        return false;
     uint32_t slot = bk->head;
     const EvqSlot *n = &q->slots[slot];
     *t = bk->t;

@@ -41,6 +41,8 @@ bool evq_cancel(Evq *q, EvqHandle h);
 
 /* Pops the earliest event into the out-parameters; false when empty. */
 bool evq_pop(Evq *q, simtime_t *t, EvqFn *fn, void **ctx, void **data);
+/* evq_pop of an event due at or before `until`; false when there is none. */
+bool evq_pop_until(Evq *q, simtime_t until, simtime_t *t, EvqFn *fn, void **ctx, void **data);
 
 /* Prefetch hints for events of action fn, each called with the event's
  * arguments while the events before it run, along its time's FIFO:
@@ -50,8 +52,9 @@ bool evq_pop(Evq *q, simtime_t *t, EvqFn *fn, void **ctx, void **data);
  * gets no early hint, and a late one repeats when an earlier event is
  * pushed between it and its event. A hint only reads and
  * prefetches: it changes nothing, so a run is the same with or without
- * it. At most EVQ_HINTS actions have hints; false when they are all
- * taken (fn already hinted: replaced). */
+ * it. At most EVQ_HINTS actions (fn not NULL) have hints; false when
+ * they are all taken or fn is NULL (fn already hinted: replaced). A
+ * lookup costs a hash and, nearly always, one comparison. */
 #define EVQ_HINTS 8
 bool evq_set_hint(Evq *q, EvqFn fn, EvqFn early, EvqFn late);
 

@@ -113,6 +113,7 @@ START_TEST(test_hints)
     for (int i = 0; i < EVQ_HINTS; i++)
         ck_assert(evq_set_hint(q, fns[i], plain, NULL));
     ck_assert(!evq_set_hint(q, fns[EVQ_HINTS], plain, plain));
+    ck_assert(!evq_set_hint(q, NULL, plain, plain));   /* a tombstone's action: never hinted */
     ck_assert(evq_set_hint(q, fns[3], hinted_early, NULL));
     evq_free(q);
 }
