@@ -271,6 +271,8 @@ static void flush(void *ctx, void *data)
         __builtin_prefetch(&R->cq[g_array_index(R->batch, Send, i).conn]);
     for (guint i = 0; i < R->batch->len; i++)
         __builtin_prefetch(R->cq[g_array_index(R->batch, Send, i).conn].route);
+    for (guint i = 0; i < R->batch->len; i++)   /* then each route's first link */
+        net_prefetch_send(R->net, R->cq[g_array_index(R->batch, Send, i).conn].route);
     for (guint i = 0; i < R->batch->len; i++) {
         const Send *x = &g_array_index(R->batch, Send, i);
         send_one(R, x->conn, x->data);

@@ -87,6 +87,11 @@ void net_set_stats(Net *n, bool keep);
  * One callback at a time; NULL removes it. */
 void net_set_deliver_hint(Net *n, NetDeliverFn fn, NetDeliverFn hint);
 
+/* A prefetch for a send on route r to come (after r's first line was
+ * prefetched): the line of r's first link that the send reads. It only
+ * reads and prefetches (engine/evq.h's hints). */
+void net_prefetch_send(const Net *n, const TopoRoute *r);
+
 /* A route map: with one set, every net_send's route r is replaced by
  * fn(ctx, r), a route between the same two hosts that outlives every
  * message sent on it (netfault.h reroutes around failed links); NULL
