@@ -240,8 +240,10 @@ static void tree_op(Run *R, const Lane *L, uint64_t idx, Op *o)
     o->data = loop_chunk(R, idx, (uint64_t)R->C);
     o->nrecv = L->tr_nrecv;
     o->nsend = L->tr_nsend;
-    memcpy(o->recv, L->tr_peer, (size_t)o->nrecv * sizeof(int32_t));
-    memcpy(o->send, L->tr_peer + NS_TREE_PEERS, (size_t)o->nsend * sizeof(int32_t));
+    for (int i = 0; i < o->nrecv; i++)   /* at most NS_TREE_PEERS each: no library call */
+        o->recv[i] = L->tr_peer[i];
+    for (int i = 0; i < o->nsend; i++)
+        o->send[i] = L->tr_peer[NS_TREE_PEERS + i];
 }
 
 enum { NV_UP0, NV_DN0, NV_UP1, NV_DN1 };

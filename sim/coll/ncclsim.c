@@ -299,7 +299,9 @@ static void fire(void *ctx, void *data)
     int32_t li = (int32_t)(L - R->lane);
     const int32_t *pend = R->pend ? R->pend + (size_t)li * R->maxpeer : NULL;
     int32_t recv[4], send[4];
-    if (!pend) {   /* ring and tree: the op's sends again (at most 4, as maxpeer) */
+    if (!pend && R->tree) {   /* tree: the lane's sends, the same for every op */
+        pend = L->tr_peer + NS_TREE_PEERS;
+    } else if (!pend) {   /* ring: the op's sends again (at most 4, as maxpeer) */
         Op o = {.recv = recv, .send = send};
         ncclsched_op(R, L, L->idx, &o);
         pend = send;
@@ -310,13 +312,15 @@ static void fire(void *ctx, void *data)
             (uint64_t)L->npend * L->pend_data;
     if (R->batch && L->npend && R->batch->len == 0)   /* every op end of this picosecond was made earlier */
         sim_after(R->sim, 0, flush, R, NULL);
-    for (int i = 0; i < L->npend; i++) {
-        if (R->batch) {
-            Send x = {.key = tie_key(R, L, i), .conn = pend[i], .data = L->pend_data};
-            g_array_append_val(R->batch, x);
-        } else {
+    if (R->batch) {   /* the sends join the batch, its array grown once */
+        guint k = R->batch->len;
+        g_array_set_size(R->batch, k + L->npend);
+        Send *x = &g_array_index(R->batch, Send, k);
+        for (int i = 0; i < L->npend; i++)
+            x[i] = (Send){.key = tie_key(R, L, i), .conn = pend[i], .data = L->pend_data};
+    } else {
+        for (int i = 0; i < L->npend; i++)
             send_one(R, pend[i], L->pend_data);
-        }
     }
     L->npend = 0;
     L->busy = false;
