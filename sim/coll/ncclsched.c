@@ -13,6 +13,47 @@ int32_t *ncclsched_ints(Run *R, uint64_t k)
     return g_new(int32_t, k);
 }
 
+#define SORT_FEW 24   /* at most this many sends: an insertion sort */
+
+void ncclsched_sort_sends(Send *a, size_t n, Send *tmp)
+{
+    if (n <= SORT_FEW) {
+        for (size_t i = 1; i < n; i++) {
+            Send x = a[i];
+            size_t j = i;
+            for (; j > 0 && a[j - 1].key > x.key; j--)
+                a[j] = a[j - 1];
+            a[j] = x;
+        }
+        return;
+    }
+    uint64_t any = 0, all = ~UINT64_C(0);
+    for (size_t i = 0; i < n; i++) {
+        any |= a[i].key;
+        all &= a[i].key;
+    }
+    Send *src = a, *dst = tmp;
+    for (unsigned shift = 0; shift < 64; shift += 8) {
+        if (!(((any ^ all) >> shift) & 0xff))   /* a byte every key shares orders nothing */
+            continue;
+        size_t at[256] = {0};
+        for (size_t i = 0; i < n; i++)
+            at[(src[i].key >> shift) & 0xff]++;
+        for (size_t d = 0, sum = 0; d < 256; d++) {
+            size_t c = at[d];
+            at[d] = sum;
+            sum += c;
+        }
+        for (size_t i = 0; i < n; i++)   /* stable: the lower bytes' order holds within a digit */
+            dst[at[(src[i].key >> shift) & 0xff]++] = src[i];
+        Send *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != a)
+        memcpy(a, src, n * sizeof(Send));
+}
+
 /* The chunk of loop l: min(chunk, what is left spread over its parts), >= 1. */
 static uint64_t loop_chunk(const Run *R, uint64_t l, uint64_t parts)
 {

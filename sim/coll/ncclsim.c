@@ -247,12 +247,6 @@ static uint64_t tie_key(const Run *R, const Lane *L, int i)
     return (((k * 64 + (uint64_t)(c - q * o)) * 8 + L->kind) * 8 + (uint64_t)i) * 64 + (uint64_t)o;
 }
 
-static int send_cmp(gconstpointer a, gconstpointer b)
-{
-    uint64_t x = ((const Send *)a)->key, y = ((const Send *)b)->key;
-    return (x > y) - (x < y);
-}
-
 static void send_one(Run *R, int32_t conn, uint64_t data)
 {
     const ConnQ *c = &R->cq[conn];
@@ -266,7 +260,8 @@ static void flush(void *ctx, void *data)
 {
     Run *R = ctx;
     (void)data;
-    g_array_sort(R->batch, send_cmp);
+    g_array_set_size(R->batch_tmp, R->batch->len);
+    ncclsched_sort_sends((Send *)(void *)R->batch->data, R->batch->len, (Send *)(void *)R->batch_tmp->data);
     for (guint i = 0; i < R->batch->len; i++)   /* the sends' connections, then their routes, fetched together */
         __builtin_prefetch(&R->cq[g_array_index(R->batch, Send, i).conn]);
     for (guint i = 0; i < R->batch->len; i++)
@@ -543,6 +538,8 @@ static void run_free(Run *R)
     ncclsym_free(R->sym);
     if (R->batch)
         g_array_unref(R->batch);
+    if (R->batch_tmp)
+        g_array_unref(R->batch_tmp);
     g_aligned_free(R->lane);
     g_aligned_free(R->cq);
     if (R->lanes)
@@ -642,8 +639,10 @@ static int run_prepare(Run *R, const NcclSimSpec *sp, char **err)
     }
     if (R->sp->choice.algo == NCCL_ALGO_NVLS || R->sp->choice.algo == NCCL_ALGO_NVLSTREE)
         R->pend = ncclsched_ints(R, (uint64_t)R->nlanes * R->maxpeer);
-    if (sp->choice.algo == NCCL_ALGO_RING || sp->choice.algo == NCCL_ALGO_TREE)
+    if (sp->choice.algo == NCCL_ALGO_RING || sp->choice.algo == NCCL_ALGO_TREE) {
         R->batch = g_array_new(FALSE, FALSE, sizeof(Send));
+        R->batch_tmp = g_array_new(FALSE, FALSE, sizeof(Send));
+    }
     R->live = 0;
     for (guint i = 0; i < R->nlanes; i++)
         R->live += R->lane[i].nops > 0;
