@@ -63,7 +63,8 @@ typedef struct {
     void *ctx;        /* first argument of fn */
     void *data;       /* second argument of fn */
     uint32_t gen;     /* generation; bumped each time the event runs or is cancelled */
-    uint32_t pad;     /* unused; a slot is 32 bytes */
+    uint32_t hint;    /* index in Evq.hints of fn's entry when pushed (hint_of); valid where that entry's fn
+                       * is still fn (then its hints are fn's), else none */
 } EvqSlot;
 
 typedef struct {
@@ -102,6 +103,23 @@ struct Evq {
 static inline uint32_t cache_index(simtime_t t)
 {
     return (uint32_t)((t * UINT64_C(0x9E3779B97F4A7C15)) >> (64 - EVQ_CACHE_BITS));
+}
+
+static inline uint32_t hint_hash(EvqFn fn)
+{
+    return (uint32_t)(((uint64_t)(uintptr_t)fn * UINT64_C(0x9E3779B97F4A7C15)) >> (64 - EVQ_HMAP_BITS));
+}
+
+/* The hints of action fn: the index of its entry, or of the empty entry
+ * where it would go (hints NULL; fn NULL, a tombstone's, finds one too).
+ * The table is never full (at most EVQ_HINTS of EVQ_HMAP entries), so
+ * the probe ends. */
+static inline uint32_t hint_of(const Evq *q, EvqFn fn)
+{
+    uint32_t i = hint_hash(fn);
+    while (q->hints[i].fn != fn && q->hints[i].fn != NULL)
+        i = (i + 1) & (EVQ_HMAP - 1);
+    return i;
 }
 
 static inline void heap_set(Evq *q, uint32_t i, const EvqEntry *e)
@@ -181,7 +199,7 @@ static void heap_remove_root(Evq *q)
     sift_up(q, i, &last);
 }
 
-static void grow_chunks(Evq *q)
+G_GNUC_NO_INLINE static void grow_chunks(Evq *q)
 {
     uint32_t old = q->nchunks, n = old ? old * 2 : 32;
     EvqSlot *s = g_aligned_alloc((gsize)n * EVQ_CHUNK, sizeof(EvqSlot), EVQ_ALIGN);
@@ -277,8 +295,9 @@ static void grow_buckets(Evq *q)
     q->nbuckets = n;
 }
 
-/* A new, empty bucket of time t, entered in the heap and the cache. */
-static uint32_t bucket_new(Evq *q, simtime_t t)
+/* A new, empty bucket of time t, entered in the heap and the cache (out
+ * of line: a push that joins a bucket keeps a short prologue). */
+G_GNUC_NO_INLINE static uint32_t bucket_new(Evq *q, simtime_t t)
 {
     if (q->bfree >= q->nbuckets)
         grow_buckets(q);
@@ -327,7 +346,11 @@ void evq_free(Evq *q)
     g_free(q);
 }
 
-EvqHandle evq_push(Evq *q, simtime_t t, EvqFn fn, void *ctx, void *data)
+/* evq_push's slot for time t where no cached bucket of t has room in its
+ * tail's chunk: a new bucket or a new chunk, chained on; the slot is the
+ * bucket's tail and counted live (out of line: the common push, a slot
+ * after its bucket's tail, keeps a short prologue). */
+G_GNUC_NO_INLINE static uint32_t push_slot(Evq *q, simtime_t t)
 {
     const EvqCacheLine *c = &q->cache[cache_index(t)];
     uint32_t b = c->bucket != EVQ_NONE && c->t == t ? c->bucket : bucket_new(q, t);
@@ -345,36 +368,58 @@ EvqHandle evq_push(Evq *q, simtime_t t, EvqFn fn, void *ctx, void *data)
     EvqBucket *bk = &q->buckets[b];
     bk->tail = slot;
     bk->live++;
+    return slot;
+}
+
+EvqHandle evq_push(Evq *q, simtime_t t, EvqFn fn, void *ctx, void *data)
+{
+    const EvqCacheLine *c = &q->cache[cache_index(t)];
+    uint32_t slot;
+    EvqBucket *bk = c->bucket != EVQ_NONE && c->t == t ? &q->buckets[c->bucket] : NULL;
+    if (bk && (bk->tail & EVQ_LAST) != EVQ_LAST) {   /* room in its tail's chunk (EVQ_NONE has none) */
+        slot = ++bk->tail;
+        bk->live++;
+    } else {
+        slot = push_slot(q, t);
+    }
     EvqSlot *n = &q->slots[slot];
     n->fn = fn;
     n->ctx = ctx;
     n->data = data;
+    n->hint = hint_of(q, fn);
     q->len++;
     return ((uint64_t)n->gen << 32) | (uint64_t)(slot + 1);
+}
+
+/* Bucket b lost its last live event: it leaves the heap and frees its
+ * chunks (out of line, as bucket_new). */
+G_GNUC_NO_INLINE static void bucket_empty(Evq *q, uint32_t b)
+{
+    EvqBucket *bk = &q->buckets[b];
+    chunks_free(q, bk);
+    if (bk->pos == 0) {
+        heap_remove_root(q);
+        if (q->hlen > 1)   /* the bucket after the new earliest: its first chunk, a bucket's pops ahead */
+            chunk_prefetch(q, q->buckets[q->heap[min_child(q, 0)].bucket].head);
+    } else
+        heap_remove_at(q, bk->pos);
+    bucket_release(q, b);
 }
 
 /* Retires the live slot `slot` of bucket b (run or cancelled): a
  * tombstone, and the bucket's head moves past it, or, its last live
  * event gone, the bucket leaves the heap and frees its chunks. */
-static void take(Evq *q, uint32_t b, uint32_t slot)
+static inline void take(Evq *q, uint32_t b, uint32_t slot)
 {
     EvqSlot *n = &q->slots[slot];
     n->fn = NULL;
     n->gen++;
     q->len--;
     EvqBucket *bk = &q->buckets[b];
-    if (--bk->live == 0) {
-        chunks_free(q, bk);
-        if (bk->pos == 0) {
-            heap_remove_root(q);
-            if (q->hlen > 1)   /* the bucket after the new earliest: its first chunk, a bucket's pops ahead */
-                chunk_prefetch(q, q->buckets[q->heap[min_child(q, 0)].bucket].head);
-        } else
-            heap_remove_at(q, bk->pos);
-        bucket_release(q, b);
-    } else if (bk->head == slot) {
+    if (--bk->live == 0)
+        bucket_empty(q, b);
+    else if (bk->head == slot)
         head_next(q, bk);
-    }
 }
 
 bool evq_cancel(Evq *q, EvqHandle h)
@@ -390,25 +435,9 @@ bool evq_cancel(Evq *q, EvqHandle h)
     return true;
 }
 
-static inline uint32_t hint_hash(EvqFn fn)
-{
-    return (uint32_t)(((uint64_t)(uintptr_t)fn * UINT64_C(0x9E3779B97F4A7C15)) >> (64 - EVQ_HMAP_BITS));
-}
-
-/* The hints of action fn: its entry, or the empty entry where it would
- * go (hints NULL; fn NULL, a tombstone's, finds one too). The table is
- * never full (at most EVQ_HINTS of EVQ_HMAP entries), so the probe ends. */
-static inline const EvqHint *hint_of(const Evq *q, EvqFn fn)
-{
-    uint32_t i = hint_hash(fn);
-    while (q->hints[i].fn != fn && q->hints[i].fn != NULL)
-        i = (i + 1) & (EVQ_HMAP - 1);
-    return &q->hints[i];
-}
-
 bool evq_set_hint(Evq *q, EvqFn fn, EvqFn early, EvqFn late)
 {
-    EvqHint *h = (EvqHint *)hint_of(q, fn);
+    EvqHint *h = &q->hints[hint_of(q, fn)];
     if (h->fn == NULL) {
         if (fn == NULL || q->nhints == EVQ_HINTS)
             return false;
@@ -437,12 +466,12 @@ static inline void look_ahead(const Evq *q)
             if (s4 != EVQ_NONE)
                 __builtin_prefetch(&q->slots[s4]);
         }
-        const EvqHint *h2 = hint_of(q, n2->fn);
-        if (h2->early)
+        const EvqHint *h2 = &q->hints[n2->hint];
+        if (h2->fn == n2->fn && h2->early)
             h2->early(n2->ctx, n2->data);
     }
-    const EvqHint *h1 = hint_of(q, n1->fn);
-    if (h1->late)
+    const EvqHint *h1 = &q->hints[n1->hint];
+    if (h1->fn == n1->fn && h1->late)
         h1->late(n1->ctx, n1->data);
 }
 

@@ -52,9 +52,11 @@ bool evq_pop_until(Evq *q, simtime_t until, simtime_t *t, EvqFn *fn, void **ctx,
  * gets no early hint, and a late one repeats when an earlier event is
  * pushed between it and its event. A hint only reads and
  * prefetches: it changes nothing, so a run is the same with or without
- * it. At most EVQ_HINTS actions (fn not NULL) have hints; false when
- * they are all taken or fn is NULL (fn already hinted: replaced). A
- * lookup costs a hash and, nearly always, one comparison. */
+ * it. An event looks its action's hints up when pushed (a hash and,
+ * nearly always, one comparison): one pushed before they were set gets
+ * none, one pushed before they were replaced gets the new ones. At most
+ * EVQ_HINTS actions (fn not NULL) have hints; false when they are all
+ * taken or fn is NULL (fn already hinted: replaced). */
 #define EVQ_HINTS 8
 bool evq_set_hint(Evq *q, EvqFn fn, EvqFn early, EvqFn late);
 
