@@ -386,9 +386,10 @@ static void arrive_hint(void *ctx, void *data)
     }
 }
 
-/* The hint for a delivery (net_set_deliver_hint): capped, the
- * connection's hold ends and delivery count, which it reads; then as
- * arrive_hint. */
+/* The early hint for a delivery (net_set_deliver_hint): capped, the
+ * connection's hold ends and delivery count, which it reads (found from
+ * the connection's index alone: its entry may not have arrived yet); its
+ * late hint is arrive_hint. */
 static void delivered_hint(void *ctx, void *data)
 {
     const Run *R = ctx;
@@ -398,7 +399,6 @@ static void delivered_hint(void *ctx, void *data)
         __builtin_prefetch(&R->nb[conn * R->W]);
         __builtin_prefetch(&R->nb[conn * R->W + R->W - 1]);
     }
-    arrive_hint(ctx, data);
 }
 
 /* The event queue's hint for a lane's events (evq_set_hint): a tree
@@ -673,7 +673,7 @@ double ncclsim_time(const NcclSimSpec *sp, NcclSimStats *st, char **err)
     net_set_stats(R.net, false);   /* nothing reads them; a link is then one line a hop */
     evq_set_hint(R.sim->q, fire, lane_hint, NULL);
     evq_set_hint(R.sim->q, wake_ev, lane_hint, NULL);
-    net_set_deliver_hint(R.net, delivered, delivered_hint);
+    net_set_deliver_hint(R.net, delivered, delivered_hint, arrive_hint);
     evq_set_hint(R.sim->q, arrive, arrive_hint, NULL);
     simtime_t t0;
     sim_seconds_to_ps(launch_us(sp) * 1e-6, &t0);

@@ -448,10 +448,12 @@ bool evq_set_hint(Evq *q, EvqFn fn, EvqFn early, EvqFn late)
 }
 
 /* Prefetches for the events next in line (q not empty), in stages along
- * the earliest bucket: the fourth's slot, the third's datum (a small
- * integer prefetches nothing), the second's early hint, which may read
- * that datum, prefetched a pop ago, and the first's late hint. A
- * tombstone in line gets no hint (fn NULL has none). */
+ * the earliest bucket (whose slots the chunk prefetch brought): the
+ * fourth's datum and the third's (a small integer prefetches nothing;
+ * the third's was the fourth's a pop ago, unless pushed since), the
+ * second's early hint, which may read that datum, prefetched two pops
+ * ago, and the first's late hint. A tombstone in line gets no hint (fn
+ * NULL has none). */
 static inline void look_ahead(const Evq *q)
 {
     const EvqBucket *bk = &q->buckets[q->heap[0].bucket];
@@ -464,7 +466,7 @@ static inline void look_ahead(const Evq *q)
             __builtin_prefetch(q->slots[s3].data);
             uint32_t s4 = slot_next(q, bk, s3);
             if (s4 != EVQ_NONE)
-                __builtin_prefetch(&q->slots[s4]);
+                __builtin_prefetch(q->slots[s4].data);
         }
         const EvqHint *h2 = &q->hints[n2->hint];
         if (h2->fn == n2->fn && h2->early)

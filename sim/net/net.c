@@ -115,8 +115,9 @@ struct Net {
     GPtrArray *flow_free;   /* index nhops: GPtrArray* of free NetFlow[nhops+1], or NULL */
     GPtrArray *allocs;      /* every flow array; g_free'd by net_free */
     GPtrArray *msg_chunks;  /* every chunk of messages, 64-byte aligned; g_aligned_free'd by net_free */
-    NetDeliverFn deliver_fn;   /* a delivery callback with a hint (net_set_deliver_hint), or NULL */
-    NetDeliverFn deliver_hint; /* its hint, or NULL */
+    NetDeliverFn deliver_fn;    /* a delivery callback with hints (net_set_deliver_hint), or NULL */
+    NetDeliverFn deliver_early; /* its hint two events ahead, or NULL */
+    NetDeliverFn deliver_late;  /* its hint one event ahead, or NULL */
     NetRouteFn router;      /* route map (net_set_router), or NULL */
     void *router_ctx;       /* its argument */
 };
@@ -399,16 +400,19 @@ static void mm_arrive_early(void *ctx, void *data)
 
 static void msg_deliver_early(void *ctx, void *data)
 {
-    (void)ctx;
-    __builtin_prefetch(((const NetMsg *)data)->data);   /* the callback's datum (an integer prefetches nothing) */
+    const Net *n = ctx;
+    const NetMsg *m = data;
+    __builtin_prefetch(m->data);   /* the callback's datum (an integer prefetches nothing) */
+    if (n->deliver_early && m->fn == n->deliver_fn)
+        n->deliver_early(m->ctx, m->data);
 }
 
 static void msg_deliver_late(void *ctx, void *data)
 {
     const Net *n = ctx;
     const NetMsg *m = data;
-    if (n->deliver_hint && m->fn == n->deliver_fn)
-        n->deliver_hint(m->ctx, m->data);
+    if (n->deliver_late && m->fn == n->deliver_fn)
+        n->deliver_late(m->ctx, m->data);
 }
 
 static void link_free_early(void *ctx, void *data)
@@ -577,10 +581,11 @@ void net_set_stats(Net *n, bool keep)
     n->stats = keep;
 }
 
-void net_set_deliver_hint(Net *n, NetDeliverFn fn, NetDeliverFn hint)
+void net_set_deliver_hint(Net *n, NetDeliverFn fn, NetDeliverFn early, NetDeliverFn late)
 {
     n->deliver_fn = fn;
-    n->deliver_hint = hint;
+    n->deliver_early = fn ? early : NULL;
+    n->deliver_late = fn ? late : NULL;
 }
 
 void net_prefetch_send(const Net *n, const TopoRoute *r)
