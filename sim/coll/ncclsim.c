@@ -374,7 +374,7 @@ static void lane_try(Run *R, int32_t li)
 
 /* The hint for a slice's arrival: the lane waiting for it, which it
  * tries, and that lane's hold end. A deferred arrival's early hint
- * (evq_set_hint: two pops ahead); a delivery's through delivered_hint. */
+ * (evq_set_hint: three pops ahead); a delivery's late one (delivered_hint its early one). */
 static void arrive_hint(void *ctx, void *data)
 {
     const Run *R = ctx;

@@ -449,28 +449,28 @@ bool evq_set_hint(Evq *q, EvqFn fn, EvqFn early, EvqFn late)
 
 /* Prefetches for the events next in line (q not empty), in stages along
  * the earliest bucket (whose slots the chunk prefetch brought): the
- * fourth's datum and the third's (a small integer prefetches nothing;
- * the third's was the fourth's a pop ago, unless pushed since), the
- * second's early hint, which may read that datum, prefetched two pops
- * ago, and the first's late hint. A tombstone in line gets no hint (fn
- * NULL has none). */
+ * fifth event's datum and the fourth's (a small integer prefetches
+ * nothing; the fourth's was the fifth's a pop ago, unless pushed since),
+ * the third's early hint, which may read that datum, and the first's
+ * late hint, which may read what that early hint prefetched two pops
+ * ago. A tombstone in line gets no hint (fn NULL has none). */
 static inline void look_ahead(const Evq *q)
 {
     const EvqBucket *bk = &q->buckets[q->heap[0].bucket];
     const EvqSlot *n1 = &q->slots[bk->head];
-    uint32_t s2 = slot_next(q, bk, bk->head);
-    if (s2 != EVQ_NONE) {
-        const EvqSlot *n2 = &q->slots[s2];
-        uint32_t s3 = slot_next(q, bk, s2);
-        if (s3 != EVQ_NONE) {
-            __builtin_prefetch(q->slots[s3].data);
-            uint32_t s4 = slot_next(q, bk, s3);
-            if (s4 != EVQ_NONE)
-                __builtin_prefetch(q->slots[s4].data);
+    uint32_t s2 = slot_next(q, bk, bk->head), s3 = s2 != EVQ_NONE ? slot_next(q, bk, s2) : EVQ_NONE;
+    if (s3 != EVQ_NONE) {
+        const EvqSlot *n3 = &q->slots[s3];
+        uint32_t s4 = slot_next(q, bk, s3);
+        if (s4 != EVQ_NONE) {
+            __builtin_prefetch(q->slots[s4].data);
+            uint32_t s5 = slot_next(q, bk, s4);
+            if (s5 != EVQ_NONE)
+                __builtin_prefetch(q->slots[s5].data);
         }
-        const EvqHint *h2 = &q->hints[n2->hint];
-        if (h2->fn == n2->fn && h2->early)
-            h2->early(n2->ctx, n2->data);
+        const EvqHint *h3 = &q->hints[n3->hint];
+        if (h3->fn == n3->fn && h3->early)
+            h3->early(n3->ctx, n3->data);
     }
     const EvqHint *h1 = &q->hints[n1->hint];
     if (h1->fn == n1->fn && h1->late)

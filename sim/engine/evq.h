@@ -46,10 +46,10 @@ bool evq_pop_until(Evq *q, simtime_t until, simtime_t *t, EvqFn *fn, void **ctx,
 
 /* Prefetch hints for events of action fn, each called with the event's
  * arguments while the events before it run, along its time's FIFO:
- * early(ctx, data) two pops before it runs (its datum was prefetched at
- * least a pop before that), late(ctx, data) one pop before (what early
- * prefetched may be read). Either may be NULL; the first event of a time
- * gets no early hint, and a late one repeats when an earlier event is
+ * early(ctx, data) three pops before it runs (its datum was prefetched
+ * at least a pop before that), late(ctx, data) one pop before (what early
+ * prefetched may be read). Either may be NULL; the first two events of a
+ * time get no early hint, and a hint repeats when an earlier event is
  * pushed between it and its event. A hint only reads and
  * prefetches: it changes nothing, so a run is the same with or without
  * it. An event looks its action's hints up when pushed (a hash and,

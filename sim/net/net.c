@@ -116,7 +116,7 @@ struct Net {
     GPtrArray *allocs;      /* every flow array; g_free'd by net_free */
     GPtrArray *msg_chunks;  /* every chunk of messages, 64-byte aligned; g_aligned_free'd by net_free */
     NetDeliverFn deliver_fn;    /* a delivery callback with hints (net_set_deliver_hint), or NULL */
-    NetDeliverFn deliver_early; /* its hint two events ahead, or NULL */
+    NetDeliverFn deliver_early; /* its hint three events ahead, or NULL */
     NetDeliverFn deliver_late;  /* its hint one event ahead, or NULL */
     NetRouteFn router;      /* route map (net_set_router), or NULL */
     void *router_ctx;       /* its argument */

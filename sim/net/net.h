@@ -80,13 +80,13 @@ void net_set_link(Net *n, uint32_t link, double bw_Bps, simtime_t lat_ps);
  * same either way. Set before the first send. */
 void net_set_stats(Net *n, bool keep);
 
-/* Prefetch hints for deliveries to fn, called with fn's arguments: two
+/* Prefetch hints for deliveries to fn, called with fn's arguments: three
  * events before a message is delivered to fn(ctx, data), early(ctx,
  * data), as the Net prefetches data (what data points to may not have
  * arrived: early should use its value, not read it); one event before,
  * late(ctx, data) (after data was prefetched). They prefetch what fn
  * will touch and only read and prefetch (engine/evq.h's hints; the
- * first event of a time gets no early one). Either may be NULL. One
+ * first two events of a time get no early one). Either may be NULL. One
  * callback at a time; fn NULL removes it. */
 void net_set_deliver_hint(Net *n, NetDeliverFn fn, NetDeliverFn early, NetDeliverFn late);
 
