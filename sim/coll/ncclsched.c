@@ -13,6 +13,47 @@ int32_t *ncclsched_ints(Run *R, uint64_t k)
     return g_new(int32_t, k);
 }
 
+#define SORT_FEW 24   /* at most this many sends: an insertion sort */
+
+void ncclsched_sort_sends(Send *a, size_t n, Send *tmp)
+{
+    if (n <= SORT_FEW) {
+        for (size_t i = 1; i < n; i++) {
+            Send x = a[i];
+            size_t j = i;
+            for (; j > 0 && a[j - 1].key > x.key; j--)
+                a[j] = a[j - 1];
+            a[j] = x;
+        }
+        return;
+    }
+    uint64_t any = 0, all = ~UINT64_C(0);
+    for (size_t i = 0; i < n; i++) {
+        any |= a[i].key;
+        all &= a[i].key;
+    }
+    Send *src = a, *dst = tmp;
+    for (unsigned shift = 0; shift < 64; shift += 8) {
+        if (!(((any ^ all) >> shift) & 0xff))   /* a byte every key shares orders nothing */
+            continue;
+        size_t at[256] = {0};
+        for (size_t i = 0; i < n; i++)
+            at[(src[i].key >> shift) & 0xff]++;
+        for (size_t d = 0, sum = 0; d < 256; d++) {
+            size_t c = at[d];
+            at[d] = sum;
+            sum += c;
+        }
+        for (size_t i = 0; i < n; i++)   /* stable: the lower bytes' order holds within a digit */
+            dst[at[(src[i].key >> shift) & 0xff]++] = src[i];
+        Send *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != a)
+        memcpy(a, src, n * sizeof(Send));
+}
+
 /* The chunk of loop l: min(chunk, what is left spread over its parts), >= 1. */
 static uint64_t loop_chunk(const Run *R, uint64_t l, uint64_t parts)
 {
@@ -241,8 +282,10 @@ static void tree_op(Run *R, const Lane *L, uint64_t idx, Op *o)
     o->data = loop_chunk(R, idx, (uint64_t)R->C);
     o->nrecv = L->tr_nrecv;
     o->nsend = L->tr_nsend;
-    memcpy(o->recv, L->tr_peer, (size_t)o->nrecv * sizeof(int32_t));
-    memcpy(o->send, L->tr_peer + NS_TREE_PEERS, (size_t)o->nsend * sizeof(int32_t));
+    for (int i = 0; i < o->nrecv; i++)   /* at most NS_TREE_PEERS each: no library call */
+        o->recv[i] = L->tr_peer[i];
+    for (int i = 0; i < o->nsend; i++)
+        o->send[i] = L->tr_peer[NS_TREE_PEERS + i];
 }
 
 enum { NV_UP0, NV_DN0, NV_UP1, NV_DN1 };

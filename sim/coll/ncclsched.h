@@ -69,6 +69,7 @@ typedef struct {
     int S;                   /* channels simulated (slots): C / h; a lane's chan is its slot */
     NcclSym *sym;            /* a merged run's orbits of links; NULL in a full run; owned */
     GArray *batch;           /* Ring and Tree: the sends of the op ends at this picosecond (Send), or NULL */
+    GArray *batch_tmp;       /* with batch: scratch for sorting it (Send) */
     uint64_t chunk, nloops;  /* chunk data bytes; loops */
     uint64_t loop_span;      /* bytes a loop covers */
     uint64_t total;          /* bytes the loops cover (S, or S/n for RS/AG ring) */
@@ -112,6 +113,13 @@ typedef struct {
     int32_t conn;
     uint64_t data;           /* data bytes */
 } Send;
+
+/* Sorts a[0..n) by key, ascending (keys distinct, so the order is the
+ * one order), with tmp of n entries as scratch: an insertion sort of a
+ * few, else a radix sort by the bytes in which the keys differ. The same
+ * order as g_array_sort by key; a batch is sorted at every picosecond
+ * with op ends, so it does no comparison calls. */
+void ncclsched_sort_sends(Send *a, size_t n, Send *tmp);
 
 static inline uint64_t ncclsched_div_up(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 

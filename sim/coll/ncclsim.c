@@ -247,12 +247,6 @@ static uint64_t tie_key(const Run *R, const Lane *L, int i)
     return (((k * 64 + (uint64_t)(c - q * o)) * 8 + L->kind) * 8 + (uint64_t)i) * 64 + (uint64_t)o;
 }
 
-static int send_cmp(gconstpointer a, gconstpointer b)
-{
-    uint64_t x = ((const Send *)a)->key, y = ((const Send *)b)->key;
-    return (x > y) - (x < y);
-}
-
 static void send_one(Run *R, int32_t conn, uint64_t data)
 {
     const ConnQ *c = &R->cq[conn];
@@ -266,11 +260,14 @@ static void flush(void *ctx, void *data)
 {
     Run *R = ctx;
     (void)data;
-    g_array_sort(R->batch, send_cmp);
+    g_array_set_size(R->batch_tmp, R->batch->len);
+    ncclsched_sort_sends((Send *)(void *)R->batch->data, R->batch->len, (Send *)(void *)R->batch_tmp->data);
     for (guint i = 0; i < R->batch->len; i++)   /* the sends' connections, then their routes, fetched together */
         __builtin_prefetch(&R->cq[g_array_index(R->batch, Send, i).conn]);
     for (guint i = 0; i < R->batch->len; i++)
         __builtin_prefetch(R->cq[g_array_index(R->batch, Send, i).conn].route);
+    for (guint i = 0; i < R->batch->len; i++)   /* then each route's first link */
+        net_prefetch_send(R->net, R->cq[g_array_index(R->batch, Send, i).conn].route);
     for (guint i = 0; i < R->batch->len; i++) {
         const Send *x = &g_array_index(R->batch, Send, i);
         send_one(R, x->conn, x->data);
@@ -297,7 +294,9 @@ static void fire(void *ctx, void *data)
     int32_t li = (int32_t)(L - R->lane);
     const int32_t *pend = R->pend ? R->pend + (size_t)li * R->maxpeer : NULL;
     int32_t recv[4], send[4];
-    if (!pend) {   /* ring and tree: the op's sends again (at most 4, as maxpeer) */
+    if (!pend && R->tree) {   /* tree: the lane's sends, the same for every op */
+        pend = L->tr_peer + NS_TREE_PEERS;
+    } else if (!pend) {   /* ring: the op's sends again (at most 4, as maxpeer) */
         Op o = {.recv = recv, .send = send};
         ncclsched_op(R, L, L->idx, &o);
         pend = send;
@@ -308,13 +307,15 @@ static void fire(void *ctx, void *data)
             (uint64_t)L->npend * L->pend_data;
     if (R->batch && L->npend && R->batch->len == 0)   /* every op end of this picosecond was made earlier */
         sim_after(R->sim, 0, flush, R, NULL);
-    for (int i = 0; i < L->npend; i++) {
-        if (R->batch) {
-            Send x = {.key = tie_key(R, L, i), .conn = pend[i], .data = L->pend_data};
-            g_array_append_val(R->batch, x);
-        } else {
+    if (R->batch) {   /* the sends join the batch, its array grown once */
+        guint k = R->batch->len;
+        g_array_set_size(R->batch, k + L->npend);
+        Send *x = &g_array_index(R->batch, Send, k);
+        for (int i = 0; i < L->npend; i++)
+            x[i] = (Send){.key = tie_key(R, L, i), .conn = pend[i], .data = L->pend_data};
+    } else {
+        for (int i = 0; i < L->npend; i++)
             send_one(R, pend[i], L->pend_data);
-        }
     }
     L->npend = 0;
     L->busy = false;
@@ -373,7 +374,7 @@ static void lane_try(Run *R, int32_t li)
 
 /* The hint for a slice's arrival: the lane waiting for it, which it
  * tries, and that lane's hold end. A deferred arrival's early hint
- * (evq_set_hint: two pops ahead); a delivery's through delivered_hint. */
+ * (evq_set_hint: three pops ahead); a delivery's late one (delivered_hint its early one). */
 static void arrive_hint(void *ctx, void *data)
 {
     const Run *R = ctx;
@@ -385,9 +386,10 @@ static void arrive_hint(void *ctx, void *data)
     }
 }
 
-/* The hint for a delivery (net_set_deliver_hint): capped, the
- * connection's hold ends and delivery count, which it reads; then as
- * arrive_hint. */
+/* The early hint for a delivery (net_set_deliver_hint): capped, the
+ * connection's hold ends and delivery count, which it reads (found from
+ * the connection's index alone: its entry may not have arrived yet); its
+ * late hint is arrive_hint. */
 static void delivered_hint(void *ctx, void *data)
 {
     const Run *R = ctx;
@@ -397,7 +399,6 @@ static void delivered_hint(void *ctx, void *data)
         __builtin_prefetch(&R->nb[conn * R->W]);
         __builtin_prefetch(&R->nb[conn * R->W + R->W - 1]);
     }
-    arrive_hint(ctx, data);
 }
 
 /* The event queue's hint for a lane's events (evq_set_hint): a tree
@@ -537,6 +538,8 @@ static void run_free(Run *R)
     ncclsym_free(R->sym);
     if (R->batch)
         g_array_unref(R->batch);
+    if (R->batch_tmp)
+        g_array_unref(R->batch_tmp);
     g_aligned_free(R->lane);
     g_aligned_free(R->cq);
     if (R->lanes)
@@ -642,8 +645,10 @@ static int run_prepare(Run *R, const NcclSimSpec *sp, char **err)
     }
     if (R->sp->choice.algo == NCCL_ALGO_NVLS || R->sp->choice.algo == NCCL_ALGO_NVLSTREE)
         R->pend = ncclsched_ints(R, (uint64_t)R->nlanes * R->maxpeer);
-    if (sp->choice.algo == NCCL_ALGO_RING || sp->choice.algo == NCCL_ALGO_TREE)
+    if (sp->choice.algo == NCCL_ALGO_RING || sp->choice.algo == NCCL_ALGO_TREE) {
         R->batch = g_array_new(FALSE, FALSE, sizeof(Send));
+        R->batch_tmp = g_array_new(FALSE, FALSE, sizeof(Send));
+    }
     R->live = 0;
     for (guint i = 0; i < R->nlanes; i++)
         R->live += R->lane[i].nops > 0;
@@ -674,7 +679,7 @@ double ncclsim_time(const NcclSimSpec *sp, NcclSimStats *st, char **err)
     net_set_stats(R.net, false);   /* nothing reads them; a link is then one line a hop */
     evq_set_hint(R.sim->q, fire, lane_hint, NULL);
     evq_set_hint(R.sim->q, wake_ev, lane_hint, NULL);
-    net_set_deliver_hint(R.net, delivered, delivered_hint);
+    net_set_deliver_hint(R.net, delivered, delivered_hint, arrive_hint);
     evq_set_hint(R.sim->q, arrive, arrive_hint, NULL);
     simtime_t t0;
     sim_seconds_to_ps(launch_us(sp) * 1e-6, &t0);

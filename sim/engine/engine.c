@@ -49,7 +49,7 @@ bool sim_run_until(Sim *s, simtime_t until)
     simtime_t t;
     EvqFn fn;
     void *ctx, *data;
-    while (!s->failed && evq_peek_time(s->q) <= until && evq_pop(s->q, &t, &fn, &ctx, &data)) {
+    while (!s->failed && evq_pop_until(s->q, until, &t, &fn, &ctx, &data)) {
         s->now = t;
         s->events++;
         fn(ctx, data);

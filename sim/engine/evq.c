@@ -34,12 +34,14 @@
 
 #define EVQ_ARITY 4u
 #define EVQ_NONE UINT32_MAX
-#define EVQ_CACHE_BITS 4u
+#define EVQ_CACHE_BITS 10u
 #define EVQ_CACHE (1u << EVQ_CACHE_BITS)
 #define EVQ_CHUNK_BITS 3u
 #define EVQ_CHUNK (1u << EVQ_CHUNK_BITS)   /* slots a chunk */
 #define EVQ_LAST (EVQ_CHUNK - 1u)          /* a chunk's last slot, as slot & EVQ_LAST */
 #define EVQ_ALIGN 64u                      /* bytes; a cache line */
+#define EVQ_HMAP_BITS 5u
+#define EVQ_HMAP (1u << EVQ_HMAP_BITS)     /* entries of the hint table, > 2 * EVQ_HINTS: probes stay short */
 
 typedef unsigned __int128 EvqKey;    /* time << 64 | bucket creation number */
 
@@ -61,13 +63,20 @@ typedef struct {
     void *ctx;        /* first argument of fn */
     void *data;       /* second argument of fn */
     uint32_t gen;     /* generation; bumped each time the event runs or is cancelled */
-    uint32_t pad;     /* unused; a slot is 32 bytes */
+    uint32_t hint;    /* index in Evq.hints of fn's entry when pushed (hint_of); valid where that entry's fn
+                       * is still fn (then its hints are fn's), else none */
 } EvqSlot;
 
 typedef struct {
     uint32_t next;    /* in a FIFO: its next chunk (stale in the tail's chunk, never read there); free: next free chunk */
     uint32_t bucket;  /* in a FIFO: the bucket that owns it */
 } EvqChunk;
+
+typedef struct {
+    EvqFn fn;         /* the action; NULL: an empty entry (its hints NULL) */
+    EvqFn early;      /* its hint two pops ahead, or NULL (evq_set_hint) */
+    EvqFn late;       /* its hint one pop ahead, or NULL */
+} EvqHint;
 
 typedef struct {
     simtime_t t;      /* time this entry maps */
@@ -87,15 +96,30 @@ struct Evq {
     uint32_t len;         /* pending events */
     uint64_t bseq;        /* next bucket creation number */
     EvqCacheLine cache[EVQ_CACHE]; /* time -> newest bucket of that time, direct-mapped */
-    uint32_t nhints;      /* entries of hint_fn, early and late */
-    EvqFn hint_fn[EVQ_HINTS]; /* actions with prefetch hints */
-    EvqFn early[EVQ_HINTS];   /* their hints two pops ahead, or NULL (evq_set_hint) */
-    EvqFn late[EVQ_HINTS];    /* their hints one pop ahead, or NULL */
+    uint32_t nhints;      /* actions in hints[] */
+    EvqHint hints[EVQ_HMAP];  /* actions with prefetch hints, open addressing by fn (hint_hash) */
 };
 
 static inline uint32_t cache_index(simtime_t t)
 {
     return (uint32_t)((t * UINT64_C(0x9E3779B97F4A7C15)) >> (64 - EVQ_CACHE_BITS));
+}
+
+static inline uint32_t hint_hash(EvqFn fn)
+{
+    return (uint32_t)(((uint64_t)(uintptr_t)fn * UINT64_C(0x9E3779B97F4A7C15)) >> (64 - EVQ_HMAP_BITS));
+}
+
+/* The hints of action fn: the index of its entry, or of the empty entry
+ * where it would go (hints NULL; fn NULL, a tombstone's, finds one too).
+ * The table is never full (at most EVQ_HINTS of EVQ_HMAP entries), so
+ * the probe ends. */
+static inline uint32_t hint_of(const Evq *q, EvqFn fn)
+{
+    uint32_t i = hint_hash(fn);
+    while (q->hints[i].fn != fn && q->hints[i].fn != NULL)
+        i = (i + 1) & (EVQ_HMAP - 1);
+    return i;
 }
 
 static inline void heap_set(Evq *q, uint32_t i, const EvqEntry *e)
@@ -175,7 +199,7 @@ static void heap_remove_root(Evq *q)
     sift_up(q, i, &last);
 }
 
-static void grow_chunks(Evq *q)
+G_GNUC_NO_INLINE static void grow_chunks(Evq *q)
 {
     uint32_t old = q->nchunks, n = old ? old * 2 : 32;
     EvqSlot *s = g_aligned_alloc((gsize)n * EVQ_CHUNK, sizeof(EvqSlot), EVQ_ALIGN);
@@ -271,8 +295,9 @@ static void grow_buckets(Evq *q)
     q->nbuckets = n;
 }
 
-/* A new, empty bucket of time t, entered in the heap and the cache. */
-static uint32_t bucket_new(Evq *q, simtime_t t)
+/* A new, empty bucket of time t, entered in the heap and the cache (out
+ * of line: a push that joins a bucket keeps a short prologue). */
+G_GNUC_NO_INLINE static uint32_t bucket_new(Evq *q, simtime_t t)
 {
     if (q->bfree >= q->nbuckets)
         grow_buckets(q);
@@ -321,7 +346,11 @@ void evq_free(Evq *q)
     g_free(q);
 }
 
-EvqHandle evq_push(Evq *q, simtime_t t, EvqFn fn, void *ctx, void *data)
+/* evq_push's slot for time t where no cached bucket of t has room in its
+ * tail's chunk: a new bucket or a new chunk, chained on; the slot is the
+ * bucket's tail and counted live (out of line: the common push, a slot
+ * after its bucket's tail, keeps a short prologue). */
+G_GNUC_NO_INLINE static uint32_t push_slot(Evq *q, simtime_t t)
 {
     const EvqCacheLine *c = &q->cache[cache_index(t)];
     uint32_t b = c->bucket != EVQ_NONE && c->t == t ? c->bucket : bucket_new(q, t);
@@ -339,36 +368,58 @@ EvqHandle evq_push(Evq *q, simtime_t t, EvqFn fn, void *ctx, void *data)
     EvqBucket *bk = &q->buckets[b];
     bk->tail = slot;
     bk->live++;
+    return slot;
+}
+
+EvqHandle evq_push(Evq *q, simtime_t t, EvqFn fn, void *ctx, void *data)
+{
+    const EvqCacheLine *c = &q->cache[cache_index(t)];
+    uint32_t slot;
+    EvqBucket *bk = c->bucket != EVQ_NONE && c->t == t ? &q->buckets[c->bucket] : NULL;
+    if (bk && (bk->tail & EVQ_LAST) != EVQ_LAST) {   /* room in its tail's chunk (EVQ_NONE has none) */
+        slot = ++bk->tail;
+        bk->live++;
+    } else {
+        slot = push_slot(q, t);
+    }
     EvqSlot *n = &q->slots[slot];
     n->fn = fn;
     n->ctx = ctx;
     n->data = data;
+    n->hint = hint_of(q, fn);
     q->len++;
     return ((uint64_t)n->gen << 32) | (uint64_t)(slot + 1);
+}
+
+/* Bucket b lost its last live event: it leaves the heap and frees its
+ * chunks (out of line, as bucket_new). */
+G_GNUC_NO_INLINE static void bucket_empty(Evq *q, uint32_t b)
+{
+    EvqBucket *bk = &q->buckets[b];
+    chunks_free(q, bk);
+    if (bk->pos == 0) {
+        heap_remove_root(q);
+        if (q->hlen > 1)   /* the bucket after the new earliest: its first chunk, a bucket's pops ahead */
+            chunk_prefetch(q, q->buckets[q->heap[min_child(q, 0)].bucket].head);
+    } else
+        heap_remove_at(q, bk->pos);
+    bucket_release(q, b);
 }
 
 /* Retires the live slot `slot` of bucket b (run or cancelled): a
  * tombstone, and the bucket's head moves past it, or, its last live
  * event gone, the bucket leaves the heap and frees its chunks. */
-static void take(Evq *q, uint32_t b, uint32_t slot)
+static inline void take(Evq *q, uint32_t b, uint32_t slot)
 {
     EvqSlot *n = &q->slots[slot];
     n->fn = NULL;
     n->gen++;
     q->len--;
     EvqBucket *bk = &q->buckets[b];
-    if (--bk->live == 0) {
-        chunks_free(q, bk);
-        if (bk->pos == 0) {
-            heap_remove_root(q);
-            if (q->hlen > 1)   /* the bucket after the new earliest: its first chunk, a bucket's pops ahead */
-                chunk_prefetch(q, q->buckets[q->heap[min_child(q, 0)].bucket].head);
-        } else
-            heap_remove_at(q, bk->pos);
-        bucket_release(q, b);
-    } else if (bk->head == slot) {
+    if (--bk->live == 0)
+        bucket_empty(q, b);
+    else if (bk->head == slot)
         head_next(q, bk);
-    }
 }
 
 bool evq_cancel(Evq *q, EvqHandle h)
@@ -384,61 +435,61 @@ bool evq_cancel(Evq *q, EvqHandle h)
     return true;
 }
 
-/* The hints of action fn: its index in hint_fn, or nhints. */
-static inline uint32_t hint_of(const Evq *q, EvqFn fn)
-{
-    uint32_t i = 0;
-    while (i < q->nhints && q->hint_fn[i] != fn)
-        i++;
-    return i;
-}
-
 bool evq_set_hint(Evq *q, EvqFn fn, EvqFn early, EvqFn late)
 {
-    uint32_t i = hint_of(q, fn);
-    if (i == EVQ_HINTS)
-        return false;
-    q->hint_fn[i] = fn;
-    q->early[i] = early;
-    q->late[i] = late;
-    q->nhints += i == q->nhints;
+    EvqHint *h = &q->hints[hint_of(q, fn)];
+    if (h->fn == NULL) {
+        if (fn == NULL || q->nhints == EVQ_HINTS)
+            return false;
+        q->nhints++;
+    }
+    *h = (EvqHint){fn, early, late};
     return true;
 }
 
 /* Prefetches for the events next in line (q not empty), in stages along
- * the earliest bucket: the fourth's slot, the third's datum (a small
- * integer prefetches nothing), the second's early hint, which may read
- * that datum, prefetched a pop ago, and the first's late hint. A
- * tombstone in line gets no hint (fn NULL has none). */
+ * the earliest bucket (whose slots the chunk prefetch brought): the
+ * fifth event's datum and the fourth's (a small integer prefetches
+ * nothing; the fourth's was the fifth's a pop ago, unless pushed since),
+ * the third's early hint, which may read that datum, and the first's
+ * late hint, which may read what that early hint prefetched two pops
+ * ago. A tombstone in line gets no hint (fn NULL has none). */
 static inline void look_ahead(const Evq *q)
 {
     const EvqBucket *bk = &q->buckets[q->heap[0].bucket];
     const EvqSlot *n1 = &q->slots[bk->head];
-    uint32_t s2 = slot_next(q, bk, bk->head);
-    if (s2 != EVQ_NONE) {
-        const EvqSlot *n2 = &q->slots[s2];
-        uint32_t s3 = slot_next(q, bk, s2);
-        if (s3 != EVQ_NONE) {
-            __builtin_prefetch(q->slots[s3].data);
-            uint32_t s4 = slot_next(q, bk, s3);
-            if (s4 != EVQ_NONE)
-                __builtin_prefetch(&q->slots[s4]);
+    uint32_t s2 = slot_next(q, bk, bk->head), s3 = s2 != EVQ_NONE ? slot_next(q, bk, s2) : EVQ_NONE;
+    if (s3 != EVQ_NONE) {
+        const EvqSlot *n3 = &q->slots[s3];
+        uint32_t s4 = slot_next(q, bk, s3);
+        if (s4 != EVQ_NONE) {
+            __builtin_prefetch(q->slots[s4].data);
+            uint32_t s5 = slot_next(q, bk, s4);
+            if (s5 != EVQ_NONE)
+                __builtin_prefetch(q->slots[s5].data);
         }
-        uint32_t i = hint_of(q, n2->fn);
-        if (i < q->nhints && q->early[i])
-            q->early[i](n2->ctx, n2->data);
+        const EvqHint *h3 = &q->hints[n3->hint];
+        if (h3->fn == n3->fn && h3->early)
+            h3->early(n3->ctx, n3->data);
     }
-    uint32_t i = hint_of(q, n1->fn);
-    if (i < q->nhints && q->late[i])
-        q->late[i](n1->ctx, n1->data);
+    const EvqHint *h1 = &q->hints[n1->hint];
+    if (h1->fn == n1->fn && h1->late)
+        h1->late(n1->ctx, n1->data);
 }
 
 bool evq_pop(Evq *q, simtime_t *t, EvqFn *fn, void **ctx, void **data)
+{
+    return evq_pop_until(q, SIMTIME_MAX, t, fn, ctx, data);
+}
+
+bool evq_pop_until(Evq *q, simtime_t until, simtime_t *t, EvqFn *fn, void **ctx, void **data)
 {
     if (q->len == 0)
         return false;
     uint32_t b = q->heap[0].bucket;
     const EvqBucket *bk = &q->buckets[b];
+    if (bk->t > until)
+        return false;
     uint32_t slot = bk->head;
     const EvqSlot *n = &q->slots[slot];
     *t = bk->t;

@@ -41,17 +41,22 @@ bool evq_cancel(Evq *q, EvqHandle h);
 
 /* Pops the earliest event into the out-parameters; false when empty. */
 bool evq_pop(Evq *q, simtime_t *t, EvqFn *fn, void **ctx, void **data);
+/* evq_pop of an event due at or before `until`; false when there is none. */
+bool evq_pop_until(Evq *q, simtime_t until, simtime_t *t, EvqFn *fn, void **ctx, void **data);
 
 /* Prefetch hints for events of action fn, each called with the event's
  * arguments while the events before it run, along its time's FIFO:
- * early(ctx, data) two pops before it runs (its datum was prefetched a
- * pop before that), late(ctx, data) one pop before (what early
- * prefetched may be read). Either may be NULL; the first event of a time
- * gets no early hint, and a late one repeats when an earlier event is
+ * early(ctx, data) three pops before it runs (its datum was prefetched
+ * at least a pop before that), late(ctx, data) one pop before (what early
+ * prefetched may be read). Either may be NULL; the first two events of a
+ * time get no early hint, and a hint repeats when an earlier event is
  * pushed between it and its event. A hint only reads and
  * prefetches: it changes nothing, so a run is the same with or without
- * it. At most EVQ_HINTS actions have hints; false when they are all
- * taken (fn already hinted: replaced). */
+ * it. An event looks its action's hints up when pushed (a hash and,
+ * nearly always, one comparison): one pushed before they were set gets
+ * none, one pushed before they were replaced gets the new ones. At most
+ * EVQ_HINTS actions (fn not NULL) have hints; false when they are all
+ * taken or fn is NULL (fn already hinted: replaced). */
 #define EVQ_HINTS 8
 bool evq_set_hint(Evq *q, EvqFn fn, EvqFn early, EvqFn late);
 

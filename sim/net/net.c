@@ -110,12 +110,14 @@ struct Net {
     NetLink *links;         /* nlinks, 64-byte aligned (g_aligned_alloc0); owned */
     NetBucket *buckets;     /* nlinks, owned; NULL when no link has a token bucket */
     uint64_t inflight;      /* messages sent and not delivered */
-    NetMsg *msg_free;       /* messages ready for reuse, linked by NetMsg.next (last freed first); NULL: none */
+    GPtrArray *msg_free;    /* messages ready for reuse, a stack (last freed first): taking one reads nothing of
+                             * it, so a cold message costs no wait there */
     GPtrArray *flow_free;   /* index nhops: GPtrArray* of free NetFlow[nhops+1], or NULL */
     GPtrArray *allocs;      /* every flow array; g_free'd by net_free */
     GPtrArray *msg_chunks;  /* every chunk of messages, 64-byte aligned; g_aligned_free'd by net_free */
-    NetDeliverFn deliver_fn;   /* a delivery callback with a hint (net_set_deliver_hint), or NULL */
-    NetDeliverFn deliver_hint; /* its hint, or NULL */
+    NetDeliverFn deliver_fn;    /* a delivery callback with hints (net_set_deliver_hint), or NULL */
+    NetDeliverFn deliver_early; /* its hint three events ahead, or NULL */
+    NetDeliverFn deliver_late;  /* its hint one event ahead, or NULL */
     NetRouteFn router;      /* route map (net_set_router), or NULL */
     void *router_ctx;       /* its argument */
 };
@@ -205,17 +207,19 @@ static inline void occupancy_grows(Net *n, NetLink *l, uint64_t msgs, uint64_t b
     note_peak(&l->st, l->wait_n + busy, l->wait_bytes + (busy ? l->serv_bytes : 0));
 }
 
+/* A free message; the one two takes later is prefetched for writing. */
 static NetMsg *msg_get(Net *n)
 {
-    if (!n->msg_free) {
+    GPtrArray *fr = n->msg_free;
+    if (fr->len == 0) {
         NetMsg *chunk = g_aligned_alloc(NET_MSG_CHUNK, sizeof(NetMsg), 64);
         g_ptr_array_add(n->msg_chunks, chunk);
-        for (int i = 0; i < NET_MSG_CHUNK; i++)
-            chunk[i].next = i + 1 < NET_MSG_CHUNK ? &chunk[i + 1] : NULL;
-        n->msg_free = chunk;
+        for (int i = NET_MSG_CHUNK - 1; i >= 0; i--)
+            g_ptr_array_add(fr, &chunk[i]);
     }
-    NetMsg *m = n->msg_free;
-    n->msg_free = m->next;
+    NetMsg *m = g_ptr_array_steal_index_fast(fr, fr->len - 1);
+    if (fr->len >= 2)
+        __builtin_prefetch(fr->pdata[fr->len - 2], 1);
     return m;
 }
 
@@ -250,8 +254,7 @@ static void finish(Net *n, NetMsg *m)
     void *ctx = m->ctx, *data = m->data;
     if (n->pkt && m->flows)   /* message mode reads no more of m than its first line */
         flows_put(n, m->flows, m->route->nhops);
-    m->next = n->msg_free;
-    n->msg_free = m;
+    g_ptr_array_add(n->msg_free, m);
     n->inflight--;
     if (fn)
         fn(ctx, data);
@@ -397,16 +400,19 @@ static void mm_arrive_early(void *ctx, void *data)
 
 static void msg_deliver_early(void *ctx, void *data)
 {
-    (void)ctx;
-    __builtin_prefetch(((const NetMsg *)data)->data);   /* the callback's datum (an integer prefetches nothing) */
+    const Net *n = ctx;
+    const NetMsg *m = data;
+    __builtin_prefetch(m->data);   /* the callback's datum (an integer prefetches nothing) */
+    if (n->deliver_early && m->fn == n->deliver_fn)
+        n->deliver_early(m->ctx, m->data);
 }
 
 static void msg_deliver_late(void *ctx, void *data)
 {
     const Net *n = ctx;
     const NetMsg *m = data;
-    if (n->deliver_hint && m->fn == n->deliver_fn)
-        n->deliver_hint(m->ctx, m->data);
+    if (n->deliver_late && m->fn == n->deliver_fn)
+        n->deliver_late(m->ctx, m->data);
 }
 
 static void link_free_early(void *ctx, void *data)
@@ -543,6 +549,7 @@ Net *net_new(Sim *sim, Topo *t)
     n->flow_free = g_ptr_array_new();
     n->allocs = g_ptr_array_new_with_free_func(g_free);
     n->msg_chunks = g_ptr_array_new_with_free_func(g_aligned_free);
+    n->msg_free = g_ptr_array_new();
     return n;
 }
 
@@ -556,6 +563,7 @@ void net_free(Net *n)
     g_ptr_array_unref(n->flow_free);
     g_ptr_array_unref(n->allocs);
     g_ptr_array_unref(n->msg_chunks);
+    g_ptr_array_unref(n->msg_free);
     g_aligned_free(n->links);
     g_free(n->buckets);
     g_free(n);
@@ -573,10 +581,17 @@ void net_set_stats(Net *n, bool keep)
     n->stats = keep;
 }
 
-void net_set_deliver_hint(Net *n, NetDeliverFn fn, NetDeliverFn hint)
+void net_set_deliver_hint(Net *n, NetDeliverFn fn, NetDeliverFn early, NetDeliverFn late)
 {
     n->deliver_fn = fn;
-    n->deliver_hint = hint;
+    n->deliver_early = fn ? early : NULL;
+    n->deliver_late = fn ? late : NULL;
+}
+
+void net_prefetch_send(const Net *n, const TopoRoute *r)
+{
+    if (!n->router && r->nhops)
+        __builtin_prefetch(&n->links[r->link[0]]);
 }
 
 void net_set_router(Net *n, NetRouteFn fn, void *ctx)

@@ -80,12 +80,20 @@ void net_set_link(Net *n, uint32_t link, double bw_Bps, simtime_t lat_ps);
  * same either way. Set before the first send. */
 void net_set_stats(Net *n, bool keep);
 
-/* A prefetch hint for deliveries to fn: one event before a message is
- * delivered to fn(ctx, data), hint(ctx, data) is called with the same
- * arguments (after the Net's own hint prefetched data), to prefetch what
- * fn will touch; it only reads and prefetches (engine/evq.h's hints).
- * One callback at a time; NULL removes it. */
-void net_set_deliver_hint(Net *n, NetDeliverFn fn, NetDeliverFn hint);
+/* Prefetch hints for deliveries to fn, called with fn's arguments: three
+ * events before a message is delivered to fn(ctx, data), early(ctx,
+ * data), as the Net prefetches data (what data points to may not have
+ * arrived: early should use its value, not read it); one event before,
+ * late(ctx, data) (after data was prefetched). They prefetch what fn
+ * will touch and only read and prefetch (engine/evq.h's hints; the
+ * first two events of a time get no early one). Either may be NULL. One
+ * callback at a time; fn NULL removes it. */
+void net_set_deliver_hint(Net *n, NetDeliverFn fn, NetDeliverFn early, NetDeliverFn late);
+
+/* A prefetch for a send on route r to come (after r's first line was
+ * prefetched): the line of r's first link that the send reads. It only
+ * reads and prefetches (engine/evq.h's hints). */
+void net_prefetch_send(const Net *n, const TopoRoute *r);
 
 /* A route map: with one set, every net_send's route r is replaced by
  * fn(ctx, r), a route between the same two hosts that outlives every

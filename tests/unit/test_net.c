@@ -401,8 +401,8 @@ START_TEST(test_no_stats)
 }
 END_TEST
 
-/* A delivery hint: counts the hints per message id and checks the message is not yet delivered. */
-static int hints[NETREC_MAX];
+/* Delivery hints: count the hints per message id and check the message is not yet delivered. */
+static int hints[NETREC_MAX], early_hints[NETREC_MAX];
 static void on_hint(void *ctx, void *data)
 {
     Rec *r = ctx;
@@ -410,36 +410,52 @@ static void on_hint(void *ctx, void *data)
     hints[GPOINTER_TO_INT(data)]++;
 }
 
+static void on_early(void *ctx, void *data)
+{
+    Rec *r = ctx;
+    ck_assert_uint_eq(r->t[GPOINTER_TO_INT(data)], 0);
+    early_hints[GPOINTER_TO_INT(data)]++;
+}
+
 static void other_deliver(void *ctx, void *data)
 {
     on_deliver(ctx, data);
 }
 
-/* net_set_deliver_hint: hinted before each delivery to its callback
- * (at least once: a hint may repeat), never for another callback; times
- * as without it. */
+/* net_set_deliver_hint: hinted late before each delivery to its
+ * callback (at least once: a hint may repeat), early before those that
+ * are not the first two of their time (the third of three that arrive
+ * at once), never for another callback; times as without them. */
 START_TEST(test_deliver_hint)
 {
     Topo *t = mk(TOPO_STAR, 4, 0, 0);
-    simtime_t want[6];
+    simtime_t want[9];
     for (int hinted = 0; hinted < 2; hinted++) {
         Sim *sim = sim_new(1);
         Net *n = net_new(sim, t);
         if (hinted)
-            net_set_deliver_hint(n, on_deliver, on_hint);
+            net_set_deliver_hint(n, on_deliver, on_early, on_hint);
         Rec r = {.sim = sim};
         memset(hints, 0, sizeof hints);
+        memset(early_hints, 0, sizeof early_hints);
+        for (int i = 6; i < 9; i++)   /* first three of one size, host k to k + 1 of 0-2: delivered at one time */
+            net_send(n, topo_route(t, i - 6, (i - 5) % 3), 500, on_deliver, &r, GINT_TO_POINTER(i));
         for (int i = 0; i < 6; i++)   /* hosts 0-2 to 3, two messages each, half to each callback */
             net_send(n, topo_route(t, i % 3, 3), 1000 * (uint64_t)(1 + i % 3), i < 3 ? on_deliver : other_deliver,
                      &r, GINT_TO_POINTER(i));
         ck_assert(sim_run(sim));
-        ck_assert_int_eq(r.n, 6);
-        for (int i = 0; i < 6; i++) {
+        ck_assert_int_eq(r.n, 9);
+        ck_assert(r.t[7] == r.t[6] && r.t[8] == r.t[6]);
+        for (int i = 0; i < 9; i++) {
             if (hinted)
                 ck_assert_uint_eq(r.t[i], want[i]);
             want[i] = r.t[i];
-            ck_assert(hinted && i < 3 ? hints[i] >= 1 : hints[i] == 0);
+            bool mine = i < 3 || i >= 6;   /* to on_deliver */
+            ck_assert(hinted && mine ? hints[i] >= 1 : hints[i] == 0);
+            if (!(hinted && mine))
+                ck_assert_int_eq(early_hints[i], 0);
         }
+        ck_assert(hinted ? early_hints[8] >= 1 : early_hints[8] == 0);
         net_free(n);
         sim_free(sim);
     }
