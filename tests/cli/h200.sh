@@ -5,7 +5,8 @@
 # same NVLink, NVSwitch, PCIe and NICs, the same architecture); a scenario
 # on 2 x dgx-h200 runs; a step's compute on h200 against h100 differs only
 # in the memory-bound terms, by the bandwidth ratio 3350 / 4800 (a closed
-# form on a two-layer model).
+# form on a two-layer model; h200 keeps h100's compute figures and fits;
+# shipped models against the roofline recomputed from the files).
 A=${ARSIM:-./arsim}
 source tests/clilib.bash
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
@@ -73,6 +74,49 @@ closed_form() {
         { echo "h100 $h100 (want $want100), h200 $h200 (want $want200)"; return 1; }
 }
 t "compute: only the memory term changes" closed_form
+
+# oracle GPU MODEL BATCH — one tf32 iteration's compute (s) under the roofline, read from the files
+# alone: per layer 3 max(flops b / (tf32 peak x tensor efficiency of its kind), mem_bytes b / mem)
+# (forward + backward at bwd_ratio 2) + 2 launches; per layer with parameters an update of
+# params x 12 bytes / mem + a launch.
+oracle() {
+    awk -v gpu="$1" -v b="$3" '
+        FNR == 1 { f++ }
+        f == 1 && /^  [a-z0-9]+:$/ { cur = $1; sub(/:$/, "", cur) }
+        f == 1 && cur == gpu && /tf32_tflops:/ { peak = $2 * 1e12 }
+        f == 1 && cur == gpu && /mem_GBps:/ { mem = $2 * 1e9 }
+        f == 1 && cur == gpu && /launch_us:/ { launch = $2 * 1e-6 }
+        f == 1 && cur == gpu && /tensor_efficiency:/ { s = $0; gsub(/.*\{|\}.*/, "", s); n = split(s, kv, /, */)
+            for (i = 1; i <= n; i++) { split(kv[i], p, /: */); eff[p[1]] = p[2] } }
+        f == 2 && /^  - \{name:/ { s = $0; gsub(/.*\{|\}.*/, "", s); gsub(/tensors: \[[^]]*\], */, "", s)
+            n = split(s, kv, /, */); delete L
+            for (i = 1; i <= n; i++) { split(kv[i], p, /: */); L[p[1]] = p[2] }
+            tf = L["flops"] * b / (peak * eff[L["kind"]]); tm = L["mem_bytes"] * b / mem
+            t += 3 * (tf > tm ? tf : tm) + 2 * launch
+            if (L["params"] > 0) t += L["params"] * 12 / mem + launch }
+        END { printf "%.17g\n", t }' models/gpus.yaml "models/$2.yaml"
+}
+# h200 carries h100's compute figures and fits over: only mem_GBps and memory_GiB (and the overlap's
+# bandwidth-scaled channel rates) differ
+same_fits() {
+    local k a b
+    for k in fp32_tflops tf32_tflops fp16_tflops launch_us winograd sms ddp efficiency tensor_efficiency; do
+        a=$(awk -v g=h100 -v k="$k" '/^  [a-z0-9]+:$/ { c = $1 } c == g ":" && $1 == k ":" { print }' models/gpus.yaml)
+        b=$(awk -v g=h200 -v k="$k" '/^  [a-z0-9]+:$/ { c = $1 } c == g ":" && $1 == k ":" { print }' models/gpus.yaml)
+        [ -n "$a" ] && [ "$a" = "$b" ] || { echo "$k: h100 '$a' h200 '$b'"; return 1; }
+    done
+}
+t "h200 keeps h100's compute figures and fits" same_fits
+real_models() {   # arsim against the oracle on both GPUs, shipped models in tf32
+    local m g got want
+    for m in alexnet:128 resnet50:128 gpt2:8; do
+        for g in h100 h200; do
+            got=$(compute_s "$g" "${m%%:*}" tf32 "${m##*:}") && want=$(oracle "$g" "${m%%:*}" "${m##*:}") || return 1
+            near "$got" "$want" 1e-9 || { echo "$m on $g: arsim $got, roofline $want"; return 1; }
+        done
+    done
+}
+t "compute: shipped models, the roofline's closed form on both GPUs" real_models
 
 # Every layer's time max(tf, tm) + launch becomes max(tf, r tm) + launch with
 # r = 3350 / 4800: a shipped model's compute on h200 lies between r times
