@@ -76,7 +76,15 @@ OVERLAP_RUNS = ("run1", "run2")   # validate/h100/overlap/: the kept runs the ov
 # check"); 96 GB = 89.4 GiB.
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gen_llama3_titan  # noqa: E402
-DERIVED = [("h100gt", "h100", "NVIDIA H100 96GB HBM2e 500W", 2400, 89, gen_llama3_titan.POWER)]
+#
+# h200 is the H200 SXM (NVIDIA's H200 product page and datasheet, docs/dev/references.md section 5):
+# the H100 SXM's GH100 die, 132 SMs and 700 W, so its dense peaks are the H100 SXM's (share 1);
+# 141 GB of HBM3e at 4.8 TB/s.  The board reports 143,771 MiB (validate/h200/env.txt), 140.4 GiB:
+# 140.  The H100's fitted efficiencies, overlap fractions and DDP costs carry over unchanged (same
+# SMs and clocks, the same host side); the overlap's channel rates scale with memory bandwidth as
+# for every GPU (overlap_params).
+DERIVED = [("h100gt", "h100", "NVIDIA H100 96GB HBM2e 500W", 2400, 89, gen_llama3_titan.POWER),
+           ("h200", "h100", "NVIDIA H200 SXM 141GB", 4800, 140, 1.0)]
 
 
 def root_dir():
@@ -249,7 +257,8 @@ def emit(pub, gpus, wino, fitted, ovl):
         "# section 5: GTX 1080 Ti (Pascal GP102: 11.3 TFLOP/s FP32, 484 GB/s GDDR5X),",
         "# V100 SXM2 (15.7 FP32, 125 FP16 tensor core, 900 GB/s HBM2), A100 SXM4 80GB",
         "# (19.5 FP32, 156 TF32 and 312 FP16/BF16 tensor core, 2039 GB/s HBM2e), H100",
-        "# SXM5 (67 FP32, 494.7 TF32 and 989 FP16/BF16 tensor core, 3350 GB/s HBM3).",
+        "# SXM5 (67 FP32, 494.7 TF32 and 989 FP16/BF16 tensor core, 3350 GB/s HBM3), H200",
+        "# SXM (the H100 SXM's peaks, 4800 GB/s HBM3e).",
         "#   fp32_tflops  peak FP32 (CUDA-core) rate, TFLOP/s",
         "#   tf32_tflops  peak dense TF32 tensor-core rate; 0 = none (tf32 runs as fp32)",
         "#   fp16_tflops  peak dense FP16/BF16 tensor-core rate; 0 = none (fp16 runs on",
@@ -304,6 +313,8 @@ def emit(pub, gpus, wino, fitted, ovl):
     out.append("gpus:")
     out.append("# h100gt: torchtitan's H100 (96 GB HBM2e, 2.4 TB/s, 500 W), derived from h100: peaks")
     out.append("# x %.4f (assumed, docs/explanation/sharding.md \"The torchtitan check\"), h100's fits" % DERIVED[0][5])
+    out.append("# h200: the H200 SXM (141 GB HBM3e, 4.8 TB/s, 700 W), derived from h100: the same GH100 die,")
+    out.append("# SMs and peaks, h100's fits; only memory bandwidth and capacity differ")
     rows = [g + (MEMORY_GIB[g[0]], g[0]) for g in GPUS]
     for key, base, name, mem, gib, share in DERIVED:
         b = gpus[base]

@@ -104,7 +104,7 @@ completion() {
     got=$(complete_at "$A collective --topology fat-tree-k" | sort | tr '\n' ' ')
     [ "$got" = "fat-tree-k16 fat-tree-k8 " ] || { echo "--topology: $got"; return 1; }
     got=$(complete_at "$A collective --node dgx-" | sort | tr '\n' ' ')
-    [ "$got" = "dgx-1 dgx-a100 dgx-h100 " ] || { echo "--node: $got"; return 1; }
+    [ "$got" = "dgx-1 dgx-a100 dgx-h100 dgx-h200 " ] || { echo "--node: $got"; return 1; }
     got=$(complete_at "$A run x.yaml --set model=vgg" | sort | tr '\n' ' ')
     [ "$got" = "vgg16 vgg16-cifar10 vgg16-cifar10-h100 vgg16-h100 vgg16-h100-fp16 " ] || { echo "--set model=: $got"; return 1; }
     got=$(complete_at "$A run x.yaml --set policies.0.overlap=" | sort | tr '\n' ' ')

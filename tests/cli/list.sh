@@ -61,7 +61,8 @@ check models.json.array "$(head -c1 "$tmp/json" | grep -q '\[' && tail -c2 "$tmp
 check gpus.exit $? "$(cat "$tmp/err")"
 check gpus.v100 "$(grep -qE '^v100 .* 15\.7 +0\.0 +125\.0 +900 ' "$tmp/gpus" && echo 0)" "$(cat "$tmp/gpus")"
 check gpus.a100-tf32 "$(grep -qE '^a100 .* 19\.5 +156\.0 +312\.0 +2039 ' "$tmp/gpus" && echo 0)" "$(cat "$tmp/gpus")"
-check gpus.all "$(for g in gtx1080ti v100 a100 h100; do grep -q "^$g " "$tmp/gpus" || exit 1; done && echo 0)"
+check gpus.h200 "$(grep -qE '^h200 .* 67\.0 +494\.7 +989\.0 +4800 ' "$tmp/gpus" && echo 0)" "$(cat "$tmp/gpus")"
+check gpus.all "$(for g in gtx1080ti v100 a100 h100 h100gt h200; do grep -q "^$g " "$tmp/gpus" || exit 1; done && echo 0)"
 "$ARSIM" list gpus --json - | grep -q '"fp32_flops_per_s":[[:space:]]*19500000000000'
 check gpus.json $?
 

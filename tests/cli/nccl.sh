@@ -51,7 +51,7 @@ factor() {   # allgather: busbw = algbw x 7/8 on 8 GPUs
 }
 t "allgather busbw factor" factor
 
-names() { [ "$("$A" list nodes --names | tr '\n' ' ')" = "dgx-1 dgx-a100 dgx-h100 grand-teton pcie-a100 " ]; }
+names() { [ "$("$A" list nodes --names | tr '\n' ' ')" = "dgx-1 dgx-a100 dgx-h100 dgx-h200 grand-teton pcie-a100 " ]; }
 t "list nodes" names
 
 check_cluster() {

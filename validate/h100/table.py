@@ -142,7 +142,8 @@ def kinds():
 
 def refit(cases):
     """The trial refit: one memory efficiency and the conv/GEMM tensor scales, least squares of
-    log(predicted / measured) over the tensor-core steps (grid search)."""
+    log(predicted / measured) over the tensor-core steps (grid search); prints it and returns
+    (memory efficiency, conv scale, GEMM scale)."""
     g = gen_gpus()
     gpu = [x for x in g.GPUS if x[0] == "h100"][0]
     models = {}
@@ -166,6 +167,14 @@ def refit(cases):
     print("refit over %d tensor-core steps: memory efficiency %.2f, conv %.2f, GEMM %.2f: errors %+.0f %% .. "
           "%+.0f %%, rms %.0f %%" % (len(steps), best[1], best[2], best[3], 100 * (min(e) - 1), 100 * (max(e) - 1),
                                     100 * math.sqrt(best[0] / len(e))))
+    return best[1:]
+
+
+def refit_cases():
+    """The steps the trial refit is fitted to: ((model, precision, batch), measured ms)."""
+    r1, r2 = load("timings-run1.jsonl"), load("timings-run2.jsonl")
+    p1, p2 = load("timings-plain-run1.jsonl"), load("timings-plain-run2.jsonl")
+    return [(key, reference(key, r1, r2, p1, p2)) for key in r1]
 
 
 def h200(p1, p2, h):
@@ -194,7 +203,7 @@ def main():
         h200(p1, p2, load(os.path.join("..", "h200", "timings-plain.jsonl")))
         return 0
     if a.refit:
-        refit([(key, reference(key, r1, r2, p1, p2)) for key in r1])
+        refit(refit_cases())
         return 0
     print("| model | precision | batch | step, plain (ms) run 1 / 2 | step, with ranges | "
           "arsim, FLOP model (ms) | error | arsim, measured file (ms) | error | with --gaps (ms) |")
