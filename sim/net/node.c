@@ -226,7 +226,7 @@ static const int known_cc[] = {70, 75, 80, 86, 89, 90};
 static const struct {
     const char *gpu;
     int cc;
-} default_cc[] = {{"v100", 70}, {"a100", 80}, {"h100", 90}};
+} default_cc[] = {{"v100", 70}, {"a100", 80}, {"h100", 90}, {"h100gt", 90}, {"h200", 90}};
 
 /* n->compcap from 'compute_capability' (e.g. 9.0), else from a known GPU
  * name; an unknown name without the key is refused at its 'gpu' value. */
@@ -240,7 +240,7 @@ static bool read_compcap(CfgNode *map, CfgNode *gv, NodeSpec *n, char **err)
                 return true;
             }
         *err = cfg_err(gv, "GPU '%s' has no known architecture; expected compute_capability: 7.0, 7.5, 8.0, 8.6, "
-                       "8.9 or 9.0 beside it (v100, a100 and h100 may leave it out)", n->gpu);
+                       "8.9 or 9.0 beside it (v100, a100, h100, h100gt and h200 may leave it out)", n->gpu);
         return false;
     }
     double v = 0;

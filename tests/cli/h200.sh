@@ -131,3 +131,15 @@ bounds() {
     done
 }
 t "compute: real models within the bandwidth ratio" bounds
+
+# A node file naming gpu: h200 may leave compute_capability out: it is
+# tuned as Hopper, the same rows as the shipped file that states 9.0.
+implicit_cc() {
+    grep -v '^compute_capability:' topologies/nodes/dgx-h200.yaml >"$T/nocc.yaml"
+    ! grep -q compute_capability "$T/nocc.yaml" || { echo "key still there"; return 1; }
+    rows --node dgx-h200 --size 64KiB,64MiB >"$T/with.json" || return 1
+    rows --node "$T/nocc.yaml" --size 64KiB,64MiB >"$T/without.json" || return 1
+    grep -q '"nccl_algo":[[:space:]]*"NVLS"' "$T/without.json" || { echo "not tuned as Hopper (no NVLS)"; return 1; }
+    diff "$T/with.json" "$T/without.json" >&2
+}
+t "h200 without compute_capability is tuned as Hopper" implicit_cc
