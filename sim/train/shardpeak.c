@@ -135,6 +135,20 @@ static double *activations(const Walk *w, const Model *m)
     return act;
 }
 
+/* The last layer's backward task, whose transient is the loss head's:
+ * the loss's backward runs first and frees its buffers before the last
+ * layer's own backward writes its gradient (own bytes, counted in
+ * unit_grads from this task on). x keeps the larger of the two moments:
+ * the transient without that gradient, or the gradient without the
+ * transient. */
+static void loss_backward(ShardMemory *x, uint64_t own)
+{
+    if (x->transient >= own)
+        x->unit_grads -= own;
+    else
+        x->transient = 0;
+}
+
 /* Bytes an element of the sharded parameters and of the gradient shards
  * kept for the optimizer: the elements' own, at least 4 (mixed precision
  * keeps them in fp32). */
@@ -201,6 +215,8 @@ GArray *shardpeak_profile(const Policy *p, const Model *m, const ShardPeakSetup 
                          .unit_grads = (uint64_t)gr, .buffers = (uint64_t)bu,
                          .activations = step ? 0 : (uint64_t)(act[t] * s->batch + 0.5),
                          .transient = (uint64_t)(tr * s->batch + 0.5), .recompute_flops = rest.recompute_flops};
+        if (t == L && p->sharding != SHARD_NONE)
+            loss_backward(&x, g_array_index(m->layers, ModelLayer, L - 1).params * w.gb);
         x.peak = x.params + x.grads + x.optim + x.gathered + x.unit_grads + x.buffers + x.activations + x.transient;
         g_array_append_val(out, x);
     }

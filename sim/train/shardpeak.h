@@ -36,7 +36,11 @@ typedef struct {
  * backward has not ended, the running layer's own, a checkpointed block's
  * re-created ones during its backward), transient (the running layer's
  * act_peak_bytes x batch, in its forward and its backward; the step holds
- * neither activations nor transient), peak (their sum; NCCL's buffers are
+ * neither activations nor transient; the last layer's is the loss head's,
+ * whose backward ends before that layer's gradient is written, so its
+ * backward task holds the transient without that gradient in unit_grads,
+ * or the gradient without the transient, whichever is larger; sharded
+ * strategies), peak (their sum; NCCL's buffers are
  * shardfit's). NULL and *err (one clause) for a model without act_bytes or
  * an invalid setup. g_array_free it. */
 GArray *shardpeak_profile(const Policy *p, const Model *m, const ShardPeakSetup *s, char **err);

@@ -17,7 +17,6 @@ export LC_ALL=C
 
 # embedding and output 128256 x 4096 each, the final norm 4096; a block 2 d^2 + 2 d dkv + 3 d f + 2 d
 ROOT=$((2 * 128256 * 4096 + 4096)) BLOCK=$((2 * 4096 * 4096 + 2 * 4096 * 1024 + 3 * 4096 * 14336 + 2 * 4096))
-OUTPUT=$((128256 * 4096))
 S=8192 H=4096 V=128256 b=2
 
 params() {
@@ -42,14 +41,15 @@ peak() {   # SCENARIO MODEL RESULT -> that result's memory_peak_bytes
     flat "$T/o.json" | awk -F'\t' -v p=".results[$3].memory_peak_bytes" '$1 == p { print $2 }'
 }
 
-# The peak is at the start of backward (the output layer's backward): 12 bytes a parameter (fp32
-# shards and Adam's two states, no gradient shard yet), the root gathered (bf16) and the output
-# layer's unsharded gradient (bf16), every activation the mode keeps and the loss head's 12 S V.
+# The peak is at the start of backward (the loss's backward, in the output layer's backward task):
+# 12 bytes a parameter (fp32 shards and Adam's two states, no gradient shard yet), the root
+# gathered (bf16), every activation the mode keeps and the loss head's 12 S V; no gradient yet:
+# the output layer's is written after the loss's backward has freed its buffers.
 closed_forms() {
     local n psi fixed got want tf bf
     for n in 2 4; do
         psi=$((ROOT + n * BLOCK))
-        fixed=$((12 * psi + 2 * ROOT + 2 * OUTPUT + b * 12 * S * V))
+        fixed=$((12 * psi + 2 * ROOT + b * 12 * S * V))
         tf=$D/models/llama3-8b-titan-${n}blocks.yaml bf=$D/models/llama3-8b-${n}blocks.yaml
         # op-level SAC: what the titan file's layers save
         want=$((fixed + b * $(acts "$tf" '[a-z_.0-9]+')))
@@ -71,6 +71,9 @@ table_slopes() {
     python3 "$D/llama_table.py" --arsim "$A" >"$T/table" || return 1
     grep -Eq '^selective +3\.408 +[0-9.]+ +3\.408 ' "$T/table" || { grep '^selective' "$T/table"; return 1; }
     grep -Eq '^full +2\.563 +[0-9.]+ +2\.563 ' "$T/table" || { grep '^full' "$T/table"; return 1; }
+    local sum icpt
+    sum=$(awk '/^sum / { print $(NF - 1), $NF }' "$T/table") icpt=$(awk '/^intercept \(selective\)/ { print $(NF - 1), $NF }' "$T/table")
+    [ -n "$sum" ] && [ "$sum" = "$icpt" ] || { echo "terms sum to $sum, intercept $icpt"; return 1; }
     python3 "$D/llama_table.py" --arsim "$A" | cmp -s - "$T/table" || { echo "not deterministic"; return 1; }
 }
 

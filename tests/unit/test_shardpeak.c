@@ -5,7 +5,8 @@
  * (one all-gather ahead) and, with reshard_after_forward false, all U at
  * the end of forward (with 2, a half of each block behind); the peak of
  * one case summed term by term; a layer's act_peak_bytes in its forward
- * and its backward task only, the loss head's setting the peak. */
+ * and its backward task only, the loss head's setting the peak, the
+ * output layer's gradient written after the loss's backward. */
 #include "train/shardpeak.h"
 
 #include "testmain.h"
@@ -240,6 +241,67 @@ START_TEST(test_transient)
 }
 END_TEST
 
+/* The root, U blocks and an output layer of O parameters whose
+ * act_peak_bytes is the loss head's X. */
+static Model *loss_model(int O, int X)
+{
+    GString *y = g_string_new("name: loss\nlayers:\n");
+    g_string_append_printf(y, "  - {name: emb, kind: embedding, params: %d, flops: 1, act_bytes: %d}\n", R,
+                           ACT_ROOT);
+    for (int b = 0; b < U; b++)
+        g_string_append_printf(y, "  - {name: b.%d.f, kind: fc, params: %d, flops: 1, act_bytes: %d}\n", b, P,
+                               ACT_BLOCK);
+    g_string_append_printf(y, "  - {name: out, kind: fc, params: %d, flops: 1, act_bytes: 5, act_peak_bytes: %d}\n",
+                           O, X);
+    char *err = NULL;
+    CfgNode *root = cfg_parse_string(y->str, "loss.yaml", &err);
+    ck_assert_msg(root, "%s", err);
+    Model *m = model_from_cfg(root, &err);
+    ck_assert_msg(m, "%s", err);
+    cfg_free(root);
+    g_string_free(y, TRUE);
+    return m;
+}
+
+/* The output layer's backward task (t = N): the loss's backward frees
+ * the loss head's B X before the layer's 2 O bytes of gradient are
+ * written. With B X > 2 O the task holds the transient and no gradient
+ * (its peak the end of forward's, whose gathered units and activations
+ * are the same); with B X < 2 O the gradient and no transient; from the
+ * next task on the gradient is held either way (fsdp and fsdp2). */
+START_TEST(test_loss_backward)
+{
+    enum { O = 500, B = 3, N = L + 1 };
+    static const int xs[] = {1000, 100};   /* B X = 3000 > 2 O = 1000; 300 < 1000 */
+    static const OverlapKind kinds[] = {OVERLAP_FSDP, OVERLAP_FSDP2};
+    for (guint k = 0; k < G_N_ELEMENTS(kinds); k++)
+        for (guint i = 0; i < G_N_ELEMENTS(xs); i++) {
+            Model *m = loss_model(O, xs[i]);
+            Policy p = fsdp(kinds[k]);
+            ShardPeakSetup st = {.world = W, .gpus_per_node = W, .batch = B, .elem_bytes = 2};
+            char *err = NULL;
+            GArray *pr = shardpeak_profile(&p, m, &st, &err);
+            ck_assert_msg(pr, "%s", err);
+            const ShardMemory *fwd = &g_array_index(pr, ShardMemory, N - 1), *head = &g_array_index(pr, ShardMemory, N),
+                              *next = &g_array_index(pr, ShardMemory, N + 1);
+            bool loss = B * xs[i] > 2 * O;
+            ck_assert_uint_eq(head->transient, loss ? (uint64_t)B * xs[i] : 0);
+            ck_assert_uint_eq(head->unit_grads, loss ? 0 : 2 * O);
+            ck_assert_uint_eq(head->peak, head->params + head->grads + head->optim + head->gathered +
+                                              head->buffers + head->activations + (loss ? B * xs[i] : 2 * O));
+            ck_assert_uint_eq(head->activations, fwd->activations);
+            ck_assert_uint_eq(head->gathered, fwd->gathered);
+            if (loss)
+                ck_assert_uint_eq(head->peak, fwd->peak);
+            ck_assert_uint_eq(next->transient, 0);
+            ck_assert_uint_eq(next->unit_grads, 2 * O + 2 * P);   /* the output layer's and the last block's */
+            g_array_free(pr, TRUE);
+            policy_clear(&p);
+            model_free(m);
+        }
+}
+END_TEST
+
 START_TEST(test_checkpoint)
 {
     enum { A = 70, B = 300, N = 2 * U + 1 };
@@ -285,5 +347,6 @@ int main(void)
     tcase_add_test(tc, test_peak_closed_form);
     tcase_add_test(tc, test_checkpoint);
     tcase_add_test(tc, test_transient);
+    tcase_add_test(tc, test_loss_backward);
     return testmain_run(s);
 }

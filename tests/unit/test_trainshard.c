@@ -342,8 +342,9 @@ END_TEST
 
 /* memory_peak_bytes of an fsdp policy is the largest task of
  * shardpeak_profile: llama3-8b on 8 GPUs, batch 2, model states 16Ψ/8 at
- * the optimizer step, 12Ψ/8 at the peak (the start of backward: no
- * gradient shard yet), below shard_memory's closed form here (the walk frees the activations of
+ * the optimizer step, 12Ψ/8 at the peak (the start of backward, the
+ * loss's backward: no gradient shard yet, nor the output layer's unsharded
+ * gradient, written after the loss's buffers are freed), below shard_memory's closed form here (the walk frees the activations of
  * the layers already back-propagated). With no_shard and no checkpointing
  * the walk's peak is the closed form's: every activation and the model
  * states whole at the start of backward. */
@@ -367,6 +368,12 @@ START_TEST(test_fsdp_memory)
                       top->peak + shardfit_nccl_bytes(s, g_ptr_array_index(s->policies, POL_PRE)));
     ck_assert_uint_eq(top->params + top->optim, 12 * s->model->params / 8);
     ck_assert_uint_eq(top->grads, 0);
+    /* the loss's backward: its buffers, 12 S V b, and no gradient yet, the output layer's included */
+    guint L = s->model->layers->len;
+    const ShardMemory *loss = &g_array_index(pr, ShardMemory, L);
+    ck_assert_uint_eq(loss->peak, top->peak);
+    ck_assert_uint_eq(loss->transient, 2 * 12 * UINT64_C(8192) * 128256);
+    ck_assert_uint_eq(loss->unit_grads, 0);
     const ShardMemory *step = &g_array_index(pr, ShardMemory, pr->len - 1);
     ck_assert_uint_eq(step->params + step->grads + step->optim, 16 * s->model->params / 8);
     ck_assert_uint_eq(step->peak, 16 * s->model->params / 8);

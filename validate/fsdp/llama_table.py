@@ -36,7 +36,6 @@ EXPANDABLE = "expandable_segments:True"
 # (measured ac, arsim scenario, its policy, model file stem)
 S, H, F, V, B = 8192, 4096, 14336, 128256, 2
 ROOT_PARAMS = 2 * V * H + H          # tok_embeddings, output, the final norm
-OUTPUT_PARAMS = V * H
 BLOCK_PARAMS = 2 * H * H + 2 * H * 1024 + 3 * H * F + 2 * H
 CASES = (("selective", "llama-1gpu.yaml", "selective", "llama3-8b-titan"),
          ("none", "llama-1gpu-base.yaml", "none", "llama3-8b"),
@@ -81,7 +80,6 @@ def intercept_terms(rows):
             ("the final norm's, the output's and the embedding's saves", norm_saves, norm_saves),
             ("the last block kept gathered (bf16; torchtitan's reshard_after_forward False)", 2 * BLOCK_PARAMS, 0),
             ("the root gathered (bf16; re-sharded after forward by torch 2.11)", 0, 2 * ROOT_PARAMS),
-            ("the output layer's unsharded gradient (bf16)", 0, 2 * OUTPUT_PARAMS),
             ("what else stays allocated (measured: after the step, less 16 B a parameter)", extra, 0))
 
 
