@@ -5,7 +5,10 @@
 #ifndef ARSIM_NCCLREF_H
 #define ARSIM_NCCLREF_H
 
+#include "coll/commnccl.h"
 #include "coll/ncclsim.h"
+#include "engine/engine.h"
+#include "net/net.h"
 
 #include <check.h>
 #include <math.h>
@@ -41,6 +44,37 @@ static inline void ncclfix_clear(NcclFix *x)
     topo_spec_clear(&x->spec);
     node_cluster_clear(&x->cl);
     node_spec_clear(&x->node);
+}
+
+/* A cluster as NcclFix, with its communicator, a simulator and a Net on
+ * its Topo: for the suites that run NCCL calls live (nccllive);
+ * live_clear frees all four. */
+typedef struct {
+    NcclFix x;
+    CommNccl *c;
+    Sim *sim;
+    Net *net;
+} Live;
+
+static inline void live_init(Live *l, const char *node, int nodes)
+{
+    ncclfix_init(&l->x, node, nodes, 0);
+    NodeFabricSpec f;
+    node_fabric_init(&f);
+    f.nodes = nodes;
+    char *err = NULL;
+    l->c = commnccl_new(l->x.t, &l->x.node, &f, &err);
+    ck_assert_msg(l->c, "%s", err);
+    l->sim = sim_new(SIM_DEFAULT_SEED);
+    l->net = net_new(l->sim, l->x.t);
+}
+
+static inline void live_clear(Live *l)
+{
+    net_free(l->net);
+    sim_free(l->sim);
+    commnccl_free(l->c);
+    ncclfix_clear(&l->x);
 }
 
 /* What `arsim collective --algo nccl --node NAME --nodes cl_nodes --ranks

@@ -33,33 +33,6 @@
 
 #include <check.h>
 
-typedef struct {
-    NcclFix x;
-    CommNccl *c;
-    Sim *sim;
-    Net *net;
-} Live;
-
-static void live_init(Live *l, const char *node, int nodes)
-{
-    ncclfix_init(&l->x, node, nodes, 0);
-    NodeFabricSpec f;
-    node_fabric_init(&f);
-    f.nodes = nodes;
-    char *err = NULL;
-    l->c = commnccl_new(l->x.t, &l->x.node, &f, &err);
-    ck_assert_msg(l->c, "%s", err);
-    l->sim = sim_new(SIM_DEFAULT_SEED);
-    l->net = net_new(l->sim, l->x.t);
-}
-
-static void live_clear(Live *l)
-{
-    net_free(l->net);
-    sim_free(l->sim);
-    commnccl_free(l->c);
-    ncclfix_clear(&l->x);
-}
 
 static simtime_t memo_ps(Live *l, const NcclCall *k)
 {
