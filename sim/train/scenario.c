@@ -20,7 +20,8 @@
 #define CLUSTER_KEYS "topology, nodes, gpus_per_node, intra, calibration"
 #define POLICY_KEYS "name, overlap, algorithm, inter, bucket, first_bucket, ddp_layout, ddp_launch, partition, fusion, " \
                     "hybrid, overrides, checkpoint, sharding, backward_prefetch, forward_prefetch, " \
-                    "limit_all_gathers, wrap, reshard_after_forward, nccl, reduce_precision"
+                    "limit_all_gathers, wrap, reshard_after_forward, reshard_last_unit, nccl, " \
+                    "reduce_precision"
 
 void scenario_free(Scenario *s)
 {

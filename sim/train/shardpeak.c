@@ -40,7 +40,8 @@ static void span(const Walk *w, int64_t *d, int from, int to, uint64_t bytes)
 
 /* The unsharded parameters: an all-gather's output is allocated when the
  * CPU issues it (the task after its issue position) and freed at the
- * unit's post-forward (re-sharded after forward) or post-backward. fsdp2
+ * unit's post-forward (re-sharded after forward) or post-backward (kept:
+ * the root, the last unit under fsdp2's reshard_last_unit: false). fsdp2
  * re-sharding to groups of N keeps a 1/N copy, the input of its backward
  * all-gather, from its post-forward to the end of the task after that
  * all-gather's issue position. */
@@ -55,7 +56,7 @@ static void gathered(Walk *w, const GArray *ops, bool fsdp2)
         if (o->kind == SHARD_OP_ALL_GATHER && o->backward)
             bwd_issue[o->unit] = shardplan_issue_pos(w->w, w->L, fsdp2, o);
     }
-    bool keeps = shardplan_keeps(w->p);
+    bool keeps = shardplan_keeps(w->p), keep_last = shardplan_sched(w->p).keep_last;
     for (guint i = 0; i < ops->len; i++) {
         const ShardOp *o = &g_array_index(ops, ShardOp, i);
         const ShardUnit *u = &g_array_index(w->w, ShardUnit, o->unit);
@@ -63,7 +64,7 @@ static void gathered(Walk *w, const GArray *ops, bool fsdp2)
             continue;
         int from = shardplan_issue_pos(w->w, w->L, fsdp2, o) + 1;
         uint64_t bytes = u->params * w->pb;
-        if (o->backward || keeps || u->root) {
+        if (o->backward || keeps || u->root || (keep_last && o->unit == n - 1)) {
             span(w, w->gathered, from, bwd(w, lo(u)), bytes);
             continue;
         }

@@ -148,7 +148,8 @@ ShardSchedConfig shardplan_sched(const Policy *p)
     bool fsdp2 = policy_rules(p->overlap)->stream == STREAM_PER_COLLECTIVE;
     return (ShardSchedConfig){.backward_prefetch = fsdp2 ? SHARD_PREFETCH_PRE : p->backward_prefetch,
                               .forward_prefetch = !fsdp2 && p->forward_prefetch,
-                              .limit_all_gathers = !fsdp2 && p->limit_all_gathers && !shardplan_keeps(p)};
+                              .limit_all_gathers = !fsdp2 && p->limit_all_gathers && !shardplan_keeps(p),
+                              .keep_last = fsdp2 && p->keep_last};
 }
 
 bool shardplan_keeps(const Policy *p)
@@ -315,13 +316,35 @@ static bool read_reshard(CfgNode *n, int world, Policy *p, char **err)
     return true;
 }
 
+/* fsdp2's `reshard_last_unit: true | false`: false only where every other
+ * unit is re-sharded to every GPU after forward (full_shard or
+ * hybrid_shard, reshard_after_forward true). */
+static bool read_reshard_last(CfgNode *n, Policy *p, char **err)
+{
+    bool reshard_last = true;
+    if (!cfg_opt_bool(n, "reshard_last_unit", &reshard_last, err))
+        return false;
+    p->keep_last = !reshard_last;
+    if (!p->keep_last)
+        return true;
+    const char *why = p->reshard == POLICY_RESHARD_FALSE ? "reshard_after_forward: false keeps every unit already"
+                      : p->reshard > 0 ? "reshard_after_forward: N re-shards to groups, not to every GPU"
+                      : p->sharding == SHARD_GRAD_OP ? "shard_grad_op keeps every unit already"
+                      : p->sharding == SHARD_NONE ? "no_shard gathers nothing" : NULL;
+    if (!why)
+        return true;
+    *err = cfg_err(cfg_peek(n, "reshard_last_unit"), "reshard_last_unit: false with %s; expected it with "
+                   "reshard_after_forward: true and full_shard or hybrid_shard", why);
+    return false;
+}
+
 bool shardplan_read(CfgNode *n, int world, int gpus_per_node, Policy *p, char **err)
 {
     if (!read_checkpoint(n, p, err))
         return false;
     static const char *const keys[] = {"sharding", "wrap", "reduce_precision"};
     static const char *const v1[] = {"backward_prefetch", "forward_prefetch", "limit_all_gathers"};
-    static const char *const v2[] = {"reshard_after_forward"};
+    static const char *const v2[] = {"reshard_after_forward", "reshard_last_unit"};
     int nodes = world / gpus_per_node;
     if (policy_rules(p->overlap)->units != UNITS_SHARDED)
         return refuse_keys(n, keys, G_N_ELEMENTS(keys), "fsdp or fsdp2", err) &&
@@ -358,6 +381,8 @@ bool shardplan_read(CfgNode *n, int world, int gpus_per_node, Policy *p, char **
         return false;
     }
     p->shard_group = p->sharding == SHARD_HYBRID ? gpus_per_node : 0;
+    if (fsdp2 && !read_reshard_last(n, p, err))
+        return false;
     CfgNode *w = cfg_get(n, "wrap");
     return !w || read_wrap(w, p, err);
 }

@@ -60,9 +60,11 @@ static void free_unit(Walk *w, guint unit, bool backward)
     g_array_append_val(w->frees, f);
 }
 
-static bool needs_backward_gather(const Walk *w, guint u)
+static bool needs_backward_gather(const Walk *w, guint u, guint n)
 {
-    return u != 0 || w->c->reshard_root;
+    if (u == 0)
+        return w->c->reshard_root;
+    return !(w->c->keep_last && u == n - 1);
 }
 
 static void forward(Walk *w, guint n)
@@ -71,7 +73,7 @@ static void forward(Walk *w, guint n)
         issue(w, SHARD_OP_ALL_GATHER, u, false, SHARD_PRE_FORWARD, u);
         if (w->c->forward_prefetch && u + 1 < n)
             issue(w, SHARD_OP_ALL_GATHER, u + 1, false, SHARD_PRE_FORWARD, u);
-        if (u > 0)
+        if (needs_backward_gather(w, u, n) && u > 0)
             free_unit(w, u, false);
     }
     if (w->c->reshard_root)
@@ -80,15 +82,17 @@ static void forward(Walk *w, guint n)
 
 /* Backward: the root's pre-backward, units n-1 .. 1, the root's
  * post-backward. The prefetch target of unit u is u - 1 (the root only
- * when it was resharded). */
+ * when it was resharded). A unit kept after forward (the root, the last
+ * unit with keep_last) is not gathered again. */
 static void backward(Walk *w, guint n)
 {
-    if (needs_backward_gather(w, 0))
+    if (needs_backward_gather(w, 0, n))
         issue(w, SHARD_OP_ALL_GATHER, 0, true, SHARD_PRE_BACKWARD, 0);
     for (guint u = n; u-- > 0;) {
-        bool next = u > 0 && needs_backward_gather(w, u - 1);
+        bool next = u > 0 && needs_backward_gather(w, u - 1, n);
         if (u > 0) {
-            issue(w, SHARD_OP_ALL_GATHER, u, true, SHARD_PRE_BACKWARD, u);
+            if (needs_backward_gather(w, u, n))
+                issue(w, SHARD_OP_ALL_GATHER, u, true, SHARD_PRE_BACKWARD, u);
             if (next && w->c->backward_prefetch == SHARD_PREFETCH_PRE)
                 issue(w, SHARD_OP_ALL_GATHER, u - 1, true, SHARD_PRE_BACKWARD, u);
         }

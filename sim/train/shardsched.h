@@ -31,6 +31,7 @@ typedef struct {
     bool limit_all_gathers;   /* the rate limiter: at most 2 frees pending (torch's _FreeEventQueue) */
     bool hybrid;              /* hybrid_shard: an all-reduce across groups right after each reduce-scatter */
     bool reshard_root;        /* false (FSDP's root): the root keeps its parameters after forward */
+    bool keep_last;           /* the last unit (not the root) keeps its parameters after forward, as the root */
 } ShardSchedConfig;
 
 typedef struct {

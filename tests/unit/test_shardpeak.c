@@ -6,7 +6,11 @@
  * the end of forward (with 2, a half of each block behind); the peak of
  * one case summed term by term; a layer's act_peak_bytes in its forward
  * and its backward task only, the loss head's setting the peak, the
- * output layer's gradient written after the loss's backward. */
+ * output layer's gradient written after the loss's backward; fsdp2's
+ * reshard_last_unit: false holds the last block's 2P bytes more exactly
+ * from its post-forward to its (no longer issued) backward all-gather:
+ * no task where the block ends the model, the root's tail layer's
+ * forward and backward where it does not. */
 #include "train/shardpeak.h"
 
 #include "testmain.h"
@@ -100,6 +104,60 @@ START_TEST(test_no_limiter)
     p.limit_all_gathers = false;
     p.forward_prefetch = true;
     check_forward(&p, U);
+}
+END_TEST
+
+/* model() with a root layer of R parameters after the blocks (L + 1 layers). */
+static Model *model_tail(void)
+{
+    GString *y = g_string_new("name: tail\nlayers:\n");
+    g_string_append_printf(y, "  - {name: emb, kind: embedding, params: %d, flops: 10, act_bytes: 0}\n", R);
+    for (int b = 0; b < U; b++)
+        g_string_append_printf(y, "  - {name: b.%d.f, kind: fc, params: %d, flops: 100, act_bytes: 0}\n", b, P);
+    g_string_append_printf(y, "  - {name: out, kind: fc, params: %d, flops: 10, act_bytes: 0}\n", R);
+    char *err = NULL;
+    CfgNode *root = cfg_parse_string(y->str, "tail.yaml", &err);
+    ck_assert_msg(root, "%s", err);
+    Model *m = model_from_cfg(root, &err);
+    ck_assert_msg(m, "%s", err);
+    cfg_free(root);
+    g_string_free(y, TRUE);
+    ck_assert_uint_eq(m->layers->len, L + 1);
+    return m;
+}
+
+/* The gathered bytes of task t under keep_last less those under the
+ * default, on m of n layers, the last block being layer n - 2 (tail) or
+ * n - 1. */
+static void check_keep_last(Model *m, int n, bool tail)
+{
+    ShardPeakSetup s = {.world = W, .gpus_per_node = W, .batch = 1, .elem_bytes = 2};
+    char *err = NULL;
+    Policy p = fsdp(OVERLAP_FSDP2), k = fsdp(OVERLAP_FSDP2);
+    k.keep_last = true;
+    GArray *a = shardpeak_profile(&p, m, &s, &err), *b = shardpeak_profile(&k, m, &s, &err);
+    ck_assert_msg(a && b, "%s", err);
+    /* default: gathered until its post-forward (task hi), again from the
+     * task after its backward all-gather's issue (the task before its
+     * backward, 2n-2-hi): kept, also in tasks hi+1 .. 2n-2-hi */
+    int hi = tail ? n - 2 : n - 1;
+    for (int t = 0; t <= 2 * n; t++) {
+        const ShardMemory *x = &g_array_index(a, ShardMemory, t), *y = &g_array_index(b, ShardMemory, t);
+        uint64_t more = t > hi && t <= 2 * n - 2 - hi ? 2 * P : 0;
+        ck_assert_uint_eq(y->gathered, x->gathered + more);
+        ck_assert_uint_eq(y->peak, x->peak + more);
+    }
+    g_array_free(a, TRUE);
+    g_array_free(b, TRUE);
+    policy_clear(&p);
+    policy_clear(&k);
+    model_free(m);
+}
+
+START_TEST(test_keep_last)
+{
+    check_keep_last(model(false), L, false);
+    check_keep_last(model_tail(), L + 1, true);
 }
 END_TEST
 
@@ -344,6 +402,7 @@ int main(void)
     tcase_add_test(tc, test_limiter_forward_prefetch);
     tcase_add_test(tc, test_no_limiter);
     tcase_add_test(tc, test_fsdp2);
+    tcase_add_test(tc, test_keep_last);
     tcase_add_test(tc, test_peak_closed_form);
     tcase_add_test(tc, test_checkpoint);
     tcase_add_test(tc, test_transient);

@@ -5,7 +5,9 @@
  * prefetch the reduce-scatter of unit i comes right before the all-gather
  * of unit i-1; the limiter makes each all-gather wait for the compute of
  * the unit two before it (three with forward prefetch); counts of each
- * collective. */
+ * collective; keep_last (torchtitan's last block) drops exactly the last
+ * unit's backward all-gather, every other op in the same order, the
+ * prefetch of the unit before it still at that unit's pre-backward. */
 #include "train/shardsched.h"
 
 #include "testmain.h"
@@ -203,6 +205,48 @@ START_TEST(test_limiter_forward_prefetch)
 }
 END_TEST
 
+START_TEST(test_keep_last)
+{
+    Model *m;
+    GArray *u = units_8b(&m);
+    ShardPrefetch modes[] = {SHARD_PREFETCH_PRE, SHARD_PREFETCH_POST, SHARD_PREFETCH_NONE};
+    for (size_t k = 0; k < G_N_ELEMENTS(modes); k++) {
+        ShardSchedConfig c = {.backward_prefetch = modes[k]};
+        GArray *all = shardsched_ops(u, &c);
+        c.keep_last = true;
+        GArray *kept = shardsched_ops(u, &c);
+        /* 33 forward all-gathers, 31 backward (the root and unit 32 kept), 33 RS */
+        ck_assert_uint_eq(kept->len, 33 + 31 + 33);
+        ck_assert_uint_eq(all->len, kept->len + 1);
+        ck_assert_int_eq(find(kept, AG, 32, true), -1);
+        ck_assert_int_eq(find(kept, AG, 0, true), -1);
+        ck_assert_int_ge(find(kept, AG, 32, false), 0);
+        /* the rest in the same order, with the same hooks */
+        int drop = find(all, AG, 32, true);
+        for (guint i = 0, j = 0; i < all->len; i++) {
+            if ((int)i == drop)
+                continue;
+            const ShardOp *a = op(all, (int)i), *b = op(kept, (int)j++);
+            ck_assert(a->kind == b->kind && a->unit == b->unit && a->backward == b->backward);
+            ck_assert(a->hook == b->hook && a->at == b->at && a->wait_unit == b->wait_unit);
+        }
+        g_array_free(all, TRUE);
+        g_array_free(kept, TRUE);
+    }
+    /* backward_pre: unit 31's all-gather, the first op of backward, at unit 32's pre-backward */
+    ShardSchedConfig c = {.backward_prefetch = SHARD_PREFETCH_PRE, .keep_last = true};
+    GArray *ops = shardsched_ops(u, &c);
+    int ag = find(ops, AG, 31, true);
+    ck_assert_int_eq(ag, 33);
+    ck_assert_int_eq(op(ops, ag)->hook, SHARD_PRE_BACKWARD);
+    ck_assert_uint_eq(op(ops, ag)->at, 32);
+    ck_assert_int_eq(find(ops, RS, 32, true), 34);
+    g_array_free(ops, TRUE);
+    shardwrap_free(u);
+    model_free(m);
+}
+END_TEST
+
 START_TEST(test_names)
 {
     ShardPrefetch p;
@@ -220,6 +264,7 @@ int main(void)
     Suite *s = suite_create("shardsched");
     TCase *tc = testmain_case(s, "closed-forms");
     tcase_add_test(tc, test_counts);
+    tcase_add_test(tc, test_keep_last);
     tcase_add_test(tc, test_backward_prefetch);
     tcase_add_test(tc, test_forward_prefetch);
     tcase_add_test(tc, test_limiter);

@@ -443,7 +443,8 @@ END_TEST
     "  - {name: f2, overlap: fsdp2}\n"                                                               \
     "  - {name: keep, overlap: fsdp2, reshard_after_forward: false}\n"                               \
     "  - {name: node, overlap: fsdp2, reshard_after_forward: 8}\n"                                   \
-    "  - {name: all, overlap: fsdp2, reshard_after_forward: 16}\n"
+    "  - {name: all, overlap: fsdp2, reshard_after_forward: 16}\n"                                  \
+    "  - {name: last, overlap: fsdp2, reshard_last_unit: false}\n"
 
 /* All-gathers on their own stream (2), reduce-scatters on theirs (1);
  * a forward all-gather of block k is released when block k-1's forward
@@ -472,8 +473,10 @@ END_TEST
 
 /* Traffic on 2 x 8 GPUs: reshard true 15/16 (3Ψ - root) x 2 bytes;
  * false 15/16 x 2Ψ x 2 (shard_grad_op's); 8 (node-local) the backward
- * all-gathers among 8: 7/8 (Ψ - root); 16 = the world = true. Both
- * engines agree on each. */
+ * all-gathers among 8: 7/8 (Ψ - root); 16 = the world = true;
+ * reshard_last_unit false: true's less the last block's backward
+ * all-gather, 15/16 U_last x 2 (U_last divides by 16). Both engines agree
+ * on each. */
 START_TEST(test_fsdp2_traffic)
 {
     Scenario *s = load(FSDP2_YAML);
@@ -482,8 +485,13 @@ START_TEST(test_fsdp2_traffic)
                                             g_array_index(ls, ModelLayer, ls->len - 2).params +
                                             g_array_index(ls, ModelLayer, ls->len - 1).params;
     uint64_t want[] = {2 * 15 * (3 * psi - root) / 16, 2 * 2 * 15 * psi / 16,
-                       2 * (15 * 2 * psi / 16 + 7 * (psi - root) / 8), 2 * 15 * (3 * psi - root) / 16};
-    for (int pol = 0; pol < 4; pol++) {
+                       2 * (15 * 2 * psi / 16 + 7 * (psi - root) / 8), 2 * 15 * (3 * psi - root) / 16, 0};
+    uint64_t last = 0;   /* layers.31: the last block, its 4 layers before the final norm and the output */
+    for (guint l = ls->len - 6; l < ls->len - 2; l++)
+        last += g_array_index(ls, ModelLayer, l).params;
+    ck_assert_uint_eq(last, 218112000u);
+    want[4] = want[0] - 2 * 15 * last / 16;
+    for (int pol = 0; pol < 5; pol++) {
         TrainResult a, b;
         engines_agree(s, 2, pol, &a, &b);
         ck_assert_uint_eq(a.comm_bytes, want[pol]);
