@@ -43,13 +43,13 @@ peak() {   # SCENARIO MODEL RESULT -> that result's memory_peak_bytes
 
 # The peak is at the start of backward (the loss's backward, in the output layer's backward task):
 # 12 bytes a parameter (fp32 shards and Adam's two states, no gradient shard yet), the root
-# gathered (bf16), every activation the mode keeps and the loss head's 12 S V; no gradient yet:
+# and the last block gathered (bf16; reshard_last_unit: false keeps it from its forward), every activation the mode keeps and the loss head's 12 S V; no gradient yet:
 # the output layer's is written after the loss's backward has freed its buffers.
 closed_forms() {
     local n psi fixed got want tf bf
     for n in 2 4; do
         psi=$((ROOT + n * BLOCK))
-        fixed=$((12 * psi + 2 * ROOT + b * 12 * S * V))
+        fixed=$((12 * psi + 2 * ROOT + 2 * BLOCK + b * 12 * S * V))
         tf=$D/models/llama3-8b-titan-${n}blocks.yaml bf=$D/models/llama3-8b-${n}blocks.yaml
         # op-level SAC: what the titan file's layers save
         want=$((fixed + b * $(acts "$tf" '[a-z_.0-9]+')))

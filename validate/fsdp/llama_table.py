@@ -78,7 +78,8 @@ def intercept_terms(rows):
     return (("fp32 parameters and Adam's two states, 12 B a parameter", 12 * ROOT_PARAMS, 12 * ROOT_PARAMS),
             ("the loss head, 12 S V b", B * 12 * S * V, B * 12 * S * V),
             ("the final norm's, the output's and the embedding's saves", norm_saves, norm_saves),
-            ("the last block kept gathered (bf16; torchtitan's reshard_after_forward False)", 2 * BLOCK_PARAMS, 0),
+            ("the last block kept gathered (bf16; torchtitan's reshard_after_forward False)", 2 * BLOCK_PARAMS,
+             2 * BLOCK_PARAMS),
             ("the root gathered (bf16; re-sharded after forward by torch 2.11)", 0, 2 * ROOT_PARAMS),
             ("what else stays allocated (measured: after the step, less 16 B a parameter)", extra, 0))
 
