@@ -345,8 +345,9 @@ static const char *const scenario_sub[][2] = {
      "wrap: block | {min_params: N}; reduce_precision: fp32 | tf32 | fp16 | bf16 (the element the "
      "reduce-scatters and all-reduces move; default the gradient precision). fsdp only: backward_prefetch: "
      "backward_pre | backward_post | none; "
-     "forward_prefetch, limit_all_gathers: true | false. fsdp2 only: reshard_after_forward: true | false | N; reshard_last_unit: true | false (false: the last "
-     "unit stays gathered from its forward to its backward, as torchtitan's last block)."},
+     "forward_prefetch, limit_all_gathers: true | false. fsdp2 only: reshard_after_forward: true | false | N; "
+     "reshard_last_unit: true | false (false: the last unit stays gathered from its forward to its backward, "
+     "as torchtitan's last block)."},
     {"UNITS", UNITS " An unknown key anywhere is an error: one line, file:line:col: what is wrong; what is "
                     "expected, exit status 2."},
 };

@@ -117,9 +117,10 @@ typedef struct {
     uint64_t wrap_min_params;            /* fsdp: 0 = `wrap: block`; else `wrap: {min_params: N}` */
     int reshard;                         /* fsdp2 reshard_after_forward: POLICY_RESHARD_TRUE (default),
                                           * POLICY_RESHARD_FALSE, or N > 0: to groups of N consecutive GPUs */
-    bool keep_last;                      /* fsdp2 reshard_last_unit: false: the last unit in forward order (not
-                                          * the root) keeps its parameters gathered from its forward to its
-                                          * backward (torchtitan's last block); false: re-sharded as the others */
+    bool keep_last;                      /* fsdp2 `reshard_last_unit: false`: the last unit in forward order
+                                          * (not the root) keeps its parameters gathered from its forward to its
+                                          * backward (torchtitan's last block); false (the default): re-sharded
+                                          * as the others */
     ShardCkpt checkpoint;                /* activation checkpointing of blocks: none (default), selective (every
                                           * second block), full; a checkpointed block's forward runs again in
                                           * its backward */

@@ -89,7 +89,8 @@ bool *shardplan_recomputed(const Policy *p, const Model *m);
 /* Reads policy node n's `checkpoint` (any policy) and its sharded keys
  * into p, whose overlap is already read: sharding and wrap (fsdp,
  * fsdp2), backward_prefetch, forward_prefetch, limit_all_gathers (fsdp),
- * reshard_after_forward (fsdp2). The cluster has `world` GPUs in nodes
+ * reshard_after_forward and reshard_last_unit (fsdp2; false only with
+ * reshard_after_forward true and full_shard or hybrid_shard). The cluster has `world` GPUs in nodes
  * of gpus_per_node (hybrid_shard needs two nodes or more; a re-shard
  * size must divide world). A key on a policy that does not take it, an
  * unknown value, hybrid_shard on one node, a re-shard size that does not
