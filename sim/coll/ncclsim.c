@@ -1,46 +1,13 @@
 /* ncclsim — NCCL's schedules, channel by channel, on the network; see
  * ncclsim.h. Sizes and rules cite NCCL v2.21.5-1 (docs/dev/references-nccl.md). */
 #include "coll/ncclsim.h"
+#include "coll/ncclproto.h"
 #include "coll/ncclroute.h"
 #include "coll/ncclsched.h"
 #include "coll/ncclsym.h"
 
 #include <math.h>
 #include <string.h>
-
-#define NS_STEPS 8                  /* NCCL_STEPS (device.h) */
-#define NS_SIMPLE_BUFF (1u << 22)   /* DEFAULT_BUFFSIZE (init.cc) */
-#define NS_LL_BUFF (8u * 512 * 8 * 16)        /* DEFAULT_LL_BUFFSIZE */
-#define NS_LL128_BUFF (120u * 640 * 8 * 8)    /* DEFAULT_LL128_BUFFSIZE */
-#define NS_NVLS_CHUNK (128u << 10)  /* NCCL_NVLS_CHUNKSIZE's default */
-
-uint64_t ncclsim_chunk_bytes(NcclAlgo a, NcclProto p, NcclOp op)
-{
-    if (a == NCCL_ALGO_NVLS || a == NCCL_ALGO_NVLSTREE)
-        return NS_NVLS_CHUNK;
-    int steps = p == NCCL_PROTO_SIMPLE && a == NCCL_ALGO_RING && op != NCCL_OP_BROADCAST ? NS_STEPS / 2 : 1;
-    if (p == NCCL_PROTO_LL)
-        return NS_LL_BUFF / NS_STEPS * steps / 2;
-    if (p == NCCL_PROTO_LL128)
-        return (uint64_t)NS_LL128_BUFF / NS_STEPS * steps / 16 * 15;
-    return (uint64_t)NS_SIMPLE_BUFF / NS_STEPS * steps;
-}
-
-int ncclsim_slices_per_chunk(NcclAlgo a, NcclProto p, NcclOp op)
-{
-    return p == NCCL_PROTO_SIMPLE && a == NCCL_ALGO_RING && op != NCCL_OP_BROADCAST ? 2 : 1;
-}
-
-int ncclsim_window(NcclAlgo a, NcclProto p, NcclOp op)
-{
-    return NS_STEPS / (p == NCCL_PROTO_SIMPLE && a == NCCL_ALGO_RING && op != NCCL_OP_BROADCAST ? 2 : 1);
-}
-
-uint64_t ncclsim_wire_bytes(NcclProto p, uint64_t data)
-{
-    return p == NCCL_PROTO_LL ? 2 * data : p == NCCL_PROTO_LL128 ? (data * 16 + 14) / 15 : data;
-}
-
 
 /* What a run's schedule allocates: the run reserves its lanes and
  * connections and sizes its arrays from these counts (ncclsim_mem_sched
@@ -125,7 +92,7 @@ static void layout(const NcclSimSpec *sp, Layout *ly)
     ly->conns /= h;
     ly->ints += 2 * ly->maxpeer;
     if (cap_GBps(sp) > 0)   /* Run.nb and Run.nb_k: W + 1 64-bit words a connection; Run.until: one a lane */
-        ly->ints += ly->conns * 2 * ((uint64_t)ncclsim_window(a, sp->choice.proto, sp->op) + 1) + ly->lanes * 2;
+        ly->ints += ly->conns * 2 * ((uint64_t)ncclproto_window(a, sp->choice.proto, sp->op) + 1) + ly->lanes * 2;
 }
 
 /* ---- the executor ---- */
@@ -222,7 +189,7 @@ static simtime_t op_lat_ps(const Run *R, const Lane *L, const Op *o)
 static uint64_t wire_of(Run *R, uint64_t data, bool sw)
 {
     if (data != R->memo_data || R->memo_data == 0) {
-        uint64_t wire = ncclsim_wire_bytes(R->sp->choice.proto, data);
+        uint64_t wire = ncclproto_wire_bytes(R->sp->choice.proto, data);
         R->memo_data = data;
         R->memo_wire[0] = R->memo_wire[1] = wire;
         if (R->sp->cl->node.nvls) {
@@ -466,9 +433,9 @@ static bool plan(Run *R, char **err)
     R->h = orbit_size(sp);
     R->mm = (NcclSymMap){.G = sp->ppn, .nodes = sp->nodes, .h = R->h};
     R->S = R->C / R->h;
-    R->K = ncclsim_slices_per_chunk(a, p, sp->op);
-    R->W = ncclsim_window(a, p, sp->op);
-    R->chunk = ncclsim_chunk_bytes(a, p, sp->op);
+    R->K = ncclproto_slices_per_chunk(a, p, sp->op);
+    R->W = ncclproto_window(a, p, sp->op);
+    R->chunk = ncclproto_chunk_bytes(a, p, sp->op);
     R->maxpeer = (a == NCCL_ALGO_NVLS || a == NCCL_ALGO_NVLSTREE ? sp->ppn : 0) + 4;
     if ((a == NCCL_ALGO_NVLS || a == NCCL_ALGO_NVLSTREE) && !sp->cl->node.nvls) {
         *err = g_strdup("NVLS needs NVLink SHARP; expected a node kind with nvls");

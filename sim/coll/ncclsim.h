@@ -114,12 +114,4 @@ uint64_t ncclsim_mem_estimate(const NcclSimSpec *spec);
  * even one channel. */
 int ncclsim_mem_channels_fit(const NcclSimSpec *spec, uint64_t other, uint64_t limit);
 
-/* The data bytes of one chunk (NCCL's chunkSize before the per-size
- * reductions) and the slots of a connection, for algo x proto x op. */
-uint64_t ncclsim_chunk_bytes(NcclAlgo a, NcclProto p, NcclOp op);
-int ncclsim_slices_per_chunk(NcclAlgo a, NcclProto p, NcclOp op);
-int ncclsim_window(NcclAlgo a, NcclProto p, NcclOp op);
-/* Wire bytes for `data` bytes of protocol p. */
-uint64_t ncclsim_wire_bytes(NcclProto p, uint64_t data);
-
 #endif
