@@ -368,11 +368,7 @@ START_TEST(train_hsdp2_bytes)
                                   "cluster: {node: dgx-h100, nodes: %d}\npolicies:\n  - {name: h2, overlap: fsdp2, "
                                   "sharding: hybrid_shard, nccl: {algo: ring, channels: 8}}\n", nodes);
         Scenario *s = load(y);
-        const GArray *ls = s->model->layers;
-        uint64_t psi = s->model->params, root = g_array_index(ls, ModelLayer, 0).params +
-                                                g_array_index(ls, ModelLayer, ls->len - 2).params +
-                                                g_array_index(ls, ModelLayer, ls->len - 1).params;
-        uint64_t R = (uint64_t)nodes, M = 2 * psi, want = 2 * 7 * (3 * psi - root) / 8 + 2 * M * (R - 1) / (8 * R);
+        uint64_t want = hsdp8_comm_bytes(s, nodes);
         TrainResult a, b;
         engines_agree(s, 2, 0, &a, &b);
         all_nccl(&a);
