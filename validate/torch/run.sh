@@ -69,7 +69,7 @@ gloo_policies=none-gloo,layer-gloo
 short_policies=none-gloo,ddp,layer-ring,layer-hybrid,priority-ring
 speedups=(layer-hybrid:none-gloo layer-hybrid:ddp)
 
-usage() { sed -n '/^#   validate\/torch\/run.sh/,/--arsim PATH/p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '/^#   validate\/torch\/run.sh/,/(steps 3-6 on DIR)/p' "$0" | sed 's/^# \{0,1\}//'; }
 while [ $# -gt 0 ]; do
     case "$1" in
         --short) short=1; shift; continue ;;
