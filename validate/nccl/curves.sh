@@ -20,6 +20,7 @@ curve h100 --node dgx-h100
 curve h100ring --node dgx-h100 --nccl-algo ring
 curve h100nvls --node dgx-h100 --nccl-algo nvls
 curve a100 --node dgx-a100
+curve a100tree --node dgx-a100 --nccl-algo tree
 curve a100x2 --node dgx-a100 --nodes 2
 curve dgx1 --node dgx-1
 curve pcie --node pcie-a100
@@ -49,7 +50,7 @@ plot "$T/h100.dat" u 1:2 w lp lc 1 t "8 x H100 (tuner's choice)", \\
      "-" u 1:2 w p pt 7 ps 1.5 lc 3 t "published: A100 231", \\
      "-" u 1:2 w p pt 7 ps 1.5 lc 4 t "published: 2 x DGX A100 192", \\
      "$P/azure-nd-h100-v5.txt" u 1:2 w p pt 6 ps 1.2 lc 7 t "published: 8 x H100, NVLS (Azure ND H100 v5)", \\
-     "$P/azure-nd-a100-v4.txt" u 1:2 w p pt 4 ps 1.2 lc 3 t "published: 8 x A100 (Azure ND A100 v4)"
+     "$P/azure-nd-a100-v4.txt" u 1:2 w p pt 4 ps 1.2 lc 3 t "published: 8 x A100, Tree as inferred (Azure ND A100 v4)"
 8589934592 480
 e
 8589934592 370
@@ -65,9 +66,11 @@ plot "$T/h100nvls.dat" u 1:2 w l lc 7 t "arsim: 8 x H100, NVLS", \\
      "$T/h100nvls.dat" u 1:3 w l dt 2 lc 7 t "arsim's tuner: 8 x H100, NVLS", \\
      "$P/azure-nd-h100-v5.txt" u 1:2 w p pt 6 ps 1.2 lc 7 t "published: 8 x H100, NVLS (Azure ND H100 v5, NCCL 2.18.5)", \\
      "$P/azure-nd-h200-v5.txt" u 1:2 w p pt 8 ps 1.2 lc 7 t "published: 8 x H200, NVLS (Azure ND H200 v5, NCCL 2.20.5)", \\
-     "$T/a100.dat" u 1:2 w l lc 3 t "arsim: 8 x A100 (tuner's choice)", \\
-     "$T/a100.dat" u 1:3 w l dt 2 lc 3 t "arsim's tuner: 8 x A100", \\
-     "$P/azure-nd-a100-v4.txt" u 1:2 w p pt 4 ps 1.2 lc 3 t "published: 8 x A100 (Azure ND A100 v4)"
+     "$P/azure-nd-h200-v5-nccl2.26.txt" u 1:2 w p pt 10 ps 1.2 lc 7 t "published: 8 x H200, NVLS (Azure ND H200 v5, NCCL 2.26.2)", \\
+     "$T/a100tree.dat" u 1:2 w l lc 3 t "arsim: 8 x A100, Tree forced", \\
+     "$T/a100tree.dat" u 1:3 w l dt 2 lc 3 t "arsim's tuner: 8 x A100, Tree", \\
+     "$T/a100.dat" u 1:2 w l dt 3 lc 3 t "arsim: 8 x A100, the tuner's choice (Ring)", \\
+     "$P/azure-nd-a100-v4.txt" u 1:2 w p pt 4 ps 1.2 lc 3 t "published: 8 x A100, Tree as inferred (Azure ND A100 v4, NCCL 2.18.5)"
 unset multiplot
 GP
 echo "wrote $OUT"
