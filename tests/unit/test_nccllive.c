@@ -247,6 +247,7 @@ START_TEST(train_live_is_memo)
         ck_assert_double_eq(a.iteration_s, b.iteration_s);
         ck_assert_double_eq(a.comm_s, b.comm_s);
         ck_assert_double_eq(a.exposed_comm_s, b.exposed_comm_s);
+        ck_assert_double_eq(b.comm_slowdown_s, 0);   /* nothing slows a live call with the mechanism off */
         ck_assert_uint_gt(b.events, a.events);   /* the live calls' events, on the run's Sim */
         train_result_clear(&a);
         train_result_clear(&b);
