@@ -43,6 +43,8 @@ struct NcclLiveCalls {
     Net *net;                /* not owned */
     void (*done)(void *ctx, void *data);
     void *ctx, *data;        /* done's arguments */
+    double *host_s;          /* [host]: the slow-down each GPU's channels run under (nccllive_calls_set_slow);
+                              * NULL: 0 everywhere; owned */
 };
 
 /* Adds what call x->at's groups moved so far to *msgs and *bytes. */
@@ -70,6 +72,15 @@ static void calls_free_runs(NcclLiveCalls *x)
 
 static void group_done(void *ctx, void *data);
 
+/* Run r (one of x's groups) under x's slow-downs so far. */
+static void run_slow(const NcclLiveCalls *x, NcclLive *r)
+{
+    CommNcclGroup all = commnccl_all(x->c);
+    for (int h = 0; x->host_s && h < all.nodes * all.ppn; h++)
+        if (x->host_s[h] != 0)
+            ncclsim_live_set_slow(r, h, x->host_s[h]);
+}
+
 /* Starts call x->at on every group of its shape. False + *err when its
  * first group's run does not start (then none did). */
 static bool phase_start(NcclLiveCalls *x, char **err)
@@ -84,8 +95,10 @@ static bool phase_start(NcclLiveCalls *x, char **err)
         sp.gpu0 = i % cols * k->group.ppn;
         char *why = NULL;
         x->runs[i] = ncclsim_start(&sp, x->sim, x->net, group_done, x, NULL, &why);
-        if (x->runs[i])
+        if (x->runs[i]) {
+            run_slow(x, x->runs[i]);
             continue;
+        }
         if (i == 0) {
             *err = why;
             return false;
@@ -155,10 +168,24 @@ void nccllive_calls_moved(const NcclLiveCalls *x, uint64_t *msgs, uint64_t *data
     runs_moved(x, msgs, data_bytes);
 }
 
+void nccllive_calls_set_slow(NcclLiveCalls *x, int host, double s)
+{
+    CommNcclGroup all = commnccl_all(x->c);
+    if (host < 0 || host >= all.nodes * all.ppn || (!x->host_s && s == 0))
+        return;
+    if (!x->host_s)
+        x->host_s = g_new0(double, (size_t)all.nodes * (size_t)all.ppn);
+    x->host_s[host] = s;
+    for (int i = 0; x->runs && i < x->ngroups; i++)
+        if (x->runs[i])
+            ncclsim_live_set_slow(x->runs[i], host, s);
+}
+
 void nccllive_calls_free(NcclLiveCalls *x)
 {
     if (!x)
         return;
+    g_free(x->host_s);
     calls_free_runs(x);
     g_free(x->calls);
     g_free(x->choice);

@@ -68,6 +68,12 @@ NcclLiveCalls *nccllive_calls_start(const CommNccl *c, const NcclCall *calls, in
 /* Messages and data bytes every group of every call sent so far
  * (NcclSimStats.msgs and data_bytes, summed). */
 void nccllive_calls_moved(const NcclLiveCalls *x, uint64_t *msgs, uint64_t *data_bytes);
+/* GPU `host` (node * G + GPU) runs beside compute that slows its
+ * channels by s >= 0 (the GPU overlap mechanism's s): the groups running
+ * now and those of the calls still to come hold their capped ops on its
+ * lanes 1 + s times as long (ncclsim_live_set_slow) until told otherwise.
+ * The caller slows the GPU's links itself, where it does. */
+void nccllive_calls_set_slow(NcclLiveCalls *x, int host, double s);
 void nccllive_calls_free(NcclLiveCalls *x);
 
 /* Bytes one live run of spec holds beside the Topo it shares: the full

@@ -242,13 +242,20 @@ static void flush(void *ctx, void *data)
     g_array_set_size(R->batch, 0);
 }
 
+static const double *live_rank_s(const struct NcclLive *x);
+
 /* Capped: the ps lane L's op holds it after its latency (its data at the
- * channel's cap), and each of its sends' earliest delivery then. */
+ * channel's cap, slower by 1 + s for a live run's rank under s), and each
+ * of its sends' earliest delivery then. */
 static simtime_t hold(Run *R, const Lane *L, const int32_t *pend)
 {
     if (!R->nb || L->kind == LANE_SW_RED || L->kind == LANE_SW_MC)
         return 0;
-    simtime_t h = (simtime_t)((double)L->pend_data * R->cap_ps_B + 0.5);
+    double ps = (double)L->pend_data * R->cap_ps_B;
+    const double *rs = R->lv ? live_rank_s(R->lv) : NULL;
+    if (rs)   /* a live run beside compute: its rank's slow-down (ncclsim_live_set_slow) */
+        ps *= 1 + rs[L->kind == LANE_RING ? R->ring[(size_t)L->chan * R->n + L->who] : L->who];
+    simtime_t h = (simtime_t)(ps + 0.5);
     for (int i = 0; i < L->npend; i++)   /* the op's slice is its connection's latest: its lane is still busy */
         R->nb[(uint64_t)pend[i] * R->W + (R->cq[pend[i]].sent - 1) % (uint64_t)R->W] = R->sim->now + h;
     return h;
@@ -677,7 +684,14 @@ struct NcclLive {
     simtime_t start, end;    /* its issue and its end, ps */
     void (*done)(void *ctx, void *data);
     void *ctx, *data;        /* done's arguments */
+    double *rank_s;          /* [rank]: the slow-down s its capped ops hold under (ncclsim_live_set_slow); NULL:
+                              * none set; owned */
 };
+
+static const double *live_rank_s(const struct NcclLive *x)
+{
+    return x->rank_s;
+}
 
 static void live_done(void *ctx, void *data)
 {
@@ -758,10 +772,25 @@ void ncclsim_live_stats(const NcclLive *x, NcclSimStats *st)
     run_stats(&x->R, 0, st);
 }
 
+void ncclsim_live_set_slow(NcclLive *x, int host, double s)
+{
+    const NcclSimSpec *sp = &x->spec;
+    int G = sp->cl->node.ngpus, node = host / G - sp->node0, gpu = host % G - sp->gpu0;
+    if (host < 0 || node < 0 || node >= sp->nodes || gpu < 0 || gpu >= sp->ppn || x->R.n < 1)
+        return;
+    if (!x->rank_s) {
+        if (s == 0)
+            return;
+        x->rank_s = g_new0(double, (size_t)x->R.n);
+    }
+    x->rank_s[node * sp->ppn + gpu] = s;
+}
+
 void ncclsim_live_free(NcclLive *x)
 {
     if (!x)
         return;
+    g_free(x->rank_s);
     x->R.sim = NULL;   /* borrowed */
     x->R.net = NULL;
     run_free(&x->R);

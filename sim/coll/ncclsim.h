@@ -95,6 +95,14 @@ NcclLive *ncclsim_start(const NcclSimSpec *spec, Sim *sim, Net *net, void (*done
 simtime_t ncclsim_live_start(const NcclLive *x);
 simtime_t ncclsim_live_end(const NcclLive *x);
 void ncclsim_live_stats(const NcclLive *x, NcclSimStats *st);
+/* GPU `host` (node * G + GPU, as the Topo numbers hosts) runs beside
+ * compute that slows its channels by s >= 0 (the GPU overlap mechanism's
+ * s): from now on each of its lanes' capped ops (Ring and Tree under LL
+ * and LL128; NVLS's GPU lanes) holds its lane 1 + s times as long, so the
+ * channel moves data at 1 / (1 + s) of its cap. An op already holding
+ * keeps its time; latencies are not slowed. A host not in the run:
+ * nothing. s = 0 everywhere leaves the run exactly as without it. */
+void ncclsim_live_set_slow(NcclLive *x, int host, double s);
 void ncclsim_live_free(NcclLive *x);
 
 /* The bytes of the schedule's own structures a run of spec->choice

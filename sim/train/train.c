@@ -24,6 +24,7 @@ typedef struct {
     int iter;                      /* the iteration of this instance; -1 before the first release */
     TrainInstants at;              /* this instance's */
     simtime_t dur;                 /* ps; its all-reduce's duration on the idle network (the memo's) */
+    double lag0;                   /* live: c.lag when it started, ps */
     bool done;
     double util;                   /* host egress utilization during it */
 } UnitState;
@@ -54,6 +55,14 @@ typedef struct {
 
 static void stream_advance(Train *t);
 
+/* A live NCCL unit's calls (x, may be NULL) under live_s on every GPU:
+ * their channels too run at 1 / (1 + s) of their cap. */
+static void nccl_set_s(const Train *t, NcclLiveCalls *x)
+{
+    for (int h = 0; x && h < t->c.plan->topo->nhosts; h++)
+        nccllive_calls_set_slow(x, h, t->live_s);
+}
+
 /* Live syncs under the mechanism's s: every host's outgoing links run at
  * 1 / (1 + s) of their rate, for the messages that start on them from now
  * on (every rank computes alike in this engine, so every host slows). */
@@ -62,12 +71,15 @@ static void live_set_s(Train *t, double s)
     if (s == t->live_s)
         return;
     t->live_s = s;
+    trainlag_set(&t->c.lag, t->c.sim->now, s);
     const Topo *topo = t->c.plan->topo;
     for (guint l = 0; l < topo->links->len; l++) {
         const TopoLink *k = &g_array_index(topo->links, TopoLink, l);
         if (k->from < topo->nhosts)
             net_set_link(t->net, l, k->bw_Bps / (1 + s), k->latency_ps);
     }
+    for (guint u = 0; u < t->units->len; u++)
+        nccl_set_s(t, t->nlive[u]);
 }
 
 /* The overlap mechanism (c.mech): the running task's rate, and the memo
@@ -105,6 +117,8 @@ static void unit_finished(Train *t, int u)
     if (st->iter == t->c.rec_iter && !t->live && (t->s->comm_slowdown > 0 || t->c.mech) &&
         st->at.end - st->at.start > st->dur)
         t->c.cslow_ps += st->at.end - st->at.start - st->dur;
+    if (st->iter == t->c.rec_iter && t->live)
+        t->c.cslow_ps += trainlag_since(&t->c.lag, st->at.end, st->lag0);
     traincore_sync_ended(&t->c, su, st->iter, st->at.start, st->at.end, st->util);
 }
 
@@ -131,6 +145,8 @@ static void live_launch(void *ctx, void *data)
     int u = GPOINTER_TO_INT(data);
     if (g_array_index(t->units, SyncUnit, u).nccl.on) {
         t->nlive[u] = trainplan_launch_nccl(t->c.plan, t->c.sim, t->net, u, on_memo_done, t, data);
+        if (t->live_s != 0)
+            nccl_set_s(t, t->nlive[u]);
         return;
     }
     CollExec *x = trainplan_launch(t->c.plan, t->c.sim, t->net, u, false, on_memo_done, t, data);
@@ -143,6 +159,7 @@ static void comm_start(Train *t, int u)
     UnitState *st = &t->st[u];
     Sim *sim = t->c.sim;
     st->at.start = sim->now;
+    st->lag0 = trainlag_now(&t->c.lag, sim->now);
     traincomm_started(&t->comm, u);
     if (t->c.mech)
         overlap_update(t);

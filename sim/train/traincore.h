@@ -15,6 +15,7 @@
 #define ARSIM_TRAINCORE_H
 
 #include "train/train.h"
+#include "train/trainlag.h"
 #include "train/trainplan.h"
 
 /* Work of a fixed nominal size whose rate changes: while slowed it
@@ -101,6 +102,8 @@ typedef struct {
     simtime_t slow_ps;       /* compute time comm.interference added in rec_iter (per rank: rank 0's) */
     simtime_t cslow_ps;      /* sync time comm.slowdown (or the mechanism's s) added in rec_iter */
     simtime_t beside_ps;     /* nominal compute time of rec_iter that ran slowed (beside a sync), as slow_ps */
+    TrainLag lag;            /* mech, live syncs: the time they lost beside compute so far (their s: the one
+                              * every host runs under; per rank the largest rank's) */
     bool mech;               /* the overlap mechanism (interfere.h) sets the rates: comm.overlap and a GPU with sms */
     InterfereTask *share;    /* mech: per plan task, what bounds it; owned */
     int *channels;           /* mech: per unit, SMs its sync holds, one a channel: comm.channels when given;

@@ -66,6 +66,7 @@ typedef struct {
     simtime_t last_ready;    /* the last rank released it */
     bool nccl_wait;          /* an NCCL call waiting for its last rank's issue, then run from the memo on an
                               * idle network or else live */
+    double lag0;             /* live: c.lag when its collective launched, ps */
 } RUnit;
 
 struct RankRun {
@@ -145,6 +146,12 @@ static void rank_live_s(RankRun *t, Rank *rk, double s)
         const TopoLink *k = &g_array_index(topo->links, TopoLink, t->out_links[i]);
         net_set_link(t->net, t->out_links[i], k->bw_Bps / (1 + s), k->latency_ps);
     }
+    for (guint u = 0; u < t->units->len; u++)   /* its GPU's channels in the live NCCL calls */
+        if (t->u[u].nx)
+            nccllive_calls_set_slow(t->u[u].nx, rk->r, s);
+    double max = 0;   /* the lost-time clock follows the slowest rank (Rank.s is live_s here) */
+    g_tree_foreach(t->s_ranks, first_key, &max);
+    trainlag_set(&t->c.lag, t->c.sim->now, max);
 }
 
 /* Rank rk's communicator occupancy or task changed: its running task's
@@ -218,6 +225,8 @@ static void on_unit_done(void *ctx, void *data)
     RUnit *ru = &t->u[u];
     const SyncUnit *su = &g_array_index(t->units, SyncUnit, u);
     ru->at.end = t->c.sim->now;
+    if (ru->iter == t->c.rec_iter && (ru->x || ru->nx))   /* it ran live: what it lost beside compute */
+        t->c.cslow_ps += trainlag_since(&t->c.lag, ru->at.end, ru->lag0);
     collexec_free(ru->x);   /* done runs last in the executor: freeing here is allowed */
     ru->x = NULL;
     nccllive_calls_free(ru->nx);   /* and a live NCCL call's from an event of its own */
@@ -259,9 +268,14 @@ static void launch_live(RankRun *t, int u)
             return;
         }
         g_array_set_size(ru->early, 0);
+        ru->lag0 = trainlag_now(&t->c.lag, t->c.sim->now);
         ru->nx = trainplan_launch_nccl(t->c.plan, t->c.sim, t->net, u, on_unit_done, t, GINT_TO_POINTER(u));
+        for (int r = 0; ru->nx && r < t->world; r++)
+            if (t->ranks[r].live_s != 0)
+                nccllive_calls_set_slow(ru->nx, r, t->ranks[r].live_s);
         return;
     }
+    ru->lag0 = trainlag_now(&t->c.lag, t->c.sim->now);
     ru->x = trainplan_launch(t->c.plan, t->c.sim, t->net, u, true, on_unit_done, t, GINT_TO_POINTER(u));
     if (!ru->x)
         return;

@@ -8,10 +8,14 @@
  *    alone and no longer than both alone one after the other; they move
  *    twice one call's messages and data bytes (conservation);
  *  - a call issued while another runs ends later than alone;
+ *  - a call beside compute (its GPUs' channels slowed by s): its capped
+ *    ops' channels slow it, later the larger s, never by more than 1 + s;
+ *    Ring Simple (no channel cap) and s = 0 leave it the memo's;
  *  - in training: DDP's NCCL units run live (force_live) take what the
  *    memo gives, to the picosecond; fsdp2 (a stream per collective) and
  *    comm.streams 2 on GPU nodes run every unit through NCCL, live, the
- *    single-stream and the per-rank engines alike; background traffic
+ *    single-stream and the per-rank engines alike (comm_slowdown_s
+ *    included); background traffic
  *    and faults run NCCL too and slow its calls, never speed them;
  *  - memory: a live policy holds comm.streams calls a stream (fsdp2: a
  *    stream per collective) at once, each every channel's, and the
@@ -37,6 +41,7 @@ typedef struct {
     NcclLive *x;
     int done;                /* times done ran */
     simtime_t end;           /* sim->now when it ran */
+    double s;                /* the slow-down every GPU's channels run under from its issue (0: none set) */
 } Call;
 
 static void on_done(void *ctx, void *data)
@@ -55,6 +60,9 @@ static void on_issue(void *ctx, void *data)
     char *err = NULL;
     k->x = nccllive_start(k->l->c, &k->g, k->op, &k->f, k->bytes, k->l->sim, k->l->net, on_done, k, NULL, NULL, &err);
     ck_assert_msg(k->x, "%s", err);
+    CommNcclGroup all = commnccl_all(k->l->c);
+    for (int h = 0; k->s >= 0 && h < all.nodes * all.ppn; h++)
+        ncclsim_live_set_slow(k->x, h, k->s);
 }
 
 static simtime_t memo_ps(Live *l, const Call *k)
@@ -173,6 +181,49 @@ START_TEST(late_call_slows)
 }
 END_TEST
 
+/* A call beside compute (ncclsim_live_set_slow on every GPU, links as
+ * they are) on one DGX H100 node:
+ *  - s = 0 set explicitly: the memo's time to the picosecond;
+ *  - a call whose channels are capped (Ring and Tree under LL128, NVLS)
+ *    ends later than alone, and no later than alone times 1 + s (its
+ *    latencies are not slowed); the larger s, the later;
+ *  - Ring Simple has no channel cap (its links bound it): unchanged. */
+START_TEST(slowed_call)
+{
+    static const struct {
+        int algo, proto;
+        bool capped;
+    } cases[] = {
+        {NCCL_ALGO_RING, NCCL_PROTO_LL128, true},
+        {NCCL_ALGO_TREE, NCCL_PROTO_LL128, true},
+        {NCCL_ALGO_NVLS, -1, true},
+        {NCCL_ALGO_RING, NCCL_PROTO_SIMPLE, false},
+    };
+    const double ss[] = {0, 0.25, 0.5};
+    for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+        simtime_t prev = 0;
+        for (size_t j = 0; j < G_N_ELEMENTS(ss); j++) {
+            Live l;
+            live_init(&l, "dgx-h100", 1);
+            Call k = {.l = &l, .g = {1, 8}, .op = NCCL_OP_ALLREDUCE, .f = {cases[i].algo, cases[i].proto, 0},
+                      .bytes = 64u << 20, .s = ss[j]};
+            simtime_t at = 1000, alone = memo_ps(&l, &k);
+            run_calls(&l, &k, &at, 1);
+            simtime_t d = k.end - at;
+            if (ss[j] == 0 || !cases[i].capped) {
+                ck_assert_int_eq(d, alone);
+            } else {
+                ck_assert_int_gt(d, prev);
+                ck_assert_int_le(d, (simtime_t)((double)alone * (1 + ss[j])));
+            }
+            prev = d;
+            free_calls(&k, 1);
+            live_clear(&l);
+        }
+    }
+}
+END_TEST
+
 #define DGX2 "batch: [32]\ncluster: {node: dgx-h100, nodes: 2}\niterations: {warmup: 1, measured: 2}\n"
 
 static void run_ok(const Scenario *s, int p, const TrainOpts *o, bool live, TrainResult *r)
@@ -196,6 +247,7 @@ START_TEST(train_live_is_memo)
         ck_assert_double_eq(a.iteration_s, b.iteration_s);
         ck_assert_double_eq(a.comm_s, b.comm_s);
         ck_assert_double_eq(a.exposed_comm_s, b.exposed_comm_s);
+        ck_assert_double_eq(b.comm_slowdown_s, 0);   /* nothing slows a live call with the mechanism off */
         ck_assert_uint_gt(b.events, a.events);   /* the live calls' events, on the run's Sim */
         train_result_clear(&a);
         train_result_clear(&b);
@@ -233,6 +285,7 @@ START_TEST(train_live_uses_nccl)
         all_nccl(&b);
         ck_assert_double_eq(a.iteration_s, b.iteration_s);   /* every rank issues at once: the engines agree */
         ck_assert_double_eq(a.comm_s, b.comm_s);
+        ck_assert_double_eq(a.comm_slowdown_s, b.comm_slowdown_s);   /* and on what compute cost the calls */
         ck_assert(a.iteration_s >= a.compute_s);
         train_result_clear(&a);
         train_result_clear(&b);
@@ -314,6 +367,7 @@ int main(void)
     tcase_add_test(testmain_case(s, "oracle"), alone_is_memo);
     tcase_add_test(testmain_case(s, "contention"), two_calls_contend);
     tcase_add_test(testmain_case(s, "contention-late"), late_call_slows);
+    tcase_add_test(testmain_case(s, "slowed"), slowed_call);
     tcase_add_test(testmain_case(s, "oracle-train"), train_live_is_memo);
     tcase_add_test(testmain_case(s, "train-nccl"), train_live_uses_nccl);
     tcase_add_test(testmain_case(s, "train-perturbed"), train_perturbed_slows);

@@ -312,6 +312,25 @@ START_TEST(test_runs)
 }
 END_TEST
 
+/* The mechanism's s for c's one unit beside layer 0's backward, and
+ * (dur, may be NULL) the unit's time on the idle network, ps. */
+static void unit_beside_bwd0(TrainCore *c, double *s, simtime_t *dur)
+{
+    ck_assert_int_eq((int)c->plan->units->len, 1);
+    int task = -1;
+    for (guint i = 0; i < c->plan->tasks->len; i++) {
+        const TrainTask *k = &g_array_index(c->plan->tasks, TrainTask, i);
+        if (k->kind == TRAIN_TASK_BWD && k->layer == 0)
+            task = (int)i;
+    }
+    ck_assert_int_ge(task, 0);
+    TrainComm m = {.in_flight = 1, .channels = c->channels[0], .wire_Bps = c->wire_Bps[0]};
+    double f;
+    ck_assert(traincore_overlap(c, task, &m, &f, s));
+    char *err = NULL;
+    ck_assert_msg(!dur || trainplan_unit_cost(c->plan, 0, dur, NULL, NULL, &err), "%s", err);
+}
+
 /* A live sync (on the network, not from the memo) under the mechanism:
  * every host's outgoing links run at 1 / (1 + s). Two hosts on a star of
  * zero latency, one 4 MB ring all-reduce beside a backward long enough to
@@ -320,14 +339,16 @@ END_TEST
  * switch's link to the other host as before, so it takes s S / B longer
  * than with the mechanism off (whether a message crosses its two links in
  * turn or at once). s is the mechanism's for that task and unit. Both
- * engines: the per-rank one slows each rank's own host's links. */
+ * engines: the per-rank one slows each rank's own host's links. Under s
+ * its whole flight, comm_slowdown_s reports s / (1 + s) of it: the same
+ * s S / B (0 with the mechanism off). */
 START_TEST(test_live_sync)
 {
     char *model = tmp_file("name: live\nlayers:\n"
                            "  - {name: a, kind: fc, params: 0, flops: 1e15, mem_bytes: 0}\n"
                            "  - {name: b, kind: fc, params: 1000000, flops: 1e6, mem_bytes: 0}\n",
                            "arsim-live-XXXXXX.yaml");
-    double B = 1.25e12, S = 4e6, secs[2][2];
+    double B = 1.25e12, S = 4e6, secs[2][2], cslow[2][2];
     double s_mech = 0;
     for (int on = 0; on < 2; on++) {
         char *y = g_strdup_printf("model: %s\ngpu: h100\nbatch: [1]\ncluster: {topology: star, nodes: 2, link: "
@@ -342,16 +363,7 @@ START_TEST(test_live_sync)
             TrainCore c;
             ck_assert_msg(traincore_init(&c, s, 0, 1, NULL, &out, &err), "%s", err);
             ck_assert_int_eq((int)c.plan->units->len, 1);
-            int task = -1;
-            for (guint i = 0; i < c.plan->tasks->len; i++) {
-                const TrainTask *k = &g_array_index(c.plan->tasks, TrainTask, i);
-                if (k->kind == TRAIN_TASK_BWD && k->layer == 0)
-                    task = (int)i;
-            }
-            ck_assert_int_ge(task, 0);
-            TrainComm m = {.in_flight = 1, .channels = c.channels[0], .wire_Bps = c.wire_Bps[0]};
-            double f;
-            ck_assert(traincore_overlap(&c, task, &m, &f, &s_mech));
+            unit_beside_bwd0(&c, &s_mech, NULL);
             ck_assert_double_gt(s_mech, 0.05);
             traincore_clear(&c);
         }
@@ -361,14 +373,79 @@ START_TEST(test_live_sync)
             ck_assert_int_eq((int)out.units->len, 1);
             const TrainUnitRow *r = &g_array_index(out.units, TrainUnitRow, 0);
             secs[per_rank][on] = r->end_s - r->start_s;
+            cslow[per_rank][on] = out.comm_slowdown_s;
             ck_assert_double_lt(r->end_s, out.compute_s);   /* ended beside the backward */
             train_result_clear(&out);
         }
         scenario_free(s);
     }
-    for (int per_rank = 0; per_rank < 2; per_rank++)
+    for (int per_rank = 0; per_rank < 2; per_rank++) {
         ck_assert_double_eq_tol(secs[per_rank][1] - secs[per_rank][0], s_mech * S / B, 2e-12);
+        /* what it lost is reported: its whole flight under s, s / (1 + s) of it (trainlag.h) */
+        ck_assert_double_eq(cslow[per_rank][0], 0);
+        ck_assert_double_eq_tol(cslow[per_rank][1], s_mech * S / B, 2e-12);
+    }
     ck_assert_double_eq(secs[0][1], secs[1][1]);
+    unlink(model);
+    g_free(model);
+}
+END_TEST
+
+/* A live NCCL call under the mechanism (comm.streams 2: every unit live)
+ * on one DGX H100 node: one all-reduce of 400 MB beside a compute-bound
+ * backward that covers it, holding one SM (comm.channels 1: s > 0) or
+ * none (channels 0: s = 0). Its links and channels run at 1 / (1 + s)
+ * throughout, so: it takes no less than alone (the memo's d0) and no
+ * more than d0 (1 + s) (its latencies are not slowed); comm_slowdown_s
+ * is its time d times s / (1 + s) (trainlag.h), never less than what it
+ * added, d - d0; with s = 0 it is 0 and d = d0 to the picosecond. Both
+ * engines give the same d and comm_slowdown_s. */
+START_TEST(test_live_nccl)
+{
+    char *model = tmp_file("name: live\nlayers:\n"
+                           "  - {name: a, kind: fc, params: 0, flops: 1e15, mem_bytes: 0}\n"
+                           "  - {name: b, kind: fc, params: 100000000, flops: 1e6, mem_bytes: 0}\n",
+                           "arsim-livenccl-XXXXXX.yaml");
+    for (int ch = 0; ch < 2; ch++) {
+        char *y = g_strdup_printf("model: %s\ngpu: h100\nbatch: [1]\ncluster: {node: dgx-h100, nodes: 1}\n"
+                                  "policies: [{name: p, overlap: layer}]\ncomm: {overlap: true, channels: %d, "
+                                  "streams: 2}\niterations: {warmup: 0, measured: 1}\n", model, ch);
+        Scenario *s = load(y);
+        g_free(y);
+        TrainResult out;
+        TrainCore c;
+        char *err = NULL;
+        ck_assert_msg(traincore_init(&c, s, 0, 1, NULL, &out, &err), "%s", err);
+        double sm;
+        simtime_t d0;
+        unit_beside_bwd0(&c, &sm, &d0);
+        traincore_clear(&c);
+        ck_assert(ch ? sm > 0.05 : sm == 0);
+        double secs[2], cslow[2];
+        for (int per_rank = 0; per_rank < 2; per_rank++) {
+            TrainOpts o = {.layers = true, .per_rank = per_rank};
+            ck_assert_msg(train_run(s, 1, 0, &o, &out, &err), "%s", err);
+            const TrainUnitRow *r = &g_array_index(out.units, TrainUnitRow, 0);
+            ck_assert(r->nccl.on);
+            ck_assert_double_lt(r->end_s, out.compute_s);   /* ended beside the backward */
+            secs[per_rank] = r->end_s - r->start_s;
+            cslow[per_rank] = out.comm_slowdown_s;
+            train_result_clear(&out);
+        }
+        double alone = sim_ps_to_seconds(d0);
+        if (ch == 0) {
+            ck_assert_double_eq_tol(secs[0], alone, 1e-12);   /* to the picosecond (rows are relative seconds) */
+            ck_assert_double_eq(cslow[0], 0);
+        } else {
+            ck_assert_double_gt(secs[0], alone);
+            ck_assert_double_le(secs[0], alone * (1 + sm));
+            ck_assert_double_eq_tol(cslow[0], secs[0] * sm / (1 + sm), 1e-12);
+            ck_assert_double_ge(cslow[0], secs[0] - alone);
+        }
+        ck_assert_double_eq(secs[1], secs[0]);
+        ck_assert_double_eq(cslow[1], cslow[0]);
+        scenario_free(s);
+    }
     unlink(model);
     g_free(model);
 }
@@ -387,6 +464,7 @@ static Suite *suite(void)
     tc = testmain_case(s, "runs");
     tcase_add_test(tc, test_runs);
     tcase_add_test(tc, test_live_sync);
+    tcase_add_test(tc, test_live_nccl);
     return s;
 }
 
