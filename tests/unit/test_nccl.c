@@ -428,6 +428,39 @@ START_TEST(channel_cap)
 }
 END_TEST
 
+/* Tree on one node: each channel a chain of the 8 GPUs, a chunk's 15 ops
+ * in turn (a leaf's up half, 6 up halves, the root, 6 down halves, the
+ * other leaf's down half) over 14 messages, each op its protocol's
+ * NVLink step, then its chunk held at the lane's rate, its message
+ * arriving when that hold ends (stored and forwarded at every hop; the
+ * NVLink carries it sooner). One channel of 8 A100s:
+ * - LL, 4,096 B: one chunk; a lane's rate is 87.7 GB/s over the
+ *   communicator's 24 channels, halved: 6.8 + 15 x (0.6 + 4096 / 1.827) us;
+ * - LL128, 54,000 B: the 576,000 B chunk halved to 18,000 B (enqueue.cc's
+ *   rule for few chunks a channel), 3 chunks; each lane's ops follow the
+ *   one before by an op time (1.9 us + 18,000 B / 10 GB/s): the last chunk
+ *   ends 15 + 2 op times after the 14 us launch. */
+START_TEST(tree_chain)
+{
+    NcclSimStats st;
+    NodeSpec n;
+    NcclSystem s;
+    load("dgx-a100", &n);
+    nccl_system_from_node(&n, 8, 1, &s);
+    ck_assert_int_eq(s.channels, 24);
+    node_spec_clear(&n);
+    double t = sim("dgx-a100", 1, 8, NCCL_OP_ALLREDUCE, NCCL_ALGO_TREE, NCCL_PROTO_LL, 1, 4096, &st);
+    double want = 6.8e-6 + 15 * (0.6e-6 + 4096 / (87.7e9 / 24 / 2));
+    ck_assert_msg(fabs(t - want) <= 16e-12, "t %.12g, want %.12g", t, want);
+    ck_assert_uint_eq(st.msgs, 14);
+    t = sim("dgx-a100", 1, 8, NCCL_OP_ALLREDUCE, NCCL_ALGO_TREE, NCCL_PROTO_LL128, 1, 54000, &st);
+    want = 14e-6 + (15 + 2) * (1.9e-6 + 18000 / 10e9);
+    ck_assert_msg(fabs(t - want) <= 17e-12, "t %.12g, want %.12g", t, want);
+    ck_assert_uint_eq(st.msgs, 3 * 14);
+    ck_assert_uint_eq(st.data_bytes, 14 * 54000);
+}
+END_TEST
+
 /* The node file states its GPU's architecture: grand-teton's h100gt (an H100 by another name) is Hopper, so
  * its 8 GPUs get Hopper's channels, 2 x (2 x 6) over 6 x 60 GB/s of the sm90 speeds (Ampere's speeds would
  * give 9 x 40 GB/s, duplicated to the cap: 32), and Hopper's rows of the tuner's tables: Ring/LL128
@@ -500,6 +533,7 @@ int main(void)
     tcase_add_test(testmain_case(s, "conservation"), conservation);
     tcase_add_test(testmain_case(s, "determinism"), bounds_and_determinism);
     tcase_add_test(testmain_case(s, "channel-cap"), channel_cap);
+    tcase_add_test(testmain_case(s, "tree-chain"), tree_chain);
     tcase_add_test(testmain_case(s, "nvswitch-channels"), nvswitch_channels);
     tcase_add_test(testmain_case(s, "node-architecture"), node_architecture);
     return testmain_run(s);
