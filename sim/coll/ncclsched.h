@@ -67,6 +67,9 @@ typedef struct {
     NcclSymMap mm;           /* the orbits a merged run merges (mm.h == h) */
     int h;                   /* channels an orbit a lane stands for: G or G/2 in a merged run, else 1 */
     int S;                   /* channels simulated (slots): C / h; a lane's chan is its slot */
+    int T;                   /* Ring: blocks of nodes a position stands for (nccltrans.h): nodes / a leaf's
+                              * nodes in a run of one block, else 1 */
+    int np;                  /* Ring: positions simulated a slot, n / T (lanes and connections s*np + pos) */
     NcclSym *sym;            /* a merged run's orbits of links; NULL in a full run; owned */
     GArray *batch;           /* Ring and Tree: the sends of the op ends at this picosecond (Send), or NULL */
     GArray *batch_tmp;       /* with batch: scratch for sorting it (Send) */
@@ -130,6 +133,9 @@ static inline int ncclsched_slot_chan(const Run *R, int s)
     return R->h > 1 ? s / q * R->mm.G + s % q : s;
 }
 
+/* The cluster's host that rank `rank` runs on. */
+int ncclsched_host(const Run *R, int rank);
+
 /* k int32s, counted in R->held. */
 int32_t *ncclsched_ints(Run *R, uint64_t k);
 
@@ -138,6 +144,8 @@ int32_t *ncclsched_ints(Run *R, uint64_t k);
 void ncclsched_build_ring(Run *R);
 void ncclsched_build_tree(Run *R);
 void ncclsched_build_nvls(Run *R);
+/* The ops of each Ring lane. */
+uint64_t ncclsched_ring_nops(const Run *R);
 /* Op idx of lane L: its receives, sends and data bytes, into o. */
 void ncclsched_op(Run *R, const Lane *L, uint64_t idx, Op *o);
 /* A merged run's per-rank bytes (Run.sent) made every channel's. */

@@ -5,6 +5,7 @@
 #include "coll/ncclroute.h"
 #include "coll/ncclsched.h"
 #include "coll/ncclsym.h"
+#include "coll/nccltrans.h"
 
 #include <math.h>
 #include <string.h>
@@ -27,6 +28,19 @@ static NcclSymMap key_map(const NcclSimSpec *sp)
     return (NcclSymMap){.G = m, .nodes = sp->nodes, .h = m % 2 ? 1 : tree ? m : m / 2};
 }
 
+/* Whether spec's run may simulate a share of itself (channels merged by
+ * orbit, a Ring's first block): not the full run, the oracle. */
+static bool merges(const NcclSimSpec *sp)
+{
+    return sp->cl && !sp->full && !g_getenv("ARSIM_NCCL_FULL");
+}
+
+/* Ring: the blocks nccltrans.h's translation may cut spec's run into, else 1. */
+static int blocks(const NcclSimSpec *sp)
+{
+    return merges(sp) ? nccltrans_blocks(sp) : 1;
+}
+
 /* The channels an orbit of ncclsym.h when spec's run may merge them (the
  * structure the maps need: full nodes of an even number G >= 4 of GPUs on
  * NVSwitch, channels a multiple of G, Ring or Tree and not a broadcast;
@@ -40,7 +54,7 @@ static int orbit_size(const NcclSimSpec *sp)
     const NodeSpec *nd = &sp->cl->node;
     int G = nd->ngpus, C = sp->choice.channels > 0 ? sp->choice.channels : 1;
     NcclAlgo a = sp->choice.algo;
-    if (sp->full || g_getenv("ARSIM_NCCL_FULL") || (a != NCCL_ALGO_RING && a != NCCL_ALGO_TREE) ||
+    if (!merges(sp) || (a != NCCL_ALGO_RING && a != NCCL_ALGO_TREE) ||
         sp->op == NCCL_OP_BROADCAST || sp->node0 || sp->gpu0 || sp->ppn != G || G < 4 || G % 2 || C % G || nd->fabric != NODE_FABRIC_NVSWITCH ||
         (uint64_t)sp->nodes * (uint64_t)sp->ppn <= 1)
         return 1;
@@ -87,7 +101,8 @@ static void layout(const NcclSimSpec *sp, Layout *ly)
         ly->conns = C * (4 * n + 2 * (n - m));
         ly->ints = C * 4 * n + 2 * C * n + ly->lanes * ly->maxpeer;
     }
-    uint64_t h = (uint64_t)orbit_size(sp);   /* a merged run: lanes and connections of one channel an orbit */
+    /* a merged run: lanes and connections of one channel an orbit (and of a Ring's first block) */
+    uint64_t h = (uint64_t)orbit_size(sp) * (uint64_t)blocks(sp);
     ly->lanes /= h;
     ly->conns /= h;
     ly->ints += 2 * ly->maxpeer;
@@ -433,6 +448,7 @@ static bool plan(Run *R, char **err)
     R->h = orbit_size(sp);
     R->mm = (NcclSymMap){.G = sp->ppn, .nodes = sp->nodes, .h = R->h};
     R->S = R->C / R->h;
+    R->T = blocks(sp);
     R->K = ncclproto_slices_per_chunk(a, p, sp->op);
     R->W = ncclproto_window(a, p, sp->op);
     R->chunk = ncclproto_chunk_bytes(a, p, sp->op);
@@ -551,9 +567,12 @@ uint64_t ncclsim_mem_estimate(const NcclSimSpec *sp)
     uint64_t arrays = pow2_up(ly.lanes * sizeof(Lane)) + pow2_up(ly.conns * sizeof(Conn)) -
                       ly.conns * sizeof(Conn);   /* GLib's arrays: the lanes' until copied to their aligned home */
     uint64_t per_route = sizeof(TopoRoute) + 12 * sizeof(uint32_t) + 48;   /* its links, its cache entry */
-    /* a merged run caches every channel's routes (to check them) and its own, and ncclsym's h maps of links */
-    uint64_t h = (uint64_t)orbit_size(sp), routes = h > 1 ? ly.conns * (h + 1) : ly.conns;
-    uint64_t maps = h > 1 ? h * sp->topo->links->len * sizeof(uint32_t) : 0;
+    /* a merged run caches every channel's routes (to check them) and its own, and ncclsym's h maps of links;
+     * a run of a Ring's first block every block's routes (to check them) and two marks a link */
+    uint64_t h = (uint64_t)orbit_size(sp), T = (uint64_t)blocks(sp);
+    uint64_t routes = ly.conns * T * h + (h > 1 ? ly.conns : 0);
+    uint64_t maps = (h > 1 ? h : 0) * sp->topo->links->len * sizeof(uint32_t) +
+                    (T > 1 ? 2 * sp->topo->links->len * sizeof(uint32_t) : 0);
     /* in flight: about two messages a connection (a pipeline keeps its slots moving, not all full) */
     return ncclsim_mem_sched(sp) + arrays + routes * per_route + maps + net_mem_estimate(sp->topo, 2 * ly.conns) +
            topo_mem_estimate(sp->topo, 0);
@@ -625,7 +644,8 @@ static int run_prepare(Run *R, const NcclSimSpec *sp, char **err)
 /* What R did (its events: ev). */
 static void run_stats(const Run *R, uint64_t ev, NcclSimStats *st)
 {
-    *st = (NcclSimStats){.events = ev, .msgs = R->msgs * (uint64_t)R->h, .data_bytes = R->data * (uint64_t)R->h,
+    *st = (NcclSimStats){.events = ev, .msgs = R->msgs * (uint64_t)(R->h * R->T),
+                         .data_bytes = R->data * (uint64_t)(R->h * R->T),
                          .lanes = R->nlanes, .conns = R->conns->len,
                          .sched_bytes = R->held + R->nlanes * sizeof(Lane) + R->conns->len * (sizeof(Conn) +
                                                                                                 sizeof(ConnQ))};
@@ -659,6 +679,8 @@ double ncclsim_time(const NcclSimSpec *sp, NcclSimStats *st, char **err)
                   : g_strdup(R.sim->error);
         t = -3;
     }
+    if (R.sent && R.T > 1)
+        nccltrans_unmerge_sent(&R);
     if (R.sent && R.h > 1)
         ncclsched_unmerge_sent(&R);
     if (st)
