@@ -164,6 +164,13 @@ static int ring_steps(const Run *R)
     return op == NCCL_OP_ALLREDUCE ? 2 * R->n - 1 : op == NCCL_OP_BROADCAST ? 1 : R->n;
 }
 
+/* The data bytes of each send of a Ring op of loop l. */
+static uint64_t ring_data(const Run *R, uint64_t l)
+{
+    uint64_t parts = R->sp->op == NCCL_OP_ALLREDUCE ? (uint64_t)R->C * R->n : (uint64_t)R->C;
+    return ncclsched_div_up(loop_chunk(R, l, parts), (uint64_t)R->K);
+}
+
 uint64_t ncclsched_ring_nops(const Run *R)
 {
     return R->nloops * (uint64_t)ring_steps(R) * (uint64_t)R->K;
@@ -182,10 +189,10 @@ void ncclsched_build_ring(Run *R)
     if (R->T > 1 && !nccltrans_check(R, rails))
         R->T = 1;
     R->np = n / R->T;
-    uint64_t nops = ncclsched_ring_nops(R);
+    uint64_t nops = ncclsched_ring_nops(R), d0 = ring_data(R, 0);
     for (int s = 0; s < R->S; s++)
         for (int pos = 0; pos < R->np; pos++)
-            add_lane(R, LANE_RING, s, pos, nops);
+            g_array_index(R->lanes, Lane, add_lane(R, LANE_RING, s, pos, nops)).rg_data = d0;
     for (int s = 0; s < R->S; s++)
         for (int pos = 0; pos < R->np; pos++) {   /* a block's last position sends to position np's GPU */
             int a = R->ring[(size_t)s * n + pos], b = R->ring[(size_t)s * n + (pos + 1) % n];
@@ -193,23 +200,44 @@ void ncclsched_build_ring(Run *R)
         }
 }
 
-/* Ring op idx of lane (s, pos): conn s*np+pos sends to the next position,
- * s*np+pos-1 receives (a run of one block: its last sends to its first). */
-static void ring_op(Run *R, const Lane *L, uint64_t idx, Op *o)
+/* Ring lane (s, pos)'s op at step `step` of a loop whose sends carry
+ * `data` bytes: conn s*np+pos sends to the next position, s*np+pos-1
+ * receives (a run of one block: its last sends to its first). */
+static void ring_fill(const Run *R, const Lane *L, uint64_t data, int step, Op *o)
 {
     int n = R->n, np = R->np, steps = ring_steps(R), pos = L->who;
-    uint64_t per_loop = (uint64_t)steps * R->K, l = idx / per_loop;
-    int s = (int)(idx / R->K % (uint64_t)steps);
     bool bc = R->sp->op == NCCL_OP_BROADCAST;
     /* broadcast: a chain from position 0 (rank 0 is at position 0 of every ring) */
-    bool recv = bc ? pos > 0 : s > 0, send = bc ? pos < n - 1 : s < steps - 1;
-    uint64_t parts = R->sp->op == NCCL_OP_ALLREDUCE ? (uint64_t)R->C * n : (uint64_t)R->C;
-    o->data = ncclsched_div_up(loop_chunk(R, l, parts), (uint64_t)R->K);
+    bool recv = bc ? pos > 0 : step > 0, send = bc ? pos < n - 1 : step < steps - 1;
+    o->data = data;
     o->nrecv = o->nsend = 0;
     if (recv)
         o->recv[o->nrecv++] = (int32_t)(L->chan * np + (pos + np - 1) % np);
     if (send)
-        o->send[o->nsend++] = (int32_t)(L->chan * np + pos);
+        o->send[o->nsend++] = ncclsched_ring_send(R, L);
+}
+
+static void ring_op(Run *R, const Lane *L, uint64_t idx, Op *o)
+{
+    uint64_t per_loop = (uint64_t)ring_steps(R) * R->K;
+    ring_fill(R, L, ring_data(R, idx / per_loop), (int)(idx % per_loop / (uint64_t)R->K), o);
+}
+
+void ncclsched_ring_cur(const Run *R, const Lane *L, Op *o)
+{
+    ring_fill(R, L, L->rg_data, (int)L->rg_step, o);
+}
+
+void ncclsched_ring_next(const Run *R, Lane *L)
+{
+    L->idx++;
+    if (++L->rg_slice < (uint32_t)R->K)
+        return;
+    L->rg_slice = 0;
+    if (++L->rg_step < (uint32_t)ring_steps(R))
+        return;
+    L->rg_step = 0;
+    L->rg_data = ring_data(R, L->idx / ((uint64_t)ring_steps(R) * R->K));
 }
 
 static void tree_fill(Run *R);

@@ -46,7 +46,15 @@ typedef struct {
     bool busy;               /* between an op's start and its slices leaving */
     uint8_t npend;           /* sends pending (their conns: Run.pend for NVLS, else the op's sends again) */
     uint8_t tr_nrecv, tr_nsend; /* Tree: the receives and sends of every op of the lane */
-    int32_t tr_peer[2 * NS_TREE_PEERS]; /* Tree: their conns, receives from 0, sends from NS_TREE_PEERS */
+    union {
+        int32_t tr_peer[2 * NS_TREE_PEERS]; /* Tree: their conns, receives from 0, sends from NS_TREE_PEERS */
+        struct {             /* Ring: op idx decoded (ncclsched_ring_next keeps it so as idx advances) */
+            uint64_t rg_key;     /* the tie key of the lane's send, the same for every op */
+            uint64_t rg_data;    /* data bytes of a send of op idx (its loop's), bytes */
+            uint32_t rg_step;    /* op idx's step of its loop, < the ring's steps */
+            uint32_t rg_slice;   /* op idx's slice of its step, < K */
+        };
+    };
 } Lane;
 G_STATIC_ASSERT(sizeof(Lane) == 64);
 
@@ -146,6 +154,13 @@ void ncclsched_build_tree(Run *R);
 void ncclsched_build_nvls(Run *R);
 /* The ops of each Ring lane. */
 uint64_t ncclsched_ring_nops(const Run *R);
+/* Ring lane L's op L->idx into o, from its decoded fields (rg_*), as
+ * ncclsched_op(R, L, L->idx, o) makes it. */
+void ncclsched_ring_cur(const Run *R, const Lane *L, Op *o);
+/* Ring lane L's fields moved on to op L->idx + 1, and L->idx with them. */
+void ncclsched_ring_next(const Run *R, Lane *L);
+/* The connection Ring lane L sends on (its ops' only send). */
+static inline int32_t ncclsched_ring_send(const Run *R, const Lane *L) { return L->chan * R->np + L->who; }
 /* Op idx of lane L: its receives, sends and data bytes, into o. */
 void ncclsched_op(Run *R, const Lane *L, uint64_t idx, Op *o);
 /* A merged run's per-rank bytes (Run.sent) made every channel's. */

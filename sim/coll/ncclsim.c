@@ -275,12 +275,11 @@ static void fire(void *ctx, void *data)
     Lane *L = data;
     int32_t li = (int32_t)(L - R->lane);
     const int32_t *pend = R->pend ? R->pend + (size_t)li * R->maxpeer : NULL;
-    int32_t recv[4], send[4];
+    int32_t send[1];
     if (!pend && R->tree) {   /* tree: the lane's sends, the same for every op */
         pend = L->tr_peer + NS_TREE_PEERS;
-    } else if (!pend) {   /* ring: the op's sends again (at most 4, as maxpeer) */
-        Op o = {.recv = recv, .send = send};
-        ncclsched_op(R, L, L->idx, &o);
+    } else if (!pend) {   /* ring: the lane's send (npend 0 or 1) */
+        send[0] = ncclsched_ring_send(R, L);
         pend = send;
     }
     simtime_t h = hold(R, L, pend);
@@ -294,14 +293,18 @@ static void fire(void *ctx, void *data)
         g_array_set_size(R->batch, k + L->npend);
         Send *x = &g_array_index(R->batch, Send, k);
         for (int i = 0; i < L->npend; i++)
-            x[i] = (Send){.key = tie_key(R, L, i), .conn = pend[i], .data = L->pend_data};
+            x[i] = (Send){.key = L->kind == LANE_RING ? L->rg_key : tie_key(R, L, i), .conn = pend[i],
+                          .data = L->pend_data};
     } else {
         for (int i = 0; i < L->npend; i++)
             send_one(R, pend[i], L->pend_data);
     }
     L->npend = 0;
     L->busy = false;
-    L->idx++;
+    if (L->kind == LANE_RING)
+        ncclsched_ring_next(R, L);
+    else
+        L->idx++;
     R->end = R->sim->now + h > R->end ? R->sim->now + h : R->end;
     if (R->until)   /* the next op's latency starts once the hold ends (lane_try) */
         R->until[li] = R->sim->now + h;
@@ -318,7 +321,10 @@ static void lane_try(Run *R, int32_t li)
     if (L->busy || L->idx >= L->nops)
         return;
     Op *o = &R->scratch;
-    ncclsched_op(R, L, L->idx, o);
+    if (L->kind == LANE_RING)
+        ncclsched_ring_cur(R, L, o);
+    else
+        ncclsched_op(R, L, L->idx, o);
     for (int i = 0; i < o->nrecv; i++) {
         ConnQ *c = &R->cq[o->recv[i]];
         if (c->arrived == c->consumed) {
@@ -636,8 +642,11 @@ static int run_prepare(Run *R, const NcclSimSpec *sp, char **err)
         R->batch_tmp = g_array_new(FALSE, FALSE, sizeof(Send));
     }
     R->live = 0;
-    for (guint i = 0; i < R->nlanes; i++)
+    for (guint i = 0; i < R->nlanes; i++) {
         R->live += R->lane[i].nops > 0;
+        if (R->lane[i].kind == LANE_RING)   /* a ring lane's send has one key for all its ops */
+            R->lane[i].rg_key = tie_key(R, &R->lane[i], 0);
+    }
     return 1;
 }
 
