@@ -191,8 +191,10 @@ void ncclsched_build_ring(Run *R)
     R->np = n / R->T;
     uint64_t nops = ncclsched_ring_nops(R), d0 = ring_data(R, 0);
     for (int s = 0; s < R->S; s++)
-        for (int pos = 0; pos < R->np; pos++)
-            g_array_index(R->lanes, Lane, add_lane(R, LANE_RING, s, pos, nops)).rg_data = d0;
+        for (int pos = 0; pos < R->np; pos++) {
+            int32_t li = add_lane(R, LANE_RING, s, pos, nops);   /* the array may move: index it after */
+            g_array_index(R->lanes, Lane, li).rg_data = d0;
+        }
     for (int s = 0; s < R->S; s++)
         for (int pos = 0; pos < R->np; pos++) {   /* a block's last position sends to position np's GPU */
             int a = R->ring[(size_t)s * n + pos], b = R->ring[(size_t)s * n + (pos + 1) % n];

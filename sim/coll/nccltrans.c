@@ -8,7 +8,7 @@
 int nccltrans_blocks(const NcclSimSpec *sp)
 {
     if (!sp->cl || sp->choice.algo != NCCL_ALGO_RING || sp->op == NCCL_OP_BROADCAST || sp->node0 || sp->gpu0 ||
-        sp->ppn != sp->cl->node.ngpus)
+        sp->ppn != sp->cl->node.ngpus || sp->cl->node.fabric != NODE_FABRIC_NVSWITCH)
         return 1;
     int per = sp->cl->nodes_per_leaf;
     return per >= 1 && sp->nodes % per == 0 && sp->nodes / per >= 2 ? sp->nodes / per : 1;

@@ -24,8 +24,10 @@
 #include "coll/ncclsched.h"
 
 /* The blocks T >= 2 spec's run may be cut into (Ring but not a broadcast,
- * full nodes from the cluster's first, nodes a multiple >= 2 of a leaf's),
- * else 1. The caller decides whether merging is allowed at all. */
+ * full nodes on NVSwitch from the cluster's first, nodes a multiple >= 2
+ * of a leaf's), else 1. The caller decides whether merging is allowed at
+ * all. Not on PCIe or an NVLink mesh: there a connection into a node and
+ * the node's own ones may share its PCIe links, which the check refuses. */
 int nccltrans_blocks(const NcclSimSpec *sp);
 
 /* Whether R (a Ring run planned with R->T = nccltrans_blocks, its slots'

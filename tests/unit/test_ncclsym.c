@@ -18,12 +18,13 @@
 #include <check.h>
 #include <string.h>
 
-/* The blocks of nodes coll/nccltrans.h cuts a Ring run into (nodes a
- * multiple >= 2 of a leaf's, not a broadcast), else 1. */
+/* The blocks of nodes coll/nccltrans.h cuts a Ring run into (NVSwitch,
+ * nodes a multiple >= 2 of a leaf's, not a broadcast), else 1. */
 static uint64_t blocks(const NcclFix *x, int nodes, NcclOp op, NcclAlgo a)
 {
     int per = x->cl.nodes_per_leaf;
-    bool ok = a == NCCL_ALGO_RING && op != NCCL_OP_BROADCAST && nodes % per == 0 && nodes / per >= 2;
+    bool ok = a == NCCL_ALGO_RING && op != NCCL_OP_BROADCAST && nodes % per == 0 && nodes / per >= 2 &&
+              x->node.fabric == NODE_FABRIC_NVSWITCH;
     return ok ? (uint64_t)(nodes / per) : 1;
 }
 
@@ -132,12 +133,13 @@ END_TEST
 
 /* A Ring run of several leaves simulates one block of nodes (translation,
  * coll/nccltrans.h), alone (4 channels: no orbits) and with the orbits (16):
- * dgx-h100 and dgx-a100 on leaves of 2 and 4 nodes, 2 to 4 leaves, the
- * three ops that translate, the three protocols, sizes odd and even. Tree
- * and broadcast never translate (blocks 1). */
+ * dgx-h100, dgx-a100 and grand-teton on leaves of 2 and 4 nodes, 2 to 4
+ * leaves, the three ops that translate, the three protocols, sizes odd
+ * and even. Tree and broadcast never translate (blocks 1), nor nodes
+ * without NVSwitch (dgx-1's mesh, pcie-a100). */
 START_TEST(translated_is_full)
 {
-    const char *kinds[] = {"dgx-h100", "dgx-a100"};
+    const char *kinds[] = {"dgx-h100", "dgx-a100", "grand-teton"};
     int shapes[][2] = {{4, 4}, {6, 4}, {8, 8}, {16, 8}};   /* nodes, leaf radix */
     uint64_t sizes[] = {1, 1000, 1048583, (8u << 20) + 5};
     NcclOp ops[] = {NCCL_OP_ALLGATHER, NCCL_OP_REDUCESCATTER, NCCL_OP_ALLREDUCE};
@@ -158,6 +160,14 @@ START_TEST(translated_is_full)
             ck_assert(agree(&x, N, NCCL_OP_ALLREDUCE, NCCL_ALGO_TREE, NCCL_PROTO_LL128, 4, 1048583) == false);
             ncclfix_clear(&x);
         }
+    const char *flat[] = {"dgx-1", "pcie-a100"};
+    for (size_t k = 0; k < G_N_ELEMENTS(flat); k++) {
+        NcclFix x;
+        ncclfix_init(&x, flat[k], 6, 4);
+        ck_assert_uint_eq(blocks(&x, 6, NCCL_OP_ALLGATHER, NCCL_ALGO_RING), 1);
+        ck_assert(agree(&x, 6, NCCL_OP_ALLGATHER, NCCL_ALGO_RING, NCCL_PROTO_LL, 8, 3000000) == false);
+        ncclfix_clear(&x);
+    }
 }
 END_TEST
 
