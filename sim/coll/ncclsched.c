@@ -225,15 +225,10 @@ static void ring_op(Run *R, const Lane *L, uint64_t idx, Op *o)
     ring_fill(R, L, ring_data(R, idx / per_loop), (int)(idx % per_loop / (uint64_t)R->K), o);
 }
 
-void ncclsched_ring_cur(const Run *R, const Lane *L, Op *o)
-{
-    ring_fill(R, L, L->rg_data, (int)L->rg_step, o);
-}
-
-void ncclsched_ring_next(const Run *R, Lane *L)
+void ncclsched_next(const Run *R, Lane *L)
 {
     L->idx++;
-    if (++L->rg_slice < (uint32_t)R->K)
+    if (L->kind != LANE_RING || ++L->rg_slice < (uint32_t)R->K)
         return;
     L->rg_slice = 0;
     if (++L->rg_step < (uint32_t)ring_steps(R))
@@ -421,6 +416,14 @@ static void nvls_op(Run *R, const Lane *L, uint64_t idx, Op *o)
             o->send[o->nsend++] = *nv_conn(R, c, NV_UP1, r);
         break;
     }
+}
+
+void ncclsched_op_cur(Run *R, const Lane *L, Op *o)
+{
+    if (L->kind == LANE_RING)
+        ring_fill(R, L, L->rg_data, (int)L->rg_step, o);
+    else
+        ncclsched_op(R, L, L->idx, o);
 }
 
 void ncclsched_op(Run *R, const Lane *L, uint64_t idx, Op *o)

@@ -2,7 +2,8 @@
  * channel the lanes (a GPU's sequence of ops), the connections between
  * them and each op's receives and sends, for Ring, Tree and NVLS; and,
  * where ncclsym.h's orbits hold, one channel of each orbit on links
- * merged by orbit. Private to ncclsim.c and ncclsched.c.
+ * merged by orbit, and where nccltrans.h's translation holds, a Ring's
+ * first block of nodes. Private to ncclsim.c, ncclsched.c and nccltrans.c.
  */
 #ifndef ARSIM_NCCLSCHED_H
 #define ARSIM_NCCLSCHED_H
@@ -48,7 +49,7 @@ typedef struct {
     uint8_t tr_nrecv, tr_nsend; /* Tree: the receives and sends of every op of the lane */
     union {
         int32_t tr_peer[2 * NS_TREE_PEERS]; /* Tree: their conns, receives from 0, sends from NS_TREE_PEERS */
-        struct {             /* Ring: op idx decoded (ncclsched_ring_next keeps it so as idx advances) */
+        struct {             /* Ring: op idx decoded (ncclsched_next keeps it so as idx advances) */
             uint64_t rg_key;     /* the tie key of the lane's send, the same for every op */
             uint64_t rg_data;    /* data bytes of a send of op idx (its loop's), bytes */
             uint32_t rg_step;    /* op idx's step of its loop, < the ring's steps */
@@ -154,11 +155,11 @@ void ncclsched_build_tree(Run *R);
 void ncclsched_build_nvls(Run *R);
 /* The ops of each Ring lane. */
 uint64_t ncclsched_ring_nops(const Run *R);
-/* Ring lane L's op L->idx into o, from its decoded fields (rg_*), as
- * ncclsched_op(R, L, L->idx, o) makes it. */
-void ncclsched_ring_cur(const Run *R, const Lane *L, Op *o);
-/* Ring lane L's fields moved on to op L->idx + 1, and L->idx with them. */
-void ncclsched_ring_next(const Run *R, Lane *L);
+/* Lane L's op L->idx into o, as ncclsched_op(R, L, L->idx, o) makes it
+ * (a Ring lane's from its decoded fields, rg_*, without a division). */
+void ncclsched_op_cur(Run *R, const Lane *L, Op *o);
+/* Lane L moved on to its next op (a Ring lane's decoded fields with it). */
+void ncclsched_next(const Run *R, Lane *L);
 /* The connection Ring lane L sends on (its ops' only send). */
 static inline int32_t ncclsched_ring_send(const Run *R, const Lane *L) { return L->chan * R->np + L->who; }
 /* Op idx of lane L: its receives, sends and data bytes, into o. */

@@ -301,10 +301,7 @@ static void fire(void *ctx, void *data)
     }
     L->npend = 0;
     L->busy = false;
-    if (L->kind == LANE_RING)
-        ncclsched_ring_next(R, L);
-    else
-        L->idx++;
+    ncclsched_next(R, L);
     R->end = R->sim->now + h > R->end ? R->sim->now + h : R->end;
     if (R->until)   /* the next op's latency starts once the hold ends (lane_try) */
         R->until[li] = R->sim->now + h;
@@ -321,10 +318,7 @@ static void lane_try(Run *R, int32_t li)
     if (L->busy || L->idx >= L->nops)
         return;
     Op *o = &R->scratch;
-    if (L->kind == LANE_RING)
-        ncclsched_ring_cur(R, L, o);
-    else
-        ncclsched_op(R, L, L->idx, o);
+    ncclsched_op_cur(R, L, o);
     for (int i = 0; i < o->nrecv; i++) {
         ConnQ *c = &R->cq[o->recv[i]];
         if (c->arrived == c->consumed) {
