@@ -3,6 +3,7 @@
  * ncclsched.h. Sizes and rules cite NCCL v2.21.5-1 (docs/dev/references-nccl.md). */
 #include "coll/ncclsched.h"
 #include "coll/ncclroute.h"
+#include "coll/nccltrans.h"
 
 #include <string.h>
 
@@ -80,7 +81,7 @@ static int32_t add_lane(Run *R, LaneKind k, int chan, int who, uint64_t nops)
     return (int32_t)R->lanes->len - 1;
 }
 
-static int host_of(const Run *R, int rank)
+int ncclsched_host(const Run *R, int rank)
 {
     const NcclSimSpec *sp = R->sp;
     return (sp->node0 + rank / sp->ppn) * sp->cl->node.ngpus + sp->gpu0 + rank % sp->ppn;
@@ -93,10 +94,10 @@ static int host_of(const Run *R, int rank)
 static bool pair_conn(Run *R, int c, int a, int b, const int *rails)
 {
     const NcclSymMap *m = &R->mm;
-    const TopoRoute *r0 = ncclroute_get(R->routes, host_of(R, a), host_of(R, b), rails[c]);
+    const TopoRoute *r0 = ncclroute_get(R->routes, ncclsched_host(R, a), ncclsched_host(R, b), rails[c]);
     for (int j = 1; j < R->h; j++) {
-        const TopoRoute *rj = ncclroute_get(R->routes, host_of(R, ncclsym_fwd(m, a, j)),
-                                            host_of(R, ncclsym_fwd(m, b, j)), rails[c + ncclsym_q(m) * j]);
+        const TopoRoute *rj = ncclroute_get(R->routes, ncclsched_host(R, ncclsym_fwd(m, a, j)),
+                                            ncclsched_host(R, ncclsym_fwd(m, b, j)), rails[c + ncclsym_q(m) * j]);
         if (!ncclsym_pair(R->sym, j, r0, rj))
             return false;
     }
@@ -163,6 +164,18 @@ static int ring_steps(const Run *R)
     return op == NCCL_OP_ALLREDUCE ? 2 * R->n - 1 : op == NCCL_OP_BROADCAST ? 1 : R->n;
 }
 
+/* The data bytes of each send of a Ring op of loop l. */
+static uint64_t ring_data(const Run *R, uint64_t l)
+{
+    uint64_t parts = R->sp->op == NCCL_OP_ALLREDUCE ? (uint64_t)R->C * R->n : (uint64_t)R->C;
+    return ncclsched_div_up(loop_chunk(R, l, parts), (uint64_t)R->K);
+}
+
+uint64_t ncclsched_ring_nops(const Run *R)
+{
+    return R->nloops * (uint64_t)ring_steps(R) * (uint64_t)R->K;
+}
+
 void ncclsched_build_ring(Run *R)
 {
     int n = R->n, C = R->C;
@@ -172,33 +185,56 @@ void ncclsched_build_ring(Run *R)
         ncclroute_ring(R->routes, c, R->sp->nodes, R->sp->ppn, R->ring + (size_t)c * n, &rails[c % 64]);
     if (R->h > 1)
         merge_ring(R, rails);
-    uint64_t steps = (uint64_t)ring_steps(R), nops = R->nloops * steps * (uint64_t)R->K;
+    R->np = n;
+    if (R->T > 1 && !nccltrans_check(R, rails))
+        R->T = 1;
+    R->np = n / R->T;
+    uint64_t nops = ncclsched_ring_nops(R), d0 = ring_data(R, 0);
     for (int s = 0; s < R->S; s++)
-        for (int pos = 0; pos < n; pos++)
-            add_lane(R, LANE_RING, s, pos, nops);
+        for (int pos = 0; pos < R->np; pos++) {
+            int32_t li = add_lane(R, LANE_RING, s, pos, nops);   /* the array may move: index it after */
+            g_array_index(R->lanes, Lane, li).rg_data = d0;
+        }
     for (int s = 0; s < R->S; s++)
-        for (int pos = 0; pos < n; pos++) {
+        for (int pos = 0; pos < R->np; pos++) {   /* a block's last position sends to position np's GPU */
             int a = R->ring[(size_t)s * n + pos], b = R->ring[(size_t)s * n + (pos + 1) % n];
-            add_conn(R, host_of(R, a), host_of(R, b), rails[ncclsched_slot_chan(R, s) % 64]);
+            add_conn(R, ncclsched_host(R, a), ncclsched_host(R, b), rails[ncclsched_slot_chan(R, s) % 64]);
         }
 }
 
-/* Ring op idx of lane (c, pos): conn c*n+pos sends to the next, c*n+pos-1 receives. */
-static void ring_op(Run *R, const Lane *L, uint64_t idx, Op *o)
+/* Ring lane (s, pos)'s op at step `step` of a loop whose sends carry
+ * `data` bytes: conn s*np+pos sends to the next position, s*np+pos-1
+ * receives (a run of one block: its last sends to its first). */
+static void ring_fill(const Run *R, const Lane *L, uint64_t data, int step, Op *o)
 {
-    int n = R->n, steps = ring_steps(R), pos = L->who;
-    uint64_t per_loop = (uint64_t)steps * R->K, l = idx / per_loop;
-    int s = (int)(idx / R->K % (uint64_t)steps);
+    int n = R->n, np = R->np, steps = ring_steps(R), pos = L->who;
     bool bc = R->sp->op == NCCL_OP_BROADCAST;
     /* broadcast: a chain from position 0 (rank 0 is at position 0 of every ring) */
-    bool recv = bc ? pos > 0 : s > 0, send = bc ? pos < n - 1 : s < steps - 1;
-    uint64_t parts = R->sp->op == NCCL_OP_ALLREDUCE ? (uint64_t)R->C * n : (uint64_t)R->C;
-    o->data = ncclsched_div_up(loop_chunk(R, l, parts), (uint64_t)R->K);
+    bool recv = bc ? pos > 0 : step > 0, send = bc ? pos < n - 1 : step < steps - 1;
+    o->data = data;
     o->nrecv = o->nsend = 0;
     if (recv)
-        o->recv[o->nrecv++] = (int32_t)(L->chan * n + (pos + n - 1) % n);
+        o->recv[o->nrecv++] = (int32_t)(L->chan * np + (pos + np - 1) % np);
     if (send)
-        o->send[o->nsend++] = (int32_t)(L->chan * n + pos);
+        o->send[o->nsend++] = ncclsched_ring_send(R, L);
+}
+
+static void ring_op(Run *R, const Lane *L, uint64_t idx, Op *o)
+{
+    uint64_t per_loop = (uint64_t)ring_steps(R) * R->K;
+    ring_fill(R, L, ring_data(R, idx / per_loop), (int)(idx % per_loop / (uint64_t)R->K), o);
+}
+
+void ncclsched_next(const Run *R, Lane *L)
+{
+    L->idx++;
+    if (L->kind != LANE_RING || ++L->rg_slice < (uint32_t)R->K)
+        return;
+    L->rg_slice = 0;
+    if (++L->rg_step < (uint32_t)ring_steps(R))
+        return;
+    L->rg_step = 0;
+    L->rg_data = ring_data(R, L->idx / ((uint64_t)ring_steps(R) * R->K));
 }
 
 static void tree_fill(Run *R);
@@ -224,8 +260,8 @@ void ncclsched_build_tree(Run *R)
     for (int s = 0; s < R->S; s++)
         for (int r = 0; r < n; r++) {
             int par = R->tree[((size_t)s * n + r) * 4], rl = rail[ncclsched_slot_chan(R, s)];
-            R->conn_up[s * n + r] = par < 0 ? -1 : add_conn(R, host_of(R, r), host_of(R, par), rl);
-            R->conn_dn[s * n + r] = par < 0 ? -1 : add_conn(R, host_of(R, par), host_of(R, r), rl);
+            R->conn_up[s * n + r] = par < 0 ? -1 : add_conn(R, ncclsched_host(R, r), ncclsched_host(R, par), rl);
+            R->conn_dn[s * n + r] = par < 0 ? -1 : add_conn(R, ncclsched_host(R, par), ncclsched_host(R, r), rl);
         }
     g_free(rail);
     tree_fill(R);
@@ -322,7 +358,7 @@ void ncclsched_build_nvls(Run *R)
             add_lane(R, LANE_SW_RED, c, k, red ? per : 0);
             add_lane(R, LANE_SW_MC, c, k, mc ? per : 0);
             for (int g = 0; g < m; g++) {
-                int r = k * m + g, h = host_of(R, r), u, d0, d1;
+                int r = k * m + g, h = ncclsched_host(R, r), u, d0, d1;
                 nvt_peers(R, c, r, &u, &d0, &d1);
                 add_lane(R, LANE_NV_LD, c, r, red ? per : 0);
                 add_lane(R, u < 0 ? LANE_TREE_ROOT : LANE_TREE_UP, c, r, R->nloops);
@@ -338,8 +374,8 @@ void ncclsched_build_nvls(Run *R)
         for (int r = 0; r < n; r++) {
             int u, d0, d1, rail = R->sp->cl->node.gpu_nic[R->sp->gpu0 + r % m];
             nvt_peers(R, c, r, &u, &d0, &d1);
-            R->conn_up[c * n + r] = u < 0 ? -1 : add_conn(R, host_of(R, r), host_of(R, u), rail);
-            R->conn_dn[c * n + r] = u < 0 ? -1 : add_conn(R, host_of(R, u), host_of(R, r), rail);
+            R->conn_up[c * n + r] = u < 0 ? -1 : add_conn(R, ncclsched_host(R, r), ncclsched_host(R, u), rail);
+            R->conn_dn[c * n + r] = u < 0 ? -1 : add_conn(R, ncclsched_host(R, u), ncclsched_host(R, r), rail);
         }
     }
 }
@@ -380,6 +416,14 @@ static void nvls_op(Run *R, const Lane *L, uint64_t idx, Op *o)
             o->send[o->nsend++] = *nv_conn(R, c, NV_UP1, r);
         break;
     }
+}
+
+void ncclsched_op_cur(Run *R, const Lane *L, Op *o)
+{
+    if (L->kind == LANE_RING)
+        ring_fill(R, L, L->rg_data, (int)L->rg_step, o);
+    else
+        ncclsched_op(R, L, L->idx, o);
 }
 
 void ncclsched_op(Run *R, const Lane *L, uint64_t idx, Op *o)

@@ -2,7 +2,8 @@
  * channel the lanes (a GPU's sequence of ops), the connections between
  * them and each op's receives and sends, for Ring, Tree and NVLS; and,
  * where ncclsym.h's orbits hold, one channel of each orbit on links
- * merged by orbit. Private to ncclsim.c and ncclsched.c.
+ * merged by orbit, and where nccltrans.h's translation holds, a Ring's
+ * first block of nodes. Private to ncclsim.c, ncclsched.c and nccltrans.c.
  */
 #ifndef ARSIM_NCCLSCHED_H
 #define ARSIM_NCCLSCHED_H
@@ -46,7 +47,15 @@ typedef struct {
     bool busy;               /* between an op's start and its slices leaving */
     uint8_t npend;           /* sends pending (their conns: Run.pend for NVLS, else the op's sends again) */
     uint8_t tr_nrecv, tr_nsend; /* Tree: the receives and sends of every op of the lane */
-    int32_t tr_peer[2 * NS_TREE_PEERS]; /* Tree: their conns, receives from 0, sends from NS_TREE_PEERS */
+    union {
+        int32_t tr_peer[2 * NS_TREE_PEERS]; /* Tree: their conns, receives from 0, sends from NS_TREE_PEERS */
+        struct {             /* Ring: op idx decoded (ncclsched_next keeps it so as idx advances) */
+            uint64_t rg_key;     /* the tie key of the lane's send, the same for every op */
+            uint64_t rg_data;    /* data bytes of a send of op idx (its loop's), bytes */
+            uint32_t rg_step;    /* op idx's step of its loop, < the ring's steps */
+            uint32_t rg_slice;   /* op idx's slice of its step, < K */
+        };
+    };
 } Lane;
 G_STATIC_ASSERT(sizeof(Lane) == 64);
 
@@ -67,6 +76,9 @@ typedef struct {
     NcclSymMap mm;           /* the orbits a merged run merges (mm.h == h) */
     int h;                   /* channels an orbit a lane stands for: G or G/2 in a merged run, else 1 */
     int S;                   /* channels simulated (slots): C / h; a lane's chan is its slot */
+    int T;                   /* Ring: blocks of nodes a position stands for (nccltrans.h): nodes / a leaf's
+                              * nodes in a run of one block, else 1 */
+    int np;                  /* Ring: positions simulated a slot, n / T (lanes and connections s*np + pos) */
     NcclSym *sym;            /* a merged run's orbits of links; NULL in a full run; owned */
     GArray *batch;           /* Ring and Tree: the sends of the op ends at this picosecond (Send), or NULL */
     GArray *batch_tmp;       /* with batch: scratch for sorting it (Send) */
@@ -130,6 +142,9 @@ static inline int ncclsched_slot_chan(const Run *R, int s)
     return R->h > 1 ? s / q * R->mm.G + s % q : s;
 }
 
+/* The cluster's host that rank `rank` runs on. */
+int ncclsched_host(const Run *R, int rank);
+
 /* k int32s, counted in R->held. */
 int32_t *ncclsched_ints(Run *R, uint64_t k);
 
@@ -138,6 +153,15 @@ int32_t *ncclsched_ints(Run *R, uint64_t k);
 void ncclsched_build_ring(Run *R);
 void ncclsched_build_tree(Run *R);
 void ncclsched_build_nvls(Run *R);
+/* The ops of each Ring lane. */
+uint64_t ncclsched_ring_nops(const Run *R);
+/* Lane L's op L->idx into o, as ncclsched_op(R, L, L->idx, o) makes it
+ * (a Ring lane's from its decoded fields, rg_*, without a division). */
+void ncclsched_op_cur(Run *R, const Lane *L, Op *o);
+/* Lane L moved on to its next op (a Ring lane's decoded fields with it). */
+void ncclsched_next(const Run *R, Lane *L);
+/* The connection Ring lane L sends on (its ops' only send). */
+static inline int32_t ncclsched_ring_send(const Run *R, const Lane *L) { return L->chan * R->np + L->who; }
 /* Op idx of lane L: its receives, sends and data bytes, into o. */
 void ncclsched_op(Run *R, const Lane *L, uint64_t idx, Op *o);
 /* A merged run's per-rank bytes (Run.sent) made every channel's. */

@@ -5,6 +5,7 @@
 #include "coll/ncclroute.h"
 #include "coll/ncclsched.h"
 #include "coll/ncclsym.h"
+#include "coll/nccltrans.h"
 
 #include <math.h>
 #include <string.h>
@@ -27,6 +28,19 @@ static NcclSymMap key_map(const NcclSimSpec *sp)
     return (NcclSymMap){.G = m, .nodes = sp->nodes, .h = m % 2 ? 1 : tree ? m : m / 2};
 }
 
+/* Whether spec's run may simulate a share of itself (channels merged by
+ * orbit, a Ring's first block): not the full run, the oracle. */
+static bool merges(const NcclSimSpec *sp)
+{
+    return sp->cl && !sp->full && !g_getenv("ARSIM_NCCL_FULL");
+}
+
+/* Ring: the blocks nccltrans.h's translation may cut spec's run into, else 1. */
+static int blocks(const NcclSimSpec *sp)
+{
+    return merges(sp) ? nccltrans_blocks(sp) : 1;
+}
+
 /* The channels an orbit of ncclsym.h when spec's run may merge them (the
  * structure the maps need: full nodes of an even number G >= 4 of GPUs on
  * NVSwitch, channels a multiple of G, Ring or Tree and not a broadcast;
@@ -40,7 +54,7 @@ static int orbit_size(const NcclSimSpec *sp)
     const NodeSpec *nd = &sp->cl->node;
     int G = nd->ngpus, C = sp->choice.channels > 0 ? sp->choice.channels : 1;
     NcclAlgo a = sp->choice.algo;
-    if (sp->full || g_getenv("ARSIM_NCCL_FULL") || (a != NCCL_ALGO_RING && a != NCCL_ALGO_TREE) ||
+    if (!merges(sp) || (a != NCCL_ALGO_RING && a != NCCL_ALGO_TREE) ||
         sp->op == NCCL_OP_BROADCAST || sp->node0 || sp->gpu0 || sp->ppn != G || G < 4 || G % 2 || C % G || nd->fabric != NODE_FABRIC_NVSWITCH ||
         (uint64_t)sp->nodes * (uint64_t)sp->ppn <= 1)
         return 1;
@@ -87,7 +101,8 @@ static void layout(const NcclSimSpec *sp, Layout *ly)
         ly->conns = C * (4 * n + 2 * (n - m));
         ly->ints = C * 4 * n + 2 * C * n + ly->lanes * ly->maxpeer;
     }
-    uint64_t h = (uint64_t)orbit_size(sp);   /* a merged run: lanes and connections of one channel an orbit */
+    /* a merged run: lanes and connections of one channel an orbit (and of a Ring's first block) */
+    uint64_t h = (uint64_t)orbit_size(sp) * (uint64_t)blocks(sp);
     ly->lanes /= h;
     ly->conns /= h;
     ly->ints += 2 * ly->maxpeer;
@@ -267,12 +282,11 @@ static void fire(void *ctx, void *data)
     Lane *L = data;
     int32_t li = (int32_t)(L - R->lane);
     const int32_t *pend = R->pend ? R->pend + (size_t)li * R->maxpeer : NULL;
-    int32_t recv[4], send[4];
+    int32_t send[1];
     if (!pend && R->tree) {   /* tree: the lane's sends, the same for every op */
         pend = L->tr_peer + NS_TREE_PEERS;
-    } else if (!pend) {   /* ring: the op's sends again (at most 4, as maxpeer) */
-        Op o = {.recv = recv, .send = send};
-        ncclsched_op(R, L, L->idx, &o);
+    } else if (!pend) {   /* ring: the lane's send (npend 0 or 1) */
+        send[0] = ncclsched_ring_send(R, L);
         pend = send;
     }
     simtime_t h = hold(R, L, pend);
@@ -286,14 +300,15 @@ static void fire(void *ctx, void *data)
         g_array_set_size(R->batch, k + L->npend);
         Send *x = &g_array_index(R->batch, Send, k);
         for (int i = 0; i < L->npend; i++)
-            x[i] = (Send){.key = tie_key(R, L, i), .conn = pend[i], .data = L->pend_data};
+            x[i] = (Send){.key = L->kind == LANE_RING ? L->rg_key : tie_key(R, L, i), .conn = pend[i],
+                          .data = L->pend_data};
     } else {
         for (int i = 0; i < L->npend; i++)
             send_one(R, pend[i], L->pend_data);
     }
     L->npend = 0;
     L->busy = false;
-    L->idx++;
+    ncclsched_next(R, L);
     R->end = R->sim->now + h > R->end ? R->sim->now + h : R->end;
     if (R->until)   /* the next op's latency starts once the hold ends (lane_try) */
         R->until[li] = R->sim->now + h;
@@ -310,7 +325,7 @@ static void lane_try(Run *R, int32_t li)
     if (L->busy || L->idx >= L->nops)
         return;
     Op *o = &R->scratch;
-    ncclsched_op(R, L, L->idx, o);
+    ncclsched_op_cur(R, L, o);
     for (int i = 0; i < o->nrecv; i++) {
         ConnQ *c = &R->cq[o->recv[i]];
         if (c->arrived == c->consumed) {
@@ -440,6 +455,7 @@ static bool plan(Run *R, char **err)
     R->h = orbit_size(sp);
     R->mm = (NcclSymMap){.G = sp->ppn, .nodes = sp->nodes, .h = R->h};
     R->S = R->C / R->h;
+    R->T = blocks(sp);
     R->K = ncclproto_slices_per_chunk(a, p, sp->op);
     R->W = ncclproto_window(a, p, sp->op);
     R->chunk = ncclproto_chunk_bytes(a, p, sp->op);
@@ -558,9 +574,12 @@ uint64_t ncclsim_mem_estimate(const NcclSimSpec *sp)
     uint64_t arrays = pow2_up(ly.lanes * sizeof(Lane)) + pow2_up(ly.conns * sizeof(Conn)) -
                       ly.conns * sizeof(Conn);   /* GLib's arrays: the lanes' until copied to their aligned home */
     uint64_t per_route = sizeof(TopoRoute) + 12 * sizeof(uint32_t) + 48;   /* its links, its cache entry */
-    /* a merged run caches every channel's routes (to check them) and its own, and ncclsym's h maps of links */
-    uint64_t h = (uint64_t)orbit_size(sp), routes = h > 1 ? ly.conns * (h + 1) : ly.conns;
-    uint64_t maps = h > 1 ? h * sp->topo->links->len * sizeof(uint32_t) : 0;
+    /* a merged run caches every channel's routes (to check them) and its own, and ncclsym's h maps of links;
+     * a run of a Ring's first block every block's routes (to check them) and two marks a link */
+    uint64_t h = (uint64_t)orbit_size(sp), T = (uint64_t)blocks(sp);
+    uint64_t routes = ly.conns * T * h + (h > 1 ? ly.conns : 0);
+    uint64_t maps = (h > 1 ? h : 0) * sp->topo->links->len * sizeof(uint32_t) +
+                    (T > 1 ? 2 * sp->topo->links->len * sizeof(uint32_t) : 0);
     /* in flight: about two messages a connection (a pipeline keeps its slots moving, not all full) */
     return ncclsim_mem_sched(sp) + arrays + routes * per_route + maps + net_mem_estimate(sp->topo, 2 * ly.conns) +
            topo_mem_estimate(sp->topo, 0);
@@ -624,15 +643,19 @@ static int run_prepare(Run *R, const NcclSimSpec *sp, char **err)
         R->batch_tmp = g_array_new(FALSE, FALSE, sizeof(Send));
     }
     R->live = 0;
-    for (guint i = 0; i < R->nlanes; i++)
+    for (guint i = 0; i < R->nlanes; i++) {
         R->live += R->lane[i].nops > 0;
+        if (R->lane[i].kind == LANE_RING)   /* a ring lane's send has one key for all its ops */
+            R->lane[i].rg_key = tie_key(R, &R->lane[i], 0);
+    }
     return 1;
 }
 
 /* What R did (its events: ev). */
 static void run_stats(const Run *R, uint64_t ev, NcclSimStats *st)
 {
-    *st = (NcclSimStats){.events = ev, .msgs = R->msgs * (uint64_t)R->h, .data_bytes = R->data * (uint64_t)R->h,
+    *st = (NcclSimStats){.events = ev, .msgs = R->msgs * (uint64_t)(R->h * R->T),
+                         .data_bytes = R->data * (uint64_t)(R->h * R->T),
                          .lanes = R->nlanes, .conns = R->conns->len,
                          .sched_bytes = R->held + R->nlanes * sizeof(Lane) + R->conns->len * (sizeof(Conn) +
                                                                                                 sizeof(ConnQ))};
@@ -666,6 +689,8 @@ double ncclsim_time(const NcclSimSpec *sp, NcclSimStats *st, char **err)
                   : g_strdup(R.sim->error);
         t = -3;
     }
+    if (R.sent && R.T > 1)
+        nccltrans_unmerge_sent(&R);
     if (R.sent && R.h > 1)
         ncclsched_unmerge_sent(&R);
     if (st)

@@ -30,7 +30,10 @@
  * schedules and routes checked link for link) a run simulates one
  * channel of each orbit on links merged by orbit, with the same time and
  * per-rank bytes as the full run, messages and bytes counted for every
- * channel, events, lanes and connections for those simulated.
+ * channel, events, lanes and connections for those simulated. A Ring run
+ * (not a broadcast) over several leaves of full nodes simulates, as well,
+ * only its first leaf's nodes where nccltrans.h's checks hold, counted
+ * for every leaf likewise.
  */
 #ifndef ARSIM_NCCLSIM_H
 #define ARSIM_NCCLSIM_H
@@ -53,9 +56,10 @@ typedef struct {
     NcclChoice choice;         /* algorithm, protocol, channels */
     uint64_t *rank_bytes;      /* NULL, or nodes*ppn entries the run fills: the data bytes each rank sends (to
                                 * other GPUs and, NVLS, to the NVSwitch), bytes */
-    bool full;                 /* simulate every channel even where one channel an orbit would do (the oracle
-                                * the merged run is tested against; so does every run while the environment
-                                * has ARSIM_NCCL_FULL, for tests) */
+    bool full;                 /* simulate every channel even where one channel an orbit would do, and every
+                                * leaf's nodes where one leaf's would (the oracle the merged run is tested
+                                * against; so does every run while the environment has ARSIM_NCCL_FULL, for
+                                * tests) */
 } NcclSimSpec;
 
 /* What a run did. */

@@ -37,7 +37,7 @@ void ncclsym_free(NcclSym *s)
     g_free(s);
 }
 
-static bool same_link(const Topo *t, uint32_t a, uint32_t b)
+bool ncclsym_same_link(const Topo *t, uint32_t a, uint32_t b)
 {
     const TopoLink *x = &g_array_index(t->links, TopoLink, a), *y = &g_array_index(t->links, TopoLink, b);
     return x->bw_Bps == y->bw_Bps && x->latency_ps == y->latency_ps && x->burst_B == y->burst_B &&
@@ -52,7 +52,7 @@ bool ncclsym_pair(NcclSym *s, int j, const TopoRoute *r0, const TopoRoute *rj)
     for (uint32_t k = 0; k < r0->nhops; k++) {
         uint32_t a = r0->link[k], b = rj->link[k];
         if (img[a] == UNSET) {
-            if (!same_link(s->topo, a, b))
+            if (!ncclsym_same_link(s->topo, a, b))
                 return false;
             img[a] = b;
         } else if (img[a] != b) {
@@ -106,6 +106,8 @@ bool ncclsym_close(NcclSym *s)
     return ok;
 }
 
+uint32_t ncclsym_link(const NcclSym *s, uint32_t l) { return s->orb[l]; }
+
 const TopoRoute *ncclsym_route(NcclSym *s, const TopoRoute *r0)
 {
     TopoRoute *t = g_hash_table_lookup(s->routes, r0);
@@ -115,7 +117,7 @@ const TopoRoute *ncclsym_route(NcclSym *s, const TopoRoute *r0)
     t->nhops = r0->nhops;
     t->pooled = 0;
     for (uint32_t k = 0; k < r0->nhops; k++)
-        t->link[k] = s->orb[r0->link[k]];
+        t->link[k] = ncclsym_link(s, r0->link[k]);
     g_hash_table_insert(s->routes, (gpointer)r0, t);
     return t;
 }

@@ -58,6 +58,13 @@ bool ncclsym_pair(NcclSym *s, int j, const TopoRoute *r0, const TopoRoute *rj);
  * distinct links (the rotation is a free action there). */
 bool ncclsym_close(NcclSym *s);
 
+/* Whether links a and b have one rate, peak, latency and token bucket. */
+bool ncclsym_same_link(const Topo *t, uint32_t a, uint32_t b);
+
+/* Link l (of a simulated channel's route) replaced by its orbit's first.
+ * Only after ncclsym_close returned true. */
+uint32_t ncclsym_link(const NcclSym *s, uint32_t l);
+
 /* Route r0 (a simulated channel's) with each link replaced by its orbit's
  * first; owned by s, cached. Only after ncclsym_close returned true. */
 const TopoRoute *ncclsym_route(NcclSym *s, const TopoRoute *r0);

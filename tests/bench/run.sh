@@ -316,8 +316,9 @@ if ! skipped nccl; then
   # issue 36: llama3-70b under fsdp (full_shard) on 8,192 DGX H100 nodes, its all-gathers and
   # reduce-scatters through NCCL (the torchtitan scenario's policy on another model and cluster);
   # the issue sets only the time (120 s); the memory column is judged against section (e)'s 4 GiB.
-  # Killed at 130 s: past 120 s it is a miss whatever it would take (hours today: its Ring all-gathers
-  # and reduce-scatters grow with the square of the GPUs, docs/dev/performance.md).
+  # Killed at 130 s: past 120 s it is a miss whatever it would take (its Ring all-gathers and
+  # reduce-scatters grow with the square of the GPUs; simulated on one leaf's 64 nodes of the 8,192,
+  # about 100 s of CPU, docs/dev/performance.md).
   nccl_row "run llama3-70b fsdp, 8,192 x 8 H100" 120 4096 "$((NTO < 130 ? NTO : 130))" -- run configs/llama3-8b-fsdp-h100-128.yaml \
     --set model=llama3-70b --set cluster.node=dgx-h100 --set cluster.nodes=8192 --set cluster.leaf_radix=128 \
     --json -

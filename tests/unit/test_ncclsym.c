@@ -18,8 +18,19 @@
 #include <check.h>
 #include <string.h>
 
-/* Runs the case merged (if it can) and full; asserts they agree; returns
- * whether the first merged. */
+/* The blocks of nodes coll/nccltrans.h cuts a Ring run into (NVSwitch,
+ * nodes a multiple >= 2 of a leaf's, not a broadcast), else 1. */
+static uint64_t blocks(const NcclFix *x, int nodes, NcclOp op, NcclAlgo a)
+{
+    int per = x->cl.nodes_per_leaf;
+    bool ok = a == NCCL_ALGO_RING && op != NCCL_OP_BROADCAST && nodes % per == 0 && nodes / per >= 2 &&
+              x->node.fabric == NODE_FABRIC_NVSWITCH;
+    return ok ? (uint64_t)(nodes / per) : 1;
+}
+
+/* Runs the case merged (if it can) and full; asserts they agree and that
+ * a Ring run of several leaves simulated one block; returns whether the
+ * first merged channels by orbit. */
 static bool agree(NcclFix *x, int nodes, NcclOp op, NcclAlgo a, NcclProto p, int C, uint64_t S)
 {
     int m = x->node.ngpus, n = nodes * m;
@@ -43,6 +54,11 @@ static bool agree(NcclFix *x, int nodes, NcclOp op, NcclAlgo a, NcclProto p, int
     ck_assert_uint_eq(st[0].msgs, st[1].msgs);
     ck_assert_uint_eq(st[0].data_bytes, st[1].data_bytes);
     ck_assert_int_eq(memcmp(sent[0], sent[1], sizeof(uint64_t) * (size_t)n), 0);
+    uint64_t T = blocks(x, nodes, op, a);   /* a run of one block: its lanes and connections a T-th */
+    ck_assert_uint_eq(st[1].lanes % T, 0);
+    ck_assert_uint_eq(st[1].conns % T, 0);
+    st[1].lanes /= T;
+    st[1].conns /= T;
     bool merged = st[0].lanes < st[1].lanes;
     if (merged) {   /* Tree: an orbit of m channels where the second tree maps leaves to leaves; else m/2 */
         int per = x->cl.nodes_per_leaf;
@@ -52,7 +68,12 @@ static bool agree(NcclFix *x, int nodes, NcclOp op, NcclAlgo a, NcclProto p, int
         ck_assert_uint_eq(st[0].conns * h, st[1].conns);
         ck_assert_uint_lt(st[0].events, st[1].events);
     } else {
-        ck_assert_uint_eq(st[0].events, st[1].events);
+        ck_assert_uint_eq(st[0].lanes, st[1].lanes);
+        ck_assert_uint_eq(st[0].conns, st[1].conns);
+        if (T > 1)
+            ck_assert_uint_lt(st[0].events, st[1].events);
+        else
+            ck_assert_uint_eq(st[0].events, st[1].events);
     }
     g_free(sent[0]);
     g_free(sent[1]);
@@ -110,6 +131,46 @@ START_TEST(merged_is_full_16)
 }
 END_TEST
 
+/* A Ring run of several leaves simulates one block of nodes (translation,
+ * coll/nccltrans.h), alone (4 channels: no orbits) and with the orbits (16):
+ * dgx-h100, dgx-a100 and grand-teton on leaves of 2 and 4 nodes, 2 to 4
+ * leaves, the three ops that translate, the three protocols, sizes odd
+ * and even. Tree and broadcast never translate (blocks 1), nor nodes
+ * without NVSwitch (dgx-1's mesh, pcie-a100). */
+START_TEST(translated_is_full)
+{
+    const char *kinds[] = {"dgx-h100", "dgx-a100", "grand-teton"};
+    int shapes[][2] = {{4, 4}, {6, 4}, {8, 8}, {16, 8}};   /* nodes, leaf radix */
+    uint64_t sizes[] = {1, 1000, 1048583, (8u << 20) + 5};
+    NcclOp ops[] = {NCCL_OP_ALLGATHER, NCCL_OP_REDUCESCATTER, NCCL_OP_ALLREDUCE};
+    NcclProto protos[] = {NCCL_PROTO_LL, NCCL_PROTO_LL128, NCCL_PROTO_SIMPLE};
+    for (size_t k = 0; k < G_N_ELEMENTS(kinds); k++)
+        for (size_t sh = 0; sh < G_N_ELEMENTS(shapes); sh++) {
+            NcclFix x;
+            int N = shapes[sh][0];
+            ncclfix_init(&x, kinds[k], N, shapes[sh][1]);
+            ck_assert_uint_ge(blocks(&x, N, NCCL_OP_ALLGATHER, NCCL_ALGO_RING), 2);
+            size_t nsizes = N < 16 ? G_N_ELEMENTS(sizes) : 2;
+            for (int C = 4; C <= 16; C += 12)
+                for (size_t o = 0; o < G_N_ELEMENTS(ops); o++)
+                    for (size_t p = 0; p < G_N_ELEMENTS(protos); p++)
+                        for (size_t z = 0; z < nsizes; z++)
+                            ck_assert(agree(&x, N, ops[o], NCCL_ALGO_RING, protos[p], C, sizes[z]) == (C == 16));
+            ck_assert(agree(&x, N, NCCL_OP_BROADCAST, NCCL_ALGO_RING, NCCL_PROTO_SIMPLE, 4, 1048583) == false);
+            ck_assert(agree(&x, N, NCCL_OP_ALLREDUCE, NCCL_ALGO_TREE, NCCL_PROTO_LL128, 4, 1048583) == false);
+            ncclfix_clear(&x);
+        }
+    const char *flat[] = {"dgx-1", "pcie-a100"};
+    for (size_t k = 0; k < G_N_ELEMENTS(flat); k++) {
+        NcclFix x;
+        ncclfix_init(&x, flat[k], 6, 4);
+        ck_assert_uint_eq(blocks(&x, 6, NCCL_OP_ALLGATHER, NCCL_ALGO_RING), 1);
+        ck_assert(agree(&x, 6, NCCL_OP_ALLGATHER, NCCL_ALGO_RING, NCCL_PROTO_LL, 8, 3000000) == false);
+        ncclfix_clear(&x);
+    }
+}
+END_TEST
+
 /* The maps of ranks: Ring's moves GPU g to g + 2o; Tree's to g + o, odd
  * o relabelling the nodes (k to N-1-k, or k+1 mod N for N odd); back
  * undoes fwd. */
@@ -137,5 +198,6 @@ int main(void)
     tcase_add_test(testmain_case(s, "maps"), maps);
     tcase_add_test(testmain_case(s, "oracle"), merged_is_full);
     tcase_add_test(testmain_case(s, "oracle-16"), merged_is_full_16);
+    tcase_add_test(testmain_case(s, "translate"), translated_is_full);
     return testmain_run(s);
 }
