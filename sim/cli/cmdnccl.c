@@ -1,6 +1,7 @@
 /* cmdnccl — GPU node clusters and NCCL runs for `arsim collective`; see cmdnccl.h. */
 #include "cli/cmdnccl.h"
 #include "io/fileio.h"
+#include "coll/ncclshape.h"
 #include "coll/ncclsim.h"
 #include "io/memlimit.h"
 #include "report/reportnccl.h"
@@ -122,11 +123,11 @@ static bool one_size(const CmdNcclOpts *o, Topo *t, const NodeCluster *cl, int p
     }
     NcclSimSpec sp = {.topo = t, .cl = cl, .nodes = o->nodes, .ppn = ppn, .op = (NcclOp)o->op, .bytes = bytes,
                       .choice = r->choice};
-    int fit = ncclsim_mem_channels_fit(&sp, CMDNCCL_MEM_BASE, limit);
+    int fit = ncclshape_mem_channels_fit(&sp, CMDNCCL_MEM_BASE, limit);
     if (fit < MAX(r->choice.channels, 1)) {
         char *change = fit > 0 ? g_strdup_printf("--nccl-channels %d (the most that fit), fewer --nodes or --ranks", fit)
                                : g_strdup("fewer --nodes or --ranks");
-        *err = memlimit_refusal("this collective", ncclsim_mem_estimate(&sp) + CMDNCCL_MEM_BASE, limit, change);
+        *err = memlimit_refusal("this collective", ncclshape_mem_estimate(&sp) + CMDNCCL_MEM_BASE, limit, change);
         g_free(change);
         return false;
     }

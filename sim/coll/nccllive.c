@@ -1,5 +1,6 @@
 /* nccllive — NCCL calls live on a shared network; see nccllive.h. */
 #include "coll/nccllive.h"
+#include "coll/ncclshape.h"
 
 NcclLive *nccllive_start(const CommNccl *c, const CommNcclGroup *g, NcclOp op, const NcclForce *f, uint64_t bytes,
                          Sim *sim, Net *net, void (*done)(void *ctx, void *data), void *ctx, void *data,
@@ -18,7 +19,7 @@ uint64_t nccllive_mem(const NcclSimSpec *spec)
 {
     NcclSimSpec sp = *spec;
     sp.full = true;
-    return ncclsim_mem_estimate(&sp) - topo_mem_estimate(sp.topo, 0);
+    return ncclshape_mem_estimate(&sp) - topo_mem_estimate(sp.topo, 0);
 }
 
 int nccllive_groups(const CommNccl *c, const CommNcclGroup *g)

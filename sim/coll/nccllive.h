@@ -77,7 +77,7 @@ void nccllive_calls_set_slow(NcclLiveCalls *x, int host, double s);
 void nccllive_calls_free(NcclLiveCalls *x);
 
 /* Bytes one live run of spec holds beside the Topo it shares: the full
- * run's estimate (ncclsim_mem_estimate, every channel) less the Topo's
+ * run's estimate (ncclshape_mem_estimate, every channel) less the Topo's
  * own structures. */
 uint64_t nccllive_mem(const NcclSimSpec *spec);
 

@@ -4,111 +4,12 @@
 #include "coll/ncclproto.h"
 #include "coll/ncclroute.h"
 #include "coll/ncclsched.h"
+#include "coll/ncclshape.h"
 #include "coll/ncclsym.h"
 #include "coll/nccltrans.h"
 
 #include <math.h>
 #include <string.h>
-
-/* What a run's schedule allocates: the run reserves its lanes and
- * connections and sizes its arrays from these counts (ncclsim_mem_sched
- * sums them). */
-typedef struct {
-    uint64_t lanes, conns;   /* Lane and Conn entries */
-    uint64_t ints;           /* int32_t entries: ring, tree, conn_up, conn_dn, nv, pend, scratch */
-    uint64_t maxpeer;        /* the most sends or receives one op has */
-} Layout;
-
-/* The orbits of ncclsym.h that spec's tie key follows: Tree G channels,
- * Ring G/2, G = ppn when even; else none (h 1). */
-static NcclSymMap key_map(const NcclSimSpec *sp)
-{
-    int m = sp->ppn;
-    bool tree = sp->choice.algo == NCCL_ALGO_TREE;
-    return (NcclSymMap){.G = m, .nodes = sp->nodes, .h = m % 2 ? 1 : tree ? m : m / 2};
-}
-
-/* Whether spec's run may simulate a share of itself (channels merged by
- * orbit, a Ring's first block): not the full run, the oracle. */
-static bool merges(const NcclSimSpec *sp)
-{
-    return sp->cl && !sp->full && !g_getenv("ARSIM_NCCL_FULL");
-}
-
-/* Ring: the blocks nccltrans.h's translation may cut spec's run into, else 1. */
-static int blocks(const NcclSimSpec *sp)
-{
-    return merges(sp) ? nccltrans_blocks(sp) : 1;
-}
-
-/* The channels an orbit of ncclsym.h when spec's run may merge them (the
- * structure the maps need: full nodes of an even number G >= 4 of GPUs on
- * NVSwitch, channels a multiple of G, Ring or Tree and not a broadcast;
- * Tree's orbits of G where the second tree's relabelling of the nodes
- * maps the leaves to leaves, else of G/2), else 1; plan checks the rest
- * and runs them all if it fails. */
-static int orbit_size(const NcclSimSpec *sp)
-{
-    if (!sp->cl)   /* an estimate without the cluster's map: the full run's, an upper bound */
-        return 1;
-    const NodeSpec *nd = &sp->cl->node;
-    int G = nd->ngpus, C = sp->choice.channels > 0 ? sp->choice.channels : 1;
-    NcclAlgo a = sp->choice.algo;
-    if (!merges(sp) || (a != NCCL_ALGO_RING && a != NCCL_ALGO_TREE) ||
-        sp->op == NCCL_OP_BROADCAST || sp->node0 || sp->gpu0 || sp->ppn != G || G < 4 || G % 2 || C % G || nd->fabric != NODE_FABRIC_NVSWITCH ||
-        (uint64_t)sp->nodes * (uint64_t)sp->ppn <= 1)
-        return 1;
-    int N = sp->nodes, per = sp->cl->nodes_per_leaf;
-    bool leaves = N <= per || (N % 2 == 0 && N % per == 0);
-    return a == NCCL_ALGO_TREE && !leaves ? G / 2 : key_map(sp).h;
-}
-
-/* The channel cap of spec's run (nccl_lane_cap_GBps), GB/s; 0: none.
- * Without the cluster's map (an estimate): 1, counted as capped. */
-static double cap_GBps(const NcclSimSpec *sp)
-{
-    if (!sp->cl)
-        return 1;
-    NcclAlgo a = sp->choice.algo;
-    if ((a == NCCL_ALGO_NVLS || a == NCCL_ALGO_NVLSTREE) && sp->cl->node.nvls)
-        return sp->cl->node.nvls_Bps / 1e9 / (sp->choice.channels > 0 ? sp->choice.channels : 1);
-    NcclSystem sys;
-    nccl_system_from_node(&sp->cl->node, sp->nodes * sp->ppn, sp->nodes, &sys);
-    return nccl_lane_cap_GBps(&sys, a, sp->choice.proto);
-}
-
-/* Ring: a lane and a connection a rank and channel. Tree: a rank's up
- * and down lanes (the root's one) and its two connections to its parent.
- * NVLS, NVLSTree: per channel and node two switch lanes; per rank a
- * load, a result and one or two tree lanes (one at a root: every GPU of
- * the root node), four connections to the switch and two to its parent. */
-static void layout(const NcclSimSpec *sp, Layout *ly)
-{
-    uint64_t m = (uint64_t)sp->ppn, N = (uint64_t)sp->nodes, n = N * m;
-    uint64_t C = sp->choice.channels > 0 ? (uint64_t)sp->choice.channels : 1;
-    NcclAlgo a = sp->choice.algo;
-    bool nvls = a == NCCL_ALGO_NVLS || a == NCCL_ALGO_NVLSTREE;
-    *ly = (Layout){.maxpeer = (nvls ? m : 0) + 4};
-    if (a == NCCL_ALGO_RING) {
-        ly->lanes = ly->conns = C * n;
-        ly->ints = C * n;
-    } else if (a == NCCL_ALGO_TREE) {
-        ly->lanes = C * (2 * n - 1);
-        ly->conns = C * 2 * (n - 1);
-        ly->ints = C * n * 4 + 2 * C * n;
-    } else {
-        ly->lanes = C * (2 * N + 4 * n - m);
-        ly->conns = C * (4 * n + 2 * (n - m));
-        ly->ints = C * 4 * n + 2 * C * n + ly->lanes * ly->maxpeer;
-    }
-    /* a merged run: lanes and connections of one channel an orbit (and of a Ring's first block) */
-    uint64_t h = (uint64_t)orbit_size(sp) * (uint64_t)blocks(sp);
-    ly->lanes /= h;
-    ly->conns /= h;
-    ly->ints += 2 * ly->maxpeer;
-    if (cap_GBps(sp) > 0)   /* Run.nb and Run.nb_k: W + 1 64-bit words a connection; Run.until: one a lane */
-        ly->ints += ly->conns * 2 * ((uint64_t)ncclproto_window(a, sp->choice.proto, sp->op) + 1) + ly->lanes * 2;
-}
 
 /* ---- the executor ---- */
 
@@ -423,7 +324,7 @@ static void start_all(void *ctx, void *data)
  * spec's run has a cap; counted in R->held as layout counts it. */
 static void cap_init(Run *R)
 {
-    double cap = cap_GBps(R->sp);
+    double cap = ncclshape_cap_GBps(R->sp);
     if (cap <= 0)
         return;
     uint64_t nc = R->conns->len, nl = R->lanes->len;
@@ -451,11 +352,11 @@ static bool plan(Run *R, char **err)
     NcclProto p = sp->choice.proto;
     R->n = sp->nodes * sp->ppn;
     R->C = sp->choice.channels > 0 ? sp->choice.channels : 1;
-    R->map = key_map(sp);
-    R->h = orbit_size(sp);
+    R->map = ncclshape_key_map(sp);
+    R->h = ncclshape_orbit(sp);
     R->mm = (NcclSymMap){.G = sp->ppn, .nodes = sp->nodes, .h = R->h};
     R->S = R->C / R->h;
-    R->T = blocks(sp);
+    R->T = ncclshape_blocks(sp);
     R->K = ncclproto_slices_per_chunk(a, p, sp->op);
     R->W = ncclproto_window(a, p, sp->op);
     R->chunk = ncclproto_chunk_bytes(a, p, sp->op);
@@ -550,53 +451,6 @@ static void run_free(Run *R)
         sim_free(R->sim);
 }
 
-uint64_t ncclsim_mem_sched(const NcclSimSpec *sp)
-{
-    if ((uint64_t)sp->nodes * (uint64_t)sp->ppn <= 1)
-        return 0;
-    Layout ly;
-    layout(sp, &ly);
-    return ly.lanes * sizeof(Lane) + ly.conns * (sizeof(Conn) + sizeof(ConnQ)) + ly.ints * sizeof(int32_t);
-}
-
-static uint64_t pow2_up(uint64_t v)
-{
-    uint64_t p = 1;
-    while (p < v)
-        p <<= 1;
-    return p;
-}
-
-uint64_t ncclsim_mem_estimate(const NcclSimSpec *sp)
-{
-    Layout ly;
-    layout(sp, &ly);
-    uint64_t arrays = pow2_up(ly.lanes * sizeof(Lane)) + pow2_up(ly.conns * sizeof(Conn)) -
-                      ly.conns * sizeof(Conn);   /* GLib's arrays: the lanes' until copied to their aligned home */
-    uint64_t per_route = sizeof(TopoRoute) + 12 * sizeof(uint32_t) + 48;   /* its links, its cache entry */
-    /* a merged run caches every channel's routes (to check them) and its own, and ncclsym's h maps of links;
-     * a run of a Ring's first block every block's routes (to check them) and two marks a link */
-    uint64_t h = (uint64_t)orbit_size(sp), T = (uint64_t)blocks(sp);
-    uint64_t routes = ly.conns * T * h + (h > 1 ? ly.conns : 0);
-    uint64_t maps = (h > 1 ? h : 0) * sp->topo->links->len * sizeof(uint32_t) +
-                    (T > 1 ? 2 * sp->topo->links->len * sizeof(uint32_t) : 0);
-    /* in flight: about two messages a connection (a pipeline keeps its slots moving, not all full) */
-    return ncclsim_mem_sched(sp) + arrays + routes * per_route + maps + net_mem_estimate(sp->topo, 2 * ly.conns) +
-           topo_mem_estimate(sp->topo, 0);
-}
-
-int ncclsim_mem_channels_fit(const NcclSimSpec *sp, uint64_t other, uint64_t limit)
-{
-    NcclSimSpec s = *sp;
-    int c = sp->choice.channels > 0 ? sp->choice.channels : 1;
-    for (; c > 0; c--) {
-        s.choice.channels = c;
-        if (ncclsim_mem_estimate(&s) + other <= limit)
-            break;
-    }
-    return c;
-}
-
 /* Plans R for sp (R zeroed) on no Sim yet: 1 ready to start, 0 a
  * call of one rank (nothing to run), -1 + *err when sp cannot run. */
 static int run_prepare(Run *R, const NcclSimSpec *sp, char **err)
@@ -613,8 +467,8 @@ static int run_prepare(Run *R, const NcclSimSpec *sp, char **err)
                                sp->nodes, sp->ppn, sp->node0, sp->gpu0, sp->cl->fab.nodes, sp->cl->node.ngpus);
         return -1;
     }
-    Layout ly;
-    layout(sp, &ly);
+    NcclLayout ly;
+    ncclshape_layout(sp, &ly);
     *R = (Run){.sp = sp, .conns = g_array_sized_new(FALSE, FALSE, sizeof(Conn), (guint)ly.conns),
                .lanes = g_array_sized_new(FALSE, FALSE, sizeof(Lane), (guint)ly.lanes), .sent = sp->rank_bytes};
     if (R->sent)

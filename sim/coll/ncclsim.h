@@ -109,21 +109,4 @@ void ncclsim_live_stats(const NcclLive *x, NcclSimStats *st);
 void ncclsim_live_set_slow(NcclLive *x, int host, double s);
 void ncclsim_live_free(NcclLive *x);
 
-/* The bytes of the schedule's own structures a run of spec->choice
- * allocates (lanes, connections, the arrays sized from them): the sizes
- * the run allocates from, so equal to NcclSimStats.sched_bytes. */
-uint64_t ncclsim_mem_sched(const NcclSimSpec *spec);
-
-/* Bytes one run of spec->choice on spec->topo holds: ncclsim_mem_sched,
- * GLib's rounding of its connection array to a power of two, the lanes'
- * GLib array while it is copied to its aligned home, a cached route a
- * connection (a merged run: h + 1, every channel's and its own, and the
- * orbits' maps of links), about two messages in flight a connection, and
- * the Topo's own structures (an estimate for --max-memory, io/memlimit.h). */
-uint64_t ncclsim_mem_estimate(const NcclSimSpec *spec);
-/* The most channels, at most spec's, whose ncclsim_mem_estimate (of spec
- * at that many channels) plus `other` bytes is at most `limit`; 0: not
- * even one channel. */
-int ncclsim_mem_channels_fit(const NcclSimSpec *spec, uint64_t other, uint64_t limit);
-
 #endif

@@ -13,6 +13,7 @@
  *    scenario's estimate adds NCCL's call to the rest, and a refusal's
  *    "nccl: {channels: K}" is the most channels that fit. */
 #include "coll/ncclroute.h"
+#include "coll/ncclshape.h"
 #include "coll/ncclsim.h"
 #include "train/trainmem.h"
 #include "train/trainplan.h"
@@ -35,8 +36,8 @@ static void run(NcclFix *x, int nodes, int ppn, NcclOp op, NcclAlgo a, int C, ui
                       .choice = {.algo = a, .proto = NCCL_PROTO_SIMPLE, .channels = C}, .rank_bytes = sent};
     char *err = NULL;
     ck_assert_msg(ncclsim_time(&sp, st, &err) > 0, "%s", err);
-    ck_assert_uint_eq(ncclsim_mem_sched(&sp), st->sched_bytes);
-    ck_assert_uint_ge(ncclsim_mem_estimate(&sp), st->sched_bytes);
+    ck_assert_uint_eq(ncclshape_mem_sched(&sp), st->sched_bytes);
+    ck_assert_uint_ge(ncclshape_mem_estimate(&sp), st->sched_bytes);
 }
 
 START_TEST(ring_closed_forms)
@@ -164,13 +165,13 @@ START_TEST(memory_estimate)
                      .choice = {.algo = NCCL_ALGO_RING, .proto = NCCL_PROTO_SIMPLE, .channels = 4}, .full = true};
     NcclSimSpec b = a;
     b.choice.channels = 8;
-    ck_assert_uint_eq(ncclsim_mem_sched(&b) - ncclsim_mem_sched(&a), ncclsim_mem_sched(&a) - 2 * 4 * sizeof(int32_t));
+    ck_assert_uint_eq(ncclshape_mem_sched(&b) - ncclshape_mem_sched(&a), ncclshape_mem_sched(&a) - 2 * 4 * sizeof(int32_t));
     /* 8 channels merged (ncclsym.h): the lanes and connections of one channel an orbit of 4 */
     NcclSimSpec bm = b;
     bm.full = false;
-    ck_assert_uint_eq(ncclsim_mem_sched(&b) - ncclsim_mem_sched(&bm),
-                      3 * (ncclsim_mem_sched(&a) - 2 * 4 * sizeof(int32_t) - 4 * 32 * sizeof(int32_t)) / 2);
-    ck_assert_uint_gt(ncclsim_mem_estimate(&b), ncclsim_mem_estimate(&a));
+    ck_assert_uint_eq(ncclshape_mem_sched(&b) - ncclshape_mem_sched(&bm),
+                      3 * (ncclshape_mem_sched(&a) - 2 * 4 * sizeof(int32_t) - 4 * 32 * sizeof(int32_t)) / 2);
+    ck_assert_uint_gt(ncclshape_mem_estimate(&b), ncclshape_mem_estimate(&a));
     ncclfix_clear(&x);
 }
 END_TEST

@@ -8,6 +8,7 @@
  * merge (lanes and connections an orbit's share: Ring G/2 channels, Tree
  * G where NCCL's second tree maps leaves to leaves, else G/2), elsewhere
  * it did not; the schedule's bytes are what the layout said. */
+#include "coll/ncclshape.h"
 #include "coll/ncclsim.h"
 #include "coll/ncclsym.h"
 
@@ -44,9 +45,9 @@ static bool agree(NcclFix *x, int nodes, NcclOp op, NcclAlgo a, NcclProto p, int
         char *err = NULL;
         t[full] = ncclsim_time(&sp, &st[full], &err);
         ck_assert_msg(t[full] > 0, "%s", err);
-        ck_assert_msg(ncclsim_mem_sched(&sp) == st[full].sched_bytes, "%s %s %d nodes: layout %" G_GUINT64_FORMAT
+        ck_assert_msg(ncclshape_mem_sched(&sp) == st[full].sched_bytes, "%s %s %d nodes: layout %" G_GUINT64_FORMAT
                       " B, run %" G_GUINT64_FORMAT " B", x->node.name, nccl_algo_name(a), nodes,
-                      (guint64)ncclsim_mem_sched(&sp), (guint64)st[full].sched_bytes);
+                      (guint64)ncclshape_mem_sched(&sp), (guint64)st[full].sched_bytes);
     }
     const char *what = nccl_algo_name(a);
     ck_assert_msg(t[0] == t[1], "%s %s %d nodes %d ch %" G_GUINT64_FORMAT " B: merged %.15g full %.15g", x->node.name,
