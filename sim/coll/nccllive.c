@@ -2,9 +2,90 @@
 #include "coll/nccllive.h"
 #include "coll/ncclshape.h"
 
+struct NcclLiveMerge {
+    Sim *sim;                /* not owned */
+    bool merge;              /* calls simulate one channel an orbit */
+    uint64_t issued;         /* runs started in it so far: the next one's order */
+    GPtrArray *pend;         /* runs with sends waiting for this picosecond's flush (NcclLive *, not owned) */
+    GPtrArray *spare;        /* an empty array pend swaps with while it is flushed */
+};
+
+NcclLiveMerge *nccllive_merge_new(Sim *sim, bool merge)
+{
+    NcclLiveMerge *m = g_new0(NcclLiveMerge, 1);
+    *m = (NcclLiveMerge){.sim = sim, .merge = merge, .pend = g_ptr_array_new(), .spare = g_ptr_array_new()};
+    return m;
+}
+
+void nccllive_merge_free(NcclLiveMerge *m)
+{
+    if (!m)
+        return;
+    g_ptr_array_unref(m->pend);
+    g_ptr_array_unref(m->spare);
+    g_free(m);
+}
+
+bool nccllive_merge_on(const NcclLiveMerge *m)
+{
+    return m && m->merge;
+}
+
+static gint by_order(gconstpointer a, gconstpointer b)
+{
+    uint64_t x = ncclsim_live_order(*(NcclLive *const *)a), y = ncclsim_live_order(*(NcclLive *const *)b);
+    return (x > y) - (x < y);
+}
+
+/* The picosecond's op ends are all in: each run's sends, runs in issue order. */
+static void merge_flush(void *ctx, void *data)
+{
+    NcclLiveMerge *m = ctx;
+    (void)data;
+    GPtrArray *p = m->pend;
+    m->pend = m->spare;   /* a send's consequences come from events of their own; swapped all the same */
+    m->spare = p;
+    g_ptr_array_sort(p, by_order);
+    for (guint i = 0; i < p->len; i++)
+        ncclsim_live_flush(g_ptr_array_index(p, i));
+    g_ptr_array_set_size(p, 0);
+}
+
+static void merge_pend(void *ctx, NcclLive *x)
+{
+    NcclLiveMerge *m = ctx;
+    if (m->pend->len == 0)
+        sim_after(m->sim, 0, merge_flush, m, NULL);
+    g_ptr_array_add(m->pend, x);
+}
+
+/* Starts spec sp's run among m's calls (NULL: alone); NULL + *err when it
+ * cannot start, or m merges and it does not. */
+static NcclLive *run_start(NcclLiveMerge *m, const CommNccl *c, NcclSimSpec *sp, Sim *sim, Net *net,
+                           void (*done)(void *ctx, void *data), void *ctx, void *data, char **err)
+{
+    CommNcclGroup all = commnccl_all(c);
+    sp->live_orbits = nccllive_merge_on(m);
+    if (sp->live_orbits && (sp->nodes != all.nodes || sp->ppn != all.ppn)) {
+        *err = g_strdup_printf("an NCCL call of %d nodes x %d GPUs among calls merged by orbit; expected the whole "
+                               "cluster's communicator (a bug)", sp->nodes, sp->ppn);
+        return NULL;
+    }
+    NcclLive *x = ncclsim_start(sp, sim, net, done, ctx, data, err);
+    if (x && sp->live_orbits && ncclsim_live_orbit(x) <= 1) {
+        ncclsim_live_free(x);
+        *err = g_strdup_printf("an NCCL %s that does not merge by orbit among calls that do; expected one "
+                               "nccllive_merges accepts (a bug)", nccl_op_name(sp->op));
+        return NULL;
+    }
+    if (x && m)
+        ncclsim_live_set_batch(x, merge_pend, m, m->issued++);
+    return x;
+}
+
 NcclLive *nccllive_start(const CommNccl *c, const CommNcclGroup *g, NcclOp op, const NcclForce *f, uint64_t bytes,
-                         Sim *sim, Net *net, void (*done)(void *ctx, void *data), void *ctx, void *data,
-                         NcclChoice *choice, char **err)
+                         Sim *sim, Net *net, NcclLiveMerge *m, void (*done)(void *ctx, void *data), void *ctx,
+                         void *data, NcclChoice *choice, char **err)
 {
     NcclChoice ch;
     if (!commnccl_choose(c, g, op, f, bytes, &ch, err))
@@ -12,7 +93,22 @@ NcclLive *nccllive_start(const CommNccl *c, const CommNcclGroup *g, NcclOp op, c
     if (choice)
         *choice = ch;
     NcclSimSpec sp = commnccl_spec(c, g, op, bytes, &ch);
-    return ncclsim_start(&sp, sim, net, done, ctx, data, err);
+    return run_start(m, c, &sp, sim, net, done, ctx, data, err);
+}
+
+bool nccllive_merges(const CommNccl *c, const NcclCall *k, const NcclForce *f)
+{
+    CommNcclGroup all = commnccl_all(c);
+    NcclChoice ch;
+    char *err = NULL;
+    if (k->group.nodes != all.nodes || k->group.ppn != all.ppn || !commnccl_choose(c, &k->group, k->op, f, k->bytes,
+                                                                                   &ch, &err)) {
+        g_free(err);
+        return false;
+    }
+    NcclSimSpec sp = commnccl_spec(c, &k->group, k->op, k->bytes, &ch);
+    sp.live_orbits = true;
+    return ncclsim_orbit(&sp) > 1;
 }
 
 uint64_t nccllive_mem(const NcclSimSpec *spec)
@@ -42,6 +138,7 @@ struct NcclLiveCalls {
     uint64_t msgs, bytes;    /* messages and data bytes of the groups' runs freed so far (earlier calls') */
     Sim *sim;                /* not owned */
     Net *net;                /* not owned */
+    NcclLiveMerge *m;        /* the calls its runs are among; NULL: none; not owned */
     void (*done)(void *ctx, void *data);
     void *ctx, *data;        /* done's arguments */
     double *host_s;          /* [host]: the slow-down each GPU's channels run under (nccllive_calls_set_slow);
@@ -95,7 +192,7 @@ static bool phase_start(NcclLiveCalls *x, char **err)
         sp.node0 = i / cols * k->group.nodes;
         sp.gpu0 = i % cols * k->group.ppn;
         char *why = NULL;
-        x->runs[i] = ncclsim_start(&sp, x->sim, x->net, group_done, x, NULL, &why);
+        x->runs[i] = run_start(x->m, x->c, &sp, x->sim, x->net, group_done, x, NULL, &why);
         if (x->runs[i]) {
             run_slow(x, x->runs[i]);
             continue;
@@ -134,13 +231,13 @@ static void group_done(void *ctx, void *data)
 }
 
 NcclLiveCalls *nccllive_calls_start(const CommNccl *c, const NcclCall *calls, int n, const NcclForce *f, Sim *sim,
-                                    Net *net, void (*done)(void *ctx, void *data), void *ctx, void *data,
-                                    char **err)
+                                    Net *net, NcclLiveMerge *m, void (*done)(void *ctx, void *data), void *ctx,
+                                    void *data, char **err)
 {
     NcclLiveCalls *x = g_new0(NcclLiveCalls, 1);
     *x = (NcclLiveCalls){.c = c, .calls = g_memdup2(calls, sizeof *calls * (size_t)n),
-                         .choice = g_new0(NcclChoice, (size_t)n), .n = n, .sim = sim, .net = net, .done = done,
-                         .ctx = ctx, .data = data};
+                         .choice = g_new0(NcclChoice, (size_t)n), .n = n, .sim = sim, .net = net, .m = m,
+                         .done = done, .ctx = ctx, .data = data};
     bool ok = n > 0;
     if (!ok)
         *err = g_strdup("no NCCL call to run; expected at least one");

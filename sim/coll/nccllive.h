@@ -14,22 +14,50 @@
  * together, and groups that share links contend.
  * Cost: a live call holds its whole schedule (every channel's lanes,
  * connections and routes: nccllive_mem) and runs every channel's events,
- * C/h times the merged memo run's where that one merges. */
+ * C/h times the merged memo run's where that one merges; in a merging
+ * NcclLiveMerge it runs one channel of each orbit of G/2 channels, exact
+ * there, as the memo's merged run is alone. */
 #ifndef ARSIM_NCCLLIVE_H
 #define ARSIM_NCCLLIVE_H
 
 #include "coll/commnccl.h"
 #include "coll/ncclsim.h"
 
+/* The live calls on one Net that break their ties together and may run
+ * merged by orbit. A picosecond's op ends of every call in it send in
+ * the calls' issue order, each call's in its tie-key order (ncclsim.h),
+ * so that a full and a merged run order their sends alike.
+ *
+ * Merging: each call simulates one channel of each orbit of the rotation
+ * of every node's GPUs by two (G/2 channels, ncclsym.h), routed on links
+ * merged by orbit, its messages and bytes counted for every channel.
+ * Exact (the full run's end times, messages and bytes) because the whole
+ * Net then maps to itself under that rotation; the caller vouches for
+ * it: every call started in m is one nccllive_merges accepts (the whole
+ * cluster's communicator), nothing else sends on the Net (no arsim
+ * collective, background traffic or fault), every GPU runs under the
+ * same s (nccllive_calls_set_slow) and the caller slows every host's
+ * links alike. Links of an orbit other than its first carry nothing, so
+ * no output may read the Net's per-link counters. */
+typedef struct NcclLiveMerge NcclLiveMerge;
+
+/* The calls on sim's Net: merge false: every channel simulated, ties
+ * broken as a merging one breaks them (its oracle). */
+NcclLiveMerge *nccllive_merge_new(Sim *sim, bool merge);
+void nccllive_merge_free(NcclLiveMerge *m);
+bool nccllive_merge_on(const NcclLiveMerge *m);
+
 /* Starts NCCL's op of `bytes` bytes (nccl-tests' size) on communicator g
  * of c's cluster under force f, now, on sim and net (a Net over the Topo
- * c was made with): done(ctx, data) runs once at its end, from an event
- * of its own (ncclsim_start). *choice (may be NULL): what the tuner
- * chose. NULL + *err when g is not in the cluster or NCCL cannot run
- * what is forced. The caller frees the run (ncclsim_live_free). */
+ * c was made with) among m's calls (NULL: none; its ties its own):
+ * done(ctx, data) runs once at its end, from an event of its own
+ * (ncclsim_start). *choice (may be NULL): what the tuner chose. NULL +
+ * *err when g is not in the cluster, NCCL cannot run what is forced, or
+ * m merges and the call does not (nccllive_merges). The caller frees the
+ * run (ncclsim_live_free) before m. */
 NcclLive *nccllive_start(const CommNccl *c, const CommNcclGroup *g, NcclOp op, const NcclForce *f, uint64_t bytes,
-                         Sim *sim, Net *net, void (*done)(void *ctx, void *data), void *ctx, void *data,
-                         NcclChoice *choice, char **err);
+                         Sim *sim, Net *net, NcclLiveMerge *m, void (*done)(void *ctx, void *data), void *ctx,
+                         void *data, NcclChoice *choice, char **err);
 
 /* One NCCL call of a unit, on every group of its shape: `group.nodes`
  * nodes x `group.ppn` GPUs, the groups tiling the cluster (the whole
@@ -43,6 +71,11 @@ typedef struct {
 
 /* A unit's calls run live in their groups (nccllive_calls_start). */
 typedef struct NcclLiveCalls NcclLiveCalls;
+
+/* Whether call k under force f merges in a merging NcclLiveMerge: on the
+ * whole cluster's communicator, and its run (the tuner's choice) merges
+ * by the rotation by two GPUs (ncclsim_orbit; not under ARSIM_NCCL_FULL). */
+bool nccllive_merges(const CommNccl *c, const NcclCall *k, const NcclForce *f);
 
 /* Groups of shape g on c's cluster: (N / nodes) x (G / ppn); 0 when g
  * does not tile it. Group (i, j), numbered i * (G / ppn) + j, runs on
@@ -60,11 +93,12 @@ int nccllive_groups(const CommNccl *c, const CommNcclGroup *g);
  * group's own event. A whole-cluster call runs exactly as
  * nccllive_start's. NULL + *err (nothing started) when a shape does not
  * tile the cluster or NCCL cannot run what is forced on it; a run that
- * then fails to start fails the Sim. The caller frees the calls
- * (nccllive_calls_free; in done at the earliest). */
+ * then fails to start fails the Sim. Among m's calls as nccllive_start's.
+ * The caller frees the calls (nccllive_calls_free; in done at the
+ * earliest), before m. */
 NcclLiveCalls *nccllive_calls_start(const CommNccl *c, const NcclCall *calls, int n, const NcclForce *f, Sim *sim,
-                                    Net *net, void (*done)(void *ctx, void *data), void *ctx, void *data,
-                                    char **err);
+                                    Net *net, NcclLiveMerge *m, void (*done)(void *ctx, void *data), void *ctx,
+                                    void *data, char **err);
 /* Messages and data bytes every group of every call sent so far
  * (NcclSimStats.msgs and data_bytes, summed). */
 void nccllive_calls_moved(const NcclLiveCalls *x, uint64_t *msgs, uint64_t *data_bytes);

@@ -23,14 +23,15 @@ static bool merges(const NcclSimSpec *sp)
 /* Ring: the blocks nccltrans.h's translation may cut spec's run into, else 1. */
 int ncclshape_blocks(const NcclSimSpec *sp)
 {
-    return merges(sp) ? nccltrans_blocks(sp) : 1;
+    return merges(sp) && !sp->live_orbits ? nccltrans_blocks(sp) : 1;
 }
 
 /* The channels an orbit of ncclsym.h when spec's run may merge them (the
  * structure the maps need: full nodes of an even number G >= 4 of GPUs on
  * NVSwitch, channels a multiple of G, Ring or Tree and not a broadcast;
  * Tree's orbits of G where the second tree's relabelling of the nodes
- * maps the leaves to leaves, else of G/2), else 1; plan checks the rest
+ * maps the leaves to leaves and the run is not live_orbits', else of G/2),
+ * else 1; plan checks the rest
  * and runs them all if it fails. */
 int ncclshape_orbit(const NcclSimSpec *sp)
 {
@@ -45,7 +46,7 @@ int ncclshape_orbit(const NcclSimSpec *sp)
         return 1;
     int N = sp->nodes, per = sp->cl->nodes_per_leaf;
     bool leaves = N <= per || (N % 2 == 0 && N % per == 0);
-    return a == NCCL_ALGO_TREE && !leaves ? G / 2 : ncclshape_key_map(sp).h;
+    return a == NCCL_ALGO_TREE && (!leaves || sp->live_orbits) ? G / 2 : ncclshape_key_map(sp).h;
 }
 
 /* The channel cap of spec's run (nccl_lane_cap_GBps), GB/s; 0: none.

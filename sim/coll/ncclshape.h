@@ -22,9 +22,11 @@ typedef struct {
 /* The orbits of ncclsym.h that spec's tie key follows: Tree G channels,
  * Ring G/2, G = ppn when even; else none (h 1). */
 NcclSymMap ncclshape_key_map(const NcclSimSpec *sp);
-/* Ring: the blocks nccltrans.h's translation may cut spec's run into, else 1. */
+/* Ring: the blocks nccltrans.h's translation may cut spec's run into, else 1
+ * (a live_orbits run: 1). */
 int ncclshape_blocks(const NcclSimSpec *sp);
-/* The channels an orbit of ncclsym.h when spec's run may merge them, else 1. */
+/* The channels an orbit of ncclsym.h when spec's run may merge them, else 1
+ * (a live_orbits run: at most G/2, the rotation by two GPUs). */
 int ncclshape_orbit(const NcclSimSpec *sp);
 /* The channel cap of spec's run (nccl_lane_cap_GBps), GB/s; 0: none.
  * Without the cluster's map (an estimate): 1, counted as capped. */

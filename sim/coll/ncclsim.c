@@ -159,6 +159,7 @@ static void flush(void *ctx, void *data)
 }
 
 static const double *live_rank_s(const struct NcclLive *x);
+static bool live_batch(Run *R);
 
 /* Capped: the ps lane L's op holds it after its latency (its data at the
  * channel's cap, slower by 1 + s for a live run's rank under s), and each
@@ -194,7 +195,7 @@ static void fire(void *ctx, void *data)
     if (R->sent && L->kind != LANE_SW_RED && L->kind != LANE_SW_MC)   /* the rank's bytes; not the switch's */
         R->sent[L->kind == LANE_RING ? R->ring[(size_t)L->chan * R->n + L->who] : L->who] +=
             (uint64_t)L->npend * L->pend_data;
-    if (R->batch && L->npend && R->batch->len == 0)   /* every op end of this picosecond was made earlier */
+    if (R->batch && L->npend && R->batch->len == 0 && !live_batch(R))   /* every op end of this ps was earlier */
         sim_after(R->sim, 0, flush, R, NULL);
     if (R->batch) {   /* the sends join the batch, its array grown once */
         guint k = R->batch->len;
@@ -565,7 +566,20 @@ struct NcclLive {
     void *ctx, *data;        /* done's arguments */
     double *rank_s;          /* [rank]: the slow-down s its capped ops hold under (ncclsim_live_set_slow); NULL:
                               * none set; owned */
+    void (*pend)(void *ctx, NcclLive *x);   /* ncclsim_live_set_batch's; NULL: the run flushes itself */
+    void *pend_ctx;
+    uint64_t order;          /* its place among the runs pend's holder flushes together */
 };
+
+/* A live run whose ties are broken with others' (ncclsim_live_set_batch):
+ * told of its first op end with sends this picosecond; true then. */
+static bool live_batch(Run *R)
+{
+    if (!R->lv || !R->lv->pend)
+        return false;
+    R->lv->pend(R->lv->pend_ctx, R->lv);
+    return true;
+}
 
 static const double *live_rank_s(const struct NcclLive *x)
 {
@@ -610,7 +624,7 @@ NcclLive *ncclsim_start(const NcclSimSpec *sp, Sim *sim, Net *net, void (*done)(
 {
     NcclLive *x = g_new0(NcclLive, 1);
     x->spec = *sp;
-    x->spec.full = true;
+    x->spec.full = sp->full || !sp->live_orbits;
     x->spec.rank_bytes = NULL;
     int ready = run_prepare(&x->R, &x->spec, err);
     if (ready < 0) {
@@ -674,4 +688,36 @@ void ncclsim_live_free(NcclLive *x)
     x->R.net = NULL;
     run_free(&x->R);
     g_free(x);
+}
+
+int ncclsim_orbit(const NcclSimSpec *sp)
+{
+    Run R;
+    char *err = NULL;
+    int h = run_prepare(&R, sp, &err) > 0 ? R.h * R.T : 1;
+    g_free(err);
+    run_free(&R);
+    return h;
+}
+
+int ncclsim_live_orbit(const NcclLive *x)
+{
+    return x->R.n > 1 ? x->R.h * x->R.T : 1;
+}
+
+void ncclsim_live_set_batch(NcclLive *x, void (*pend)(void *ctx, NcclLive *x), void *ctx, uint64_t order)
+{
+    x->pend = pend;
+    x->pend_ctx = ctx;
+    x->order = order;
+}
+
+uint64_t ncclsim_live_order(const NcclLive *x)
+{
+    return x->order;
+}
+
+void ncclsim_live_flush(NcclLive *x)
+{
+    flush(&x->R, NULL);
 }

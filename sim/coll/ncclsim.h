@@ -60,6 +60,10 @@ typedef struct {
                                 * leaf's nodes where one leaf's would (the oracle the merged run is tested
                                 * against; so does every run while the environment has ARSIM_NCCL_FULL, for
                                 * tests) */
+    bool live_orbits;          /* a live run (ncclsim_start) that may simulate one channel of each orbit of the
+                                * rotation by two GPUs (G/2 channels; Tree too; never a leaf's block) on links
+                                * merged by orbit: its caller vouches that all else on the Net maps to itself
+                                * under that rotation (nccllive.h's merge); false: every channel */
 } NcclSimSpec;
 
 /* What a run did. */
@@ -83,7 +87,8 @@ typedef struct NcclLive NcclLive;
 /* Starts spec's call now on sim and net (a Net over spec->topo that
  * others may use at once: other calls, other collectives, background
  * traffic, faults), every channel simulated (spec->full is implied: the
- * merged run assumes an idle network). It runs as ncclsim_time's run
+ * merged run assumes an idle network) unless spec->live_orbits (one
+ * channel an orbit, where ncclsim_orbit says so). It runs as ncclsim_time's run
  * does, its launch latency from sim->now, so on a network nothing else
  * uses it ends sim->now + ncclsim_time's time (in ps) exactly. done(ctx,
  * data) runs once, from an event of its own, when every lane ended and
@@ -108,5 +113,21 @@ void ncclsim_live_stats(const NcclLive *x, NcclSimStats *st);
  * nothing. s = 0 everywhere leaves the run exactly as without it. */
 void ncclsim_live_set_slow(NcclLive *x, int host, double s);
 void ncclsim_live_free(NcclLive *x);
+
+/* The channels an orbit spec's run merges into one (1: it simulates every
+ * channel), from its schedule and routes as the run plans them. */
+int ncclsim_orbit(const NcclSimSpec *spec);
+/* The same for a live run. */
+int ncclsim_live_orbit(const NcclLive *x);
+
+/* Ties between live runs: from now on x's op ends of a picosecond do not
+ * flush their sends themselves; the first of them calls pend(ctx, x), and
+ * whoever holds the runs calls ncclsim_live_flush(x) once, from an event
+ * of that picosecond, the runs of one picosecond in increasing `order`
+ * (nccllive.h: the calls' issue order). */
+void ncclsim_live_set_batch(NcclLive *x, void (*pend)(void *ctx, NcclLive *x), void *ctx, uint64_t order);
+uint64_t ncclsim_live_order(const NcclLive *x);
+/* Sends x's waiting sends in tie-key order (pend's promise). */
+void ncclsim_live_flush(NcclLive *x);
 
 #endif

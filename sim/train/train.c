@@ -44,6 +44,8 @@ typedef struct {
     GPtrArray *execs;        /* live CollExec*; owned */
     NcclLiveCalls **nlive;   /* per unit: its NCCL calls while it runs live (one instance at a time), or NULL;
                               * owned */
+    NcclLiveMerge *merge;    /* live: the NCCL calls' ties and merge by orbit (trainplan_live_merge: every GPU
+                              * here runs under one s, live_s), or NULL; owned */
     TrainWork task;          /* the running task (comm.interference or the mechanism slows it while a sync is in
                               * flight) */
     int task_idx;            /* its index in plan->tasks */
@@ -144,7 +146,7 @@ static void live_launch(void *ctx, void *data)
     Train *t = ctx;
     int u = GPOINTER_TO_INT(data);
     if (g_array_index(t->units, SyncUnit, u).nccl.on) {
-        t->nlive[u] = trainplan_launch_nccl(t->c.plan, t->c.sim, t->net, u, on_memo_done, t, data);
+        t->nlive[u] = trainplan_launch_nccl(t->c.plan, t->c.sim, t->net, t->merge, u, on_memo_done, t, data);
         if (t->live_s != 0)
             nccl_set_s(t, t->nlive[u]);
         return;
@@ -262,6 +264,7 @@ static void train_clear(Train *t)
     for (guint u = 0; t->nlive && u < t->units->len; u++)
         nccllive_calls_free(t->nlive[u]);
     g_free(t->nlive);
+    nccllive_merge_free(t->merge);
     if (t->comm.plan)
         traincomm_clear(&t->comm);
     g_free(t->st);
@@ -323,8 +326,10 @@ bool train_run_ex(const Scenario *s, int batch, int policy, const TrainOpts *o, 
         train_clear(&t);
         return false;
     }
-    if (t.live)
+    if (t.live) {
         t.net = net_new(t.c.sim, t.c.plan->topo);
+        t.merge = trainplan_live_merge(t.c.plan, t.c.sim);
+    }
     t.execs = g_ptr_array_new();
     t.nlive = g_new0(NcclLiveCalls *, t.units->len);
     t.st = g_new0(UnitState, t.units->len);

@@ -471,15 +471,15 @@ CollExec *trainplan_launch(const TrainPlan *p, Sim *sim, Net *net, int u, bool d
     return collexec_start(&run);
 }
 
-NcclLiveCalls *trainplan_launch_nccl(const TrainPlan *p, Sim *sim, Net *net, int u, CollDoneFn done, void *ctx,
-                                     void *data)
+NcclLiveCalls *trainplan_launch_nccl(const TrainPlan *p, Sim *sim, Net *net, NcclLiveMerge *m, int u, CollDoneFn done,
+                                     void *ctx, void *data)
 {
     const SyncUnit *su = &g_array_index(p->units, SyncUnit, u);
     TrainNcclCall calls[TRAINNCCL_MAX_CALLS];
     char *why = NULL;
     int n = su->nccl.on ? trainnccl_calls(p->s, su, calls, &why) : 0;
-    NcclLiveCalls *x = n > 0 ? nccllive_calls_start(p->nccl, calls, n, &su->nccl.force, sim, net, done, ctx, data,
-                                                     &why)
+    NcclLiveCalls *x = n > 0 ? nccllive_calls_start(p->nccl, calls, n, &su->nccl.force, sim, net, m, done, ctx,
+                                                     data, &why)
                              : NULL;
     if (x)
         return x;
@@ -493,4 +493,47 @@ const CollSchedule *trainplan_unit_schedule(const TrainPlan *p, int u, char **er
 {
     const SyncUnit *su = &g_array_index(p->units, SyncUnit, u);
     return commcost_schedule_op(unit_memo(p, su), su->coll, su->algo, su->elems, err);
+}
+
+/* A call nccllive_merges was asked about, and its answer. */
+typedef struct {
+    TrainNcclCall call;
+    NcclForce force;         /* its unit's */
+    bool merges;
+} MergeSeen;
+
+/* Whether unit su's call k merges: looked up in `seen` (MergeSeen; units
+ * repeat few calls) or asked and added. */
+static bool call_merges(const TrainPlan *p, const SyncUnit *su, const TrainNcclCall *k, GArray *seen)
+{
+    for (guint i = 0; i < seen->len; i++) {
+        const MergeSeen *a = &g_array_index(seen, MergeSeen, i);
+        if (a->call.op == k->op && a->call.bytes == k->bytes && a->call.group.nodes == k->group.nodes &&
+            a->call.group.ppn == k->group.ppn && !memcmp(&a->force, &su->nccl.force, sizeof a->force))
+            return a->merges;
+    }
+    MergeSeen a = {.call = *k, .force = su->nccl.force, .merges = nccllive_merges(p->nccl, k, &su->nccl.force)};
+    g_array_append_val(seen, a);
+    return a.merges;
+}
+
+NcclLiveMerge *trainplan_live_merge(const TrainPlan *p, Sim *sim)
+{
+    GArray *seen = g_array_new(FALSE, TRUE, sizeof(MergeSeen));
+    CommNcclGroup all = p->nccl ? commnccl_all(p->nccl) : (CommNcclGroup){0};
+    bool whole = p->nccl != NULL && p->units->len > 0, merge = whole;
+    for (guint u = 0; whole && u < p->units->len; u++) {
+        const SyncUnit *su = &g_array_index(p->units, SyncUnit, u);
+        TrainNcclCall calls[TRAINNCCL_MAX_CALLS];
+        char *why = NULL;
+        int n = su->nccl.on ? trainnccl_calls(p->s, su, calls, &why) : 0;
+        g_free(why);
+        whole = n > 0;
+        for (int i = 0; whole && i < n; i++) {
+            whole = calls[i].group.nodes == all.nodes && calls[i].group.ppn == all.ppn;
+            merge = merge && whole && call_merges(p, su, &calls[i], seen);
+        }
+    }
+    g_array_unref(seen);
+    return whole ? nccllive_merge_new(sim, merge) : NULL;
 }

@@ -106,9 +106,17 @@ CollExec *trainplan_launch(const TrainPlan *p, Sim *sim, Net *net, int u, bool d
  * net carries; done(ctx, data) runs once at their end, from an event of
  * its own (the caller frees them there at the earliest:
  * nccllive_calls_free). NULL, with the Sim failed, when the unit is not
- * NCCL's or NCCL cannot run it. */
-NcclLiveCalls *trainplan_launch_nccl(const TrainPlan *p, Sim *sim, Net *net, int u, CollDoneFn done, void *ctx,
-                                     void *data);
+ * NCCL's or NCCL cannot run it. Among m's calls (NULL: none;
+ * trainplan_live_merge). */
+NcclLiveCalls *trainplan_launch_nccl(const TrainPlan *p, Sim *sim, Net *net, NcclLiveMerge *m, int u, CollDoneFn done,
+                                     void *ctx, void *data);
+
+/* The live NCCL calls of a single-stream training on sim's Net
+ * (nccllive.h): NULL (each call its own) unless every unit is NCCL's on
+ * the whole cluster's communicator; then merging where every unit's
+ * calls merge (nccllive_merges). The caller keeps the Net for them alone
+ * and every GPU under one s, and frees it after the calls. */
+NcclLiveMerge *trainplan_live_merge(const TrainPlan *p, Sim *sim);
 
 /* Unit u's idle-network duration (ps) and egress utilization: an NCCL
  * unit's calls' from commnccl's memo (trainnccl_unit_cost: on its

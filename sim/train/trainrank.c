@@ -269,7 +269,7 @@ static void launch_live(RankRun *t, int u)
         }
         g_array_set_size(ru->early, 0);
         ru->lag0 = trainlag_now(&t->c.lag, t->c.sim->now);
-        ru->nx = trainplan_launch_nccl(t->c.plan, t->c.sim, t->net, u, on_unit_done, t, GINT_TO_POINTER(u));
+        ru->nx = trainplan_launch_nccl(t->c.plan, t->c.sim, t->net, NULL, u, on_unit_done, t, GINT_TO_POINTER(u));
         for (int r = 0; ru->nx && r < t->world; r++)
             if (t->ranks[r].live_s != 0)
                 nccllive_calls_set_slow(ru->nx, r, t->ranks[r].live_s);

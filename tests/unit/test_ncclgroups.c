@@ -140,7 +140,7 @@ static NcclLiveCalls *start_calls(Live *l, const NcclCall *calls, int n, simtime
     char *err = NULL;
     advance(l, at);
     *end = -1;
-    NcclLiveCalls *x = nccllive_calls_start(l->c, calls, n, &f, l->sim, l->net, on_end, end, l, &err);
+    NcclLiveCalls *x = nccllive_calls_start(l->c, calls, n, &f, l->sim, l->net, NULL, on_end, end, l, &err);
     ck_assert_msg(x, "%s", err);
     return x;
 }
@@ -256,7 +256,7 @@ START_TEST(shape_must_tile)
         char *err = NULL;
         simtime_t end = -1;
         ck_assert_int_eq(nccllive_groups(l.c, &bad[i].group), 0);
-        ck_assert(!nccllive_calls_start(l.c, &bad[i], 1, &f, l.sim, l.net, on_end, &end, &l, &err));
+        ck_assert(!nccllive_calls_start(l.c, &bad[i], 1, &f, l.sim, l.net, NULL, on_end, &end, &l, &err));
         ck_assert_msg(strstr(err, "do not tile a cluster of 3 x 8"), "%s", err);
         g_free(err);
     }

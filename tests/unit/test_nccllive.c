@@ -17,6 +17,12 @@
  *    single-stream and the per-rank engines alike (comm_slowdown_s
  *    included); background traffic
  *    and faults run NCCL too and slow its calls, never speed them;
+ *  - merged by orbit (a merging NcclLiveMerge): two whole-cluster calls
+ *    at once or overlapping, Ring and Tree, LL, LL128 and Simple, every
+ *    collective, 1-3 DGX H100 and A100 nodes, with and without one s on
+ *    every GPU, end where the full run's end to the picosecond and move
+ *    its messages and bytes, simulating a quarter of the channels (fewer
+ *    events); a group's call, a broadcast and NVLS are refused there;
  *  - memory: a live policy holds comm.streams calls a stream (fsdp2: a
  *    stream per collective) at once, each every channel's, and the
  *    estimate counts them: the memo's one call's part times that. */
@@ -42,6 +48,7 @@ typedef struct {
     int done;                /* times done ran */
     simtime_t end;           /* sim->now when it ran */
     double s;                /* the slow-down every GPU's channels run under from its issue (0: none set) */
+    NcclLiveMerge *m;        /* the calls it is among (NULL: none) */
 } Call;
 
 static void on_done(void *ctx, void *data)
@@ -58,7 +65,8 @@ static void on_issue(void *ctx, void *data)
     Call *k = ctx;
     (void)data;
     char *err = NULL;
-    k->x = nccllive_start(k->l->c, &k->g, k->op, &k->f, k->bytes, k->l->sim, k->l->net, on_done, k, NULL, NULL, &err);
+    k->x = nccllive_start(k->l->c, &k->g, k->op, &k->f, k->bytes, k->l->sim, k->l->net, k->m,
+                          on_done, k, NULL, NULL, &err);
     ck_assert_msg(k->x, "%s", err);
     CommNcclGroup all = commnccl_all(k->l->c);
     for (int h = 0; k->s >= 0 && h < all.nodes * all.ppn; h++)
@@ -224,6 +232,103 @@ START_TEST(slowed_call)
 }
 END_TEST
 
+/* Calls k[0..n) (k[i].m set, on l) run as run_calls does; their stats into st. */
+static void run_among(Live *l, Call *k, const simtime_t *at, int n, NcclSimStats *st)
+{
+    run_calls(l, k, at, n);
+    for (int i = 0; i < n; i++)
+        ncclsim_live_stats(k[i].x, &st[i]);
+}
+
+START_TEST(merged_is_full)
+{
+    static const char *const nodes[] = {"dgx-h100", "dgx-a100"};
+    static const struct {
+        int algo[2];
+        NcclOp op[2];
+    } pairs[] = {
+        {{NCCL_ALGO_RING, NCCL_ALGO_RING}, {NCCL_OP_ALLGATHER, NCCL_OP_REDUCESCATTER}},
+        {{NCCL_ALGO_RING, NCCL_ALGO_RING}, {NCCL_OP_ALLREDUCE, NCCL_OP_ALLGATHER}},
+        {{NCCL_ALGO_TREE, NCCL_ALGO_TREE}, {NCCL_OP_ALLREDUCE, NCCL_OP_ALLREDUCE}},
+        {{NCCL_ALGO_TREE, NCCL_ALGO_RING}, {NCCL_OP_ALLREDUCE, NCCL_OP_REDUCESCATTER}},
+    };
+    static const int protos[] = {NCCL_PROTO_LL, NCCL_PROTO_LL128, NCCL_PROTO_SIMPLE};
+    static const double ss[] = {0, 0.5};
+    int n = 0;
+    for (size_t a = 0; a < G_N_ELEMENTS(nodes); a++)
+        for (int nn = 1; nn <= 3; nn++)
+            for (size_t p = 0; p < G_N_ELEMENTS(pairs); p++)
+                for (size_t q = 0; q < G_N_ELEMENTS(protos); q++)
+                    for (size_t j = 0; j < G_N_ELEMENTS(ss); j++, n++) {
+                        Call k[2][2];
+                        NcclSimStats st[2][2];
+                        simtime_t at[2] = {1000, n % 2 ? 1000 : 1000 + 777777};   /* at once: every tie */
+                        uint64_t ev[2];
+                        for (int full = 0; full < 2; full++) {
+                            Live l;
+                            live_init(&l, nodes[a], nn);
+                            NcclLiveMerge *m = nccllive_merge_new(l.sim, !full);
+                            for (int i = 0; i < 2; i++)
+                                k[full][i] = (Call){.l = &l, .g = {nn, 8}, .op = pairs[p].op[i],
+                                                    .f = {pairs[p].algo[i], protos[q], 16},
+                                                    .bytes = i ? 5000000 : 3u << 20, .s = ss[j], .m = m};
+                            run_among(&l, k[full], at, 2, st[full]);
+                            ev[full] = l.sim->events;
+                            for (int i = 0; i < 2; i++)
+                                ck_assert_int_eq(ncclsim_live_orbit(k[full][i].x), full ? 1 : 4);
+                            ck_assert_uint_eq(net_inflight(l.net), 0);
+                            free_calls(k[full], 2);
+                            nccllive_merge_free(m);
+                            live_clear(&l);
+                        }
+                        for (int i = 0; i < 2; i++) {
+                            ck_assert_msg(k[0][i].end == k[1][i].end, "case %d call %d: merged %" G_GINT64_FORMAT
+                                          " ps, full %" G_GINT64_FORMAT, n, i, (gint64)k[0][i].end,
+                                          (gint64)k[1][i].end);
+                            ck_assert_uint_eq(st[0][i].msgs, st[1][i].msgs);
+                            ck_assert_uint_eq(st[0][i].data_bytes, st[1][i].data_bytes);
+                        }
+                        ck_assert_uint_lt(ev[0], ev[1]);
+                    }
+}
+END_TEST
+
+/* A merging NcclLiveMerge refuses a call that does not merge: a group's,
+ * a broadcast, NVLS, odd channels; nccllive_merges says the same. */
+START_TEST(merge_refuses)
+{
+    static const struct {
+        int ppn;
+        NcclOp op;
+        int algo, channels;
+    } cases[] = {
+        {4, NCCL_OP_ALLREDUCE, NCCL_ALGO_RING, 16},
+        {8, NCCL_OP_BROADCAST, -1, 16},
+        {8, NCCL_OP_ALLREDUCE, NCCL_ALGO_NVLSTREE, 0},
+        {8, NCCL_OP_ALLREDUCE, NCCL_ALGO_RING, 12},
+        {8, NCCL_OP_ALLREDUCE, NCCL_ALGO_RING, 16},   /* the one that merges */
+    };
+    for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+        Live l;
+        live_init(&l, "dgx-h100", 2);
+        NcclLiveMerge *m = nccllive_merge_new(l.sim, true);
+        NcclCall c = {.group = {2, cases[i].ppn}, .op = cases[i].op, .bytes = 4u << 20};
+        NcclForce f = {cases[i].algo, -1, cases[i].channels};
+        bool ok = i + 1 == G_N_ELEMENTS(cases);
+        ck_assert_int_eq(nccllive_merges(l.c, &c, &f), ok);
+        char *err = NULL;
+        NcclLive *x = nccllive_start(l.c, &c.group, c.op, &f, c.bytes, l.sim, l.net, m, NULL, NULL, NULL, NULL, &err);
+        ck_assert_int_eq(x != NULL, ok);
+        if (!ok)
+            ck_assert_msg(err && strstr(err, "(a bug)"), "%s", err ? err : "no error");
+        g_free(err);
+        ncclsim_live_free(x);
+        nccllive_merge_free(m);
+        live_clear(&l);
+    }
+}
+END_TEST
+
 #define DGX2 "batch: [32]\ncluster: {node: dgx-h100, nodes: 2}\niterations: {warmup: 1, measured: 2}\n"
 
 static void run_ok(const Scenario *s, int p, const TrainOpts *o, bool live, TrainResult *r)
@@ -368,6 +473,8 @@ int main(void)
     tcase_add_test(testmain_case(s, "contention"), two_calls_contend);
     tcase_add_test(testmain_case(s, "contention-late"), late_call_slows);
     tcase_add_test(testmain_case(s, "slowed"), slowed_call);
+    tcase_add_test(testmain_case(s, "merged"), merged_is_full);
+    tcase_add_test(testmain_case(s, "merge-refuses"), merge_refuses);
     tcase_add_test(testmain_case(s, "oracle-train"), train_live_is_memo);
     tcase_add_test(testmain_case(s, "train-nccl"), train_live_uses_nccl);
     tcase_add_test(testmain_case(s, "train-perturbed"), train_perturbed_slows);
