@@ -18,8 +18,8 @@
  *    included); background traffic
  *    and faults run NCCL too and slow its calls, never speed them;
  *  - merged by orbit (a merging NcclLiveMerge): two whole-cluster calls
- *    at once or overlapping, Ring and Tree, LL, LL128 and Simple, every
- *    collective, 1-3 DGX H100 and A100 nodes, with and without one s on
+ *    at once or overlapping (twins too: one op and size), Ring and Tree,
+ *    LL, LL128 and Simple, every collective, 1-3 DGX H100 and A100 nodes, with and without one s on
  *    every GPU, end where the full run's end to the picosecond and move
  *    its messages and bytes, simulating a quarter of the channels (fewer
  *    events); a group's call, a broadcast and NVLS are refused there;
@@ -246,11 +246,14 @@ START_TEST(merged_is_full)
     static const struct {
         int algo[2];
         NcclOp op[2];
+        uint64_t bytes[2];
     } pairs[] = {
-        {{NCCL_ALGO_RING, NCCL_ALGO_RING}, {NCCL_OP_ALLGATHER, NCCL_OP_REDUCESCATTER}},
-        {{NCCL_ALGO_RING, NCCL_ALGO_RING}, {NCCL_OP_ALLREDUCE, NCCL_OP_ALLGATHER}},
-        {{NCCL_ALGO_TREE, NCCL_ALGO_TREE}, {NCCL_OP_ALLREDUCE, NCCL_OP_ALLREDUCE}},
-        {{NCCL_ALGO_TREE, NCCL_ALGO_RING}, {NCCL_OP_ALLREDUCE, NCCL_OP_REDUCESCATTER}},
+        {{NCCL_ALGO_RING, NCCL_ALGO_RING}, {NCCL_OP_ALLGATHER, NCCL_OP_REDUCESCATTER}, {3u << 20, 5000000}},
+        {{NCCL_ALGO_RING, NCCL_ALGO_RING}, {NCCL_OP_ALLREDUCE, NCCL_OP_ALLGATHER}, {3u << 20, 5000000}},
+        {{NCCL_ALGO_TREE, NCCL_ALGO_TREE}, {NCCL_OP_ALLREDUCE, NCCL_OP_ALLREDUCE}, {3u << 20, 5000000}},
+        {{NCCL_ALGO_TREE, NCCL_ALGO_RING}, {NCCL_OP_ALLREDUCE, NCCL_OP_REDUCESCATTER}, {3u << 20, 5000000}},
+        {{NCCL_ALGO_RING, NCCL_ALGO_RING}, {NCCL_OP_ALLGATHER, NCCL_OP_ALLGATHER}, {3u << 20, 3u << 20}},   /* twins */
+        {{NCCL_ALGO_TREE, NCCL_ALGO_TREE}, {NCCL_OP_ALLREDUCE, NCCL_OP_ALLREDUCE}, {3u << 20, 3u << 20}},
     };
     static const int protos[] = {NCCL_PROTO_LL, NCCL_PROTO_LL128, NCCL_PROTO_SIMPLE};
     static const double ss[] = {0, 0.5};
@@ -271,7 +274,7 @@ START_TEST(merged_is_full)
                             for (int i = 0; i < 2; i++)
                                 k[full][i] = (Call){.l = &l, .g = {nn, 8}, .op = pairs[p].op[i],
                                                     .f = {pairs[p].algo[i], protos[q], 16},
-                                                    .bytes = i ? 5000000 : 3u << 20, .s = ss[j], .m = m};
+                                                    .bytes = pairs[p].bytes[i], .s = ss[j], .m = m};
                             run_among(&l, k[full], at, 2, st[full]);
                             ev[full] = l.sim->events;
                             for (int i = 0; i < 2; i++)
