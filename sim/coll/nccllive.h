@@ -7,16 +7,17 @@
  *
  * Invariant: a call on a network nothing else uses ends at its issue
  * plus what commnccl_get returns for it, to the picosecond (the memo may
- * run one channel of each orbit, exact there; a live run runs them all).
+ * run one channel of each orbit, exact there; a live run runs them all
+ * but in a merging NcclLiveMerge).
  * A unit's calls in groups (nccllive_calls_start) run every group of
  * their shape: one group alone ends where the memo's group (the first
  * nodes' first GPUs) does, alike groups on links of their own end
  * together, and groups that share links contend.
  * Cost: a live call holds its whole schedule (every channel's lanes,
- * connections and routes: nccllive_mem) and runs every channel's events,
- * C/h times the merged memo run's where that one merges; in a merging
- * NcclLiveMerge it runs one channel of each orbit of G/2 channels, exact
- * there, as the memo's merged run is alone. */
+ * connections and routes: nccllive_mem, an upper bound for a merged one)
+ * and runs every channel's events, C/h times the merged memo run's where
+ * that one merges; in a merging NcclLiveMerge, one channel's of each
+ * orbit of G/2. */
 #ifndef ARSIM_NCCLLIVE_H
 #define ARSIM_NCCLLIVE_H
 
