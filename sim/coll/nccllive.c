@@ -64,11 +64,10 @@ static void merge_pend(void *ctx, NcclLive *x)
 static NcclLive *run_start(NcclLiveMerge *m, const CommNccl *c, NcclSimSpec *sp, Sim *sim, Net *net,
                            void (*done)(void *ctx, void *data), void *ctx, void *data, char **err)
 {
-    CommNcclGroup all = commnccl_all(c);
     sp->live_orbits = nccllive_merge_on(m);
-    if (sp->live_orbits && (sp->nodes != all.nodes || sp->ppn != all.ppn)) {
-        *err = g_strdup_printf("an NCCL call of %d nodes x %d GPUs among calls merged by orbit; expected the whole "
-                               "cluster's communicator (a bug)", sp->nodes, sp->ppn);
+    if (sp->live_orbits && sp->ppn != commnccl_all(c).ppn) {
+        *err = g_strdup_printf("an NCCL call of %d nodes x %d GPUs among calls merged by orbit; expected whole "
+                               "nodes (a bug)", sp->nodes, sp->ppn);
         return NULL;
     }
     NcclLive *x = ncclsim_start(sp, sim, net, done, ctx, data, err);
@@ -98,17 +97,22 @@ NcclLive *nccllive_start(const CommNccl *c, const CommNcclGroup *g, NcclOp op, c
 
 bool nccllive_merges(const CommNccl *c, const NcclCall *k, const NcclForce *f)
 {
-    CommNcclGroup all = commnccl_all(c);
     NcclChoice ch;
     char *err = NULL;
-    if (k->group.nodes != all.nodes || k->group.ppn != all.ppn || !commnccl_choose(c, &k->group, k->op, f, k->bytes,
-                                                                                   &ch, &err)) {
+    int groups = nccllive_groups(c, &k->group);
+    if (groups == 0 || k->group.ppn != commnccl_all(c).ppn ||
+        !commnccl_choose(c, &k->group, k->op, f, k->bytes, &ch, &err)) {
         g_free(err);
         return false;
     }
-    NcclSimSpec sp = commnccl_spec(c, &k->group, k->op, k->bytes, &ch);
-    sp.live_orbits = true;
-    return ncclsim_orbit(&sp) > 1;
+    bool ok = true;
+    for (int i = 0; ok && i < groups; i++) {   /* each group's own nodes, their routes checked */
+        NcclSimSpec sp = commnccl_spec(c, &k->group, k->op, k->bytes, &ch);
+        sp.node0 = i * k->group.nodes;
+        sp.live_orbits = true;
+        ok = ncclsim_orbit(&sp) > 1;
+    }
+    return ok;
 }
 
 uint64_t nccllive_mem(const NcclSimSpec *spec)

@@ -34,8 +34,8 @@
  * merged by orbit, its messages and bytes counted for every channel.
  * Exact (the full run's end times, messages and bytes) because the whole
  * Net then maps to itself under that rotation; the caller vouches for
- * it: every call started in m is one nccllive_merges accepts (the whole
- * cluster's communicator), nothing else sends on the Net (no arsim
+ * it: every call started in m is one nccllive_merges accepts (groups of
+ * whole nodes, each mapping to itself), nothing else sends on the Net (no arsim
  * collective, background traffic or fault), every GPU runs under the
  * same s (nccllive_calls_set_slow) and the caller slows every host's
  * links alike. Links of an orbit other than its first carry nothing, so
@@ -73,9 +73,10 @@ typedef struct {
 /* A unit's calls run live in their groups (nccllive_calls_start). */
 typedef struct NcclLiveCalls NcclLiveCalls;
 
-/* Whether call k under force f merges in a merging NcclLiveMerge: on the
- * whole cluster's communicator, and its run (the tuner's choice) merges
- * by the rotation by two GPUs (ncclsim_orbit; not under ARSIM_NCCL_FULL). */
+/* Whether call k under force f merges in a merging NcclLiveMerge: its
+ * groups are of whole nodes (the whole cluster, or runs of nodes), and
+ * each group's run (the tuner's choice) merges by the rotation by two
+ * GPUs (ncclsim_orbit; not under ARSIM_NCCL_FULL). */
 bool nccllive_merges(const CommNccl *c, const NcclCall *k, const NcclForce *f);
 
 /* Groups of shape g on c's cluster: (N / nodes) x (G / ppn); 0 when g

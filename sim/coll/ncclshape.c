@@ -28,7 +28,7 @@ int ncclshape_blocks(const NcclSimSpec *sp)
 
 /* The channels an orbit of ncclsym.h when spec's run may merge them (the
  * structure the maps need: full nodes of an even number G >= 4 of GPUs on
- * NVSwitch, channels a multiple of G, Ring or Tree and not a broadcast;
+ * NVSwitch, from the cluster's first unless live_orbits, channels a multiple of G, Ring or Tree and not a broadcast;
  * Tree's orbits of G where the second tree's relabelling of the nodes
  * maps the leaves to leaves and the run is not live_orbits', else of G/2),
  * else 1; plan checks the rest
@@ -41,7 +41,7 @@ int ncclshape_orbit(const NcclSimSpec *sp)
     int G = nd->ngpus, C = sp->choice.channels > 0 ? sp->choice.channels : 1;
     NcclAlgo a = sp->choice.algo;
     if (!merges(sp) || (a != NCCL_ALGO_RING && a != NCCL_ALGO_TREE) ||
-        sp->op == NCCL_OP_BROADCAST || sp->node0 || sp->gpu0 || sp->ppn != G || G < 4 || G % 2 || C % G || nd->fabric != NODE_FABRIC_NVSWITCH ||
+        sp->op == NCCL_OP_BROADCAST || (sp->node0 && !sp->live_orbits) || sp->gpu0 || sp->ppn != G || G < 4 || G % 2 || C % G || nd->fabric != NODE_FABRIC_NVSWITCH ||
         (uint64_t)sp->nodes * (uint64_t)sp->ppn <= 1)
         return 1;
     int N = sp->nodes, per = sp->cl->nodes_per_leaf;

@@ -530,7 +530,7 @@ NcclLiveMerge *trainplan_live_merge(const TrainPlan *p, Sim *sim)
         g_free(why);
         whole = n > 0;
         for (int i = 0; whole && i < n; i++) {
-            whole = calls[i].group.nodes == all.nodes && calls[i].group.ppn == all.ppn;
+            whole = calls[i].group.ppn == all.ppn;   /* groups of whole nodes map to themselves */
             merge = merge && whole && call_merges(p, su, &calls[i], seen);
         }
     }

@@ -113,8 +113,9 @@ NcclLiveCalls *trainplan_launch_nccl(const TrainPlan *p, Sim *sim, Net *net, Ncc
 
 /* The live NCCL calls of a single-stream training on sim's Net
  * (nccllive.h): NULL (each call its own) unless every unit is NCCL's on
- * the whole cluster's communicator; then merging where every unit's
- * calls merge (nccllive_merges). The caller keeps the Net for them alone
+ * groups of whole nodes (the whole cluster's, or fsdp2's
+ * `reshard_after_forward: N` of whole nodes); then merging where every
+ * unit's calls merge (nccllive_merges). The caller keeps the Net for them alone
  * and every GPU under one s, and frees it after the calls. */
 NcclLiveMerge *trainplan_live_merge(const TrainPlan *p, Sim *sim);
 

@@ -1,7 +1,8 @@
 #!/bin/bash
 # nccllive — live NCCL calls merged by orbit, from the command line: fsdp2
-# (every NCCL call live) on 2 x dgx-h100 and torchtitan's 8-GPU config under
-# fsdp2 give the same JSON, per-layer rows included, as the same runs with
+# (every NCCL call live) on 2 x dgx-h100, the same with reshard_after_forward:
+# 8 (groups of one node), and torchtitan's 8-GPU config under fsdp2 give the
+# same JSON, per-layer rows included, as the same runs with
 # ARSIM_NCCL_FULL=1 (every channel simulated), but for the event counts,
 # which the merge makes fewer.
 A=${ARSIM:-./arsim}
@@ -24,4 +25,6 @@ same() {
 }
 t "fsdp2 on 2 x dgx-h100: merged = full" same d2 "$CFG" --set policies.0.overlap=fsdp2 \
     --set 'cluster={node: dgx-h100, nodes: 2}'
+t "fsdp2 reshard_after_forward 8 on 2 x dgx-h100: merged = full" same r8 "$CFG" --set policies.0.overlap=fsdp2 \
+    --set policies.0.reshard_after_forward=8 --set 'cluster={node: dgx-h100, nodes: 2}'
 t "torchtitan 8 GPUs under fsdp2: merged = full" same t8 "$CFG" --set policies.0.overlap=fsdp2

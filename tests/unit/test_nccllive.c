@@ -22,7 +22,9 @@
  *    LL, LL128 and Simple, every collective, 1-3 DGX H100 and A100 nodes, with and without one s on
  *    every GPU, end where the full run's end to the picosecond and move
  *    its messages and bytes, simulating a quarter of the channels (fewer
- *    events); a group's call, a broadcast and NVLS are refused there;
+ *    events); so do two units' calls on groups of whole nodes (a node,
+ *    two nodes); a group inside nodes, a broadcast, NVLSTree and 12
+ *    channels are refused there;
  *  - memory: a live policy holds comm.streams calls a stream (fsdp2: a
  *    stream per collective) at once, each every channel's, and the
  *    estimate counts them: the memo's one call's part times that. */
@@ -296,6 +298,70 @@ START_TEST(merged_is_full)
 }
 END_TEST
 
+/* A unit's calls (nccllive_calls_start) and when they ended. */
+typedef struct {
+    Sim *sim;
+    NcclLiveCalls *x;
+    simtime_t end;
+} Unit;
+
+static void unit_done(void *ctx, void *data)
+{
+    Unit *u = ctx;
+    (void)data;
+    u->end = u->sim->now;
+}
+
+/* Calls on groups of whole nodes (a node's, two nodes'), two units at
+ * once, merged and in full: each unit's end to the picosecond, its
+ * messages and bytes. */
+START_TEST(merged_groups_are_full)
+{
+    static const char *const nodes[] = {"dgx-h100", "dgx-a100"};
+    static const struct {
+        int nodes, gnodes;
+    } shapes[] = {{2, 1}, {3, 1}, {4, 2}};
+    static const int protos[] = {NCCL_PROTO_LL, NCCL_PROTO_LL128, NCCL_PROTO_SIMPLE};
+    for (size_t a = 0; a < G_N_ELEMENTS(nodes); a++)
+        for (size_t g = 0; g < G_N_ELEMENTS(shapes); g++)
+            for (size_t q = 0; q < G_N_ELEMENTS(protos); q++) {
+                Unit u[2][2];
+                uint64_t moved[2][2][2], ev[2];
+                for (int full = 0; full < 2; full++) {
+                    Live l;
+                    live_init(&l, nodes[a], shapes[g].nodes);
+                    NcclLiveMerge *m = nccllive_merge_new(l.sim, !full);
+                    NcclCall c[2] = {{.group = {shapes[g].gnodes, 8}, .op = NCCL_OP_ALLGATHER, .bytes = 3u << 20},
+                                     {.group = {shapes[g].gnodes, 8}, .op = NCCL_OP_ALLREDUCE, .bytes = 5000000}};
+                    NcclForce f[2] = {{NCCL_ALGO_RING, protos[q], 16}, {NCCL_ALGO_TREE, protos[q], 16}};
+                    for (int i = 0; i < 2; i++) {
+                        ck_assert(nccllive_merges(l.c, &c[i], &f[i]));
+                        char *err = NULL;
+                        u[full][i] = (Unit){.sim = l.sim, .end = -1};
+                        u[full][i].x = nccllive_calls_start(l.c, &c[i], 1, &f[i], l.sim, l.net, m, unit_done,
+                                                            &u[full][i], NULL, &err);
+                        ck_assert_msg(u[full][i].x, "%s", err);
+                    }
+                    ck_assert(sim_run(l.sim));
+                    ev[full] = l.sim->events;
+                    for (int i = 0; i < 2; i++) {
+                        ck_assert_int_gt(u[full][i].end, 0);
+                        nccllive_calls_moved(u[full][i].x, &moved[full][i][0], &moved[full][i][1]);
+                        nccllive_calls_free(u[full][i].x);
+                    }
+                    nccllive_merge_free(m);
+                    live_clear(&l);
+                }
+                for (int i = 0; i < 2; i++) {
+                    ck_assert_int_eq(u[0][i].end, u[1][i].end);
+                    ck_assert_uint_eq(moved[0][i][0], moved[1][i][0]);
+                    ck_assert_uint_eq(moved[0][i][1], moved[1][i][1]);
+                }
+                ck_assert_uint_lt(ev[0], ev[1]);
+            }
+}
+END_TEST
+
 /* A merging NcclLiveMerge refuses a call that does not merge: a group's,
  * a broadcast, NVLS, odd channels; nccllive_merges says the same. */
 START_TEST(merge_refuses)
@@ -478,6 +544,7 @@ int main(void)
     tcase_add_test(testmain_case(s, "slowed"), slowed_call);
     tcase_add_test(testmain_case(s, "merged"), merged_is_full);
     tcase_add_test(testmain_case(s, "merge-refuses"), merge_refuses);
+    tcase_add_test(testmain_case(s, "merged-groups"), merged_groups_are_full);
     tcase_add_test(testmain_case(s, "oracle-train"), train_live_is_memo);
     tcase_add_test(testmain_case(s, "train-nccl"), train_live_uses_nccl);
     tcase_add_test(testmain_case(s, "train-perturbed"), train_perturbed_slows);
