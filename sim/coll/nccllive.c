@@ -95,7 +95,7 @@ NcclLive *nccllive_start(const CommNccl *c, const CommNcclGroup *g, NcclOp op, c
     return run_start(m, c, &sp, sim, net, done, ctx, data, err);
 }
 
-bool nccllive_merges(const CommNccl *c, const NcclCall *k, const NcclForce *f)
+bool nccllive_merges(const CommNccl *c, const NcclCall *k, const NcclForce *f, uint32_t *img)
 {
     NcclChoice ch;
     char *err = NULL;
@@ -110,7 +110,7 @@ bool nccllive_merges(const CommNccl *c, const NcclCall *k, const NcclForce *f)
         NcclSimSpec sp = commnccl_spec(c, &k->group, k->op, k->bytes, &ch);
         sp.node0 = i * k->group.nodes;
         sp.live_orbits = true;
-        ok = ncclsim_orbit(&sp) > 1;
+        ok = ncclsim_orbit(&sp, img) > 1;
     }
     return ok;
 }

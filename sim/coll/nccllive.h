@@ -76,8 +76,10 @@ typedef struct NcclLiveCalls NcclLiveCalls;
 /* Whether call k under force f merges in a merging NcclLiveMerge: its
  * groups are of whole nodes (the whole cluster, or runs of nodes), and
  * each group's run (the tuner's choice) merges by the rotation by two
- * GPUs (ncclsim_orbit; not under ARSIM_NCCL_FULL). */
-bool nccllive_merges(const CommNccl *c, const NcclCall *k, const NcclForce *f);
+ * GPUs (ncclsim_orbit; not under ARSIM_NCCL_FULL), with the same map of
+ * links as the calls asked about before (img: ncclsim_orbit's, one entry
+ * a link of c's topology; NULL: not compared). */
+bool nccllive_merges(const CommNccl *c, const NcclCall *k, const NcclForce *f, uint32_t *img);
 
 /* Groups of shape g on c's cluster: (N / nodes) x (G / ppn); 0 when g
  * does not tile it. Group (i, j), numbered i * (G / ppn) + j, runs on

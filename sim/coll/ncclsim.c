@@ -690,11 +690,18 @@ void ncclsim_live_free(NcclLive *x)
     g_free(x);
 }
 
-int ncclsim_orbit(const NcclSimSpec *sp)
+int ncclsim_orbit(const NcclSimSpec *sp, uint32_t *img)
 {
     Run R;
     char *err = NULL;
     int h = run_prepare(&R, sp, &err) > 0 ? R.h * R.T : 1;
+    for (uint32_t l = 0; img && R.sym && h > 1 && l < sp->topo->links->len; l++) {
+        uint32_t v = ncclsym_image(R.sym, l);
+        if (v != UINT32_MAX && img[l] != UINT32_MAX && img[l] != v)
+            h = 1;
+        else if (v != UINT32_MAX)
+            img[l] = v;
+    }
     g_free(err);
     run_free(&R);
     return h;

@@ -115,8 +115,13 @@ void ncclsim_live_set_slow(NcclLive *x, int host, double s);
 void ncclsim_live_free(NcclLive *x);
 
 /* The channels an orbit spec's run merges into one (1: it simulates every
- * channel), from its schedule and routes as the run plans them. */
-int ncclsim_orbit(const NcclSimSpec *spec);
+ * channel), from its schedule and routes as the run plans them. img:
+ * NULL, or one entry a link of spec->topo (UINT32_MAX: none yet), the
+ * image of each link under the rotation to an orbit's next channel as
+ * other runs recorded it: a run whose images contradict one recorded
+ * returns 1 (the runs together are not symmetric under one map), else it
+ * records its own. */
+int ncclsim_orbit(const NcclSimSpec *spec, uint32_t *img);
 /* The same for a live run. */
 int ncclsim_live_orbit(const NcclLive *x);
 

@@ -108,6 +108,8 @@ bool ncclsym_close(NcclSym *s)
 
 uint32_t ncclsym_link(const NcclSym *s, uint32_t l) { return s->orb[l]; }
 
+uint32_t ncclsym_image(const NcclSym *s, uint32_t l) { return s->img[l]; }
+
 const TopoRoute *ncclsym_route(NcclSym *s, const TopoRoute *r0)
 {
     TopoRoute *t = g_hash_table_lookup(s->routes, r0);

@@ -61,6 +61,11 @@ bool ncclsym_close(NcclSym *s);
 /* Whether links a and b have one rate, peak, latency and token bucket. */
 bool ncclsym_same_link(const Topo *t, uint32_t a, uint32_t b);
 
+/* The image of link l under the rotation to an orbit's next channel
+ * (sigma(l)) where l is on a simulated channel's route, else UINT32_MAX.
+ * Only after ncclsym_close returned true. */
+uint32_t ncclsym_image(const NcclSym *s, uint32_t l);
+
 /* Link l (of a simulated channel's route) replaced by its orbit's first.
  * Only after ncclsym_close returned true. */
 uint32_t ncclsym_link(const NcclSym *s, uint32_t l);

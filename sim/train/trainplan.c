@@ -503,8 +503,9 @@ typedef struct {
 } MergeSeen;
 
 /* Whether unit su's call k merges: looked up in `seen` (MergeSeen; units
- * repeat few calls) or asked and added. */
-static bool call_merges(const TrainPlan *p, const SyncUnit *su, const TrainNcclCall *k, GArray *seen)
+ * repeat few calls) or asked and added, its map of links checked against
+ * img's (nccllive_merges). */
+static bool call_merges(const TrainPlan *p, const SyncUnit *su, const TrainNcclCall *k, GArray *seen, uint32_t *img)
 {
     for (guint i = 0; i < seen->len; i++) {
         const MergeSeen *a = &g_array_index(seen, MergeSeen, i);
@@ -512,7 +513,7 @@ static bool call_merges(const TrainPlan *p, const SyncUnit *su, const TrainNcclC
             a->call.group.ppn == k->group.ppn && !memcmp(&a->force, &su->nccl.force, sizeof a->force))
             return a->merges;
     }
-    MergeSeen a = {.call = *k, .force = su->nccl.force, .merges = nccllive_merges(p->nccl, k, &su->nccl.force)};
+    MergeSeen a = {.call = *k, .force = su->nccl.force, .merges = nccllive_merges(p->nccl, k, &su->nccl.force, img)};
     g_array_append_val(seen, a);
     return a.merges;
 }
@@ -520,6 +521,8 @@ static bool call_merges(const TrainPlan *p, const SyncUnit *su, const TrainNcclC
 NcclLiveMerge *trainplan_live_merge(const TrainPlan *p, Sim *sim)
 {
     GArray *seen = g_array_new(FALSE, TRUE, sizeof(MergeSeen));
+    uint32_t *img = g_new(uint32_t, p->topo->links->len);   /* one map of links for every call (ncclsim_orbit) */
+    memset(img, 0xff, sizeof(uint32_t) * p->topo->links->len);
     CommNcclGroup all = p->nccl ? commnccl_all(p->nccl) : (CommNcclGroup){0};
     bool whole = p->nccl != NULL && p->units->len > 0, merge = whole;
     for (guint u = 0; whole && u < p->units->len; u++) {
@@ -531,9 +534,10 @@ NcclLiveMerge *trainplan_live_merge(const TrainPlan *p, Sim *sim)
         whole = n > 0;
         for (int i = 0; whole && i < n; i++) {
             whole = calls[i].group.ppn == all.ppn;   /* groups of whole nodes map to themselves */
-            merge = merge && whole && call_merges(p, su, &calls[i], seen);
+            merge = merge && whole && call_merges(p, su, &calls[i], seen, img);
         }
     }
     g_array_unref(seen);
+    g_free(img);
     return whole ? nccllive_merge_new(sim, merge) : NULL;
 }

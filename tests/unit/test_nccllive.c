@@ -24,7 +24,8 @@
  *    its messages and bytes, simulating a quarter of the channels (fewer
  *    events); so do two units' calls on groups of whole nodes (a node,
  *    two nodes); a group inside nodes, a broadcast, NVLSTree and 12
- *    channels are refused there;
+ *    channels are refused there, and so is a call whose map of links
+ *    contradicts the others';
  *  - memory: a live policy holds comm.streams calls a stream (fsdp2: a
  *    stream per collective) at once, each every channel's, and the
  *    estimate counts them: the memo's one call's part times that. */
@@ -335,7 +336,7 @@ START_TEST(merged_groups_are_full)
                                      {.group = {shapes[g].gnodes, 8}, .op = NCCL_OP_ALLREDUCE, .bytes = 5000000}};
                     NcclForce f[2] = {{NCCL_ALGO_RING, protos[q], 16}, {NCCL_ALGO_TREE, protos[q], 16}};
                     for (int i = 0; i < 2; i++) {
-                        ck_assert(nccllive_merges(l.c, &c[i], &f[i]));
+                        ck_assert(nccllive_merges(l.c, &c[i], &f[i], NULL));
                         char *err = NULL;
                         u[full][i] = (Unit){.sim = l.sim, .end = -1};
                         u[full][i].x = nccllive_calls_start(l.c, &c[i], 1, &f[i], l.sim, l.net, m, unit_done,
@@ -362,6 +363,38 @@ START_TEST(merged_groups_are_full)
 }
 END_TEST
 
+/* Calls that merge share one map of links (nccllive_merges' img): a Ring
+ * all-gather, a Tree all-reduce and a Ring reduce-scatter of another size
+ * on 3 dgx-h100 nodes agree; a map that contradicts theirs (a link its
+ * own image) refuses the next. */
+START_TEST(merge_one_map)
+{
+    Live l;
+    live_init(&l, "dgx-h100", 3);
+    guint n = l.x.t->links->len;
+    uint32_t *img = g_new(uint32_t, n);
+    memset(img, 0xff, sizeof(uint32_t) * n);
+    NcclCall c[3] = {{.group = {3, 8}, .op = NCCL_OP_ALLGATHER, .bytes = 3u << 20},
+                     {.group = {3, 8}, .op = NCCL_OP_ALLREDUCE, .bytes = 5000000},
+                     {.group = {3, 8}, .op = NCCL_OP_REDUCESCATTER, .bytes = 700000}};
+    NcclForce f[3] = {{NCCL_ALGO_RING, -1, 16}, {NCCL_ALGO_TREE, -1, 16}, {NCCL_ALGO_RING, -1, 32}};
+    for (int i = 0; i < 3; i++)
+        ck_assert(nccllive_merges(l.c, &c[i], &f[i], img));
+    guint set = 0, first = n;
+    for (guint k = 0; k < n; k++)
+        if (img[k] != UINT32_MAX) {
+            set++;
+            first = first < n ? first : k;
+            ck_assert_uint_ne(img[k], k);   /* the rotation moves every link used */
+        }
+    ck_assert_uint_gt(set, 0);
+    img[first] = first;
+    ck_assert(!nccllive_merges(l.c, &c[0], &f[0], img));
+    g_free(img);
+    live_clear(&l);
+}
+END_TEST
+
 /* A merging NcclLiveMerge refuses a call that does not merge: a group's,
  * a broadcast, NVLS, odd channels; nccllive_merges says the same. */
 START_TEST(merge_refuses)
@@ -384,7 +417,7 @@ START_TEST(merge_refuses)
         NcclCall c = {.group = {2, cases[i].ppn}, .op = cases[i].op, .bytes = 4u << 20};
         NcclForce f = {cases[i].algo, -1, cases[i].channels};
         bool ok = i + 1 == G_N_ELEMENTS(cases);
-        ck_assert_int_eq(nccllive_merges(l.c, &c, &f), ok);
+        ck_assert_int_eq(nccllive_merges(l.c, &c, &f, NULL), ok);
         char *err = NULL;
         NcclLive *x = nccllive_start(l.c, &c.group, c.op, &f, c.bytes, l.sim, l.net, m, NULL, NULL, NULL, NULL, &err);
         ck_assert_int_eq(x != NULL, ok);
@@ -545,6 +578,7 @@ int main(void)
     tcase_add_test(testmain_case(s, "merged"), merged_is_full);
     tcase_add_test(testmain_case(s, "merge-refuses"), merge_refuses);
     tcase_add_test(testmain_case(s, "merged-groups"), merged_groups_are_full);
+    tcase_add_test(testmain_case(s, "merge-one-map"), merge_one_map);
     tcase_add_test(testmain_case(s, "oracle-train"), train_live_is_memo);
     tcase_add_test(testmain_case(s, "train-nccl"), train_live_uses_nccl);
     tcase_add_test(testmain_case(s, "train-perturbed"), train_perturbed_slows);
