@@ -28,6 +28,10 @@ if (!exists("baseline")) baseline = "the baseline"
 set xlabel xlab
 unset key
 if (xlog) {
+    # iteration times over more than a decade (a latency-bound ring at
+    # scale): a log axis, so that the lines near the baseline stay apart
+    stats datafile using 2 nooutput
+    if (STATS_min > 0 && STATS_max > 10 * STATS_min) { set logscale y 10 }
     set ylabel "iteration time (ms)"
     plot for [i=0:nblocks-1] datafile index i using 1:2 with linespoints lw 2 pt 7
 } else {
