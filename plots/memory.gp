@@ -1,7 +1,7 @@
 # memory.gp — the estimated peak memory per GPU (bottom, log scale) and,
-# on top, the iteration time (against GPUs) or the speed-up over the
-# baseline (against the model, whose iteration times differ by orders of
-# magnitude), a line per policy; a point whose memory is above the GPU's
+# on top, the iteration time (against GPUs; a log axis when it spans more
+# than a decade) or the speed-up over the baseline (against the model,
+# whose iteration times differ by orders of magnitude), a line per policy; a point whose memory is above the GPU's
 # (memory_fits false) is circled in red: that run would not fit.
 #   gnuplot -e "datafile='x.dat'; outfile='x.png'; nblocks=5; xlog=1; xlab='GPUs'" plots/memory.gp
 #   gnuplot -e "datafile='x.dat'; outfile='x.png'; nblocks=5; xlog=0; nx=2; xtics='(\"llama3-8b\" 0, \"llama3-70b\" 1)'; xlab='model'" plots/memory.gp
