@@ -1,7 +1,7 @@
 # memory.gp — the estimated peak memory per GPU (bottom, log scale) and,
-# on top, the iteration time (against GPUs) or the speed-up over the
-# baseline (against the model, whose iteration times differ by orders of
-# magnitude), a line per policy; a point whose memory is above the GPU's
+# on top, the iteration time (against GPUs; a log axis when it spans more
+# than a decade) or the speed-up over the baseline (against the model,
+# whose iteration times differ by orders of magnitude), a line per policy; a point whose memory is above the GPU's
 # (memory_fits false) is circled in red: that run would not fit.
 #   gnuplot -e "datafile='x.dat'; outfile='x.png'; nblocks=5; xlog=1; xlab='GPUs'" plots/memory.gp
 #   gnuplot -e "datafile='x.dat'; outfile='x.png'; nblocks=5; xlog=0; nx=2; xtics='(\"llama3-8b\" 0, \"llama3-70b\" 1)'; xlab='model'" plots/memory.gp
@@ -28,6 +28,10 @@ if (!exists("baseline")) baseline = "the baseline"
 set xlabel xlab
 unset key
 if (xlog) {
+    # iteration times over more than a decade (a latency-bound ring at
+    # scale): a log axis, so that the lines near the baseline stay apart
+    stats datafile using 2 nooutput
+    if (STATS_min > 0 && STATS_max > 10 * STATS_min) { set logscale y 10 }
     set ylabel "iteration time (ms)"
     plot for [i=0:nblocks-1] datafile index i using 1:2 with linespoints lw 2 pt 7
 } else {

@@ -15,6 +15,12 @@
 # command (docs/dev/performance.md):
 #   arsim sweep configs/sweep-scale-64k.yaml --out R --jobs 1 && arsim plot R/results.jsonl --out R/plots
 #   cp R/plots/scaling-01.png docs/img/scale-64k/scaling.png; cp R/plots/scaling-01.dat docs/img/scale-64k/scaling.dat
+# fsdp/scale-nccl.*: the NCCL scale sweeps (configs/sweep-fsdp-scale-nccl-node,
+# -nccl and -nccl-far.yaml, 8 to 65,536 GPUs) take about 16 minutes of CPU, most of
+# it the far sweep's 4,096 and 8,192 nodes, so they too have their own commands:
+#   for s in -node '' -far; do arsim sweep configs/sweep-fsdp-scale-nccl$s.yaml --out R$s --jobs 2; done
+#   arsim plot R-node/results.jsonl R/results.jsonl R-far/results.jsonl --out R/plots
+#   cp R/plots/memory-01.png docs/img/fsdp/scale-nccl.png; cp R/plots/memory-01.dat docs/img/fsdp/scale-nccl.dat
 set -eu
 A=$(readlink -f "${1:-./arsim}")
 cd "$(dirname "$0")/../.."

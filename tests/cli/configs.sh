@@ -1,7 +1,8 @@
 #!/bin/bash
 # The shipped scenarios (configs/) and topology files (topologies/): each
 # scenario passes `arsim check` and `arsim run` with one result per (batch,
-# policy); each topology file runs `arsim collective --topology` with its
+# policy); each sweep file (configs/sweep-*.yaml) expands and passes `arsim
+# check`; each topology file runs `arsim collective --topology` with its
 # host count; and a few figures are checked against closed forms written
 # here from the files' own numbers (alpha-beta-gamma, docs/dev/design.md §7.7).
 # Prints "ok NAME" / "FAIL NAME"; $ARSIM is the binary; cwd = repo root.
@@ -54,6 +55,16 @@ check bert-base-16gpu.closed-form "$(close "$got" "$want" && echo 0)" "got $got 
 
 # resnet50-64gpu: 8 nodes x 8 GPUs = 64 ranks, fp16 gradients
 check resnet50-64gpu.world "$(awk -F, 'NR == 2 { exit !($5 == 8 && $6 == 8 && $7 == 64) }' "$tmp/resnet50-64gpu.csv" && echo 0)"
+
+# --- sweeps: each expands and checks; the NCCL scale figure's three files ----
+# (configs/sweep-fsdp-scale-nccl{-node,,-far}.yaml, plotted as one figure) take
+# the node counts 1, 2, 4, ..., 8,192 once each, in that order
+for f in configs/sweep-*.yaml; do
+  "$ARSIM" check "$f" >"$tmp/out" 2>"$tmp/err"
+  check "$(basename "$f" .yaml).check" "$(grep -q "^$f: ok: [0-9]* scenarios\?," "$tmp/out" && echo 0)" "$(cat "$tmp/err" "$tmp/out")"
+done
+n=$(for s in -node '' -far; do sed -n 's/^  cluster\.nodes: \[\(.*\)\]$/\1/p' "configs/sweep-fsdp-scale-nccl$s.yaml"; done | tr -d ' ' | paste -sd,)
+check sweep-fsdp-scale-nccl.nodes "$([ "$n" = 1,2,4,8,16,32,64,128,256,512,1024,2048,4096,8192 ] && echo 0)" "nodes $n"
 
 # --- topology files: collective on every host ------------------------------
 # json_num KEY FILE: the first numeric value of "KEY" in cJSON's output
