@@ -11,6 +11,32 @@
 #include <math.h>
 #include <string.h>
 
+/* A live run (ncclsim_start): its Run shares the caller's Sim and Net. */
+struct NcclLive {
+    Run R;                   /* the run; its sim and net borrowed */
+    NcclSimSpec spec;        /* the caller's, full */
+    uint64_t arrived;        /* messages delivered so far */
+    bool ended;              /* every lane ended and every message arrived */
+    simtime_t start, end;    /* its issue and its end, ps */
+    void (*done)(void *ctx, void *data);
+    void *ctx, *data;        /* done's arguments */
+    double *rank_s;          /* [rank]: the slow-down s its capped ops hold under (ncclsim_live_set_slow); NULL:
+                              * none set; owned */
+    void (*pend)(void *ctx, NcclLive *x);   /* ncclsim_live_set_batch's; NULL: the run flushes itself */
+    void *pend_ctx;
+    uint64_t order;          /* its place among the runs pend's holder flushes together */
+};
+
+/* A live run whose ties are broken with others' (ncclsim_live_set_batch):
+ * told of its first op end with sends this picosecond; true then. */
+static bool live_batch(Run *R)
+{
+    if (!R->lv || !R->lv->pend)
+        return false;
+    R->lv->pend(R->lv->pend_ctx, R->lv);
+    return true;
+}
+
 /* ---- the executor ---- */
 
 static void lane_try(Run *R, int32_t li);
@@ -158,9 +184,6 @@ static void flush(void *ctx, void *data)
     g_array_set_size(R->batch, 0);
 }
 
-static const double *live_rank_s(const struct NcclLive *x);
-static bool live_batch(Run *R);
-
 /* Capped: the ps lane L's op holds it after its latency (its data at the
  * channel's cap, slower by 1 + s for a live run's rank under s), and each
  * of its sends' earliest delivery then. */
@@ -169,7 +192,7 @@ static simtime_t hold(Run *R, const Lane *L, const int32_t *pend)
     if (!R->nb || L->kind == LANE_SW_RED || L->kind == LANE_SW_MC)
         return 0;
     double ps = (double)L->pend_data * R->cap_ps_B;
-    const double *rs = R->lv ? live_rank_s(R->lv) : NULL;
+    const double *rs = R->lv ? R->lv->rank_s : NULL;
     if (rs)   /* a live run beside compute: its rank's slow-down (ncclsim_live_set_slow) */
         ps *= 1 + rs[L->kind == LANE_RING ? R->ring[(size_t)L->chan * R->n + L->who] : L->who];
     simtime_t h = (simtime_t)(ps + 0.5);
@@ -555,36 +578,6 @@ double ncclsim_time(const NcclSimSpec *sp, NcclSimStats *st, char **err)
 }
 
 /* ---- live runs on a shared Sim and Net ---- */
-
-struct NcclLive {
-    Run R;                   /* the run; its sim and net borrowed */
-    NcclSimSpec spec;        /* the caller's, full */
-    uint64_t arrived;        /* messages delivered so far */
-    bool ended;              /* every lane ended and every message arrived */
-    simtime_t start, end;    /* its issue and its end, ps */
-    void (*done)(void *ctx, void *data);
-    void *ctx, *data;        /* done's arguments */
-    double *rank_s;          /* [rank]: the slow-down s its capped ops hold under (ncclsim_live_set_slow); NULL:
-                              * none set; owned */
-    void (*pend)(void *ctx, NcclLive *x);   /* ncclsim_live_set_batch's; NULL: the run flushes itself */
-    void *pend_ctx;
-    uint64_t order;          /* its place among the runs pend's holder flushes together */
-};
-
-/* A live run whose ties are broken with others' (ncclsim_live_set_batch):
- * told of its first op end with sends this picosecond; true then. */
-static bool live_batch(Run *R)
-{
-    if (!R->lv || !R->lv->pend)
-        return false;
-    R->lv->pend(R->lv->pend_ctx, R->lv);
-    return true;
-}
-
-static const double *live_rank_s(const struct NcclLive *x)
-{
-    return x->rank_s;
-}
 
 static void live_done(void *ctx, void *data)
 {
