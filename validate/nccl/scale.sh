@@ -8,12 +8,16 @@
 # count, forced algorithm, protocol, channels), then one 'SIZE BUSBW TIME'
 # line a size (bytes, GB/s, us). Prints, per file, a markdown table of the
 # size, the published busbw, arsim's and NCCL's tuner's (as arsim
-# transcribes it; the CSV rows carry it), the error of each, (x - published)
-# / published, and the three times; then the worst error of each from 64 KiB
-# to 16 MiB and at 64 MiB and above beside issue 34's targets (25 % and
-# 10 %); then, for a Ring, the time a step at the smallest size: the call's
-# time over its steps (2 (n - 1) for an all-reduce, n - 1 for the others),
-# which holds both the step's latency and its share of the bytes.
+# transcribes it; the CSV rows carry it), the error of each in busbw,
+# (x - published) / published, and the three times; then the worst error of
+# each from 64 KiB to 16 MiB and at 64 MiB and above beside issue 34's
+# targets (25 % and 10 %); then, for a Ring, the time a step at the smallest
+# size: the call's time over its steps (2 (n - 1) for an all-reduce, n - 1
+# for the others), which holds both the step's latency and its share of the
+# bytes. The errors are taken from the times: at one size busbw is the
+# bytes times a factor of the rank count over the time, so the busbw error
+# is t_published / t - 1; the tables print busbw to two decimals (0.00 below
+# a few KiB) and times to four digits.
 # Usage: validate/nccl/scale.sh [ARSIM [FILE...]]   (default ./build/arsim,
 #        every validate/nccl/published/nodes/*.txt)
 set -eu
@@ -59,7 +63,7 @@ for f; do
             if (n[w] == 1 || a > am[w]) { am[w] = a; em[w] = e; sm[w] = s }
         }
         {
-            ea = ($9 - $2) / $2 * 100; et = ($11 - $2) / $2 * 100
+            ea = ($3 / $8 - 1) * 100; et = ($3 / $10 - 1) * 100
             printf "| %s | %.2f | %.2f | %.2f | %+.1f %% | %+.1f %% | %.1f | %.1f | %.1f |\n",
                    $1, $2, $9, $11, ea, et, $3, $8, $10
             if ($1 >= 65536 && $1 <= 16777216) { keep("am", ea, $1); keep("tm", et, $1) }
