@@ -35,10 +35,3 @@ uint64_t ncclproto_wire_bytes(NcclProto p, uint64_t data)
 {
     return p == NCCL_PROTO_LL ? 2 * data : p == NCCL_PROTO_LL128 ? (data * 16 + 14) / 15 : data;
 }
-
-uint64_t ncclproto_wire_bytes_on(NcclAlgo a, NcclProto p, int nodes, uint64_t data)
-{
-    if (a == NCCL_ALGO_TREE && p == NCCL_PROTO_LL128 && nodes == 1)
-        return (data * 9 + 6) / 7;
-    return ncclproto_wire_bytes(p, data);
-}

@@ -16,10 +16,5 @@ int ncclproto_slices_per_chunk(NcclAlgo a, NcclProto p, NcclOp op);
 int ncclproto_window(NcclAlgo a, NcclProto p, NcclOp op);
 /* Wire bytes for `data` bytes of protocol p. */
 uint64_t ncclproto_wire_bytes(NcclProto p, uint64_t data);
-/* Wire bytes for `data` bytes of algo a under protocol p on `nodes`
- * nodes: ncclproto_wire_bytes, but Tree/LL128 on one node, whose data
- * NCCL's model moves at 7/9 of the link's rate (tuning.cc:184, in place
- * of LL128's 120/128 between nodes): 9/7 of the data, rounded up. */
-uint64_t ncclproto_wire_bytes_on(NcclAlgo a, NcclProto p, int nodes, uint64_t data);
 
 #endif

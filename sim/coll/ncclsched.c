@@ -2,7 +2,6 @@
  * for Ring, Tree and NVLS, and merging a run's channels by orbit; see
  * ncclsched.h. Sizes and rules cite NCCL v2.21.5-1 (docs/dev/references-nccl.md). */
 #include "coll/ncclsched.h"
-#include "coll/ncclshape.h"
 #include "coll/ncclroute.h"
 #include "coll/nccltrans.h"
 
@@ -452,23 +451,3 @@ void ncclsched_unmerge_sent(Run *R)
     g_free(own);
 }
 
-void ncclsched_cut_init(Run *R)
-{
-    if (!ncclshape_cut(R->sp))
-        return;
-    uint64_t nc = R->conns->len;
-    R->heads = (uint32_t *)ncclsched_ints(R, nc);
-    R->lam_ps = (simtime_t *)ncclsched_ints(R, nc * 2);
-    R->dly_ps = (simtime_t *)ncclsched_ints(R, nc * 2);
-    const Topo *t = R->sp->topo;
-    for (uint64_t c = 0; c < nc; c++) {
-        const TopoRoute *r = R->cq[c].route;
-        simtime_t wire = 0;
-        for (uint32_t i = 0; r && i < r->nhops; i++)
-            wire += g_array_index(t->links, TopoLink, r->link[i]).latency_ps;
-        simtime_t step = R->lat_ps[R->cq[c].hw];
-        R->heads[c] = 0;
-        R->lam_ps[c] = step > wire ? step : wire;
-        R->dly_ps[c] = R->lam_ps[c] - wire;
-    }
-}

@@ -30,8 +30,7 @@ typedef struct {
 
 typedef struct {
     const TopoRoute *route;  /* Conn.route */
-    uint32_t sent, arrived, consumed;  /* slices, modulo 2^32; consumed <= arrived (cut-through: <= Run.heads,
-                              * and arrived + 1), sent - consumed <= W */
+    uint32_t sent, arrived, consumed;  /* slices, modulo 2^32; consumed <= arrived, sent - consumed <= W */
     int32_t send_wait;       /* a lane waiting for a free slot, or -1 */
     int32_t recv_wait;       /* the receiving lane waiting for a slice, or -1 */
     uint8_t hw;              /* Conn.hw */
@@ -45,7 +44,7 @@ typedef struct {
     uint64_t pend_data;      /* data bytes each pending send carries */
     int32_t chan, who;       /* channel (its slot: Run.S); rank (or owner position) the lane belongs to */
     uint8_t kind;            /* LaneKind */
-    bool busy;               /* between an op's start and its slices leaving (cut-through: its hold's end) */
+    bool busy;               /* between an op's start and its slices leaving */
     uint8_t npend;           /* sends pending (their conns: Run.pend for NVLS, else the op's sends again) */
     uint8_t tr_nrecv, tr_nsend; /* Tree: the receives and sends of every op of the lane */
     union {
@@ -112,13 +111,6 @@ typedef struct {
     uint64_t *nb_k;          /* capped: [conn]: the slices the network delivered on conn; NULL: no cap */
     simtime_t *until;        /* capped: [lane]: when its last op's hold ends (its next op's latency starts
                               * then, ps); NULL: no cap */
-    uint32_t *heads;         /* cut-through (ncclshape_cut): [conn]: slices whose first line arrived, modulo
-                              * 2^32 (ConnQ.arrived counts those whose last line did); NULL: store and forward */
-    simtime_t *lam_ps;       /* cut-through: [conn]: a hop's latency, the later of NCCL's step latency for its
-                              * hardware and its route's link latencies, ps */
-    simtime_t *dly_ps;       /* cut-through: [conn]: lam_ps less the route's link latencies (>= 0), ps: what a
-                              * delivery waits more, the network having timed the rest */
-    uint64_t heads_due;      /* cut-through: first lines on their way (events not yet run) */
     uint64_t *sent;          /* spec's rank_bytes (NULL: not counted): data bytes each rank sent */
     uint64_t held;           /* bytes of the int32 arrays allocated so far (ints_new) */
     uint64_t memo_data;      /* the last data size wire_of converted (0: none yet), bytes */
@@ -174,8 +166,5 @@ static inline int32_t ncclsched_ring_send(const Run *R, const Lane *L) { return 
 void ncclsched_op(Run *R, const Lane *L, uint64_t idx, Op *o);
 /* A merged run's per-rank bytes (Run.sent) made every channel's. */
 void ncclsched_unmerge_sent(Run *R);
-/* Cut-through's state (Run.heads, lam_ps, dly_ps), where ncclshape_cut
- * says so, from R's connections (Run.cq made) and latency table. */
-void ncclsched_cut_init(Run *R);
 
 #endif

@@ -63,13 +63,6 @@ double ncclshape_cap_GBps(const NcclSimSpec *sp)
     return nccl_lane_cap_GBps(&sys, a, sp->choice.proto);
 }
 
-bool ncclshape_cut(const NcclSimSpec *sp)
-{
-    NcclAlgo a = sp->choice.algo;
-    return (a == NCCL_ALGO_RING || a == NCCL_ALGO_TREE) && sp->choice.proto != NCCL_PROTO_SIMPLE &&
-           ncclshape_cap_GBps(sp) > 0;
-}
-
 /* Ring: a lane and a connection a rank and channel. Tree: a rank's up
  * and down lanes (the root's one) and its two connections to its parent.
  * NVLS, NVLSTree: per channel and node two switch lanes; per rank a
@@ -101,8 +94,6 @@ void ncclshape_layout(const NcclSimSpec *sp, NcclLayout *ly)
     ly->ints += 2 * ly->maxpeer;
     if (ncclshape_cap_GBps(sp) > 0)   /* Run.nb and Run.nb_k: W + 1 64-bit words a connection; Run.until: one a lane */
         ly->ints += ly->conns * 2 * ((uint64_t)ncclproto_window(a, sp->choice.proto, sp->op) + 1) + ly->lanes * 2;
-    if (ncclshape_cut(sp))   /* Run.heads: one 32-bit word a connection; Run.lam_ps, dly_ps: one 64-bit each */
-        ly->ints += ly->conns * 5;
 }
 
 uint64_t ncclshape_mem_sched(const NcclSimSpec *sp)

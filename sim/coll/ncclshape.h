@@ -31,10 +31,6 @@ int ncclshape_orbit(const NcclSimSpec *sp);
 /* The channel cap of spec's run (nccl_lane_cap_GBps), GB/s; 0: none.
  * Without the cluster's map (an estimate): 1, counted as capped. */
 double ncclshape_cap_GBps(const NcclSimSpec *sp);
-/* Whether spec's run passes slices on as they arrive (cut-through): Ring
- * and Tree under LL and LL128, capped, whose receivers forward each line
- * once its flag is there; Simple and NVLS store and forward. */
-bool ncclshape_cut(const NcclSimSpec *sp);
 /* The counts spec's run allocates from (merged runs: their share). */
 void ncclshape_layout(const NcclSimSpec *sp, NcclLayout *ly);
 

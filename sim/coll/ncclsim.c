@@ -81,8 +81,6 @@ static void delivered(void *ctx, void *data)
     if (R->nb) {
         uint64_t conn = (uint64_t)((const ConnQ *)data - R->cq);
         simtime_t t = R->nb[conn * R->W + R->nb_k[conn]++ % (uint64_t)R->W];
-        if (R->dly_ps && R->sim->now + R->dly_ps[conn] > t)   /* cut-through: a hop's latency is the later one */
-            t = R->sim->now + R->dly_ps[conn];
         if (t > R->sim->now) {
             sim_at(R->sim, t, arrive, R, data);
             return;
@@ -133,7 +131,7 @@ static simtime_t op_lat_ps(const Run *R, const Lane *L, const Op *o)
 static uint64_t wire_of(Run *R, uint64_t data, bool sw)
 {
     if (data != R->memo_data || R->memo_data == 0) {
-        uint64_t wire = ncclproto_wire_bytes_on(R->sp->choice.algo, R->sp->choice.proto, R->sp->nodes, data);
+        uint64_t wire = ncclproto_wire_bytes(R->sp->choice.proto, data);
         R->memo_data = data;
         R->memo_wire[0] = R->memo_wire[1] = wire;
         if (R->sp->cl->node.nvls) {
@@ -158,18 +156,12 @@ static uint64_t tie_key(const Run *R, const Lane *L, int i)
     return (((k * 64 + (uint64_t)(c - q * o)) * 8 + L->kind) * 8 + (uint64_t)i) * 64 + (uint64_t)o;
 }
 
-static void head_ev(void *ctx, void *data);
-
 static void send_one(Run *R, int32_t conn, uint64_t data)
 {
     const ConnQ *c = &R->cq[conn];
     net_send(R->net, c->route, wire_of(R, data, c->sw), delivered, R, &R->cq[conn]);
     R->msgs++;
     R->data += data;
-    if (R->heads) {   /* cut-through: its first line arrives one hop's latency from now */
-        R->heads_due++;
-        sim_after(R->sim, R->lam_ps[conn], head_ev, R, &R->cq[conn]);
-    }
 }
 
 /* The picosecond's op ends are all in: their sends leave in key order. */
@@ -195,29 +187,34 @@ static void flush(void *ctx, void *data)
 /* Capped: the ps lane L's op holds it after its latency (its data at the
  * channel's cap, slower by 1 + s for a live run's rank under s), and each
  * of its sends' earliest delivery then. */
-static simtime_t hold_ps(const Run *R, const Lane *L)
-{
-    double ps = (double)L->pend_data * R->cap_ps_B;
-    const double *rs = R->lv ? R->lv->rank_s : NULL;
-    if (rs)   /* a live run beside compute: its rank's slow-down (ncclsim_live_set_slow) */
-        ps *= 1 + rs[L->kind == LANE_RING ? R->ring[(size_t)L->chan * R->n + L->who] : L->who];
-    return (simtime_t)(ps + 0.5);
-}
-
 static simtime_t hold(Run *R, const Lane *L, const int32_t *pend)
 {
     if (!R->nb || L->kind == LANE_SW_RED || L->kind == LANE_SW_MC)
         return 0;
-    simtime_t h = hold_ps(R, L);
+    double ps = (double)L->pend_data * R->cap_ps_B;
+    const double *rs = R->lv ? R->lv->rank_s : NULL;
+    if (rs)   /* a live run beside compute: its rank's slow-down (ncclsim_live_set_slow) */
+        ps *= 1 + rs[L->kind == LANE_RING ? R->ring[(size_t)L->chan * R->n + L->who] : L->who];
+    simtime_t h = (simtime_t)(ps + 0.5);
     for (int i = 0; i < L->npend; i++)   /* the op's slice is its connection's latest: its lane is still busy */
         R->nb[(uint64_t)pend[i] * R->W + (R->cq[pend[i]].sent - 1) % (uint64_t)R->W] = R->sim->now + h;
     return h;
 }
 
-/* Lane L's pending sends (on pend's conns) leave: into the picosecond's
- * batch (Ring, Tree), else at once. */
-static void send_pend(Run *R, Lane *L, const int32_t *pend)
+static void fire(void *ctx, void *data)
 {
+    Run *R = ctx;
+    Lane *L = data;
+    int32_t li = (int32_t)(L - R->lane);
+    const int32_t *pend = R->pend ? R->pend + (size_t)li * R->maxpeer : NULL;
+    int32_t send[1];
+    if (!pend && R->tree) {   /* tree: the lane's sends, the same for every op */
+        pend = L->tr_peer + NS_TREE_PEERS;
+    } else if (!pend) {   /* ring: the lane's send (npend 0 or 1) */
+        send[0] = ncclsched_ring_send(R, L);
+        pend = send;
+    }
+    simtime_t h = hold(R, L, pend);
     if (R->sent && L->kind != LANE_SW_RED && L->kind != LANE_SW_MC)   /* the rank's bytes; not the switch's */
         R->sent[L->kind == LANE_RING ? R->ring[(size_t)L->chan * R->n + L->who] : L->who] +=
             (uint64_t)L->npend * L->pend_data;
@@ -235,23 +232,6 @@ static void send_pend(Run *R, Lane *L, const int32_t *pend)
             send_one(R, pend[i], L->pend_data);
     }
     L->npend = 0;
-}
-
-static void fire(void *ctx, void *data)
-{
-    Run *R = ctx;
-    Lane *L = data;
-    int32_t li = (int32_t)(L - R->lane);
-    const int32_t *pend = R->pend ? R->pend + (size_t)li * R->maxpeer : NULL;
-    int32_t send[1];
-    if (!pend && R->tree) {   /* tree: the lane's sends, the same for every op */
-        pend = L->tr_peer + NS_TREE_PEERS;
-    } else if (!pend) {   /* ring: the lane's send (npend 0 or 1) */
-        send[0] = ncclsched_ring_send(R, L);
-        pend = send;
-    }
-    simtime_t h = hold(R, L, pend);
-    send_pend(R, L, pend);
     L->busy = false;
     ncclsched_next(R, L);
     R->end = R->sim->now + h > R->end ? R->sim->now + h : R->end;
@@ -264,55 +244,6 @@ static void fire(void *ctx, void *data)
         live_check(R);
 }
 
-/* Cut-through (Run.heads): a slice's first line arrived; its receiver may
- * start on it. */
-static void head_ev(void *ctx, void *data)
-{
-    Run *R = ctx;
-    ConnQ *c = data;
-    R->heads[c - R->cq]++;
-    R->heads_due--;
-    if (c->recv_wait >= 0) {
-        int32_t l = c->recv_wait;
-        c->recv_wait = -1;
-        lane_try(R, l);
-    }
-    if (R->lv)
-        live_check(R);
-}
-
-/* Cut-through: lane L's op held it for its bytes; the next may start. */
-static void cut_end(void *ctx, void *data)
-{
-    Run *R = ctx;
-    Lane *L = data;
-    int32_t li = (int32_t)(L - R->lane);
-    L->busy = false;
-    ncclsched_next(R, L);
-    if (L->idx == L->nops)
-        R->live--;
-    lane_try(R, li);
-    if (R->lv)
-        live_check(R);
-}
-
-/* Cut-through: lane L's op o starts now, on its receives' first lines.
- * Its slices leave now (their first lines arrive a hop's latency later,
- * send_one); it holds the lane for its bytes at the channel's rate, and
- * a slice's last line arrives no sooner than a hop's latency after the
- * hold ends, nor than the network delivers it plus dly_ps. */
-static void cut_start(Run *R, Lane *L, const Op *o)
-{
-    simtime_t h = hold_ps(R, L);
-    for (int i = 0; i < o->nsend; i++) {
-        int32_t c = o->send[i];
-        R->nb[(uint64_t)c * R->W + (R->cq[c].sent - 1) % (uint64_t)R->W] = R->sim->now + R->lam_ps[c] + h;
-    }
-    send_pend(R, L, o->send);
-    R->end = R->sim->now + h > R->end ? R->sim->now + h : R->end;
-    sim_after(R->sim, h, cut_end, R, L);
-}
-
 static void lane_try(Run *R, int32_t li)
 {
     Lane *L = &R->lane[li];
@@ -320,10 +251,9 @@ static void lane_try(Run *R, int32_t li)
         return;
     Op *o = &R->scratch;
     ncclsched_op_cur(R, L, o);
-    for (int i = 0; i < o->nrecv; i++) {   /* cut-through: the slice's first line, every earlier one's last */
+    for (int i = 0; i < o->nrecv; i++) {
         ConnQ *c = &R->cq[o->recv[i]];
-        if (R->heads ? R->heads[o->recv[i]] == c->consumed || (int32_t)(c->arrived - c->consumed) < 0
-                     : c->arrived == c->consumed) {
+        if (c->arrived == c->consumed) {
             c->recv_wait = li;
             return;
         }
@@ -352,10 +282,6 @@ static void lane_try(Run *R, int32_t li)
     L->npend = (uint8_t)o->nsend;
     L->pend_data = o->data;
     L->busy = true;
-    if (R->heads) {
-        cut_start(R, L, o);
-        return;
-    }
     simtime_t wait = R->until && R->until[li] > R->sim->now ? R->until[li] - R->sim->now : 0;
     sim_after(R->sim, wait + op_lat_ps(R, L, o), fire, R, L);
 }
@@ -524,9 +450,6 @@ static void run_free(Run *R)
     g_free(R->nb);
     g_free(R->nb_k);
     g_free(R->until);
-    g_free(R->heads);
-    g_free(R->lam_ps);
-    g_free(R->dly_ps);
     ncclsym_free(R->sym);
     if (R->batch)
         g_array_unref(R->batch);
@@ -591,7 +514,6 @@ static int run_prepare(Run *R, const NcclSimSpec *sp, char **err)
         const Conn *c = &g_array_index(R->conns, Conn, i);
         R->cq[i] = (ConnQ){.route = c->route, .send_wait = -1, .recv_wait = -1, .hw = c->hw, .sw = c->sw};
     }
-    ncclsched_cut_init(R);
     if (R->sp->choice.algo == NCCL_ALGO_NVLS || R->sp->choice.algo == NCCL_ALGO_NVLSTREE)
         R->pend = ncclsched_ints(R, (uint64_t)R->nlanes * R->maxpeer);
     if (sp->choice.algo == NCCL_ALGO_RING || sp->choice.algo == NCCL_ALGO_TREE) {
@@ -632,8 +554,6 @@ double ncclsim_time(const NcclSimSpec *sp, NcclSimStats *st, char **err)
     net_set_stats(R.net, false);   /* nothing reads them; a link is then one line a hop */
     evq_set_hint(R.sim->q, fire, lane_hint, NULL);
     evq_set_hint(R.sim->q, wake_ev, lane_hint, NULL);
-    evq_set_hint(R.sim->q, cut_end, lane_hint, NULL);
-    evq_set_hint(R.sim->q, head_ev, arrive_hint, NULL);
     net_set_deliver_hint(R.net, delivered, delivered_hint, arrive_hint);
     evq_set_hint(R.sim->q, arrive, arrive_hint, NULL);
     simtime_t t0;
@@ -678,7 +598,7 @@ static void live_arrived(Run *R)
 static void live_check(Run *R)
 {
     NcclLive *x = R->lv;
-    if (x->ended || R->live != 0 || x->arrived != R->msgs || (R->batch && R->batch->len) || R->heads_due)
+    if (x->ended || R->live != 0 || x->arrived != R->msgs || (R->batch && R->batch->len))
         return;
     x->ended = true;
     x->end = R->end > R->sim->now ? R->end : R->sim->now;   /* a capped op may hold its lane past the last arrival */

@@ -377,12 +377,11 @@ END_TEST
 /* The channel cap (tuning.cc's per-channel caps, nccl.h): the figures,
  * and a ring whose every op is held by it. Two A100s, Ring LL128 on one
  * channel, 576,000 B: one loop of two 288,000 B chunks, 2n - 1 = 3 steps
- * a lane. Each op holds its lane 288,000 B / 20 GB/s = 14.4 us; its
- * slice's first line reaches the other GPU a step (1.9 us) after it
- * started, inside that hold, so each lane's ops run back to back (the
- * NVLink would carry a slice in about 1.3 us: the cap, not the link,
- * times it). So the call ends at the LL128 launch (14 us) + 3 x 14.4 us
- * = 57.2 us. */
+ * a lane. Each op waits LL128's NVLink step (1.9 us), then holds its lane
+ * 288,000 B / 20 GB/s = 14.4 us; its slice arrives when that ends (the
+ * NVLink would carry it in about 1.3 us: the cap, not the link, times it,
+ * and the two do not add). So the call ends at the LL128 launch (14 us) +
+ * 3 x (1.9 + 14.4) us = 62.9 us. */
 START_TEST(channel_cap)
 {
     NodeSpec n;
@@ -408,11 +407,11 @@ START_TEST(channel_cap)
 
     NcclSimStats st;
     double t = sim("dgx-a100", 1, 2, NCCL_OP_ALLREDUCE, NCCL_ALGO_RING, NCCL_PROTO_LL128, 1, 576000, &st);
-    ck_assert_msg(fabs(t - 57.2e-6) <= 4e-12, "t %.12g", t);
-    /* 4 x the bytes: two loops of 576,000 B chunks; each lane runs its 6 ops back to back, each 28.8 us
-     * held: 14 + 6 x 28.8 us */
+    ck_assert_msg(fabs(t - 62.9e-6) <= 4e-12, "t %.12g", t);
+    /* 4 x the bytes: two loops of 576,000 B chunks; each lane runs its 6 ops back to back, each 1.9 us of
+     * latency and 28.8 us held: 14 + 6 x 30.7 us */
     t = sim("dgx-a100", 1, 2, NCCL_OP_ALLREDUCE, NCCL_ALGO_RING, NCCL_PROTO_LL128, 1, 4 * 576000, &st);
-    ck_assert_msg(fabs(t - 186.8e-6) <= 8e-12, "t %.12g", t);
+    ck_assert_msg(fabs(t - 198.2e-6) <= 8e-12, "t %.12g", t);
     /* Tree Simple on two A100s, one channel, one 512 KiB chunk: the leaf's up half, the root, the leaf's down
      * half in turn, each Simple's NVLink step (3.4 us) and 524,288 B at half of perChMaxTreeBw (12 GB/s),
      * after Tree Simple's launch (0) */
@@ -430,21 +429,17 @@ START_TEST(channel_cap)
 END_TEST
 
 /* Tree on one node: each channel a chain of the 8 GPUs, a chunk's 15 ops
- * (a leaf's up half, 6 up halves, the root, 6 down halves, the other
- * leaf's down half) over 14 messages. LL and LL128 pass a chunk on as it
- * arrives: an op starts on its slice's first line, which arrives one
- * hop's latency after the op before it started (the later of the
- * protocol's NVLink step and the route's link latencies: GPU, NVSwitch,
- * GPU, 2 x 500 ns), and holds its lane for its chunk at the lane's rate;
- * a lane's next chunk starts once that hold ends. So the copy is paid
- * once a chunk, the latency once a hop. One channel of 8 A100s:
+ * in turn (a leaf's up half, 6 up halves, the root, 6 down halves, the
+ * other leaf's down half) over 14 messages, each op its protocol's
+ * NVLink step, then its chunk held at the lane's rate, its message
+ * arriving when that hold ends (stored and forwarded at every hop; the
+ * NVLink carries it sooner). One channel of 8 A100s:
  * - LL, 4,096 B: one chunk; a lane's rate is 87.7 GB/s over the
- *   communicator's 24 channels, halved: 6.8 + 14 x max(0.6, 1.0) us +
- *   4096 B / 1.827 GB/s;
+ *   communicator's 24 channels, halved: 6.8 + 15 x (0.6 + 4096 / 1.827) us;
  * - LL128, 54,000 B: the 576,000 B chunk halved to 18,000 B (enqueue.cc's
- *   rule for few chunks a channel), 3 chunks; chunk j of hop k starts at
- *   14 + 1.8 j + 1.9 k us (the hold, 18,000 B / 10 GB/s, and the step,
- *   max(1.9, 1.0) us): the last ends at 14 + 14 x 1.9 + 3 x 1.8 us. */
+ *   rule for few chunks a channel), 3 chunks; each lane's ops follow the
+ *   one before by an op time (1.9 us + 18,000 B / 10 GB/s): the last chunk
+ *   ends 15 + 2 op times after the 14 us launch. */
 START_TEST(tree_chain)
 {
     NcclSimStats st;
@@ -455,11 +450,11 @@ START_TEST(tree_chain)
     ck_assert_int_eq(s.channels, 24);
     node_spec_clear(&n);
     double t = sim("dgx-a100", 1, 8, NCCL_OP_ALLREDUCE, NCCL_ALGO_TREE, NCCL_PROTO_LL, 1, 4096, &st);
-    double want = 6.8e-6 + 14 * 1.0e-6 + 4096 / (87.7e9 / 24 / 2);
+    double want = 6.8e-6 + 15 * (0.6e-6 + 4096 / (87.7e9 / 24 / 2));
     ck_assert_msg(fabs(t - want) <= 16e-12, "t %.12g, want %.12g", t, want);
     ck_assert_uint_eq(st.msgs, 14);
     t = sim("dgx-a100", 1, 8, NCCL_OP_ALLREDUCE, NCCL_ALGO_TREE, NCCL_PROTO_LL128, 1, 54000, &st);
-    want = 14e-6 + 14 * 1.9e-6 + 3 * (18000 / 10e9);
+    want = 14e-6 + (15 + 2) * (1.9e-6 + 18000 / 10e9);
     ck_assert_msg(fabs(t - want) <= 17e-12, "t %.12g, want %.12g", t, want);
     ck_assert_uint_eq(st.msgs, 3 * 14);
     ck_assert_uint_eq(st.data_bytes, 14 * 54000);
