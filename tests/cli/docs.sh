@@ -108,7 +108,9 @@ man_pages() {
 t "man pages: arsim(1) has EXAMPLES and FILES, arsim-scenario(5) every scenario key" man_pages
 
 # A scratch workspace: every top-level entry of the checkout linked, ./arsim
-# the binary under test; a fresh one per page, its blocks run in order.
+# the binary under test behind a wrapper that notes each call that fails
+# (a pipe into head would hide its status); a fresh one per page, its
+# blocks run in order.
 workspace() {
     local w=$1 e
     mkdir -p "$w"
@@ -116,7 +118,14 @@ workspace() {
         case $e in .git|arsim|results|build*) continue ;; esac
         ln -s "$PWD/$e" "$w/$e"
     done
-    ln -s "$A" "$w/arsim"
+    cat >"$w/arsim" <<EOF
+#!/bin/bash
+"$A" "\$@"
+rc=\$?
+[ \$rc -eq 0 ] || [ \$rc -eq 141 ] || echo "arsim \$*: exit \$rc" >>"$T/arsim-failed"
+exit \$rc
+EOF
+    chmod +x "$w/arsim"
 }
 
 # blocks FILE DIR — writes each ```sh block of FILE as DIR/LINE.sh.
@@ -127,10 +136,17 @@ blocks() {
     inb { print > name }' "$1"
 }
 
+# run_block WS BLOCK — the block exits 0, and every arsim call in it does
+# (exit 141, a pipe's reader that stopped early, aside) unless the block
+# shows a refusal on purpose with `||`.
 run_block() {
     local ws=$1 b=$2
+    rm -f "$T/arsim-failed"
     (cd "$ws" && bash -e "$b") >"$T/block.out" 2>&1 ||
         { echo "exit $?:"; tail -5 "$T/block.out"; return 1; }
+    if [ -s "$T/arsim-failed" ] && ! grep -q '||' "$b"; then
+        echo "an arsim call failed inside the block:"; cat "$T/arsim-failed"; tail -3 "$T/block.out"; return 1
+    fi
 }
 
 pages=0
