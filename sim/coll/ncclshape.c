@@ -63,6 +63,18 @@ double ncclshape_cap_GBps(const NcclSimSpec *sp)
     return nccl_lane_cap_GBps(&sys, a, sp->choice.proto);
 }
 
+double ncclshape_cap_hw_GBps(const NcclSimSpec *sp, NcclHw hw)
+{
+    if (!sp->cl || sp->nodes <= 1 || hw == NCCL_HW_NET || sp->choice.proto != NCCL_PROTO_LL ||
+        (sp->choice.algo != NCCL_ALGO_RING && sp->choice.algo != NCCL_ALGO_TREE))
+        return ncclshape_cap_GBps(sp);
+    NcclSystem all, one;
+    nccl_system_from_node(&sp->cl->node, sp->nodes * sp->ppn, sp->nodes, &all);
+    nccl_system_from_node(&sp->cl->node, sp->ppn, 1, &one);
+    one.channels = all.channels;
+    return nccl_lane_cap_GBps(&one, sp->choice.algo, sp->choice.proto);
+}
+
 /* Ring: a lane and a connection a rank and channel. Tree: a rank's up
  * and down lanes (the root's one) and its two connections to its parent.
  * NVLS, NVLSTree: per channel and node two switch lanes; per rank a

@@ -31,6 +31,14 @@ int ncclshape_orbit(const NcclSimSpec *sp);
 /* The channel cap of spec's run (nccl_lane_cap_GBps), GB/s; 0: none.
  * Without the cluster's map (an estimate): 1, counted as capped. */
 double ncclshape_cap_GBps(const NcclSimSpec *sp);
+
+/* A Ring or Tree lane's cap (as ncclshape_cap_GBps) for an op that sends
+ * over hw: LL between nodes is capped at NCCL's multi-node LL figure, a
+ * limit of the network path (tuning.cc's rows by CPU vendor), on the hops
+ * that cross the network; its hops inside a node run at the node's
+ * one-node LL figure (its row by compute capability), spread over the
+ * same channels. Every other case: ncclshape_cap_GBps. */
+double ncclshape_cap_hw_GBps(const NcclSimSpec *sp, NcclHw hw);
 /* The counts spec's run allocates from (merged runs: their share). */
 void ncclshape_layout(const NcclSimSpec *sp, NcclLayout *ly);
 

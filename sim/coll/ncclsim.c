@@ -191,7 +191,7 @@ static simtime_t hold(Run *R, const Lane *L, const int32_t *pend)
 {
     if (!R->nb || L->kind == LANE_SW_RED || L->kind == LANE_SW_MC)
         return 0;
-    double ps = (double)L->pend_data * R->cap_ps_B;
+    double ps = (double)L->pend_data * R->cap_ps_B[L->npend ? R->cq[pend[0]].hw : NCCL_HW_NVLINK];
     const double *rs = R->lv ? R->lv->rank_s : NULL;
     if (rs)   /* a live run beside compute: its rank's slow-down (ncclsim_live_set_slow) */
         ps *= 1 + rs[L->kind == LANE_RING ? R->ring[(size_t)L->chan * R->n + L->who] : L->who];
@@ -352,7 +352,8 @@ static void cap_init(Run *R)
     if (cap <= 0)
         return;
     uint64_t nc = R->conns->len, nl = R->lanes->len;
-    R->cap_ps_B = 1e3 / cap;
+    for (int hw = NCCL_HW_NVLINK; hw <= NCCL_HW_NET; hw++)
+        R->cap_ps_B[hw] = 1e3 / ncclshape_cap_hw_GBps(R->sp, (NcclHw)hw);
     R->nb = (simtime_t *)ncclsched_ints(R, nc * (uint64_t)R->W * 2);
     R->nb_k = (uint64_t *)ncclsched_ints(R, nc * 2);
     R->until = (simtime_t *)ncclsched_ints(R, nl * 2);

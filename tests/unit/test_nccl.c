@@ -5,6 +5,7 @@
  * data bytes each schedule moves, in closed form) and determinism. */
 #include "coll/nccl.h"
 #include "coll/ncclroute.h"
+#include "coll/ncclshape.h"
 #include "coll/ncclsim.h"
 #include "io/cfg.h"
 #include "net/node.h"
@@ -428,6 +429,45 @@ START_TEST(channel_cap)
 }
 END_TEST
 
+/* LL between nodes (ncclshape_cap_hw_GBps): NCCL's multi-node LL cap is
+ * its row by CPU vendor (tuning.cc: 39.0 GB/s on 2 nodes, 20.4 on 3 or
+ * more), a limit of the network path, so an op that sends over the
+ * network holds its lane at it, spread over the communicator's channels;
+ * an op that sends inside a node at the node's one-node figure (141.0 on
+ * Hopper) over the same channels; Tree takes the smaller of that and its
+ * per-channel figure, halved for each half. LL128, Simple and one node:
+ * one rate whatever the hop. */
+START_TEST(ll_cap_by_hop)
+{
+    NcclFix x;
+    ncclfix_init(&x, "dgx-h100", 4, 0);
+    NcclSystem s2, s4;
+    nccl_system_from_node(&x.node, 16, 2, &s2);
+    nccl_system_from_node(&x.node, 32, 4, &s4);
+    NcclSimSpec sp = {.topo = x.t, .cl = &x.cl, .nodes = 2, .ppn = 8, .op = NCCL_OP_ALLREDUCE, .bytes = 6144,
+                      .choice = {.algo = NCCL_ALGO_RING, .proto = NCCL_PROTO_LL, .channels = 1}};
+    double c2 = s2.channels, c4 = s4.channels;
+    ck_assert_double_eq_tol(ncclshape_cap_hw_GBps(&sp, NCCL_HW_NET), 39.0 / c2, 1e-12);
+    ck_assert_double_eq_tol(ncclshape_cap_hw_GBps(&sp, NCCL_HW_NVLINK), 141.0 / c2, 1e-12);
+    sp.choice.algo = NCCL_ALGO_TREE;
+    ck_assert_double_eq_tol(ncclshape_cap_hw_GBps(&sp, NCCL_HW_NET), fmin(41.4, 39.0 / c2) / 2, 1e-12);
+    ck_assert_double_eq_tol(ncclshape_cap_hw_GBps(&sp, NCCL_HW_NVLINK), fmin(38.7, 141.0 / c2) / 2, 1e-12);
+    sp.nodes = 4;
+    ck_assert_double_eq_tol(ncclshape_cap_hw_GBps(&sp, NCCL_HW_NET), fmin(36.0, 20.4 / c4) / 2, 1e-12);
+    ck_assert_double_eq_tol(ncclshape_cap_hw_GBps(&sp, NCCL_HW_NVLINK), fmin(38.7, 141.0 / c4) / 2, 1e-12);
+    sp.nodes = 2;
+    for (int p = NCCL_PROTO_LL128; p <= NCCL_PROTO_SIMPLE; p++) {
+        sp.choice.proto = (NcclProto)p;
+        ck_assert_double_eq(ncclshape_cap_hw_GBps(&sp, NCCL_HW_NVLINK), ncclshape_cap_hw_GBps(&sp, NCCL_HW_NET));
+        ck_assert_double_eq(ncclshape_cap_hw_GBps(&sp, NCCL_HW_NET), ncclshape_cap_GBps(&sp));
+    }
+    sp.choice.proto = NCCL_PROTO_LL;
+    sp.nodes = 1;
+    ck_assert_double_eq(ncclshape_cap_hw_GBps(&sp, NCCL_HW_NVLINK), ncclshape_cap_GBps(&sp));
+    ncclfix_clear(&x);
+}
+END_TEST
+
 /* Tree on one node: each channel a chain of the 8 GPUs, a chunk's 15 ops
  * in turn (a leaf's up half, 6 up halves, the root, 6 down halves, the
  * other leaf's down half) over 14 messages, each op its protocol's
@@ -534,6 +574,7 @@ int main(void)
     tcase_add_test(testmain_case(s, "determinism"), bounds_and_determinism);
     tcase_add_test(testmain_case(s, "channel-cap"), channel_cap);
     tcase_add_test(testmain_case(s, "tree-chain"), tree_chain);
+    tcase_add_test(testmain_case(s, "ll-cap-by-hop"), ll_cap_by_hop);
     tcase_add_test(testmain_case(s, "nvswitch-channels"), nvswitch_channels);
     tcase_add_test(testmain_case(s, "node-architecture"), node_architecture);
     return testmain_run(s);
