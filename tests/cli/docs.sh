@@ -6,7 +6,7 @@
 # docs/reference/cli.sh writes from arsim's help; no markdown file is over
 # 1,500 lines and README.md over 300; the man pages carry their sections.
 source tests/clilib.bash
-A=${ARSIM:?set ARSIM to the arsim binary}
+A=$(readlink -f "${ARSIM:?set ARSIM to the arsim binary}")   # absolute: the page blocks run in a scratch workspace
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 
 # The markdown files of the checkout (not build output, not results).
