@@ -24,6 +24,7 @@ A=${1:-./build/arsim}
 [ $# -gt 0 ] && shift
 [ $# -gt 0 ] || set -- "$(dirname "$0")"/published/latency/*.txt
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
+. "$(dirname "$0")/publib.sh"
 
 # check FILE: exits 2 with one line on standard error if FILE is not a
 # latency table.
@@ -46,10 +47,8 @@ check() {
 for f; do check "$f"; done
 
 for f; do
-    label=$(sed -n 's/^# label: //p' "$f")
-    args=$(sed -n 's/^# arsim: //p' "$f")
+    pub_read "$f" "$T/pub"
     size=$(sed -n 's/^# size: //p' "$f")
-    grep -v '^#' "$f" | awk 'NF' >"$T/pub"
     : >"$T/sim"
     while read -r ranks _; do
         # shellcheck disable=SC2086 # ARGS are words
@@ -60,12 +59,8 @@ for f; do
             { printf "%s %s %s/%s %.3f %.3f\n", $c["ranks"], $c["op"], $c["nccl_algo"], $c["nccl_proto"],
                      $c["time_s"] * 1e6, $c["tuner_time_s"] * 1e6 }' "$T/csv" >>"$T/sim"
     done <"$T/pub"
-    [ "$(wc -l <"$T/sim")" -eq "$(wc -l <"$T/pub")" ] ||
-        { echo "$f: arsim printed $(wc -l <"$T/sim") rows for $(wc -l <"$T/pub") rank counts" >&2; exit 1; }
-    echo "**$label**"
-    echo
-    echo "arsim: \`arsim collective --algo nccl $args --ranks N --size $size\`"
-    echo
+    pub_rows "$f" "$T/sim" "$T/pub" "rank counts"
+    pub_heading "$label" "$args --ranks N --size $size"
     echo "| GPUs | steps | published time (us) | arsim time (us) | tuner time (us) | arsim's choice | arsim error | tuner error |"
     echo "|---|---|---|---|---|---|---|---|"
     paste -d' ' "$T/pub" "$T/sim" | awk -v f="$f" '

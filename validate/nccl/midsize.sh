@@ -16,29 +16,19 @@ A=${1:-./build/arsim}
 [ $# -gt 0 ] && shift
 [ $# -gt 0 ] || set -- "$(dirname "$0")"/published/*.txt
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
+. "$(dirname "$0")/publib.sh"
 
 for f; do
-    label=$(sed -n 's/^# label: //p' "$f")
-    args=$(sed -n 's/^# arsim: //p' "$f")
-    [ -n "$label" ] && [ -n "$args" ] || { echo "$f: no '# label:' or '# arsim:' line" >&2; exit 2; }
-    grep -v '^#' "$f" | awk 'NF' >"$T/pub"
+    pub_read "$f" "$T/pub"
     sizes=$(awk '{ print $1 }' "$T/pub" | paste -sd, -)
     # shellcheck disable=SC2086 # ARGS are words
     "$A" collective --algo nccl $args --size "$sizes" | awk '!/^#/ && $1 ~ /^[0-9]+$/ { print $1, $10 }' >"$T/sim"
-    [ "$(wc -l <"$T/sim")" -eq "$(wc -l <"$T/pub")" ] || { echo "$f: arsim printed $(wc -l <"$T/sim") rows for $(wc -l <"$T/pub") sizes" >&2; exit 1; }
-    echo "**$label**"
-    echo
-    echo "arsim: \`arsim collective --algo nccl $args\`"
-    echo
+    pub_rows "$f" "$T/sim" "$T/pub" sizes
+    pub_heading "$label" "$args"
     echo "| size (B) | published busbw (GB/s) | arsim busbw (GB/s) | error |"
     echo "|---|---|---|---|"
-    paste -d' ' "$T/pub" "$T/sim" | awk -v f="$f" '
+    paste -d' ' "$T/pub" "$T/sim" | awk -v f="$f" "$PUB_WORST_AWK"'
         $1 != $3 { printf "%s: size %s published, %s simulated\n", f, $1, $3 > "/dev/stderr"; exit 1 }
-        function worst(name, lim, e, s, n) {
-            if (n == 0) return sprintf("%s: no point", name)
-            return sprintf("%s: %+.1f %% at %s B (target %d %%: %s)", name, e, s, lim,
-                           (e <= lim && e >= -lim) ? "met" : "missed")
-        }
         {
             e = ($4 - $2) / $2 * 100
             printf "| %s | %.2f | %.2f | %+.1f %% |\n", $1, $2, $4, e

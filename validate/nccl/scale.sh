@@ -25,12 +25,10 @@ A=${1:-./build/arsim}
 [ $# -gt 0 ] && shift
 [ $# -gt 0 ] || set -- "$(dirname "$0")"/published/nodes/*.txt
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
+. "$(dirname "$0")/publib.sh"
 
 for f; do
-    label=$(sed -n 's/^# label: //p' "$f")
-    args=$(sed -n 's/^# arsim: //p' "$f")
-    [ -n "$label" ] && [ -n "$args" ] || { echo "$f: no '# label:' or '# arsim:' line" >&2; exit 2; }
-    grep -v '^#' "$f" | awk 'NF' >"$T/pub"
+    pub_read "$f" "$T/pub"
     awk -v f="$f" 'NF != 3 { printf "%s: line \"%s\" is not SIZE BUSBW TIME\n", f, $0 > "/dev/stderr"; bad = 1; exit }
                    END { exit bad }' "$T/pub" || exit 2
     sizes=$(awk '{ print $1 }' "$T/pub" | paste -sd, -)
@@ -42,20 +40,12 @@ for f; do
         { printf "%s %s %s %s/%s %.3f %.4f %.3f %.4f\n", $c["bytes"], $c["ranks"], $c["op"],
                  $c["nccl_algo"], $c["nccl_proto"], $c["time_s"] * 1e6, $c["busbw_Bps"] / 1e9,
                  $c["tuner_time_s"] * 1e6, $c["tuner_busbw_Bps"] / 1e9 }' "$T/csv" >"$T/sim"
-    [ "$(wc -l <"$T/sim")" -eq "$(wc -l <"$T/pub")" ] || { echo "$f: arsim printed $(wc -l <"$T/sim") rows for $(wc -l <"$T/pub") sizes" >&2; exit 1; }
-    echo "**$label**"
-    echo
-    echo "arsim: \`arsim collective --algo nccl $args\`"
-    echo
+    pub_rows "$f" "$T/sim" "$T/pub" sizes
+    pub_heading "$label" "$args"
     echo "| size (B) | published busbw (GB/s) | arsim busbw (GB/s) | tuner busbw (GB/s) | arsim error | tuner error | published time (us) | arsim time (us) | tuner time (us) |"
     echo "|---|---|---|---|---|---|---|---|---|"
-    paste -d' ' "$T/pub" "$T/sim" | awk -v f="$f" '
+    paste -d' ' "$T/pub" "$T/sim" | awk -v f="$f" "$PUB_WORST_AWK"'
         $1 != $4 { printf "%s: size %s published, %s simulated\n", f, $1, $4 > "/dev/stderr"; exit 1 }
-        function worst(name, lim, e, s, n) {
-            if (n == 0) return sprintf("%s: no point", name)
-            return sprintf("%s: %+.1f %% at %s B (target %d %%: %s)", name, e, s, lim,
-                           (e <= lim && e >= -lim) ? "met" : "missed")
-        }
         # keep(w, e, s): the worst absolute error of band w so far.
         function keep(w, e, s,   a) {
             a = e < 0 ? -e : e
