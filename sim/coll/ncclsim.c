@@ -185,7 +185,8 @@ static void flush(void *ctx, void *data)
 }
 
 /* Capped: the ps lane L's op holds it after its latency (its data at the
- * channel's cap, slower by 1 + s for a live run's rank under s), and each
+ * channel's cap where its first send goes, a receive-only op's at the cap
+ * inside a node; slower by 1 + s for a live run's rank under s), and each
  * of its sends' earliest delivery then. */
 static simtime_t hold(Run *R, const Lane *L, const int32_t *pend)
 {
