@@ -246,10 +246,12 @@ void nccl_model(const NcclSystem *s, NcclOp op, NcclAlgo a, NcclProto p, double 
     *bw_GBps = bus;
 }
 
-double nccl_lane_cap_GBps(const NcclSystem *s, NcclAlgo a, NcclProto p)
+double nccl_lane_cap_GBps(const NcclSystem *s, NcclAlgo a, NcclProto p, bool in_node)
 {
     int nn = s->nnodes < 1 ? 1 : s->nnodes;
     int cc = s->compcap >= 90 ? 2 : s->compcap >= 80 ? 1 : 0, i2 = nn <= 2 ? nn - 1 : 2;
+    if (in_node && p == NCCL_PROTO_LL)   /* LL's multi-node row is the network path's (T:143-145): one node's */
+        nn = 1, i2 = 0;
     double ll = ll_max_bw[nn == 1 ? cc : 0][i2] / (s->channels > 0 ? s->channels : 1);
     if (a == NCCL_ALGO_RING)
         return p == NCCL_PROTO_LL ? ll : p == NCCL_PROTO_LL128 ? per_ch_ring_ll128[cc][i2] : 0;

@@ -91,7 +91,11 @@ void nccl_model(const NcclSystem *sys, NcclOp op, NcclAlgo a, NcclProto p, doubl
  * perChMaxTreeLL128Bw) halved, as a tree channel's bus bandwidth is twice
  * what each of its halves moves; LL llMaxBw, which the tuner applies to
  * a call's channels together, spread over the communicator's channels.
- * Ring Simple, NVLS and NVLSTree have none in NCCL's model. */
-double nccl_lane_cap_GBps(const NcclSystem *sys, NcclAlgo a, NcclProto p);
+ * Ring Simple, NVLS and NVLSTree have none in NCCL's model. in_node: an
+ * op that sends inside a node; between nodes LL's cap there is the
+ * one-node figures' (the tuner picks LL's multi-node row by CPU vendor,
+ * T:143-145: a limit of the network path), spread over the same channels;
+ * every other cap is the same on every hop. */
+double nccl_lane_cap_GBps(const NcclSystem *sys, NcclAlgo a, NcclProto p, bool in_node);
 
 #endif

@@ -49,9 +49,7 @@ int ncclshape_orbit(const NcclSimSpec *sp)
     return a == NCCL_ALGO_TREE && (!leaves || sp->live_orbits) ? G / 2 : ncclshape_key_map(sp).h;
 }
 
-/* The channel cap of spec's run (nccl_lane_cap_GBps), GB/s; 0: none.
- * Without the cluster's map (an estimate): 1, counted as capped. */
-double ncclshape_cap_GBps(const NcclSimSpec *sp)
+double ncclshape_cap_hw_GBps(const NcclSimSpec *sp, NcclHw hw)
 {
     if (!sp->cl)
         return 1;
@@ -60,19 +58,14 @@ double ncclshape_cap_GBps(const NcclSimSpec *sp)
         return sp->cl->node.nvls_Bps / 1e9 / (sp->choice.channels > 0 ? sp->choice.channels : 1);
     NcclSystem sys;
     nccl_system_from_node(&sp->cl->node, sp->nodes * sp->ppn, sp->nodes, &sys);
-    return nccl_lane_cap_GBps(&sys, a, sp->choice.proto);
+    return nccl_lane_cap_GBps(&sys, a, sp->choice.proto, hw != NCCL_HW_NET);
 }
 
-double ncclshape_cap_hw_GBps(const NcclSimSpec *sp, NcclHw hw)
+/* The channel cap of spec's run (nccl_lane_cap_GBps), GB/s; 0: none.
+ * Without the cluster's map (an estimate): 1, counted as capped. */
+double ncclshape_cap_GBps(const NcclSimSpec *sp)
 {
-    if (!sp->cl || sp->nodes <= 1 || hw == NCCL_HW_NET || sp->choice.proto != NCCL_PROTO_LL ||
-        (sp->choice.algo != NCCL_ALGO_RING && sp->choice.algo != NCCL_ALGO_TREE))
-        return ncclshape_cap_GBps(sp);
-    NcclSystem all, one;
-    nccl_system_from_node(&sp->cl->node, sp->nodes * sp->ppn, sp->nodes, &all);
-    nccl_system_from_node(&sp->cl->node, sp->ppn, 1, &one);
-    one.channels = all.channels;
-    return nccl_lane_cap_GBps(&one, sp->choice.algo, sp->choice.proto);
+    return ncclshape_cap_hw_GBps(sp, NCCL_HW_NET);
 }
 
 /* Ring: a lane and a connection a rank and channel. Tree: a rank's up

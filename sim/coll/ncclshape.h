@@ -32,12 +32,8 @@ int ncclshape_orbit(const NcclSimSpec *sp);
  * Without the cluster's map (an estimate): 1, counted as capped. */
 double ncclshape_cap_GBps(const NcclSimSpec *sp);
 
-/* A Ring or Tree lane's cap (as ncclshape_cap_GBps) for an op that sends
- * over hw: LL between nodes is capped at NCCL's multi-node LL figure, a
- * limit of the network path (tuning.cc's rows by CPU vendor), on the hops
- * that cross the network; its hops inside a node run at the node's
- * one-node LL figure (its row by compute capability), spread over the
- * same channels. Every other case: ncclshape_cap_GBps. */
+/* The same for an op that sends over hw (nccl_lane_cap_GBps's in_node:
+ * between nodes, LL's hops inside a node at the node's one-node figure). */
 double ncclshape_cap_hw_GBps(const NcclSimSpec *sp, NcclHw hw);
 /* The counts spec's run allocates from (merged runs: their share). */
 void ncclshape_layout(const NcclSimSpec *sp, NcclLayout *ly);

@@ -389,21 +389,21 @@ START_TEST(channel_cap)
     NcclSystem s;
     load("dgx-a100", &n);
     nccl_system_from_node(&n, 8, 1, &s);
-    ck_assert_double_eq_tol(nccl_lane_cap_GBps(&s, NCCL_ALGO_RING, NCCL_PROTO_LL128), 20.0, 1e-12);
-    ck_assert_double_eq_tol(nccl_lane_cap_GBps(&s, NCCL_ALGO_RING, NCCL_PROTO_LL), 87.7 / s.channels, 1e-12);
-    ck_assert_double_eq(nccl_lane_cap_GBps(&s, NCCL_ALGO_RING, NCCL_PROTO_SIMPLE), 0);
-    ck_assert_double_eq_tol(nccl_lane_cap_GBps(&s, NCCL_ALGO_TREE, NCCL_PROTO_SIMPLE), 24.0 / 2, 1e-12);
-    ck_assert_double_eq_tol(nccl_lane_cap_GBps(&s, NCCL_ALGO_TREE, NCCL_PROTO_LL128), 20.0 / 2, 1e-12);
-    ck_assert_double_eq_tol(nccl_lane_cap_GBps(&s, NCCL_ALGO_TREE, NCCL_PROTO_LL), 87.7 / s.channels / 2, 1e-12);
+    ck_assert_double_eq_tol(nccl_lane_cap_GBps(&s, NCCL_ALGO_RING, NCCL_PROTO_LL128, false), 20.0, 1e-12);
+    ck_assert_double_eq_tol(nccl_lane_cap_GBps(&s, NCCL_ALGO_RING, NCCL_PROTO_LL, false), 87.7 / s.channels, 1e-12);
+    ck_assert_double_eq(nccl_lane_cap_GBps(&s, NCCL_ALGO_RING, NCCL_PROTO_SIMPLE, false), 0);
+    ck_assert_double_eq_tol(nccl_lane_cap_GBps(&s, NCCL_ALGO_TREE, NCCL_PROTO_SIMPLE, false), 24.0 / 2, 1e-12);
+    ck_assert_double_eq_tol(nccl_lane_cap_GBps(&s, NCCL_ALGO_TREE, NCCL_PROTO_LL128, false), 20.0 / 2, 1e-12);
+    ck_assert_double_eq_tol(nccl_lane_cap_GBps(&s, NCCL_ALGO_TREE, NCCL_PROTO_LL, false), 87.7 / s.channels / 2, 1e-12);
     nccl_system_from_node(&n, 32, 4, &s);   /* 4 nodes: the N4 columns; LL between nodes: the Intel CPU row */
-    ck_assert_double_eq_tol(nccl_lane_cap_GBps(&s, NCCL_ALGO_TREE, NCCL_PROTO_SIMPLE), 17.8 / 2, 1e-12);
-    ck_assert_double_eq_tol(nccl_lane_cap_GBps(&s, NCCL_ALGO_RING, NCCL_PROTO_LL), 20.4 / s.channels, 1e-12);
+    ck_assert_double_eq_tol(nccl_lane_cap_GBps(&s, NCCL_ALGO_TREE, NCCL_PROTO_SIMPLE, false), 17.8 / 2, 1e-12);
+    ck_assert_double_eq_tol(nccl_lane_cap_GBps(&s, NCCL_ALGO_RING, NCCL_PROTO_LL, false), 20.4 / s.channels, 1e-12);
     node_spec_clear(&n);
     load("dgx-h100", &n);
     nccl_system_from_node(&n, 8, 1, &s);
-    ck_assert_double_eq_tol(nccl_lane_cap_GBps(&s, NCCL_ALGO_RING, NCCL_PROTO_LL128), 36.7, 1e-12);
-    ck_assert_double_eq_tol(nccl_lane_cap_GBps(&s, NCCL_ALGO_RING, NCCL_PROTO_LL), 141.0 / s.channels, 1e-12);
-    ck_assert_double_eq(nccl_lane_cap_GBps(&s, NCCL_ALGO_NVLS, NCCL_PROTO_SIMPLE), 0);
+    ck_assert_double_eq_tol(nccl_lane_cap_GBps(&s, NCCL_ALGO_RING, NCCL_PROTO_LL128, false), 36.7, 1e-12);
+    ck_assert_double_eq_tol(nccl_lane_cap_GBps(&s, NCCL_ALGO_RING, NCCL_PROTO_LL, false), 141.0 / s.channels, 1e-12);
+    ck_assert_double_eq(nccl_lane_cap_GBps(&s, NCCL_ALGO_NVLS, NCCL_PROTO_SIMPLE, false), 0);
     node_spec_clear(&n);
 
     NcclSimStats st;
@@ -522,7 +522,7 @@ START_TEST(node_architecture)
     ck_assert_double_eq_tol(bw, fmin(nvl * .92, 24 * 36.7) * 8 / 14, 1e-9);
     nccl_model(&s, NCCL_OP_ALLREDUCE, NCCL_ALGO_RING, NCCL_PROTO_LL, &lat, &bw);
     ck_assert_double_eq_tol(bw, fmin(141.0, nvl * .5) * 8 / 14, 1e-9);
-    ck_assert_double_eq_tol(nccl_lane_cap_GBps(&s, NCCL_ALGO_RING, NCCL_PROTO_LL128), 36.7, 1e-12);
+    ck_assert_double_eq_tol(nccl_lane_cap_GBps(&s, NCCL_ALGO_RING, NCCL_PROTO_LL128, false), 36.7, 1e-12);
     node_spec_clear(&n);
     static const struct {
         const char *yaml; /* a node file */
