@@ -262,20 +262,20 @@ static void on_unit_done(void *ctx, void *data)
 static void launch_live(RankRun *t, int u)
 {
     RUnit *ru = &t->u[u];
-    if (g_array_index(t->units, SyncUnit, u).nccl.on) {
-        if (ru->issued < t->world) {
-            ru->nccl_wait = true;
-            return;
-        }
+    bool nccl = g_array_index(t->units, SyncUnit, u).nccl.on;
+    if (nccl && ru->issued < t->world) {
+        ru->nccl_wait = true;
+        return;
+    }
+    ru->lag0 = trainlag_now(&t->c.lag, t->c.sim->now);
+    if (nccl) {
         g_array_set_size(ru->early, 0);
-        ru->lag0 = trainlag_now(&t->c.lag, t->c.sim->now);
         ru->nx = trainplan_launch_nccl(t->c.plan, t->c.sim, t->net, NULL, u, on_unit_done, t, GINT_TO_POINTER(u));
         for (int r = 0; ru->nx && r < t->world; r++)
             if (t->ranks[r].live_s != 0)
                 nccllive_calls_set_slow(ru->nx, r, t->ranks[r].live_s);
         return;
     }
-    ru->lag0 = trainlag_now(&t->c.lag, t->c.sim->now);
     ru->x = trainplan_launch(t->c.plan, t->c.sim, t->net, u, true, on_unit_done, t, GINT_TO_POINTER(u));
     if (!ru->x)
         return;
