@@ -356,7 +356,14 @@ static bool cluster_flat(CfgNode *c, Scenario *s, TopoSpec net, int64_t *nodes, 
 static bool read_node_cluster(CfgNode *root, CfgNode *c, Scenario *s, char **err)
 {
     ScenodeInfo info = {0};
-    if (!scenode_read(c, cfg_peek(root, "gpu") != NULL, &s->gpu, NULL, &s->topo, &info, err))
+    /* the node's GPU comes from gpus_file too (checked to exist when the scenario's gpu was read) */
+    const char *gfile = NULL;
+    if (!cfg_opt_string(root, "gpus_file", &gfile, err))
+        return false;
+    char *gpath = gfile ? cfg_resolve(gfile, "models", s->file) : NULL;
+    bool ok = scenode_read(c, cfg_peek(root, "gpu") != NULL, &s->gpu, gpath, &s->topo, &info, err);
+    g_free(gpath);
+    if (!ok)
         return false;
     s->nodes = info.nodes;
     s->gpus_per_node = info.gpus_per_node;
@@ -660,7 +667,11 @@ Scenario *scenario_from_cfg(CfgNode *root, char **err)
                        gfile);
         goto fail;
     }
-    bool gpu_ok = gpu_load(gpu, gpath, &s->gpu, &why);
+    /* on a node cluster without a gpu key the node names the GPU (read_node_cluster loads it from
+       gpus_file); the default stands in until then and need not be in gpus_file */
+    const CfgNode *cnode = cfg_peek(root, "cluster");
+    bool node_gpu = !cfg_peek(root, "gpu") && cnode && cfg_peek(cnode, "node");
+    bool gpu_ok = gpu_load(gpu, node_gpu ? NULL : gpath, &s->gpu, &why);
     g_free(gpath);
     if (!gpu_ok) {
         /* the default GPU missing from gpus_file is that key's fault */

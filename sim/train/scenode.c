@@ -35,8 +35,10 @@ bool scenode_read(CfgNode *c, bool gpu_given, Gpu *gpu, const char *gpus_file, T
             gpu_clear(gpu);
             *gpu = g;
         } else {
-            *err = cfg_err(nv, "%s", why);
+            /* a GPU missing from the file is the node's fault; a broken file names its own position */
+            *err = g_str_has_prefix(why, "unknown GPU") ? cfg_err(nv, "%s", why) : g_strdup(why);
             g_free(why);
+            why = NULL;
         }
     }
     NodeFabricSpec f;
