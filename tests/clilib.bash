@@ -18,3 +18,16 @@ flat() { awk -f tests/cli/jsonflat.awk "$1"; }
 # near A B REL — |A - B| <= REL * max(|A|, |B|).
 near() { awk -v a="$1" -v b="$2" -v r="$3" 'BEGIN { d = a - b; m = a < 0 ? -a : a; n = b < 0 ? -b : b;
     if (n > m) m = n; exit !((d < 0 ? -d : d) <= r * m) }'; }
+
+# two_layer_model FILE — writes a model of two layers: a GEMM of 4e9 FLOPs
+# and 1,000 bytes (bound by FLOPs on every GPU) and an activation of 1,000
+# FLOPs and 4e8 bytes (bound by memory), no parameters.
+two_layer_model() {
+    cat >"$1" <<'EOM'
+name: two
+params: 0
+layers:
+  - {name: gemm, kind: fc, params: 0, tensors: [], flops: 4000000000, mem_bytes: 1000}
+  - {name: relu, kind: act, params: 0, tensors: [], flops: 1000, mem_bytes: 400000000}
+EOM
+}

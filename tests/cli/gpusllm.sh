@@ -37,13 +37,7 @@ t "gpus-llm.yaml: GEMM kinds at MAMF / peak, the rest as gpus.yaml" llm_file
 # A two-layer model at fp16, batch 8 (as h200.sh): a GEMM bound by FLOPs and an
 # activation bound by memory. Forward + backward (bwd_ratio 2):
 #   3 x 4e9 x 8 / (312e12 x fc) + 3 x 4e8 x 8 x 2/4 / 2039e9 + 4 launches of 4 us.
-cat >"$T/m.yaml" <<'EOF'
-name: two
-params: 0
-layers:
-  - {name: gemm, kind: fc, params: 0, tensors: [], flops: 4000000000, mem_bytes: 1000}
-  - {name: relu, kind: act, params: 0, tensors: [], flops: 1000, mem_bytes: 400000000}
-EOF
+two_layer_model "$T/m.yaml"
 compute_s() {   # compute_s CLUSTER [GPUS_FILE] [GPU] — compute of one iteration, s
     {
         printf 'name: one\nmodel: %s\nprecision: fp16\nbatch: [8]\ncluster: %s\n' "$T/m.yaml" "$1"

@@ -52,13 +52,7 @@ t "scenario on 2 x dgx-h200" scenario
 # activation bound by memory on both. Forward + backward (bwd_ratio 2):
 #   gemm: 3 x 4e9 x 8 / (989e12 x 0.189), the same on both;
 #   relu: 3 x 4e8 x 8 x 2/4 / mem_Bps (3.35e12, 4.8e12); 4 launches of 4 us.
-cat >"$T/m.yaml" <<'EOF'
-name: two
-params: 0
-layers:
-  - {name: gemm, kind: fc, params: 0, tensors: [], flops: 4000000000, mem_bytes: 1000}
-  - {name: relu, kind: act, params: 0, tensors: [], flops: 1000, mem_bytes: 400000000}
-EOF
+two_layer_model "$T/m.yaml"
 compute_s() {   # compute_s GPU MODEL PRECISION BATCH — arsim's compute of one iteration on one GPU, s
     printf 'name: one\nmodel: %s\ngpu: %s\nprecision: %s\nbatch: [%d]\ncluster: {topology: star, nodes: 1, gpus_per_node: 1, link: {bandwidth: 100Gbps, latency: 1us}}\npolicies: [{name: none, overlap: none, algorithm: ring}]\niterations: {warmup: 1, measured: 2}\n' \
         "$2" "$1" "$3" "$4" >"$T/one.yaml"
