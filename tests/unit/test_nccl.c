@@ -14,6 +14,7 @@
 #include "testmain.h"
 
 #include <check.h>
+#include <inttypes.h>
 #include <math.h>
 
 static void load(const char *name, NodeSpec *n)
@@ -341,6 +342,33 @@ START_TEST(bounds_and_determinism)
 }
 END_TEST
 
+/* NVLSTree's chunk (enqueue.cc:1751-1761) read off its message count. A
+ * loop of one channel on N nodes of m GPUs: every GPU's copy of each
+ * owner's chunk to the switch and the multicast back (2Nm^2), a
+ * reduction to each owner and an owner's store (2Nm), and each tree
+ * edge's chunk up and down for each owner (2m(N - 1)): 304 on 2 x 8, 624
+ * on 4 x 8. Loops a channel: S / (16 channels x 8 heads x chunk),
+ * rounded up. 2 nodes: 32 KiB below 8 MiB (6 MiB: 2 loops, not 1), 64 KiB
+ * below 64 MiB (48 MiB: 6, not 3), 128 KiB from 64 MiB; 4 nodes: 64 KiB
+ * at most (64 MiB: 8, not 4). */
+START_TEST(nvlstree_chunks)
+{
+    const struct {
+        int nodes;
+        uint64_t bytes, loops;
+    } cases[] = {{2, 6u << 20, 2}, {2, 8u << 20, 1}, {2, 48u << 20, 6}, {2, 64u << 20, 4}, {4, 64u << 20, 8}};
+    const uint64_t m = 8, C = 16;
+    for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+        NcclSimStats st;
+        uint64_t N = (uint64_t)cases[i].nodes;
+        sim("dgx-h100", cases[i].nodes, (int)m, NCCL_OP_ALLREDUCE, NCCL_ALGO_NVLSTREE, NCCL_PROTO_SIMPLE, (int)C,
+            cases[i].bytes, &st);
+        uint64_t per_loop = 2 * N * m * m + 2 * N * m + 2 * m * (N - 1);
+        ck_assert_msg(st.msgs == cases[i].loops * C * per_loop, "case %zu: %" PRIu64 " messages", i, st.msgs);
+    }
+}
+END_TEST
+
 /* Ring channels on one NVSwitch node as NCCL's search finds them (search.cc
  * by hand): DGX A100 6 x 40 GB/s fills its 240, duplicated to 12, doubled
  * to 24 (NCCL's INFO log on an HGX A100: "Channel 23/24"); DGX H100 6 x
@@ -572,6 +600,7 @@ int main(void)
     tcase_add_test(testmain_case(s, "dtree"), double_binary_tree);
     tcase_add_test(testmain_case(s, "conservation"), conservation);
     tcase_add_test(testmain_case(s, "determinism"), bounds_and_determinism);
+    tcase_add_test(testmain_case(s, "nvlstree-chunks"), nvlstree_chunks);
     tcase_add_test(testmain_case(s, "channel-cap"), channel_cap);
     tcase_add_test(testmain_case(s, "tree-chain"), tree_chain);
     tcase_add_test(testmain_case(s, "ll-cap-by-hop"), ll_cap_by_hop);
