@@ -312,7 +312,7 @@ static const char *const scenario_keys[][2] = {
              "mechanism and DDP's own costs set the rates (default true); channels: SMs a sync holds (default: an "
              "NCCL call its tuner's channels, any other sync 8; given: every sync, NCCL's too); "
              "the all-reduced gradients' type (default: precision's)."},
-    {"variation", "{dist: normal | lognormal | none, cv: 0..10, per: layer | iteration, seed, jitter: TIME}: "
+    {"variation", "{dist: normal | lognormal | none, cv: 0..10, per: layer | iteration | gpu, seed, jitter: TIME}: "
                   "random compute times per rank, and ranks issuing each collective up to jitter apart."},
     {"stragglers", "A list of {ranks: [...], slowdown: 0.001..1000, from_iteration}: ranks whose compute is "
                    "slower by that factor."},

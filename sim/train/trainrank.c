@@ -436,8 +436,7 @@ static simtime_t task_time(Rank *rk, const TrainTask *k)
 {
     RankRun *t = rk->t;
     int L = (int)t->s->model->layers->len;
-    int slot = t->s->var.per_iteration ? 0
-               : k->kind == TRAIN_TASK_FWD ? k->layer
+    int slot = k->kind == TRAIN_TASK_FWD ? k->layer
                : k->kind == TRAIN_TASK_BWD ? L + k->layer
                                            : 2 * L;
     double f = trainvar_factor(&t->s->var, rk->r, rk->w.iter, slot);

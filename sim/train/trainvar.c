@@ -56,11 +56,16 @@ static bool read_variation(CfgNode *n, TrainVar *v, char **err)
         *err = cfg_err(cfg_peek(n, "dist"), "unknown distribution '%s'; expected normal, lognormal or none", dist);
         return false;
     }
-    if (strcmp(per, "layer") != 0 && strcmp(per, "iteration") != 0) {
-        *err = cfg_err(cfg_peek(n, "per"), "unknown variation unit '%s'; expected layer or iteration", per);
+    if (strcmp(per, "layer") == 0)
+        v->per = TRAINVAR_PER_LAYER;
+    else if (strcmp(per, "iteration") == 0)
+        v->per = TRAINVAR_PER_ITERATION;
+    else if (strcmp(per, "gpu") == 0)
+        v->per = TRAINVAR_PER_GPU;
+    else {
+        *err = cfg_err(cfg_peek(n, "per"), "unknown variation unit '%s'; expected layer, iteration or gpu", per);
         return false;
     }
-    v->per_iteration = strcmp(per, "iteration") == 0;
     v->seed = (uint64_t)seed;
     return cfg_check_keys(n, "variation", "dist, cv, per, seed, jitter", err);
 }
@@ -128,9 +133,12 @@ double trainvar_factor(const TrainVar *v, int r, int iter, int slot)
 {
     double f = 1;
     if (v->dist != TRAINVAR_NONE && v->cv > 0) {
+        /* the draw's name: per gpu iteration -1 (no iteration's), slot 0 */
+        int64_t di = v->per == TRAINVAR_PER_GPU ? -1 : iter;
+        uint64_t ds = v->per == TRAINVAR_PER_LAYER ? (uint64_t)slot : 0;
         /* Box-Muller: one standard normal from two uniforms */
-        double u1 = simrng_uniform(v->seed, r, iter, 2 * (uint64_t)slot);
-        double u2 = simrng_uniform(v->seed, r, iter, 2 * (uint64_t)slot + 1);
+        double u1 = simrng_uniform(v->seed, r, di, 2 * ds);
+        double u2 = simrng_uniform(v->seed, r, di, 2 * ds + 1);
         double z = sqrt(-2 * log(u1)) * cos(2 * G_PI * u2);
         if (v->dist == TRAINVAR_NORMAL) {
             f = 1 + v->cv * z;

@@ -4,11 +4,12 @@
  * percentiles of a run's iteration times.
  *
  * Scenario keys (docs/howto/what-if.md "What-if"):
- *   variation:  {dist: normal | lognormal | none, cv: 0.05, per: layer | iteration, seed: 1, jitter: 0}
+ *   variation:  {dist: normal | lognormal | none, cv: 0.05, per: layer | iteration | gpu, seed: 1, jitter: 0}
  *   stragglers: [{ranks: [3], slowdown: 1.5, from_iteration: 0}]
  *
  * Draws are counter-based: the factor of (rank, iteration, slot) is a
- * function of the seed and those three numbers only (engine/simrng.h), so every
+ * function of the seed and those of the three numbers its unit names only
+ * (per gpu: the rank alone) (engine/simrng.h), so every
  * policy of a scenario sees the same compute times (common random numbers),
  * at any --jobs and in any event order, with no generator state per rank.
  */
@@ -24,6 +25,11 @@
 
 typedef enum { TRAINVAR_NONE, TRAINVAR_NORMAL, TRAINVAR_LOGNORMAL } TrainVarDist;
 
+/* What one draw covers: a rank's task in one iteration (layer), all of a
+ * rank's tasks in one iteration (iteration), or all of a rank's tasks in
+ * every iteration of the run (gpu: a property of the GPU). */
+typedef enum { TRAINVAR_PER_LAYER, TRAINVAR_PER_ITERATION, TRAINVAR_PER_GPU } TrainVarPer;
+
 typedef struct {
     GArray *ranks;           /* int ranks, each in 0..world-1; owned */
     double slowdown;         /* compute time multiplier, > 0 */
@@ -33,7 +39,7 @@ typedef struct {
 typedef struct {
     TrainVarDist dist;       /* TRAINVAR_NONE: no variation */
     double cv;               /* coefficient of variation (std / mean) of a compute time, >= 0 */
-    bool per_iteration;      /* one draw per rank and iteration (else one per rank, task and iteration) */
+    TrainVarPer per;         /* what one draw covers */
     uint64_t seed;           /* the draws' seed */
     double jitter_s;         /* s, 0..TRAINVAR_MAX_JITTER_S: each rank issues each sync unit a uniform draw
                               * in (0, jitter_s] after its communicator could (0: at once) */
@@ -50,10 +56,11 @@ void trainvar_clear(TrainVar *v);
 /* Whether compute differs between ranks or iterations. */
 bool trainvar_varies(const TrainVar *v);
 
-/* Rank r's compute multiplier in iteration `iter` for draw slot `slot`
- * (per layer: 2L+1 slots, forward l, backward l, the whole-model update;
- * per iteration: slot 0): the variation's draw (mean 1; a normal draw is
- * clipped at 0) times every straggler slowdown that applies. */
+/* Rank r's compute multiplier in iteration `iter` for task slot `slot`
+ * (2L+1 slots: forward l, backward l, the whole-model update): the
+ * variation's draw (mean 1; a normal draw is clipped at 0) times every
+ * straggler slowdown that applies. The draw is named by (seed, r, iter,
+ * slot) per layer, (seed, r, iter) per iteration, (seed, r) per gpu. */
 double trainvar_factor(const TrainVar *v, int r, int iter, int slot);
 
 /* How long after its communicator could rank r issues unit `unit` of

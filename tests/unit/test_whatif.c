@@ -3,8 +3,10 @@
  * varying equals the memo; a straggler delayed by d before a ring delays
  * its end by d; a straggler's slowdown adds (s-1) x its compute to an
  * iteration without overlap; the draws have the mean and spread asked
- * for; the same seed gives the same numbers, another seed others. */
+ * for; per gpu, one draw a rank for the whole run, and two GPUs' iteration
+ * in closed form; the same seed gives the same numbers, another seed others. */
 #include "coll/collexec.h"
+#include "engine/simrng.h"
 #include "net/netfault.h"
 #include "train/train.h"
 #include "train/trainbg.h"
@@ -322,6 +324,92 @@ START_TEST(test_draw_moments)
 }
 END_TEST
 
+/* per: gpu: one draw per rank for the whole run. Rank r's factor is the
+ * same in every iteration and slot, differs between ranks, and is the
+ * Box-Muller draw named by (seed, r) alone: the uniforms of iteration -1,
+ * keys 0 and 1. A straggler still multiplies from its iteration on. */
+START_TEST(test_gpu_draw_fixed)
+{
+    Scenario *s = load(BASE POLICIES "variation: {dist: normal, cv: 0.1, per: gpu, seed: 5}\n"
+                       "stragglers: [{ranks: [2], slowdown: 1.5, from_iteration: 4}]\n");
+    ck_assert_int_eq(s->var.per, TRAINVAR_PER_GPU);
+    TrainVar plain = s->var;
+    plain.stragglers = NULL;
+    for (int r = 0; r < 8; r++) {
+        double u1 = simrng_uniform(5, r, -1, 0), u2 = simrng_uniform(5, r, -1, 1);
+        double want = 1 + 0.1 * sqrt(-2 * log(u1)) * cos(2 * G_PI * u2);
+        ck_assert_double_eq(trainvar_factor(&plain, r, 0, 0), want);
+        for (int it = 0; it < 40; it++)
+            for (int k = 0; k < 33; k++) {
+                ck_assert_double_eq(trainvar_factor(&plain, r, it, k), want);
+                ck_assert_double_eq(trainvar_factor(&s->var, r, it, k), r == 2 && it >= 4 ? 1.5 * want : want);
+            }
+        for (int q = 0; q < r; q++)
+            ck_assert(trainvar_factor(&plain, q, 0, 0) != want);
+    }
+    scenario_free(s);
+}
+END_TEST
+
+/* per: gpu over many ranks: the sample mean is 1 and the sample standard
+ * deviation the cv asked for, within 5 standard errors of n = 200000
+ * ranks (the mean's is cv/sqrt(n), the standard deviation's below
+ * cv/sqrt(n) for both distributions at cv 0.1: 5 x 2.24e-4 = 1.12e-3). */
+START_TEST(test_gpu_draw_moments)
+{
+    const TrainVarDist dists[] = {TRAINVAR_NORMAL, TRAINVAR_LOGNORMAL};
+    const int n = 200000;
+    const double cv = 0.1, bound = 5 * cv / sqrt(n);
+    for (size_t i = 0; i < G_N_ELEMENTS(dists); i++) {
+        TrainVar v = {.dist = dists[i], .cv = cv, .per = TRAINVAR_PER_GPU, .seed = 9};
+        double sum = 0, sq = 0;
+        for (int r = 0; r < n; r++) {
+            double f = trainvar_factor(&v, r, r % 7, r % 11);
+            sum += f;
+            sq += f * f;
+        }
+        double mean = sum / n, sd = sqrt(sq / n - mean * mean);
+        ck_assert_msg(fabs(mean - 1) < bound, "dist %d mean %g", (int)dists[i], mean);
+        ck_assert_msg(fabs(sd - cv) < bound, "dist %d sd %g", (int)dists[i], sd);
+    }
+}
+END_TEST
+
+/* Two GPUs with fixed factors f0 and f1, no overlap, one butterfly
+ * exchange per unit: every iteration waits for the slower GPU's compute,
+ * so it is the plain iteration plus (max(f0, f1) - 1) x the compute
+ * (the straggler closed form above, the slower GPU as the straggler;
+ * each task's time rounds to a picosecond: 2L+1 ps an iteration at
+ * most), and every measured iteration takes the same time. */
+START_TEST(test_gpu_two_ranks)
+{
+    const char *y2 = "model: vgg16-cifar10\ngpu: v100\nbatch: [32]\n"
+                     "cluster: {topology: star, nodes: 2, link: {bandwidth: 10Gbps, latency: 5us}}\n"
+                     "policies:\n  - {name: none, overlap: none, algorithm: butterfly}\n";
+    Scenario *a = load(y2);
+    const int seeds[] = {1, 2, 3, 4};
+    for (size_t i = 0; i < G_N_ELEMENTS(seeds); i++) {
+        char *y = g_strdup_printf("%svariation: {dist: normal, cv: 0.1, per: gpu, seed: %d}\n", y2, seeds[i]);
+        Scenario *b = load(y);
+        double f0 = trainvar_factor(&b->var, 0, 0, 0), f1 = trainvar_factor(&b->var, 1, 0, 0);
+        TrainResult x, z;
+        run1(a, 0, false, &x);
+        run1(b, 0, false, &z);
+        int L = (int)a->model->layers->len;
+        double want = x.iteration_s + (fmax(f0, f1) - 1) * x.compute_s;
+        ck_assert_msg(fabs(z.iteration_s - want) <= (2 * L + 1) * 1e-12, "seed %d: %.12g, want %.12g (f %g %g)",
+                      seeds[i], z.iteration_s, want, f0, f1);
+        ck_assert_msg(fabs(z.iteration_max_s - z.iteration_p50_s) <= 1e-12, "seed %d: p50 %.12g, max %.12g", seeds[i],
+                      z.iteration_p50_s, z.iteration_max_s);
+        free1(&x);
+        free1(&z);
+        scenario_free(b);
+        g_free(y);
+    }
+    scenario_free(a);
+}
+END_TEST
+
 /* Same seed, same numbers; another seed, other numbers; percentiles in
  * order. */
 START_TEST(test_seeded)
@@ -607,6 +695,9 @@ static Suite *suite(void)
     tcase_add_test(tc, test_straggler_adds_compute);
     tcase_add_test(tc, test_jitter_adds_late_issue);
     tcase_add_test(tc, test_draw_moments);
+    tcase_add_test(tc, test_gpu_draw_fixed);
+    tcase_add_test(tc, test_gpu_draw_moments);
+    tcase_add_test(tc, test_gpu_two_ranks);
     tcase_add_test(tc, test_half_bandwidth_ring);
     tcase_add_test(tc, test_half_bandwidth_training);
     tcase_add_test(tc, test_fattree_reroute);
