@@ -2,12 +2,13 @@
 # llmval — models/gpus-llm.yaml against published end-to-end LLM training
 # throughput (validate/llm/, docs/explanation/compute-model.md): every
 # scenario passes `arsim check`; the model files are what
-# gen_llm_models.py writes; check.sh prints the table (a header and 17
+# gen_llm_models.py writes; check.sh prints the table (a header and 22
 # rows of 7 columns, finite figures); each error column is
-# (arsim - published) / published of the printed numbers; and arsim's
-# TFLOP/s is the source's model-FLOPs count (6 S N + 12 L d S^2 a
-# sequence) over the sequences a GPU finishes per second, recomputed here
-# for one row from `arsim run --json` and the model file.
+# (arsim - published) / published of the printed numbers; arsim's TFLOP/s
+# is the source's model-FLOPs count (6 S N + 12 L d S^2 a sequence) over
+# the sequences a GPU finishes per second, and its tokens per second the
+# node's sequences a second times S, each recomputed here for one row from
+# `arsim run --json` and the model file.
 A=${ARSIM:-./arsim}
 # shellcheck source=../clilib.bash
 . tests/clilib.bash
@@ -42,7 +43,7 @@ table() {
                 if ($(k + 1) != want) { print "row " n ": error " $(k + 1) ", want " want; bad = 1 }
             }
         }
-        END { if (n != 17) { print n " rows, expected 17"; bad = 1 } exit bad }' "$T/rows"
+        END { if (n != 22) { print n " rows, expected 22"; bad = 1 } exit bad }' "$T/rows"
 }
 
 # The MPT-7B row on 8 A100 (micro-batch 6): 6 S N + 12 L d S^2 FLOPs a
@@ -63,7 +64,20 @@ flops_count() {
     [ -n "$got" ] && [ "$got" = "$want" ] || { echo "the table has $got, the count gives $want"; return 1; }
 }
 
+# The GPT3-125M row (the FlashAttention repository's table, batch 32):
+# samples_per_s x 2048 / 1000 of arsim's own run.
+tokens_count() {
+    local sps got want
+    [ -s "$T/rows" ] || bash validate/llm/check.sh "$A" >"$T/rows" 2>/dev/null || return 1
+    sps=$("$A" run validate/llm/fa2-a100.yaml --set model=models/gpt3-125m-2k-flash.yaml --set batch=32 --json - |
+        awk -F'[:,]' '/"samples_per_s":/ { gsub(/[ \t]/, "", $2); print $2 }') || return 1
+    want=$(awk -v s="$sps" 'BEGIN { printf "%.1f", s * 2048 / 1e3 }')
+    got=$(awk -F' *\\| *' '$3 ~ /^GPT3-125M, seq 2k, 8 A100, batch 32, FlashAttention, thousand tokens/ { print $5 }' "$T/rows")
+    [ -n "$got" ] && [ "$got" = "$want" ] || { echo "the table has $got, the run gives $want"; return 1; }
+}
+
 t "llmval: scenarios check" check_scenarios
 t "llmval: the model files are what gen_llm_models.py writes" models_generated
-t "llmval: check.sh prints 17 rows whose errors are (arsim - published) / published" table
+t "llmval: check.sh prints 22 rows whose errors are (arsim - published) / published" table
 t "llmval: arsim's TFLOP/s is the sources' model-FLOPs count over arsim's time" flops_count
+t "llmval: arsim's tokens per second are its sequences a second times the sequence" tokens_count

@@ -7,15 +7,18 @@ Usage: python3 validate/llm/check.py [ARSIM]
 Runs each row's scenario (fa2-a100.yaml or mpt.yaml, with the row's --set
 arguments) once with its gpus_file (gpus-llm) and once with
 --set gpus_file=gpus (models/gpus.yaml), and prints one Markdown row per
-published figure: the source, the setup, the published TFLOP/s per GPU,
-arsim's with each GPU file and its error (arsim - published) / published.
+published figure: the source, the setup, the published figure, arsim's
+with each GPU file and its error (arsim - published) / published.
 
-arsim's figure is counted the way both sources count theirs: model FLOPs
-per sequence 6 S N + 12 L d S^2 (N the parameters, the attention's score
-products counted in full, causal or not, and no recompute), times the
-sequences a GPU finishes per second (samples_per_s / world). The error is
-computed from the printed, rounded figure, so that it can be checked from
-the table alone (tests/cli/llmval.sh). Standard library only.
+The figures are TFLOP/s per GPU, except the rows of the FlashAttention
+repository's table, which are thousands of tokens per second on the node
+(the setup says so). arsim's TFLOP/s are counted the way the sources count
+theirs: model FLOPs per sequence 6 S N + 12 L d S^2 (N the parameters, the
+attention's score products counted in full, causal or not, and no
+recompute), times the sequences a GPU finishes per second (samples_per_s /
+world); its tokens per second are samples_per_s x S. The error is computed
+from the printed, rounded figure, so that it can be checked from the table
+alone (tests/cli/llmval.sh). Standard library only.
 """
 import json
 import os
@@ -25,9 +28,12 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FA2 = "FlashAttention-2 paper, Table 1"
+FAR = "FlashAttention repository, training/README.md"
 MPT = "llm-foundry MPT benchmarks"
+KTOK = "thousand tokens/s on the node"
 
-# (source, setup, scenario, --set arguments, published TFLOP/s per GPU)
+# (source, setup, scenario, --set arguments, published TFLOP/s per GPU or, where the setup names
+# KTOK, thousands of tokens per second on the node)
 ROWS = [
     (FA2, "GPT3-1.3B, seq 2k, 8 A100, batch 8, no FlashAttention", "fa2-a100.yaml",
      ["model=../anchors/models/gpt3-xl.yaml", "batch=8"], 142),
@@ -41,6 +47,16 @@ ROWS = [
      ["model=models/gpt3-2.7b-2k-flash.yaml", "batch=4"], 205),
     (FA2, "GPT3-2.7B, seq 8k, 8 A100, batch 4, FlashAttention-2", "fa2-a100.yaml",
      ["model=models/gpt3-2.7b-8k-flash.yaml", "batch=4"], 225),
+    (FAR, "GPT3-125M, seq 2k, 8 A100, batch 32, FlashAttention, " + KTOK, "fa2-a100.yaml",
+     ["model=models/gpt3-125m-2k-flash.yaml", "batch=32"], 1310),
+    (FAR, "GPT3-355M, seq 2k, 8 A100, batch 16, FlashAttention, " + KTOK, "fa2-a100.yaml",
+     ["model=models/gpt3-355m-2k-flash.yaml", "batch=16"], 503),
+    (FAR, "GPT3-760M, seq 2k, 8 A100, batch 16, FlashAttention, " + KTOK, "fa2-a100.yaml",
+     ["model=models/gpt3-760m-2k-flash.yaml", "batch=16"], 245),
+    (FAR, "GPT3-1.3B, seq 2k, 8 A100, batch 8, FlashAttention, " + KTOK, "fa2-a100.yaml",
+     ["model=models/gpt3-1.3b-2k-flash.yaml", "batch=8"], 169),
+    (FAR, "GPT3-2.7B, seq 2k, 8 A100, batch 4, FlashAttention, " + KTOK, "fa2-a100.yaml",
+     ["model=models/gpt3-2.7b-2k-flash.yaml", "batch=4"], 85),
     (MPT, "MPT-1B, seq 2k, 8 A100, micro-batch 14", "mpt.yaml",
      ["model=models/mpt-1b-2k.yaml", "batch=14"], 186.8),
     (MPT, "MPT-3B, seq 2k, 8 A100, micro-batch 10", "mpt.yaml",
@@ -66,14 +82,20 @@ ROWS = [
 ]
 
 
-def model_flops(path):
-    """6 S N + 12 L d S^2 of a model file: N its params, L its attention layers, d and S from its first
-    block (wpe holds S x d parameters, ln_1's first tensor d)."""
+def shape(path):
+    """(N, L, d, S) of a model file: N its params, L its attention layers, d and S from its first block
+    (wpe holds S x d parameters, ln_1's first tensor d)."""
     text = open(path).read()
     n = int(re.search(r"^params: (\d+)$", text, re.M).group(1))
     layers = len(re.findall(r"kind: attention", text))
     d = int(re.search(r"name: h\.0\.ln_1, kind: norm, params: \d+, tensors: \[(\d+),", text).group(1))
     s = int(re.search(r"name: wpe, kind: embedding, params: (\d+),", text).group(1)) // d
+    return n, layers, d, s
+
+
+def model_flops(path):
+    """6 S N + 12 L d S^2, the model FLOPs of a sequence as both sources count them."""
+    n, layers, d, s = shape(path)
     return 6 * s * n + 12 * layers * d * s * s
 
 
@@ -86,11 +108,14 @@ def run(arsim, scenario, sets):
     return r
 
 
-def tflops(arsim, scenario, sets, model):
+def figure(arsim, scenario, sets, model, setup):
+    """arsim's figure for a row, in the row's unit, rounded as printed."""
     r = run(arsim, scenario, sets)
     if not r["memory_fits"]:
         print("note: %s %s: %.1f GiB a GPU in arsim's count, over the GPU's memory"
               % (scenario, " ".join(sets), r["memory_peak_bytes"] / 2**30), file=sys.stderr)
+    if setup.endswith(KTOK):
+        return round(r["samples_per_s"] * shape(model)[3] / 1e3, 1)
     return round(model_flops(model) * r["samples_per_s"] / r["world"] / 1e12, 1)
 
 
@@ -104,8 +129,8 @@ def main():
     print("|---|---|---:|---:|---:|---:|---:|")
     for source, setup, scenario, sets, published in ROWS:
         model = os.path.join(HERE, [s for s in sets if s.startswith("model=")][0][6:])
-        llm = tflops(arsim, scenario, sets, model)
-        base = tflops(arsim, scenario, sets + ["gpus_file=gpus"], model)
+        llm = figure(arsim, scenario, sets, model, setup)
+        base = figure(arsim, scenario, sets + ["gpus_file=gpus"], model, setup)
         print("| %s | %s | %.1f | %.1f | %s | %.1f | %s |"
               % (source, setup, published, llm, error(llm, published), base, error(base, published)))
     return 0

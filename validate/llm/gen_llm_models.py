@@ -8,7 +8,9 @@ embedding: 12 L d^2 + 13 L d + V d + S d + 2 d parameters), at a size and
 sequence a published run names:
 - GPT-3 1.3B (24 layers, d_model 2048, 16 heads) and 2.7B (32, 2560, 32),
   vocabulary 50257, at sequence 2048 and 8192: the FlashAttention-2 paper's
-  Table 1 (arXiv 2307.08691);
+  Table 1 (arXiv 2307.08691); and 125M (12, 768, 12), 355M (24, 1024, 16)
+  and 760M (24, 1536, 16) at 2048, the sizes of the training throughput
+  table of its repository (Dao-AILab/flash-attention training/README.md);
 - MPT 1B (24, 2048, 16), 3B (32, 2560, 20), 7B (32, 4096, 32), 13B (40,
   5120, 40) and 30B (48, 7168, 56), vocabulary 50368: llm-foundry's MPT
   benchmark tables, whose NumParams column this formula meets exactly at
@@ -41,6 +43,9 @@ BF16, FP32 = 2, 4
 MODELS = {
     "gpt3-1.3b-8k": (24, 2048, 16, 50257, 8192, "eager", 0),
     "gpt3-2.7b-8k": (32, 2560, 32, 50257, 8192, "eager", 0),
+    "gpt3-125m-2k-flash": (12, 768, 12, 50257, 2048, "flash", 0),
+    "gpt3-355m-2k-flash": (24, 1024, 16, 50257, 2048, "flash", 0),
+    "gpt3-760m-2k-flash": (24, 1536, 16, 50257, 2048, "flash", 0),
     "gpt3-1.3b-2k-flash": (24, 2048, 16, 50257, 2048, "flash", 0),
     "gpt3-1.3b-8k-flash": (24, 2048, 16, 50257, 8192, "flash", 0),
     "gpt3-2.7b-2k-flash": (32, 2560, 32, 50257, 2048, "flash", 0),
