@@ -55,7 +55,7 @@ flops_count() {
     read -r sps world < <("$A" run validate/llm/mpt.yaml --set model=models/mpt-7b-2k.yaml --set batch=6 --json - |
         awk -F'[:,]' '/"samples_per_s":/ { gsub(/[ \t]/, "", $2); s = $2 } /"world":/ && !w { gsub(/[ \t]/, "", $2); w = $2 }
             END { print s, w }') || return 1
-    f=$(awk '/^params:/ { n = $2 } /kind: attention/ { l++ } /name: h\.0\.ln_1,/ { match($0, /tensors: \[[0-9]+/); d = substr($0, RSTART + 10, RLENGTH - 10) }
+    f=$(awk '/^params:/ { n = $2 } /name: h\.[0-9]+\.ln_1,/ { l++ } /name: h\.0\.ln_1,/ { match($0, /tensors: \[[0-9]+/); d = substr($0, RSTART + 10, RLENGTH - 10) }
         /name: wpe,/ { match($0, /params: [0-9]+/); p = substr($0, RSTART + 8, RLENGTH - 8) }
         END { s = p / d; printf "%.17g", 6 * s * n + 12 * l * d * s * s }' "$m")
     want=$(awk -v f="$f" -v s="$sps" -v w="$world" 'BEGIN { printf "%.1f", f * s / w / 1e12 }')

@@ -60,21 +60,63 @@ START_TEST(test_llama_params)
 END_TEST
 
 /* GPT-3 175B (the FSDP paper's anchor model): the parameter count against
- * 12 L d^2 + 13 L d + V d + S d + 2d written again here, the full S x S
- * attention (4 S^2 d + 5 S^2 h FLOPs besides the projections), a tied
- * head, and 96 blocks + the root as FSDP units. */
+ * 12 L d^2 + 13 L d + V d + S d + 2d written again here, a tied head, and
+ * 96 blocks + the root as FSDP units; every kernel its own layer (three
+ * top layers, 15 a block, three after the blocks). */
 START_TEST(test_gpt3_params)
 {
     Model *m = load_model("gpt3-175b");
-    const uint64_t L = 96, d = 12288, V = 50257, S = 2048, h = 96;
+    const uint64_t L = 96, d = 12288, V = 50257, S = 2048;
     ck_assert_uint_eq(m->params, 12 * L * d * d + 13 * L * d + V * d + S * d + 2 * d);
     ck_assert_uint_eq(m->params, UINT64_C(174604259328));
-    ck_assert_uint_eq(m->layers->len, 2 + 96 * 4 + 2);
+    ck_assert_uint_eq(m->layers->len, 3 + 96 * 15 + 3);
     ck_assert_uint_eq(layer(m, "lm_head")->params, 0);
-    ck_assert_uint_eq(layer(m, "h.95.attn")->flops, 2 * S * d * 4 * d + 4 * S * S * d + 5 * S * S * h);
     GArray *u = shardwrap_units(m, 0);
     ck_assert_uint_eq(u->len, 97);
     shardwrap_free(u);
+    model_free(m);
+}
+END_TEST
+
+/* Block h.95 of GPT-3 175B split into its kernels: the FLOPs of its layers
+ * sum to the block's before the split (two LayerNorms at 5 an element,
+ * 24 S d^2 of projections and MLP, 4 S^2 d of score products, 5 a score);
+ * every memory-bound layer carries 2 (f + b) n / 3 bytes, n its elements
+ * and f / b the bytes its kernel moves an element forward / backward
+ * (models/gen/gen_gpt3.py); the saved bytes total the unsplit block's. */
+START_TEST(test_gpt3_kernels)
+{
+    static const struct {
+        const char *leaf;
+        double n, f, b; /* n in units of S d, or of S^2 h for the scores */
+    } ew[] = {{"ln_1", 1, 4, 10},    {"attn.softmax", -1, 17, 19}, {"attn.drop", 1, 5, 5},
+              {"res_1", 1, 6, 6},    {"ln_2", 1, 4, 10},           {"mlp.gelu", 4, 4, 6},
+              {"mlp.drop", 1, 5, 5}, {"res_2", 1, 6, 6},           {"bias_grad", 9, 0, 2}};
+    Model *m = load_model("gpt3-175b");
+    const double d = 12288, S = 2048, h = 96, V = 50257, scores = S * S * h;
+    double flops = 0, act = 0;
+    guint n = 0;
+    for (guint i = 0; i < m->layers->len; i++) {
+        const ModelLayer *l = &g_array_index(m->layers, ModelLayer, i);
+        if (strncmp(l->name, "h.95.", 5) == 0) {
+            flops += l->flops;
+            act += l->act_bytes;
+            n++;
+        }
+    }
+    ck_assert_uint_eq(n, 15);
+    ck_assert_double_eq(flops, 2 * 5 * S * d + 24 * S * d * d + 4 * S * S * d + 5 * scores);
+    ck_assert_double_eq(act, 2 * (2 * S * d + 8 * S) + 10 * S * d + 2 * scores + 18 * S * d);
+    for (size_t k = 0; k < G_N_ELEMENTS(ew); k++) {
+        char *name = g_strdup_printf("h.95.%s", ew[k].leaf);
+        double elems = ew[k].n < 0 ? scores : ew[k].n * S * d;
+        ck_assert_msg(layer(m, name)->mem_bytes == 2 * (ew[k].f + ew[k].b) * elems / 3, "%s: %.17g", name,
+                      layer(m, name)->mem_bytes);
+        g_free(name);
+    }
+    ck_assert_double_eq(layer(m, "h.95.attn.qkv")->flops + layer(m, "h.95.attn.proj")->flops, 8 * S * d * d);
+    ck_assert_double_eq(layer(m, "h.95.attn.qk")->flops + layer(m, "h.95.attn.pv")->flops, 4 * S * S * d);
+    ck_assert_double_eq(layer(m, "loss")->mem_bytes, 2 * (14 + 22) * S * V / 3);
     model_free(m);
 }
 END_TEST
@@ -530,6 +572,7 @@ int main(void)
     tcase_add_test(tc, test_llama_params);
     tcase_add_test(tc, test_llama_attention);
     tcase_add_test(tc, test_gpt3_params);
+    tcase_add_test(tc, test_gpt3_kernels);
     tc = testmain_case(s, "wrap");
     tcase_add_test(tc, test_block_len);
     tcase_add_test(tc, test_wrap_llama);

@@ -83,11 +83,11 @@ ROWS = [
 
 
 def shape(path):
-    """(N, L, d, S) of a model file: N its params, L its attention layers, d and S from its first block
+    """(N, L, d, S) of a model file: N its params, L its blocks (one ln_1 each), d and S from its first block
     (wpe holds S x d parameters, ln_1's first tensor d)."""
     text = open(path).read()
     n = int(re.search(r"^params: (\d+)$", text, re.M).group(1))
-    layers = len(re.findall(r"kind: attention", text))
+    layers = len(re.findall(r"name: h\.\d+\.ln_1,", text))
     d = int(re.search(r"name: h\.0\.ln_1, kind: norm, params: \d+, tensors: \[(\d+),", text).group(1))
     s = int(re.search(r"name: wpe, kind: embedding, params: (\d+),", text).group(1)) // d
     return n, layers, d, s
