@@ -55,9 +55,9 @@ Three variants (VARIANT), the kernels each source's setup runs:
          entropy): attn.core one fused causal kernel, dropout + add +
          LayerNorm one kernel (ln_1, ln_2, ln_f), the bias adds and GELU
          (forward and backward) in the GEMM epilogues: 7 layers a block;
-  mpt    llm-foundry's MPT: attn.core fused, no dropout (its p is 0), eager
-         LayerNorm, GELU, residual adds and bias gradients, fused cross-
-         entropy: 11 layers a block.
+  mpt    llm-foundry's MPT: attn.core fused, no dropout (its default p is
+         0), eager LayerNorm, GELU, residual adds and bias gradients, a
+         fused cross-entropy (assumed): 11 layers a block.
 The fused attention kernel skips the masked half of the score products and
 recomputes the scores in backward (five S^2 d products against the
 forward's two): its FLOPs are half the full products' and score ops, 7/6-
