@@ -51,6 +51,7 @@ import json
 import os
 import sys
 
+from gen_models import TITAN_BYTES
 from llama3_base import ROOT, load_layers, layer_line, write_or_check
 
 RUN = os.path.join(ROOT, "validate", "h100", "overlap", "run1")
@@ -112,11 +113,13 @@ def block_terms(model, b, variant):
     nd, nr, nkv, nf = t * d, t * (d + dkv), t * dkv, t * f
     core = b * heads * (SEQ * (SEQ + 1) // 2) * (4 * hd + 5)   # as models/llama3-8b.yaml counts it
     titan = variant == "titan"
-    # bytes per element, forward / backward (reads + writes of each eager kernel; the list in sharding.md)
-    norm = (36, 84) if titan else (26, 60)
-    rope = (20, 20) if titan else (20, 28)
-    rep = (20, 20) if titan else (0, 0)           # per K/V element: repeat_kv's copies of K and V
-    silu_mul, resid = (10, 18), (6, 6)
+    # bytes per element, forward / backward (reads + writes of each eager kernel; the list in sharding.md):
+    # torchtitan's as models/llama3-8b.yaml counts them (gen_models.TITAN_BYTES), the probe's lighter ones
+    B = TITAN_BYTES
+    norm = B["norm"] if titan else (26, 60)
+    rope = B["rope"] if titan else (20, 28)
+    rep = B["repeat_kv"] if titan else (0, 0)     # per K/V element: repeat_kv's copies of K and V
+    silu_mul, resid = B["silu_mul"], B["resid"]
     g = {"wq": 2 * t * d * d, "wk": 2 * t * d * dkv, "wv": 2 * t * d * dkv, "wo": 2 * t * d * d,
          "w1": 2 * t * d * f, "w3": 2 * t * d * f, "w2": 2 * t * f * d}
     z = {"gemm": 0, "attn": 0, "mem": 0}

@@ -47,6 +47,8 @@ import argparse
 import os
 import sys
 
+from gen_gpt3 import LOSS, mem as kernel_mem
+
 FP32 = 4          # bytes per element at fp32
 INT64 = 8         # bytes per token id
 MIB = 1024 * 1024
@@ -319,12 +321,14 @@ ROPE_FLOPS_PER_ELEM = 3      # complex multiply: 4 mul + 2 add per pair of eleme
 LLAMA3_SEQ = 8192
 
 
-def rmsnorm(name, rows, hidden):
+def rmsnorm(name, rows, hidden, fb=None):
     """RMSNorm (weight only) over rows x hidden.  Saves its input (bf16) and
-    the per-row reciprocal RMS (fp32) for backward."""
+    the per-row reciprocal RMS (fp32) for backward.  mem_bytes: its input and
+    output at fp32, or with fb = (forward, backward) bytes per element, a
+    memory-bound kernel's (kernel())."""
     n = rows * hidden
     lay = layer(name, "norm", [("weight", hidden)], RMSNORM_FLOPS_PER_ELEM * n,
-                2 * n * FP32)
+                2 * n * FP32 if fb is None else kernel_mem(n, fb))
     lay["act_bytes"] = n * BF16 + rows * FP32
     # backward: the gradient upcast to fp32 and the two fp32 partial
     # gradients of x * rstd
@@ -342,7 +346,11 @@ def causal_core(seq, heads, head_dim):
     return flops, mem
 
 
-def llama3(dim, n_layers, n_heads, n_kv_heads, ffn, vocab, seq):
+def llama3_blocks(dim, n_layers, n_heads, n_kv_heads, ffn, vocab, seq):
+    """The block-level layers (attention_norm, attention, ffn_norm,
+    feed_forward a block), each kernel of a layer folded into it: the layers
+    of the measured and per-kernel-timed files (models/llama3-8b-h100.yaml,
+    llama3-8b-titan.yaml; llama3_base.load_layers)."""
     S, H, hd = seq, dim, dim // n_heads
     kvd = n_kv_heads * hd
     L = []
@@ -409,6 +417,93 @@ def llama3(dim, n_layers, n_heads, n_kv_heads, ffn, vocab, seq):
     return L
 
 
+# Bytes each eager kernel of torchtitan's block reads + writes per element in
+# a bf16 run, (forward, backward): RMSNorm in fp32 per element of the input,
+# rotary through complex fp32 per element of q and k, repeat_kv's copies of k
+# and v per element of k, SiLU(w1 x) * w3 x per element of ffn, a residual
+# add per element of dim.  gen_llama3_titan.py times its kernels from them.
+TITAN_BYTES = {"norm": (36, 84), "rope": (20, 20), "repeat_kv": (20, 20),
+               "silu_mul": (10, 18), "resid": (6, 6)}
+
+
+def flash_core_flops(seq, heads, head_dim):
+    """The fused causal kernel's forward FLOPs as arsim charges them: the
+    causal core (causal_core) 7/6-fold, since its backward recomputes the
+    scores (five products against the forward's two) and arsim times a
+    backward as twice its forward: forward + backward = 3.5 x the core."""
+    return causal_core(seq, heads, head_dim)[0] * 7 // 6
+
+
+def kernel(name, kind, tensors, flops, n, fb, act=0, peak=0):
+    """A memory-bound kernel of n elements moving fb = (forward, backward)
+    bytes each (gen_gpt3.mem); tensors as layer()."""
+    lay = layer(name, kind, tensors, flops, kernel_mem(n, fb))
+    lay["act_bytes"], lay["act_peak_bytes"] = act, peak
+    return lay
+
+
+def matmul(name, rows, fin, fout, act=0):
+    """A bias-free Linear over rows positions (kind fc): its forward's input
+    and output at fp32, what it saves for backward (act)."""
+    lay = linear(name, fin, fout, rows=rows, bias=False)
+    lay["act_bytes"], lay["act_peak_bytes"] = act, 0
+    return lay
+
+
+def llama3_block(p, S, H, n_heads, kvd, ffn):
+    """One block's kernels in forward order (p: its name prefix).  act_bytes
+    as llama3_blocks' layers, each tensor with the kernel that saves it: the
+    norms their input and rstd; wq the normed input (wq, wk, wv's); the core
+    q, k, v repeated, its output (wo's input) and the logsumexp; silu_mul
+    w1 x, silu(w1 x), w3 x; w2 their product (w1 the block's second normed
+    input).  act_peak_bytes: the norms', the core's and silu_mul's as the
+    folded layers' (attention, feed_forward)."""
+    B, hd = TITAN_BYTES, H // n_heads
+    core = layer(p + "attention.core", "attention", [], flash_core_flops(S, n_heads, hd),
+                 causal_core(S, n_heads, hd)[1])
+    core["act_bytes"] = 4 * S * H * BF16 + S * n_heads * FP32
+    core["act_peak_bytes"] = 5 * S * H * BF16 + S * H * FP32 + S * n_heads * FP32
+    return [
+        rmsnorm(p + "attention_norm", S, H, B["norm"]),
+        matmul(p + "attention.wq", S, H, H, act=S * H * BF16),
+        matmul(p + "attention.wk", S, H, kvd),
+        matmul(p + "attention.wv", S, H, kvd),
+        kernel(p + "attention.rope", "act", [], ROPE_FLOPS_PER_ELEM * S * (H + kvd), S * (H + kvd), B["rope"]),
+        kernel(p + "attention.repeat_kv", "act", [], 0, S * kvd, B["repeat_kv"]),
+        core,
+        matmul(p + "attention.wo", S, H, H),
+        kernel(p + "attention.residual", "act", [], S * H, S * H, B["resid"]),
+        rmsnorm(p + "ffn_norm", S, H, B["norm"]),
+        matmul(p + "feed_forward.w1", S, H, ffn, act=S * H * BF16),
+        matmul(p + "feed_forward.w3", S, H, ffn),
+        kernel(p + "feed_forward.silu_mul", "act", [], S * ffn, S * ffn, B["silu_mul"], act=3 * S * ffn * BF16,
+               peak=(S * H + 3 * S * ffn) * BF16),
+        matmul(p + "feed_forward.w2", S, ffn, H, act=S * ffn * BF16),
+        kernel(p + "feed_forward.residual", "act", [], S * H, S * H, B["resid"]),
+    ]
+
+
+def llama3(dim, n_layers, n_heads, n_kv_heads, ffn, vocab, seq):
+    """Every kernel torchtitan's eager step runs, a layer each, timed by its
+    own bound: the matrix products as kind fc, the fused causal attention as
+    kind attention, the element-wise kernels and the loss memory-bound."""
+    S, H = seq, dim
+    kvd = n_kv_heads * (dim // n_heads)
+    emb = layer("tok_embeddings", "embedding", [("weight", vocab * H)], 0, S * INT64 + S * H * FP32)
+    emb["act_bytes"] = S * INT64                  # the token ids
+    emb["act_peak_bytes"] = S * H * BF16          # its output; backward: the incoming gradient
+    L = [emb]
+    for i in range(n_layers):
+        L += llama3_block("layers.%d." % i, S, H, n_heads, kvd, ffn)
+    L.append(rmsnorm("norm", S, H, TITAN_BYTES["norm"]))
+    L.append(matmul("output", S, H, vocab, act=S * H * BF16))
+    # cross_entropy(logits.float()): the cast, log_softmax and nll eager
+    # (gen_gpt3.LOSS); it keeps log_softmax's fp32 output for backward,
+    # which holds that, nll_loss's and log_softmax's fp32 gradients at once
+    L.append(kernel("loss", "act", [], 0, S * vocab, LOSS, peak=3 * S * vocab * FP32))
+    return L
+
+
 def llama3_8b():
     return llama3(4096, 32, 32, 8, 14336, 128256, LLAMA3_SEQ)
 
@@ -443,28 +538,38 @@ COMMON_BANNER = [
 
 LLAMA3_BANNER = [
     "Llama 3 as torchtitan builds it (torchtitan/models/llama3/model.py), trained",
-    "at sequence length 8192 (torchtitan's llama3 training configs).  Layer names",
-    "are torchtitan module names; each block is attention_norm, attention (wq, wk,",
-    "wv, wo and the attention core), ffn_norm, feed_forward (w1, w2, w3).  Within",
-    "a block PyTorch registers the two norms after feed_forward: the layers here",
-    "are in forward order, their tensors in registration order.  RMSNorm: weight",
-    "only, 4 FLOPs per element.  RoPE: 3 FLOPs per element of q and k.  k and v",
-    "are repeated to every head before SDPA (is_causal=True).  Attention core",
-    "CAUSAL: Q.K^T and P.V 2*head_dim FLOPs per unmasked query-key pair, softmax",
-    "5 FLOPs per pair, S(S+1)/2 pairs per head, since flash attention skips the",
-    "masked tiles (torchtitan's MFU counts the full S*S).  SwiGLU: the product",
-    "silu(w1 x) * w3 x 1 FLOP per element, silu folded.  attention and",
-    "feed_forward include the residual add.  The output projection is untied.",
-    "The loss's FLOPs (softmax over the logits) are not counted.",
+    "at sequence length 8192 (torchtitan's llama3 training configs).  Every kernel",
+    "torchtitan's eager step runs is a layer of its own, timed by its own bound, so",
+    "that the element-wise kernels' times add to the matrix products' instead of",
+    "hiding under them.  Block i is layers.i.: attention_norm, attention.wq, .wk,",
+    ".wv (kind fc), attention.rope, attention.repeat_kv, attention.core (kind",
+    "attention), attention.wo, attention.residual, ffn_norm, feed_forward.w1, .w3,",
+    "feed_forward.silu_mul, feed_forward.w2, feed_forward.residual; then norm,",
+    "output (untied) and loss.  Tensors in forward order.  FLOPs: RMSNorm 4 per",
+    "element; RoPE 3 per element of q and k; the SwiGLU product 1 per element",
+    "(silu folded); a residual add 1 per element; attention.core: Q.K^T and P.V",
+    "2*head_dim per unmasked query-key pair, softmax 5 per pair, S(S+1)/2 pairs per",
+    "head (CAUSAL: flash attention skips the masked tiles; torchtitan's MFU counts",
+    "the full S*S), 7/6-fold since the fused kernel's backward recomputes the",
+    "scores (five products against the forward's two) and arsim times a backward",
+    "as twice its forward; the loss 0.  The memory-bound kernels (norms, rope,",
+    "repeat_kv, silu_mul, residual adds, loss) carry mem_bytes = 2 (f + b) n / 3",
+    "for n elements moving f bytes forward and b backward in bf16 (arsim halves",
+    "fp32 bytes in a bf16 run and times backward as 2 x forward), per element:",
+    "RMSNorm in fp32 36 / 84, rotary through complex fp32 20 / 20 (q and k),",
+    "repeat_kv 20 / 20 (per element of k), SiLU(w1 x) * w3 x 10 / 18 (per ffn",
+    "element), residual add 6 / 6, cross-entropy on fp32 logits 14 / 22 (per",
+    "logit).  A matrix product's and the core's mem_bytes: input + output at fp32.",
     "act_bytes: bytes a layer saves for backward per sample with bf16 mixed",
     "precision and no activation checkpointing (norm: input + fp32 rstd per row;",
-    "attention: normed input, q, k, v, context, fp32 logsumexp per row and head;",
-    "feed_forward: input, w1 x, silu(w1 x), w3 x, their product; output: input).",
+    "wq and w1: the normed input; attention.core: q, k, v repeated, its output,",
+    "fp32 logsumexp per row and head; silu_mul: w1 x, silu(w1 x), w3 x; w2 their",
+    "product; output: its input), a block's total as with one layer per module.",
     "act_peak_bytes: bytes a layer holds beyond act_bytes at the busiest moment",
     "of its forward or backward, per sample (embedding: its output; norm: three",
-    "fp32 copies in backward; attention: flash attention's backward, 5 bf16 and",
-    "1 fp32 tensors of S x H and fp32 row sums; feed_forward: the incoming and 3",
-    "bf16 S x ffn gradients; output: the loss, 3 fp32 S x vocab tensors).",
+    "fp32 copies in backward; attention.core: flash attention's backward, 5 bf16",
+    "and 1 fp32 tensors of S x H and fp32 row sums; silu_mul: the block's incoming",
+    "and 3 bf16 S x ffn gradients; loss: 3 fp32 S x vocab tensors).",
 ]
 
 MODELS = [
@@ -639,10 +744,28 @@ def check_model(m, layers):
         matmul = 2 * (total - by["tok_embeddings"]["params"] - (2 * nl + 1) * dim) * S
         hd, heads, kvd = dim // cfg[2], cfg[2], cfg[3] * (dim // cfg[2])
         pairs = heads * S * (S + 1) // 2
-        rest = nl * ((4 * hd + 5) * pairs + 3 * S * (dim + kvd) + S * cfg[4] + 2 * S * dim
+        # (the fused core 7/6-fold: flash_core_flops)
+        rest = nl * ((4 * hd + 5) * pairs * 7 // 6 + 3 * S * (dim + kvd) + S * cfg[4] + 2 * S * dim
                      + 2 * 4 * S * dim) + 4 * S * dim
         assert sum(l["flops"] for l in layers) == matmul + rest, f
-        assert all("act_bytes" in l for l in layers)
+        assert all("act_bytes" in l and "act_peak_bytes" in l for l in layers)
+        # a block's kernels carry the block-level layers' parameters, saved
+        # bytes and FLOPs (the core's recompute sixth aside), by block
+        coarse = llama3_blocks(*cfg, LLAMA3_SEQ)
+
+        def per_block(ls, key):
+            out = {}
+            for l in ls:
+                b = l["name"].split(".")[1] if l["name"].startswith("layers.") else l["name"]
+                out[b] = out.get(b, 0) + l[key]
+            return {b: v for b, v in out.items() if v}
+        for key in ("params", "act_bytes"):
+            assert per_block(layers, key) == per_block(coarse, key), (f, key)
+        extra = (4 * hd + 5) * pairs * 7 // 6 - (4 * hd + 5) * pairs
+        fine, old = per_block(layers, "flops"), per_block(coarse, "flops")
+        assert all(fine[str(i)] == old[str(i)] + extra for i in range(nl)), f
+        assert len(layers) == 15 * nl + 4 and max(l["act_peak_bytes"] for l in layers) == \
+            max(l["act_peak_bytes"] for l in coarse), f
     return total, ntensors
 
 

@@ -1,31 +1,28 @@
-"""llama3_base.py - what the per-layer-time Llama 3 generators share: reading
-the layers of models/llama3-8b.yaml, writing a layer line with its times, and
-the rewrite-or --check ending.
+"""llama3_base.py - what the per-layer-time Llama 3 generators share: the
+block-level layers of Llama 3 8B (gen_models.llama3_blocks: attention_norm,
+attention, ffn_norm, feed_forward a block), writing a layer line with its
+times, and the rewrite-or --check ending.
 
 MAINTAINER TOOL support (gen_llama3_h100.py, gen_llama3_titan.py); not needed
 to build, test or run arsim.  Standard library only.
 """
 
 import os
-import re
+
+from gen_models import LLAMA3_SEQ, llama3_blocks
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-BASE = os.path.join(ROOT, "models", "llama3-8b.yaml")
-
-LAYER_RE = re.compile(r"^  - \{name: ([^,]+), kind: (\w+), params: (\d+), tensors: (\[[^\]]*\]), "
-                      r"flops: (\d+), mem_bytes: (\d+), act_bytes: (\d+), act_peak_bytes: (\d+)\}$")
 
 
 def load_layers():
-    """The 131 layers of models/llama3-8b.yaml, in file order, each a dict of its fields."""
+    """The 131 block-level layers of Llama 3 8B in forward order, each a dict of its fields (tensors as the
+    model file's list text); models/llama3-8b.yaml splits each block into its kernels."""
     layers = []
-    with open(BASE) as f:
-        for line in f:
-            m = LAYER_RE.match(line.rstrip("\n"))
-            if m:
-                layers.append({"name": m.group(1), "kind": m.group(2), "params": int(m.group(3)),
-                               "tensors": m.group(4), "flops": int(m.group(5)), "mem_bytes": int(m.group(6)),
-                               "act_bytes": int(m.group(7)), "act_peak_bytes": int(m.group(8))})
+    for l in llama3_blocks(4096, 32, 32, 8, 14336, 128256, LLAMA3_SEQ):
+        layers.append({"name": l["name"], "kind": l["kind"], "params": l["params"],
+                       "tensors": "[%s]" % ", ".join(str(n) for _, n in l["tensors"]), "flops": l["flops"],
+                       "mem_bytes": l["mem_bytes"], "act_bytes": l["act_bytes"],
+                       "act_peak_bytes": l["act_peak_bytes"]})
     assert len(layers) == 131, len(layers)
     return layers
 

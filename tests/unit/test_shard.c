@@ -1,6 +1,6 @@
 /* test_shard — sharded data parallelism against closed forms: the Llama 3
- * files' exact parameter counts and attention FLOPs from an independent
- * formula, wrapping units counted by hand from the rules, per-GPU memory
+ * files' exact parameter counts and per-kernel FLOPs and bytes from an
+ * independent formula, wrapping units counted by hand from the rules, per-GPU memory
  * (ZeRO's 2+2+12 bytes divided where each stage shards), activation
  * checkpointing, and each GPU's bytes per iteration (full_shard 1.5 x
  * DDP less the root's backward all-gather, shard_grad_op 1 x, HSDP's
@@ -44,16 +44,21 @@ START_TEST(test_llama_params)
     Model *m = load_model("llama3-8b");
     ck_assert_uint_eq(m->params, UINT64_C(8030261248));
     ck_assert_uint_eq(m->params, llama_params(4096, 32, 32, 8, 14336, 128256));
-    ck_assert_uint_eq(m->layers->len, 1 + 32 * 4 + 2);
+    ck_assert_uint_eq(m->layers->len, 1 + 32 * 15 + 3);
     ck_assert_uint_eq(m->ntensors, 1 + 32 * 9 + 2);
-    ck_assert_uint_eq(layer(m, "layers.0.attention")->params, 2 * 4096 * 4096 + 2 * 4096 * 1024);
-    ck_assert_uint_eq(layer(m, "layers.31.feed_forward")->params, 3 * 4096 * 14336);
+    ck_assert_uint_eq(layer(m, "layers.0.attention.wq")->params + layer(m, "layers.0.attention.wk")->params +
+                          layer(m, "layers.0.attention.wv")->params + layer(m, "layers.0.attention.wo")->params,
+                      2 * 4096 * 4096 + 2 * 4096 * 1024);
+    ck_assert_uint_eq(layer(m, "layers.31.feed_forward.w1")->params + layer(m, "layers.31.feed_forward.w2")->params +
+                          layer(m, "layers.31.feed_forward.w3")->params,
+                      3 * 4096 * 14336);
     ck_assert_uint_eq(layer(m, "output")->params, UINT64_C(128256) * 4096);
+    ck_assert_uint_eq(layer(m, "loss")->params, 0);
     model_free(m);
     m = load_model("llama3-70b");
     ck_assert_uint_eq(m->params, UINT64_C(70553706496));
     ck_assert_uint_eq(m->params, llama_params(8192, 80, 64, 8, 28672, 128256));
-    ck_assert_uint_eq(m->layers->len, 1 + 80 * 4 + 2);
+    ck_assert_uint_eq(m->layers->len, 1 + 80 * 15 + 3);
     ck_assert_uint_eq(m->ntensors, 1 + 80 * 9 + 2);
     model_free(m);
 }
@@ -121,29 +126,63 @@ START_TEST(test_gpt3_kernels)
 }
 END_TEST
 
-/* The attention layer's FLOPs less its projections, RoPE and residual add
- * are exactly the causal core: (4 head_dim + 5) FLOPs per unmasked pair,
- * S(S+1)/2 pairs per head; act_bytes per block from the saved tensors. */
-START_TEST(test_llama_attention)
+/* Block 0 of each Llama 3 file split into torchtitan's kernels (models/
+ * gen/gen_models.py): 15 layers whose FLOPs sum to the block as one layer
+ * per module counted it (two RMSNorms at 4 an element, the seven
+ * projections, RoPE 3 an element of q and k, the causal core (4 head_dim +
+ * 5) a pair over S(S+1)/2 pairs a head, the SwiGLU product and the two
+ * residual adds 1 an element) plus a sixth of the core, the fused kernel's
+ * recompute (the core 7/6-fold, integer division); every memory-bound
+ * kernel carries 2 (f + b) n / 3 bytes to the nearest, n its elements and
+ * f / b torchtitan's bytes an element forward / backward; the saved bytes
+ * total the block's saved tensors. */
+START_TEST(test_llama_kernels)
 {
     static const struct {
         const char *name;
-        double dim, heads, kv_heads, ffn;
+        uint64_t dim, heads, kv_heads, ffn;
     } cfg[] = {{"llama3-8b", 4096, 32, 8, 14336}, {"llama3-70b", 8192, 64, 8, 28672}};
-    const double S = 8192;
+    const uint64_t S = 8192, V = 128256;
     for (size_t i = 0; i < G_N_ELEMENTS(cfg); i++) {
         Model *m = load_model(cfg[i].name);
-        double d = cfg[i].dim, hd = d / cfg[i].heads, kv = cfg[i].kv_heads * hd;
-        const ModelLayer *a = layer(m, "layers.0.attention");
-        double core = a->flops - 2 * S * d * (2 * d + 2 * kv) - 3 * S * (d + kv) - S * d;
-        ck_assert_double_eq(core, (4 * hd + 5) * cfg[i].heads * S * (S + 1) / 2);
-        double block = 0;
-        for (guint k = 1; k <= 4; k++)
-            block += g_array_index(m->layers, ModelLayer, k).act_bytes;
+        const uint64_t d = cfg[i].dim, h = cfg[i].heads, hd = d / h, kv = cfg[i].kv_heads * hd, f = cfg[i].ffn;
+        const struct {
+            const char *leaf;
+            uint64_t n, fwd, bwd;
+        } ew[] = {{"attention_norm", S * d, 36, 84},       {"attention.rope", S * (d + kv), 20, 20},
+                  {"attention.repeat_kv", S * kv, 20, 20}, {"attention.residual", S * d, 6, 6},
+                  {"ffn_norm", S * d, 36, 84},             {"feed_forward.silu_mul", S * f, 10, 18},
+                  {"feed_forward.residual", S * d, 6, 6}};
+        double flops = 0, act = 0;
+        guint n = 0;
+        for (guint k = 0; k < m->layers->len; k++) {
+            const ModelLayer *l = &g_array_index(m->layers, ModelLayer, k);
+            if (strncmp(l->name, "layers.0.", 9) == 0) {
+                flops += l->flops;
+                act += l->act_bytes;
+                n++;
+            }
+        }
+        ck_assert_uint_eq(n, 15);
+        uint64_t core = (4 * hd + 5) * h * S * (S + 1) / 2;
+        uint64_t block = 2 * 4 * S * d + 2 * S * d * (2 * d + 2 * kv) + 3 * 2 * S * d * f + 3 * S * (d + kv) + core +
+                         S * f + 2 * S * d;
+        ck_assert_double_eq(flops, (double)(block + core * 7 / 6 - core));
+        ck_assert_double_eq(layer(m, "layers.0.attention.core")->flops, (double)(core * 7 / 6));
+        ck_assert_double_eq(layer(m, "layers.0.feed_forward.w2")->flops, (double)(2 * S * f * d));
         /* two norms (bf16 input, fp32 rstd), attention (normed input, q, k,
          * v, context; fp32 logsumexp), feed-forward (input, four S x ffn) */
-        double want = 2 * (2 * S * d + 4 * S) + (10 * S * d + 4 * S * cfg[i].heads) + (2 * S * d + 8 * S * cfg[i].ffn);
-        ck_assert_double_eq(block, want);
+        double want = 2 * (2.0 * S * d + 4 * S) + (10.0 * S * d + 4 * S * h) + (2.0 * S * d + 8.0 * S * f);
+        ck_assert_double_eq(act, want);
+        for (size_t k = 0; k < G_N_ELEMENTS(ew); k++) {
+            char *name = g_strdup_printf("layers.0.%s", ew[k].leaf);
+            uint64_t twice = 2 * (ew[k].fwd + ew[k].bwd) * ew[k].n; /* 3 x the bytes */
+            ck_assert_msg(layer(m, name)->mem_bytes == (double)((twice + 1) / 3), "%s: %.17g", name,
+                          layer(m, name)->mem_bytes);
+            g_free(name);
+        }
+        ck_assert_double_eq(layer(m, "loss")->mem_bytes, (double)((2 * (14 + 22) * S * V + 1) / 3));
+        ck_assert_double_eq(layer(m, "loss")->act_peak_bytes, (double)(3 * S * V * 4));
         model_free(m);
     }
 }
@@ -196,40 +235,54 @@ static const char *unit_layer(const Model *m, const GArray *units, guint u, guin
 START_TEST(test_wrap_llama)
 {
     Model *m = load_model("llama3-8b");
-    /* wrap: block: 32 blocks + the root (tok_embeddings, norm, output) */
+    /* wrap: block: 32 blocks of 15 kernels + the root (tok_embeddings,
+     * norm, output, loss) */
     GArray *u = shardwrap_units(m, 0);
     check_partition(m, u);
     ck_assert_uint_eq(u->len, 33);
     const ShardUnit *root = &g_array_index(u, ShardUnit, 0);
-    ck_assert_uint_eq(root->layers->len, 3);
+    ck_assert_uint_eq(root->layers->len, 4);
     ck_assert_str_eq(unit_layer(m, u, 0, 0), "tok_embeddings");
     ck_assert_str_eq(unit_layer(m, u, 0, 1), "norm");
     ck_assert_str_eq(unit_layer(m, u, 0, 2), "output");
+    ck_assert_str_eq(unit_layer(m, u, 0, 3), "loss");
     ck_assert_uint_eq(root->params, 2 * UINT64_C(128256) * 4096 + 4096);
     for (guint i = 1; i < u->len; i++) {
-        ck_assert_uint_eq(g_array_index(u, ShardUnit, i).layers->len, 4);
+        ck_assert_uint_eq(g_array_index(u, ShardUnit, i).layers->len, 15);
         ck_assert_uint_eq(g_array_index(u, ShardUnit, i).params, UINT64_C(218112000));
     }
-    ck_assert_str_eq(unit_layer(m, u, 32, 3), "layers.31.feed_forward");
+    ck_assert_str_eq(unit_layer(m, u, 32, 14), "layers.31.feed_forward.residual");
     shardwrap_free(u);
-    /* min_params 1e8 (PyTorch's default): tok_embeddings (525 M) alone; a
-     * block's first three layers hold 42 M, with feed_forward 218 M: one
-     * unit per block; norm + output; the root empty: 1 + 1 + 32 + 1 */
+    /* min_params 1e8 (PyTorch's default): tok_embeddings (525 M) alone;
+     * a block's kernels up to w1 hold 42 M + 58.7 M = 100,671,488 and
+     * close a unit (11 layers in block 0; 12 after, the block before's
+     * last residual add first), w3 and w2 117,440,512 (3 layers); the last
+     * residual add, norm and output one unit; the root the loss alone:
+     * 1 + 1 + 2 x 32 + 1 */
     u = shardwrap_units(m, 100000000);
     check_partition(m, u);
-    ck_assert_uint_eq(u->len, 35);
-    ck_assert_uint_eq(g_array_index(u, ShardUnit, 0).layers->len, 0);
+    ck_assert_uint_eq(u->len, 67);
+    ck_assert_uint_eq(g_array_index(u, ShardUnit, 0).layers->len, 1);
+    ck_assert_str_eq(unit_layer(m, u, 0, 0), "loss");
     ck_assert_uint_eq(g_array_index(u, ShardUnit, 1).layers->len, 1);
     ck_assert_str_eq(unit_layer(m, u, 2, 0), "layers.0.attention_norm");
-    ck_assert_str_eq(unit_layer(m, u, 33, 3), "layers.31.feed_forward");
-    ck_assert_str_eq(unit_layer(m, u, 34, 1), "output");
+    ck_assert_uint_eq(g_array_index(u, ShardUnit, 2).params, UINT64_C(100671488));
+    ck_assert_uint_eq(g_array_index(u, ShardUnit, 3).params, UINT64_C(117440512));
+    ck_assert_str_eq(unit_layer(m, u, 4, 0), "layers.0.feed_forward.residual");
+    ck_assert_uint_eq(g_array_index(u, ShardUnit, 4).layers->len, 12);
+    ck_assert_str_eq(unit_layer(m, u, 65, 2), "layers.31.feed_forward.w2");
+    ck_assert_str_eq(unit_layer(m, u, 66, 2), "output");
     shardwrap_free(u);
-    /* min_params 3e8: a block (218 M) plus the next block's 42 M is short,
-     * its feed_forward closes the unit: 16 pairs of blocks */
+    /* min_params 3e8: a unit closes at the first w1 or w2 that brings it to
+     * 3e8: block 0 and block 1 up to w1 (218,112,000 + 100,671,488 =
+     * 318,783,488), then block 1's w3, w2 and block 2 up to w2 (117,440,512
+     * + 218,112,000 = 335,552,512), the pair repeating every three blocks
+     * (the last: layers.31's w3 to output): 1 + 1 + 2 x 11 */
     u = shardwrap_units(m, 300000000);
     check_partition(m, u);
-    ck_assert_uint_eq(u->len, 1 + 1 + 16 + 1);
-    ck_assert_uint_eq(g_array_index(u, ShardUnit, 2).params, 2 * UINT64_C(218112000));
+    ck_assert_uint_eq(u->len, 1 + 1 + 2 * 11);
+    ck_assert_uint_eq(g_array_index(u, ShardUnit, 2).params, UINT64_C(318783488));
+    ck_assert_uint_eq(g_array_index(u, ShardUnit, 3).params, UINT64_C(335552512));
     shardwrap_free(u);
     model_free(m);
 }
@@ -570,7 +623,7 @@ int main(void)
     Suite *s = suite_create("shard");
     TCase *tc = testmain_case(s, "models");
     tcase_add_test(tc, test_llama_params);
-    tcase_add_test(tc, test_llama_attention);
+    tcase_add_test(tc, test_llama_kernels);
     tcase_add_test(tc, test_gpt3_params);
     tcase_add_test(tc, test_gpt3_kernels);
     tc = testmain_case(s, "wrap");
