@@ -15,15 +15,15 @@ check() { if [ "$2" = 0 ]; then ok "$1"; else bad "$1" "$3"; fi; }
 
 # name params layers tensors (published figures; layers and tensors counted by hand:
 # VGG-16 13 conv + 5 pool + avgpool + 3 fc, 2 tensors per conv/fc; ResNet-50 161 tensors;
-# Llama 3: 4 layers and 9 tensors per block, plus tok_embeddings, norm, output)
+# Llama 3: 15 layers (kernels) and 9 tensors per block, plus tok_embeddings, norm, output, loss)
 cat >"$tmp/want" <<'EOF'
 vgg16 138357544 22 32
 vgg16-cifar10 33638218 21 32
 resnet50 25557032 109 161
 alexnet 61100840 12 16
 gpt2 124439808 76 148
-llama3-8b 8030261248 131 291
-llama3-70b 70553706496 323 723
+llama3-8b 8030261248 484 291
+llama3-70b 70553706496 1204 723
 EOF
 
 "$ARSIM" list models >"$tmp/table" 2>"$tmp/err"

@@ -181,10 +181,7 @@ START_TEST(test_traffic)
 {
     Scenario *s = load(LLAMA "cluster: {node: dgx-h100, nodes: 4}\npolicies:\n  - {name: h, overlap: fsdp, "
                        "sharding: hybrid_shard, nccl: {algo: ring, channels: 16}}\n");
-    const GArray *ls = s->model->layers;
-    uint64_t psi = s->model->params, root = g_array_index(ls, ModelLayer, 0).params +
-                                          g_array_index(ls, ModelLayer, ls->len - 2).params +
-                                          g_array_index(ls, ModelLayer, ls->len - 1).params;
+    uint64_t psi = s->model->params, root = root_params(s->model);
     uint64_t M = 2 * psi, G = 8, R = 4;
     TrainPlan *p = plan_of(s, 0, 2);
     ck_assert_uint_eq(p->comm_bytes, 2 * 7 * (3 * psi - root) / 8 + 2 * M * (R - 1) / (G * R));

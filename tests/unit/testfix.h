@@ -59,19 +59,26 @@ static inline void engines_agree(const Scenario *s, int batch, int policy, Train
     }
 }
 
+/* The parameters of m's layers outside its blocks (a Llama file's
+ * tok_embeddings, norm and output): every layer not named layers.N.... */
+static inline uint64_t root_params(const Model *m)
+{
+    uint64_t root = 0;
+    for (guint l = 0; l < m->layers->len; l++)
+        if (!g_str_has_prefix(g_array_index(m->layers, ModelLayer, l).name, "layers."))
+            root += g_array_index(m->layers, ModelLayer, l).params;
+    return root;
+}
+
 /* The row of r's unit named name (r run with TrainOpts.layers); ends
  * the test where there is none. */
 /* hybrid_shard's comm_bytes a GPU on `nodes` nodes of 8 GPUs, ring
  * collectives (docs/explanation/sharding.md, traffic): full_shard's within
- * the node, 2 x 7/8 (3 Psi - root), the root (the first and the last two
- * layers) gathered once, plus the replicas' all-reduce of the shard,
- * 2M(R-1)/(GR) with M = 2 Psi bytes, G = 8, R = nodes. */
+ * the node, 2 x 7/8 (3 Psi - root), the root (root_params) gathered
+ * once, plus the replicas' all-reduce of the shard, 2M(R-1)/(GR) with M = 2 Psi bytes, G = 8, R = nodes. */
 static inline uint64_t hsdp8_comm_bytes(const Scenario *s, int nodes)
 {
-    const GArray *ls = s->model->layers;
-    uint64_t psi = s->model->params, root = g_array_index(ls, ModelLayer, 0).params +
-                                            g_array_index(ls, ModelLayer, ls->len - 2).params +
-                                            g_array_index(ls, ModelLayer, ls->len - 1).params;
+    uint64_t psi = s->model->params, root = root_params(s->model);
     uint64_t R = (uint64_t)nodes, M = 2 * psi;
     return 2 * 7 * (3 * psi - root) / 8 + 2 * M * (R - 1) / (8 * R);
 }
