@@ -19,8 +19,8 @@ first N blocks, the final norm and the output), the files the one-GPU
 measurement is compared with (validate/fsdp/llama_table.py,
 docs/explanation/sharding.md "Against one GPU's measured memory"):
 validate/fsdp/models/llama3-8b-titan-Nblocks.yaml (this file's layers, its
-times computed for N blocks) and llama3-8b-Nblocks.yaml (models/
-llama3-8b.yaml's layers, no times); --check covers them too.
+times computed for N blocks) and llama3-8b-Nblocks.yaml (the block-
+level layers, llama3_base.load_layers, no times); --check covers them too.
 
 How a layer's time is made (docs/explanation/sharding.md, "The torchtitan
 check"): every kernel of the block as torchtitan's code issues it, each
@@ -258,7 +258,7 @@ def depth_header(n, titan):
 
 
 def generate_base(n):
-    """models/llama3-8b.yaml's layers at depth n, no times."""
+    """The block-level layers (llama3_base.load_layers) at depth n, no times."""
     layers = truncate(load_layers(), n)
     out = depth_header(n, False)
     out.append("name: llama3-8b-%dblocks" % n)
