@@ -37,7 +37,8 @@ Counting conventions (also written into each YAML banner):
       preceding layer at no cost (fused epilogue assumption).
   * mem_bytes: activation bytes read + written per sample in forward at fp32
     (input + output tensors of the layer's kernels); weights are excluded;
-    token ids are int64 (8 bytes).
+    token ids are int64 (8 bytes).  The Llama 3 files' memory-bound kernels
+    instead carry 2 (f + b) n / 3 (forward and backward bytes, LLAMA3_BANNER).
   * act_bytes (Llama 3 files only): bytes the layer's kernels save for
     backward per sample at bf16 (fp32 where PyTorch keeps fp32: RMSNorm's
     rstd, SDPA's logsumexp), no activation checkpointing.
