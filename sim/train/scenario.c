@@ -353,17 +353,11 @@ static bool cluster_flat(CfgNode *c, Scenario *s, TopoSpec net, int64_t *nodes, 
 }
 
 /* cluster.node: a cluster of GPU nodes (train/scenode.h). */
-static bool read_node_cluster(CfgNode *root, CfgNode *c, Scenario *s, char **err)
+/* gpath: the scenario's gpus_file resolved (NULL: models/gpus.yaml), where the node's GPU comes from. */
+static bool read_node_cluster(CfgNode *root, CfgNode *c, const char *gpath, Scenario *s, char **err)
 {
     ScenodeInfo info = {0};
-    /* the node's GPU comes from gpus_file too (checked to exist when the scenario's gpu was read) */
-    const char *gfile = NULL;
-    if (!cfg_opt_string(root, "gpus_file", &gfile, err))
-        return false;
-    char *gpath = gfile ? cfg_resolve(gfile, "models", s->file) : NULL;
-    bool ok = scenode_read(c, cfg_peek(root, "gpu") != NULL, &s->gpu, gpath, &s->topo, &info, err);
-    g_free(gpath);
-    if (!ok)
+    if (!scenode_read(c, cfg_peek(root, "gpu") != NULL, &s->gpu, gpath, &s->topo, &info, err))
         return false;
     s->nodes = info.nodes;
     s->gpus_per_node = info.gpus_per_node;
@@ -381,13 +375,13 @@ static bool read_node_cluster(CfgNode *root, CfgNode *c, Scenario *s, char **err
     return t != NULL;
 }
 
-static bool read_cluster(CfgNode *root, Scenario *s, char **err)
+static bool read_cluster(CfgNode *root, const char *gpath, Scenario *s, char **err)
 {
     CfgNode *c = cfg_need(root, "cluster", "the scenario", err);
     if (!c || !cfg_expect_map(c, "cluster", err))
         return false;
     if (cfg_peek(c, "node"))
-        return read_node_cluster(root, c, s, err);
+        return read_node_cluster(root, c, gpath, s, err);
     int64_t nodes = 0, g = 0;
     const char *topo = "star";
     if (!cfg_opt_string(c, "topology", &topo, err) || !cfg_opt_int(c, "nodes", 1, UNITS_COUNT_MAX, &nodes, err) ||
@@ -625,6 +619,7 @@ static bool check_comm_slowdown(CfgNode *root, const Scenario *s, char **err)
 Scenario *scenario_from_cfg(CfgNode *root, char **err)
 {
     Scenario *s = g_new0(Scenario, 1);
+    char *gpath = NULL;   /* gpus_file resolved; owned until the cluster is read */
     s->tree = root;
     s->file = g_strdup(root->file);
     topo_spec_init(&s->topo);
@@ -661,7 +656,7 @@ Scenario *scenario_from_cfg(CfgNode *root, char **err)
         goto fail;
     }
     /* gpus_file, like model, is relative to the scenario file */
-    char *gpath = gfile ? cfg_resolve(gfile, "models", s->file) : NULL;
+    gpath = gfile ? cfg_resolve(gfile, "models", s->file) : NULL;
     if (gfile && !gpath) {
         *err = cfg_err(cfg_peek(root, "gpus_file"), "GPU file '%s' not found; expected a file like models/gpus.yaml",
                        gfile);
@@ -669,11 +664,8 @@ Scenario *scenario_from_cfg(CfgNode *root, char **err)
     }
     /* on a node cluster without a gpu key the node names the GPU (read_node_cluster loads it from
        gpus_file); the default stands in until then and need not be in gpus_file */
-    const CfgNode *cnode = cfg_peek(root, "cluster");
-    bool node_gpu = !cfg_peek(root, "gpu") && cnode && cfg_peek(cnode, "node");
-    bool gpu_ok = gpu_load(gpu, node_gpu ? NULL : gpath, &s->gpu, &why);
-    g_free(gpath);
-    if (!gpu_ok) {
+    bool node_gpu = !cfg_peek(root, "gpu") && cl && cfg_peek(cl, "node");
+    if (!gpu_load(gpu, node_gpu ? NULL : gpath, &s->gpu, &why)) {
         /* the default GPU missing from gpus_file is that key's fault */
         const CfgNode *at = cfg_peek(root, "gpu") ? cfg_peek(root, "gpu") : cfg_peek(root, "gpus_file");
         *err = g_str_has_prefix(why, "unknown GPU") ? cfg_err(at ? at : root, "%s", why) : g_strdup(why);
@@ -689,7 +681,10 @@ Scenario *scenario_from_cfg(CfgNode *root, char **err)
         goto fail;
     s->name = g_strdup(name ? name : s->model->name);
     /* policies last: where NCCL may run depends on comm, faults and background */
-    if (!read_batches(root, s, err) || !read_cluster(root, s, err) || !read_sections(root, s, err) ||
+    bool cluster_ok = read_batches(root, s, err) && read_cluster(root, gpath, s, err);
+    g_free(gpath);
+    gpath = NULL;
+    if (!cluster_ok || !read_sections(root, s, err) ||
         !trainvar_read(root, s->world, &s->var, err) || !read_faults(root, s, err) ||
         !read_background(root, s, err) || !read_policies(root, s, err) ||
         !cfg_check_keys(root, "the scenario", SCENARIO_KEYS, err))
@@ -700,6 +695,7 @@ Scenario *scenario_from_cfg(CfgNode *root, char **err)
         goto fail;
     return s;
 fail:
+    g_free(gpath);
     scenario_free(s);
     return NULL;
 }
