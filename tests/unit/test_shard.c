@@ -32,6 +32,23 @@ static ModelLayer *layer(const Model *m, const char *name)
 /* Llama 3's parameter count from its shape alone: embedding and output
  * (vocab x dim each, untied), per block q and o (dim^2), k and v (dim x
  * kv width), three FFN matrices and two norms, and the final norm. */
+/* The layers of m whose names start with prefix (one block): how many, and
+ * their FLOPs and saved bytes summed. */
+static guint block_sums(const Model *m, const char *prefix, double *flops, double *act)
+{
+    guint n = 0;
+    *flops = *act = 0;
+    for (guint i = 0; i < m->layers->len; i++) {
+        const ModelLayer *l = &g_array_index(m->layers, ModelLayer, i);
+        if (g_str_has_prefix(l->name, prefix)) {
+            *flops += l->flops;
+            *act += l->act_bytes;
+            n++;
+        }
+    }
+    return n;
+}
+
 static uint64_t llama_params(uint64_t dim, uint64_t layers, uint64_t heads, uint64_t kv_heads, uint64_t ffn,
                              uint64_t vocab)
 {
@@ -99,17 +116,8 @@ START_TEST(test_gpt3_kernels)
               {"mlp.drop", 1, 5, 5}, {"res_2", 1, 6, 6},           {"bias_grad", 9, 0, 2}};
     Model *m = load_model("gpt3-175b");
     const double d = 12288, S = 2048, h = 96, V = 50257, scores = S * S * h;
-    double flops = 0, act = 0;
-    guint n = 0;
-    for (guint i = 0; i < m->layers->len; i++) {
-        const ModelLayer *l = &g_array_index(m->layers, ModelLayer, i);
-        if (strncmp(l->name, "h.95.", 5) == 0) {
-            flops += l->flops;
-            act += l->act_bytes;
-            n++;
-        }
-    }
-    ck_assert_uint_eq(n, 15);
+    double flops, act;
+    ck_assert_uint_eq(block_sums(m, "h.95.", &flops, &act), 15);
     ck_assert_double_eq(flops, 2 * 5 * S * d + 24 * S * d * d + 4 * S * S * d + 5 * scores);
     ck_assert_double_eq(act, 2 * (2 * S * d + 8 * S) + 10 * S * d + 2 * scores + 18 * S * d);
     for (size_t k = 0; k < G_N_ELEMENTS(ew); k++) {
@@ -153,17 +161,8 @@ START_TEST(test_llama_kernels)
                   {"attention.repeat_kv", S * kv, 20, 20}, {"attention.residual", S * d, 6, 6},
                   {"ffn_norm", S * d, 36, 84},             {"feed_forward.silu_mul", S * f, 10, 18},
                   {"feed_forward.residual", S * d, 6, 6}};
-        double flops = 0, act = 0;
-        guint n = 0;
-        for (guint k = 0; k < m->layers->len; k++) {
-            const ModelLayer *l = &g_array_index(m->layers, ModelLayer, k);
-            if (strncmp(l->name, "layers.0.", 9) == 0) {
-                flops += l->flops;
-                act += l->act_bytes;
-                n++;
-            }
-        }
-        ck_assert_uint_eq(n, 15);
+        double flops, act;
+        ck_assert_uint_eq(block_sums(m, "layers.0.", &flops, &act), 15);
         uint64_t core = (4 * hd + 5) * h * S * (S + 1) / 2;
         uint64_t block = 2 * 4 * S * d + 2 * S * d * (2 * d + 2 * kv) + 3 * 2 * S * d * f + 3 * S * (d + kv) + core +
                          S * f + 2 * S * d;
