@@ -31,3 +31,12 @@ layers:
   - {name: relu, kind: act, params: 0, tensors: [], flops: 1000, mem_bytes: 400000000}
 EOM
 }
+
+# python3_or_skip WHAT TOOL — true where python3 is installed; otherwise
+# prints "skipped WHAT: no python3 (TOOL is a maintainer tool)" and is
+# false, so the checks it guards are reported skipped, never passed.
+python3_or_skip() {
+    command -v python3 >/dev/null && return 0
+    echo "skipped $1: no python3 ($2 is a maintainer tool)"
+    return 1
+}

@@ -109,12 +109,9 @@ phases_match() {
 }
 
 t "anchors: scenarios check" check_scenarios
-# anchors.py is a maintainer tool in Python: without python3 these are skipped, not passed
-if command -v python3 >/dev/null; then
+if python3_or_skip "anchors: anchors.py's rows, fit, phases and channels" validate/anchors/anchors.py; then
     t "anchors: --phases runs each row's phases as Figure 6's bars" phases_match
     t "anchors: the DDP paper's NCCL calls hold the tuner's channels on one NIC" nccl_channels
     t "anchors: the DDP paper scenarios carry anchors.py --fit's network" fit_matches
     t "anchors: anchors.py rows, errors, compute slowed only with the mechanism" run_anchors
-else
-    echo "skipped anchors: anchors.py's rows, fit, phases and channels: no python3 (validate/anchors/ is a maintainer tool)"
 fi

@@ -77,12 +77,9 @@ tokens_count() {
 }
 
 t "llmval: scenarios check" check_scenarios
-# the generator and check.sh's table are maintainer tools in Python: without python3 they are skipped, not passed
-if command -v python3 >/dev/null; then
+if python3_or_skip "llmval: generator and table" validate/llm/; then
     t "llmval: the model files are what gen_llm_models.py writes" models_generated
     t "llmval: check.sh prints 22 rows whose errors are (arsim - published) / published" table
     t "llmval: arsim's TFLOP/s is the sources' model-FLOPs count over arsim's time" flops_count
     t "llmval: arsim's tokens per second are its sequences a second times the sequence" tokens_count
-else
-    echo "skipped llmval: generator and table: no python3 (validate/llm/ is a maintainer tool)"
 fi

@@ -79,8 +79,6 @@ table_slopes() {
 
 t onegpu-params params
 t onegpu-closed-forms closed_forms
-if command -v python3 >/dev/null; then
+if python3_or_skip onegpu-table-slopes "the table script"; then
     t onegpu-table-slopes table_slopes
-else
-    echo "skipped onegpu-table-slopes: no python3 (the table script is a maintainer tool)"
 fi

@@ -100,11 +100,9 @@ reduce_precision() {
     done
 }
 
-if command -v python3 >/dev/null; then
+if python3_or_skip "titan-block-terms, titan-reproducible" "the generator"; then
     t titan-block-terms block_terms
     t titan-reproducible reproducible
-else
-    echo "skipped titan-block-terms, titan-reproducible: no python3 (the generator is a maintainer tool)"
 fi
 t titan-block-params block_params
 t titan-scenario scenario

@@ -23,10 +23,7 @@ SCN=$D/vgg16-torch.yaml
 near() { awk -v a="$1" -v b="$2" -v r="$3" 'BEGIN { d = a - b; m = a < 0 ? -a : a; n = b < 0 ? -b : b;
     if (n > m) m = n; exit !((d < 0 ? -d : d) <= r * m) }'; }
 
-if ! command -v python3 >/dev/null; then
-    echo "skip torch: no python3 (validate/torch/ is a maintainer tool)"
-    exit 0
-fi
+python3_or_skip torch validate/torch/ || exit 0
 
 compiles() {
     python3 -c 'import sys
