@@ -17,17 +17,13 @@ A=${1:-./arsim}
 N=${2:-20}
 shift $(($# < 2 ? $# : 2))
 CVS=${*:-0 0.005 0.01 0.015 0.02 0.025 0.03}
-tok() {   # tok CONFIG VARIATION -> tokens/s per GPU
-    "$A" run "$1" --set "$2" --set iterations.measured=8 --csv - |
-        awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
-            { printf "%.1f\n", $c["samples_per_s"] * 8192 / $c["world"] }'
-}
+. "$(dirname "$0")/titanlib.sh"
 printf "%-6s %14s %14s %8s %8s %8s\n" cv "8 GPUs" "128 GPUs" ratio min max
 for cv in $CVS; do
     for s in $(seq 1 "$N"); do
         v="variation={dist: normal, cv: $cv, per: gpu, seed: $s}"
-        a=$(tok configs/llama3-8b-fsdp-h100-8.yaml "$v") || exit 2
-        b=$(tok configs/llama3-8b-fsdp-h100-128.yaml "$v") || exit 2
+        a=$(tok configs/llama3-8b-fsdp-h100-8.yaml --set "$v" --set iterations.measured=8) || exit 2
+        b=$(tok configs/llama3-8b-fsdp-h100-128.yaml --set "$v" --set iterations.measured=8) || exit 2
         echo "$a $b"
     done | awk -v cv="$cv" '{ a += $1; b += $2; r = $2 / $1
             if (NR == 1 || r < lo) lo = r; if (NR == 1 || r > hi) hi = r }

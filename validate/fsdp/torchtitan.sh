@@ -8,10 +8,7 @@
 # Usage: validate/fsdp/torchtitan.sh [ARSIM] (from the repository root).
 set -u
 A=${1:-./arsim}
-tok() {   # tok CONFIG -> tokens/s per GPU
-    "$A" run "$1" --csv - | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
-        { printf "%.1f\n", $c["samples_per_s"] * 8192 / $c["world"] }'
-}
+. "$(dirname "$0")/titanlib.sh"
 t8=$(tok configs/llama3-8b-fsdp-h100-8.yaml) || exit 2
 t128=$(tok configs/llama3-8b-fsdp-h100-128.yaml) || exit 2
 awk -v a="$t8" -v b="$t128" 'BEGIN {
