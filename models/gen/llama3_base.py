@@ -9,6 +9,7 @@ to build, test or run arsim.  Standard library only.
 
 import os
 
+from gen_gpt3 import write_or_check  # the generators' rewrite-or --check ending, re-exported
 from gen_models import LLAMA3_SEQ, llama3_blocks
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -40,14 +41,3 @@ def layer_line(l, act_bytes, fwd_ms, bwd_ms, act_peak_bytes=None):
                                                              l["flops"], l["mem_bytes"], act_bytes, peak,
                                                              fmt(fwd_ms), fmt(bwd_ms)))
 
-
-def write_or_check(path, text, check):
-    """Rewrite path with text (0), or with check compare them, say so and return 0 if equal, 1 if not."""
-    if check:
-        with open(path) as f:
-            same = f.read() == text
-        print("%s: %s" % (path, "up to date" if same else "differs"))
-        return 0 if same else 1
-    with open(path, "w") as f:
-        f.write(text)
-    return 0

@@ -80,14 +80,7 @@ def main():
     for name, shape in MODELS.items():
         text = render(gen, name, shape)
         path = os.path.join(HERE, "models", name + ".yaml")
-        if check:
-            old = open(path).read() if os.path.exists(path) else ""
-            if old != text:
-                print("%s differs from what gen_llm_models.py writes" % os.path.relpath(path, ROOT), file=sys.stderr)
-                bad = 1
-            continue
-        with open(path, "w") as f:
-            f.write(text)
+        bad |= gen.write_or_check(path, text, check)
     return bad
 
 
