@@ -1,0 +1,192 @@
+#!/usr/bin/env python3
+"""table.py - the tables of docs/explanation/compute-model.md's "Kernels measured
+on an H200", rebuilt from the raw runs in validate/kernels/h200/ (rates.py twice,
+block.py once) and, for the block check, from arsim itself.
+
+    python3 validate/kernels/table.py [--arsim ./arsim] [--before GPUS_FILE] [--only gemm,attn,mem,block]
+
+Prints Markdown:
+  gemm   per shipped model and batch, the Linear products' rate (total FLOPs over
+         total time, forward + dgrad + wgrad, dimensions multiples of 8) in each
+         run, and the output head where the vocabulary is odd (50257)
+  attn   per fused shape, SDPA's forward + backward rate per backend, FLOPs as
+         arsim counts them (models/gen/gen_gpus_llm.py's fused_flops); per eager
+         shape, the six score products as batched matmuls
+  mem    per memory-bound kernel, the median over widths of bytes moved over time
+         (bytes per element as models/gen/gen_gpt3.py counts them) and its share of
+         the H200's 4.8 TB/s
+  block  each measured block (block.py) beside arsim's: one GPU (gpu h200), the
+         block's model file, its batch, the compute events of block h.1 in
+         arsim's trace, with models/gpus-llm.yaml and, with --before, another
+         GPU file (the error is (arsim - measured) / measured)
+Needs arsim (built) for the block table only.
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "models", "gen"))
+import gen_gpus_llm as g  # noqa: E402
+sys.path.insert(0, HERE)
+import rates  # noqa: E402  (MODELS: the shipped shapes, in order)
+
+# bytes read + written per element (forward, backward): gen_gpt3.py's table where it has the kernel
+MEM_BYTES = {"copy": (4, None), "add": (6, None), "gelu_tanh": (4, 6), "dropout": (5, 5),
+             "layernorm": (4, 10), "rmsnorm": (4, 10), "silu_mul": (6, 10), "softmax": (4, 6),
+             "cross_entropy_fp32": (6, 10)}
+# block.py's cases: (model, kind) -> the model file whose blocks run the same kernels
+BLOCK_FILES = {("mpt-1b", "fused"): "validate/llm/models/mpt-1b-2k.yaml",
+               ("mpt-3b", "fused"): "validate/llm/models/mpt-3b-2k.yaml",
+               ("mpt-3b-8k", "fused"): "validate/llm/models/mpt-3b-8k.yaml",
+               ("mpt-7b", "fused"): "validate/llm/models/mpt-7b-2k.yaml",
+               ("mpt-7b-8k", "fused"): "validate/llm/models/mpt-7b-8k.yaml",
+               ("mpt-13b", "fused"): "validate/llm/models/mpt-13b-2k.yaml",
+               ("mpt-30b", "fused"): "validate/llm/models/mpt-30b-2k.yaml",
+               ("gpt3-xl", "eager"): "validate/anchors/models/gpt3-xl.yaml",
+               ("gpt3-2.7b", "eager"): "validate/anchors/models/gpt3-2.7b.yaml"}
+
+
+def pct(a, b):
+    return "%+.1f %%" % (100.0 * (a - b) / b)
+
+
+def gemm(runs):
+    print("| model | batch | run 1 (TFLOP/s) | run 2 | of the bf16 peak | head, vocabulary 50257 (TFLOP/s) |")
+    print("|---|---:|---:|---:|---:|---:|")
+    keys = []
+    for r in runs[0]:
+        if r["section"] == "gemm" and r["pass"] == 1 and r["model"] not in keys:
+            keys.append(r["model"])
+    order = [m[0] for m in rates.MODELS]
+    for key in sorted(keys, key=lambda k: (order.index(k.split("/b")[0]), int(k.split("/b")[1]))):
+        rate, head = [], []
+        for run in runs:
+            rows = [r for r in run if r["section"] == "gemm" and r["model"] == key]
+            ok = [r for r in rows if g.aligned(r)]
+            rate.append(sum(2.0 * r["m"] * r["n"] * r["k"] for r in ok) / sum(r["s"] for r in ok))
+            odd = [r for r in rows if not g.aligned(r)]
+            if odd:
+                head.append(sum(2.0 * r["m"] * r["n"] * r["k"] for r in odd) / sum(r["s"] for r in odd))
+        name, batch = key.split("/b")
+        print("| %s | %s | %.0f | %.0f | %.3f | %s |" % (name, batch, rate[0] / 1e12, rate[1] / 1e12,
+                                                      sum(rate) / 2 / 989e12,
+                                                      "%.0f" % (sum(head) / len(head) / 1e12) if head else ""))
+    print()
+    print("All shipped aligned shapes: %.1f TFLOP/s (the mean of the runs); the best square product %.1f; "
+          "8192^3 %.1f." % (g.mean(g.gemm_rate, runs) / 1e12, g.mean(g.best_square, runs) / 1e12,
+                            g.mean(g.square_8192, runs) / 1e12))
+    print()
+
+
+def attn(runs):
+    print("| shape (model/batch) | sequence | head dim | FlashAttention-2 (TFLOP/s) | cuDNN | memory-efficient |")
+    print("|---|---:|---:|---:|---:|---:|")
+    rows = {}
+    for run in runs:
+        for r in run:
+            if r["section"] == "attn" and "error" not in r:
+                rows.setdefault((r["model"], r["seq"], r["head_dim"]), {}).setdefault(r["backend"], []).append(
+                    g.fused_flops(r) / r["fwdbwd_s"])
+    for (model, s, hd), be in rows.items():
+        cell = lambda b: "%.0f" % (statistics.mean(be[b]) / 1e12) if b in be else "–"
+        print("| %s | %d | %d | %s | %s | %s |" % (model, s, hd, cell("FLASH_ATTENTION"), cell("CUDNN_ATTENTION"),
+                                                   cell("EFFICIENT_ATTENTION")))
+    print()
+    print("| eager shape (model/batch) | sequence | head dim | six score products (TFLOP/s) |")
+    print("|---|---:|---:|---:|")
+    shapes = {}
+    for run in runs:
+        for r in run:
+            if r["section"] == "bmm":
+                f, t = shapes.setdefault((r["model"], r["seq"], r["head_dim"]), [0.0, 0.0])
+                shapes[(r["model"], r["seq"], r["head_dim"])] = [f + 2.0 * r["batch"] * r["seq"] ** 2 * r["head_dim"],
+                                                                 t + r["s"]]
+    for (model, s, hd), (f, t) in shapes.items():
+        print("| %s | %d | %d | %.0f |" % (model, s, hd, f / t / 1e12))
+    print()
+
+
+def mem(runs):
+    print("| kernel | forward (GB/s) | share of 4.8 TB/s | backward (GB/s) | share |")
+    print("|---|---:|---:|---:|---:|")
+    by = {}
+    for run in runs:
+        for r in run:
+            if r["section"] == "mem" and r["kernel"] in MEM_BYTES:
+                by.setdefault(r["kernel"], []).append(r)
+    for k, rows in by.items():
+        fb = MEM_BYTES[k]
+        f = statistics.median(fb[0] * r["elements"] / r["fwd_s"] for r in rows)
+        cells = ["%.0f" % (f / 1e9), "%.2f" % (f / g.HBM["h200"])]
+        if fb[1]:
+            b = statistics.median(fb[1] * r["elements"] / r["bwd_s"] for r in rows)
+            cells += ["%.0f" % (b / 1e9), "%.2f" % (b / g.HBM["h200"])]
+        else:
+            cells += ["–", "–"]
+        print("| %s | %s |" % (k, " | ".join(cells)))
+    print()
+
+
+def arsim_block_ms(arsim, model, batch, gpus_file):
+    """arsim's forward + backward of block h.1 of `model` on one H200 at `batch`, ms."""
+    scn = ("name: block\nmodel: %s\ngpu: h200\ngpus_file: %s\nprecision: bf16\nbatch: [%d]\n"
+           "cluster: {topology: star, nodes: 1, gpus_per_node: 1, link: {bandwidth: 100Gbps, latency: 1us}}\n"
+           "policies:\n  - {name: none, overlap: none, algorithm: ring}\n"
+           "iterations: {warmup: 1, measured: 2}\n" % (os.path.join(ROOT, model), gpus_file, batch))
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "block.yaml")
+        with open(path, "w") as f:
+            f.write(scn)
+        out = subprocess.run([arsim, "run", path, "--trace", "-"], capture_output=True, text=True, check=True,
+                             env=dict(os.environ, ARSIM_DATA=ROOT)).stdout
+    ev = json.loads(out)
+    ev = ev["traceEvents"] if isinstance(ev, dict) else ev
+    return sum(e["dur"] for e in ev if e.get("cat") == "compute" and e["name"].split(" ", 1)[-1].startswith("h.1.")
+               and e["name"].split(" ", 1)[0] in ("fwd", "bwd")) / 1e3
+
+
+def block(arsim, before):
+    meas = [json.loads(l) for l in open(os.path.join(HERE, "h200", "block.jsonl"))]
+    meas = [r for r in meas if r.get("section") == "block" and r.get("backend") in ("FLASH_ATTENTION", "eager")]
+    llm = os.path.join(ROOT, "models", "gpus-llm.yaml")
+    head = "| block | batch | sequence | measured fwd+bwd (ms) | arsim (ms) | error |"
+    if before:
+        head += " before (ms) | error |"
+    print(head)
+    print("|---|---:|---:|---:|---:|---:|" + ("---:|---:|" if before else ""))
+    errs = []
+    for r in meas:
+        model = BLOCK_FILES[(r["model"], r["kind"])]
+        m = r["fwdbwd_s"] * 1e3
+        a = arsim_block_ms(arsim, model, r["batch"], llm)
+        errs.append(abs(a - m) / m)
+        row = "| %s (%s) | %d | %d | %.2f | %.2f | %s |" % (r["model"], r["kind"], r["batch"], r["seq"], m, a, pct(a, m))
+        if before:
+            b = arsim_block_ms(arsim, model, r["batch"], os.path.abspath(before))
+            row += " %.2f | %s |" % (b, pct(b, m))
+        print(row)
+    print()
+    print("Mean absolute error %.1f %% over %d blocks." % (100 * statistics.mean(errs), len(errs)))
+    print()
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--arsim", default=os.path.join(ROOT, "arsim"))
+    ap.add_argument("--before", help="a second GPU file for the block table's before columns")
+    ap.add_argument("--only", default="gemm,attn,mem,block")
+    a = ap.parse_args()
+    runs = g.load_runs(ROOT)
+    for s in a.only.split(","):
+        {"gemm": lambda: gemm(runs), "attn": lambda: attn(runs), "mem": lambda: mem(runs),
+         "block": lambda: block(os.path.abspath(a.arsim), a.before)}[s]()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
