@@ -93,7 +93,14 @@ static bool read_efficiency(CfgNode *n, const char *what, const double *from, do
         eff[k] = def;
         ok = cfg_opt_double(n, model_kind_name((LayerKind)k), 1e-6, 1, &eff[k], err);
     }
-    return ok && cfg_check_keys(n, what, "conv, fc, norm, embedding, attention, pool, act, default", err);
+    if (!ok)
+        return false;
+    char *kinds = model_kind_list(", ", ", ");
+    char *known = g_strconcat(kinds, ", default", NULL);
+    ok = cfg_check_keys(n, what, known, err);
+    g_free(known);
+    g_free(kinds);
+    return ok;
 }
 
 /* `sms` and the `overlap` map into g->overlap (hbm_Bps set by the caller);
