@@ -4,6 +4,7 @@
 #include "coll/coll.h"
 #include "io/datapath.h"
 #include "io/version.h"
+#include "train/model.h"
 
 #include <string.h>
 
@@ -339,9 +340,9 @@ static const char *const scenario_sub[][2] = {
      "between nodes (default ring). bucket and first_bucket: ddp's bucket limits (25MiB, 1MiB). ddp_layout: rebuilt "
      "(default) | initial. ddp_launch: ready (default: each bucket as it fills) | after_backward (all of them once "
      "the backward ends: no overlap). partition: priority's piece size (4MiB). fusion: layer and priority fuse adjacent small "
-     "layers up to this size (off). hybrid: {conv, fc, norm, embedding, attention, pool, act: ALGO, threshold: "
-     "SIZE}. overrides: {LAYER: ALGO}, per layer of the model. checkpoint: none | selective | full (blocks' "
-     "activation checkpointing). fsdp and fsdp2: sharding: full_shard | shard_grad_op | hybrid_shard | no_shard; "
+     "layers up to this size (off). hybrid: {@KINDS@: ALGO, threshold: SIZE}. overrides: {LAYER: ALGO}, per layer "
+     "of the model. checkpoint: none | selective | full (blocks' activation checkpointing). fsdp and fsdp2: "
+     "sharding: full_shard | shard_grad_op | hybrid_shard | no_shard; "
      "wrap: block | {min_params: N}; reduce_precision: fp32 | tf32 | fp16 | bf16 (the element the "
      "reduce-scatters and all-reduces move; default the gradient precision). fsdp only: backward_prefetch: "
      "backward_pre | backward_post | none; "
@@ -370,10 +371,15 @@ void clidoc_man_scenario(FILE *out)
         fputc('\n', out);
     }
     char *algos = coll_algo_list(false, " | ", " | ");   /* the algorithm table's names, not a copy */
+    char *kinds = model_kind_list(", ", ", ");           /* the layer kinds' names, likewise */
     for (size_t i = 0; i < G_N_ELEMENTS(scenario_sub); i++) {
         fprintf(out, ".SH %s\n", scenario_sub[i][0]);
         char **parts = g_strsplit(scenario_sub[i][1], "@ALGORITHMS@", -1);
         char *text = g_strjoinv(algos, parts);
+        g_strfreev(parts);
+        parts = g_strsplit(text, "@KINDS@", -1);
+        g_free(text);
+        text = g_strjoinv(kinds, parts);
         man_text(out, text);
         g_free(text);
         g_strfreev(parts);
@@ -387,5 +393,6 @@ void clidoc_man_scenario(FILE *out)
     fputs("\n.fi\n.SH FILES\n.TP\n.I ", out);
     man_text(out, datapath_installed());
     fputs("/configs\nThe shipped scenarios and sweeps.\n.SH \"SEE ALSO\"\n.BR arsim (1)\n", out);
+    g_free(kinds);
     g_free(algos);
 }

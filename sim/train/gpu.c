@@ -93,7 +93,14 @@ static bool read_efficiency(CfgNode *n, const char *what, const double *from, do
         eff[k] = def;
         ok = cfg_opt_double(n, model_kind_name((LayerKind)k), 1e-6, 1, &eff[k], err);
     }
-    return ok && cfg_check_keys(n, what, "conv, fc, norm, embedding, attention, pool, act, default", err);
+    if (!ok)
+        return false;
+    char *kinds = model_kind_list(", ", ", ");
+    char *known = g_strconcat(kinds, ", default", NULL);
+    ok = cfg_check_keys(n, what, known, err);
+    g_free(known);
+    g_free(kinds);
+    return ok;
 }
 
 /* `sms` and the `overlap` map into g->overlap (hbm_Bps set by the caller);
@@ -175,11 +182,13 @@ bool gpu_load(const char *key, const char *file, Gpu *g, char **err)
         ok = false;
     }
     const char *name = key;
-    double fp32 = 0, tf32 = 0, fp16 = 0, mem = 0, launch_us = 0, wino = 1, interf = 0, cslow = 0, mem_gib = 0;
+    double fp32 = 0, tf32 = 0, fp16 = 0, mem = 0, mem_eff = 1, launch_us = 0, wino = 1, interf = 0, cslow = 0,
+           mem_gib = 0;
     ok = ok && cfg_expect_map(e, "a GPU", err) && cfg_opt_string(e, "name", &name, err) &&
          cfg_opt_double(e, "fp32_tflops", 1e-6, 1e6, &fp32, err) &&
          cfg_opt_double(e, "tf32_tflops", 0, 1e6, &tf32, err) &&
          cfg_opt_double(e, "fp16_tflops", 0, 1e6, &fp16, err) && cfg_opt_double(e, "mem_GBps", 1e-6, 1e9, &mem, err) &&
+         cfg_opt_double(e, "mem_efficiency", 1e-6, 1, &mem_eff, err) &&
          cfg_opt_double(e, "launch_us", 0, 1e6, &launch_us, err) && cfg_opt_double(e, "winograd", 1, 16, &wino, err) &&
          cfg_opt_double(e, "interference", 0, 10, &interf, err) &&
          cfg_opt_double(e, "comm_slowdown", 0, 10, &cslow, err) &&
@@ -192,9 +201,9 @@ bool gpu_load(const char *key, const char *file, Gpu *g, char **err)
     ok = ok && read_efficiency(cfg_get(e, "tensor_efficiency"), "tensor_efficiency", g->efficiency,
                                g->tensor_efficiency, err);
     ok = ok && read_overlap(e, mem, &g->overlap, err) && read_ddp(cfg_get(e, "ddp"), &g->ddp, err);
-    ok = ok && cfg_check_keys(e, "a GPU", "name, fp32_tflops, tf32_tflops, fp16_tflops, mem_GBps, memory_GiB, launch_us, "
-                              "winograd, interference, comm_slowdown, efficiency, tensor_efficiency, sms, "
-                              "overlap, ddp", err);
+    ok = ok && cfg_check_keys(e, "a GPU", "name, fp32_tflops, tf32_tflops, fp16_tflops, mem_GBps, mem_efficiency, "
+                              "memory_GiB, launch_us, winograd, interference, comm_slowdown, efficiency, "
+                              "tensor_efficiency, sms, overlap, ddp", err);
     if (ok) {
         g->key = g_strdup(key);
         g->name = g_strdup(name);
@@ -205,6 +214,7 @@ bool gpu_load(const char *key, const char *file, Gpu *g, char **err)
         g->interference = interf;
         g->comm_slowdown = cslow;
         g->mem_Bps = mem * 1e9;
+        g->mem_efficiency = mem_eff;
         g->mem_capacity = (uint64_t)(mem_gib * 1073741824.0 + 0.5);
         g->overlap.hbm_Bps = g->mem_Bps;
         g->launch_s = launch_us * 1e-6;
@@ -232,7 +242,7 @@ static void roofline_terms(const Gpu *g, LayerKind k, double flops, double bytes
     double tensor = tensor_peak(g, p);
     double rate = tensor > 0 ? tensor * g->tensor_efficiency[k] : g->fp32_flops * g->efficiency[k];
     *tf = flops / rate;
-    *tm = bytes * (gpu_precision_bytes(p) / 4.0) / g->mem_Bps;
+    *tm = bytes * (gpu_precision_bytes(p) / 4.0) / (g->mem_Bps * g->mem_efficiency);
 }
 
 /* FLOP-based time of `flops` at the layer kind's efficiency on the path p
@@ -284,5 +294,5 @@ double gpu_update_s(const Gpu *g, const ModelLayer *l, double update_bytes_per_p
 {
     if (l->params == 0)
         return 0;
-    return (double)l->params * update_bytes_per_param / g->mem_Bps + g->launch_s;
+    return (double)l->params * update_bytes_per_param / (g->mem_Bps * g->mem_efficiency) + g->launch_s;
 }

@@ -24,7 +24,10 @@ typedef struct {
     double fp32_flops;              /* FLOP/s peak, > 0 */
     double tf32_flops;              /* FLOP/s dense TF32 tensor peak; 0 = none (tf32 runs as fp32) */
     double fp16_flops;              /* FLOP/s dense tensor peak; 0 = as fp32 */
-    double mem_Bps;                 /* memory bandwidth, bytes/s, > 0 */
+    double mem_Bps;                 /* memory bandwidth, bytes/s, > 0: the vendor's figure */
+    double mem_efficiency;          /* fraction of mem_Bps a memory-bound kernel reaches, in (0, 1]
+                                     * (1 when the file gives none): it divides the roofline's memory
+                                     * term and the optimizer update, never overlap.hbm_Bps */
     uint64_t mem_capacity;          /* memory capacity, bytes; 0 when the file gives none */
     double launch_s;                /* per-kernel overhead added to each layer pass, s */
     double efficiency[LAYER_NKINDS];/* fraction of the CUDA-core peak achieved, in (0, 1] */
@@ -36,7 +39,8 @@ typedef struct {
     double winograd;                /* >= 1: a winograd layer's FLOPs are divided by it on the
                                      * CUDA cores (cuDNN's fast 3x3 algorithms); 1 = direct */
     InterfereGpu overlap;           /* sms and the overlap mechanism (interfere.h); sms 0 when the file
-                                     * gives none; hbm_Bps = mem_Bps */
+                                     * gives none; hbm_Bps = mem_Bps, the vendor's figure, without
+                                     * mem_efficiency (the interference model's own bandwidth) */
     DdpCost ddp;                    /* DDP's own costs (ddpcost.h); 0 when the file gives none */
 } Gpu;
 
@@ -55,7 +59,7 @@ double gpu_layer_flops(const Gpu *g, const ModelLayer *l, Precision p);
 
 /* Per-layer times for batch b at precision p: a roofline,
  * max(gpu_layer_flops * b / (peak of p * efficiency of the path and kind),
- * mem_bytes * b * bytes(p) / 4 / mem_Bps) + launch. Measured layers
+ * mem_bytes * b * bytes(p) / 4 / (mem_Bps * mem_efficiency)) + launch. Measured layers
  * scale linearly with b from the model's ref_batch. bwd_ratio multiplies
  * both terms for backward. */
 double gpu_forward_s(const Gpu *g, const Model *m, const ModelLayer *l, int batch, Precision p);
@@ -70,8 +74,8 @@ InterfereTask gpu_layer_task(const Gpu *g, const Model *m, const ModelLayer *l, 
                              double bwd_ratio);
 /* The optimizer update's bound: memory, its time less the launch. */
 InterfereTask gpu_update_task(const Gpu *g, const ModelLayer *l, double update_bytes_per_param);
-/* Optimizer update of a layer: params * update_bytes_per_param / mem_Bps
- * + launch (0 for a layer without parameters). */
+/* Optimizer update of a layer: params * update_bytes_per_param /
+ * (mem_Bps * mem_efficiency) + launch (0 for a layer without parameters). */
 double gpu_update_s(const Gpu *g, const ModelLayer *l, double update_bytes_per_param);
 
 #endif

@@ -5,7 +5,8 @@
 
 #include <string.h>
 
-static const char *const kind_names[LAYER_NKINDS] = {"conv", "fc", "norm", "embedding", "attention", "pool", "act"};
+static const char *const kind_names[LAYER_NKINDS] = {"conv", "fc", "norm", "embedding", "attention",
+                                                      "pool", "act", "fused_attention"};
 
 const char *model_kind_name(LayerKind k)
 {
@@ -20,6 +21,14 @@ bool model_kind_parse(const char *name, LayerKind *out)
             return true;
         }
     return false;
+}
+
+char *model_kind_list(const char *sep, const char *last)
+{
+    GString *s = g_string_new(NULL);
+    for (int k = 0; k < LAYER_NKINDS; k++)
+        g_string_append_printf(s, "%s%s", k == 0 ? "" : k == LAYER_NKINDS - 1 ? last : sep, kind_names[k]);
+    return g_string_free(s, FALSE);
 }
 
 static void layer_clear(ModelLayer *l)
@@ -70,8 +79,9 @@ static bool read_layer(CfgNode *n, ModelLayer *l, bool measured, char **err)
     l->name = g_strdup(name);
     l->act_bytes = act_bytes;
     if (!model_kind_parse(kind, &l->kind)) {
-        *err = cfg_err(cfg_peek(n, "kind"), "unknown layer kind '%s'; expected conv, fc, norm, embedding, "
-                       "attention, pool or act", kind);
+        char *names = model_kind_list(", ", " or ");
+        *err = cfg_err(cfg_peek(n, "kind"), "unknown layer kind '%s'; expected %s", kind, names);
+        g_free(names);
         return false;
     }
     if (l->winograd && l->kind != LAYER_CONV) {

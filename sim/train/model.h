@@ -6,12 +6,24 @@
 
 #include "io/cfg.h"
 
+/* What a layer's kernels are, for the per-kind efficiencies (gpu.h) and
+ * the hybrid policy's algorithm table. LAYER_ATTENTION: attention whose
+ * score products run as separate batched matmuls (Q·Kᵀ, softmax, P·V);
+ * LAYER_FUSED_ATTENTION: one fused kernel does scores, softmax and both
+ * products (FlashAttention, cuDNN's fused attention, SDPA's fused
+ * backends). A new kind goes before LAYER_NKINDS: ties between kinds
+ * resolve to the lower value (policy.c, shardplan.c). */
 typedef enum {
-    LAYER_CONV, LAYER_FC, LAYER_NORM, LAYER_EMBEDDING, LAYER_ATTENTION, LAYER_POOL, LAYER_ACT, LAYER_NKINDS
+    LAYER_CONV, LAYER_FC, LAYER_NORM, LAYER_EMBEDDING, LAYER_ATTENTION, LAYER_POOL, LAYER_ACT,
+    LAYER_FUSED_ATTENTION, LAYER_NKINDS
 } LayerKind;
 
 const char *model_kind_name(LayerKind k);
 bool model_kind_parse(const char *name, LayerKind *out);
+/* Every kind's name in enum order, for messages and key lists (g_free):
+ * sep between two names and last before the last, e.g. (", ", " or ")
+ * "conv, fc, ... or fused_attention". */
+char *model_kind_list(const char *sep, const char *last);
 
 typedef struct {
     char *name;          /* unique within the model; owned */

@@ -65,7 +65,7 @@ void policy_init(Policy *p, const char *name)
     p->algo = COLL_RING;
     p->inter = COLL_RING;
     p->nccl = NCCL_FORCE_NONE;
-    for (int k = 0; k < LAYER_NKINDS; k++)
+    for (int k = 0; k < LAYER_NKINDS; k++)    /* fc, attention and fused_attention among them */
         p->hybrid[k] = COLL_RING;
     p->hybrid[LAYER_CONV] = COLL_BUTTERFLY;   /* the thesis: conv -> butterfly, fc -> ring */
     p->hybrid[LAYER_NORM] = COLL_BUTTERFLY;   /* norm layers sit between convs and are tiny */

@@ -106,8 +106,14 @@ static bool read_hybrid(CfgNode *n, const Scenario *s, Policy *p, char **err)
         if (v && !read_algo(v, false, s, &p->hybrid[k], NULL, err))
             return false;
     }
-    return cfg_opt_bytes(n, "threshold", &p->hybrid_threshold, err) &&
-           cfg_check_keys(n, "hybrid", "conv, fc, norm, embedding, attention, pool, act, threshold", err);
+    if (!cfg_opt_bytes(n, "threshold", &p->hybrid_threshold, err))
+        return false;
+    char *kinds = model_kind_list(", ", ", ");
+    char *known = g_strconcat(kinds, ", threshold", NULL);
+    bool ok = cfg_check_keys(n, "hybrid", known, err);
+    g_free(known);
+    g_free(kinds);
+    return ok;
 }
 
 static bool read_policy(CfgNode *n, const Scenario *s, Policy *p, char **err)

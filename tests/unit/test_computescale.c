@@ -87,6 +87,25 @@ START_TEST(test_measured_times_scale)
 }
 END_TEST
 
+/* mem_efficiency composes with the scaling: the update's bytes move at
+ * mem_GBps * mem_efficiency / factor. */
+START_TEST(test_mem_efficiency_scales)
+{
+    char *model = write_model(false);
+    Scenario *s = toy(model);
+    s->gpu.mem_efficiency = 0.5;
+    const ModelLayer *f = &g_array_index(s->model->layers, ModelLayer, 1);
+    double fc_upd = 1e6 * 12 / (900e9 * 0.5) + 5e-6;
+    ck_assert_double_eq_tol(gpu_update_s(&s->gpu, f, 12), fc_upd, 1e-15);
+    computescale_apply(s, 3);
+    ck_assert_double_eq_tol(gpu_update_s(&s->gpu, f, 12), 3 * fc_upd, 1e-12);
+    ck_assert_double_eq(s->gpu.mem_efficiency, 0.5);
+    scenario_free(s);
+    remove(model);
+    g_free(model);
+}
+END_TEST
+
 /* none: iteration = compute + the all-reduces; scaling moves compute only. */
 START_TEST(test_iteration_compute_scales)
 {
@@ -114,6 +133,7 @@ int main(void)
     TCase *tc = testmain_case(su, "scaling");
     tcase_add_test(tc, test_roofline_times_scale);
     tcase_add_test(tc, test_measured_times_scale);
+    tcase_add_test(tc, test_mem_efficiency_scales);
     tc = testmain_case(su, "closed-forms");
     tcase_add_test(tc, test_iteration_compute_scales);
     return testmain_run(su);

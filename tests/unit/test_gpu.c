@@ -1,7 +1,8 @@
 /* test_gpu — the per-layer compute model's closed forms (gpu.h): a 3x3
  * stride-1 convolution's FLOPs with and without the Winograd factor, the
- * path each precision takes (CUDA cores or tensor cores), and the shipped
- * calibration against the published figure it was fitted to. */
+ * path each precision takes (CUDA cores or tensor cores), mem_efficiency's
+ * share of the memory bandwidth, and the shipped calibration against the
+ * published figure it was fitted to. */
 #include "train/gpu.h"
 
 #include "testmain.h"
@@ -16,14 +17,19 @@
 #define GPUS "gpus:\n" \
              "  amp: {fp32_tflops: 20, tf32_tflops: 160, fp16_tflops: 320, mem_GBps: 2000, launch_us: 4, " \
              "winograd: 2.25, efficiency: {default: 0.5}, tensor_efficiency: {default: 0.25}}\n" \
-             "  pas: {fp32_tflops: 10, mem_GBps: 500, launch_us: 0, winograd: 2, efficiency: {conv: 0.5}}\n"
+             "  pas: {fp32_tflops: 10, mem_GBps: 500, launch_us: 0, winograd: 2, efficiency: {conv: 0.5}}\n" \
+             "  amp8: {fp32_tflops: 20, tf32_tflops: 160, fp16_tflops: 320, mem_GBps: 2000, mem_efficiency: 0.8, " \
+             "launch_us: 4, winograd: 2.25, efficiency: {default: 0.5}, tensor_efficiency: {default: 0.25}}\n"
 
 /* w3: a 3x3 stride-1 conv (winograd); c1: a 1x1 conv of the same FLOPs;
- * mb: a memory-bound pool. */
+ * mb: a memory-bound pool; ed: an fc on the ridge, compute-bound on amp
+ * in fp32 (5.5e9 / 10e12 = 550 us against 1e9 / 2000e9 = 500 us) and
+ * memory-bound on amp8 (1e9 / 1600e9 = 625 us). */
 #define MODEL "name: toy\nlayers:\n" \
               "  - {name: w3, kind: conv, params: 9, flops: 9e9, mem_bytes: 1e6, winograd: true}\n" \
               "  - {name: c1, kind: conv, params: 1, flops: 9e9, mem_bytes: 1e6}\n" \
-              "  - {name: mb, kind: pool, params: 0, flops: 1e3, mem_bytes: 1e9}\n"
+              "  - {name: mb, kind: pool, params: 0, flops: 1e3, mem_bytes: 1e9}\n" \
+              "  - {name: ed, kind: fc, params: 1000000, flops: 5.5e9, mem_bytes: 1e9}\n"
 
 static Model *toy_model(void)
 {
@@ -95,6 +101,53 @@ START_TEST(test_paths_and_memory)
 }
 END_TEST
 
+/* mem_efficiency 0.8: a memory-bound pass and the optimizer update take
+ * their bytes at 0.8 of mem_GBps, a compute-bound pass is unchanged, a
+ * layer on the ridge turns memory-bound, and the interference model's
+ * HBM bandwidth stays the vendor's figure. */
+START_TEST(test_mem_efficiency)
+{
+    Model *m = toy_model();
+    Gpu g, g8;
+    toy_gpu("amp", &g);
+    toy_gpu("amp8", &g8);
+    ck_assert_double_eq(g.mem_efficiency, 1);   /* absent: 1 */
+    ck_assert_double_eq(g8.mem_efficiency, 0.8);
+    ck_assert_double_eq(g8.overlap.hbm_Bps, 2000e9);
+    /* the pool at batch 2: 1e9 * 2 * bytes(p) / 4 / (2000e9 * 0.8) + 4 us */
+    const ModelLayer *mb = layer(m, 2);
+    ck_assert_double_eq_tol(gpu_forward_s(&g8, m, mb, 2, PREC_FP32), 2e9 / 1600e9 + 4e-6, 1e-15);
+    ck_assert_double_eq_tol(gpu_forward_s(&g8, m, mb, 2, PREC_BF16), 1e9 / 1600e9 + 4e-6, 1e-15);
+    ck_assert_double_eq_tol(gpu_forward_s(&g, m, mb, 2, PREC_BF16), 1e9 / 2000e9 + 4e-6, 1e-15);
+    ck_assert_double_eq_tol(gpu_backward_s(&g8, m, mb, 2, PREC_BF16, 2), 2e9 / 1600e9 + 4e-6, 1e-15);
+    /* a compute-bound conv: the same time to the bit at either efficiency */
+    for (int p = PREC_FP32; p <= PREC_BF16; p++) {
+        ck_assert_double_eq(gpu_forward_s(&g8, m, layer(m, 1), 2, (Precision)p),
+                            gpu_forward_s(&g, m, layer(m, 1), 2, (Precision)p));
+        ck_assert_double_eq(gpu_backward_s(&g8, m, layer(m, 1), 2, (Precision)p, 2),
+                            gpu_backward_s(&g, m, layer(m, 1), 2, (Precision)p, 2));
+    }
+    /* the ridge layer: compute-bound at 1 (550 us), memory-bound at 0.8 (625 us) */
+    const ModelLayer *ed = layer(m, 3);
+    ck_assert_double_eq_tol(gpu_forward_s(&g, m, ed, 1, PREC_FP32), 5.5e9 / 10e12 + 4e-6, 1e-15);
+    ck_assert_double_eq_tol(gpu_forward_s(&g8, m, ed, 1, PREC_FP32), 1e9 / 1600e9 + 4e-6, 1e-15);
+    InterfereTask t1 = gpu_layer_task(&g, m, ed, 1, PREC_FP32, 0), t8 = gpu_layer_task(&g8, m, ed, 1, PREC_FP32, 0);
+    ck_assert(t1.compute > 0 && t1.memory == 0);
+    ck_assert(t8.compute == 0);
+    ck_assert_double_eq_tol(t8.memory, 625e-6 / (625e-6 + 4e-6), 1e-12);
+    /* the update: 1e6 params * 16 bytes / (2000e9 * 0.8) + 4 us; its memory share excludes the launch */
+    ck_assert_double_eq_tol(gpu_update_s(&g8, ed, 16), 16e6 / 1600e9 + 4e-6, 1e-15);
+    ck_assert_double_eq_tol(gpu_update_s(&g, ed, 16), 16e6 / 2000e9 + 4e-6, 1e-15);
+    InterfereTask u8 = gpu_update_task(&g8, ed, 16);
+    ck_assert(u8.compute == 0);
+    ck_assert_double_eq_tol(u8.memory, 10e-6 / 14e-6, 1e-12);
+    ck_assert_double_eq(gpu_update_s(&g8, mb, 16), 0);   /* no parameters, no update */
+    gpu_clear(&g8);
+    gpu_clear(&g);
+    model_free(m);
+}
+END_TEST
+
 /* The shipped calibration reproduces the figure it was fitted to: VGG-16
  * forward + backward at batch 16 on a V100 in fp32, 83.5 ms with PyTorch
  * (validate/torch/published.yaml), and the Winograd factor is what makes
@@ -132,6 +185,7 @@ int main(void)
     TCase *tc = testmain_case(su, "closed-forms");
     tcase_add_test(tc, test_winograd_flops);
     tcase_add_test(tc, test_paths_and_memory);
+    tcase_add_test(tc, test_mem_efficiency);
     tcase_add_test(tc, test_shipped_vgg16_v100);
     return testmain_run(su);
 }
