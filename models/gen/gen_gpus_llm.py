@@ -1,33 +1,184 @@
 #!/usr/bin/env python3
-"""gen_gpus_llm.py - writes models/gpus-llm.yaml: models/gpus.yaml's A100, H100 and
-H200 with the GEMM kinds at the maximum achievable matmul rate.
+"""gen_gpus_llm.py - writes models/gpus-llm.yaml and models/gpus-llm-cudnn.yaml:
+models/gpus.yaml's A100, H100 and H200 with the kernels of a large language
+model's step at the rates measured for them, for transformer models at long
+sequences in bf16 or fp16. The two files differ in one figure, the fused
+attention kernel's rate on the H100 and H200: FlashAttention-2's in
+gpus-llm.yaml (the flash-attn package; SDPA's flash backend), cuDNN's fused
+attention in gpus-llm-cudnn.yaml (what PyTorch's SDPA picks on Hopper with
+cuDNN 9, the measuring torch 2.11 among them), 1.6 to 1.9 times faster.
 
 models/gpus.yaml's tensor-core efficiencies are fitted to whole PyTorch steps of
-ResNet-50 and BERT-base (models/gen/gen_gpus.py), so the GEMM kinds there carry
-those steps' eager element-wise and attention-score traffic too. A large language
-model's step is spent in large GEMMs; for it this file sets the GEMM kinds to what
-a bf16 matmul reaches at its best shape (MAMF, "Maximum Achievable Matmul FLOPS",
-the comparison table of stas00/ml-engineering compute/accelerator/README.md,
-commit b9e29720eebd4aa946fa9678975385efbc90a777): A100 SXM 271.2 of 312 TFLOP/s
-(torch 2.6.0+cu126), H100 SXM 794.5 of 989 (torch 2.7.0+cu126); the H200 takes
-the H100's (the same GH100 compute). fc = MAMF / peak; attention and default 0.9
-of it, embedding 0.5 (gen_gpus.py's kind shape); the convolution kinds and every
-other field as models/gpus.yaml has them. docs/explanation/compute-model.md says
-when to use it.
+ResNet-50 and BERT-base (models/gen/gen_gpus.py), so its GEMM kinds carry those
+steps' eager element-wise and score traffic too. Here each kernel kind has its
+own rate, from one-kernel measurements (validate/kernels/rates.py on the
+project's H200, validate/kernels/h200/rates-run1.jsonl and -run2.jsonl, torch
+2.11, CUDA 13.0; each figure the mean of the two runs):
+  fc               bf16 Linear products (forward, dgrad, wgrad) at every shape
+                   of the shipped LLM files whose dimensions are multiples of 8,
+                   FLOP-weighted: total FLOPs over total time
+  attention        the eager score products (Q K^T, P V and backward's four, as
+                   batched matmuls): the median over the eager files' shapes
+  fused_attention  PyTorch SDPA's FlashAttention-2 backend (cuDNN's for the
+                   -cudnn file), causal, forward and backward, its FLOPs as
+                   arsim counts them (3 x the fused layer's: 3.5 x the causal
+                   products): the median over the fused files' shapes (it
+                   runs faster at 8k than at 2k)
+  mem_efficiency   a copy and an add on 256 MiB bf16 tensors: bytes read and
+                   written over the vendor's HBM bandwidth
+  default          0.9 of fc, embedding 0.5 of fc (gen_gpus.py's kind shape)
+The H200 takes them as measured. The H100 (the same GH100 compute, 132 SMs)
+takes the H200's attention kinds, its fc scaled by the ratio of the two GPUs'
+measured bf16 8192^3 products (validate/h100/overlap/run1, run2 against the
+H200's), and its own measured copy rate. The A100 has no measurement here:
+its fc is the published maximum achievable matmul rate (MAMF, stas00/
+ml-engineering compute/accelerator/README.md, commit b9e29720eebd4aa946fa9678
+975385efbc90a777: 271.2 of 312 TFLOP/s) times the H200's ratio of its shipped
+shapes' rate to the best of its square products; its fused_attention the
+FlashAttention-2 paper's best A100 rate (230 TFLOP/s, forward + backward)
+times the H200's ratio of the shipped shapes' rate to its best (in both
+files: SDPA runs FlashAttention-2 on the A100); attention the
+H200's ratio of eager products to fc; mem_efficiency the mean of the H100's
+and H200's. The convolution kinds and every other field as models/gpus.yaml
+has them. docs/explanation/compute-model.md gives the tables behind each figure.
 
-Usage: python3 models/gen/gen_gpus_llm.py [--check]
+Usage: python3 models/gen/gen_gpus_llm.py [--check] [--print]
 """
 import argparse
+import json
 import os
 import re
 import sys
 
-MAMF = {"a100": (271.2, 312.0), "h100": (794.5, 989.0), "h200": (794.5, 989.0)}
-SHAPE = {"fc": 1.0, "attention": 0.9, "default": 0.9, "embedding": 0.5}
+PEAK = {"a100": 312e12, "h100": 989e12, "h200": 989e12}            # dense bf16 tensor FLOP/s
+HBM = {"a100": 2039e9, "h100": 3350e9, "h200": 4800e9}              # gpus.yaml's mem_GBps
+A100_MAMF = 271.2e12
+A100_FA2_BEST = 230e12
+# bytes read + written per element by the streaming kernels of rates.py's mem section
+STREAM_BYTES = {"copy": 4, "add": 6}
 
 
 def root_dir():
     return os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def load_runs(root):
+    """rates.py's two H200 runs, each a list of records."""
+    d = os.path.join(root, "validate", "kernels", "h200")
+    return [[json.loads(l) for l in open(os.path.join(d, "rates-run%d.jsonl" % i))] for i in (1, 2)]
+
+
+def aligned(r):
+    return r["m"] % 8 == 0 and r["n"] % 8 == 0 and r["k"] % 8 == 0
+
+
+def gemm_rate(run):
+    """FLOP/s of the shipped aligned Linear products (both passes), total FLOPs over total time."""
+    rows = [r for r in run if r["section"] == "gemm" and aligned(r)]
+    return sum(2.0 * r["m"] * r["n"] * r["k"] for r in rows) / sum(r["s"] for r in rows)
+
+
+def best_square(run):
+    return max(2.0 * r["m"] ** 3 / r["s"] for r in run if r["section"] == "grid" and r["sweep"] == "square")
+
+
+def square_8192(run):
+    return [2.0 * 8192 ** 3 / r["s"] for r in run if r["section"] == "grid" and r["sweep"] == "square"
+            and r["m"] == 8192][0]
+
+
+def median(xs):
+    xs = sorted(xs)
+    n = len(xs)
+    return (xs[n // 2] + xs[(n - 1) // 2]) / 2
+
+
+def bmm_rate(run):
+    """The median over the eager files' shapes of their six score products' rate (FLOPs over time)."""
+    shapes = {}
+    for r in run:
+        if r["section"] == "bmm":
+            f, t = shapes.get(r["model"], (0.0, 0.0))
+            shapes[r["model"]] = (f + 2.0 * r["batch"] * r["seq"] ** 2 * r["head_dim"], t + r["s"])
+    return median([f / t for f, t in shapes.values()])
+
+
+def fused_flops(r):
+    """arsim's FLOPs of a fused causal attention layer's forward + backward (models/gen/gen_gpt3.py's
+    flash_flops, times 3) for one attn record: half of 4 S^2 d + 5 S^2 H a sample, 7/6-fold."""
+    s, h, d = r["seq"], r["heads"], r["heads"] * r["head_dim"]
+    return 3.0 * r["b"] * (4.0 * s * s * d + 5.0 * s * s * h) / 2 * 7 / 6
+
+
+def fa2_rows(run, backend="FLASH_ATTENTION"):
+    return [r for r in run if r["section"] == "attn" and r.get("backend") == backend and "error" not in r]
+
+
+def fa2_rate(run, backend="FLASH_ATTENTION"):
+    """The median over the fused files' shapes of the backend's forward + backward rate."""
+    return median([fused_flops(r) / r["fwdbwd_s"] for r in fa2_rows(run, backend)])
+
+
+def cudnn_rate(run):
+    return fa2_rate(run, "CUDNN_ATTENTION")
+
+
+def fa2_best(run):
+    return max(fused_flops(r) / r["fwdbwd_s"] for r in fa2_rows(run))
+
+
+def stream_share(run, hbm):
+    """Mean over the copy and add records of bytes moved / time / hbm."""
+    xs = [STREAM_BYTES[r["kernel"]] * r["elements"] / r["fwd_s"] / hbm
+          for r in run if r["section"] == "mem" and r["kernel"] in STREAM_BYTES]
+    return sum(xs) / len(xs)
+
+
+def h100_measured(root):
+    """The H100's bf16 8192^3 product (FLOP/s) and 1 GiB copy share of HBM, the mean of its two runs."""
+    gemm, copy = [], []
+    for run in ("run1", "run2"):
+        for line in open(os.path.join(root, "validate", "h100", "overlap", run, "interference.jsonl")):
+            r = json.loads(line)
+            if r.get("k") != 0:
+                continue
+            if r["workload"] == "gemm-bf16-8192":
+                gemm.append(2.0 * 8192 ** 3 / (r["median_ms"] * 1e-3))
+            elif r["workload"] == "copy-1GiB":
+                copy.append(2.0 * (1 << 30) / (r["median_ms"] * 1e-3) / HBM["h100"])
+    return sum(gemm) / len(gemm), sum(copy) / len(copy)
+
+
+def mean(f, runs):
+    return sum(f(r) for r in runs) / len(runs)
+
+
+def derive(root):
+    """Per GPU: {fc, attention, fused_attention, mem_efficiency} and the figures behind them."""
+    runs = load_runs(root)
+    fig = {"h200_gemm": mean(gemm_rate, runs), "h200_best_square": mean(best_square, runs),
+           "h200_8192": mean(square_8192, runs), "h200_bmm": mean(bmm_rate, runs),
+           "h200_fa2": mean(fa2_rate, runs), "h200_fa2_best": mean(fa2_best, runs),
+           "h200_cudnn": mean(cudnn_rate, runs),
+           "h200_stream": mean(lambda r: stream_share(r, HBM["h200"]), runs)}
+    fig["h100_8192"], fig["h100_copy"] = h100_measured(root)
+    h200 = {"fc": fig["h200_gemm"] / PEAK["h200"], "attention": fig["h200_bmm"] / PEAK["h200"],
+            "fused_attention": fig["h200_fa2"] / PEAK["h200"], "mem_efficiency": fig["h200_stream"]}
+    h100 = dict(h200, fc=h200["fc"] * fig["h100_8192"] / fig["h200_8192"], mem_efficiency=fig["h100_copy"])
+    shape = fig["h200_gemm"] / fig["h200_best_square"]
+    a100_fc = A100_MAMF * shape / PEAK["a100"]
+    a100 = {"fc": a100_fc, "attention": a100_fc * h200["attention"] / h200["fc"],
+            "fused_attention": A100_FA2_BEST * fig["h200_fa2"] / fig["h200_fa2_best"] / PEAK["a100"],
+            "mem_efficiency": (h200["mem_efficiency"] + h100["mem_efficiency"]) / 2}
+    return {"a100": a100, "h100": h100, "h200": h200}, fig
+
+
+def with_cudnn(rates, fig):
+    """gpus-llm-cudnn.yaml's rates: the H100's and H200's fused attention at cuDNN's rate."""
+    out = {k: dict(v) for k, v in rates.items()}
+    for k in ("h100", "h200"):
+        out[k]["fused_attention"] = fig["h200_cudnn"] / PEAK["h200"]
+    return out
 
 
 def entries(text):
@@ -46,48 +197,62 @@ def entries(text):
     return out
 
 
-def retune(key, lines):
-    mamf, peak = MAMF[key]
-    fc = mamf / peak
+def retune(lines, rates):
+    fc = rates["fc"]
+    kinds = {"fc": fc, "attention": rates["attention"], "fused_attention": rates["fused_attention"],
+             "default": 0.9 * fc, "embedding": 0.5 * fc}
     res = []
     for line in lines:
         if line.startswith("    tensor_efficiency:"):
             def sub(m):
                 k = m.group(1)
-                return "%s: %.3f" % (k, fc * SHAPE[k]) if k in SHAPE else m.group(0)
+                return "%s: %.3f" % (k, kinds.pop(k)) if k in kinds else m.group(0)
             line = re.sub(r"(\w+): ([0-9.]+)", sub, line)
+            line = line[:-1] + "".join(", %s: %.3f" % kv for kv in kinds.items()) + "}"
+            res.append("    mem_efficiency: %.3f" % rates["mem_efficiency"])
         res.append(line)
     return res
 
 
-def render(text):
+def render(text, rates, name):
     ent = entries(text)
-    head = [l for l in __doc__.strip().split("\n")]
-    out = ["# models/gpus-llm.yaml - generated by models/gen/gen_gpus_llm.py; do not edit by hand."]
-    out += ["# " + l if l else "#" for l in head[2:head.index("Usage: python3 models/gen/gen_gpus_llm.py [--check]")]]
+    head = __doc__.strip().split("\n")
+    out = ["# models/%s - generated by models/gen/gen_gpus_llm.py; do not edit by hand." % name]
+    out += ["# " + l if l else "#" for l in head[1:head.index("Usage: python3 models/gen/gen_gpus_llm.py "
+                                                               "[--check] [--print]")]]
     out.append("gpus:")
-    for key in MAMF:
-        out += retune(key, ent[key])
+    for key in ("a100", "h100", "h200"):
+        out += retune(ent[key], rates[key])
     return "\n".join(l.rstrip() for l in out) + "\n"
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--check", action="store_true", help="compare with models/gpus-llm.yaml; write nothing")
+    ap.add_argument("--print", action="store_true", help="print the measured figures and the rates; write nothing")
     a = ap.parse_args()
     root = root_dir()
-    text = open(os.path.join(root, "models", "gpus.yaml")).read()
-    new = render(text)
-    path = os.path.join(root, "models", "gpus-llm.yaml")
-    if a.check:
-        old = open(path).read() if os.path.exists(path) else ""
-        if old != new:
-            print("models/gpus-llm.yaml differs from what gen_gpus_llm.py writes", file=sys.stderr)
-            return 1
-        print("models/gpus-llm.yaml is what gen_gpus_llm.py writes")
+    rates, fig = derive(root)
+    if a.print:
+        for k, v in sorted(fig.items()):
+            print("%-18s %s" % (k, "%.4f" % v if v < 10 else "%.1f TFLOP/s" % (v / 1e12)))
+        for g, r in rates.items():
+            print(g, " ".join("%s %.3f" % kv for kv in r.items()))
+        print("cudnn: h100, h200 fused_attention %.3f" % with_cudnn(rates, fig)["h100"]["fused_attention"])
         return 0
-    open(path, "w").write(new)
-    return 0
+    text = open(os.path.join(root, "models", "gpus.yaml")).read()
+    bad = 0
+    for name, r in (("gpus-llm.yaml", rates), ("gpus-llm-cudnn.yaml", with_cudnn(rates, fig))):
+        new = render(text, r, name)
+        path = os.path.join(root, "models", name)
+        if not a.check:
+            open(path, "w").write(new)
+        elif (open(path).read() if os.path.exists(path) else "") != new:
+            print("models/%s differs from what gen_gpus_llm.py writes" % name, file=sys.stderr)
+            bad = 1
+        else:
+            print("models/%s is what gen_gpus_llm.py writes" % name)
+    return bad
 
 
 if __name__ == "__main__":

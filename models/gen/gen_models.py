@@ -62,7 +62,7 @@ DDP_LIMITS = [1 * MIB, 25 * MIB]   # kDefaultFirstBucketBytes, bucket_cap_mb=25
 
 def layer(name, kind, tensors, flops, mem_bytes):
     """tensors: list of (suffix, numel) in registration order."""
-    assert kind in ("conv", "fc", "norm", "embedding", "attention", "pool", "act")
+    assert kind in ("conv", "fc", "norm", "embedding", "attention", "fused_attention", "pool", "act")
     if kind in ("pool", "act"):
         assert not tensors
     return {"name": name, "kind": kind, "tensors": tensors,
@@ -460,7 +460,7 @@ def llama3_block(p, S, H, n_heads, kvd, ffn):
     input).  act_peak_bytes: the norms', the core's and silu_mul's as the
     folded layers' (attention, feed_forward)."""
     B, hd = TITAN_BYTES, H // n_heads
-    core = layer(p + "attention.core", "attention", [], flash_core_flops(S, n_heads, hd),
+    core = layer(p + "attention.core", "fused_attention", [], flash_core_flops(S, n_heads, hd),
                  causal_core(S, n_heads, hd)[1])
     core["act_bytes"] = 4 * S * H * BF16 + S * n_heads * FP32
     core["act_peak_bytes"] = 5 * S * H * BF16 + S * H * FP32 + S * n_heads * FP32
@@ -487,7 +487,7 @@ def llama3_block(p, S, H, n_heads, kvd, ffn):
 def llama3(dim, n_layers, n_heads, n_kv_heads, ffn, vocab, seq):
     """Every kernel torchtitan's eager step runs, a layer each, timed by its
     own bound: the matrix products as kind fc, the fused causal attention as
-    kind attention, the element-wise kernels and the loss memory-bound."""
+    kind fused_attention, the element-wise kernels and the loss memory-bound."""
     S, H = seq, dim
     kvd = n_kv_heads * (dim // n_heads)
     emb = layer("tok_embeddings", "embedding", [("weight", vocab * H)], 0, S * INT64 + S * H * FP32)
@@ -544,7 +544,7 @@ LLAMA3_BANNER = [
     "that the element-wise kernels' times add to the matrix products' instead of",
     "hiding under them.  Block i is layers.i.: attention_norm, attention.wq, .wk,",
     ".wv (kind fc), attention.rope, attention.repeat_kv, attention.core (kind",
-    "attention), attention.wo, attention.residual, ffn_norm, feed_forward.w1, .w3,",
+    "fused_attention), attention.wo, attention.residual, ffn_norm, feed_forward.w1, .w3,",
     "feed_forward.silu_mul, feed_forward.w2, feed_forward.residual; then norm,",
     "output (untied) and loss.  Tensors in forward order.  FLOPs: RMSNorm 4 per",
     "element; RoPE 3 per element of q and k; the SwiGLU product 1 per element",

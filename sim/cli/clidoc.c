@@ -295,7 +295,7 @@ static const char *const scenario_keys[][2] = {
     {"description", "A string."},
     {"model", "Required. A name in models/ (arsim list models) or a path, relative to this file first."},
     {"gpu", "A key of the GPU file (arsim list gpus); default v100."},
-    {"gpus_file", "A GPU file: a path relative to this file, or a bare name in models/ (gpus-llm: GEMMs at the published maximum matmul rate); a node cluster's GPU comes from it too; default models/gpus.yaml."},
+    {"gpus_file", "A GPU file: a path relative to this file, or a bare name in models/ (gpus-llm, gpus-llm-cudnn: the kernels of an LLM step at their measured rates); a node cluster's GPU comes from it too; default models/gpus.yaml."},
     {"precision", "fp32 (4-byte gradients, CUDA cores), tf32 (4 bytes, TF32 tensor rate), fp16 or bf16 (2 bytes, "
                   "tensor-core rate); default fp32."},
     {"batch", "Required. The per-GPU batch, or a list of them (each 1 to 2^20)."},

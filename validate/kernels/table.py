@@ -19,6 +19,9 @@ Prints Markdown:
          block's model file, its batch, the compute events of block h.1 in
          arsim's trace, with models/gpus-llm.yaml and, with --before, another
          GPU file (the error is (arsim - measured) / measured)
+  llama  the Llama 3 8B and 70B blocks measured on the H100 (validate/h100/
+         overlap) beside arsim's models/llama3-8b.yaml and llama3-70b.yaml
+         (block layers.1) on one H100 with gpus-llm-cudnn.yaml and gpus-llm.yaml
 Needs arsim (built) for the block table only.
 """
 import argparse
@@ -133,12 +136,13 @@ def mem(runs):
     print()
 
 
-def arsim_block_ms(arsim, model, batch, gpus_file):
-    """arsim's forward + backward of block h.1 of `model` on one H200 at `batch`, ms."""
-    scn = ("name: block\nmodel: %s\ngpu: h200\ngpus_file: %s\nprecision: bf16\nbatch: [%d]\n"
+def arsim_block_ms(arsim, model, batch, gpus_file, gpu="h200", block="h.1."):
+    """arsim's forward + backward of one block (the layers named `block`...) of `model` on one GPU of kind
+    `gpu` at `batch`, no checkpointing, ms."""
+    scn = ("name: block\nmodel: %s\ngpu: %s\ngpus_file: %s\nprecision: bf16\nbatch: [%d]\n"
            "cluster: {topology: star, nodes: 1, gpus_per_node: 1, link: {bandwidth: 100Gbps, latency: 1us}}\n"
            "policies:\n  - {name: none, overlap: none, algorithm: ring}\n"
-           "iterations: {warmup: 1, measured: 2}\n" % (os.path.join(ROOT, model), gpus_file, batch))
+           "iterations: {warmup: 1, measured: 2}\n" % (os.path.join(ROOT, model), gpu, gpus_file, batch))
     with tempfile.TemporaryDirectory() as d:
         path = os.path.join(d, "block.yaml")
         with open(path, "w") as f:
@@ -147,13 +151,16 @@ def arsim_block_ms(arsim, model, batch, gpus_file):
                              env=dict(os.environ, ARSIM_DATA=ROOT)).stdout
     ev = json.loads(out)
     ev = ev["traceEvents"] if isinstance(ev, dict) else ev
-    return sum(e["dur"] for e in ev if e.get("cat") == "compute" and e["name"].split(" ", 1)[-1].startswith("h.1.")
+    return sum(e["dur"] for e in ev if e.get("cat") == "compute" and e["name"].split(" ", 1)[-1].startswith(block)
                and e["name"].split(" ", 1)[0] in ("fwd", "bwd")) / 1e3
 
 
 def block(arsim, before):
     meas = [json.loads(l) for l in open(os.path.join(HERE, "h200", "block.jsonl"))]
-    meas = [r for r in meas if r.get("section") == "block" and r.get("backend") in ("FLASH_ATTENTION", "eager")]
+    # FlashAttention-2 and eager blocks that a shipped file runs kernel for kernel (the GPT widths' fused
+    # blocks do not: the flash files fuse dropout, add and LayerNorm, as the FlashAttention repository does)
+    meas = [r for r in meas if r.get("section") == "block" and r.get("backend") in ("FLASH_ATTENTION", "eager")
+            and (r["model"], r["kind"]) in BLOCK_FILES]
     llm = os.path.join(ROOT, "models", "gpus-llm.yaml")
     head = "| block | batch | sequence | measured fwd+bwd (ms) | arsim (ms) | error |"
     if before:
@@ -176,16 +183,36 @@ def block(arsim, before):
     print()
 
 
+def llama(arsim):
+    """The Llama 3 blocks measured on the H100 (validate/h100/overlap, default SDPA: cuDNN's fused attention
+    under torch 2.11 on Hopper) against arsim's per-kernel files' block layers.1 on one H100."""
+    meas = {}
+    for line in open(os.path.join(ROOT, "validate", "h100", "overlap", "run1", "llama.jsonl")):   # run 1 only
+        r = json.loads(line)
+        if r.get("part") == "block":
+            meas.setdefault((r["model"], r["batch"]), []).append(r["fwdbwd_ms"])
+    files = [os.path.join(ROOT, "models", f) for f in ("gpus-llm-cudnn.yaml", "gpus-llm.yaml")]
+    print("| Llama 3 block, sequence 8192 | batch | measured on the H100 (ms) | arsim, gpus-llm-cudnn (ms) "
+          "| error | arsim, gpus-llm (ms) | error |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for (model, batch), ms in sorted(meas.items()):
+        m = statistics.mean(ms)
+        a = [arsim_block_ms(arsim, "models/%s.yaml" % model, batch, f, "h100", "layers.1.") for f in files]
+        print("| %s | %d | %.1f | %.1f | %s | %.1f | %s |" % (model, batch, m, a[0], pct(a[0], m), a[1], pct(a[1], m)))
+    print()
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--arsim", default=os.path.join(ROOT, "arsim"))
     ap.add_argument("--before", help="a second GPU file for the block table's before columns")
-    ap.add_argument("--only", default="gemm,attn,mem,block")
+    ap.add_argument("--only", default="gemm,attn,mem,block,llama")
     a = ap.parse_args()
     runs = g.load_runs(ROOT)
     for s in a.only.split(","):
         {"gemm": lambda: gemm(runs), "attn": lambda: attn(runs), "mem": lambda: mem(runs),
-         "block": lambda: block(os.path.abspath(a.arsim), a.before)}[s]()
+         "block": lambda: block(os.path.abspath(a.arsim), a.before),
+         "llama": lambda: llama(os.path.abspath(a.arsim))}[s]()
 
 
 if __name__ == "__main__":
