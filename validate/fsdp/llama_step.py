@@ -176,16 +176,18 @@ def gib(b):
     return round(b / 2**30, 4)
 
 
-def run_case(layers, seq, batch, ac, iters, warm, mesh):
+def run_case(layers, seq, batch, ac, iters, warm, mesh, build_fn=build, vocab=VOCAB):
+    """One case's row; build_fn(layers, seq, ac, mesh) makes the model (validate/kernels/step.py gives
+    its own, with its vocabulary)."""
     from torch.nn.attention import SDPBackend, sdpa_kernel
     torch.manual_seed(0)
     base = torch.cuda.memory_allocated()
-    model = build(layers, seq, ac, mesh)
+    model = build_fn(layers, seq, ac, mesh)
     params = sum(p.numel() for p in model.parameters())
     opt = torch.optim.AdamW(model.parameters(), lr=8e-4, betas=(0.9, 0.95), eps=1e-8,
                             weight_decay=0.1, foreach=True, fused=False)
-    tokens = torch.randint(0, VOCAB, (batch, seq), device="cuda")
-    labels = torch.randint(0, VOCAB, (batch, seq), device="cuda")
+    tokens = torch.randint(0, vocab, (batch, seq), device="cuda")
+    labels = torch.randint(0, vocab, (batch, seq), device="cuda")
     rows = []
     clip = [True]   # torch.nn.utils.clip_grad_norm_ on FSDP2's DTensors; dropped (and said) if it fails
     ev = [torch.cuda.Event(enable_timing=True) for _ in range(4)]

@@ -46,7 +46,8 @@ CASES = [
 ]
 
 
-def make_block(torch, d, heads, kind, dev, dt):
+def block_class(torch, d, heads, kind):
+    """The nn.Module class of one block of width d (heads heads), fused or eager."""
     nn, F = torch.nn, torch.nn.functional
 
     class Block(nn.Module):
@@ -76,7 +77,12 @@ def make_block(torch, d, heads, kind, dev, dt):
             y = self.fc2(F.gelu(self.fc(self.ln_2(x)), approximate="tanh"))
             return x + (F.dropout(y, 0.1, self.training) if kind == "eager" else y)
 
-    return nn.Sequential(Block(), Block()).to(device=dev, dtype=dt)
+    return Block
+
+
+def make_block(torch, d, heads, kind, dev, dt):
+    Block = block_class(torch, d, heads, kind)
+    return torch.nn.Sequential(Block(), Block()).to(device=dev, dtype=dt)
 
 
 def main():
