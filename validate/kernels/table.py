@@ -22,6 +22,8 @@ Prints Markdown:
   llama  the Llama 3 8B and 70B blocks measured on the H100 (validate/h100/
          overlap) beside arsim's models/llama3-8b.yaml and llama3-70b.yaml
          (block layers.1) on one H100 with gpus-llm-cudnn.yaml and gpus-llm.yaml
+  step   step.py's whole training steps (FSDP2 on one H200, depth 2 and 4)
+         beside arsim's one-GPU fsdp2 run of the same model and depth
 Needs arsim (built) for the block table only.
 """
 import argparse
@@ -202,17 +204,72 @@ def llama(arsim):
     print()
 
 
+def step_model(path, layers, d, heads, vocab):
+    """Writes an MPT-variant file of `layers` blocks (models/gen/gen_gpt3.py) with the loss as step.py
+    runs it: eager, fp32 (gen_gpt3's LOSS bytes, not its fused cross-entropy's)."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("gen_gpt3_step", os.path.join(ROOT, "models", "gen", "gen_gpt3.py"))
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    gen.L, gen.D, gen.HEADS, gen.V, gen.S, gen.VARIANT = layers, d, heads, vocab, 2048, "mpt"
+    gen.FUSED_LOSS = gen.LOSS
+    text, _ = gen.model_text(path, "validate/kernels/table.py", "step", "MPT-style, %d blocks" % layers)
+    with open(path, "w") as f:
+        f.write(text)
+
+
+def step(arsim):
+    """step.py's whole steps on the H200 (FSDP2, world 1, no checkpointing) beside arsim's one-GPU fsdp2 run
+    of the same model at the same depth (gpus-llm, fp32 reduce-scatters, AdamW + clipping at 92 bytes a
+    parameter as the torchtitan check counts them), and the per-block slope (depth 4 - depth 2) / 2."""
+    rows = {}
+    for line in open(os.path.join(HERE, "h200", "step.jsonl")):
+        r = json.loads(line)
+        if r.get("kind") == "case" and "error" not in r:
+            rows[(r["model"], r["layers"])] = r
+    print("| model | micro-batch | measured step, 2 / 4 blocks (ms) | arsim (ms) | error | measured a block "
+          "| arsim a block | error | block.py's block (fwd+bwd) |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    blocks = {r["model"]: r["fwdbwd_s"] * 1e3 for r in (json.loads(l) for l in open(os.path.join(HERE, "h200",
+              "block.jsonl"))) if r.get("backend") == "FLASH_ATTENTION"}
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in [m for m, l in rows if l == 2]:
+            r2, r4 = rows[(name, 2)], rows[(name, 4)]
+            got = {}
+            for layers, r in ((2, r2), (4, r4)):
+                model = os.path.join(tmp, "%s-%d.yaml" % (name, layers))
+                step_model(model, layers, r["d"], r["heads"], r["vocab"])
+                scn = os.path.join(tmp, "s.yaml")
+                with open(scn, "w") as f:
+                    f.write("name: step\nmodel: %s\ngpu: h200\ngpus_file: %s\nprecision: bf16\nbatch: [%d]\n"
+                            "cluster: {topology: star, nodes: 1, gpus_per_node: 1, link: {bandwidth: 100Gbps, "
+                            "latency: 1us}}\ncompute: {update_bytes_per_param: 92}\n"
+                            "policies:\n  - {name: fsdp2, overlap: fsdp2, reduce_precision: fp32}\n"
+                            "iterations: {warmup: 1, measured: 2}\n"
+                            % (model, os.path.join(ROOT, "models", "gpus-llm.yaml"), r["batch"]))
+                out = subprocess.run([arsim, "run", scn, "--json", "-"], capture_output=True, text=True, check=True,
+                                     env=dict(os.environ, ARSIM_DATA=ROOT)).stdout
+                got[layers] = json.loads(out)["results"][0]["iteration_s"] * 1e3
+            m2, m4 = r2["median_iter_ms"], r4["median_iter_ms"]
+            ms, as_ = (m4 - m2) / 2, (got[4] - got[2]) / 2
+            print("| %s | %d | %.1f / %.1f | %.1f / %.1f | %s / %s | %.1f | %.1f | %s | %s |" % (
+                name, r2["batch"], m2, m4, got[2], got[4], pct(got[2], m2), pct(got[4], m4), ms, as_, pct(as_, ms),
+                "%.1f" % blocks[name] if name in blocks else "–"))
+    print()
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--arsim", default=os.path.join(ROOT, "arsim"))
     ap.add_argument("--before", help="a second GPU file for the block table's before columns")
-    ap.add_argument("--only", default="gemm,attn,mem,block,llama")
+    ap.add_argument("--only", default="gemm,attn,mem,block,llama,step")
     a = ap.parse_args()
     runs = g.load_runs(ROOT)
     for s in a.only.split(","):
         {"gemm": lambda: gemm(runs), "attn": lambda: attn(runs), "mem": lambda: mem(runs),
          "block": lambda: block(os.path.abspath(a.arsim), a.before),
-         "llama": lambda: llama(os.path.abspath(a.arsim))}[s]()
+         "llama": lambda: llama(os.path.abspath(a.arsim)),
+         "step": lambda: step(os.path.abspath(a.arsim))}[s]()
 
 
 if __name__ == "__main__":
