@@ -244,6 +244,17 @@ def run_case(layers, seq, batch, ac, iters, warm, mesh, build_fn=build, vocab=VO
     return out
 
 
+def one_rank_mesh(port):
+    """A world of one rank on GPU 0 (NCCL, MASTER_PORT port unless set) and its device mesh."""
+    import torch.distributed as dist
+    from torch.distributed.device_mesh import init_device_mesh
+    os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
+    os.environ.setdefault("MASTER_PORT", str(port))
+    dist.init_process_group("nccl", rank=0, world_size=1)
+    torch.cuda.set_device(0)
+    return init_device_mesh("cuda", (1,))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -256,12 +267,7 @@ def main():
     ap.add_argument("--out", required=True, help="JSON lines file (appended)")
     args = ap.parse_args()
     import torch.distributed as dist
-    from torch.distributed.device_mesh import init_device_mesh
-    os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
-    os.environ.setdefault("MASTER_PORT", "29611")
-    dist.init_process_group("nccl", rank=0, world_size=1)
-    torch.cuda.set_device(0)
-    mesh = init_device_mesh("cuda", (1,))
+    mesh = one_rank_mesh(29611)
     env = {"kind": "env", "gpu": torch.cuda.get_device_name(0), "torch": torch.__version__,
            "memory_bytes": torch.cuda.get_device_properties(0).total_memory,
            "alloc_conf": os.environ.get("PYTORCH_CUDA_ALLOC_CONF", "")}

@@ -83,13 +83,8 @@ def main():
     a = ap.parse_args()
     import torch
     import torch.distributed as dist
-    from torch.distributed.device_mesh import init_device_mesh
     import llama_step
-    os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
-    os.environ.setdefault("MASTER_PORT", "29613")
-    dist.init_process_group("nccl", rank=0, world_size=1)
-    torch.cuda.set_device(0)
-    mesh = init_device_mesh("cuda", (1,))
+    mesh = llama_step.one_rank_mesh(29613)
     with open(a.out, "a") as f:
         f.write(json.dumps({"kind": "env", "gpu": torch.cuda.get_device_name(0), "torch": torch.__version__},
                            sort_keys=True) + "\n")
