@@ -1,0 +1,50 @@
+#!/bin/bash
+# kernels — validate/kernels/table.py's block table (arsim's time for one
+# block of a model file on one H200 with models/gpus-llm.yaml) against an
+# independent roofline written here: each layer of block h.1, forward and
+# backward (x 2), the larger of FLOPs / (989e12 x the kind's
+# tensor_efficiency) and mem_bytes x batch x 2/4 / (4.8e12 x
+# mem_efficiency), plus a 4 us launch each pass. A fused block (MPT-7B:
+# kind fused_attention) and an eager one (GPT-3 XL: kind attention).
+A=${ARSIM:-./arsim}
+# shellcheck source=../clilib.bash
+. tests/clilib.bash
+
+# roofline MODEL BATCH — block h.1's forward + backward on the h200 of gpus-llm.yaml, ms (3 decimals)
+roofline() {
+    python3 - "$1" "$2" <<'EOF'
+import re, sys
+gpus = open("models/gpus-llm.yaml").read().split("\n  h200:")[1]
+eff = {k: float(v) for k, v in re.findall(r"(\w+): ([0-9.]+)", re.search(r"tensor_efficiency: \{(.*)\}", gpus).group(1))}
+memeff = float(re.search(r"mem_efficiency: ([0-9.]+)", gpus).group(1))
+batch, t = int(sys.argv[2]), 0.0
+for line in open(sys.argv[1]):
+    m = re.search(r"\{name: (h\.1\.[^,]*), kind: (\w+),.* flops: (\d+), mem_bytes: (\d+)", line)
+    if not m:
+        continue
+    e = eff.get(m.group(2), eff["default"])
+    for mult in (1, 2):
+        t += max(mult * int(m.group(3)) * batch / (989e12 * e),
+                 mult * int(m.group(4)) * batch * 0.5 / (4.8e12 * memeff)) + 4e-6
+print("%.3f" % (t * 1e3))
+EOF
+}
+
+block_table() {
+    local out row want got kinds
+    out=$(python3 validate/kernels/table.py --arsim "$A" --only block) || { echo "table.py failed"; return 1; }
+    for row in "mpt-7b (fused):validate/llm/models/mpt-7b-2k.yaml:6:fused_attention" \
+               "gpt3-xl (eager):validate/anchors/models/gpt3-xl.yaml:8:attention"; do
+        IFS=: read -r name file batch kinds <<<"$row"
+        grep -q "^  - {name: h\.1\.[^,]*, kind: $kinds," "$file" || { echo "$file: no $kinds layer in block h.1"; return 1; }
+        want=$(roofline "$file" "$batch")
+        got=$(awk -F'|' -v n="$name" 'index($2, n) { gsub(/ /, "", $6); print $6 }' <<<"$out")
+        [ -n "$got" ] || { echo "$name: no row"; return 1; }
+        # table.py prints 2 decimals
+        awk -v a="$got" -v b="$want" 'BEGIN { exit !(a - b <= 0.0051 && b - a <= 0.0051) }' ||
+            { echo "$name: arsim $got ms, roofline $want ms"; return 1; }
+    done
+}
+if python3_or_skip "kernels: table.py's block table" validate/kernels/table.py; then
+    t "kernels: table.py's arsim block times are the roofline of gpus-llm's h200 (fused and eager)" block_table
+fi
