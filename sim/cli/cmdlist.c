@@ -147,27 +147,36 @@ static gint cmp_gpu_key(gconstpointer a, gconstpointer b)
     return g_strcmp0(((const Gpu *)a)->key, ((const Gpu *)b)->key);
 }
 
-/* Every entry of models/gpus.yaml, sorted by key; NULL + *err if the file
- * cannot be read. */
-static GArray *collect_gpus(char **err)
+/* Every entry of the GPU file `file` (NULL: models/gpus.yaml; a path or a
+ * bare name in models/, as gpu_load resolves it), sorted by key; NULL +
+ * *err if the file cannot be read. An entry that does not load is skipped
+ * with a note in models/gpus.yaml, and is *err in a file named by `file`
+ * (the user asked for that file). */
+static GArray *collect_gpus(const char *file, char **err)
 {
-    char **keys = gpu_list(NULL, err);
+    char **keys = gpu_list(file, err);
     if (!keys)
         return NULL;
     GArray *rows = g_array_new(FALSE, TRUE, sizeof(Gpu));
     g_array_set_clear_func(rows, gpu_row_clear);
-    for (int i = 0; keys[i]; i++) {
+    for (int i = 0; keys[i] && rows; i++) {
         Gpu g;
         char *why = NULL;
-        if (gpu_load(keys[i], NULL, &g, &why)) {
+        if (gpu_load(keys[i], file, &g, &why)) {
             g_array_append_val(rows, g);
+        } else if (file) {
+            *err = why;
+            why = NULL;
+            g_array_free(rows, TRUE);
+            rows = NULL;
         } else {
             note_skip(why);
-            g_free(why);
         }
+        g_free(why);
     }
     g_strfreev(keys);
-    g_array_sort(rows, cmp_gpu_key);
+    if (rows)
+        g_array_sort(rows, cmp_gpu_key);
     return rows;
 }
 
@@ -275,13 +284,13 @@ static void print_names(FILE *out, const GArray *rows)
 static const char *const categories[] = {"models", "gpus", "topologies", "nodes", "algorithms", "policies"};
 enum { CAT_MODELS, CAT_GPUS, CAT_TOPOS, CAT_NODES, CAT_ALGOS, CAT_POLICIES, NCATS };
 
-/* The rows of category c: collected from the data path (models, GPUs,
- * topology files), NULL for the built-in ones; false + *err when the GPU
- * file cannot be read. */
-static bool collect(int c, GArray **rows, char **err)
+/* The rows of category c: collected from the data path (models, GPUs from
+ * gpus_file, topology files), NULL for the built-in ones; false + *err when
+ * the GPU file cannot be read. */
+static bool collect(int c, const char *gpus_file, GArray **rows, char **err)
 {
     *rows = c == CAT_MODELS ? collect_models()
-            : c == CAT_GPUS ? collect_gpus(err)
+            : c == CAT_GPUS ? collect_gpus(gpus_file, err)
             : c == CAT_TOPOS ? collect_topos()
             : c == CAT_NODES ? collect_nodes()
                              : NULL;
@@ -345,9 +354,13 @@ int cmdlist_run(const char *what, const CmdListOpts *o, FILE *out, char **err)
                                "policies", what);
         return 2;
     }
+    if (o->gpus_file && l.cat != CAT_GPUS) {
+        *err = g_strdup("--gpus-file: given without the gpus category; expected arsim list gpus --gpus-file FILE");
+        return 2;
+    }
     int rc = 0;
     for (int c = 0; c < NCATS && rc == 0; c++)
-        if ((l.cat < 0 || c == l.cat) && !collect(c, &l.rows[c], err))
+        if ((l.cat < 0 || c == l.cat) && !collect(c, o->gpus_file, &l.rows[c], err))
             rc = 2;
     if (rc == 0 && o->json && !fileio_write_with(o->json, write_json, &l, err))
         rc = 1;
@@ -370,6 +383,9 @@ static const CliOpt opts[] = {
              "standard output, instead of the table)"},
     {"names", CLI_FLAG, offsetof(CmdListOpts, names),
      .help = "print the names only, one a line (for scripts and completion)"},
+    {"gpus-file", CLI_IN, offsetof(CmdListOpts, gpus_file),
+     .help = "with the gpus category: list the GPUs of FILE, found as a scenario's gpus_file is (a path, or a "
+             "bare name in models/: gpus-llm, gpus-llm-cudnn)", .value = "FILE|NAME", .note = "models/gpus.yaml"},
     {NULL},
 };
 

@@ -56,6 +56,23 @@ void reportlist_models(FILE *out, const GArray *rows, bool json)
     }
 }
 
+/* Whether some precision runs on g's tensor cores (else its
+ * tensor_efficiency is never used). */
+static bool has_tensor_cores(const Gpu *g)
+{
+    return g->tf32_flops > 0 || g->fp16_flops > 0;
+}
+
+/* A tensor-core efficiency in a column of `width`: 3 decimals, or "-" for
+ * a GPU without tensor cores. */
+static void print_tensor_eff(FILE *out, const Gpu *g, LayerKind k, int width)
+{
+    if (has_tensor_cores(g))
+        fprintf(out, " %*.3f", width, g->tensor_efficiency[k]);
+    else
+        fprintf(out, " %*s", width, "-");
+}
+
 static cJSON *gpus_json(const GArray *rows)
 {
     cJSON *arr = cJSON_CreateArray();
@@ -72,6 +89,12 @@ static cJSON *gpus_json(const GArray *rows)
         cJSON_AddNumberToObject(o, "winograd", g->winograd);
         cJSON_AddNumberToObject(o, "interference", g->interference);
         cJSON_AddNumberToObject(o, "comm_slowdown", g->comm_slowdown);
+        cJSON_AddNumberToObject(o, "mem_efficiency", g->mem_efficiency);
+        if (has_tensor_cores(g)) {
+            cJSON *eff = cJSON_AddObjectToObject(o, "tensor_efficiency");
+            for (int k = 0; k < LAYER_NKINDS; k++)
+                cJSON_AddNumberToObject(eff, model_kind_name((LayerKind)k), g->tensor_efficiency[k]);
+        }
         cJSON_AddItemToArray(arr, o);
     }
     return arr;
@@ -83,12 +106,17 @@ void reportlist_gpus(FILE *out, const GArray *rows, bool json)
         print_json(out, gpus_json(rows));
         return;
     }
-    fprintf(out, "%-12s %-28s %10s %10s %10s %10s %10s %9s\n", "gpu", "name", "fp32 TF/s", "tf32 TF/s", "fp16 TF/s",
-            "mem GB/s", "launch us", "winograd");
+    fprintf(out, "%-12s %-28s %10s %10s %10s %10s %10s %9s %8s %8s %9s %8s\n", "gpu", "name", "fp32 TF/s",
+            "tf32 TF/s", "fp16 TF/s", "mem GB/s", "launch us", "winograd", "fc eff", "attn eff", "fused eff",
+            "mem eff");
     for (guint i = 0; i < rows->len; i++) {
         const Gpu *g = &g_array_index(rows, Gpu, i);
-        fprintf(out, "%-12s %-28s %10.1f %10.1f %10.1f %10.0f %10.1f %9.2f\n", g->key, g->name, g->fp32_flops / 1e12,
+        fprintf(out, "%-12s %-28s %10.1f %10.1f %10.1f %10.0f %10.1f %9.2f", g->key, g->name, g->fp32_flops / 1e12,
                 g->tf32_flops / 1e12, g->fp16_flops / 1e12, g->mem_Bps / 1e9, g->launch_s * 1e6, g->winograd);
+        print_tensor_eff(out, g, LAYER_FC, 8);
+        print_tensor_eff(out, g, LAYER_ATTENTION, 8);
+        print_tensor_eff(out, g, LAYER_FUSED_ATTENTION, 9);
+        fprintf(out, " %8.3f\n", g->mem_efficiency);
     }
 }
 

@@ -44,8 +44,13 @@ typedef struct {
  * tensors, flops_per_sample, gflops_per_sample, measured, measured_batch,
  * measured_gpu (the last two only when measured). */
 void reportlist_models(FILE *out, const GArray *rows, bool json);
-/* rows: Gpu (gpu.h). JSON keys: key, name, fp32_flops_per_s,
- * fp16_flops_per_s, mem_Bps, launch_s. */
+/* rows: Gpu (gpu.h). The table's last four columns: the tensor-core
+ * efficiency of fc, attention and fused_attention layers ("-" for a GPU
+ * without tensor cores: no tf32 or fp16 peak) and mem_efficiency, 3
+ * decimals. JSON keys: key, name, fp32_flops_per_s, tf32_flops_per_s,
+ * fp16_flops_per_s, mem_Bps, launch_s, winograd, interference,
+ * comm_slowdown, mem_efficiency, and for a GPU with tensor cores
+ * tensor_efficiency: an object of every layer kind's efficiency. */
 void reportlist_gpus(FILE *out, const GArray *rows, bool json);
 /* rows: ReportListTopo. JSON keys: name, kind, builtin, description, and for
  * files: file, hosts, bandwidth_Bps, latency_s. */

@@ -38,8 +38,8 @@ static CfgNode *load_gpus(const char *file, char **path_out, char **err)
     char *path = file ? cfg_resolve(file, "models", NULL) : cfg_resolve("gpus", "models", NULL);
     if (!path) {
         char *looked = datapath_looked(NULL, file && strchr(file, '/') ? "." : "models");
-        *err = g_strdup_printf("%s:1:1: no GPU file; expected models/gpus.yaml (%s)", file ? file : "models/gpus.yaml",
-                               looked);
+        *err = g_strdup_printf("%s:1:1: no GPU file; expected %s (%s)", file ? file : "models/gpus.yaml",
+                               file ? "a path, or a name in models/ such as gpus-llm" : "models/gpus.yaml", looked);
         g_free(looked);
         return NULL;
     }

@@ -13,7 +13,7 @@ T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 
 listed() {
     "$A" list nodes | grep -qE '^dgx-h200 +h200 +8 +nvswitch +18 +450 +yes +8 +400$' || { "$A" list nodes; return 1; }
-    "$A" list gpus | grep -qE '^h200 +NVIDIA H200 SXM 141GB +67\.0 +494\.7 +989\.0 +4800 +4\.0 +2\.16$' ||
+    "$A" list gpus | grep -qE '^h200 +NVIDIA H200 SXM 141GB +67\.0 +494\.7 +989\.0 +4800 +4\.0 +2\.16 +0\.189 +0\.170 +0\.170 +1\.000$' ||
         { "$A" list gpus; return 1; }
 }
 t "listed" listed
