@@ -8,7 +8,7 @@ Maintainer tool: needs a CUDA GPU and PyTorch >= 2.5; not needed to build or
 test arsim. Every measurement is one JSON line, flushed as it goes, so a run
 cut short keeps what it measured.
 
-    python3 validate/kernels/rates.py OUTDIR [--only gemm,grid,attn,bmm,mem] [--dry]
+    python3 validate/kernels/rates.py OUTDIR [--only gemm,grid,attn,bmm,mem,attnseq] [--dry]
 
 Sections (each line carries "section"):
   gemm  bf16 matrix products at every shape the shipped LLM model files run:
@@ -22,6 +22,9 @@ Sections (each line carries "section"):
   attn  PyTorch SDPA, bf16, causal, at each model's (batch, heads, sequence,
         head dim), forward and forward + backward, with the FlashAttention-2
         backend and with cuDNN's, where each runs.
+  attnseq  SDPA causal forward + backward against the sequence, 512 to
+        16k at 32k tokens a call, head dimension 64 and 128, FlashAttention-2
+        and cuDNN (not in the default set: --only attnseq)
   bmm   the eager score products (Q K^T, P V and backward's four) as
         batched matmuls at the eager models' shapes.
   mem   memory-bound kernels (LayerNorm, RMSNorm, GELU, SiLU * mul, add,
@@ -241,6 +244,41 @@ def run_attn(torch, T, out, dev, dt, scale):
         del q, k, v, g
 
 
+def run_attnseq(torch, T, out, dev, dt, scale):
+    """SDPA causal forward + backward against the sequence (512 to 16k) at 32k tokens a call, d_model 2048,
+    head dimension 64 and 128, FlashAttention-2 and cuDNN: how the fused kernel's rate rises with S."""
+    F = torch.nn.functional
+    try:
+        from torch.nn.attention import SDPBackend, sdpa_kernel
+    except ImportError:
+        print("attnseq: no torch.nn.attention here; skipped", flush=True)
+        return
+    for hd in (64, 128):
+        h = 2048 // hd
+        for s in (512, 1024, 2048, 4096, 8192, 16384):
+            s = max(16, s // scale)
+            b = max(1, 32768 // scale // s)
+            q, k, v, g = (torch.randn(b, h, s, hd, device=dev, dtype=dt, requires_grad=i < 3) for i in range(4))
+            half = 2.0 * b * h * s * s * hd
+            for backend in ("FLASH_ATTENTION", "CUDNN_ATTENTION"):
+                try:
+                    with sdpa_kernel([getattr(SDPBackend, backend)]):
+                        fwd = T(lambda: F.scaled_dot_product_attention(q, k, v, is_causal=True))
+
+                        def fb():
+                            o = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+                            torch.autograd.grad(o, (q, k, v), g)
+                        both = T(fb)
+                except Exception as e:
+                    out.put({"section": "attnseq", "backend": backend, "seq": s, "head_dim": hd, "error": str(e)[:200]})
+                    continue
+                out.put({"section": "attnseq", "backend": backend, "b": b, "heads": h, "kv_heads": h, "seq": s,
+                         "head_dim": hd, "fwd_s": fwd["s"], "fwdbwd_s": both["s"],
+                         "fwd_tflops": round(half / fwd["s"] / 1e12, 2),
+                         "bwd_tflops": round(2.5 * half / max(both["s"] - fwd["s"], 1e-9) / 1e12, 2)})
+            del q, k, v, g
+
+
 def run_bmm(torch, T, out, dev, dt, scale):
     for model, b, h, kv, s, hd in attn_shapes(scale, "eager"):
         bh = b * h
@@ -346,6 +384,7 @@ def main():
                 "grid": lambda: run_grid(torch, T, out, dev, dt, scale),
                 "attn": lambda: run_attn(torch, T, out, dev, dt, scale),
                 "bmm": lambda: run_bmm(torch, T, out, dev, dt, scale),
+                "attnseq": lambda: run_attnseq(torch, T, out, dev, dt, scale),
                 "mem": lambda: run_mem(torch, T, out, dev, dt, scale)}
     for name in a.only.split(","):
         t0 = time.time()
