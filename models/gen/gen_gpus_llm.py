@@ -54,6 +54,7 @@ PEAK = {"a100": 312e12, "h100": 989e12, "h200": 989e12}            # dense bf16 
 HBM = {"a100": 2039e9, "h100": 3350e9, "h200": 4800e9}              # gpus.yaml's mem_GBps
 A100_MAMF = 271.2e12
 A100_FA2_BEST = 230e12
+A100_FA2_BEST_SEQ = 16384      # the sequence of that best rate (the paper's longest)
 # bytes read + written per element by the streaming kernels of rates.py's mem section
 STREAM_BYTES = {"copy": 4, "add": 6}
 
@@ -66,6 +67,11 @@ def load_runs(root):
     """rates.py's two H200 runs, each a list of records."""
     d = os.path.join(root, "validate", "kernels", "h200")
     return [[json.loads(l) for l in open(os.path.join(d, "rates-run%d.jsonl" % i))] for i in (1, 2)]
+
+
+def load_seq(root):
+    """rates.py --only attnseq's H200 run."""
+    return [json.loads(l) for l in open(os.path.join(root, "validate", "kernels", "h200", "attnseq.jsonl"))]
 
 
 def aligned(r):
@@ -110,21 +116,36 @@ def fused_flops(r):
     return 3.0 * r["b"] * (4.0 * s * s * d + 5.0 * s * s * h) / 2 * 7 / 6
 
 
-def fa2_rows(run, backend="FLASH_ATTENTION"):
-    return [r for r in run if r["section"] == "attn" and r.get("backend") == backend and "error" not in r]
+def fa2_rows(run, backend="FLASH_ATTENTION", section="attn"):
+    return [r for r in run if r["section"] == section and r.get("backend") == backend and "error" not in r]
 
 
-def fa2_rate(run, backend="FLASH_ATTENTION"):
-    """The median over the fused files' shapes of the backend's forward + backward rate."""
-    return median([fused_flops(r) / r["fwdbwd_s"] for r in fa2_rows(run, backend)])
+def seq_half(seqrun, backend):
+    """S0 of rate(S) = r_max S / (S + S0), the backend's forward + backward rate against the sequence
+    (attnseq.jsonl: 512 to 16k at 32k tokens a call), fitted per head dimension by least squares on
+    1 / rate = 1 / r_max + (S0 / r_max) / S; the mean over the head dimensions."""
+    out = []
+    for hd in sorted({r["head_dim"] for r in fa2_rows(seqrun, backend, "attnseq")}):
+        pts = [(1.0 / r["seq"], r["fwdbwd_s"] / fused_flops(r)) for r in fa2_rows(seqrun, backend, "attnseq")
+               if r["head_dim"] == hd]
+        mx, my = sum(x for x, _ in pts) / len(pts), sum(y for _, y in pts) / len(pts)
+        slope = sum((x - mx) * (y - my) for x, y in pts) / sum((x - mx) ** 2 for x, _ in pts)
+        out.append(slope / (my - slope * mx))
+    return sum(out) / len(out)
 
 
-def cudnn_rate(run):
-    return fa2_rate(run, "CUDNN_ATTENTION")
+def asymptotes(run, backend, s0):
+    """Per fused shape of the shipped files, the backend's rate over S / (S + s0): its long-sequence rate."""
+    return [fused_flops(r) / r["fwdbwd_s"] * (r["seq"] + s0) / r["seq"] for r in fa2_rows(run, backend)]
 
 
-def fa2_best(run):
-    return max(fused_flops(r) / r["fwdbwd_s"] for r in fa2_rows(run))
+def fa2_rate(run, s0, backend="FLASH_ATTENTION"):
+    """The median over the fused files' shapes of the backend's long-sequence forward + backward rate."""
+    return median(asymptotes(run, backend, s0))
+
+
+def fa2_best(run, s0):
+    return max(asymptotes(run, "FLASH_ATTENTION", s0))
 
 
 def stream_share(run, hbm):
@@ -155,21 +176,25 @@ def mean(f, runs):
 
 def derive(root):
     """Per GPU: {fc, attention, fused_attention, mem_efficiency} and the figures behind them."""
-    runs = load_runs(root)
+    runs, seqrun = load_runs(root), load_seq(root)
+    s0, s0c = seq_half(seqrun, "FLASH_ATTENTION"), seq_half(seqrun, "CUDNN_ATTENTION")
     fig = {"h200_gemm": mean(gemm_rate, runs), "h200_best_square": mean(best_square, runs),
            "h200_8192": mean(square_8192, runs), "h200_bmm": mean(bmm_rate, runs),
-           "h200_fa2": mean(fa2_rate, runs), "h200_fa2_best": mean(fa2_best, runs),
-           "h200_cudnn": mean(cudnn_rate, runs),
+           "fa2_seq_half": s0, "cudnn_seq_half": s0c,
+           "h200_fa2": mean(lambda r: fa2_rate(r, s0), runs), "h200_fa2_best": mean(lambda r: fa2_best(r, s0), runs),
+           "h200_cudnn": mean(lambda r: fa2_rate(r, s0c, "CUDNN_ATTENTION"), runs),
            "h200_stream": mean(lambda r: stream_share(r, HBM["h200"]), runs)}
     fig["h100_8192"], fig["h100_copy"] = h100_measured(root)
     h200 = {"fc": fig["h200_gemm"] / PEAK["h200"], "attention": fig["h200_bmm"] / PEAK["h200"],
-            "fused_attention": fig["h200_fa2"] / PEAK["h200"], "mem_efficiency": fig["h200_stream"]}
+            "fused_attention": fig["h200_fa2"] / PEAK["h200"], "mem_efficiency": fig["h200_stream"],
+            "seq_half": s0}
     h100 = dict(h200, fc=h200["fc"] * fig["h100_8192"] / fig["h200_8192"], mem_efficiency=fig["h100_copy"])
     shape = fig["h200_gemm"] / fig["h200_best_square"]
     a100_fc = A100_MAMF * shape / PEAK["a100"]
     a100 = {"fc": a100_fc, "attention": a100_fc * h200["attention"] / h200["fc"],
-            "fused_attention": A100_FA2_BEST * fig["h200_fa2"] / fig["h200_fa2_best"] / PEAK["a100"],
-            "mem_efficiency": (h200["mem_efficiency"] + h100["mem_efficiency"]) / 2}
+            "fused_attention": A100_FA2_BEST * (A100_FA2_BEST_SEQ + s0) / A100_FA2_BEST_SEQ
+                               * fig["h200_fa2"] / fig["h200_fa2_best"] / PEAK["a100"],
+            "mem_efficiency": (h200["mem_efficiency"] + h100["mem_efficiency"]) / 2, "seq_half": s0}
     return {"a100": a100, "h100": h100, "h200": h200}, fig
 
 
@@ -178,6 +203,7 @@ def with_cudnn(rates, fig):
     out = {k: dict(v) for k, v in rates.items()}
     for k in ("h100", "h200"):
         out[k]["fused_attention"] = fig["h200_cudnn"] / PEAK["h200"]
+        out[k]["seq_half"] = fig["cudnn_seq_half"]
     return out
 
 
@@ -210,6 +236,7 @@ def retune(lines, rates):
             line = re.sub(r"(\w+): ([0-9.]+)", sub, line)
             line = line[:-1] + "".join(", %s: %.3f" % kv for kv in kinds.items()) + "}"
             res.append("    mem_efficiency: %.3f" % rates["mem_efficiency"])
+            res.append("    fused_attention_seq_half: %d" % round(rates["seq_half"]))
         res.append(line)
     return res
 
@@ -235,9 +262,10 @@ def main():
     rates, fig = derive(root)
     if a.print:
         for k, v in sorted(fig.items()):
-            print("%-18s %s" % (k, "%.4f" % v if v < 10 else "%.1f TFLOP/s" % (v / 1e12)))
+            print("%-18s %s" % (k, "%.0f tokens" % v if k.endswith("seq_half") else
+                                "%.4f" % v if v < 10 else "%.1f TFLOP/s" % (v / 1e12)))
         for g, r in rates.items():
-            print(g, " ".join("%s %.3f" % kv for kv in r.items()))
+            print(g, " ".join("%s %.3f" % kv for kv in r.items() if kv[0] != "seq_half"), "seq_half %d" % r["seq_half"])
         print("cudnn: h100, h200 fused_attention %.3f" % with_cudnn(rates, fig)["h100"]["fused_attention"])
         return 0
     text = open(os.path.join(root, "models", "gpus.yaml")).read()

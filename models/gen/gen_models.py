@@ -463,6 +463,7 @@ def llama3_block(p, S, H, n_heads, kvd, ffn):
     core = layer(p + "attention.core", "fused_attention", [], flash_core_flops(S, n_heads, hd),
                  causal_core(S, n_heads, hd)[1])
     core["act_bytes"] = 4 * S * H * BF16 + S * n_heads * FP32
+    core["seq"] = S
     core["act_peak_bytes"] = 5 * S * H * BF16 + S * H * FP32 + S * n_heads * FP32
     return [
         rmsnorm(p + "attention_norm", S, H, B["norm"]),
@@ -544,8 +545,9 @@ LLAMA3_BANNER = [
     "that the element-wise kernels' times add to the matrix products' instead of",
     "hiding under them.  Block i is layers.i.: attention_norm, attention.wq, .wk,",
     ".wv (kind fc), attention.rope, attention.repeat_kv, attention.core (kind",
-    "fused_attention), attention.wo, attention.residual, ffn_norm, feed_forward.w1, .w3,",
-    "feed_forward.silu_mul, feed_forward.w2, feed_forward.residual; then norm,",
+    "fused_attention, seq 8192), attention.wo, attention.residual, ffn_norm,",
+    "feed_forward.w1, .w3, feed_forward.silu_mul, feed_forward.w2,",
+    "feed_forward.residual; then norm,",
     "output (untied) and loss.  Tensors in forward order.  FLOPs: RMSNorm 4 per",
     "element; RoPE 3 per element of q and k; the SwiGLU product 1 per element",
     "(silu folded); a residual add 1 per element; attention.core: Q.K^T and P.V",
@@ -792,7 +794,8 @@ def emit_model(m, layers):
                                            (", act_bytes: %d" % l["act_bytes"]
                                             if "act_bytes" in l else "") +
                                            (", act_peak_bytes: %d" % l["act_peak_bytes"]
-                                            if "act_peak_bytes" in l else "")))
+                                            if "act_peak_bytes" in l else "") +
+                                           (", seq: %d" % l["seq"] if "seq" in l else "")))
     return "\n".join(out) + "\n"
 
 

@@ -183,12 +183,13 @@ bool gpu_load(const char *key, const char *file, Gpu *g, char **err)
     }
     const char *name = key;
     double fp32 = 0, tf32 = 0, fp16 = 0, mem = 0, mem_eff = 1, launch_us = 0, wino = 1, interf = 0, cslow = 0,
-           mem_gib = 0;
+           mem_gib = 0, seq_half = 0;
     ok = ok && cfg_expect_map(e, "a GPU", err) && cfg_opt_string(e, "name", &name, err) &&
          cfg_opt_double(e, "fp32_tflops", 1e-6, 1e6, &fp32, err) &&
          cfg_opt_double(e, "tf32_tflops", 0, 1e6, &tf32, err) &&
          cfg_opt_double(e, "fp16_tflops", 0, 1e6, &fp16, err) && cfg_opt_double(e, "mem_GBps", 1e-6, 1e9, &mem, err) &&
          cfg_opt_double(e, "mem_efficiency", 1e-6, 1, &mem_eff, err) &&
+         cfg_opt_double(e, "fused_attention_seq_half", 0, 1e9, &seq_half, err) &&
          cfg_opt_double(e, "launch_us", 0, 1e6, &launch_us, err) && cfg_opt_double(e, "winograd", 1, 16, &wino, err) &&
          cfg_opt_double(e, "interference", 0, 10, &interf, err) &&
          cfg_opt_double(e, "comm_slowdown", 0, 10, &cslow, err) &&
@@ -202,7 +203,7 @@ bool gpu_load(const char *key, const char *file, Gpu *g, char **err)
                                g->tensor_efficiency, err);
     ok = ok && read_overlap(e, mem, &g->overlap, err) && read_ddp(cfg_get(e, "ddp"), &g->ddp, err);
     ok = ok && cfg_check_keys(e, "a GPU", "name, fp32_tflops, tf32_tflops, fp16_tflops, mem_GBps, mem_efficiency, "
-                              "memory_GiB, launch_us, winograd, interference, comm_slowdown, efficiency, "
+                              "fused_attention_seq_half, memory_GiB, launch_us, winograd, interference, comm_slowdown, efficiency, "
                               "tensor_efficiency, sms, overlap, ddp", err);
     if (ok) {
         g->key = g_strdup(key);
@@ -215,6 +216,7 @@ bool gpu_load(const char *key, const char *file, Gpu *g, char **err)
         g->comm_slowdown = cslow;
         g->mem_Bps = mem * 1e9;
         g->mem_efficiency = mem_eff;
+        g->fused_seq_half = seq_half;
         g->mem_capacity = (uint64_t)(mem_gib * 1073741824.0 + 0.5);
         g->overlap.hbm_Bps = g->mem_Bps;
         g->launch_s = launch_us * 1e-6;
@@ -235,12 +237,22 @@ double gpu_layer_flops(const Gpu *g, const ModelLayer *l, Precision p)
     return l->winograd && tensor_peak(g, p) <= 0 ? l->flops / g->winograd : l->flops;
 }
 
-/* FLOP-based and memory-based times of a roofline layer (seconds). */
-static void roofline_terms(const Gpu *g, LayerKind k, double flops, double bytes, Precision p, double *tf,
+double gpu_seq_factor(const Gpu *g, const ModelLayer *l)
+{
+    if (l->kind != LAYER_FUSED_ATTENTION || l->seq <= 0 || g->fused_seq_half <= 0)
+        return 1;
+    return (double)l->seq / ((double)l->seq + g->fused_seq_half);
+}
+
+/* FLOP-based and memory-based times of roofline layer l's `flops` and
+ * `bytes` (seconds). */
+static void roofline_terms(const Gpu *g, const ModelLayer *l, double flops, double bytes, Precision p, double *tf,
                            double *tm)
 {
     double tensor = tensor_peak(g, p);
-    double rate = tensor > 0 ? tensor * g->tensor_efficiency[k] : g->fp32_flops * g->efficiency[k];
+    LayerKind k = l->kind;
+    double rate = (tensor > 0 ? tensor * g->tensor_efficiency[k] : g->fp32_flops * g->efficiency[k]) *
+                  gpu_seq_factor(g, l);
     *tf = flops / rate;
     *tm = bytes * (gpu_precision_bytes(p) / 4.0) / (g->mem_Bps * g->mem_efficiency);
 }
@@ -248,10 +260,10 @@ static void roofline_terms(const Gpu *g, LayerKind k, double flops, double bytes
 /* FLOP-based time of `flops` at the layer kind's efficiency on the path p
  * takes, or the memory time of `bytes` (counted at fp32), whichever is
  * longer (a roofline). */
-static double roofline(const Gpu *g, LayerKind k, double flops, double bytes, Precision p)
+static double roofline(const Gpu *g, const ModelLayer *l, double flops, double bytes, Precision p)
 {
     double tf, tm;
-    roofline_terms(g, k, flops, bytes, p, &tf, &tm);
+    roofline_terms(g, l, flops, bytes, p, &tf, &tm);
     return tf > tm ? tf : tm;
 }
 
@@ -259,14 +271,14 @@ double gpu_forward_s(const Gpu *g, const Model *m, const ModelLayer *l, int batc
 {
     if (l->fwd_s >= 0 && m->ref_batch > 0)
         return l->fwd_s * batch / m->ref_batch;
-    return roofline(g, l->kind, gpu_layer_flops(g, l, p) * batch, l->mem_bytes * batch, p) + g->launch_s;
+    return roofline(g, l, gpu_layer_flops(g, l, p) * batch, l->mem_bytes * batch, p) + g->launch_s;
 }
 
 double gpu_backward_s(const Gpu *g, const Model *m, const ModelLayer *l, int batch, Precision p, double bwd_ratio)
 {
     if (l->bwd_s >= 0 && m->ref_batch > 0)
         return l->bwd_s * batch / m->ref_batch;
-    return roofline(g, l->kind, bwd_ratio * gpu_layer_flops(g, l, p) * batch, bwd_ratio * l->mem_bytes * batch, p) +
+    return roofline(g, l, bwd_ratio * gpu_layer_flops(g, l, p) * batch, bwd_ratio * l->mem_bytes * batch, p) +
            g->launch_s;
 }
 
@@ -275,7 +287,7 @@ InterfereTask gpu_layer_task(const Gpu *g, const Model *m, const ModelLayer *l, 
 {
     double mult = bwd_ratio > 0 ? bwd_ratio : 1;
     double tf, tm;
-    roofline_terms(g, l->kind, mult * gpu_layer_flops(g, l, p) * batch, mult * l->mem_bytes * batch, p, &tf, &tm);
+    roofline_terms(g, l, mult * gpu_layer_flops(g, l, p) * batch, mult * l->mem_bytes * batch, p, &tf, &tm);
     bool measured = (bwd_ratio > 0 ? l->bwd_s : l->fwd_s) >= 0 && m->ref_batch > 0;
     double t = tf > tm ? tf : tm;
     double share = measured || t + g->launch_s <= 0 ? 1 : t / (t + g->launch_s);

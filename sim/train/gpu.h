@@ -32,6 +32,9 @@ typedef struct {
     double launch_s;                /* per-kernel overhead added to each layer pass, s */
     double efficiency[LAYER_NKINDS];/* fraction of the CUDA-core peak achieved, in (0, 1] */
     double tensor_efficiency[LAYER_NKINDS]; /* fraction of a tensor-core peak (tf32, fp16) achieved */
+    double fused_seq_half;          /* tokens, >= 0: a fused_attention layer of sequence S (its seq)
+                                     * runs at its kind's efficiency x S / (S + fused_seq_half), the
+                                     * efficiency being the long-sequence rate; 0 = no such factor */
     double interference;            /* >= 0: compute slows by this fraction while a sync is in
                                      * flight (comm.interference's default) */
     double comm_slowdown;           /* >= 0: a sync slows by this fraction while compute runs
@@ -57,8 +60,13 @@ char **gpu_list(const char *file, char **err);
  * cores (fp32, or a precision the GPU has no tensor cores for). */
 double gpu_layer_flops(const Gpu *g, const ModelLayer *l, Precision p);
 
+/* The factor on a layer's FLOP rate for its sequence: S / (S + fused_seq_half)
+ * for a fused_attention layer with seq S on a GPU whose fused_seq_half > 0,
+ * else 1. */
+double gpu_seq_factor(const Gpu *g, const ModelLayer *l);
+
 /* Per-layer times for batch b at precision p: a roofline,
- * max(gpu_layer_flops * b / (peak of p * efficiency of the path and kind),
+ * max(gpu_layer_flops * b / (peak of p * efficiency of the path and kind * gpu_seq_factor),
  * mem_bytes * b * bytes(p) / 4 / (mem_Bps * mem_efficiency)) + launch. Measured layers
  * scale linearly with b from the model's ref_batch. bwd_ratio multiplies
  * both terms for backward. */

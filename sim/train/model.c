@@ -52,7 +52,8 @@ void model_free(Model *m)
     g_free(m);
 }
 
-#define LAYER_KEYS "name, kind, params, tensors, flops, mem_bytes, act_bytes, act_peak_bytes, winograd, fwd_ms, bwd_ms"
+#define LAYER_KEYS \
+    "name, kind, params, tensors, flops, mem_bytes, act_bytes, act_peak_bytes, winograd, seq, fwd_ms, bwd_ms"
 #define MODEL_KEYS "name, description, params, measured, layers"
 #define MEASURED_KEYS "batch, gpu, source, precision"
 
@@ -69,6 +70,7 @@ static bool read_layer(CfgNode *n, ModelLayer *l, bool measured, char **err)
         !cfg_opt_double(n, "act_bytes", 0, 1e18, &act_bytes, err) ||
         !cfg_opt_double(n, "act_peak_bytes", 0, 1e18, &l->act_peak_bytes, err) ||
         !cfg_opt_bool(n, "winograd", &l->winograd, err) ||
+        !cfg_opt_int(n, "seq", 1, INT64_C(1) << 40, &l->seq, err) ||
         !cfg_opt_double(n, "fwd_ms", 0, 1e9, &fwd_ms, err) || !cfg_opt_double(n, "bwd_ms", 0, 1e9, &bwd_ms, err))
         return false;
     if (!name || !kind || params < 0) {
@@ -87,6 +89,10 @@ static bool read_layer(CfgNode *n, ModelLayer *l, bool measured, char **err)
     if (l->winograd && l->kind != LAYER_CONV) {
         *err = cfg_err(cfg_peek(n, "winograd"), "winograd on a %s layer; expected it only on a 3x3 stride-1 conv",
                        kind);
+        return false;
+    }
+    if (l->seq > 0 && l->kind != LAYER_FUSED_ATTENTION) {
+        *err = cfg_err(cfg_peek(n, "seq"), "seq on a %s layer; expected it only on a fused_attention layer", kind);
         return false;
     }
     l->params = (uint64_t)params;

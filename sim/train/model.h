@@ -37,6 +37,8 @@ typedef struct {
                               forward or backward (its temporaries, fp32 copies, its input's and
                               intermediates' gradients); 0 if the file gives none */
     bool winograd;       /* a 3x3 stride-1 convolution: cuDNN may run it with Winograd (gpu.h) */
+    int64_t seq;         /* tokens a sample a fused_attention layer attends over (its sequence
+                          * length, for the kernel's rate; gpu.h); 0 if the file gives none */
     double fwd_s;        /* measured forward seconds at the model's ref_batch; < 0 if not measured */
     double bwd_s;        /* measured backward seconds at ref_batch; < 0 if not measured */
 } ModelLayer;

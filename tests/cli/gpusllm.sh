@@ -41,13 +41,30 @@ h100_mem() {
             END { printf "%.3f", s / n }'
 }
 
+# the fused attention's half-rate sequence S0 for BACKEND: per head dimension, least squares of
+# time / FLOPs (FLOPs as arsim counts a fused layer's three passes) on 1 / S, S0 = slope / intercept;
+# the mean over the head dimensions, rounded
+seq_half() {
+    awk "$num"' /"section": "attnseq"/ && index($0, "\"backend\": \"" b "\"") && !/"error"/ {
+        s = num("seq"); h = num("heads"); hd = num("head_dim"); d = h * hd
+        f = 3 * num("b") * (4 * s * s * d + 5 * s * s * h) / 2 * 7 / 6
+        x = 1 / s; y = num("fwdbwd_s") / f; n[hd]++; sx[hd] += x; sy[hd] += y; sxx[hd] += x * x; sxy[hd] += x * y }
+        END { for (k in n) { m = n[k]; sl = (m * sxy[k] - sx[k] * sy[k]) / (m * sxx[k] - sx[k] * sx[k])
+                             ic = (sy[k] - sl * sx[k]) / m; t += sl / ic; c++ }
+              printf "%d", t / c + 0.5 }' b="$1" "$K/attnseq.jsonl"
+}
+
 measured() {
     local got
     got=$(teff models/gpus-llm.yaml h200 fc); [ "$got" = "$(h200_fc)" ] || { echo "h200 fc $got, raw runs $(h200_fc)"; return 1; }
     got=$(memeff models/gpus-llm.yaml h200); [ "$got" = "$(h200_mem)" ] || { echo "h200 mem_efficiency $got, raw $(h200_mem)"; return 1; }
     got=$(memeff models/gpus-llm.yaml h100); [ "$got" = "$(h100_mem)" ] || { echo "h100 mem_efficiency $got, raw $(h100_mem)"; return 1; }
+    got=$(entry models/gpus-llm.yaml h200 | awk '/fused_attention_seq_half:/ { print $2 }')
+    [ "$got" = "$(seq_half FLASH_ATTENTION)" ] || { echo "h200 seq_half $got, raw $(seq_half FLASH_ATTENTION)"; return 1; }
+    got=$(entry models/gpus-llm-cudnn.yaml h200 | awk '/fused_attention_seq_half:/ { print $2 }')
+    [ "$got" = "$(seq_half CUDNN_ATTENTION)" ] || { echo "cudnn h200 seq_half $got, raw $(seq_half CUDNN_ATTENTION)"; return 1; }
 }
-t "gpus-llm.yaml's H200 fc and mem_efficiency, H100 mem_efficiency: the raw runs' figures" measured
+t "gpus-llm files' H200 fc, mem_efficiency and fused_attention_seq_half, H100 mem_efficiency: the raw runs' figures" measured
 
 llm_file() {
     local f g k want got fc
@@ -55,7 +72,10 @@ llm_file() {
         [ "$(grep -c '^  [a-z0-9]*:$' "$f")" = 3 ] || { echo "$f: not three GPUs"; return 1; }
         for g in a100 h100 h200; do
             diff <(entry models/gpus.yaml "$g" | grep -v tensor_efficiency) \
-                 <(entry "$f" "$g" | grep -v 'tensor_efficiency\|mem_efficiency') >&2 || { echo "$f $g: other fields differ"; return 1; }
+                 <(entry "$f" "$g" | grep -v 'tensor_efficiency\|mem_efficiency\|fused_attention_seq_half') >&2 ||
+                { echo "$f $g: other fields differ"; return 1; }
+            got=$(entry "$f" "$g" | awk '/fused_attention_seq_half:/ { print $2 }')
+            awk -v x="$got" 'BEGIN { exit !(x >= 256 && x <= 4096) }' || { echo "$f $g fused_attention_seq_half: $got"; return 1; }
             for k in conv norm act pool; do
                 [ "$(teff "$f" "$g" "$k")" = "$(teff models/gpus.yaml "$g" "$k")" ] || { echo "$f $g $k changed"; return 1; }
             done
@@ -75,8 +95,12 @@ llm_file() {
             awk -v x="$got" 'BEGIN { exit !(x > 0.5 && x <= 1) }' || { echo "$f $g mem_efficiency: $got"; return 1; }
         done
     done
-    # the -cudnn file differs in the H100's and H200's fused_attention only, and runs it faster
-    [ "$(diff models/gpus-llm.yaml models/gpus-llm-cudnn.yaml | grep -c '^<')" = 3 ] || { echo "cudnn: other lines differ"; return 1; }
+    # the -cudnn file differs in the H100's and H200's fused attention only (its rate and its
+    # half-rate sequence; and the header's name), and runs it faster
+    [ "$(diff models/gpus-llm.yaml models/gpus-llm-cudnn.yaml | grep -c '^<')" = 5 ] || { echo "cudnn: other lines differ"; return 1; }
+    [ "$(diff <(grep -v 'fused_attention\|^# models/gpus-llm' models/gpus-llm.yaml) \
+              <(grep -v 'fused_attention\|^# models/gpus-llm' models/gpus-llm-cudnn.yaml) | wc -l)" = 0 ] ||
+        { echo "cudnn: a line without fused_attention differs"; return 1; }
     for g in h100 h200; do
         awk -v a="$(teff models/gpus-llm.yaml $g fused_attention)" -v b="$(teff models/gpus-llm-cudnn.yaml $g fused_attention)" \
             'BEGIN { exit !(b > 1.5 * a) }' || { echo "$g: cudnn not faster"; return 1; }

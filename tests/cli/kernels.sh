@@ -4,8 +4,10 @@
 # independent roofline written here: each layer of block h.1, forward and
 # backward (x 2), the larger of FLOPs / (989e12 x the kind's
 # tensor_efficiency) and mem_bytes x batch x 2/4 / (4.8e12 x
-# mem_efficiency), plus a 4 us launch each pass. A fused block (MPT-7B:
-# kind fused_attention) and an eager one (GPT-3 XL: kind attention).
+# mem_efficiency), plus a 4 us launch each pass; a fused_attention layer's
+# efficiency times seq / (seq + fused_attention_seq_half). A fused block
+# (MPT-7B: kind fused_attention, seq 2048) and an eager one (GPT-3 XL: kind
+# attention).
 A=${ARSIM:-./arsim}
 # shellcheck source=../clilib.bash
 . tests/clilib.bash
@@ -17,12 +19,16 @@ import re, sys
 gpus = open("models/gpus-llm.yaml").read().split("\n  h200:")[1]
 eff = {k: float(v) for k, v in re.findall(r"(\w+): ([0-9.]+)", re.search(r"tensor_efficiency: \{(.*)\}", gpus).group(1))}
 memeff = float(re.search(r"mem_efficiency: ([0-9.]+)", gpus).group(1))
+half = float(re.search(r"fused_attention_seq_half: ([0-9.]+)", gpus).group(1))
 batch, t = int(sys.argv[2]), 0.0
 for line in open(sys.argv[1]):
     m = re.search(r"\{name: (h\.1\.[^,]*), kind: (\w+),.* flops: (\d+), mem_bytes: (\d+)", line)
     if not m:
         continue
     e = eff.get(m.group(2), eff["default"])
+    seq = re.search(r"seq: (\d+)", line)
+    if seq and m.group(2) == "fused_attention":
+        e *= int(seq.group(1)) / (int(seq.group(1)) + half)
     for mult in (1, 2):
         t += max(mult * int(m.group(3)) * batch / (989e12 * e),
                  mult * int(m.group(4)) * batch * 0.5 / (4.8e12 * memeff)) + 4e-6

@@ -1,6 +1,7 @@
 /* test_kinds — the layer kinds (model.h): the name table and its list,
  * fused_attention in a model file, in a gpus file's efficiency maps (its
- * own entry, or `default` when the map lacks it) and in the hybrid
+ * own entry, or `default` when the map lacks it), its sequence factor
+ * (seq, fused_attention_seq_half) and in the hybrid
  * policy's kind -> algorithm table. */
 #include "train/gpu.h"
 #include "train/policy.h"
@@ -93,6 +94,57 @@ START_TEST(test_fused_attention_times)
 }
 END_TEST
 
+/* A fused_attention layer's sequence: at seq S on a GPU with
+ * fused_attention_seq_half H its FLOP rate is the kind's x S / (S + H);
+ * without seq, on a GPU without H, and on the eager kind it is the kind's. */
+#define SEQ_GPUS "gpus:\n" \
+                 "  ramp: {fp32_tflops: 10, fp16_tflops: 100, mem_GBps: 1000, launch_us: 2, " \
+                 "fused_attention_seq_half: 750, tensor_efficiency: {fused_attention: 0.25, default: 0.7}}\n" \
+                 "  flat: {fp32_tflops: 10, fp16_tflops: 100, mem_GBps: 1000, launch_us: 2, " \
+                 "tensor_efficiency: {fused_attention: 0.25, default: 0.7}}\n"
+#define SEQ_MODEL "name: seq\nlayers:\n" \
+                  "  - {name: short, kind: fused_attention, params: 0, flops: 1e9, mem_bytes: 1e3, seq: 2048}\n" \
+                  "  - {name: long, kind: fused_attention, params: 0, flops: 1e9, mem_bytes: 1e3, seq: 8192}\n" \
+                  "  - {name: none, kind: fused_attention, params: 0, flops: 1e9, mem_bytes: 1e3}\n"
+
+START_TEST(test_fused_attention_seq)
+{
+    char *err = NULL;
+    char *mpath = tmp_file(SEQ_MODEL, "arsim-kinds-seq-XXXXXX.yaml");
+    char *gpath = tmp_file(SEQ_GPUS, "arsim-kinds-seqg-XXXXXX.yaml");
+    Model *m = model_load(mpath, NULL, &err);
+    ck_assert_msg(m, "%s", err);
+    Gpu ramp, flat;
+    ck_assert_msg(gpu_load("ramp", gpath, &ramp, &err), "%s", err);
+    ck_assert_msg(gpu_load("flat", gpath, &flat, &err), "%s", err);
+    const ModelLayer *shrt = &g_array_index(m->layers, ModelLayer, 0);
+    const ModelLayer *lng = &g_array_index(m->layers, ModelLayer, 1);
+    const ModelLayer *none = &g_array_index(m->layers, ModelLayer, 2);
+    ck_assert_int_eq(shrt->seq, 2048);
+    ck_assert_int_eq(none->seq, 0);
+    ck_assert_double_eq(ramp.fused_seq_half, 750);
+    ck_assert_double_eq_tol(gpu_seq_factor(&ramp, shrt), 2048.0 / 2798.0, 1e-15);
+    ck_assert_double_eq_tol(gpu_seq_factor(&ramp, lng), 8192.0 / 8942.0, 1e-15);
+    ck_assert_double_eq(gpu_seq_factor(&ramp, none), 1);
+    ck_assert_double_eq(gpu_seq_factor(&flat, shrt), 1);
+    /* batch 4, bf16: 4e9 / (100e12 x 0.25 x S / (S + 750)) + 2 us; backward twice the FLOPs */
+    ck_assert_double_eq_tol(gpu_forward_s(&ramp, m, shrt, 4, PREC_BF16), 4e9 / (25e12 * 2048 / 2798) + 2e-6, 1e-15);
+    ck_assert_double_eq_tol(gpu_backward_s(&ramp, m, lng, 4, PREC_BF16, 2), 8e9 / (25e12 * 8192 / 8942) + 2e-6,
+                            1e-15);
+    ck_assert_double_eq_tol(gpu_forward_s(&ramp, m, none, 4, PREC_BF16), 4e9 / 25e12 + 2e-6, 1e-15);
+    ck_assert_double_eq_tol(gpu_forward_s(&flat, m, shrt, 4, PREC_BF16), 4e9 / 25e12 + 2e-6, 1e-15);
+    /* the longer sequence runs faster, never above the kind's rate */
+    ck_assert(gpu_forward_s(&ramp, m, lng, 4, PREC_BF16) < gpu_forward_s(&ramp, m, shrt, 4, PREC_BF16));
+    gpu_clear(&flat);
+    gpu_clear(&ramp);
+    model_free(m);
+    unlink(mpath);
+    unlink(gpath);
+    g_free(mpath);
+    g_free(gpath);
+}
+END_TEST
+
 /* The hybrid table: fused_attention gets what attention gets (ring) by
  * default, and a scenario's hybrid map sets it by its own key. */
 START_TEST(test_hybrid_table)
@@ -117,6 +169,7 @@ int main(void)
     TCase *tc = testmain_case(su, "closed-forms");
     tcase_add_test(tc, test_names);
     tcase_add_test(tc, test_fused_attention_times);
+    tcase_add_test(tc, test_fused_attention_seq);
     tcase_add_test(tc, test_hybrid_table);
     return testmain_run(su);
 }
