@@ -8,7 +8,7 @@ Maintainer tool: needs a CUDA GPU and PyTorch >= 2.5; not needed to build or
 test arsim. Every measurement is one JSON line, flushed as it goes, so a run
 cut short keeps what it measured.
 
-    python3 validate/kernels/rates.py OUTDIR [--only gemm,grid,attn,bmm,mem,attnseq] [--dry]
+    python3 validate/kernels/rates.py OUTDIR [--only gemm,grid,attn,bmm,mem,attnseq,attnshape] [--dry]
 
 Sections (each line carries "section"):
   gemm  bf16 matrix products at every shape the shipped LLM model files run:
@@ -25,6 +25,9 @@ Sections (each line carries "section"):
   attnseq  SDPA causal forward + backward against the sequence, 512 to
         16k at 32k tokens a call, head dimension 64 and 128, FlashAttention-2
         and cuDNN (not in the default set: --only attnseq)
+  attnshape  the same for head dimension 80 and 96 and for grouped-query
+        attention (32 query heads of 128, 8 key-value heads) against the
+        plain 32 heads (--only attnshape)
   bmm   the eager score products (Q K^T, P V and backward's four) as
         batched matmuls at the eager models' shapes.
   mem   memory-bound kernels (LayerNorm, RMSNorm, GELU, SiLU * mul, add,
@@ -244,39 +247,63 @@ def run_attn(torch, T, out, dev, dt, scale):
         del q, k, v, g
 
 
+def attn_case(torch, T, out, section, b, h, kv, s, hd, dev, dt):
+    """One SDPA causal shape, forward and forward + backward, on FlashAttention-2 and cuDNN: kv < h runs
+    grouped-query attention (enable_gqa, keys and values of kv heads)."""
+    F = torch.nn.functional
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    q, g = (torch.randn(b, h, s, hd, device=dev, dtype=dt, requires_grad=i == 0) for i in range(2))
+    k, v = (torch.randn(b, kv, s, hd, device=dev, dtype=dt, requires_grad=True) for _ in range(2))
+    extra = {"enable_gqa": True} if kv < h else {}
+    half = 2.0 * b * h * s * s * hd
+    for backend in ("FLASH_ATTENTION", "CUDNN_ATTENTION"):
+        try:
+            with sdpa_kernel([getattr(SDPBackend, backend)]):
+                fwd = T(lambda: F.scaled_dot_product_attention(q, k, v, is_causal=True, **extra))
+
+                def fb():
+                    o = F.scaled_dot_product_attention(q, k, v, is_causal=True, **extra)
+                    torch.autograd.grad(o, (q, k, v), g)
+                both = T(fb)
+        except Exception as e:
+            out.put({"section": section, "backend": backend, "seq": s, "head_dim": hd, "kv_heads": kv,
+                     "error": str(e)[:200]})
+            continue
+        out.put({"section": section, "backend": backend, "b": b, "heads": h, "kv_heads": kv, "seq": s,
+                 "head_dim": hd, "fwd_s": fwd["s"], "fwdbwd_s": both["s"],
+                 "fwd_tflops": round(half / fwd["s"] / 1e12, 2),
+                 "bwd_tflops": round(2.5 * half / max(both["s"] - fwd["s"], 1e-9) / 1e12, 2)})
+
+
 def run_attnseq(torch, T, out, dev, dt, scale):
     """SDPA causal forward + backward against the sequence (512 to 16k) at 32k tokens a call, d_model 2048,
     head dimension 64 and 128, FlashAttention-2 and cuDNN: how the fused kernel's rate rises with S."""
-    F = torch.nn.functional
     try:
-        from torch.nn.attention import SDPBackend, sdpa_kernel
+        import torch.nn.attention  # noqa: F401
     except ImportError:
         print("attnseq: no torch.nn.attention here; skipped", flush=True)
         return
     for hd in (64, 128):
-        h = 2048 // hd
         for s in (512, 1024, 2048, 4096, 8192, 16384):
             s = max(16, s // scale)
-            b = max(1, 32768 // scale // s)
-            q, k, v, g = (torch.randn(b, h, s, hd, device=dev, dtype=dt, requires_grad=i < 3) for i in range(4))
-            half = 2.0 * b * h * s * s * hd
-            for backend in ("FLASH_ATTENTION", "CUDNN_ATTENTION"):
-                try:
-                    with sdpa_kernel([getattr(SDPBackend, backend)]):
-                        fwd = T(lambda: F.scaled_dot_product_attention(q, k, v, is_causal=True))
+            attn_case(torch, T, out, "attnseq", max(1, 32768 // scale // s), 2048 // hd, 2048 // hd, s, hd, dev, dt)
 
-                        def fb():
-                            o = F.scaled_dot_product_attention(q, k, v, is_causal=True)
-                            torch.autograd.grad(o, (q, k, v), g)
-                        both = T(fb)
-                except Exception as e:
-                    out.put({"section": "attnseq", "backend": backend, "seq": s, "head_dim": hd, "error": str(e)[:200]})
-                    continue
-                out.put({"section": "attnseq", "backend": backend, "b": b, "heads": h, "kv_heads": h, "seq": s,
-                         "head_dim": hd, "fwd_s": fwd["s"], "fwdbwd_s": both["s"],
-                         "fwd_tflops": round(half / fwd["s"] / 1e12, 2),
-                         "bwd_tflops": round(2.5 * half / max(both["s"] - fwd["s"], 1e-9) / 1e12, 2)})
-            del q, k, v, g
+
+def run_attnshape(torch, T, out, dev, dt, scale):
+    """The same sweep for what the first leaves out: head dimension 80 and 96 (d_model 2560 and 1536), and
+    Llama's grouped-query attention (32 query heads of 128, 8 key-value heads; d_model 4096)."""
+    try:
+        import torch.nn.attention  # noqa: F401
+    except ImportError:
+        print("attnshape: no torch.nn.attention here; skipped", flush=True)
+        return
+    for s in (1024, 2048, 4096, 8192, 16384):
+        s = max(16, s // scale)
+        b = max(1, 32768 // scale // s)
+        attn_case(torch, T, out, "attnshape", b, 32, 32, s, 80, dev, dt)
+        attn_case(torch, T, out, "attnshape", b, 16, 16, s, 96, dev, dt)
+        attn_case(torch, T, out, "attnshape", b, 32, 8, s, 128, dev, dt)
+        attn_case(torch, T, out, "attnshape", b, 32, 32, s, 128, dev, dt)
 
 
 def run_bmm(torch, T, out, dev, dt, scale):
@@ -385,6 +412,7 @@ def main():
                 "attn": lambda: run_attn(torch, T, out, dev, dt, scale),
                 "bmm": lambda: run_bmm(torch, T, out, dev, dt, scale),
                 "attnseq": lambda: run_attnseq(torch, T, out, dev, dt, scale),
+                "attnshape": lambda: run_attnshape(torch, T, out, dev, dt, scale),
                 "mem": lambda: run_mem(torch, T, out, dev, dt, scale)}
     for name in a.only.split(","):
         t0 = time.time()
