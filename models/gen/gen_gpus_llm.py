@@ -22,8 +22,12 @@ project's H200, validate/kernels/h200/rates-run1.jsonl and -run2.jsonl, torch
   fused_attention  PyTorch SDPA's FlashAttention-2 backend (cuDNN's for the
                    -cudnn file), causal, forward and backward, its FLOPs as
                    arsim counts them (3 x the fused layer's: 3.5 x the causal
-                   products): the median over the fused files' shapes (it
-                   runs faster at 8k than at 2k)
+                   products), at its long-sequence rate: the median over the
+                   fused files' shapes of each rate over S / (S + S0)
+  fused_attention_seq_half  S0, where the kernel runs at half that rate: a
+                   least-squares fit of rate(S) = r S / (S + S0) to its sweep
+                   from 512 to 16k tokens (attnseq.jsonl), the mean over head
+                   dimension 64 and 128
   mem_efficiency   a copy and an add on 256 MiB bf16 tensors: bytes read and
                    written over the vendor's HBM bandwidth
   default          0.9 of fc, embedding 0.5 of fc (gen_gpus.py's kind shape)
@@ -35,9 +39,11 @@ its fc is the published maximum achievable matmul rate (MAMF, stas00/
 ml-engineering compute/accelerator/README.md, commit b9e29720eebd4aa946fa9678
 975385efbc90a777: 271.2 of 312 TFLOP/s) times the H200's ratio of its shipped
 shapes' rate to the best of its square products; its fused_attention the
-FlashAttention-2 paper's best A100 rate (230 TFLOP/s, forward + backward)
-times the H200's ratio of the shipped shapes' rate to its best (in both
-files: SDPA runs FlashAttention-2 on the A100); attention the
+FlashAttention-2 paper's best A100 rate (230 TFLOP/s, forward + backward,
+taken as at its longest sequence, 16k) over 16k / (16k + S0), times the
+H200's ratio of the shipped shapes' median long-sequence rate to their best
+(in both files: SDPA runs FlashAttention-2 on the A100), its S0 the H200's;
+attention the
 H200's ratio of eager products to fc; mem_efficiency the mean of the H100's
 and H200's. The convolution kinds and every other field as models/gpus.yaml
 has them. docs/explanation/compute-model.md gives the tables behind each figure.
