@@ -95,11 +95,9 @@ static bool read_efficiency(CfgNode *n, const char *what, const double *from, do
     }
     if (!ok)
         return false;
-    char *kinds = model_kind_list(", ", ", ");
-    char *known = g_strconcat(kinds, ", default", NULL);
+    char *known = model_kind_keys("default");
     ok = cfg_check_keys(n, what, known, err);
     g_free(known);
-    g_free(kinds);
     return ok;
 }
 
@@ -203,8 +201,8 @@ bool gpu_load(const char *key, const char *file, Gpu *g, char **err)
                                g->tensor_efficiency, err);
     ok = ok && read_overlap(e, mem, &g->overlap, err) && read_ddp(cfg_get(e, "ddp"), &g->ddp, err);
     ok = ok && cfg_check_keys(e, "a GPU", "name, fp32_tflops, tf32_tflops, fp16_tflops, mem_GBps, mem_efficiency, "
-                              "fused_attention_seq_half, memory_GiB, launch_us, winograd, interference, comm_slowdown, efficiency, "
-                              "tensor_efficiency, sms, overlap, ddp", err);
+                              "fused_attention_seq_half, memory_GiB, launch_us, winograd, interference, "
+                              "comm_slowdown, efficiency, tensor_efficiency, sms, overlap, ddp", err);
     if (ok) {
         g->key = g_strdup(key);
         g->name = g_strdup(name);
@@ -237,6 +235,12 @@ double gpu_layer_flops(const Gpu *g, const ModelLayer *l, Precision p)
     return l->winograd && tensor_peak(g, p) <= 0 ? l->flops / g->winograd : l->flops;
 }
 
+/* The memory rate a memory-bound kernel reaches, bytes/s: mem_Bps x mem_efficiency. */
+static double mem_rate(const Gpu *g)
+{
+    return g->mem_Bps * g->mem_efficiency;
+}
+
 double gpu_seq_factor(const Gpu *g, const ModelLayer *l)
 {
     if (l->kind != LAYER_FUSED_ATTENTION || l->seq <= 0 || g->fused_seq_half <= 0)
@@ -254,7 +258,7 @@ static void roofline_terms(const Gpu *g, const ModelLayer *l, double flops, doub
     double rate = (tensor > 0 ? tensor * g->tensor_efficiency[k] : g->fp32_flops * g->efficiency[k]) *
                   gpu_seq_factor(g, l);
     *tf = flops / rate;
-    *tm = bytes * (gpu_precision_bytes(p) / 4.0) / (g->mem_Bps * g->mem_efficiency);
+    *tm = bytes * (gpu_precision_bytes(p) / 4.0) / mem_rate(g);
 }
 
 /* FLOP-based time of `flops` at the layer kind's efficiency on the path p
@@ -306,5 +310,5 @@ double gpu_update_s(const Gpu *g, const ModelLayer *l, double update_bytes_per_p
 {
     if (l->params == 0)
         return 0;
-    return (double)l->params * update_bytes_per_param / (g->mem_Bps * g->mem_efficiency) + g->launch_s;
+    return (double)l->params * update_bytes_per_param / mem_rate(g) + g->launch_s;
 }

@@ -31,6 +31,14 @@ char *model_kind_list(const char *sep, const char *last)
     return g_string_free(s, FALSE);
 }
 
+char *model_kind_keys(const char *extra)
+{
+    char *kinds = model_kind_list(", ", ", ");
+    char *keys = g_strconcat(kinds, ", ", extra, NULL);
+    g_free(kinds);
+    return keys;
+}
+
 static void layer_clear(ModelLayer *l)
 {
     g_free(l->name);

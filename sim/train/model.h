@@ -24,6 +24,9 @@ bool model_kind_parse(const char *name, LayerKind *out);
  * sep between two names and last before the last, e.g. (", ", " or ")
  * "conv, fc, ... or fused_attention". */
 char *model_kind_list(const char *sep, const char *last);
+/* A key list for cfg_check_keys (g_free): every kind's name, then `extra`,
+ * comma-separated: "conv, fc, ..., fused_attention, EXTRA". */
+char *model_kind_keys(const char *extra);
 
 typedef struct {
     char *name;          /* unique within the model; owned */

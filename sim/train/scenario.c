@@ -108,11 +108,9 @@ static bool read_hybrid(CfgNode *n, const Scenario *s, Policy *p, char **err)
     }
     if (!cfg_opt_bytes(n, "threshold", &p->hybrid_threshold, err))
         return false;
-    char *kinds = model_kind_list(", ", ", ");
-    char *known = g_strconcat(kinds, ", threshold", NULL);
+    char *known = model_kind_keys("threshold");
     bool ok = cfg_check_keys(n, "hybrid", known, err);
     g_free(known);
-    g_free(kinds);
     return ok;
 }
 
