@@ -210,69 +210,51 @@ def attn_shapes(scale, want):
 
 
 def run_attn(torch, T, out, dev, dt, scale):
-    F = torch.nn.functional
+    """The fused files' shapes, keys and values repeated to every query head (repeat_kv), on three backends;
+    each record names its model and the model's key-value heads."""
     try:
-        from torch.nn.attention import SDPBackend, sdpa_kernel
+        import torch.nn.attention  # noqa: F401
     except ImportError:
         print("attn: no torch.nn.attention here; skipped", flush=True)
         return
     for model, b, h, kv, s, hd in attn_shapes(scale, "fused"):
-        q = torch.randn(b, h, s, hd, device=dev, dtype=dt, requires_grad=True)
-        k = torch.randn(b, h, s, hd, device=dev, dtype=dt, requires_grad=True)   # repeat_kv'd: h heads
-        v = torch.randn(b, h, s, hd, device=dev, dtype=dt, requires_grad=True)
-        g = torch.randn(b, h, s, hd, device=dev, dtype=dt)
-        # causal: half the S^2 products; fwd 2 of them, bwd 5 (scores recomputed)
-        half = 2.0 * b * h * s * s * hd
-        for backend in ("FLASH_ATTENTION", "CUDNN_ATTENTION", "EFFICIENT_ATTENTION"):
-            be = getattr(SDPBackend, backend, None)
-            if be is None:
-                continue
-            try:
-                with sdpa_kernel([be]):
-                    fwd = T(lambda: F.scaled_dot_product_attention(q, k, v, is_causal=True))
-
-                    def fb():
-                        o = F.scaled_dot_product_attention(q, k, v, is_causal=True)
-                        torch.autograd.grad(o, (q, k, v), g)
-                    both = T(fb)
-            except Exception as e:   # a backend that cannot run this shape or GPU
-                out.put({"section": "attn", "model": model, "backend": backend, "error": str(e)[:200]})
-                continue
-            rec = {"section": "attn", "model": model, "backend": backend, "b": b, "heads": h, "kv_heads": kv,
-                   "seq": s, "head_dim": hd, "fwd_s": fwd["s"], "fwdbwd_s": both["s"],
-                   "fwd_tflops": round(half / fwd["s"] / 1e12, 2),
-                   "bwd_tflops": round(2.5 * half / max(both["s"] - fwd["s"], 1e-9) / 1e12, 2),
-                   "spread": [fwd["s_min"], fwd["s_max"], both["s_min"], both["s_max"]]}
-            out.put(rec)
-        del q, k, v, g
+        attn_case(torch, T, out, "attn", b, h, h, s, hd, dev, dt,
+                  ("FLASH_ATTENTION", "CUDNN_ATTENTION", "EFFICIENT_ATTENTION"), {"model": model, "kv_heads": kv})
 
 
-def attn_case(torch, T, out, section, b, h, kv, s, hd, dev, dt):
-    """One SDPA causal shape, forward and forward + backward, on FlashAttention-2 and cuDNN: kv < h runs
-    grouped-query attention (enable_gqa, keys and values of kv heads)."""
+def attn_case(torch, T, out, section, b, h, kv, s, hd, dev, dt,
+              backends=("FLASH_ATTENTION", "CUDNN_ATTENTION"), tag=None):
+    """One SDPA causal shape, forward and forward + backward, on each backend (one this torch lacks is
+    skipped): kv < h runs grouped-query attention (enable_gqa, keys and values of kv heads). tag: fields
+    added to each record, last (they may replace its own)."""
     F = torch.nn.functional
     from torch.nn.attention import SDPBackend, sdpa_kernel
     q, g = (torch.randn(b, h, s, hd, device=dev, dtype=dt, requires_grad=i == 0) for i in range(2))
     k, v = (torch.randn(b, kv, s, hd, device=dev, dtype=dt, requires_grad=True) for _ in range(2))
     extra = {"enable_gqa": True} if kv < h else {}
+    # causal: half the S^2 products; fwd 2 of them, bwd 5 (scores recomputed)
     half = 2.0 * b * h * s * s * hd
-    for backend in ("FLASH_ATTENTION", "CUDNN_ATTENTION"):
+    for backend in backends:
+        be = getattr(SDPBackend, backend, None)
+        if be is None:
+            continue
         try:
-            with sdpa_kernel([getattr(SDPBackend, backend)]):
+            with sdpa_kernel([be]):
                 fwd = T(lambda: F.scaled_dot_product_attention(q, k, v, is_causal=True, **extra))
 
                 def fb():
                     o = F.scaled_dot_product_attention(q, k, v, is_causal=True, **extra)
                     torch.autograd.grad(o, (q, k, v), g)
                 both = T(fb)
-        except Exception as e:
-            out.put({"section": section, "backend": backend, "seq": s, "head_dim": hd, "kv_heads": kv,
-                     "error": str(e)[:200]})
+        except Exception as e:   # a backend that cannot run this shape or GPU
+            out.put(dict({"section": section, "backend": backend, "seq": s, "head_dim": hd, "kv_heads": kv,
+                          "error": str(e)[:200]}, **(tag or {})))
             continue
-        out.put({"section": section, "backend": backend, "b": b, "heads": h, "kv_heads": kv, "seq": s,
-                 "head_dim": hd, "fwd_s": fwd["s"], "fwdbwd_s": both["s"],
-                 "fwd_tflops": round(half / fwd["s"] / 1e12, 2),
-                 "bwd_tflops": round(2.5 * half / max(both["s"] - fwd["s"], 1e-9) / 1e12, 2)})
+        out.put(dict({"section": section, "backend": backend, "b": b, "heads": h, "kv_heads": kv, "seq": s,
+                      "head_dim": hd, "fwd_s": fwd["s"], "fwdbwd_s": both["s"],
+                      "fwd_tflops": round(half / fwd["s"] / 1e12, 2),
+                      "bwd_tflops": round(2.5 * half / max(both["s"] - fwd["s"], 1e-9) / 1e12, 2),
+                      "spread": [fwd["s_min"], fwd["s_max"], both["s_min"], both["s_max"]]}, **(tag or {})))
 
 
 def run_attnseq(torch, T, out, dev, dt, scale):
