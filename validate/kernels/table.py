@@ -138,19 +138,25 @@ def mem(runs):
     print()
 
 
+def run_one_gpu(arsim, model, gpu, gpus_file, batch, policy, output, extra=""):
+    """arsim run's standard output (`output`: "--json" or "--trace") for `model` on one GPU of kind `gpu` from
+    `gpus_file` at `batch`, bf16, one policy (a YAML flow map), `extra` scenario lines."""
+    scn = ("name: one\nmodel: %s\ngpu: %s\ngpus_file: %s\nprecision: bf16\nbatch: [%d]\n"
+           "cluster: {topology: star, nodes: 1, gpus_per_node: 1, link: {bandwidth: 100Gbps, latency: 1us}}\n"
+           "%spolicies:\n  - %s\niterations: {warmup: 1, measured: 2}\n"
+           % (os.path.join(ROOT, model), gpu, gpus_file, batch, extra, policy))
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "one.yaml")
+        with open(path, "w") as f:
+            f.write(scn)
+        return subprocess.run([arsim, "run", path, output, "-"], capture_output=True, text=True, check=True,
+                              env=dict(os.environ, ARSIM_DATA=ROOT)).stdout
+
+
 def arsim_block_ms(arsim, model, batch, gpus_file, gpu="h200", block="h.1."):
     """arsim's forward + backward of one block (the layers named `block`...) of `model` on one GPU of kind
     `gpu` at `batch`, no checkpointing, ms."""
-    scn = ("name: block\nmodel: %s\ngpu: %s\ngpus_file: %s\nprecision: bf16\nbatch: [%d]\n"
-           "cluster: {topology: star, nodes: 1, gpus_per_node: 1, link: {bandwidth: 100Gbps, latency: 1us}}\n"
-           "policies:\n  - {name: none, overlap: none, algorithm: ring}\n"
-           "iterations: {warmup: 1, measured: 2}\n" % (os.path.join(ROOT, model), gpu, gpus_file, batch))
-    with tempfile.TemporaryDirectory() as d:
-        path = os.path.join(d, "block.yaml")
-        with open(path, "w") as f:
-            f.write(scn)
-        out = subprocess.run([arsim, "run", path, "--trace", "-"], capture_output=True, text=True, check=True,
-                             env=dict(os.environ, ARSIM_DATA=ROOT)).stdout
+    out = run_one_gpu(arsim, model, gpu, gpus_file, batch, "{name: none, overlap: none, algorithm: ring}", "--trace")
     ev = json.loads(out)
     ev = ev["traceEvents"] if isinstance(ev, dict) else ev
     return sum(e["dur"] for e in ev if e.get("cat") == "compute" and e["name"].split(" ", 1)[-1].startswith(block)
@@ -239,16 +245,9 @@ def step(arsim):
             for layers, r in ((2, r2), (4, r4)):
                 model = os.path.join(tmp, "%s-%d.yaml" % (name, layers))
                 step_model(model, layers, r["d"], r["heads"], r["vocab"])
-                scn = os.path.join(tmp, "s.yaml")
-                with open(scn, "w") as f:
-                    f.write("name: step\nmodel: %s\ngpu: h200\ngpus_file: %s\nprecision: bf16\nbatch: [%d]\n"
-                            "cluster: {topology: star, nodes: 1, gpus_per_node: 1, link: {bandwidth: 100Gbps, "
-                            "latency: 1us}}\ncompute: {update_bytes_per_param: 92}\n"
-                            "policies:\n  - {name: fsdp2, overlap: fsdp2, reduce_precision: fp32}\n"
-                            "iterations: {warmup: 1, measured: 2}\n"
-                            % (model, os.path.join(ROOT, "models", "gpus-llm.yaml"), r["batch"]))
-                out = subprocess.run([arsim, "run", scn, "--json", "-"], capture_output=True, text=True, check=True,
-                                     env=dict(os.environ, ARSIM_DATA=ROOT)).stdout
+                out = run_one_gpu(arsim, model, "h200", os.path.join(ROOT, "models", "gpus-llm.yaml"), r["batch"],
+                                  "{name: fsdp2, overlap: fsdp2, reduce_precision: fp32}", "--json",
+                                  "compute: {update_bytes_per_param: 92}\n")
                 got[layers] = json.loads(out)["results"][0]["iteration_s"] * 1e3
             m2, m4 = r2["median_iter_ms"], r4["median_iter_ms"]
             ms, as_ = (m4 - m2) / 2, (got[4] - got[2]) / 2
