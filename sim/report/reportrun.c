@@ -91,6 +91,8 @@ cJSON *report_result_json(const Scenario *s, const TrainResult *r)
                                   cJSON_CreateDoubleArray((const double *)r->iter_times->data, (int)r->iter_times->len));
     }
     add_num(o, "compute_s", r->compute_s);
+    if (p->overlap == OVERLAP_FSDP2)   /* the part of compute_s that is FSDP2's copies */
+        add_num(o, "fsdp2_copy_s", r->copy_s);
     add_num(o, "comm_s", r->comm_s);
     add_num(o, "slowdown_s", r->slowdown_s);
     if (s->comm_slowdown > 0 || s->overlap)   /* absent otherwise: results without either stay as they were */

@@ -241,6 +241,11 @@ static double mem_rate(const Gpu *g)
     return g->mem_Bps * g->mem_efficiency;
 }
 
+double gpu_mem_s(const Gpu *g, double bytes)
+{
+    return bytes / mem_rate(g);
+}
+
 double gpu_seq_factor(const Gpu *g, const ModelLayer *l)
 {
     if (l->kind != LAYER_FUSED_ATTENTION || l->seq <= 0 || g->fused_seq_half <= 0)

@@ -82,6 +82,10 @@ InterfereTask gpu_layer_task(const Gpu *g, const Model *m, const ModelLayer *l, 
                              double bwd_ratio);
 /* The optimizer update's bound: memory, its time less the launch. */
 InterfereTask gpu_update_task(const Gpu *g, const ModelLayer *l, double update_bytes_per_param);
+/* Seconds a memory-bound kernel takes to read and write `bytes` in all:
+ * bytes / (mem_Bps * mem_efficiency), the roofline's memory rate, no
+ * launch. */
+double gpu_mem_s(const Gpu *g, double bytes);
 /* Optimizer update of a layer: params * update_bytes_per_param /
  * (mem_Bps * mem_efficiency) + launch (0 for a layer without parameters). */
 double gpu_update_s(const Gpu *g, const ModelLayer *l, double update_bytes_per_param);

@@ -182,6 +182,9 @@ typedef struct {
     int after;               /* > 0: released when unit after - 1 of the plan (its index) of its own iteration
                               * ends, not when its release gate's task ends (that unit's gate, which it shares):
                               * fsdp2 hybrid_shard's all-reduce after its reduce-scatter; 0: at its gate */
+    uint64_t copy_params;    /* fsdp2 (shardcopy.h): parameters of its unit that FSDP2 copies on the compute
+                              * stream for it (an all-gather: the copy-out before the task that needs it; a
+                              * reduce-scatter: the copy-in after the backward of its ready layer); 0: none */
     LayerKind kind;          /* kind of the layer with most parameters in the unit */
     int order;               /* launch order (buckets: bucket order; layers: readiness) */
     CollAlgo algo;           /* filled by the algorithm selection (an NCCL unit: what hybrid mapped, else ring) */

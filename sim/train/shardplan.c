@@ -92,7 +92,8 @@ static SyncUnit *add(Build *b, const ShardUnit *w, CollOp c, const char *what, i
         elems = (w->params * (uint64_t)b->p->reduce_bytes + (uint64_t)b->elem_bytes - 1) / (uint64_t)b->elem_bytes;
     SyncUnit u = {.name = g_strdup_printf("%s %s", base, what), .elems = elems, .first_layer = (int)lo_layer(w),
                   .last_layer = (int)hi_layer(w), .ready_layer = (int)lo_layer(w), .coll = c, .stream = stream,
-                  .kind = dominant_kind(b, w), .order = (int)b->out->len, .algo = algo};
+                  .kind = dominant_kind(b, w), .order = (int)b->out->len, .algo = algo,
+                  .copy_params = b->per_coll && c != COLL_OP_ALLREDUCE ? w->params : 0};
     g_free(base);
     u.release = gate_at(b, pos, 0);
     u.need = gate_at(b, need, pos == START ? 1 : 0);

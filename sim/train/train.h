@@ -57,6 +57,8 @@ typedef struct {
     GArray *iter_times;      /* double: each measured iteration's time, s, in order (what-if scenarios), or
                               * NULL; owned */
     double compute_s;        /* forward + backward + update per iteration */
+    double copy_s;           /* FSDP2's copies on the compute stream per iteration, in compute_s (shardcopy.h);
+                              * 0 for every other policy */
     double comm_s;           /* sum of all-reduce durations per iteration */
     double slowdown_s;       /* compute time added by syncs in flight (comm.interference or the mechanism) */
     double comm_slowdown_s;  /* sync time added by compute (comm.slowdown or the mechanism's s): the

@@ -315,10 +315,19 @@ int traincore_task_span(TrainCore *c, const TrainTask *k, int iter, int rank, si
         return -1;
     int at = (int)c->spans->len;
     char buf[160];
-    traincore_span(c, (TrainSpan){.name = g_strdup(trainplan_task_name(c->plan, k, buf, sizeof buf)),
-                                  .first_layer = k->layer, .last_layer = k->layer,
-                                  .forward = k->kind == TRAIN_TASK_FWD, .rank = rank},
-                   iter, c->sim->now, dur);
+    TrainSpan sp = {.first_layer = k->layer, .last_layer = k->layer, .forward = k->kind == TRAIN_TASK_FWD,
+                    .rank = rank};
+    sp.name = g_strdup(trainplan_task_name(c->plan, k, buf, sizeof buf));
+    traincore_span(c, sp, iter, c->sim->now, dur);
+    /* FSDP2's copies inside it, at their nominal length (shardcopy.h) */
+    if (k->pre > 0) {
+        sp.name = g_strdup("fsdp2 copy-out");
+        traincore_span(c, sp, iter, c->sim->now, MIN(k->pre, dur));
+    }
+    if (k->post > 0) {
+        sp.name = g_strdup("fsdp2 copy-in");
+        traincore_span(c, sp, iter, c->sim->now + dur - MIN(k->post, dur), MIN(k->post, dur));
+    }
     return at;
 }
 
@@ -417,6 +426,7 @@ void traincore_finish(TrainCore *c, int batch, TrainResult *out)
     trainvar_iter_stats(c->iter_start, s->warmup, s->measured, &out->iteration_s, &out->iteration_p50_s,
                         &out->iteration_p99_s, &out->iteration_max_s, s->whatif ? &out->iter_times : NULL);
     out->compute_s = c->plan->compute_s;
+    out->copy_s = c->plan->copy_s;
     out->comm_s = sim_ps_to_seconds(c->comm_ps);
     out->slowdown_s = sim_ps_to_seconds(c->slow_ps);
     out->comm_slowdown_s = sim_ps_to_seconds(c->cslow_ps);

@@ -1,5 +1,6 @@
 /* trainplan — the training plan and its walk; see trainplan.h. */
 #include "train/trainplan.h"
+#include "train/shardcopy.h"
 #include "train/shardfit.h"
 #include "train/shardplan.h"
 #include "train/trainsel.h"
@@ -7,6 +8,8 @@
 
 #include <stdio.h>
 #include <string.h>
+
+static int gate_task(const TrainPlan *p, const SyncGate *g);
 
 static simtime_t ps(double s)
 {
@@ -81,6 +84,38 @@ static double build_tasks(TrainPlan *p)
     if (!per_layer) {
         TrainTask k = {.kind = TRAIN_TASK_UPDATE_ALL, .layer = -1, .dur = ps(upd_all)};
         g_array_append_val(p->tasks, k);
+    }
+    return total;
+}
+
+/* FSDP2's copies on the compute stream (shardcopy.h), added to the
+ * tasks: each all-gather's copy-out at the start of the task that needs
+ * it (the forward of its unit's first layer, the backward of its last),
+ * each reduce-scatter's copy-in at the end of the backward of its ready
+ * layer (its unit's post-backward hook), each timed at the GPU's memory
+ * rate. Returns their seconds. */
+static double add_copies(TrainPlan *p)
+{
+    const Scenario *s = p->s;
+    int L = (int)s->model->layers->len;
+    int factor = shardplan_factor(p->pol, s->world, s->gpus_per_node);
+    int reduce = p->pol->reduce_bytes > 0 ? p->pol->reduce_bytes : s->elem_bytes;
+    double total = 0;
+    for (guint u = 0; u < p->units->len; u++) {
+        const SyncUnit *su = &g_array_index(p->units, SyncUnit, u);
+        int bpp = shardcopy_bytes_per_param(su, su->group > 0 ? su->group : factor, s->elem_bytes, reduce);
+        if (bpp == 0)
+            continue;
+        bool gather = su->coll == COLL_OP_ALLGATHER;
+        int t = gather ? gate_task(p, &su->need) : 2 * L - 1 - su->ready_layer;
+        if (t < 0)
+            continue;
+        double sec = gpu_mem_s(&s->gpu, (double)su->copy_params * bpp);
+        TrainTask *k = &g_array_index(p->tasks, TrainTask, t);
+        simtime_t d = ps(sec);
+        k->dur += d;
+        *(gather ? &k->pre : &k->post) += d;
+        total += sec;
     }
     return total;
 }
@@ -179,6 +214,8 @@ TrainPlan *trainplan_new(const Scenario *s, int policy, int batch, char **err)
     p->waits = g_array_new(FALSE, FALSE, sizeof(int));
     p->releases = g_array_new(FALSE, FALSE, sizeof(int));
     p->compute_s = build_tasks(p);
+    p->copy_s = add_copies(p);
+    p->compute_s += p->copy_s;
     if (s->overlap && p->pol->overlap == OVERLAP_DDP)   /* the buckets' rebuild after the first iteration */
         p->once_ps = ps(ddpcost_once_s(&s->gpu.ddp, TRAINPLAN_ONCE_ITER));
     if (!trainplan_index_waits(p, err) || !trainsel_select(s, p->pol, p->units, p->cost, p->nccl, batch, err) ||

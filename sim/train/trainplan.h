@@ -52,7 +52,9 @@ typedef enum { TRAIN_TASK_FWD, TRAIN_TASK_BWD, TRAIN_TASK_UPDATE_ALL } TrainTask
 typedef struct {
     TrainTaskKind kind;
     int layer;               /* layer index; TRAIN_TASK_UPDATE_ALL: -1 */
-    simtime_t dur;           /* ps on the compute stream */
+    simtime_t dur;           /* ps on the compute stream, pre and post included */
+    simtime_t pre;           /* ps of dur at its start: FSDP2's all-gather copy-outs (shardcopy.h); 0 otherwise */
+    simtime_t post;          /* ps of dur at its end: FSDP2's reduce-scatter copy-ins (shardcopy.h); 0 otherwise */
     guint wait_first;        /* the units it waits for (their need gate names it): plan->waits[wait_first ..] */
     guint wait_count;        /* how many */
     guint rel_first;         /* the units its end releases (their release gate names it): plan->releases[..] */
@@ -77,7 +79,9 @@ typedef struct TrainPlan {
     GArray *releases;        /* int unit indices, grouped by the task whose end releases them; owned */
     int nstreams;            /* communicator streams its units use (highest SyncUnit.stream + 1), >= 1 */
     bool chained;            /* a unit is released by another unit's end (SyncUnit.after) */
-    double compute_s;        /* forward + backward + update per iteration (s), unrounded */
+    double compute_s;        /* forward + backward + update per iteration (s), unrounded; the copies included */
+    double copy_s;           /* FSDP2's copies on the compute stream per iteration (s, the tasks' pre and
+                              * post, unrounded); 0 for every other policy */
     uint64_t comm_bytes;     /* bytes rank 0 sends per iteration over every unit's schedule (an NCCL unit: its
                               * calls' own, each on its group's communicator) */
     TrainNcclSum nccl_sum;   /* the units that go through NCCL, summed */
