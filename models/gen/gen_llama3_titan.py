@@ -39,8 +39,10 @@ timed by what bounds it:
     FlashAttention-2 (torchtitan's SDPA kernel) takes over cuDNN's attention
     (the measuring torch's), both as the FlashAttention-3 paper measured
     them on an H100 80GB; that time / POWER.
-The block's kernels (FSDP2's all-gather copy-out and reduce-scatter copy-in,
-the recompute of op-level SAC included) are listed in block_terms(); the output layer
+The block's kernels (the recompute of op-level SAC included) are listed in
+block_terms(), with FSDP2's all-gather copy-out and reduce-scatter copy-in,
+which the file does not carry: arsim's fsdp2 policy adds them (sim/train/
+shardcopy.h), and --steps and --terms print them; the output layer
 carries the measured head and loss, its product scaled by POWER and the
 loss (memory-bound) by the bandwidth ratio.  act_bytes are what op-level
 SAC saves.  Standard library only.
@@ -141,7 +143,8 @@ def block_terms(model, b, variant):
                                 mem=2 * norm[0] * nd + rope[0] * nr + rep[0] * nkv + silu_mul[0] * nf + resid[0] * nd)
         # FSDP2 copies each all-gathered block out of the gather buffer into its parameters (bf16 read + write)
         # and, before each reduce-scatter, the block's gradients into its input (chunk_cat: bf16 read, fp32
-        # written), which the compute stream waits for
+        # written), which the compute stream waits for: not in the model file (the engine's fsdp2 adds them,
+        # sim/train/shardcopy.h), here for --steps and --terms
         params = 2 * d * d + 2 * d * dkv + 3 * d * f + 2 * d
         out["copy_out"] = dict(z, mem=4 * params)
         out["copy_in"] = dict(z, mem=6 * params)
@@ -213,16 +216,14 @@ def layer_times(gt, parts, layers):
     blk = block_terms("llama3-8b", BATCH, "titan")
     d = SHAPES["llama3-8b"][0]
     nd = BATCH * SEQ * d
-    nblocks = sum(1 for l in layers if l["name"].endswith(".feed_forward"))
     head = parts[("llama3-8b", "head+loss")]
     hgemm = 2 * BATCH * SEQ * d * VOCAB
     out = {}
     for l in layers:
         name, leaf = l["name"], l["name"].split(".")[-1]
-        if name == "tok_embeddings":   # a gather; backward zeroes the table's gradient and adds the rows,
-            # and ends the backward: the root's reduce-scatter copy-in (its two tables and the final norm)
+        if name == "tok_embeddings":   # a gather; backward zeroes the table's gradient and adds the rows
             out[name] = (gt.secs({"gemm": 0, "attn": 0, "mem": 4 * nd}),
-                         gt.secs({"gemm": 0, "attn": 0, "mem": 2 * VOCAB * d + 6 * nd + root_copy_in(d)}))
+                         gt.secs({"gemm": 0, "attn": 0, "mem": 2 * VOCAB * d + 6 * nd}))
         elif name == "norm":
             out[name] = (gt.secs(blk["attention_norm"]["fwd"]), gt.secs(blk["attention_norm"]["bwd"], True))
         elif name == "output":         # measured head + loss: the product at POWER, the loss at GT_BPS
@@ -231,14 +232,9 @@ def layer_times(gt, parts, layers):
                               + (head[key] * 1e-3 - h100.secs({"gemm": k * hgemm, "attn": 0, "mem": 0}))
                               * H100_BPS / GT_BPS for k, key in ((1, "fwd_ms"), (2, "bwd_ms")))
         else:
-            i = int(name.split(".")[1])
             f, b = gt.secs(blk[leaf]["fwd"]), gt.secs(blk[leaf]["bwd"], True)
-            if leaf == "attention_norm":      # the block's forward all-gather copied out; its backward
-                f += gt.secs(blk["copy_out"])   # ends the block's: the reduce-scatter's copy-in
-                b += gt.secs(blk["copy_in"])
-            if leaf == "feed_forward":        # backward enters the block here: SAC's recompute, the
-                b += gt.secs(blk["recompute"])  # backward all-gather's copy-out (not the last block's)
-                b += gt.secs(blk["copy_out"]) if i < nblocks - 1 else 0
+            if leaf == "feed_forward":        # backward enters the block here: SAC's recompute
+                b += gt.secs(blk["recompute"])
             out[name] = (f, b)
     return out
 
@@ -284,7 +280,8 @@ def generate(depth=None):
     out.append("# Layers, parameters and FLOPs as models/llama3-8b.yaml.  fwd_ms/bwd_ms at batch 2: each kernel by")
     out.append("# what bounds it (GEMM %.1f TFLOP/s x power %.4f, element-wise at %.1f %% of 2.4 TB/s, flash attention"
                % (rates["gemm"] / 1e12, POWER, 100 * eff))
-    out.append("# from the measured block, as FlashAttention-2), bwd_ms with SAC's recompute and FSDP2's copies;")
+    out.append("# from the measured block, as FlashAttention-2), bwd_ms with SAC's recompute (FSDP2's copies: the")
+    out.append("# engine's, under overlap: fsdp2);")
     out.append("# act_bytes what op-level SAC saves (the final norm: what the eager norm saves, its fp32 input too),")
     out.append("# act_peak_bytes with what its recompute re-creates (the block's layers up to this one).")
     out.append("# Use it with checkpoint: none.  docs/explanation/sharding.md, \"The torchtitan check\".")

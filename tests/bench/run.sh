@@ -319,8 +319,9 @@ if ! skipped nccl; then
   # Killed at 130 s: past 120 s it is a miss whatever it would take (its Ring all-gathers and
   # reduce-scatters grow with the square of the GPUs; simulated on one leaf's 64 nodes of the 8,192,
   # about 100 s of CPU, docs/dev/performance.md).
+  # (the torchtitan config runs fsdp2, each NCCL call live: FSDP1's policy set here)
   nccl_row "run llama3-70b fsdp, 8,192 x 8 H100" 120 4096 "$((NTO < 130 ? NTO : 130))" -- run configs/llama3-8b-fsdp-h100-128.yaml \
-    --set model=llama3-70b --set cluster.node=dgx-h100 --set cluster.nodes=8192 --set cluster.leaf_radix=128 \
+    --set 'policies.0={name: fsdp, overlap: fsdp, sharding: full_shard, reduce_precision: fp32}' --set model=llama3-70b --set cluster.node=dgx-h100 --set cluster.nodes=8192 --set cluster.leaf_radix=128 \
     --json -
 fi
 

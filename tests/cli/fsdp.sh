@@ -30,7 +30,9 @@ policies:
 YAML
 
 # comm_bytes' closed form on 16 channels, where every unit's shard divides among them (on the tuner's 24 the
-# root's does not, and the simulated ring rounds each channel's share of its last loop up: 336 B more)
+# root's does not, and the simulated ring rounds each channel's share of its last loop up: 336 B more); the
+# last block kept gathered after forward (reshard_last_unit: false) sends 7/8 of its 218,112,000 bf16
+# parameters' all-gather less than full sharding's 54,373,143,552: 53,991,447,552
 CH16=(--set "policies.0.nccl={channels: 16}")
 
 json_fields() {
@@ -39,7 +41,7 @@ json_fields() {
     flat "$T/o.json" >"$T/flat" || { echo "invalid JSON"; return 1; }
     local c m f
     c=$(get "$T/flat" .results[0].comm_bytes) || { echo "no comm_bytes"; return 1; }
-    [ "$c" = 54373143552 ] || { echo "comm_bytes $c, expected 54373143552"; return 1; }
+    [ "$c" = 53991447552 ] || { echo "comm_bytes $c, expected 53991447552"; return 1; }
     m=$(get "$T/flat" .results[0].memory_peak_bytes) || { echo "no memory_peak_bytes"; return 1; }
     awk -v m="$m" 'BEGIN { exit !(m > 40 * 2^30 && m < 89 * 2^30) }' || { echo "memory_peak_bytes $m"; return 1; }
     f=$(get "$T/flat" .results[0].memory_fits) || { echo "no memory_fits"; return 1; }
@@ -51,7 +53,7 @@ csv_fields() {
         { echo "exit $?: $(cat "$T/err")"; return 1; }
     local nccl=',nccl_algo,nccl_proto,channels,nccl_time_s,nccl_tuner_time_s'   # its units go through NCCL
     head -1 "$T/o.csv" | grep -Eq ",speedup(,slowdown_s,comm_slowdown_s)?,comm_bytes,memory_peak_bytes$nccl\$" || { echo "header: $(head -1 "$T/o.csv")"; return 1; }
-    tail -1 "$T/o.csv" | grep -Eq ',54373143552,[0-9]+,Ring,Simple,[0-9]+,[0-9.e-]+,[0-9.e-]+$' || { echo "row: $(tail -1 "$T/o.csv")"; return 1; }
+    tail -1 "$T/o.csv" | grep -Eq ',53991447552,[0-9]+,Ring,Simple,[0-9]+,[0-9.e-]+,[0-9.e-]+$' || { echo "row: $(tail -1 "$T/o.csv")"; return 1; }
 }
 
 table_mark() {

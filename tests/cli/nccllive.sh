@@ -26,5 +26,5 @@ same() {
 t "fsdp2 on 2 x dgx-h100: merged = full" same d2 "$CFG" --set policies.0.overlap=fsdp2 \
     --set 'cluster={node: dgx-h100, nodes: 2}'
 t "fsdp2 reshard_after_forward 8 on 2 x dgx-h100: merged = full" same r8 "$CFG" --set policies.0.overlap=fsdp2 \
-    --set policies.0.reshard_after_forward=8 --set 'cluster={node: dgx-h100, nodes: 2}'
+    --set policies.0.reshard_after_forward=8 --set policies.0.reshard_last_unit=true --set 'cluster={node: dgx-h100, nodes: 2}'
 t "torchtitan 8 GPUs under fsdp2: merged = full" same t8 "$CFG" --set policies.0.overlap=fsdp2

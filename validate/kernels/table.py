@@ -246,8 +246,9 @@ def step(arsim):
                 model = os.path.join(tmp, "%s-%d.yaml" % (name, layers))
                 step_model(model, layers, r["d"], r["heads"], r["vocab"])
                 out = run_one_gpu(arsim, model, "h200", os.path.join(ROOT, "models", "gpus-llm.yaml"), r["batch"],
-                                  "{name: fsdp2, overlap: fsdp2, reduce_precision: fp32}", "--json",
-                                  "compute: {update_bytes_per_param: 92}\n")
+                                  # step.py's last block stays gathered (reshard_after_forward=False)
+                                  "{name: fsdp2, overlap: fsdp2, reduce_precision: fp32, reshard_last_unit: false}",
+                                  "--json", "compute: {update_bytes_per_param: 92}\n")
                 got[layers] = json.loads(out)["results"][0]["iteration_s"] * 1e3
             m2, m4 = r2["median_iter_ms"], r4["median_iter_ms"]
             ms, as_ = (m4 - m2) / 2, (got[4] - got[2]) / 2
