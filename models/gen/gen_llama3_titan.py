@@ -337,8 +337,12 @@ def table():
     for kind in ("gemm", "mem"):
         terms["block SAC recompute %s" % kind] = nb * gt.secs(dict({"gemm": 0, "attn": 0, "mem": 0},
                                                                    **{kind: blk["recompute"][kind]}))
-    terms["FSDP2 copy-out"] = (2 * nb - 1) * gt.secs(blk["copy_out"])
-    terms["FSDP2 copy-in"] = nb * gt.secs(blk["copy_in"])
+    # FSDP2's copies as overlap: fsdp2 adds them (not in the model file): every block's, the root's copy-out
+    # in forward only (kept gathered), its copy-in at the end of the backward; at this memory rate
+    root = root_copy_in(SHAPES["llama3-8b"][0]) // 6
+    terms["FSDP2 copy-out"] = ((2 * nb - 1) * gt.secs(blk["copy_out"])
+                               + gt.secs({"gemm": 0, "attn": 0, "mem": 4 * root}))
+    terms["FSDP2 copy-in"] = nb * gt.secs(blk["copy_in"]) + gt.secs({"gemm": 0, "attn": 0, "mem": 6 * root})
     t = layer_times(gt, parts, layers)
     for name in ("tok_embeddings", "norm", "output"):
         terms[name] = sum(t[name])
