@@ -15,6 +15,7 @@
  *    false, once for the root (kept gathered after forward) always;
  *  - the copy-in 2 + 4 bytes with reduce_precision fp32, 2 + 2 without;
  *  - fsdp (FSDP1) adds none;
+ *  - the same on a measured model file (its layers at their measured times);
  *  - the result's copy_s is their sum, in compute_s; the trace shows each
  *    copy as a span of its length inside its task's. */
 #include "train/train.h"
@@ -32,16 +33,18 @@ enum { R = 3000000, P = 5000000, L = 3 };
 
 enum { POL_NONE, POL_FP32, POL_KEEP, POL_BF16, POL_LAST, POL_FSDP1, NPOLS };
 
-/* The scenario on `gpus` GPUs (a star of one GPU a node), h100, bf16. */
-static Scenario *scenario(int gpus)
+/* The scenario on `gpus` GPUs (a star of one GPU a node), h100, bf16; the
+ * model's layers timed by the FLOP model, or measured (their times given). */
+static Scenario *scenario(int gpus, bool measured)
 {
-    char model[512];
+    const char *t = measured ? ", fwd_ms: 1.5, bwd_ms: 3.25" : "";
+    char model[768];
     snprintf(model, sizeof model,
-             "name: copies\nlayers:\n"
-             "  - {name: emb, kind: embedding, params: %d, flops: 1000}\n"
-             "  - {name: h.0.fc, kind: fc, params: %d, flops: 1000000000}\n"
-             "  - {name: h.1.fc, kind: fc, params: %d, flops: 1000000000}\n",
-             R, P, P);
+             "name: copies\n%slayers:\n"
+             "  - {name: emb, kind: embedding, params: %d, flops: 1000%s}\n"
+             "  - {name: h.0.fc, kind: fc, params: %d, flops: 1000000000%s}\n"
+             "  - {name: h.1.fc, kind: fc, params: %d, flops: 1000000000%s}\n",
+             measured ? "measured: {batch: 2, gpu: h100, source: test, precision: bf16}\n" : "", R, t, P, t, P, t);
     char *path = tmp_file(model, "copies-XXXXXX.yaml");
     char *y = g_strdup_printf(
         "model: %s\ngpu: h100\nprecision: bf16\nbatch: [2]\n"
@@ -88,11 +91,13 @@ static void want_bytes(int pol, int gpus, int t, double *pre, double *post)
     *post = in * params;
 }
 
-static void check_plan(int gpus)
+static void check_plan(int gpus, bool measured)
 {
-    Scenario *s = scenario(gpus);
+    Scenario *s = scenario(gpus, measured);
     double rate = s->gpu.mem_Bps * s->gpu.mem_efficiency;
     TrainPlan *none = plan_of(s, POL_NONE, 2);
+    if (measured)   /* the measured time at its own batch, not the FLOP model's */
+        ck_assert_uint_eq(g_array_index(none->tasks, TrainTask, 1).dur, ps_of(1.5e-3));
     for (int pol = POL_FP32; pol < NPOLS; pol++) {
         TrainPlan *p = plan_of(s, pol, 2);
         double total = 0;
@@ -115,13 +120,22 @@ static void check_plan(int gpus)
 
 START_TEST(test_one_gpu)
 {
-    check_plan(1);
+    check_plan(1, false);
 }
 END_TEST
 
 START_TEST(test_two_gpus)
 {
-    check_plan(2);
+    check_plan(2, false);
+}
+END_TEST
+
+/* A measured model file gets the same copies: they are FSDP2's, not the
+ * layers'. */
+START_TEST(test_measured)
+{
+    check_plan(1, true);
+    check_plan(2, true);
 }
 END_TEST
 
@@ -130,7 +144,7 @@ END_TEST
  * shows each copy inside its task. */
 START_TEST(test_result_and_trace)
 {
-    Scenario *s = scenario(1);
+    Scenario *s = scenario(1, false);
     char *err = NULL;
     TrainOpts o = {.trace = true};
     TrainResult a, b;
@@ -177,6 +191,7 @@ static Suite *suite(void)
     TCase *tc = testmain_case(s, "closed-forms");
     tcase_add_test(tc, test_one_gpu);
     tcase_add_test(tc, test_two_gpus);
+    tcase_add_test(tc, test_measured);
     tcase_add_test(tc, test_result_and_trace);
     return s;
 }
