@@ -1,7 +1,7 @@
 /* shardcopy — FSDP2's per-parameter copies on the compute stream: the
  * bytes each moves a parameter, by collective, gather size and dtypes.
  * The copies, their streams and their sources:
- * docs/explanation/sharding.md, "FSDP2's copies". */
+ * docs/explanation/fsdp2-copies.md. */
 #ifndef ARSIM_SHARDCOPY_H
 #define ARSIM_SHARDCOPY_H
 

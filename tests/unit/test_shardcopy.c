@@ -1,5 +1,5 @@
 /* test_shardcopy — FSDP2's per-parameter copies on the compute stream
- * (shardcopy.h, docs/explanation/sharding.md "FSDP2's copies"), as closed
+ * (shardcopy.h, docs/explanation/fsdp2-copies.md), as closed
  * forms on a model of a root layer (R parameters) and two blocks (P
  * each), bf16, against the same scenario under overlap: none:
  *  - every forward and backward task of fsdp2 is none's task plus its
