@@ -32,6 +32,9 @@
  *   the same shard) on a stream of its own, released when that
  *   reduce-scatter ends (SyncUnit.after), with the policy's inter-node
  *   algorithm; the update waits for every one.
+ * - fsdp2: each all-gather and reduce-scatter carries its wrapping
+ *   unit's parameters in SyncUnit.copy_params, the copies FSDP2 makes for
+ *   it on the compute stream (shardcopy.h; the plan times them).
  * Units with no parameters carry no collective and are left out. */
 #ifndef ARSIM_SHARDPLAN_H
 #define ARSIM_SHARDPLAN_H
