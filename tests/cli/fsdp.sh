@@ -11,7 +11,7 @@
 # Prints "ok <test>" or "FAIL <test>: why" per test.
 set -u
 A=${ARSIM:?set ARSIM to the arsim binary}
-FIT=configs/llama3-8b-fsdp-h100-8.yaml   # torchtitan's op-level SAC: 69.6 GiB a GPU, of the h100gt's 89
+FIT=configs/llama3-8b-fsdp-h100-8.yaml   # torchtitan's op-level SAC: 70.0 GiB a GPU, of the h100gt's 89
 T=$(mktemp -d "${TMPDIR:-/tmp}/arsim-fsdp.XXXXXX") || exit 1
 trap 'rm -rf "$T"' EXIT
 export LC_ALL=C
