@@ -87,6 +87,13 @@ DERIVED = [("h100gt", "h100", "NVIDIA H100 96GB HBM2e 500W", 2400, 89, gen_llama
            ("h200", "h100", "NVIDIA H200 SXM 141GB", 4800, 140, 1.0)]
 
 
+def titan_copy_efficiency():
+    """The share of the H100's HBM bandwidth its 1 GiB copy reached (validate/h100/overlap), the rate
+    gen_llama3_titan.py gives the titan file's memory-bound kernels: h100gt's update and FSDP2's
+    copies run at the same rate."""
+    return gen_llama3_titan.load_rates()["copy"] / gen_llama3_titan.H100_BPS
+
+
 def root_dir():
     return os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 
@@ -328,6 +335,8 @@ def emit(pub, gpus, wino, fitted, ovl):
         out.append("    fp16_tflops: %s" % fmt_num(f16))
         out.append("    mem_GBps: %s" % fmt_num(mem))
         out.append("    memory_GiB: %d" % gib)
+        if key == "h100gt":   # the copy rate gen_llama3_titan times the file's memory kernels at
+            out.append("    mem_efficiency: %.3f" % titan_copy_efficiency())
         out.append("    launch_us: %s" % fmt_num(launch))
         out.append("    winograd: %.2f" % wino)
         out.append("    interference: 0")
