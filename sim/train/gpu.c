@@ -258,7 +258,7 @@ static void roofline_terms(const Gpu *g, const ModelLayer *l, double flops, doub
     double rate = (tensor > 0 ? tensor * g->tensor_efficiency[k] : g->fp32_flops * g->efficiency[k]) *
                   gpu_seq_factor(g, l);
     *tf = flops / rate;
-    *tm = bytes * (gpu_precision_bytes(p) / 4.0) / mem_rate(g);
+    *tm = bytes * (gpu_precision_bytes(p) / 4.0) / (mem_rate(g) * l->mem_factor);
 }
 
 /* FLOP-based time of `flops` at the layer kind's efficiency on the path p
@@ -297,7 +297,9 @@ InterfereTask gpu_layer_task(const Gpu *g, const Model *m, const ModelLayer *l, 
     double share = measured || t + g->launch_s <= 0 ? 1 : t / (t + g->launch_s);
     if (tf >= tm)
         return (InterfereTask){share, 0};
-    return (InterfereTask){0, share};
+    /* a kernel at mem_factor of a copy's rate moves its bytes over a longer time: it demands that
+     * fraction of the memory a copy does, and the rest of its time is bound by neither */
+    return (InterfereTask){0, share * l->mem_factor};
 }
 
 InterfereTask gpu_update_task(const Gpu *g, const ModelLayer *l, double update_bytes_per_param)

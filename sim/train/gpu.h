@@ -67,7 +67,8 @@ double gpu_seq_factor(const Gpu *g, const ModelLayer *l);
 
 /* Per-layer times for batch b at precision p: a roofline,
  * max(gpu_layer_flops * b / (peak of p * efficiency of the path and kind * gpu_seq_factor),
- * mem_bytes * b * bytes(p) / 4 / (mem_Bps * mem_efficiency)) + launch. Measured layers
+ * mem_bytes * b * bytes(p) / 4 / (mem_Bps * mem_efficiency * the layer's mem_factor)) + launch.
+ * A recompute is a second forward, so it takes the same factor. Measured layers
  * scale linearly with b from the model's ref_batch. bwd_ratio multiplies
  * both terms for backward. */
 double gpu_forward_s(const Gpu *g, const Model *m, const ModelLayer *l, int batch, Precision p);
@@ -77,6 +78,9 @@ double gpu_backward_s(const Gpu *g, const Model *m, const ModelLayer *l, int bat
  * names the bound; a roofline layer's share is its time less the launch
  * over its time, a measured layer's all of it (its FLOPs and bytes still
  * name the bound); a layer with neither FLOPs nor bytes counts as compute.
+ * A memory-bound layer's memory share is that share times its mem_factor:
+ * its bytes over its time, a copy's demand scaled alike; the rest of its
+ * time is bound by neither.
  * bwd_ratio 0: the forward pass, else the backward. */
 InterfereTask gpu_layer_task(const Gpu *g, const Model *m, const ModelLayer *l, int batch, Precision p,
                              double bwd_ratio);
