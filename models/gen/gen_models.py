@@ -49,6 +49,7 @@ import os
 import sys
 
 from gen_gpt3 import LOSS, mem as kernel_mem
+from memfactor import Bytes, key as mem_factor_key
 
 FP32 = 4          # bytes per element at fp32
 INT64 = 8         # bytes per token id
@@ -334,6 +335,8 @@ def rmsnorm(name, rows, hidden, fb=None):
     # backward: the gradient upcast to fp32 and the two fp32 partial
     # gradients of x * rstd
     lay["act_peak_bytes"] = 3 * n * FP32
+    if fb is not None:
+        lay["mem_factor"] = mem_factor_key(fb)
     return lay
 
 
@@ -423,8 +426,11 @@ def llama3_blocks(dim, n_layers, n_heads, n_kv_heads, ffn, vocab, seq):
 # rotary through complex fp32 per element of q and k, repeat_kv's copies of k
 # and v per element of k, SiLU(w1 x) * w3 x per element of ffn, a residual
 # add per element of dim.  gen_llama3_titan.py times its kernels from them.
-TITAN_BYTES = {"norm": (36, 84), "rope": (20, 20), "repeat_kv": (20, 20),
-               "silu_mul": (10, 18), "resid": (6, 6)}
+# Each with the measured kernel whose memory rate it runs at (memfactor.py):
+# the norm torchtitan's fp32 RMSNorm, rotary an add's, repeat_kv a copy's.
+TITAN_BYTES = {"norm": Bytes(("rmsnorm_eager", 36, 84)), "rope": Bytes(("add", 20, 20)),
+               "repeat_kv": Bytes(("copy", 20, 20)), "silu_mul": Bytes(("silu_mul", 10, 18)),
+               "resid": Bytes(("add", 6, 6))}
 
 
 def flash_core_flops(seq, heads, head_dim):
@@ -440,6 +446,7 @@ def kernel(name, kind, tensors, flops, n, fb, act=0, peak=0):
     bytes each (gen_gpt3.mem); tensors as layer()."""
     lay = layer(name, kind, tensors, flops, kernel_mem(n, fb))
     lay["act_bytes"], lay["act_peak_bytes"] = act, peak
+    lay["mem_factor"] = mem_factor_key(fb)
     return lay
 
 
@@ -795,7 +802,8 @@ def emit_model(m, layers):
                                             if "act_bytes" in l else "") +
                                            (", act_peak_bytes: %d" % l["act_peak_bytes"]
                                             if "act_peak_bytes" in l else "") +
-                                           (", seq: %d" % l["seq"] if "seq" in l else "")))
+                                           (", seq: %d" % l["seq"] if "seq" in l else "") +
+                                           l.get("mem_factor", "")))
     return "\n".join(out) + "\n"
 
 
