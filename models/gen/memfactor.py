@@ -44,6 +44,8 @@ or bias gradient runs):
   dropout              5 / 5    x, y, 1-byte mask; dy, mask, dx
   layernorm            4 / 6    x, y; dy, x, dx (fp32 mean and rstd per row
                                 not counted)
+  rmsnorm              4 / 6    F.rms_norm, as layernorm (no generator uses
+                                it: torchtitan's norm is rmsnorm_eager)
   softmax              4 / 6    x, y; dy, y, dx
   silu_mul             10 / 12  silu: x, s; mul: s, b, y; backward
                                 dy, b, ds, then ds, x, dx
@@ -61,7 +63,7 @@ import statistics
 import gen_gpus_llm
 
 MEASURED_BYTES = {"copy": (4, None), "add": (6, None), "gelu_tanh": (4, 6), "dropout": (5, 5),
-                  "layernorm": (4, 6), "softmax": (4, 6), "silu_mul": (10, 12),
+                  "layernorm": (4, 6), "rmsnorm": (4, 6), "softmax": (4, 6), "silu_mul": (10, 12),
                   "cross_entropy_fp32": (14, 22), "rmsnorm_eager": (36, 84)}
 
 

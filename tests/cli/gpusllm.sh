@@ -4,7 +4,8 @@
 # are models/gpus.yaml with the kernel kinds of an LLM step at the rates
 # measured in validate/kernels/h200/ (and validate/h100/overlap): checked
 # here against those raw runs by independent awk, and by a closed form of a
-# two-layer model's compute on 1 x dgx-a100.
+# two-layer model's compute on 1 x dgx-a100; the generated model files'
+# mem_factor (models/gen/memfactor.py) against the same runs.
 A=${ARSIM:-./arsim}
 source tests/clilib.bash
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
@@ -66,6 +67,48 @@ measured() {
 }
 t "gpus-llm files' H200 fc, mem_efficiency and fused_attention_seq_half, H100 mem_efficiency: the raw runs' figures" measured
 
+# share KERNEL FWD_BYTES BWD_BYTES — a memory-bound kernel's forward and backward shares of 4.8 TB/s:
+# bytes a call moves per element times elements over time, the median over its records of each run,
+# the mean of the two runs (BWD_BYTES 0: the forward's share for both)
+share() {
+    for r in 1 2; do
+        awk "$num"' function med(a, n,   i, j, x) { for (i = 2; i <= n; i++) { x = a[i]
+                 for (j = i - 1; j >= 1 && a[j] > x; j--) a[j + 1] = a[j]; a[j + 1] = x }
+                 return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
+            /"section": "mem"/ && index($0, "\"kernel\": \"" k "\"") { n++
+                f[n] = fb * num("elements") / num("fwd_s") / 4.8e12
+                b[n] = bb ? bb * num("elements") / num("bwd_s") / 4.8e12 : f[n] }
+            END { printf "%.17g %.17g\n", med(f, n), med(b, n) }' k="$1" fb="$2" bb="$3" "$K/rates-run$r.jsonl"
+    done | awk '{ f += $1; b += $2 } END { printf "%.17g %.17g", f / NR, b / NR }'
+}
+# a model file's mem_factor of layer NAME ("" where it gives none)
+factor_of() { awk -v n="$2" 'index($0, "{name: " n ",") { if (match($0, /mem_factor: [0-9.]+/)) print substr($0, RSTART + 12, RLENGTH - 12) }' "$1"; }
+mem_factors() {
+    local c ln sc got f
+    c=$(h200_mem)
+    # eager LayerNorm: the generator's 4 / 10 bytes at layernorm's shares (a call moves 4 / 6: the
+    # measured backward computes no weight gradient)
+    ln=$(share layernorm 4 6 | awk -v c="$c" '{ printf "%.3f", 14 / (4 / $1 + 10 / $2) / c }')
+    # the eager score chain: scale 4 / 4 and masked_fill 4 / 4 at an add's forward share, softmax
+    # 4 / 6, dropout 5 / 5 at theirs
+    sc=$( { share add 6 0; echo; share softmax 4 6; echo; share dropout 5 5; echo; } | awk -v c="$c" '
+        { s[NR] = $1; t[NR] = $2 } END { printf "%.3f", 36 / (16 / s[1] + 4 / s[2] + 6 / t[2] + 5 / s[3] + 5 / t[3]) / c }')
+    awk -v a="$ln" -v b="$sc" 'BEGIN { exit !(a > 0.3 && a < 0.9 && b > 0.3 && b < 0.9) }' || { echo "ln $ln, scores $sc"; return 1; }
+    for f in models/gpt3-175b.yaml validate/anchors/models/gpt3-xl.yaml validate/llm/models/gpt3-2.7b-8k.yaml; do
+        got=$(factor_of "$f" h.0.ln_1); [ "$got" = "$ln" ] || { echo "$f ln_1: $got, raw runs $ln"; return 1; }
+        got=$(factor_of "$f" h.3.attn.softmax); [ "$got" = "$sc" ] || { echo "$f softmax: $got, raw runs $sc"; return 1; }
+    done
+    got=$(factor_of validate/llm/models/mpt-7b-2k.yaml ln_f); [ "$got" = "$ln" ] || { echo "mpt ln_f: $got"; return 1; }
+    # a fused kernel (the flash variant's dropout + add + LayerNorm), a residual add (at least a copy's
+    # rate) and the files fitted through gpus.yaml's efficiencies carry none
+    [ -z "$(factor_of validate/llm/models/gpt3-1.3b-2k-flash.yaml h.0.ln_1)" ] || { echo "flash ln_1 has one"; return 1; }
+    [ -z "$(factor_of models/gpt3-175b.yaml h.0.res_1)" ] || { echo "res_1 has one"; return 1; }
+    for f in models/bert-base.yaml models/bert-base-384.yaml models/gpt2.yaml models/resnet50.yaml models/vgg16.yaml; do
+        ! grep -q mem_factor "$f" || { echo "$f has mem_factor"; return 1; }
+    done
+}
+t "memory-bound layers' mem_factor (eager LayerNorm, score chain) from the raw runs; none on fused kernels or fitted files" mem_factors
+
 llm_file() {
     local f g k want got fc
     for f in models/gpus-llm.yaml models/gpus-llm-cudnn.yaml; do
@@ -111,6 +154,13 @@ t "gpus-llm files: gpus.yaml's fields, the kind shape, the cudnn file's one diff
 gen_check() { python3 models/gen/gen_gpus_llm.py --check >/dev/null; }
 if python3_or_skip "gen_gpus_llm.py --check" models/gen/gen_gpus_llm.py; then
     t "gen_gpus_llm.py writes the shipped gpus-llm files" gen_check
+fi
+model_gen_check() {
+    python3 models/gen/gen_gpt3.py --check && python3 models/gen/gen_models.py --check >/dev/null &&
+        python3 validate/anchors/gen_lee_models.py --check >/dev/null
+}
+if python3_or_skip "gen_gpt3.py, gen_models.py, gen_lee_models.py --check" models/gen/gen_gpt3.py; then
+    t "the model generators (their mem_factor included) write the shipped model files" model_gen_check
 fi
 
 # A two-layer model at fp16, batch 8 (as h200.sh): a GEMM bound by FLOPs and an
