@@ -4,7 +4,8 @@
 # independent roofline written here: each layer of block h.1, forward and
 # backward (x 2), the larger of FLOPs / (989e12 x the kind's
 # tensor_efficiency) and mem_bytes x batch x 2/4 / (4.8e12 x
-# mem_efficiency), plus a 4 us launch each pass; a fused_attention layer's
+# mem_efficiency x the layer's mem_factor, 1 if it gives none), plus a 4 us
+# launch each pass; a fused_attention layer's
 # efficiency times seq / (seq + fused_attention_seq_half). A fused block
 # (MPT-7B: kind fused_attention, seq 2048) and an eager one (GPT-3 XL: kind
 # attention).
@@ -27,11 +28,13 @@ for line in open(sys.argv[1]):
         continue
     e = eff.get(m.group(2), eff["default"])
     seq = re.search(r"seq: (\d+)", line)
+    mf = re.search(r"mem_factor: ([0-9.]+)", line)
+    mf = float(mf.group(1)) if mf else 1.0
     if seq and m.group(2) == "fused_attention":
         e *= int(seq.group(1)) / (int(seq.group(1)) + half)
     for mult in (1, 2):
         t += max(mult * int(m.group(3)) * batch / (989e12 * e),
-                 mult * int(m.group(4)) * batch * 0.5 / (4.8e12 * memeff)) + 4e-6
+                 mult * int(m.group(4)) * batch * 0.5 / (4.8e12 * memeff * mf)) + 4e-6
 print("%.3f" % (t * 1e3))
 EOF
 }
@@ -43,6 +46,7 @@ block_table() {
                "gpt3-xl (eager):validate/anchors/models/gpt3-xl.yaml:8:attention"; do
         IFS=: read -r name file batch kinds <<<"$row"
         grep -q "^  - {name: h\.1\.[^,]*, kind: $kinds," "$file" || { echo "$file: no $kinds layer in block h.1"; return 1; }
+        grep -q "^  - {name: h\.1\..*mem_factor: 0\.[0-9]*}" "$file" || { echo "$file: no mem_factor in block h.1"; return 1; }
         want=$(roofline "$file" "$batch")
         got=$(awk -F'|' -v n="$name" 'index($2, n) { gsub(/ /, "", $6); print $6 }' <<<"$out")
         [ -n "$got" ] || { echo "$name: no row"; return 1; }
