@@ -471,6 +471,7 @@ def llama3_block(p, S, H, n_heads, kvd, ffn):
                  causal_core(S, n_heads, hd)[1])
     core["act_bytes"] = 4 * S * H * BF16 + S * n_heads * FP32
     core["seq"] = S
+    core["head_dim"] = hd
     core["act_peak_bytes"] = 5 * S * H * BF16 + S * H * FP32 + S * n_heads * FP32
     return [
         rmsnorm(p + "attention_norm", S, H, B["norm"]),
@@ -552,7 +553,7 @@ LLAMA3_BANNER = [
     "that the element-wise kernels' times add to the matrix products' instead of",
     "hiding under them.  Block i is layers.i.: attention_norm, attention.wq, .wk,",
     ".wv (kind fc), attention.rope, attention.repeat_kv, attention.core (kind",
-    "fused_attention, seq 8192), attention.wo, attention.residual, ffn_norm,",
+    "fused_attention, seq 8192, head_dim 128), attention.wo, attention.residual, ffn_norm,",
     "feed_forward.w1, .w3, feed_forward.silu_mul, feed_forward.w2,",
     "feed_forward.residual; then norm,",
     "output (untied) and loss.  Tensors in forward order.  FLOPs: RMSNorm 4 per",
@@ -803,6 +804,7 @@ def emit_model(m, layers):
                                            (", act_peak_bytes: %d" % l["act_peak_bytes"]
                                             if "act_peak_bytes" in l else "") +
                                            (", seq: %d" % l["seq"] if "seq" in l else "") +
+                                           (", head_dim: %d" % l["head_dim"] if "head_dim" in l else "") +
                                            l.get("mem_factor", "")))
     return "\n".join(out) + "\n"
 

@@ -55,6 +55,42 @@ seq_half() {
               printf "%d", t / c + 0.5 }' b="$1" "$K/attnseq.jsonl"
 }
 
+# the fused kernel's long-sequence rate at head dimension D for BACKEND, S0 the file's: the median
+# over attnseq.jsonl's and attnshape.jsonl's points of that dimension (with a key-value head a head)
+# of rate x (S + S0) / S, over 989e12
+head_dim_rate() {
+    cat "$K/attnseq.jsonl" "$K/attnshape.jsonl" | awk "$num"' function med(a, n,   i, j, x) {
+            for (i = 2; i <= n; i++) { x = a[i]; for (j = i - 1; j >= 1 && a[j] > x; j--) a[j + 1] = a[j]; a[j + 1] = x }
+            return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
+        /"section": "attn(seq|shape)"/ && index($0, "\"backend\": \"" b "\"") && !/"error"/ && num("head_dim") == d {
+            kv = num("kv_heads"); h = num("heads"); if (kv != "" && kv != h) next
+            s = num("seq"); f = 3 * num("b") * (4 * s * s * h * d + 5 * s * s * h) / 2 * 7 / 6
+            x[++n] = f / num("fwdbwd_s") * (s + s0) / s }
+        END { printf "%.3f", med(x, n) / 989e12 }' b="$1" d="$2" s0="$3"
+}
+# the value of head dimension D in GPU's fused_attention_head_dim of FILE
+hd_of() { entry "$1" "$2" | awk -v d="$3" '/fused_attention_head_dim:/ { s = $0; gsub(/.*\{|\}.*/, "", s); n = split(s, kv, /, */)
+    for (i = 1; i <= n; i++) { split(kv[i], p, /: */); if (p[1] == d) print p[2] } }'; }
+head_dims() {
+    local f be d s0 got want
+    for f in models/gpus-llm.yaml:FLASH_ATTENTION models/gpus-llm-cudnn.yaml:CUDNN_ATTENTION; do
+        be=${f#*:}; f=${f%%:*}
+        s0=$(entry "$f" h200 | awk '/fused_attention_seq_half:/ { print $2 }')
+        for d in 64 80 96 128; do
+            want=$(head_dim_rate "$be" "$d" "$s0"); got=$(hd_of "$f" h200 "$d")
+            # the file's S0 is rounded to a token: within a step of the last place
+            awk -v a="$got" -v b="$want" 'BEGIN { exit !(a - b <= 0.0011 && b - a <= 0.0011) }' ||
+                { echo "$f h200 head_dim $d: $got, raw runs $want"; return 1; }
+            [ "$(hd_of "$f" h100 "$d")" = "$got" ] || { echo "$f h100 head_dim $d differs from the h200's"; return 1; }
+        done
+    done
+    # FlashAttention-2's head dimension 80 is the slowest, 128 the fastest
+    awk -v a="$(hd_of models/gpus-llm.yaml h200 80)" -v b="$(hd_of models/gpus-llm.yaml h200 128)" \
+        -v m="$(teff models/gpus-llm.yaml h200 fused_attention)" 'BEGIN { exit !(a < m && m < b) }' ||
+        { echo "head_dim 80 / fused_attention / 128 out of order"; return 1; }
+}
+t "gpus-llm files' fused_attention_head_dim on the H200 and H100: the raw sweeps' rates by head dimension" head_dims
+
 measured() {
     local got
     got=$(teff models/gpus-llm.yaml h200 fc); [ "$got" = "$(h200_fc)" ] || { echo "h200 fc $got, raw runs $(h200_fc)"; return 1; }
@@ -115,7 +151,7 @@ llm_file() {
         [ "$(grep -c '^  [a-z0-9]*:$' "$f")" = 3 ] || { echo "$f: not three GPUs"; return 1; }
         for g in a100 h100 h200; do
             diff <(entry models/gpus.yaml "$g" | grep -v tensor_efficiency) \
-                 <(entry "$f" "$g" | grep -v 'tensor_efficiency\|mem_efficiency\|fused_attention_seq_half') >&2 ||
+                 <(entry "$f" "$g" | grep -v 'tensor_efficiency\|mem_efficiency\|fused_attention_seq_half\|fused_attention_head_dim') >&2 ||
                 { echo "$f $g: other fields differ"; return 1; }
             got=$(entry "$f" "$g" | awk '/fused_attention_seq_half:/ { print $2 }')
             awk -v x="$got" 'BEGIN { exit !(x >= 256 && x <= 4096) }' || { echo "$f $g fused_attention_seq_half: $got"; return 1; }
@@ -138,9 +174,9 @@ llm_file() {
             awk -v x="$got" 'BEGIN { exit !(x > 0.5 && x <= 1) }' || { echo "$f $g mem_efficiency: $got"; return 1; }
         done
     done
-    # the -cudnn file differs in the H100's and H200's fused attention only (its rate and its
-    # half-rate sequence; and the header's name), and runs it faster
-    [ "$(diff models/gpus-llm.yaml models/gpus-llm-cudnn.yaml | grep -c '^<')" = 5 ] || { echo "cudnn: other lines differ"; return 1; }
+    # the -cudnn file differs in the H100's and H200's fused attention only (its rate, its
+    # half-rate sequence and its rates by head dimension; and the header's name), and runs it faster
+    [ "$(diff models/gpus-llm.yaml models/gpus-llm-cudnn.yaml | grep -c '^<')" = 7 ] || { echo "cudnn: other lines differ"; return 1; }
     [ "$(diff <(grep -v 'fused_attention\|^# models/gpus-llm' models/gpus-llm.yaml) \
               <(grep -v 'fused_attention\|^# models/gpus-llm' models/gpus-llm-cudnn.yaml) | wc -l)" = 0 ] ||
         { echo "cudnn: a line without fused_attention differs"; return 1; }
