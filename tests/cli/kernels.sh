@@ -6,7 +6,8 @@
 # tensor_efficiency) and mem_bytes x batch x 2/4 / (4.8e12 x
 # mem_efficiency x the layer's mem_factor, 1 if it gives none), plus a 4 us
 # launch each pass; a fused_attention layer's
-# efficiency times seq / (seq + fused_attention_seq_half). A fused block
+# efficiency (its head_dim's in fused_attention_head_dim where listed) times
+# seq / (seq + fused_attention_seq_half). A fused block
 # (MPT-7B: kind fused_attention, seq 2048) and an eager one (GPT-3 XL: kind
 # attention).
 A=${ARSIM:-./arsim}
@@ -21,6 +22,8 @@ gpus = open("models/gpus-llm.yaml").read().split("\n  h200:")[1]
 eff = {k: float(v) for k, v in re.findall(r"(\w+): ([0-9.]+)", re.search(r"tensor_efficiency: \{(.*)\}", gpus).group(1))}
 memeff = float(re.search(r"mem_efficiency: ([0-9.]+)", gpus).group(1))
 half = float(re.search(r"fused_attention_seq_half: ([0-9.]+)", gpus).group(1))
+hd = {int(k): float(v) for k, v in re.findall(r"(\d+): ([0-9.]+)",
+                                             re.search(r"fused_attention_head_dim: \{(.*)\}", gpus).group(1))}
 batch, t = int(sys.argv[2]), 0.0
 for line in open(sys.argv[1]):
     m = re.search(r"\{name: (h\.1\.[^,]*), kind: (\w+),.* flops: (\d+), mem_bytes: (\d+)", line)
@@ -30,6 +33,9 @@ for line in open(sys.argv[1]):
     seq = re.search(r"seq: (\d+)", line)
     mf = re.search(r"mem_factor: ([0-9.]+)", line)
     mf = float(mf.group(1)) if mf else 1.0
+    d = re.search(r"head_dim: (\d+)", line)
+    if d and m.group(2) == "fused_attention" and int(d.group(1)) in hd:
+        e = hd[int(d.group(1))]
     if seq and m.group(2) == "fused_attention":
         e *= int(seq.group(1)) / (int(seq.group(1)) + half)
     for mult in (1, 2):
