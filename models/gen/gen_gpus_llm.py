@@ -28,6 +28,13 @@ project's H200, validate/kernels/h200/rates-run1.jsonl and -run2.jsonl, torch
                    least-squares fit of rate(S) = r S / (S + S0) to its sweep
                    from 512 to 16k tokens (attnseq.jsonl), the mean over head
                    dimension 64 and 128
+  fused_attention_head_dim  per head dimension (64, 80, 96, 128) the fused
+                   kernel's long-sequence rate at that dimension: the median of
+                   rate / (S / (S + S0)) over the sweeps' points of that
+                   dimension (attnseq.jsonl: 64 and 128; attnshape.jsonl: 80,
+                   96 and 128; every head with its own key-value head); a
+                   fused layer whose head_dim is not listed runs at
+                   fused_attention
   mem_efficiency   a copy and an add on 256 MiB bf16 tensors: bytes read and
                    written over the vendor's HBM bandwidth
   default          0.9 of fc, embedding 0.5 of fc (gen_gpus.py's kind shape)
@@ -42,7 +49,10 @@ shapes' rate to the best of its square products; its fused_attention the
 FlashAttention-2 paper's best A100 rate (230 TFLOP/s, forward + backward,
 taken as at its longest sequence, 16k) over 16k / (16k + S0), times the
 H200's ratio of the shipped shapes' median long-sequence rate to their best
-(in both files: SDPA runs FlashAttention-2 on the A100), its S0 the H200's;
+(in both files: SDPA runs FlashAttention-2 on the A100), its S0 the H200's,
+its fused_attention_head_dim its fused_attention times the H200's
+FlashAttention-2 ratio of each head dimension's rate to the shipped shapes'
+median;
 attention the
 H200's ratio of eager products to fc; mem_efficiency the mean of the H100's
 and H200's. The convolution kinds and every other field as models/gpus.yaml
@@ -145,6 +155,22 @@ def asymptotes(run, backend, s0):
     return [fused_flops(r) / r["fwdbwd_s"] * (r["seq"] + s0) / r["seq"] for r in fa2_rows(run, backend)]
 
 
+def load_shape(root):
+    """rates.py --only attnshape's H200 run."""
+    return [json.loads(l) for l in open(os.path.join(root, "validate", "kernels", "h200", "attnshape.jsonl"))]
+
+
+def head_dim_rates(seqrun, shaperun, backend, s0):
+    """{head dimension: the backend's long-sequence forward + backward rate}: per dimension, the median over the
+    attnseq and attnshape points with as many key-value heads as heads of rate / (S / (S + s0))."""
+    rows = fa2_rows(seqrun, backend, "attnseq") + fa2_rows(shaperun, backend, "attnshape")
+    by = {}
+    for r in rows:
+        if r.get("kv_heads", r["heads"]) == r["heads"]:
+            by.setdefault(r["head_dim"], []).append(fused_flops(r) / r["fwdbwd_s"] * (r["seq"] + s0) / r["seq"])
+    return {d: median(v) for d, v in sorted(by.items())}
+
+
 def fa2_rate(run, s0, backend="FLASH_ATTENTION"):
     """The median over the fused files' shapes of the backend's long-sequence forward + backward rate."""
     return median(asymptotes(run, backend, s0))
@@ -182,7 +208,7 @@ def mean(f, runs):
 
 def derive(root):
     """Per GPU: {fc, attention, fused_attention, mem_efficiency} and the figures behind them."""
-    runs, seqrun = load_runs(root), load_seq(root)
+    runs, seqrun, shaperun = load_runs(root), load_seq(root), load_shape(root)
     s0, s0c = seq_half(seqrun, "FLASH_ATTENTION"), seq_half(seqrun, "CUDNN_ATTENTION")
     fig = {"h200_gemm": mean(gemm_rate, runs), "h200_best_square": mean(best_square, runs),
            "h200_8192": mean(square_8192, runs), "h200_bmm": mean(bmm_rate, runs),
@@ -191,9 +217,12 @@ def derive(root):
            "h200_cudnn": mean(lambda r: fa2_rate(r, s0c, "CUDNN_ATTENTION"), runs),
            "h200_stream": mean(lambda r: stream_share(r, HBM["h200"]), runs)}
     fig["h100_8192"], fig["h100_copy"] = h100_measured(root)
+    fa2_hd = head_dim_rates(seqrun, shaperun, "FLASH_ATTENTION", s0)
+    fig["cudnn_head_dim"] = head_dim_rates(seqrun, shaperun, "CUDNN_ATTENTION", s0c)
+    fig["fa2_head_dim"] = fa2_hd
     h200 = {"fc": fig["h200_gemm"] / PEAK["h200"], "attention": fig["h200_bmm"] / PEAK["h200"],
             "fused_attention": fig["h200_fa2"] / PEAK["h200"], "mem_efficiency": fig["h200_stream"],
-            "seq_half": s0}
+            "seq_half": s0, "head_dim": {d: r / PEAK["h200"] for d, r in fa2_hd.items()}}
     h100 = dict(h200, fc=h200["fc"] * fig["h100_8192"] / fig["h200_8192"], mem_efficiency=fig["h100_copy"])
     shape = fig["h200_gemm"] / fig["h200_best_square"]
     a100_fc = A100_MAMF * shape / PEAK["a100"]
@@ -201,6 +230,7 @@ def derive(root):
             "fused_attention": A100_FA2_BEST * (A100_FA2_BEST_SEQ + s0) / A100_FA2_BEST_SEQ
                                * fig["h200_fa2"] / fig["h200_fa2_best"] / PEAK["a100"],
             "mem_efficiency": (h200["mem_efficiency"] + h100["mem_efficiency"]) / 2, "seq_half": s0}
+    a100["head_dim"] = {d: a100["fused_attention"] * r / fig["h200_fa2"] for d, r in fa2_hd.items()}
     return {"a100": a100, "h100": h100, "h200": h200}, fig
 
 
@@ -210,6 +240,7 @@ def with_cudnn(rates, fig):
     for k in ("h100", "h200"):
         out[k]["fused_attention"] = fig["h200_cudnn"] / PEAK["h200"]
         out[k]["seq_half"] = fig["cudnn_seq_half"]
+        out[k]["head_dim"] = {d: r / PEAK["h200"] for d, r in fig["cudnn_head_dim"].items()}
     return out
 
 
@@ -243,6 +274,8 @@ def retune(lines, rates):
             line = line[:-1] + "".join(", %s: %.3f" % kv for kv in kinds.items()) + "}"
             res.append("    mem_efficiency: %.3f" % rates["mem_efficiency"])
             res.append("    fused_attention_seq_half: %d" % round(rates["seq_half"]))
+            res.append("    fused_attention_head_dim: {%s}" % ", ".join("%d: %.3f" % kv
+                                                                       for kv in rates["head_dim"].items()))
         res.append(line)
     return res
 
@@ -268,10 +301,14 @@ def main():
     rates, fig = derive(root)
     if a.print:
         for k, v in sorted(fig.items()):
+            if k.endswith("head_dim"):
+                print("%-18s %s" % (k, ", ".join("%d: %.1f TFLOP/s" % (d, r / 1e12) for d, r in v.items())))
+                continue
             print("%-18s %s" % (k, "%.0f tokens" % v if k.endswith("seq_half") else
                                 "%.4f" % v if v < 10 else "%.1f TFLOP/s" % (v / 1e12)))
         for g, r in rates.items():
-            print(g, " ".join("%s %.3f" % kv for kv in r.items() if kv[0] != "seq_half"), "seq_half %d" % r["seq_half"])
+            print(g, " ".join("%s %.3f" % kv for kv in r.items() if kv[0] not in ("seq_half", "head_dim")),
+                  "seq_half %d" % r["seq_half"], "head_dim", r["head_dim"])
         print("cudnn: h100, h200 fused_attention %.3f" % with_cudnn(rates, fig)["h100"]["fused_attention"])
         return 0
     text = open(os.path.join(root, "models", "gpus.yaml")).read()

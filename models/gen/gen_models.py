@@ -49,6 +49,7 @@ import os
 import sys
 
 from gen_gpt3 import LOSS, mem as kernel_mem
+from memfactor import Bytes, key as mem_factor_key
 
 FP32 = 4          # bytes per element at fp32
 INT64 = 8         # bytes per token id
@@ -334,6 +335,8 @@ def rmsnorm(name, rows, hidden, fb=None):
     # backward: the gradient upcast to fp32 and the two fp32 partial
     # gradients of x * rstd
     lay["act_peak_bytes"] = 3 * n * FP32
+    if fb is not None:
+        lay["mem_factor"] = mem_factor_key(fb)
     return lay
 
 
@@ -423,8 +426,11 @@ def llama3_blocks(dim, n_layers, n_heads, n_kv_heads, ffn, vocab, seq):
 # rotary through complex fp32 per element of q and k, repeat_kv's copies of k
 # and v per element of k, SiLU(w1 x) * w3 x per element of ffn, a residual
 # add per element of dim.  gen_llama3_titan.py times its kernels from them.
-TITAN_BYTES = {"norm": (36, 84), "rope": (20, 20), "repeat_kv": (20, 20),
-               "silu_mul": (10, 18), "resid": (6, 6)}
+# Each with the measured kernel whose memory rate it runs at (memfactor.py):
+# the norm torchtitan's fp32 RMSNorm, rotary an add's, repeat_kv a copy's.
+TITAN_BYTES = {"norm": Bytes(("rmsnorm_eager", 36, 84)), "rope": Bytes(("add", 20, 20)),
+               "repeat_kv": Bytes(("copy", 20, 20)), "silu_mul": Bytes(("silu_mul", 10, 18)),
+               "resid": Bytes(("add", 6, 6))}
 
 
 def flash_core_flops(seq, heads, head_dim):
@@ -440,6 +446,7 @@ def kernel(name, kind, tensors, flops, n, fb, act=0, peak=0):
     bytes each (gen_gpt3.mem); tensors as layer()."""
     lay = layer(name, kind, tensors, flops, kernel_mem(n, fb))
     lay["act_bytes"], lay["act_peak_bytes"] = act, peak
+    lay["mem_factor"] = mem_factor_key(fb)
     return lay
 
 
@@ -464,6 +471,7 @@ def llama3_block(p, S, H, n_heads, kvd, ffn):
                  causal_core(S, n_heads, hd)[1])
     core["act_bytes"] = 4 * S * H * BF16 + S * n_heads * FP32
     core["seq"] = S
+    core["head_dim"] = hd
     core["act_peak_bytes"] = 5 * S * H * BF16 + S * H * FP32 + S * n_heads * FP32
     return [
         rmsnorm(p + "attention_norm", S, H, B["norm"]),
@@ -545,7 +553,7 @@ LLAMA3_BANNER = [
     "that the element-wise kernels' times add to the matrix products' instead of",
     "hiding under them.  Block i is layers.i.: attention_norm, attention.wq, .wk,",
     ".wv (kind fc), attention.rope, attention.repeat_kv, attention.core (kind",
-    "fused_attention, seq 8192), attention.wo, attention.residual, ffn_norm,",
+    "fused_attention, seq 8192, head_dim 128), attention.wo, attention.residual, ffn_norm,",
     "feed_forward.w1, .w3, feed_forward.silu_mul, feed_forward.w2,",
     "feed_forward.residual; then norm,",
     "output (untied) and loss.  Tensors in forward order.  FLOPs: RMSNorm 4 per",
@@ -795,7 +803,9 @@ def emit_model(m, layers):
                                             if "act_bytes" in l else "") +
                                            (", act_peak_bytes: %d" % l["act_peak_bytes"]
                                             if "act_peak_bytes" in l else "") +
-                                           (", seq: %d" % l["seq"] if "seq" in l else "")))
+                                           (", seq: %d" % l["seq"] if "seq" in l else "") +
+                                           (", head_dim: %d" % l["head_dim"] if "head_dim" in l else "") +
+                                           l.get("mem_factor", "")))
     return "\n".join(out) + "\n"
 
 

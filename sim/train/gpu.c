@@ -101,6 +101,39 @@ static bool read_efficiency(CfgNode *n, const char *what, const double *from, do
     return ok;
 }
 
+/* `fused_attention_head_dim: {D: EFF, ...}` into g->fused_hd (ascending by D). */
+static bool read_head_dims(CfgNode *n, Gpu *g, char **err)
+{
+    if (!n)
+        return true;
+    if (!cfg_expect_map(n, "fused_attention_head_dim", err))
+        return false;
+    if (n->keys->len > GPU_HEAD_DIMS) {
+        *err = cfg_err(n, "%u head dimensions; expected at most %d", n->keys->len, GPU_HEAD_DIMS);
+        return false;
+    }
+    for (guint i = 0; i < n->keys->len; i++) {
+        int64_t d;
+        double eff;
+        if (!cfg_as_int(g_ptr_array_index(n->keys, i), 1, 1 << 20, &d, err) ||
+            !cfg_as_double(g_ptr_array_index(n->items, i), 1e-6, 1, &eff, err))
+            return false;
+        int j = g->fused_hd_count++;
+        for (; j > 0 && g->fused_hd[j - 1] > d; j--) {
+            g->fused_hd[j] = g->fused_hd[j - 1];
+            g->fused_hd_eff[j] = g->fused_hd_eff[j - 1];
+        }
+        if (j > 0 && g->fused_hd[j - 1] == d) {
+            *err = cfg_err(g_ptr_array_index(n->keys, i), "head dimension %" G_GINT64_FORMAT " given twice; expected "
+                           "each once", d);
+            return false;
+        }
+        g->fused_hd[j] = d;
+        g->fused_hd_eff[j] = eff;
+    }
+    return true;
+}
+
 /* `sms` and the `overlap` map into g->overlap (hbm_Bps set by the caller);
  * overlap without sms, or a channel faster than the memory, is refused. */
 static bool read_overlap(CfgNode *e, double mem_GBps, InterfereGpu *o, char **err)
@@ -199,9 +232,10 @@ bool gpu_load(const char *key, const char *file, Gpu *g, char **err)
     ok = ok && read_efficiency(cfg_get(e, "efficiency"), "efficiency", NULL, g->efficiency, err);
     ok = ok && read_efficiency(cfg_get(e, "tensor_efficiency"), "tensor_efficiency", g->efficiency,
                                g->tensor_efficiency, err);
+    ok = ok && read_head_dims(cfg_get(e, "fused_attention_head_dim"), g, err);
     ok = ok && read_overlap(e, mem, &g->overlap, err) && read_ddp(cfg_get(e, "ddp"), &g->ddp, err);
     ok = ok && cfg_check_keys(e, "a GPU", "name, fp32_tflops, tf32_tflops, fp16_tflops, mem_GBps, mem_efficiency, "
-                              "fused_attention_seq_half, memory_GiB, launch_us, winograd, interference, "
+                              "fused_attention_seq_half, fused_attention_head_dim, memory_GiB, launch_us, winograd, interference, "
                               "comm_slowdown, efficiency, tensor_efficiency, sms, overlap, ddp", err);
     if (ok) {
         g->key = g_strdup(key);
@@ -246,6 +280,15 @@ double gpu_mem_s(const Gpu *g, double bytes)
     return bytes / mem_rate(g);
 }
 
+double gpu_tensor_efficiency(const Gpu *g, const ModelLayer *l)
+{
+    if (l->kind == LAYER_FUSED_ATTENTION && l->head_dim > 0)
+        for (int i = 0; i < g->fused_hd_count; i++)
+            if (g->fused_hd[i] == l->head_dim)
+                return g->fused_hd_eff[i];
+    return g->tensor_efficiency[l->kind];
+}
+
 double gpu_seq_factor(const Gpu *g, const ModelLayer *l)
 {
     if (l->kind != LAYER_FUSED_ATTENTION || l->seq <= 0 || g->fused_seq_half <= 0)
@@ -260,10 +303,10 @@ static void roofline_terms(const Gpu *g, const ModelLayer *l, double flops, doub
 {
     double tensor = tensor_peak(g, p);
     LayerKind k = l->kind;
-    double rate = (tensor > 0 ? tensor * g->tensor_efficiency[k] : g->fp32_flops * g->efficiency[k]) *
+    double rate = (tensor > 0 ? tensor * gpu_tensor_efficiency(g, l) : g->fp32_flops * g->efficiency[k]) *
                   gpu_seq_factor(g, l);
     *tf = flops / rate;
-    *tm = bytes * (gpu_precision_bytes(p) / 4.0) / mem_rate(g);
+    *tm = bytes * (gpu_precision_bytes(p) / 4.0) / (mem_rate(g) * l->mem_factor);
 }
 
 /* FLOP-based time of `flops` at the layer kind's efficiency on the path p
@@ -302,7 +345,9 @@ InterfereTask gpu_layer_task(const Gpu *g, const Model *m, const ModelLayer *l, 
     double share = measured || t + g->launch_s <= 0 ? 1 : t / (t + g->launch_s);
     if (tf >= tm)
         return (InterfereTask){share, 0};
-    return (InterfereTask){0, share};
+    /* a kernel at mem_factor of a copy's rate moves its bytes over a longer time: it demands that
+     * fraction of the memory a copy does, and the rest of its time is bound by neither */
+    return (InterfereTask){0, share * l->mem_factor};
 }
 
 InterfereTask gpu_update_task(const Gpu *g, const ModelLayer *l, double update_bytes_per_param)

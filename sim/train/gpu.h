@@ -18,6 +18,9 @@ bool gpu_precision_parse(const char *name, Precision *out);
 /* Bytes per activation and gradient element: 4 for fp32 and tf32, else 2. */
 int gpu_precision_bytes(Precision p);
 
+/* Most head dimensions a GPU's fused_attention_head_dim map may give. */
+#define GPU_HEAD_DIMS 16
+
 typedef struct {
     char *key;                      /* entry name in gpus.yaml ("v100"); owned */
     char *name;                     /* marketing name; owned */
@@ -35,6 +38,11 @@ typedef struct {
     double fused_seq_half;          /* tokens, >= 0: a fused_attention layer of sequence S (its seq)
                                      * runs at its kind's efficiency x S / (S + fused_seq_half), the
                                      * efficiency being the long-sequence rate; 0 = no such factor */
+    int fused_hd_count;             /* entries of fused_hd / fused_hd_eff, 0 to GPU_HEAD_DIMS */
+    int64_t fused_hd[GPU_HEAD_DIMS]; /* head dimensions (elements) with a rate of their own, ascending */
+    double fused_hd_eff[GPU_HEAD_DIMS]; /* a fused_attention layer of that head_dim: its tensor-core
+                                     * efficiency in (0, 1], the long-sequence rate at that head
+                                     * dimension, in place of tensor_efficiency[fused_attention] */
     double interference;            /* >= 0: compute slows by this fraction while a sync is in
                                      * flight (comm.interference's default) */
     double comm_slowdown;           /* >= 0: a sync slows by this fraction while compute runs
@@ -60,14 +68,21 @@ char **gpu_list(const char *file, char **err);
  * cores (fp32, or a precision the GPU has no tensor cores for). */
 double gpu_layer_flops(const Gpu *g, const ModelLayer *l, Precision p);
 
+/* The tensor-core efficiency of layer l on g: fused_hd_eff of the layer's
+ * head_dim where g gives that head dimension (a fused_attention layer),
+ * else tensor_efficiency of its kind. */
+double gpu_tensor_efficiency(const Gpu *g, const ModelLayer *l);
+
 /* The factor on a layer's FLOP rate for its sequence: S / (S + fused_seq_half)
  * for a fused_attention layer with seq S on a GPU whose fused_seq_half > 0,
  * else 1. */
 double gpu_seq_factor(const Gpu *g, const ModelLayer *l);
 
 /* Per-layer times for batch b at precision p: a roofline,
- * max(gpu_layer_flops * b / (peak of p * efficiency of the path and kind * gpu_seq_factor),
- * mem_bytes * b * bytes(p) / 4 / (mem_Bps * mem_efficiency)) + launch. Measured layers
+ * max(gpu_layer_flops * b / (peak of p * efficiency of the path and kind (on the tensor
+ * cores gpu_tensor_efficiency) * gpu_seq_factor),
+ * mem_bytes * b * bytes(p) / 4 / (mem_Bps * mem_efficiency * the layer's mem_factor)) + launch.
+ * A recompute is a second forward, so it takes the same factor. Measured layers
  * scale linearly with b from the model's ref_batch. bwd_ratio multiplies
  * both terms for backward. */
 double gpu_forward_s(const Gpu *g, const Model *m, const ModelLayer *l, int batch, Precision p);
@@ -77,6 +92,9 @@ double gpu_backward_s(const Gpu *g, const Model *m, const ModelLayer *l, int bat
  * names the bound; a roofline layer's share is its time less the launch
  * over its time, a measured layer's all of it (its FLOPs and bytes still
  * name the bound); a layer with neither FLOPs nor bytes counts as compute.
+ * A memory-bound layer's memory share is that share times its mem_factor:
+ * its bytes over its time, a copy's demand scaled alike; the rest of its
+ * time is bound by neither.
  * bwd_ratio 0: the forward pass, else the backward. */
 InterfereTask gpu_layer_task(const Gpu *g, const Model *m, const ModelLayer *l, int batch, Precision p,
                              double bwd_ratio);

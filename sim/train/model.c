@@ -61,7 +61,7 @@ void model_free(Model *m)
 }
 
 #define LAYER_KEYS \
-    "name, kind, params, tensors, flops, mem_bytes, act_bytes, act_peak_bytes, winograd, seq, fwd_ms, bwd_ms"
+    "name, kind, params, tensors, flops, mem_bytes, act_bytes, act_peak_bytes, winograd, seq, head_dim, mem_factor, fwd_ms, bwd_ms"
 #define MODEL_KEYS "name, description, params, measured, layers"
 #define MEASURED_KEYS "batch, gpu, source, precision"
 
@@ -70,6 +70,7 @@ static bool read_layer(CfgNode *n, ModelLayer *l, bool measured, char **err)
     const char *name = NULL, *kind = NULL;
     int64_t params = -1;
     double fwd_ms = -1, bwd_ms = -1, act_bytes = -1;
+    l->mem_factor = 1;
     if (!cfg_expect_map(n, "a layer", err) || !cfg_known_keys(n, "a layer", LAYER_KEYS, err) ||
         !cfg_opt_string(n, "name", &name, err) ||
         !cfg_opt_string(n, "kind", &kind, err) || !cfg_opt_int(n, "params", 0, INT64_C(1) << 50, &params, err) ||
@@ -79,6 +80,8 @@ static bool read_layer(CfgNode *n, ModelLayer *l, bool measured, char **err)
         !cfg_opt_double(n, "act_peak_bytes", 0, 1e18, &l->act_peak_bytes, err) ||
         !cfg_opt_bool(n, "winograd", &l->winograd, err) ||
         !cfg_opt_int(n, "seq", 1, INT64_C(1) << 40, &l->seq, err) ||
+        !cfg_opt_int(n, "head_dim", 1, 1 << 20, &l->head_dim, err) ||
+        !cfg_opt_double(n, "mem_factor", 1e-6, 1, &l->mem_factor, err) ||
         !cfg_opt_double(n, "fwd_ms", 0, 1e9, &fwd_ms, err) || !cfg_opt_double(n, "bwd_ms", 0, 1e9, &bwd_ms, err))
         return false;
     if (!name || !kind || params < 0) {
@@ -101,6 +104,16 @@ static bool read_layer(CfgNode *n, ModelLayer *l, bool measured, char **err)
     }
     if (l->seq > 0 && l->kind != LAYER_FUSED_ATTENTION) {
         *err = cfg_err(cfg_peek(n, "seq"), "seq on a %s layer; expected it only on a fused_attention layer", kind);
+        return false;
+    }
+    if (l->head_dim > 0 && l->kind != LAYER_FUSED_ATTENTION) {
+        *err = cfg_err(cfg_peek(n, "head_dim"), "head_dim on a %s layer; expected it only on a fused_attention layer",
+                       kind);
+        return false;
+    }
+    if (cfg_peek(n, "mem_factor") && (fwd_ms >= 0 || bwd_ms >= 0)) {
+        *err = cfg_err(cfg_peek(n, "mem_factor"), "mem_factor on a measured layer (fwd_ms, bwd_ms); expected it only "
+                       "on a layer the roofline times");
         return false;
     }
     l->params = (uint64_t)params;

@@ -4,7 +4,8 @@
 # are models/gpus.yaml with the kernel kinds of an LLM step at the rates
 # measured in validate/kernels/h200/ (and validate/h100/overlap): checked
 # here against those raw runs by independent awk, and by a closed form of a
-# two-layer model's compute on 1 x dgx-a100.
+# two-layer model's compute on 1 x dgx-a100; the generated model files'
+# mem_factor (models/gen/memfactor.py) against the same runs.
 A=${ARSIM:-./arsim}
 source tests/clilib.bash
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
@@ -54,6 +55,42 @@ seq_half() {
               printf "%d", t / c + 0.5 }' b="$1" "$K/attnseq.jsonl"
 }
 
+# the fused kernel's long-sequence rate at head dimension D for BACKEND, S0 the file's: the median
+# over attnseq.jsonl's and attnshape.jsonl's points of that dimension (with a key-value head a head)
+# of rate x (S + S0) / S, over 989e12
+head_dim_rate() {
+    cat "$K/attnseq.jsonl" "$K/attnshape.jsonl" | awk "$num"' function med(a, n,   i, j, x) {
+            for (i = 2; i <= n; i++) { x = a[i]; for (j = i - 1; j >= 1 && a[j] > x; j--) a[j + 1] = a[j]; a[j + 1] = x }
+            return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
+        /"section": "attn(seq|shape)"/ && index($0, "\"backend\": \"" b "\"") && !/"error"/ && num("head_dim") == d {
+            kv = num("kv_heads"); h = num("heads"); if (kv != "" && kv != h) next
+            s = num("seq"); f = 3 * num("b") * (4 * s * s * h * d + 5 * s * s * h) / 2 * 7 / 6
+            x[++n] = f / num("fwdbwd_s") * (s + s0) / s }
+        END { printf "%.3f", med(x, n) / 989e12 }' b="$1" d="$2" s0="$3"
+}
+# the value of head dimension D in GPU's fused_attention_head_dim of FILE
+hd_of() { entry "$1" "$2" | awk -v d="$3" '/fused_attention_head_dim:/ { s = $0; gsub(/.*\{|\}.*/, "", s); n = split(s, kv, /, */)
+    for (i = 1; i <= n; i++) { split(kv[i], p, /: */); if (p[1] == d) print p[2] } }'; }
+head_dims() {
+    local f be d s0 got want
+    for f in models/gpus-llm.yaml:FLASH_ATTENTION models/gpus-llm-cudnn.yaml:CUDNN_ATTENTION; do
+        be=${f#*:}; f=${f%%:*}
+        s0=$(entry "$f" h200 | awk '/fused_attention_seq_half:/ { print $2 }')
+        for d in 64 80 96 128; do
+            want=$(head_dim_rate "$be" "$d" "$s0"); got=$(hd_of "$f" h200 "$d")
+            # the file's S0 is rounded to a token: within a step of the last place
+            awk -v a="$got" -v b="$want" 'BEGIN { exit !(a - b <= 0.0011 && b - a <= 0.0011) }' ||
+                { echo "$f h200 head_dim $d: $got, raw runs $want"; return 1; }
+            [ "$(hd_of "$f" h100 "$d")" = "$got" ] || { echo "$f h100 head_dim $d differs from the h200's"; return 1; }
+        done
+    done
+    # FlashAttention-2's head dimension 80 is the slowest, 128 the fastest
+    awk -v a="$(hd_of models/gpus-llm.yaml h200 80)" -v b="$(hd_of models/gpus-llm.yaml h200 128)" \
+        -v m="$(teff models/gpus-llm.yaml h200 fused_attention)" 'BEGIN { exit !(a < m && m < b) }' ||
+        { echo "head_dim 80 / fused_attention / 128 out of order"; return 1; }
+}
+t "gpus-llm files' fused_attention_head_dim on the H200 and H100: the raw sweeps' rates by head dimension" head_dims
+
 measured() {
     local got
     got=$(teff models/gpus-llm.yaml h200 fc); [ "$got" = "$(h200_fc)" ] || { echo "h200 fc $got, raw runs $(h200_fc)"; return 1; }
@@ -66,13 +103,55 @@ measured() {
 }
 t "gpus-llm files' H200 fc, mem_efficiency and fused_attention_seq_half, H100 mem_efficiency: the raw runs' figures" measured
 
+# share KERNEL FWD_BYTES BWD_BYTES — a memory-bound kernel's forward and backward shares of 4.8 TB/s:
+# bytes a call moves per element times elements over time, the median over its records of each run,
+# the mean of the two runs (BWD_BYTES 0: the forward's share for both)
+share() {
+    for r in 1 2; do
+        awk "$num"' function med(a, n,   i, j, x) { for (i = 2; i <= n; i++) { x = a[i]
+                 for (j = i - 1; j >= 1 && a[j] > x; j--) a[j + 1] = a[j]; a[j + 1] = x }
+                 return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
+            /"section": "mem"/ && index($0, "\"kernel\": \"" k "\"") { n++
+                f[n] = fb * num("elements") / num("fwd_s") / 4.8e12
+                b[n] = bb ? bb * num("elements") / num("bwd_s") / 4.8e12 : f[n] }
+            END { printf "%.17g %.17g\n", med(f, n), med(b, n) }' k="$1" fb="$2" bb="$3" "$K/rates-run$r.jsonl"
+    done | awk '{ f += $1; b += $2 } END { printf "%.17g %.17g", f / NR, b / NR }'
+}
+# a model file's mem_factor of layer NAME ("" where it gives none)
+factor_of() { awk -v n="$2" 'index($0, "{name: " n ",") { if (match($0, /mem_factor: [0-9.]+/)) print substr($0, RSTART + 12, RLENGTH - 12) }' "$1"; }
+mem_factors() {
+    local c ln sc got f
+    c=$(h200_mem)
+    # eager LayerNorm: the generator's 4 / 10 bytes at layernorm's shares (a call moves 4 / 6: the
+    # measured backward computes no weight gradient)
+    ln=$(share layernorm 4 6 | awk -v c="$c" '{ printf "%.3f", 14 / (4 / $1 + 10 / $2) / c }')
+    # the eager score chain: scale 4 / 4 and masked_fill 4 / 4 at an add's forward share, softmax
+    # 4 / 6, dropout 5 / 5 at theirs
+    sc=$( { share add 6 0; echo; share softmax 4 6; echo; share dropout 5 5; echo; } | awk -v c="$c" '
+        { s[NR] = $1; t[NR] = $2 } END { printf "%.3f", 36 / (16 / s[1] + 4 / s[2] + 6 / t[2] + 5 / s[3] + 5 / t[3]) / c }')
+    awk -v a="$ln" -v b="$sc" 'BEGIN { exit !(a > 0.3 && a < 0.9 && b > 0.3 && b < 0.9) }' || { echo "ln $ln, scores $sc"; return 1; }
+    for f in models/gpt3-175b.yaml validate/anchors/models/gpt3-xl.yaml validate/llm/models/gpt3-2.7b-8k.yaml; do
+        got=$(factor_of "$f" h.0.ln_1); [ "$got" = "$ln" ] || { echo "$f ln_1: $got, raw runs $ln"; return 1; }
+        got=$(factor_of "$f" h.3.attn.softmax); [ "$got" = "$sc" ] || { echo "$f softmax: $got, raw runs $sc"; return 1; }
+    done
+    got=$(factor_of validate/llm/models/mpt-7b-2k.yaml ln_f); [ "$got" = "$ln" ] || { echo "mpt ln_f: $got"; return 1; }
+    # a fused kernel (the flash variant's dropout + add + LayerNorm), a residual add (at least a copy's
+    # rate) and the files fitted through gpus.yaml's efficiencies carry none
+    [ -z "$(factor_of validate/llm/models/gpt3-1.3b-2k-flash.yaml h.0.ln_1)" ] || { echo "flash ln_1 has one"; return 1; }
+    [ -z "$(factor_of models/gpt3-175b.yaml h.0.res_1)" ] || { echo "res_1 has one"; return 1; }
+    for f in models/bert-base.yaml models/bert-base-384.yaml models/gpt2.yaml models/resnet50.yaml models/vgg16.yaml; do
+        ! grep -q mem_factor "$f" || { echo "$f has mem_factor"; return 1; }
+    done
+}
+t "memory-bound layers' mem_factor (eager LayerNorm, score chain) from the raw runs; none on fused kernels or fitted files" mem_factors
+
 llm_file() {
     local f g k want got fc
     for f in models/gpus-llm.yaml models/gpus-llm-cudnn.yaml; do
         [ "$(grep -c '^  [a-z0-9]*:$' "$f")" = 3 ] || { echo "$f: not three GPUs"; return 1; }
         for g in a100 h100 h200; do
             diff <(entry models/gpus.yaml "$g" | grep -v tensor_efficiency) \
-                 <(entry "$f" "$g" | grep -v 'tensor_efficiency\|mem_efficiency\|fused_attention_seq_half') >&2 ||
+                 <(entry "$f" "$g" | grep -v 'tensor_efficiency\|mem_efficiency\|fused_attention_seq_half\|fused_attention_head_dim') >&2 ||
                 { echo "$f $g: other fields differ"; return 1; }
             got=$(entry "$f" "$g" | awk '/fused_attention_seq_half:/ { print $2 }')
             awk -v x="$got" 'BEGIN { exit !(x >= 256 && x <= 4096) }' || { echo "$f $g fused_attention_seq_half: $got"; return 1; }
@@ -95,9 +174,9 @@ llm_file() {
             awk -v x="$got" 'BEGIN { exit !(x > 0.5 && x <= 1) }' || { echo "$f $g mem_efficiency: $got"; return 1; }
         done
     done
-    # the -cudnn file differs in the H100's and H200's fused attention only (its rate and its
-    # half-rate sequence; and the header's name), and runs it faster
-    [ "$(diff models/gpus-llm.yaml models/gpus-llm-cudnn.yaml | grep -c '^<')" = 5 ] || { echo "cudnn: other lines differ"; return 1; }
+    # the -cudnn file differs in the H100's and H200's fused attention only (its rate, its
+    # half-rate sequence and its rates by head dimension; and the header's name), and runs it faster
+    [ "$(diff models/gpus-llm.yaml models/gpus-llm-cudnn.yaml | grep -c '^<')" = 7 ] || { echo "cudnn: other lines differ"; return 1; }
     [ "$(diff <(grep -v 'fused_attention\|^# models/gpus-llm' models/gpus-llm.yaml) \
               <(grep -v 'fused_attention\|^# models/gpus-llm' models/gpus-llm-cudnn.yaml) | wc -l)" = 0 ] ||
         { echo "cudnn: a line without fused_attention differs"; return 1; }
@@ -111,6 +190,13 @@ t "gpus-llm files: gpus.yaml's fields, the kind shape, the cudnn file's one diff
 gen_check() { python3 models/gen/gen_gpus_llm.py --check >/dev/null; }
 if python3_or_skip "gen_gpus_llm.py --check" models/gen/gen_gpus_llm.py; then
     t "gen_gpus_llm.py writes the shipped gpus-llm files" gen_check
+fi
+model_gen_check() {
+    python3 models/gen/gen_gpt3.py --check && python3 models/gen/gen_models.py --check >/dev/null &&
+        python3 validate/anchors/gen_lee_models.py --check >/dev/null
+}
+if python3_or_skip "gen_gpt3.py, gen_models.py, gen_lee_models.py --check" models/gen/gen_gpt3.py; then
+    t "the model generators (their mem_factor included) write the shipped model files" model_gen_check
 fi
 
 # A two-layer model at fp16, batch 8 (as h200.sh): a GEMM bound by FLOPs and an

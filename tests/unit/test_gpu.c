@@ -1,8 +1,9 @@
 /* test_gpu — the per-layer compute model's closed forms (gpu.h): a 3x3
  * stride-1 convolution's FLOPs with and without the Winograd factor, the
  * path each precision takes (CUDA cores or tensor cores), mem_efficiency's
- * share of the memory bandwidth, and the shipped calibration against the
- * published figure it was fitted to. */
+ * share of the memory bandwidth, a layer's mem_factor on its memory term,
+ * the fused attention's rate by head dimension,
+ * and the shipped calibration against the published figure it was fitted to. */
 #include "train/gpu.h"
 
 #include "testmain.h"
@@ -19,17 +20,29 @@
              "winograd: 2.25, efficiency: {default: 0.5}, tensor_efficiency: {default: 0.25}}\n" \
              "  pas: {fp32_tflops: 10, mem_GBps: 500, launch_us: 0, winograd: 2, efficiency: {conv: 0.5}}\n" \
              "  amp8: {fp32_tflops: 20, tf32_tflops: 160, fp16_tflops: 320, mem_GBps: 2000, mem_efficiency: 0.8, " \
-             "launch_us: 4, winograd: 2.25, efficiency: {default: 0.5}, tensor_efficiency: {default: 0.25}}\n"
+             "launch_us: 4, winograd: 2.25, efficiency: {default: 0.5}, tensor_efficiency: {default: 0.25}}\n" \
+             "  amphd: {fp32_tflops: 20, fp16_tflops: 320, mem_GBps: 2000, launch_us: 4, fused_attention_seq_half: 1000, " \
+             "efficiency: {default: 0.5}, tensor_efficiency: {default: 0.25, fused_attention: 0.3}, " \
+             "fused_attention_head_dim: {128: 0.4, 64: 0.2}}\n"
 
 /* w3: a 3x3 stride-1 conv (winograd); c1: a 1x1 conv of the same FLOPs;
  * mb: a memory-bound pool; ed: an fc on the ridge, compute-bound on amp
  * in fp32 (5.5e9 / 10e12 = 550 us against 1e9 / 2000e9 = 500 us) and
- * memory-bound on amp8 (1e9 / 1600e9 = 625 us). */
+ * memory-bound on amp8 (1e9 / 1600e9 = 625 us); mq, cq: mb and c1 at
+ * mem_factor 0.25; eq: ed at 0.5 (memory-bound on amp: 1 ms); h64, h128,
+ * h80, hno: fused attention of head dimension 64, 128, 80 and none. */
 #define MODEL "name: toy\nlayers:\n" \
               "  - {name: w3, kind: conv, params: 9, flops: 9e9, mem_bytes: 1e6, winograd: true}\n" \
               "  - {name: c1, kind: conv, params: 1, flops: 9e9, mem_bytes: 1e6}\n" \
               "  - {name: mb, kind: pool, params: 0, flops: 1e3, mem_bytes: 1e9}\n" \
-              "  - {name: ed, kind: fc, params: 1000000, flops: 5.5e9, mem_bytes: 1e9}\n"
+              "  - {name: ed, kind: fc, params: 1000000, flops: 5.5e9, mem_bytes: 1e9}\n" \
+              "  - {name: mq, kind: pool, params: 0, flops: 1e3, mem_bytes: 1e9, mem_factor: 0.25}\n" \
+              "  - {name: cq, kind: conv, params: 1, flops: 9e9, mem_bytes: 1e6, mem_factor: 0.25}\n" \
+              "  - {name: eq, kind: fc, params: 1000000, flops: 5.5e9, mem_bytes: 1e9, mem_factor: 0.5}\n" \
+              "  - {name: h64, kind: fused_attention, params: 0, flops: 6.4e9, mem_bytes: 1e3, seq: 3000, head_dim: 64}\n" \
+              "  - {name: h128, kind: fused_attention, params: 0, flops: 6.4e9, mem_bytes: 1e3, seq: 3000, head_dim: 128}\n" \
+              "  - {name: h80, kind: fused_attention, params: 0, flops: 6.4e9, mem_bytes: 1e3, seq: 3000, head_dim: 80}\n" \
+              "  - {name: hno, kind: fused_attention, params: 0, flops: 6.4e9, mem_bytes: 1e3, seq: 3000}\n"
 
 static Model *toy_model(void)
 {
@@ -148,6 +161,90 @@ START_TEST(test_mem_efficiency)
 }
 END_TEST
 
+/* mem_factor f: a memory-bound pass takes exactly 1/f of its memory time
+ * (forward, backward, on top of mem_efficiency), a compute-bound pass is
+ * unchanged, a ridge layer turns memory-bound, the update ignores it, and
+ * the pass's memory share is f times the unscaled share's form. */
+START_TEST(test_mem_factor)
+{
+    Model *m = toy_model();
+    Gpu g, g8;
+    toy_gpu("amp", &g);
+    toy_gpu("amp8", &g8);
+    const ModelLayer *mb = layer(m, 2), *mq = layer(m, 4);
+    ck_assert_double_eq(mb->mem_factor, 1);   /* absent: 1 */
+    ck_assert_double_eq(mq->mem_factor, 0.25);
+    for (int p = PREC_FP32; p <= PREC_BF16; p++) {
+        Precision pr = (Precision)p;
+        /* the memory term, less the launch: four times the unscaled layer's, on either GPU */
+        ck_assert_double_eq_tol(gpu_forward_s(&g, m, mq, 2, pr) - 4e-6, 4 * (gpu_forward_s(&g, m, mb, 2, pr) - 4e-6),
+                                1e-15);
+        ck_assert_double_eq_tol(gpu_backward_s(&g8, m, mq, 2, pr, 2) - 4e-6,
+                                4 * (gpu_backward_s(&g8, m, mb, 2, pr, 2) - 4e-6), 1e-15);
+        /* the conv: compute-bound at 0.25 too (1e6 * 2 / 500e9 * 4 = 16 us against 1.8 ms) */
+        ck_assert_double_eq(gpu_forward_s(&g, m, layer(m, 5), 2, pr), gpu_forward_s(&g, m, layer(m, 1), 2, pr));
+        ck_assert_double_eq(gpu_backward_s(&g, m, layer(m, 5), 2, pr, 2),
+                            gpu_backward_s(&g, m, layer(m, 1), 2, pr, 2));
+    }
+    /* closed forms: the pool at batch 2 in bf16, 1e9 bytes / (2000e9 * 0.8 * 0.25) + 4 us; backward twice */
+    ck_assert_double_eq_tol(gpu_forward_s(&g8, m, mq, 2, PREC_BF16), 1e9 / 400e9 + 4e-6, 1e-15);
+    ck_assert_double_eq_tol(gpu_backward_s(&g8, m, mq, 2, PREC_BF16, 2), 2e9 / 400e9 + 4e-6, 1e-15);
+    /* the ridge fc at 0.5 on amp in fp32: 1e9 / 1000e9 = 1 ms > 550 us of FLOPs */
+    const ModelLayer *eq = layer(m, 6);
+    ck_assert_double_eq_tol(gpu_forward_s(&g, m, eq, 1, PREC_FP32), 1e-3 + 4e-6, 1e-15);
+    /* the update: the same as the unscaled layer's */
+    ck_assert_double_eq(gpu_update_s(&g8, eq, 16), gpu_update_s(&g8, layer(m, 3), 16));
+    /* memory shares: the pass's time less the launch over its time, times f */
+    InterfereTask t = gpu_layer_task(&g8, m, mq, 2, PREC_BF16, 0);
+    ck_assert(t.compute == 0);
+    ck_assert_double_eq_tol(t.memory, 0.25 * 2.5e-3 / (2.5e-3 + 4e-6), 1e-12);
+    t = gpu_layer_task(&g, m, eq, 1, PREC_FP32, 2);
+    ck_assert(t.compute == 0);
+    ck_assert_double_eq_tol(t.memory, 0.5 * 2e-3 / (2e-3 + 4e-6), 1e-12);
+    t = gpu_layer_task(&g, m, layer(m, 5), 2, PREC_FP32, 0);
+    ck_assert(t.memory == 0 && t.compute > 0);
+    gpu_clear(&g8);
+    gpu_clear(&g);
+    model_free(m);
+}
+END_TEST
+
+/* fused_attention_head_dim: a fused layer whose head_dim the GPU lists runs
+ * at that efficiency, one it does not list (or a layer without head_dim)
+ * at fused_attention's, each times S / (S + S0); the CUDA-core path and a
+ * GPU without the map ignore it. */
+START_TEST(test_head_dim)
+{
+    Model *m = toy_model();
+    Gpu g, a;
+    toy_gpu("amphd", &g);
+    toy_gpu("amp", &a);
+    ck_assert_int_eq(g.fused_hd_count, 2);
+    ck_assert(g.fused_hd[0] == 64 && g.fused_hd[1] == 128);   /* ascending */
+    ck_assert_int_eq(a.fused_hd_count, 0);
+    ck_assert_int_eq(layer(m, 7)->head_dim, 64);
+    ck_assert_int_eq(layer(m, 10)->head_dim, 0);
+    /* fp16 at batch 2: 12.8e9 / (320e12 * eff * 3000 / 4000) + 4 us; backward twice the FLOPs */
+    const double eff[4] = {0.2, 0.4, 0.3, 0.3};
+    for (int i = 0; i < 4; i++) {
+        const ModelLayer *l = layer(m, 7 + i);
+        ck_assert_double_eq(gpu_tensor_efficiency(&g, l), eff[i]);
+        ck_assert_double_eq_tol(gpu_forward_s(&g, m, l, 2, PREC_FP16), 12.8e9 / (320e12 * eff[i] * 0.75) + 4e-6, 1e-15);
+        ck_assert_double_eq_tol(gpu_backward_s(&g, m, l, 2, PREC_BF16, 2), 25.6e9 / (320e12 * eff[i] * 0.75) + 4e-6,
+                                1e-15);
+        /* the CUDA cores: efficiency[fused_attention], 0.5 */
+        ck_assert_double_eq_tol(gpu_forward_s(&g, m, l, 2, PREC_FP32), 12.8e9 / (20e12 * 0.5 * 0.75) + 4e-6, 1e-15);
+        /* a GPU without the map: tensor_efficiency's 0.25, no sequence factor */
+        ck_assert_double_eq(gpu_tensor_efficiency(&a, l), 0.25);
+    }
+    /* another kind never takes the map */
+    ck_assert_double_eq(gpu_tensor_efficiency(&g, layer(m, 3)), 0.25);
+    gpu_clear(&a);
+    gpu_clear(&g);
+    model_free(m);
+}
+END_TEST
+
 /* The shipped calibration reproduces the figure it was fitted to: VGG-16
  * forward + backward at batch 16 on a V100 in fp32, 83.5 ms with PyTorch
  * (validate/torch/published.yaml), and the Winograd factor is what makes
@@ -186,6 +283,8 @@ int main(void)
     tcase_add_test(tc, test_winograd_flops);
     tcase_add_test(tc, test_paths_and_memory);
     tcase_add_test(tc, test_mem_efficiency);
+    tcase_add_test(tc, test_mem_factor);
+    tcase_add_test(tc, test_head_dim);
     tcase_add_test(tc, test_shipped_vgg16_v100);
     return testmain_run(su);
 }

@@ -17,6 +17,7 @@
 #include "train/trainplan.h"
 
 #include "testmain.h"
+#include "testfix.h"
 
 #include <check.h>
 #include <glob.h>
@@ -442,6 +443,42 @@ START_TEST(test_combinations)
 }
 END_TEST
 
+/* A checkpointed memory-bound layer at mem_factor 0.5: its forward, and the
+ * forward its backward runs again, take twice a copy-rate layer's memory
+ * time; the closed form from the GPU's bandwidth, not from gpu.c. */
+START_TEST(test_recompute_mem_factor)
+{
+    char *mp = tmp_file("name: t\nlayers:\n"
+                        "  - {name: h.0.a, kind: act, params: 0, flops: 0, mem_bytes: 1e8, mem_factor: 0.5}\n"
+                        "  - {name: h.0.b, kind: act, params: 0, flops: 0, mem_bytes: 1e8}\n",
+                        "arsim-plan-model-XXXXXX.yaml");
+    char *y = g_strdup_printf("model: %s\ngpu: v100\nbatch: [4]\ncluster: {topology: star, nodes: 2}\n"
+                              "policies: [{name: c, overlap: none, algorithm: ring, checkpoint: full}]\n", mp);
+    Scenario *s = load_yaml(y);
+    char *err = NULL;
+    TrainPlan *p = trainplan_new(s, 0, 4, &err);
+    ck_assert_msg(p, "%s", err);
+    double rate = s->gpu.mem_Bps * s->gpu.mem_efficiency, eb = gpu_precision_bytes(s->precision) / 4.0;
+    double copy = 4e8 * eb / rate, launch = s->gpu.launch_s;   /* one layer's forward bytes at the copy rate */
+    /* tasks: forward a, b; backward b, a (each with its forward again), the update */
+    const TrainTask *k = &g_array_index(p->tasks, TrainTask, 0);
+    ck_assert_uint_eq(k->dur, to_ps(2 * copy + launch));
+    k = &g_array_index(p->tasks, TrainTask, 1);
+    ck_assert_uint_eq(k->dur, to_ps(copy + launch));
+    k = &g_array_index(p->tasks, TrainTask, 2);   /* b: backward 2 x, forward again 1 x */
+    ck_assert_int_eq(k->layer, 1);
+    ck_assert_uint_eq(k->dur, to_ps(s->bwd_ratio * copy + copy + 2 * launch));
+    k = &g_array_index(p->tasks, TrainTask, 3);   /* a: all of it twice as long */
+    ck_assert_int_eq(k->layer, 0);
+    ck_assert_uint_eq(k->dur, to_ps(2 * (s->bwd_ratio * copy + copy) + 2 * launch));
+    trainplan_free(p);
+    scenario_free(s);
+    g_free(y);
+    unlink(mp);
+    g_free(mp);
+}
+END_TEST
+
 /* A plan that cannot be built says why, and builds nothing (the scenario
  * reader refuses such a policy; a caller that builds one itself gets the
  * plan's own check). */
@@ -621,6 +658,7 @@ int main(void)
     tcase_add_test(tc, test_combinations);
     tc = testmain_case(s, "bad-input");
     tcase_add_test(tc, test_plan_errors);
+    tcase_add_test(tc, test_recompute_mem_factor);
     tcase_add_test(tc, test_gate_errors);
     tc = testmain_case(s, "gates");
     tcase_add_test(tc, test_same_iteration_gate);

@@ -13,8 +13,8 @@ Prints Markdown:
          arsim counts them (models/gen/gen_gpus_llm.py's fused_flops); per eager
          shape, the six score products as batched matmuls
   mem    per memory-bound kernel, the median over widths of bytes moved over time
-         (bytes per element as models/gen/gen_gpt3.py counts them) and its share of
-         the H200's 4.8 TB/s
+         (bytes a call moves per element, models/gen/memfactor.py's MEASURED_BYTES) and
+         its share of the H200's 4.8 TB/s, the mean of the two runs
   block  each measured block (block.py) beside arsim's: one GPU (gpu h200), the
          block's model file, its batch, the compute events of block h.1 in
          arsim's trace, with models/gpus-llm.yaml and, with --before, another
@@ -38,13 +38,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "models", "gen"))
 import gen_gpus_llm as g  # noqa: E402
+import memfactor  # noqa: E402  (the memory-bound kernels' bytes and shares)
 sys.path.insert(0, HERE)
 import rates  # noqa: E402  (MODELS: the shipped shapes, in order)
 
-# bytes read + written per element (forward, backward): gen_gpt3.py's table where it has the kernel
-MEM_BYTES = {"copy": (4, None), "add": (6, None), "gelu_tanh": (4, 6), "dropout": (5, 5),
-             "layernorm": (4, 10), "rmsnorm": (4, 10), "silu_mul": (6, 10), "softmax": (4, 6),
-             "cross_entropy_fp32": (6, 10)}
 # block.py's cases: (model, kind) -> the model file whose blocks run the same kernels
 BLOCK_FILES = {("mpt-1b", "fused"): "validate/llm/models/mpt-1b-2k.yaml",
                ("mpt-3b", "fused"): "validate/llm/models/mpt-3b-2k.yaml",
@@ -118,22 +115,14 @@ def attn(runs):
 
 
 def mem(runs):
-    print("| kernel | forward (GB/s) | share of 4.8 TB/s | backward (GB/s) | share |")
-    print("|---|---:|---:|---:|---:|")
-    by = {}
-    for run in runs:
-        for r in run:
-            if r["section"] == "mem" and r["kernel"] in MEM_BYTES:
-                by.setdefault(r["kernel"], []).append(r)
-    for k, rows in by.items():
-        fb = MEM_BYTES[k]
-        f = statistics.median(fb[0] * r["elements"] / r["fwd_s"] for r in rows)
-        cells = ["%.0f" % (f / 1e9), "%.2f" % (f / g.HBM["h200"])]
-        if fb[1]:
-            b = statistics.median(fb[1] * r["elements"] / r["bwd_s"] for r in rows)
-            cells += ["%.0f" % (b / 1e9), "%.2f" % (b / g.HBM["h200"])]
-        else:
-            cells += ["–", "–"]
+    """memfactor.py's shares: bytes a call moves per element (its MEASURED_BYTES) over time, the median over
+    widths in each run, the mean of the two runs."""
+    print("| kernel | bytes an element (fwd / bwd) | forward (GB/s) | share of 4.8 TB/s | backward (GB/s) | share |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for k, (sf, sb) in memfactor.shares(ROOT).items():
+        f, b = memfactor.MEASURED_BYTES[k]
+        cells = ["%d / %s" % (f, b if b else "–"), "%.0f" % (sf * g.HBM["h200"] / 1e9), "%.2f" % sf]
+        cells += ["%.0f" % (sb * g.HBM["h200"] / 1e9), "%.2f" % sb] if b else ["–", "–"]
         print("| %s | %s |" % (k, " | ".join(cells)))
     print()
 
