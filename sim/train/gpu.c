@@ -101,12 +101,14 @@ static bool read_efficiency(CfgNode *n, const char *what, const double *from, do
     return ok;
 }
 
-/* `fused_attention_head_dim: {D: EFF, ...}` into g->fused_hd (ascending by D). */
-static bool read_head_dims(CfgNode *n, Gpu *g, char **err)
+/* GPU entry e's head-dimension map `KEY: {D: EFF, ...}`, if it gives one,
+ * into hd, ascending by D. */
+static bool read_head_dims(CfgNode *e, const char *key, GpuHeadDims *hd, char **err)
 {
+    CfgNode *n = cfg_get(e, key);
     if (!n)
         return true;
-    if (!cfg_expect_map(n, "fused_attention_head_dim", err))
+    if (!cfg_expect_map(n, key, err))
         return false;
     if (n->keys->len > GPU_HEAD_DIMS) {
         *err = cfg_err(n, "%u head dimensions; expected at most %d", n->keys->len, GPU_HEAD_DIMS);
@@ -118,18 +120,18 @@ static bool read_head_dims(CfgNode *n, Gpu *g, char **err)
         if (!cfg_as_int(g_ptr_array_index(n->keys, i), 1, 1 << 20, &d, err) ||
             !cfg_as_double(g_ptr_array_index(n->items, i), 1e-6, 1, &eff, err))
             return false;
-        int j = g->fused_hd_count++;
-        for (; j > 0 && g->fused_hd[j - 1] > d; j--) {
-            g->fused_hd[j] = g->fused_hd[j - 1];
-            g->fused_hd_eff[j] = g->fused_hd_eff[j - 1];
+        int j = hd->count++;
+        for (; j > 0 && hd->dim[j - 1] > d; j--) {
+            hd->dim[j] = hd->dim[j - 1];
+            hd->eff[j] = hd->eff[j - 1];
         }
-        if (j > 0 && g->fused_hd[j - 1] == d) {
+        if (j > 0 && hd->dim[j - 1] == d) {
             *err = cfg_err(g_ptr_array_index(n->keys, i), "head dimension %" G_GINT64_FORMAT " given twice; expected "
                            "each once", d);
             return false;
         }
-        g->fused_hd[j] = d;
-        g->fused_hd_eff[j] = eff;
+        hd->dim[j] = d;
+        hd->eff[j] = eff;
     }
     return true;
 }
@@ -232,11 +234,12 @@ bool gpu_load(const char *key, const char *file, Gpu *g, char **err)
     ok = ok && read_efficiency(cfg_get(e, "efficiency"), "efficiency", NULL, g->efficiency, err);
     ok = ok && read_efficiency(cfg_get(e, "tensor_efficiency"), "tensor_efficiency", g->efficiency,
                                g->tensor_efficiency, err);
-    ok = ok && read_head_dims(cfg_get(e, "fused_attention_head_dim"), g, err);
+    ok = ok && read_head_dims(e, "fused_attention_head_dim", &g->fused_hd, err) &&
+         read_head_dims(e, "attention_head_dim", &g->attention_hd, err);
     ok = ok && read_overlap(e, mem, &g->overlap, err) && read_ddp(cfg_get(e, "ddp"), &g->ddp, err);
     ok = ok && cfg_check_keys(e, "a GPU", "name, fp32_tflops, tf32_tflops, fp16_tflops, mem_GBps, mem_efficiency, "
-                              "fused_attention_seq_half, fused_attention_head_dim, memory_GiB, launch_us, winograd, interference, "
-                              "comm_slowdown, efficiency, tensor_efficiency, sms, overlap, ddp", err);
+                              "fused_attention_seq_half, fused_attention_head_dim, attention_head_dim, memory_GiB, launch_us, "
+                              "winograd, interference, comm_slowdown, efficiency, tensor_efficiency, sms, overlap, ddp", err);
     if (ok) {
         g->key = g_strdup(key);
         g->name = g_strdup(name);
@@ -282,10 +285,13 @@ double gpu_mem_s(const Gpu *g, double bytes)
 
 double gpu_tensor_efficiency(const Gpu *g, const ModelLayer *l)
 {
-    if (l->kind == LAYER_FUSED_ATTENTION && l->head_dim > 0)
-        for (int i = 0; i < g->fused_hd_count; i++)
-            if (g->fused_hd[i] == l->head_dim)
-                return g->fused_hd_eff[i];
+    const GpuHeadDims *hd = l->kind == LAYER_FUSED_ATTENTION ? &g->fused_hd
+                            : l->kind == LAYER_ATTENTION     ? &g->attention_hd
+                                                             : NULL;
+    if (hd && l->head_dim > 0)
+        for (int i = 0; i < hd->count; i++)
+            if (hd->dim[i] == l->head_dim)
+                return hd->eff[i];
     return g->tensor_efficiency[l->kind];
 }
 

@@ -18,8 +18,17 @@ bool gpu_precision_parse(const char *name, Precision *out);
 /* Bytes per activation and gradient element: 4 for fp32 and tf32, else 2. */
 int gpu_precision_bytes(Precision p);
 
-/* Most head dimensions a GPU's fused_attention_head_dim map may give. */
+/* Most head dimensions a GPU's head-dimension map may give. */
 #define GPU_HEAD_DIMS 16
+
+/* A head-dimension map (fused_attention_head_dim, attention_head_dim): the
+ * tensor-core efficiency of an attention layer of a given head_dim, in place
+ * of its kind's tensor_efficiency. */
+typedef struct {
+    int count;                      /* entries of dim / eff, 0 to GPU_HEAD_DIMS */
+    int64_t dim[GPU_HEAD_DIMS];     /* head dimensions (elements) with a rate of their own, ascending */
+    double eff[GPU_HEAD_DIMS];      /* a layer of that head_dim: its tensor-core efficiency, in (0, 1] */
+} GpuHeadDims;
 
 typedef struct {
     char *key;                      /* entry name in gpus.yaml ("v100"); owned */
@@ -38,11 +47,12 @@ typedef struct {
     double fused_seq_half;          /* tokens, >= 0: a fused_attention layer of sequence S (its seq)
                                      * runs at its kind's efficiency x S / (S + fused_seq_half), the
                                      * efficiency being the long-sequence rate; 0 = no such factor */
-    int fused_hd_count;             /* entries of fused_hd / fused_hd_eff, 0 to GPU_HEAD_DIMS */
-    int64_t fused_hd[GPU_HEAD_DIMS]; /* head dimensions (elements) with a rate of their own, ascending */
-    double fused_hd_eff[GPU_HEAD_DIMS]; /* a fused_attention layer of that head_dim: its tensor-core
-                                     * efficiency in (0, 1], the long-sequence rate at that head
-                                     * dimension, in place of tensor_efficiency[fused_attention] */
+    GpuHeadDims fused_hd;           /* fused_attention_head_dim: a fused_attention layer's long-sequence
+                                     * rate at its head dimension, in place of
+                                     * tensor_efficiency[fused_attention] */
+    GpuHeadDims attention_hd;       /* attention_head_dim: an attention layer's (the eager score
+                                     * products') rate at its head dimension, in place of
+                                     * tensor_efficiency[attention] */
     double interference;            /* >= 0: compute slows by this fraction while a sync is in
                                      * flight (comm.interference's default) */
     double comm_slowdown;           /* >= 0: a sync slows by this fraction while compute runs
@@ -68,9 +78,10 @@ char **gpu_list(const char *file, char **err);
  * cores (fp32, or a precision the GPU has no tensor cores for). */
 double gpu_layer_flops(const Gpu *g, const ModelLayer *l, Precision p);
 
-/* The tensor-core efficiency of layer l on g: fused_hd_eff of the layer's
- * head_dim where g gives that head dimension (a fused_attention layer),
- * else tensor_efficiency of its kind. */
+/* The tensor-core efficiency of layer l on g: for a fused_attention layer
+ * the efficiency fused_hd gives its head_dim, for an attention layer the one
+ * attention_hd gives it; else (another kind, no head_dim, a head dimension
+ * the map does not list) tensor_efficiency of its kind. */
 double gpu_tensor_efficiency(const Gpu *g, const ModelLayer *l);
 
 /* The factor on a layer's FLOP rate for its sequence: S / (S + fused_seq_half)

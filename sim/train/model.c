@@ -106,9 +106,9 @@ static bool read_layer(CfgNode *n, ModelLayer *l, bool measured, char **err)
         *err = cfg_err(cfg_peek(n, "seq"), "seq on a %s layer; expected it only on a fused_attention layer", kind);
         return false;
     }
-    if (l->head_dim > 0 && l->kind != LAYER_FUSED_ATTENTION) {
-        *err = cfg_err(cfg_peek(n, "head_dim"), "head_dim on a %s layer; expected it only on a fused_attention layer",
-                       kind);
+    if (l->head_dim > 0 && l->kind != LAYER_FUSED_ATTENTION && l->kind != LAYER_ATTENTION) {
+        *err = cfg_err(cfg_peek(n, "head_dim"), "head_dim on a %s layer; expected it only on an attention or "
+                       "fused_attention layer", kind);
         return false;
     }
     if (cfg_peek(n, "mem_factor") && (fwd_ms >= 0 || bwd_ms >= 0)) {

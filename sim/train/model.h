@@ -42,8 +42,9 @@ typedef struct {
     bool winograd;       /* a 3x3 stride-1 convolution: cuDNN may run it with Winograd (gpu.h) */
     int64_t seq;         /* tokens a sample a fused_attention layer attends over (its sequence
                           * length, for the kernel's rate; gpu.h); 0 if the file gives none */
-    int64_t head_dim;    /* elements of one attention head a fused_attention layer's kernel works on
-                          * (for its rate by head dimension; gpu.h); 0 if the file gives none */
+    int64_t head_dim;    /* elements of one attention head an attention or fused_attention layer's
+                          * kernels work on (for their rate by head dimension; gpu.h); 0 if the file
+                          * gives none */
     double mem_factor;   /* the fraction of the GPU's memory rate (mem_Bps x mem_efficiency, a copy's
                           * rate; gpu.h) this layer's memory-bound kernels reach, in (0, 1]: it divides
                           * the roofline's memory term of its forward, backward and recompute, not the

@@ -2,7 +2,7 @@
  * stride-1 convolution's FLOPs with and without the Winograd factor, the
  * path each precision takes (CUDA cores or tensor cores), mem_efficiency's
  * share of the memory bandwidth, a layer's mem_factor on its memory term,
- * the fused attention's rate by head dimension,
+ * the fused attention's and the eager score products' rates by head dimension,
  * and the shipped calibration against the published figure it was fitted to. */
 #include "train/gpu.h"
 
@@ -22,15 +22,17 @@
              "  amp8: {fp32_tflops: 20, tf32_tflops: 160, fp16_tflops: 320, mem_GBps: 2000, mem_efficiency: 0.8, " \
              "launch_us: 4, winograd: 2.25, efficiency: {default: 0.5}, tensor_efficiency: {default: 0.25}}\n" \
              "  amphd: {fp32_tflops: 20, fp16_tflops: 320, mem_GBps: 2000, launch_us: 4, fused_attention_seq_half: 1000, " \
-             "efficiency: {default: 0.5}, tensor_efficiency: {default: 0.25, fused_attention: 0.3}, " \
-             "fused_attention_head_dim: {128: 0.4, 64: 0.2}}\n"
+             "efficiency: {default: 0.5}, tensor_efficiency: {default: 0.25, fused_attention: 0.3, attention: 0.35}, " \
+             "fused_attention_head_dim: {128: 0.4, 64: 0.2}, attention_head_dim: {128: 0.45, 80: 0.3}}\n"
 
 /* w3: a 3x3 stride-1 conv (winograd); c1: a 1x1 conv of the same FLOPs;
  * mb: a memory-bound pool; ed: an fc on the ridge, compute-bound on amp
  * in fp32 (5.5e9 / 10e12 = 550 us against 1e9 / 2000e9 = 500 us) and
  * memory-bound on amp8 (1e9 / 1600e9 = 625 us); mq, cq: mb and c1 at
  * mem_factor 0.25; eq: ed at 0.5 (memory-bound on amp: 1 ms); h64, h128,
- * h80, hno: fused attention of head dimension 64, 128, 80 and none. */
+ * h80, hno: fused attention of head dimension 64, 128, 80 and none; e80,
+ * e128, e64, eno: eager score products of head dimension 80, 128, 64 and
+ * none. */
 #define MODEL "name: toy\nlayers:\n" \
               "  - {name: w3, kind: conv, params: 9, flops: 9e9, mem_bytes: 1e6, winograd: true}\n" \
               "  - {name: c1, kind: conv, params: 1, flops: 9e9, mem_bytes: 1e6}\n" \
@@ -42,7 +44,11 @@
               "  - {name: h64, kind: fused_attention, params: 0, flops: 6.4e9, mem_bytes: 1e3, seq: 3000, head_dim: 64}\n" \
               "  - {name: h128, kind: fused_attention, params: 0, flops: 6.4e9, mem_bytes: 1e3, seq: 3000, head_dim: 128}\n" \
               "  - {name: h80, kind: fused_attention, params: 0, flops: 6.4e9, mem_bytes: 1e3, seq: 3000, head_dim: 80}\n" \
-              "  - {name: hno, kind: fused_attention, params: 0, flops: 6.4e9, mem_bytes: 1e3, seq: 3000}\n"
+              "  - {name: hno, kind: fused_attention, params: 0, flops: 6.4e9, mem_bytes: 1e3, seq: 3000}\n" \
+              "  - {name: e80, kind: attention, params: 0, flops: 3.2e9, mem_bytes: 1e3, head_dim: 80}\n" \
+              "  - {name: e128, kind: attention, params: 0, flops: 3.2e9, mem_bytes: 1e3, head_dim: 128}\n" \
+              "  - {name: e64, kind: attention, params: 0, flops: 3.2e9, mem_bytes: 1e3, head_dim: 64}\n" \
+              "  - {name: eno, kind: attention, params: 0, flops: 3.2e9, mem_bytes: 1e3}\n"
 
 static Model *toy_model(void)
 {
@@ -219,9 +225,9 @@ START_TEST(test_head_dim)
     Gpu g, a;
     toy_gpu("amphd", &g);
     toy_gpu("amp", &a);
-    ck_assert_int_eq(g.fused_hd_count, 2);
-    ck_assert(g.fused_hd[0] == 64 && g.fused_hd[1] == 128);   /* ascending */
-    ck_assert_int_eq(a.fused_hd_count, 0);
+    ck_assert_int_eq(g.fused_hd.count, 2);
+    ck_assert(g.fused_hd.dim[0] == 64 && g.fused_hd.dim[1] == 128);   /* ascending */
+    ck_assert_int_eq(a.fused_hd.count, 0);
     ck_assert_int_eq(layer(m, 7)->head_dim, 64);
     ck_assert_int_eq(layer(m, 10)->head_dim, 0);
     /* fp16 at batch 2: 12.8e9 / (320e12 * eff * 3000 / 4000) + 4 us; backward twice the FLOPs */
@@ -239,6 +245,40 @@ START_TEST(test_head_dim)
     }
     /* another kind never takes the map */
     ck_assert_double_eq(gpu_tensor_efficiency(&g, layer(m, 3)), 0.25);
+    gpu_clear(&a);
+    gpu_clear(&g);
+    model_free(m);
+}
+END_TEST
+
+/* attention_head_dim: an eager attention layer whose head_dim the GPU lists
+ * runs at that efficiency, one it does not list (64, which only the fused
+ * map gives) or without head_dim at attention's; no sequence factor. */
+START_TEST(test_attention_head_dim)
+{
+    Model *m = toy_model();
+    Gpu g, a;
+    toy_gpu("amphd", &g);
+    toy_gpu("amp", &a);
+    ck_assert_int_eq(g.attention_hd.count, 2);
+    ck_assert(g.attention_hd.dim[0] == 80 && g.attention_hd.dim[1] == 128);   /* ascending */
+    ck_assert_int_eq(a.attention_hd.count, 0);
+    ck_assert_int_eq(layer(m, 11)->head_dim, 80);
+    ck_assert_int_eq(layer(m, 14)->head_dim, 0);
+    /* fp16 at batch 2: 6.4e9 / (320e12 * eff) + 4 us; backward twice the FLOPs */
+    const double eff[4] = {0.3, 0.45, 0.35, 0.35};
+    for (int i = 0; i < 4; i++) {
+        const ModelLayer *l = layer(m, 11 + i);
+        ck_assert_double_eq(gpu_tensor_efficiency(&g, l), eff[i]);
+        ck_assert_double_eq_tol(gpu_forward_s(&g, m, l, 2, PREC_FP16), 6.4e9 / (320e12 * eff[i]) + 4e-6, 1e-15);
+        ck_assert_double_eq_tol(gpu_backward_s(&g, m, l, 2, PREC_BF16, 2), 12.8e9 / (320e12 * eff[i]) + 4e-6, 1e-15);
+        /* the CUDA cores: efficiency[attention], 0.5 */
+        ck_assert_double_eq_tol(gpu_forward_s(&g, m, l, 2, PREC_FP32), 6.4e9 / (20e12 * 0.5) + 4e-6, 1e-15);
+        ck_assert_double_eq(gpu_tensor_efficiency(&a, l), 0.25);
+    }
+    /* each kind takes its own map: the fused layer of head dimension 80 is not in the fused map */
+    ck_assert_double_eq(gpu_tensor_efficiency(&g, layer(m, 9)), 0.3);
+    ck_assert_double_eq(gpu_tensor_efficiency(&g, layer(m, 8)), 0.4);
     gpu_clear(&a);
     gpu_clear(&g);
     model_free(m);
@@ -285,6 +325,7 @@ int main(void)
     tcase_add_test(tc, test_mem_efficiency);
     tcase_add_test(tc, test_mem_factor);
     tcase_add_test(tc, test_head_dim);
+    tcase_add_test(tc, test_attention_head_dim);
     tcase_add_test(tc, test_shipped_vgg16_v100);
     return testmain_run(su);
 }
