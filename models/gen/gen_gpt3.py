@@ -10,9 +10,10 @@ its own), then the loss.
 
 Every kernel a PyTorch step runs is a layer of its own, timed by its own
 bound: the matrix products (attn.qkv, attn.proj, mlp.fc, mlp.proj, lm_head
-as kind fc; the score products Q.K^T and P.V as kind attention, the fused
-attention kernel as kind fused_attention, with its sequence S as seq and
-its head dimension d_model / heads as head_dim) by
+as kind fc; the score products Q.K^T and P.V as kind attention, with the
+head dimension d_model / heads as head_dim; the fused attention kernel as
+kind fused_attention, with its sequence S as seq and the head dimension as
+head_dim) by
 their FLOPs, the element-wise and reduction kernels by the bytes they read
 and write, so that their times add to the products' instead of hiding under
 them. FLOPs as before the split: 2 per multiply-add, 5 per score for scale,
@@ -132,9 +133,11 @@ def attention(h):
     scores = S * S * HEADS
     out = [gemm(h + ".attn.qkv", "fc", [3 * D * D, 3 * D], 2 * S * D * 3 * D, S * D, 3 * S * D, S * D * BF16)]
     if VARIANT == "eager":
-        out += [gemm(h + ".attn.qk", "attention", [], 2 * S * S * D, 2 * S * D, scores, 2 * S * D * BF16),
+        out += [dict(gemm(h + ".attn.qk", "attention", [], 2 * S * S * D, 2 * S * D, scores, 2 * S * D * BF16),
+                     head_dim=D // HEADS),
                 elementwise(h + ".attn.softmax", scores, SCORES, scores * BF16, 5 * scores),
-                gemm(h + ".attn.pv", "attention", [], 2 * S * S * D, scores + S * D, S * D, S * D * BF16)]
+                dict(gemm(h + ".attn.pv", "attention", [], 2 * S * S * D, scores + S * D, S * D, S * D * BF16),
+                     head_dim=D // HEADS)]
     else:
         out.append(dict(gemm(h + ".attn.core", "fused_attention", [], flash_flops(), 3 * S * D, S * D,
                              3 * S * D * BF16 + S * HEADS * FP32), seq=S, head_dim=D // HEADS))
@@ -185,7 +188,7 @@ def layers():
 def line(l):
     return ("  - {name: %s, kind: %s, params: %d, tensors: [%s], flops: %d, mem_bytes: %d, act_bytes: %d%s%s}"
             % (l["name"], l["kind"], l["params"], ", ".join(str(t) for t in l["tensors"]), l["flops"],
-               l["mem_bytes"], l["act_bytes"], ", seq: %d, head_dim: %d" % (l["seq"], l["head_dim"]) if "seq" in l else "",
+               l["mem_bytes"], l["act_bytes"], "".join(", %s: %d" % (k, l[k]) for k in ("seq", "head_dim") if k in l),
                l.get("mem_factor", "")))
 
 

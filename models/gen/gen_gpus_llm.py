@@ -19,6 +19,10 @@ project's H200, validate/kernels/h200/rates-run1.jsonl and -run2.jsonl, torch
                    FLOP-weighted: total FLOPs over total time
   attention        the eager score products (Q K^T, P V and backward's four, as
                    batched matmuls): the median over the eager files' shapes
+  attention_head_dim  per head dimension (80, 128) the eager score products'
+                   rate at that dimension: the median over the eager shapes of
+                   that dimension, as attention's over all; an attention layer
+                   whose head_dim is not listed runs at attention
   fused_attention  PyTorch SDPA's FlashAttention-2 backend (cuDNN's for the
                    -cudnn file), causal, forward and backward, its FLOPs as
                    arsim counts them (3 x the fused layer's: 3.5 x the causal
@@ -54,8 +58,9 @@ its fused_attention_head_dim its fused_attention times the H200's
 FlashAttention-2 ratio of each head dimension's rate to the shipped shapes'
 median;
 attention the
-H200's ratio of eager products to fc; mem_efficiency the mean of the H100's
-and H200's. The convolution kinds and every other field as models/gpus.yaml
+H200's ratio of eager products to fc, its attention_head_dim its attention
+times the H200's ratio of each head dimension's rate to the median over all
+eager shapes; mem_efficiency the mean of the H100's and H200's. The convolution kinds and every other field as models/gpus.yaml
 has them. docs/explanation/compute-model.md gives the tables behind each figure.
 
 Usage: python3 models/gen/gen_gpus_llm.py [--check] [--print]
@@ -115,14 +120,32 @@ def median(xs):
     return (xs[n // 2] + xs[(n - 1) // 2]) / 2
 
 
-def bmm_rate(run):
-    """The median over the eager files' shapes of their six score products' rate (FLOPs over time)."""
+def bmm_shapes(run):
+    """{eager shape: (head dimension, its six score products' rate, FLOPs over time)}."""
     shapes = {}
     for r in run:
         if r["section"] == "bmm":
-            f, t = shapes.get(r["model"], (0.0, 0.0))
-            shapes[r["model"]] = (f + 2.0 * r["batch"] * r["seq"] ** 2 * r["head_dim"], t + r["s"])
-    return median([f / t for f, t in shapes.values()])
+            d, f, t = shapes.get(r["model"], (r["head_dim"], 0.0, 0.0))
+            shapes[r["model"]] = (d, f + 2.0 * r["batch"] * r["seq"] ** 2 * r["head_dim"], t + r["s"])
+    return {k: (d, f / t) for k, (d, f, t) in shapes.items()}
+
+
+def bmm_rate(run):
+    """The median over the eager files' shapes of their six score products' rate."""
+    return median([r for _, r in bmm_shapes(run).values()])
+
+
+def bmm_head_dim_rates(runs):
+    """{head dimension: the score products' rate}: per dimension, the median over the eager shapes of that
+    dimension, the mean of the runs."""
+    out = {}
+    for run in runs:
+        by = {}
+        for d, r in bmm_shapes(run).values():
+            by.setdefault(d, []).append(r)
+        for d, v in by.items():
+            out[d] = out.get(d, 0.0) + median(v) / len(runs)
+    return dict(sorted(out.items()))
 
 
 def fused_flops(r):
@@ -220,9 +243,11 @@ def derive(root):
     fa2_hd = head_dim_rates(seqrun, shaperun, "FLASH_ATTENTION", s0)
     fig["cudnn_head_dim"] = head_dim_rates(seqrun, shaperun, "CUDNN_ATTENTION", s0c)
     fig["fa2_head_dim"] = fa2_hd
+    fig["bmm_head_dim"] = bmm_hd = bmm_head_dim_rates(runs)
     h200 = {"fc": fig["h200_gemm"] / PEAK["h200"], "attention": fig["h200_bmm"] / PEAK["h200"],
             "fused_attention": fig["h200_fa2"] / PEAK["h200"], "mem_efficiency": fig["h200_stream"],
-            "seq_half": s0, "head_dim": {d: r / PEAK["h200"] for d, r in fa2_hd.items()}}
+            "seq_half": s0, "head_dim": {d: r / PEAK["h200"] for d, r in fa2_hd.items()},
+            "attention_head_dim": {d: r / PEAK["h200"] for d, r in bmm_hd.items()}}
     h100 = dict(h200, fc=h200["fc"] * fig["h100_8192"] / fig["h200_8192"], mem_efficiency=fig["h100_copy"])
     shape = fig["h200_gemm"] / fig["h200_best_square"]
     a100_fc = A100_MAMF * shape / PEAK["a100"]
@@ -231,6 +256,7 @@ def derive(root):
                                * fig["h200_fa2"] / fig["h200_fa2_best"] / PEAK["a100"],
             "mem_efficiency": (h200["mem_efficiency"] + h100["mem_efficiency"]) / 2, "seq_half": s0}
     a100["head_dim"] = {d: a100["fused_attention"] * r / fig["h200_fa2"] for d, r in fa2_hd.items()}
+    a100["attention_head_dim"] = {d: a100["attention"] * r / fig["h200_bmm"] for d, r in bmm_hd.items()}
     return {"a100": a100, "h100": h100, "h200": h200}, fig
 
 
@@ -276,6 +302,8 @@ def retune(lines, rates):
             res.append("    fused_attention_seq_half: %d" % round(rates["seq_half"]))
             res.append("    fused_attention_head_dim: {%s}" % ", ".join("%d: %.3f" % kv
                                                                        for kv in rates["head_dim"].items()))
+            res.append("    attention_head_dim: {%s}" % ", ".join("%d: %.3f" % kv
+                                                                 for kv in rates["attention_head_dim"].items()))
         res.append(line)
     return res
 
@@ -307,8 +335,9 @@ def main():
             print("%-18s %s" % (k, "%.0f tokens" % v if k.endswith("seq_half") else
                                 "%.4f" % v if v < 10 else "%.1f TFLOP/s" % (v / 1e12)))
         for g, r in rates.items():
-            print(g, " ".join("%s %.3f" % kv for kv in r.items() if kv[0] not in ("seq_half", "head_dim")),
-                  "seq_half %d" % r["seq_half"], "head_dim", r["head_dim"])
+            print(g, " ".join("%s %.3f" % kv for kv in r.items()
+                              if kv[0] not in ("seq_half", "head_dim", "attention_head_dim")),
+                  "seq_half %d" % r["seq_half"], "head_dim", r["head_dim"], "attention_head_dim", r["attention_head_dim"])
         print("cudnn: h100, h200 fused_attention %.3f" % with_cudnn(rates, fig)["h100"]["fused_attention"])
         return 0
     text = open(os.path.join(root, "models", "gpus.yaml")).read()

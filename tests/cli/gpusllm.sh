@@ -91,6 +91,49 @@ head_dims() {
 }
 t "gpus-llm files' fused_attention_head_dim on the H200 and H100: the raw sweeps' rates by head dimension" head_dims
 
+# the eager score products' rate at head dimension D ("all": every shape): per run, each eager shape's
+# six bmm records' FLOPs (2 batch seq^2 head_dim) over their time, the median over the shapes of that
+# dimension; the mean of the two runs, unrounded, in FLOP/s
+bmm_rate() {
+    for r in 1 2; do
+        awk "$num"' function med(a, n,   i, j, x) {
+                for (i = 2; i <= n; i++) { x = a[i]; for (j = i - 1; j >= 1 && a[j] > x; j--) a[j + 1] = a[j]; a[j + 1] = x }
+                return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
+            /"section": "bmm"/ { m = $0; sub(/.*"model": "/, "", m); sub(/".*/, "", m); hd[m] = num("head_dim")
+                f[m] += 2 * num("batch") * num("seq") ^ 2 * hd[m]; t[m] += num("s") }
+            END { for (m in f) if (d == "all" || hd[m] == d) x[++n] = f[m] / t[m]; printf "%.17g\n", med(x, n) }' d="$1" "$K/rates-run$r.jsonl"
+    done | awk '{ s += $1 } END { printf "%.17g", s / NR }'
+}
+# the value of head dimension D in GPU's attention_head_dim of FILE
+ahd_of() { entry "$1" "$2" | awk -v d="$3" '/^    attention_head_dim:/ { s = $0; gsub(/.*\{|\}.*/, "", s); n = split(s, kv, /, */)
+    for (i = 1; i <= n; i++) { split(kv[i], p, /: */); if (p[1] == d) print p[2] } }'; }
+attention_head_dims() {
+    local f d all r want got
+    all=$(bmm_rate all)
+    got=$(teff models/gpus-llm.yaml h200 attention); want=$(awk -v r="$all" 'BEGIN { printf "%.3f", r / 989e12 }')
+    [ "$got" = "$want" ] || { echo "h200 attention $got, raw runs $want"; return 1; }
+    for f in models/gpus-llm.yaml models/gpus-llm-cudnn.yaml; do
+        [ "$(entry "$f" h200 | grep -c '^    attention_head_dim: {80: [0-9.]*, 128: [0-9.]*}$')" = 1 ] ||
+            { echo "$f h200: attention_head_dim not {80, 128}"; return 1; }
+        for d in 80 128; do
+            r=$(bmm_rate "$d")
+            want=$(awk -v r="$r" 'BEGIN { printf "%.3f", r / 989e12 }'); got=$(ahd_of "$f" h200 "$d")
+            [ "$got" = "$want" ] || { echo "$f h200 attention_head_dim $d: $got, raw runs $want"; return 1; }
+            [ "$(ahd_of "$f" h100 "$d")" = "$got" ] || { echo "$f h100 attention_head_dim $d differs from the h200's"; return 1; }
+            # the A100: its attention (rounded: within a step of the last place) times the H200's ratio
+            want=$(awk -v a="$(teff "$f" a100 attention)" -v r="$r" -v m="$all" 'BEGIN { printf "%.6f", a * r / m }')
+            got=$(ahd_of "$f" a100 "$d")
+            awk -v a="$got" -v b="$want" 'BEGIN { exit !(a - b <= 0.0011 && b - a <= 0.0011) }' ||
+                { echo "$f a100 attention_head_dim $d: $got, want $want"; return 1; }
+        done
+    done
+    # head dimension 80 runs at about two thirds of 128's rate, below the median over all shapes
+    awk -v a="$(ahd_of models/gpus-llm.yaml h200 80)" -v b="$(ahd_of models/gpus-llm.yaml h200 128)" \
+        -v m="$(teff models/gpus-llm.yaml h200 attention)" 'BEGIN { exit !(a < m && m <= b && a < 0.75 * b) }' ||
+        { echo "attention_head_dim 80 / attention / 128 out of order"; return 1; }
+}
+t "gpus-llm files' attention, attention_head_dim on the H200, H100 and A100: the raw bmm runs' rates by head dimension" attention_head_dims
+
 measured() {
     local got
     got=$(teff models/gpus-llm.yaml h200 fc); [ "$got" = "$(h200_fc)" ] || { echo "h200 fc $got, raw runs $(h200_fc)"; return 1; }
@@ -151,7 +194,7 @@ llm_file() {
         [ "$(grep -c '^  [a-z0-9]*:$' "$f")" = 3 ] || { echo "$f: not three GPUs"; return 1; }
         for g in a100 h100 h200; do
             diff <(entry models/gpus.yaml "$g" | grep -v tensor_efficiency) \
-                 <(entry "$f" "$g" | grep -v 'tensor_efficiency\|mem_efficiency\|fused_attention_seq_half\|fused_attention_head_dim') >&2 ||
+                 <(entry "$f" "$g" | grep -v 'tensor_efficiency\|mem_efficiency\|fused_attention_seq_half\|attention_head_dim') >&2 ||
                 { echo "$f $g: other fields differ"; return 1; }
             got=$(entry "$f" "$g" | awk '/fused_attention_seq_half:/ { print $2 }')
             awk -v x="$got" 'BEGIN { exit !(x >= 256 && x <= 4096) }' || { echo "$f $g fused_attention_seq_half: $got"; return 1; }
@@ -198,6 +241,18 @@ model_gen_check() {
 if python3_or_skip "gen_gpt3.py, gen_models.py, gen_lee_models.py --check" models/gen/gen_gpt3.py; then
     t "the model generators (their mem_factor included) write the shipped model files" model_gen_check
 fi
+
+# FILE D N: the eager score products of FILE, N of them (Q K^T and P V a block), each at head dimension D
+eager_hd() {
+    [ "$(grep -c 'kind: attention,' "$1")" = "$3" ] || { echo "$1: not $3 attention layers"; return 1; }
+    [ "$(grep 'kind: attention,' "$1" | grep -c ", head_dim: $2[,}]")" = "$3" ] || { echo "$1: not all at head_dim $2"; return 1; }
+}
+eager_head_dims() {
+    # GPT-3 175B: 96 heads of 128; 2.7B: 32 of 80; XL (1.3B): 16 of 128 (d_model / heads)
+    eager_hd models/gpt3-175b.yaml 128 192 && eager_hd validate/anchors/models/gpt3-2.7b.yaml 80 64 &&
+        eager_hd validate/llm/models/gpt3-2.7b-8k.yaml 80 64 && eager_hd validate/anchors/models/gpt3-xl.yaml 128 48
+}
+t "every eager score product of the generated GPT files carries its head dimension" eager_head_dims
 
 # A two-layer model at fp16, batch 8 (as h200.sh): a GEMM bound by FLOPs and an
 # activation bound by memory. Forward + backward (bwd_ratio 2):
