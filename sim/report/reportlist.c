@@ -73,6 +73,20 @@ static void print_tensor_eff(FILE *out, const Gpu *g, LayerKind k, int width)
         fprintf(out, " %*s", width, "-");
 }
 
+/* A head-dimension map as an object {"D": EFF, ...}, ascending by D;
+ * nothing when the GPU gives none. */
+static void add_head_dims(cJSON *o, const char *key, const GpuHeadDims *hd)
+{
+    if (hd->count == 0)
+        return;
+    cJSON *m = cJSON_AddObjectToObject(o, key);
+    for (int i = 0; i < hd->count; i++) {
+        char d[24];
+        g_snprintf(d, sizeof d, "%" G_GINT64_FORMAT, hd->dim[i]);
+        cJSON_AddNumberToObject(m, d, hd->eff[i]);
+    }
+}
+
 static cJSON *gpus_json(const GArray *rows)
 {
     cJSON *arr = cJSON_CreateArray();
@@ -94,6 +108,8 @@ static cJSON *gpus_json(const GArray *rows)
             cJSON *eff = cJSON_AddObjectToObject(o, "tensor_efficiency");
             for (int k = 0; k < LAYER_NKINDS; k++)
                 cJSON_AddNumberToObject(eff, model_kind_name((LayerKind)k), g->tensor_efficiency[k]);
+            add_head_dims(o, "fused_attention_head_dim", &g->fused_hd);
+            add_head_dims(o, "attention_head_dim", &g->attention_hd);
         }
         cJSON_AddItemToArray(arr, o);
     }

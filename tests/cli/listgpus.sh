@@ -6,7 +6,8 @@
 # else 0.5; an absent tensor_efficiency map the efficiency map's values; an
 # absent mem_efficiency 1; "-" for a GPU with no tf32 or fp16 peak);
 # gpus-llm and gpus-llm-cudnn differ in the fused column of h100 and h200
-# only; the file is found as a scenario's gpus_file is; a bad file, or the
+# only; --json carries the head-dimension maps as the file gives them; the
+# file is found as a scenario's gpus_file is; a bad file, or the
 # option with another category, is exit 2 and one line.
 # Run from the repository root; $ARSIM is the binary.
 A=$(readlink -f "${ARSIM:-./arsim}")
@@ -163,6 +164,26 @@ json_fields() {
 }
 t "--json: the fields, numeric, as the table (gpus-llm)" json_fields gpus-llm
 t "--json: the fields, numeric, as the table (gpus.yaml)" json_fields ""
+
+# JSON: each GPU's head-dimension maps (fused_attention_head_dim, attention_head_dim) as the
+# file gives them, "KEY MAP D EFF" a line; none for a file without them (gpus.yaml)
+json_head_dims() {
+    local file=$1 src=${1:-gpus}
+    "$A" list gpus ${file:+--gpus-file "$file"} --json - >"$T/h.json" || return 1
+    flat "$T/h.json" >"$T/h.flat" || return 1
+    awk -F'\t' '{ split($1, p, ".") } p[2] == "key" { key[p[1]] = $2 }
+        p[2] ~ /head_dim$/ { n++; m[n] = p[1]; w[n] = p[2] " " p[3] " " sprintf("%.3f", $2) }
+        END { for (i = 1; i <= n; i++) print key[m[i]], w[i] }' "$T/h.flat" | sort >"$T/h.got"
+    awk '/^  [a-z0-9]+:$/ { k = $1; sub(/:$/, "", k) }
+        /^    (fused_)?attention_head_dim:/ { m = $1; sub(/:$/, "", m); s = $0; gsub(/.*\{|\}.*/, "", s)
+            n = split(s, kv, /, */); for (i = 1; i <= n; i++) { split(kv[i], q, /: */); printf "%s %s %s %.3f\n", k, m, q[1], q[2] } }' \
+        "models/$src.yaml" | sort >"$T/h.want"
+    diff "$T/h.want" "$T/h.got" >&2 || return 1
+    [ -n "$file" ] || [ ! -s "$T/h.got" ] || { echo "gpus.yaml: a head-dimension map"; return 1; }
+    [ -z "$file" ] || [ "$(grep -c ' attention_head_dim ' "$T/h.got")" -ge 6 ] || { echo "$file: too few"; return 1; }
+}
+t "--json: fused_attention_head_dim and attention_head_dim as the file gives them (gpus-llm)" json_head_dims gpus-llm
+t "--json: no head-dimension map where the file gives none (gpus.yaml)" json_head_dims ""
 
 # one_line CMD... — exit 2, nothing on stdout, one line on stderr (left in $T/err)
 one_line() {
