@@ -238,8 +238,9 @@ bool gpu_load(const char *key, const char *file, Gpu *g, char **err)
          read_head_dims(e, "attention_head_dim", &g->attention_hd, err);
     ok = ok && read_overlap(e, mem, &g->overlap, err) && read_ddp(cfg_get(e, "ddp"), &g->ddp, err);
     ok = ok && cfg_check_keys(e, "a GPU", "name, fp32_tflops, tf32_tflops, fp16_tflops, mem_GBps, mem_efficiency, "
-                              "fused_attention_seq_half, fused_attention_head_dim, attention_head_dim, memory_GiB, launch_us, "
-                              "winograd, interference, comm_slowdown, efficiency, tensor_efficiency, sms, overlap, ddp", err);
+                              "fused_attention_seq_half, fused_attention_head_dim, attention_head_dim, "
+                              "memory_GiB, launch_us, winograd, interference, comm_slowdown, efficiency, "
+                              "tensor_efficiency, sms, overlap, ddp", err);
     if (ok) {
         g->key = g_strdup(key);
         g->name = g_strdup(name);
