@@ -53,7 +53,7 @@ import json
 import os
 import sys
 
-from gen_models import TITAN_BYTES
+from llama3_layers import TITAN_BYTES
 from llama3_base import ROOT, load_layers, layer_line, write_or_check
 
 RUN = os.path.join(ROOT, "validate", "h100", "overlap", "run1")
@@ -116,7 +116,7 @@ def block_terms(model, b, variant):
     core = b * heads * (SEQ * (SEQ + 1) // 2) * (4 * hd + 5)   # as models/llama3-8b.yaml counts it
     titan = variant == "titan"
     # bytes per element, forward / backward (reads + writes of each eager kernel; the list in sharding.md):
-    # torchtitan's as models/llama3-8b.yaml counts them (gen_models.TITAN_BYTES), the probe's lighter ones
+    # torchtitan's as models/llama3-8b.yaml counts them (llama3_layers.TITAN_BYTES), the probe's lighter ones
     B = TITAN_BYTES
     norm = B["norm"] if titan else (26, 60)
     rope = B["rope"] if titan else (20, 28)

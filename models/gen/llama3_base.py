@@ -1,5 +1,5 @@
 """llama3_base.py - what the per-layer-time Llama 3 generators share: the
-block-level layers of Llama 3 8B (gen_models.llama3_blocks: attention_norm,
+block-level layers of Llama 3 8B (llama3_layers.llama3_blocks: attention_norm,
 attention, ffn_norm, feed_forward a block), writing a layer line with its
 times, and the rewrite-or --check ending.
 
@@ -10,7 +10,7 @@ to build, test or run arsim.  Standard library only.
 import os
 
 from gen_gpt3 import write_or_check  # the generators' rewrite-or --check ending, re-exported
-from gen_models import LLAMA3_SEQ, llama3_blocks
+from llama3_layers import LLAMA3_SEQ, llama3_blocks
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 

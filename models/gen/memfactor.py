@@ -52,7 +52,7 @@ or bias gradient runs):
   cross_entropy_fp32   14 / 22  cast 2 + 4, log_softmax 4 + 4; nll's
                                 gradient 4, log_softmax backward 4 + 4 + 4,
                                 cast 4 + 2 (gen_gpt3.py's eager loss)
-  rmsnorm_eager        36 / 84  torchtitan's fp32 RMSNorm as gen_models.py
+  rmsnorm_eager        36 / 84  torchtitan's fp32 RMSNorm as llama3_layers.py
                                 counts it (TITAN_BYTES); its backward count
                                 includes the weight's gradient, which the
                                 measured call skips, so its backward share
