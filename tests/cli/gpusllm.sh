@@ -236,10 +236,10 @@ if python3_or_skip "gen_gpus_llm.py --check" models/gen/gen_gpus_llm.py; then
 fi
 model_gen_check() {
     python3 models/gen/gen_gpt3.py --check && python3 models/gen/gen_models.py --check >/dev/null &&
-        python3 validate/anchors/gen_lee_models.py --check >/dev/null
+        python3 validate/anchors/gen_lee_models.py --check >/dev/null && python3 validate/gen_vgg16_small.py --check
 }
-if python3_or_skip "gen_gpt3.py, gen_models.py, gen_lee_models.py --check" models/gen/gen_gpt3.py; then
-    t "the model generators (their mem_factor included) write the shipped model files" model_gen_check
+if python3_or_skip "gen_gpt3.py, gen_models.py, gen_lee_models.py, gen_vgg16_small.py --check" models/gen/gen_gpt3.py; then
+    t "the model generators (their mem_factor included; the validation model on gen_models' records) write the shipped model files" model_gen_check
 fi
 
 # FILE D N: the eager score products of FILE, N of them (Q K^T and P V a block), each at head dimension D
