@@ -367,5 +367,5 @@ double gpu_update_s(const Gpu *g, const ModelLayer *l, double update_bytes_per_p
 {
     if (l->params == 0)
         return 0;
-    return (double)l->params * update_bytes_per_param / mem_rate(g) + g->launch_s;
+    return gpu_mem_s(g, (double)l->params * update_bytes_per_param) + g->launch_s;
 }

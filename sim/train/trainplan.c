@@ -97,7 +97,6 @@ static double build_tasks(TrainPlan *p)
 static double add_copies(TrainPlan *p)
 {
     const Scenario *s = p->s;
-    int L = (int)s->model->layers->len;
     int factor = shardplan_factor(p->pol, s->world, s->gpus_per_node);
     int reduce = p->pol->reduce_bytes > 0 ? p->pol->reduce_bytes : s->elem_bytes;
     double total = 0;
@@ -107,7 +106,8 @@ static double add_copies(TrainPlan *p)
         if (bpp == 0)
             continue;
         bool gather = su->coll == COLL_OP_ALLGATHER;
-        int t = gather ? gate_task(p, &su->need) : 2 * L - 1 - su->ready_layer;
+        SyncGate post = {GATE_BACKWARD, su->ready_layer, 0};   /* the reduce-scatter's post-backward hook */
+        int t = gate_task(p, gather ? &su->need : &post);
         if (t < 0)
             continue;
         double sec = gpu_mem_s(&s->gpu, (double)su->copy_params * bpp);
