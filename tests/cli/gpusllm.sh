@@ -21,6 +21,9 @@ memeff() { entry "$1" "$2" | awk '/mem_efficiency:/ { print $2 }'; }
 
 # num FIELD — awk fragment: the JSON number of FIELD in the current line, into v
 num='function num(f,   s) { s = $0; if (!match(s, "\"" f "\": [-0-9.e+]+")) return ""; s = substr(s, RSTART, RLENGTH); sub(/.*: /, "", s); return s + 0 }'
+# med(a, n): the median of a[1..n] (sorted in place), awk
+med='function med(a, n,   i, j, x) { for (i = 2; i <= n; i++) { x = a[i]; for (j = i - 1; j >= 1 && a[j] > x; j--) a[j + 1] = a[j]; a[j + 1] = x }
+    return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }'
 
 # the H200's fc: per run, the shipped GEMM records whose m, n, k are multiples
 # of 8, total FLOPs over total time; the mean of the two runs, over 989e12
@@ -59,18 +62,17 @@ seq_half() {
 # over attnseq.jsonl's and attnshape.jsonl's points of that dimension (with a key-value head a head)
 # of rate x (S + S0) / S, over 989e12
 head_dim_rate() {
-    cat "$K/attnseq.jsonl" "$K/attnshape.jsonl" | awk "$num"' function med(a, n,   i, j, x) {
-            for (i = 2; i <= n; i++) { x = a[i]; for (j = i - 1; j >= 1 && a[j] > x; j--) a[j + 1] = a[j]; a[j + 1] = x }
-            return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
+    cat "$K/attnseq.jsonl" "$K/attnshape.jsonl" | awk "$num$med"'
         /"section": "attn(seq|shape)"/ && index($0, "\"backend\": \"" b "\"") && !/"error"/ && num("head_dim") == d {
             kv = num("kv_heads"); h = num("heads"); if (kv != "" && kv != h) next
             s = num("seq"); f = 3 * num("b") * (4 * s * s * h * d + 5 * s * s * h) / 2 * 7 / 6
             x[++n] = f / num("fwdbwd_s") * (s + s0) / s }
         END { printf "%.3f", med(x, n) / 989e12 }' b="$1" d="$2" s0="$3"
 }
-# the value of head dimension D in GPU's fused_attention_head_dim of FILE
-hd_of() { entry "$1" "$2" | awk -v d="$3" '/fused_attention_head_dim:/ { s = $0; gsub(/.*\{|\}.*/, "", s); n = split(s, kv, /, */)
+# hdmap FILE GPU KEY D: the value of head dimension D in GPU's head-dimension map KEY of FILE
+hdmap() { entry "$1" "$2" | awk -v k="$3" -v d="$4" '$0 ~ "^    " k ":" { s = $0; gsub(/.*\{|\}.*/, "", s); n = split(s, kv, /, */)
     for (i = 1; i <= n; i++) { split(kv[i], p, /: */); if (p[1] == d) print p[2] } }'; }
+hd_of() { hdmap "$1" "$2" fused_attention_head_dim "$3"; }
 head_dims() {
     local f be d s0 got want
     for f in models/gpus-llm.yaml:FLASH_ATTENTION models/gpus-llm-cudnn.yaml:CUDNN_ATTENTION; do
@@ -96,17 +98,13 @@ t "gpus-llm files' fused_attention_head_dim on the H200 and H100: the raw sweeps
 # dimension; the mean of the two runs, unrounded, in FLOP/s
 bmm_rate() {
     for r in 1 2; do
-        awk "$num"' function med(a, n,   i, j, x) {
-                for (i = 2; i <= n; i++) { x = a[i]; for (j = i - 1; j >= 1 && a[j] > x; j--) a[j + 1] = a[j]; a[j + 1] = x }
-                return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
+        awk "$num$med"'
             /"section": "bmm"/ { m = $0; sub(/.*"model": "/, "", m); sub(/".*/, "", m); hd[m] = num("head_dim")
                 f[m] += 2 * num("batch") * num("seq") ^ 2 * hd[m]; t[m] += num("s") }
             END { for (m in f) if (d == "all" || hd[m] == d) x[++n] = f[m] / t[m]; printf "%.17g\n", med(x, n) }' d="$1" "$K/rates-run$r.jsonl"
     done | awk '{ s += $1 } END { printf "%.17g", s / NR }'
 }
-# the value of head dimension D in GPU's attention_head_dim of FILE
-ahd_of() { entry "$1" "$2" | awk -v d="$3" '/^    attention_head_dim:/ { s = $0; gsub(/.*\{|\}.*/, "", s); n = split(s, kv, /, */)
-    for (i = 1; i <= n; i++) { split(kv[i], p, /: */); if (p[1] == d) print p[2] } }'; }
+ahd_of() { hdmap "$1" "$2" attention_head_dim "$3"; }
 attention_head_dims() {
     local f d all r want got
     all=$(bmm_rate all)
@@ -151,9 +149,7 @@ t "gpus-llm files' H200 fc, mem_efficiency and fused_attention_seq_half, H100 me
 # the mean of the two runs (BWD_BYTES 0: the forward's share for both)
 share() {
     for r in 1 2; do
-        awk "$num"' function med(a, n,   i, j, x) { for (i = 2; i <= n; i++) { x = a[i]
-                 for (j = i - 1; j >= 1 && a[j] > x; j--) a[j + 1] = a[j]; a[j + 1] = x }
-                 return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
+        awk "$num$med"'
             /"section": "mem"/ && index($0, "\"kernel\": \"" k "\"") { n++
                 f[n] = fb * num("elements") / num("fwd_s") / 4.8e12
                 b[n] = bb ? bb * num("elements") / num("bwd_s") / 4.8e12 : f[n] }
