@@ -82,15 +82,16 @@ def shares(root=None):
     median over widths."""
     runs = gen_gpus_llm.load_runs(root or gen_gpus_llm.root_dir())
     hbm = gen_gpus_llm.HBM["h200"]
+
+    def share(run, k, nbytes, pas):
+        """Kernel k's share in one run, pass pas ("fwd_s" or "bwd_s"): the median over its widths."""
+        return statistics.median(nbytes * r["elements"] / r[pas] / hbm
+                                 for r in run if r["section"] == "mem" and r["kernel"] == k)
+
     out = {}
     for k, (f, b) in MEASURED_BYTES.items():
-        per = []
-        for run in runs:
-            rows = [r for r in run if r["section"] == "mem" and r["kernel"] == k]
-            sf = statistics.median(f * r["elements"] / r["fwd_s"] / hbm for r in rows)
-            sb = statistics.median(b * r["elements"] / r["bwd_s"] / hbm for r in rows) if b else sf
-            per.append((sf, sb))
-        out[k] = (sum(p[0] for p in per) / len(per), sum(p[1] for p in per) / len(per))
+        sf = gen_gpus_llm.mean(lambda run: share(run, k, f, "fwd_s"), runs)
+        out[k] = (sf, gen_gpus_llm.mean(lambda run: share(run, k, b, "bwd_s"), runs) if b else sf)
     return out
 
 
