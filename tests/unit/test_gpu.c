@@ -215,6 +215,26 @@ START_TEST(test_mem_factor)
 }
 END_TEST
 
+/* Layers first .. first + 3 of m at batch 2, each of `flops` forward FLOPs
+ * at that batch and sequence factor seqf: on g (with head-dimension maps) at
+ * eff[i] of the fp16 peak, forward and backward (twice the FLOPs), plus the
+ * 4 us launch; on the CUDA cores at the kind's efficiency, 0.5, whatever
+ * the map; on a (no map) at tensor_efficiency's 0.25. */
+static void check_head_dims(const Gpu *g, const Gpu *a, const Model *m, int first, const double eff[4], double flops,
+                            double seqf)
+{
+    for (int i = 0; i < 4; i++) {
+        const ModelLayer *l = layer(m, first + i);
+        ck_assert_double_eq(gpu_tensor_efficiency(g, l), eff[i]);
+        ck_assert_double_eq_tol(gpu_forward_s(g, m, l, 2, PREC_FP16), flops / (320e12 * eff[i] * seqf) + 4e-6,
+                                1e-15);
+        ck_assert_double_eq_tol(gpu_backward_s(g, m, l, 2, PREC_BF16, 2), 2 * flops / (320e12 * eff[i] * seqf) + 4e-6,
+                                1e-15);
+        ck_assert_double_eq_tol(gpu_forward_s(g, m, l, 2, PREC_FP32), flops / (20e12 * 0.5 * seqf) + 4e-6, 1e-15);
+        ck_assert_double_eq(gpu_tensor_efficiency(a, l), 0.25);
+    }
+}
+
 /* fused_attention_head_dim: a fused layer whose head_dim the GPU lists runs
  * at that efficiency, one it does not list (or a layer without head_dim)
  * at fused_attention's, each times S / (S + S0); the CUDA-core path and a
@@ -230,19 +250,9 @@ START_TEST(test_head_dim)
     ck_assert_int_eq(a.fused_hd.count, 0);
     ck_assert_int_eq(layer(m, 7)->head_dim, 64);
     ck_assert_int_eq(layer(m, 10)->head_dim, 0);
-    /* fp16 at batch 2: 12.8e9 / (320e12 * eff * 3000 / 4000) + 4 us; backward twice the FLOPs */
+    /* fp16 at batch 2: 12.8e9 / (320e12 * eff * 3000 / 4000) + 4 us */
     const double eff[4] = {0.2, 0.4, 0.3, 0.3};
-    for (int i = 0; i < 4; i++) {
-        const ModelLayer *l = layer(m, 7 + i);
-        ck_assert_double_eq(gpu_tensor_efficiency(&g, l), eff[i]);
-        ck_assert_double_eq_tol(gpu_forward_s(&g, m, l, 2, PREC_FP16), 12.8e9 / (320e12 * eff[i] * 0.75) + 4e-6, 1e-15);
-        ck_assert_double_eq_tol(gpu_backward_s(&g, m, l, 2, PREC_BF16, 2), 25.6e9 / (320e12 * eff[i] * 0.75) + 4e-6,
-                                1e-15);
-        /* the CUDA cores: efficiency[fused_attention], 0.5 */
-        ck_assert_double_eq_tol(gpu_forward_s(&g, m, l, 2, PREC_FP32), 12.8e9 / (20e12 * 0.5 * 0.75) + 4e-6, 1e-15);
-        /* a GPU without the map: tensor_efficiency's 0.25, no sequence factor */
-        ck_assert_double_eq(gpu_tensor_efficiency(&a, l), 0.25);
-    }
+    check_head_dims(&g, &a, m, 7, eff, 12.8e9, 0.75);
     /* another kind never takes the map */
     ck_assert_double_eq(gpu_tensor_efficiency(&g, layer(m, 3)), 0.25);
     gpu_clear(&a);
@@ -265,17 +275,9 @@ START_TEST(test_attention_head_dim)
     ck_assert_int_eq(a.attention_hd.count, 0);
     ck_assert_int_eq(layer(m, 11)->head_dim, 80);
     ck_assert_int_eq(layer(m, 14)->head_dim, 0);
-    /* fp16 at batch 2: 6.4e9 / (320e12 * eff) + 4 us; backward twice the FLOPs */
+    /* fp16 at batch 2: 6.4e9 / (320e12 * eff) + 4 us; no sequence factor */
     const double eff[4] = {0.3, 0.45, 0.35, 0.35};
-    for (int i = 0; i < 4; i++) {
-        const ModelLayer *l = layer(m, 11 + i);
-        ck_assert_double_eq(gpu_tensor_efficiency(&g, l), eff[i]);
-        ck_assert_double_eq_tol(gpu_forward_s(&g, m, l, 2, PREC_FP16), 6.4e9 / (320e12 * eff[i]) + 4e-6, 1e-15);
-        ck_assert_double_eq_tol(gpu_backward_s(&g, m, l, 2, PREC_BF16, 2), 12.8e9 / (320e12 * eff[i]) + 4e-6, 1e-15);
-        /* the CUDA cores: efficiency[attention], 0.5 */
-        ck_assert_double_eq_tol(gpu_forward_s(&g, m, l, 2, PREC_FP32), 6.4e9 / (20e12 * 0.5) + 4e-6, 1e-15);
-        ck_assert_double_eq(gpu_tensor_efficiency(&a, l), 0.25);
-    }
+    check_head_dims(&g, &a, m, 11, eff, 6.4e9, 1);
     /* each kind takes its own map: the fused layer of head dimension 80 is not in the fused map */
     ck_assert_double_eq(gpu_tensor_efficiency(&g, layer(m, 9)), 0.3);
     ck_assert_double_eq(gpu_tensor_efficiency(&g, layer(m, 8)), 0.4);
