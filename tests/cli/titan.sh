@@ -1,6 +1,6 @@
 #!/bin/bash
 # titan — the torchtitan scenario's compute model (models/gen/gen_llama3_titan.py,
-# docs/explanation/sharding.md "The torchtitan check"), from the repository root:
+# docs/explanation/torchtitan.md), from the repository root:
 # one llama3-8b block's work at batch 2 (GEMM FLOPs, flash attention's causal
 # core, element-wise bytes, op-level SAC's recompute and saved bytes, FSDP2's
 # copy-out and copy-in, FlashAttention-2's time over cuDNN's) against its

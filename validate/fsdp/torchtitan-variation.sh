@@ -7,7 +7,7 @@
 # prints the mean tokens/s per GPU on 8 and 128 GPUs, the ratio of the
 # means and the smallest and largest ratio of one seed's pair (published:
 # 5,762 and 5,605 tokens/s, ratio 0.973). A sensitivity, not a check: no
-# measured cv exists for torchtitan's GPUs (docs/explanation/sharding.md,
+# measured cv exists for torchtitan's GPUs (docs/explanation/torchtitan.md,
 # "What is left").
 # Usage: validate/fsdp/torchtitan-variation.sh [ARSIM [SEEDS [CV...]]]
 # (from the repository root; defaults ./arsim, 20, 0 0.005 0.01 0.015

@@ -1,6 +1,6 @@
 #!/bin/bash
-# torchtitan — the published FSDP check (docs/explanation/sharding.md, "The
-# torchtitan check"): runs configs/llama3-8b-fsdp-h100-{8,128}.yaml and
+# torchtitan — the published FSDP check (docs/explanation/torchtitan.md):
+# runs configs/llama3-8b-fsdp-h100-{8,128}.yaml and
 # compares tokens/s per GPU (samples/s x 8192 / world) with torchtitan's
 # Llama 3.1 8B on H100 (benchmarks/llama3_h100_202412_torchtitan.md: 5,762
 # on 8 GPUs, 5,605 on 128). Passes when the 128/8 ratio (published 0.973)
