@@ -41,6 +41,15 @@ bool cmdnccl_parse(void *field, const CliOpt *opt, const char *value, char **err
         *err = g_strdup_printf("--%s: unknown NCCL protocol '%s'; expected ll, ll128 or simple", opt->name, value);
         return false;
     }
+    if (strcmp(opt->name, "nccl-release") == 0) {
+        NcclRelease r;
+        if (nccl_release_parse(value, &r)) {
+            *v = (int)r;
+            return true;
+        }
+        *err = g_strdup_printf("--%s: unknown NCCL release '%s'; expected 2.18, 2.19, 2.20 or 2.21", opt->name, value);
+        return false;
+    }
     NcclOp op;
     if (nccl_op_parse(value, &op)) {
         *v = (int)op;
@@ -56,11 +65,11 @@ bool cmdnccl_check(const CmdNcclOpts *o, bool topology, char **err)
     *err = NULL;
     if (o->node && topology)
         *err = g_strdup("--node: not with --topology (--node builds the network); expected one of the two");
-    else if (!o->on && (o->algo >= 0 || o->proto >= 0 || o->channels > 0 || o->op != NCCL_OP_ALLREDUCE))
-        *err = g_strdup_printf("--%s: only with --algo nccl; expected --algo nccl or no --%s",
-                               o->algo >= 0 ? "nccl-algo" : o->proto >= 0 ? "nccl-proto" : o->channels > 0 ?
-                               "nccl-channels" : "op", o->algo >= 0 ? "nccl-algo" : o->proto >= 0 ? "nccl-proto" :
-                               o->channels > 0 ? "nccl-channels" : "op");
+    else if (!o->on && (o->algo >= 0 || o->proto >= 0 || o->channels > 0 || o->release || o->op != NCCL_OP_ALLREDUCE)) {
+        const char *f = o->algo >= 0 ? "nccl-algo" : o->proto >= 0 ? "nccl-proto" : o->channels > 0 ? "nccl-channels"
+                      : o->release ? "nccl-release" : "op";
+        *err = g_strdup_printf("--%s: only with --algo nccl; expected --algo nccl or no --%s", f, f);
+    }
     else if (!o->node && (o->nodes != 1 || o->oversub != 1 || o->leaf_radix != 64))
         *err = g_strdup_printf("--%s: only with --node; expected --node NAME or no --%s",
                                o->nodes != 1 ? "nodes" : o->oversub != 1 ? "oversubscription" : "leaf-radix",
@@ -114,6 +123,7 @@ static bool one_size(const CmdNcclOpts *o, Topo *t, const NodeCluster *cl, int p
     NcclSystem sys;
     int ranks = o->nodes * ppn;
     nccl_system_from_node(&cl->node, ranks, o->nodes, &sys);
+    sys.release = (NcclRelease)o->release;
     char *why = NULL;
     *r = (ReportNcclRow){.bytes = bytes, .op = (NcclOp)o->op, .ranks = ranks, .nodes = o->nodes};
     if (!nccl_tune(&sys, (NcclOp)o->op, bytes, o->algo, o->proto, o->channels, &r->choice, &why)) {
@@ -122,7 +132,7 @@ static bool one_size(const CmdNcclOpts *o, Topo *t, const NodeCluster *cl, int p
         return false;
     }
     NcclSimSpec sp = {.topo = t, .cl = cl, .nodes = o->nodes, .ppn = ppn, .op = (NcclOp)o->op, .bytes = bytes,
-                      .choice = r->choice};
+                      .choice = r->choice, .release = (NcclRelease)o->release};
     int fit = ncclshape_mem_channels_fit(&sp, CMDNCCL_MEM_BASE, limit);
     if (fit < MAX(r->choice.channels, 1)) {
         char *change = fit > 0 ? g_strdup_printf("--nccl-channels %d (the most that fit), fewer --nodes or --ranks", fit)

@@ -19,6 +19,7 @@ typedef struct {
     int algo;                /* --nccl-algo: NcclAlgo, or -1: the tuner's */
     int proto;               /* --nccl-proto: NcclProto, or -1: the tuner's */
     int channels;            /* --nccl-channels; 0: the tuner's */
+    int release;             /* --nccl-release: NcclRelease (coll/nccl.h); 0: 2.21 */
     int op;                  /* --op: NcclOp */
     double oversub;          /* --oversubscription, >= 1 */
     int leaf_radix;          /* --leaf-radix */
@@ -45,6 +46,10 @@ bool cmdnccl_parse(void *field, const CliOpt *opt, const char *value, char **err
      .note = "the tuner's choice", .parse = cmdnccl_parse},                                                         \
     {"nccl-channels", CLI_INT, offsetof(type, m.channels), .help = "with --algo nccl: channels (NCCL_MIN_NCHANNELS " \
      "= NCCL_MAX_NCHANNELS)", .min = 1, .max = 64, .note = "the tuner's count for the size"},                       \
+    {"nccl-release", CLI_CUSTOM, offsetof(type, m.release), .help = "with --algo nccl: the NCCL release whose "    \
+     "NVLS to run (its latency and how it lays a call's data over the channels; the rest is 2.21's)",              \
+     .value = "RELEASE", .unit = "2.18, 2.19, 2.20 or 2.21", .words = "2.18 2.19 2.20 2.21", .deflt = "2.21",      \
+     .parse = cmdnccl_parse},                                                                                       \
     {"op", CLI_CUSTOM, offsetof(type, m.op), .help = "with --algo nccl: the collective", .value = "OP",             \
      .unit = "allreduce, reducescatter, allgather or broadcast", .words = "allreduce reducescatter allgather "      \
      "broadcast", .deflt = "allreduce", .parse = cmdnccl_parse}

@@ -30,6 +30,28 @@ bool nccl_algo_parse(const char *s, NcclAlgo *out) { return parse_in(s, algo_nam
 bool nccl_proto_parse(const char *s, NcclProto *out) { return parse_in(s, proto_names, NCCL_NPROTOS, (int *)out); }
 bool nccl_op_parse(const char *s, NcclOp *out) { return parse_in(s, op_names, NCCL_NOPS, (int *)out); }
 
+static const char *const release_names[NCCL_NRELS] = {"2.21", "2.18", "2.19", "2.20"};
+
+const char *nccl_release_name(NcclRelease r) { return (unsigned)r < NCCL_NRELS ? release_names[r] : "?"; }
+
+bool nccl_release_parse(const char *s, NcclRelease *out)
+{
+    for (int i = 0; i < NCCL_NRELS; i++)
+        if (strcmp(s, release_names[i]) == 0) {
+            *out = (NcclRelease)i;
+            return true;
+        }
+    return false;
+}
+
+/* tuning.cc: 2.18 baseLat (v2.18.5-1:59, hwLat 0); 2.19, 2.20 hwLat (v2.20.5-1:69); 2.21 T:69. */
+double nccl_nvls_lat_us(NcclRelease r) { return r == NCCL_REL_2_21 ? 25.0 : 23.0; }
+
+/* NVLS all-reduce kernel, all_reduce.h at v2.18.5-1 (src/collectives/device/, 411-434) and
+ * v2.19.4-1 (src/device/, 411-422): offset = gridOffset + bid x nHeads x chunkSize; from v2.20.3-1
+ * E:346-347 splits the count over the channels first (the kernel's oneNode path, all_reduce.h:384-386). */
+bool nccl_release_nvls_grid(NcclRelease r) { return r == NCCL_REL_2_18 || r == NCCL_REL_2_19; }
+
 double nccl_busbw_factor(NcclOp o, int n)
 {
     if (n <= 1)
@@ -238,7 +260,7 @@ void nccl_model(const NcclSystem *s, NcclOp op, NcclAlgo a, NcclProto p, double 
     } else if (a == NCCL_ALGO_TREE) {
         lat += 2 * ((n / nn - 1) * intra + log2i((uint64_t)nn) * inter);
     } else if (a == NCCL_ALGO_NVLS) {
-        lat = intra + (nn > 1 ? inter : 0);
+        lat = nccl_nvls_lat_us(s->release) + (nn > 1 ? inter : 0);
     } else {
         lat += intra + 2 * log2i((uint64_t)nn) * inter;
     }

@@ -32,6 +32,27 @@ bool nccl_algo_parse(const char *s, NcclAlgo *out);
 bool nccl_proto_parse(const char *s, NcclProto *out);
 bool nccl_op_parse(const char *s, NcclOp *out);
 
+/* The NCCL release whose NVLS (one node) a run follows; everything else
+ * (Ring, Tree, NVLSTree, the tuner's other tables) is v2.21.5's in every
+ * release. 0, the default, is 2.21. NVLS differs in two things (tags
+ * v2.18.5-1 .. v2.21.5-1, docs/dev/references-nccl.md): its latency
+ * (nccl_nvls_lat_us) and how a call's data is laid out over the
+ * channels (nccl_release_nvls_grid). */
+typedef enum { NCCL_REL_2_21, NCCL_REL_2_18, NCCL_REL_2_19, NCCL_REL_2_20, NCCL_NRELS } NcclRelease;
+const char *nccl_release_name(NcclRelease r);   /* "2.21", "2.18", ... */
+/* Exactly "2.18", "2.19", "2.20" or "2.21". */
+bool nccl_release_parse(const char *s, NcclRelease *out);
+/* NVLS's latency over NVLink, us: 23 through 2.20 (2.18: baseLat; 2.19,
+ * 2.20: hwLat), 25 in 2.21; the tuner's latency of NVLS on one node and
+ * the simulated call's launch. */
+double nccl_nvls_lat_us(NcclRelease r);
+/* True where the release's NVLS kernel gives channel c of C the whole
+ * chunks c x heads .. (c + 1) x heads - 1 of each loop of C x heads
+ * chunks, so a call smaller than a loop leaves channels without data
+ * (2.18, 2.19); false where it splits a call evenly over its channels
+ * first (2.20 on). */
+bool nccl_release_nvls_grid(NcclRelease r);
+
 /* nccl-tests' bus bandwidth factor: busbw = algbw x this. */
 double nccl_busbw_factor(NcclOp o, int nranks);
 
@@ -47,6 +68,7 @@ typedef struct {
     double bw_intra_GBps;    /* the ring graph's bandwidth inside a node, all channels, GB/s */
     double bw_inter_GBps;    /* the graph's bandwidth between nodes, all channels, GB/s */
     double nvls_bw_GBps;     /* the NVLS graph's bandwidth, GB/s */
+    NcclRelease release;     /* whose NVLS latency the tuner takes (0: 2.21) */
 } NcclSystem;
 
 /* The system of `ranks` GPUs on `nodes` nodes of kind n: on an NVSwitch

@@ -55,6 +55,18 @@ void ncclsched_sort_sends(Send *a, size_t n, Send *tmp)
         memcpy(a, src, n * sizeof(Send));
 }
 
+/* NVLS's chunk of loop l, channel c and head h where the release lays
+ * whole chunks out channel by channel (nccl_release_nvls_grid): what is
+ * left from chunk (c x heads + h) of the loop on, at most chunk; >= 1
+ * (a chunk past the end still runs its steps, with no data). */
+static uint64_t grid_chunk(const Run *R, uint64_t l, int c, int h)
+{
+    uint64_t off = l * R->loop_span + ((uint64_t)c * (uint64_t)R->sp->ppn + (uint64_t)h) * R->chunk;
+    uint64_t left = R->total > off ? R->total - off : 0;
+    left = left < R->chunk ? left : R->chunk;
+    return left ? left : 1;
+}
+
 /* The chunk of loop l: min(chunk, what is left spread over its parts), >= 1. */
 static uint64_t loop_chunk(const Run *R, uint64_t l, uint64_t parts)
 {
@@ -387,7 +399,10 @@ static void nvls_op(Run *R, const Lane *L, uint64_t idx, Op *o)
     bool owner_lane = L->kind <= LANE_TREE_ROOT;
     uint64_t l = owner_lane ? idx : idx / (uint64_t)m;
     int owner = (int)(idx % (uint64_t)m), r = L->who, base = L->who * m;
-    o->data = loop_chunk(R, l, (uint64_t)R->C * m);
+    if (R->sp->choice.algo == NCCL_ALGO_NVLS && nccl_release_nvls_grid(R->sp->release))
+        o->data = grid_chunk(R, l, c, owner_lane ? r % m : owner);
+    else
+        o->data = loop_chunk(R, l, (uint64_t)R->C * m);
     o->nrecv = o->nsend = 0;
     int u, d[2];
     switch (L->kind) {

@@ -366,7 +366,9 @@ static void cap_init(Run *R)
 static double launch_us(const NcclSimSpec *sp)
 {
     NcclAlgo a = sp->choice.algo;
-    if (a == NCCL_ALGO_NVLS || a == NCCL_ALGO_NVLSTREE)
+    if (a == NCCL_ALGO_NVLS)
+        return nccl_nvls_lat_us(sp->release);
+    if (a == NCCL_ALGO_NVLSTREE)
         return nccl_hw_lat_us(NCCL_HW_NVLINK, a, NCCL_PROTO_SIMPLE);
     return nccl_base_lat_us(a, sp->choice.proto);
 }

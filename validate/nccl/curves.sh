@@ -19,6 +19,7 @@ curve() {   # curve NAME ARGS...: size, simulated busbw, tuner busbw (GB/s)
 curve h100 --node dgx-h100
 curve h100ring --node dgx-h100 --nccl-algo ring
 curve h100nvls --node dgx-h100 --nccl-algo nvls
+curve h100nvls218 --node dgx-h100 --nccl-algo nvls --nccl-release 2.18
 curve a100 --node dgx-a100
 curve a100tree --node dgx-a100 --nccl-algo tree
 curve a100x2 --node dgx-a100 --nodes 2
@@ -64,6 +65,7 @@ set key bottom right
 set title "the published per-size curves beside arsim's runs of the same setup (log scale; validate/nccl/midsize.sh)"
 plot "$T/h100nvls.dat" u 1:2 w l lc 7 t "arsim: 8 x H100, NVLS", \\
      "$T/h100nvls.dat" u 1:3 w l dt 2 lc 7 t "arsim's tuner: 8 x H100, NVLS", \\
+     "$T/h100nvls218.dat" u 1:2 w l dt 3 lc 7 t "arsim: 8 x H100, NVLS as NCCL 2.18 runs it (--nccl-release 2.18)", \\
      "$P/azure-nd-h100-v5.txt" u 1:2 w p pt 6 ps 1.2 lc 7 t "published: 8 x H100, NVLS (Azure ND H100 v5, NCCL 2.18.5)", \\
      "$P/azure-nd-h200-v5.txt" u 1:2 w p pt 8 ps 1.2 lc 7 t "published: 8 x H200, NVLS (Azure ND H200 v5, NCCL 2.20.5)", \\
      "$P/azure-nd-h200-v5-nccl2.26.txt" u 1:2 w p pt 10 ps 1.2 lc 7 t "published: 8 x H200, NVLS (Azure ND H200 v5, NCCL 2.26.2)", \\
