@@ -81,8 +81,9 @@ static bool build(const CmdNcclOpts *o, TopoSpec *spec, NodeCluster *cl, char **
     char *why = NULL;
     bool ok = node_cluster(&n, &f, spec, cl, &why);
     node_spec_clear(&n);
-    if (!ok) {
-        *err = g_strdup_printf("--nodes: %s", why);
+    if (!ok) {   /* node_cluster's message names what it refused: the option that gave it */
+        *err = g_strdup_printf("--%s: %s", g_str_has_prefix(why, "oversubscription") ? "oversubscription"
+                                           : g_str_has_prefix(why, "leaf radix") ? "leaf-radix" : "nodes", why);
         g_free(why);
     }
     return ok;
