@@ -284,11 +284,11 @@ bool node_read(CfgNode *map, NodeSpec *n, char **err)
     return cfg_check_keys(map, what, keys, err);
 }
 
-bool node_load(const char *name, NodeSpec *n, char **err)
+bool node_load_from(const char *name, const char *including_file, NodeSpec *n, char **err)
 {
-    char *path = cfg_resolve(name, "topologies/nodes", NULL);
+    char *path = cfg_resolve(name, "topologies/nodes", including_file);
     if (!path) {
-        *err = g_strdup_printf("%s:1:1: no such node file; expected a file or a name in topologies/nodes/ (arsim "
+        *err = g_strdup_printf("%s:1:1: " NODE_LOAD_MISSING "; expected a file or a name in topologies/nodes/ (arsim "
                                "list nodes)", name);
         return false;
     }
@@ -308,6 +308,11 @@ bool node_load(const char *name, NodeSpec *n, char **err)
     if (!ok)
         node_spec_clear(n);
     return ok;
+}
+
+bool node_load(const char *name, NodeSpec *n, char **err)
+{
+    return node_load_from(name, NULL, n, err);
 }
 
 static gint cmp_str(gconstpointer a, gconstpointer b)
