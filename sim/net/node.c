@@ -529,13 +529,24 @@ static const char *fabric_name(NodeFabric f)
     return f == NODE_FABRIC_NVSWITCH ? "NVSwitch" : f == NODE_FABRIC_MESH ? "NVLink mesh" : "PCIe only";
 }
 
+/* "1 leaf", "2 leaves". */
+static const char *plural(int n, const char *one, const char *many)
+{
+    return n == 1 ? one : many;
+}
+
 char *node_cluster_describe(const NodeCluster *c)
 {
     const NodeSpec *n = &c->node;
-    return g_strdup_printf("%d x %s (%d %s on %s%s, %d GB/s NVLink a GPU; %d NICs of %g Gb/s): rail-optimized "
-                           "fat-tree, %d rails x %d leaves of radix %d, %d spines, oversubscription %g",
-                           c->fab.nodes, n->name, n->ngpus, n->gpu, fabric_name(n->fabric),
-                           n->nvls ? " with NVLS" : "", (int)lround(node_gpu_nvlink_Bps(n) / 1e9), n->nnics,
-                           n->nic_raw_Bps * 8 / 1e9, c->rails, c->leaves_per_rail, c->fab.leaf_radix, c->spines,
-                           c->fab.oversub);
+    char *nvlink = n->fabric == NODE_FABRIC_PCIE ? g_strdup("")
+                 : g_strdup_printf(", %d GB/s NVLink a GPU", (int)lround(node_gpu_nvlink_Bps(n) / 1e9));
+    char *d = g_strdup_printf("%d x %s (%d %s on %s%s%s; %d %s of %g Gb/s): rail-optimized fat-tree, %d %s x %d %s "
+                              "of radix %d, %d %s, oversubscription %g",
+                              c->fab.nodes, n->name, n->ngpus, n->gpu, fabric_name(n->fabric),
+                              n->nvls ? " with NVLS" : "", nvlink, n->nnics, plural(n->nnics, "NIC", "NICs"),
+                              n->nic_raw_Bps * 8 / 1e9, c->rails, plural(c->rails, "rail", "rails"),
+                              c->leaves_per_rail, plural(c->leaves_per_rail, "leaf", "leaves"), c->fab.leaf_radix,
+                              c->spines, plural(c->spines, "spine", "spines"), c->fab.oversub);
+    g_free(nvlink);
+    return d;
 }

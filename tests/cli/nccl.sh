@@ -3,7 +3,8 @@
 # plateaus it was checked against stay within 10 % (docs/explanation/nccl.md),
 # the JSON row carries NCCL's choice, forced choices are NCCL's spellings in
 # any case, nccl-tests' busbw factor per collective, the same output twice,
-# and a scenario's node cluster as arsim check describes it.
+# a scenario's node cluster as arsim check describes it, and the cluster's
+# line in words (one leaf, no NVLink rate on a PCIe node).
 A=${ARSIM:-./arsim}
 source tests/clilib.bash
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
@@ -59,3 +60,14 @@ check_cluster() {
     "$A" check "$T/s.yaml" | grep -q "cluster: 64 x dgx-h100 .*8 rails x 2 leaves of radix 64, 32 spines, oversubscription 1"
 }
 t "check describes the cluster" check_cluster
+
+# One of each: no "1 leaves" or "1 NICs", and no NVLink rate on a node without NVLink.
+describe_one() {
+    local l
+    l=$("$A" collective --node pcie-a100 --algo nccl --size 1MiB | head -1) || return 1
+    [ "$l" = "# 1 x pcie-a100 (8 a100 on PCIe only; 4 NICs of 200 Gb/s): rail-optimized fat-tree, 4 rails x 1 leaf of radix 64, 0 spines, oversubscription 1" ] ||
+        { echo "got: $l"; return 1; }
+    l=$("$A" collective --node dgx-h100 --nodes 2 --leaf-radix 2 --algo nccl --size 1MiB | head -1) || return 1
+    [[ $l == *"8 rails x 2 leaves of radix 2, 1 spine, oversubscription 1" ]] || { echo "got: $l"; return 1; }
+}
+t "the cluster's line: singular and plural, PCIe without NVLink" describe_one
