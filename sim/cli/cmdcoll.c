@@ -389,11 +389,11 @@ static const CliOpt opts[] = {
     {"gamma", CLI_NUMBER, offsetof(CmdCollOpts, gamma),
      .help = "reduction cost, seconds per byte", .value = "S_PER_BYTE", .deflt = "0"},
     {"algo", CLI_CUSTOM, offsetof(CmdCollOpts, algo),
-     .help = "the all-reduce algorithm", .value = "ALGO", .words = &(COLL_ALGO_TABLE(COLL_ALGO_WORD) " nccl")[1],
+     .help = "the all-reduce algorithm (nccl: NCCL's, for --op's collective)", .value = "ALGO", .words = &(COLL_ALGO_TABLE(COLL_ALGO_WORD) " nccl")[1],
      .required = true,
      .parse = parse_algo},
     {"size", CLI_CUSTOM, offsetof(CmdCollOpts, sizes),
-     .help = "the vector sizes, one all-reduce each", .value = "S[,S...]", .unit = "sizes: 4096, 64KiB, 1MB",
+     .help = "the vector sizes, one collective each", .value = "S[,S...]", .unit = "sizes: 4096, 64KiB, 1MB",
      .required = true, .parse = parse_sizes},
     {"inter", CLI_CUSTOM, offsetof(CmdCollOpts, prm.inter),
      .help = "the inter-node algorithm of hierarchical", .value = "ALGO", .deflt = "ring",
@@ -433,7 +433,8 @@ static const CliOpt opts[] = {
 
 const CliCmd cmdcoll_cli = {
     .name = "collective",
-    .summary = "time one all-reduce per size on a topology, in nccl-tests' terms (time, algbw, busbw)",
+    .summary = "time one collective per size on a topology (an all-reduce; with --algo nccl, --op's), in nccl-tests' "
+               "terms (time, algbw, busbw)",
     .about = "Without --topology the network is a star of --ranks hosts; --bandwidth, --latency and --packet "
              "override the topology's links.",
     .args_field = offsetof(CmdCollOpts, args),
