@@ -1,5 +1,6 @@
 /* cmdcoll — `arsim collective`: its options and its run; see cmdcoll.h. */
 #include "cli/cmdcoll.h"
+#include "cli/cliprogress.h"
 #include "coll/collexec.h"
 #include "coll/collrun.h"
 #include "io/fileio.h"
@@ -242,8 +243,12 @@ int cmdcoll_run(const CmdCollOpts *o, FILE *out, char **err)
     GArray *rows = g_array_new(FALSE, TRUE, sizeof(ReportCollRow));
     char *why = NULL;
     int rc = 0;
+    CliProgress *bar = cliprogress_start(stderr, "arsim collective");
     for (guint i = 0; i < o->sizes->len; i++) {
         ReportCollRow r = {.algo = o->algo, .ranks = p, .bytes = g_array_index(o->sizes, uint64_t, i)};
+        char *now = g_strdup_printf("size %" G_GUINT64_FORMAT " B", r.bytes);
+        cliprogress_step(bar, (int)i, (int)o->sizes->len, now);
+        g_free(now);
         double w0 = wall_now();
         if (o->links)
             r.links = g_new0(NetLinkStats, t->links->len);
@@ -264,6 +269,7 @@ int cmdcoll_run(const CmdCollOpts *o, FILE *out, char **err)
         r.busbw_Bps = p > 1 ? r.algbw_Bps * 2.0 * (p - 1) / p : 0;
         g_array_append_val(rows, r);
     }
+    cliprogress_end(bar);
     CollOut co = {t, (const ReportCollRow *)rows->data, rows->len};
     if (rc == 0 && o->json && !fileio_write_with(o->json, write_json, &co, err))
         rc = 1;

@@ -1,5 +1,6 @@
 /* cmdnccl — GPU node clusters and NCCL runs for `arsim collective`; see cmdnccl.h. */
 #include "cli/cmdnccl.h"
+#include "cli/cliprogress.h"
 #include "io/fileio.h"
 #include "coll/ncclshape.h"
 #include "coll/ncclsim.h"
@@ -204,13 +205,19 @@ int cmdnccl_run(const CmdNcclOpts *o, int ranks, const GArray *sizes, const char
     }
     GArray *rows = g_array_new(FALSE, TRUE, sizeof(ReportNcclRow));
     int rc = 0;
+    CliProgress *bar = cliprogress_start(stderr, "arsim collective");
     for (guint i = 0; i < sizes->len && rc == 0; i++) {
         ReportNcclRow r;
-        if (one_size(o, t, &cl, ppn, g_array_index(sizes, uint64_t, i), memlimit_resolve(max_memory), &r, err))
+        uint64_t bytes = g_array_index(sizes, uint64_t, i);
+        char *now = g_strdup_printf("size %" G_GUINT64_FORMAT " B", bytes);
+        cliprogress_step(bar, (int)i, (int)sizes->len, now);
+        g_free(now);
+        if (one_size(o, t, &cl, ppn, bytes, memlimit_resolve(max_memory), &r, err))
             g_array_append_val(rows, r);
         else
             rc = 2;
     }
+    cliprogress_end(bar);
     if (rc == 0) {
         char *what = node_cluster_describe(&cl);
         NcclOut no = {what, rows};

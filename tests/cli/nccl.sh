@@ -4,7 +4,8 @@
 # the JSON row carries NCCL's choice, forced choices are NCCL's spellings in
 # any case, nccl-tests' busbw factor per collective, the same output twice,
 # a scenario's node cluster as arsim check describes it, and the cluster's
-# line in words (one leaf, no NVLink rate on a PCIe node).
+# line in words (one leaf, no NVLink rate on a PCIe node), and the progress
+# line of a long collective.
 A=${ARSIM:-./arsim}
 source tests/clilib.bash
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
@@ -71,3 +72,22 @@ describe_one() {
     [[ $l == *"8 rails x 2 leaves of radix 2, 1 spine, oversubscription 1" ]] || { echo "got: $l"; return 1; }
 }
 t "the cluster's line: singular and plural, PCIe without NVLink" describe_one
+
+# collective's progress line (a size of many GiB runs for minutes): forced
+# (ARSIM_PROGRESS=1) one line per size as it starts, for NCCL and for a
+# point-to-point algorithm; nothing on a stderr that is not a terminal; the
+# results the same either way.
+coll_progress() {
+    local c
+    for c in "--node dgx-h100 --algo nccl" "--algo ring"; do
+        # shellcheck disable=SC2086 # c is two words on purpose
+        "$A" collective $c --size 1KB,1MiB >"$T/c.out" 2>"$T/c.err" || return 1
+        [ ! -s "$T/c.err" ] || { echo "$c: stderr not empty"; return 1; }
+        # shellcheck disable=SC2086
+        ARSIM_PROGRESS=1 "$A" collective $c --size 1KB,1MiB >"$T/c.out1" 2>"$T/c.err1" || return 1
+        cmp -s "$T/c.out" "$T/c.out1" || { echo "$c: stdout differs with progress"; return 1; }
+        printf 'arsim collective: %s runs done, now size %s B\n' 0/2 1000 1/2 1048576 >"$T/c.want"
+        sed 's/; [0-9]* s$//' "$T/c.err1" | cmp -s - "$T/c.want" || { echo "$c: lines: $(cat "$T/c.err1")"; return 1; }
+    done
+}
+t "collective: progress on stderr only when asked or a terminal" coll_progress
