@@ -138,6 +138,11 @@ static bool read_nvlink(CfgNode *m, NodeSpec *n, char **err)
         *err = cfg_err(cfg_peek(m, "nvls"), "nvls on a %s; expected nvls only with fabric: nvswitch", fs);
         return false;
     }
+    if (n->nvls && n->compcap < 90) {   /* NVLink SHARP (multicast) is the third NVSwitch's, Hopper's on */
+        *err = cfg_err(cfg_peek(m, "nvls"), "nvls on GPUs of compute capability %d.%d; expected nvls only with 9.0 "
+                       "(NVLink SHARP came with Hopper's NVSwitch)", n->compcap / 10, n->compcap % 10);
+        return false;
+    }
     if (n->nvls && !need_rate(m, "nvls_data_rate", what, &n->nvls_Bps, err))
         return false;
     if (!n->nvls && cfg_peek(m, "nvls_data_rate")) {
