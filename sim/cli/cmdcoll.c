@@ -133,13 +133,17 @@ static const char *nccl_unused(const CmdCollOpts *o)
 
 /* The network of the options: --node, --topology (or a star of --ranks hosts)
  * with --bandwidth, --latency, --packet, the protocol options and --intra
- * over it. NULL and *err on a bad topology. */
-static Topo *coll_topo(const CmdCollOpts *o, char **err)
+ * over it; *node_gpus: --node's GPUs a node (0 without --node). NULL and
+ * *err on a bad topology, for --bandwidth or --latency on a graph, whose
+ * links took theirs when it was read, and for --intra on --node's (the
+ * node file says how its GPUs meet). */
+static Topo *coll_topo(const CmdCollOpts *o, int *node_gpus, char **err)
 {
     TopoSpec spec;
     topo_spec_init(&spec);
+    *node_gpus = 0;
     if (o->nccl.node) {
-        if (!cmdnccl_topology(&o->nccl, &spec, err)) {
+        if (!cmdnccl_topology(&o->nccl, &spec, node_gpus, err)) {
             topo_spec_clear(&spec);
             return NULL;
         }
@@ -151,6 +155,16 @@ static Topo *coll_topo(const CmdCollOpts *o, char **err)
     } else {
         spec.kind = TOPO_STAR;
         spec.hosts = o->ranks > 0 ? o->ranks : 8;
+    }
+    const char *fixed = o->bw_Bps > 0 ? "bandwidth" : o->latency_s >= 0 ? "latency"
+                      : o->intra.bw_Bps > 0 && o->nccl.node ? "intra" : NULL;
+    if (spec.kind == TOPO_GRAPH && fixed) {
+        *err = o->nccl.node ? g_strdup_printf("--%s: --node's links are the node file's and the fabric's; expected no "
+                                              "--%s (other links: a node file of your own)", fixed, fixed)
+                            : g_strdup_printf("--%s: a graph topology's links took theirs from its file; expected no "
+                                              "--%s (other links: in the file)", fixed, fixed);
+        topo_spec_clear(&spec);
+        return NULL;
     }
     if (o->bw_Bps > 0)
         spec.link.bw_Bps = o->bw_Bps;
@@ -202,7 +216,8 @@ int cmdcoll_run(const CmdCollOpts *o, FILE *out, char **err)
         return 2;
     if (o->nccl.on)
         return cmdnccl_run(&o->nccl, o->ranks, o->sizes, o->json, o->csv, o->max_memory, out, err);
-    Topo *t = coll_topo(o, err);
+    int node_gpus;
+    Topo *t = coll_topo(o, &node_gpus, err);
     if (!t)
         return 2;
     int p = o->ranks > 0 ? o->ranks : t->nhosts;
@@ -213,8 +228,8 @@ int cmdcoll_run(const CmdCollOpts *o, FILE *out, char **err)
         return 2;
     }
     CollParams prm = o->prm;
-    if (o->algo == COLL_HIERARCHICAL && prm.gpus_per_node <= 1)
-        prm.gpus_per_node = t->gpus_per_node;
+    if (o->algo == COLL_HIERARCHICAL && prm.gpus_per_node <= 1)   /* --node: its GPUs, as a scenario's units */
+        prm.gpus_per_node = node_gpus > 0 && p % node_gpus == 0 ? node_gpus : t->gpus_per_node;
     if (o->algo == COLL_TORUS2D && prm.torus_x == 0 && t->torus_x * t->torus_y == p) {
         prm.torus_x = t->torus_x;
         prm.torus_y = t->torus_y;
@@ -385,10 +400,11 @@ static const CliOpt opts[] = {
      .help = "ranks taking part, one per host", .min = 1, .max = UNITS_COUNT_MAX,
      .note = "every host of the topology (8 on the default star)"},
     {"bandwidth", CLI_RATE, offsetof(CmdCollOpts, bw_Bps),
-     .help = "each link's bandwidth, instead of the topology's",
+     .help = "each link's bandwidth, instead of the topology's (not on a graph topology or --node: their links "
+             "are their files')",
      .note = "the topology's (10Gbps on the default star)"},
     {"latency", CLI_TIME, offsetof(CmdCollOpts, latency_s),
-     .help = "each link's latency, instead of the topology's", .note = "the topology's (5us on the default star)"},
+     .help = "each link's latency, instead of the topology's (not on a graph topology or --node)", .note = "the topology's (5us on the default star)"},
     {"packet", CLI_CUSTOM, offsetof(CmdCollOpts, packet),
      .help = "the packet size, or message: whole messages", .value = "SIZE|message", .unit = "a size: 9000, 64KiB",
      .note = "the topology's (message on the default star)", .parse = parse_packet},

@@ -90,12 +90,14 @@ static bool build(const CmdNcclOpts *o, TopoSpec *spec, NodeCluster *cl, char **
     return ok;
 }
 
-bool cmdnccl_topology(const CmdNcclOpts *o, TopoSpec *spec, char **err)
+bool cmdnccl_topology(const CmdNcclOpts *o, TopoSpec *spec, int *gpus, char **err)
 {
     NodeCluster cl;
     bool ok = build(o, spec, &cl, err);
-    if (ok)
+    if (ok) {
+        *gpus = cl.node.ngpus;
         node_cluster_clear(&cl);
+    }
     return ok;
 }
 

@@ -54,8 +54,9 @@ bool cmdnccl_parse(void *field, const CliOpt *opt, const char *value, char **err
  * --topology. False and *err. */
 bool cmdnccl_check(const CmdNcclOpts *o, bool topology, char **err);
 
-/* --node given: spec becomes the cluster's topology (a graph). */
-bool cmdnccl_topology(const CmdNcclOpts *o, TopoSpec *spec, char **err);
+/* --node given: spec becomes the cluster's topology (a graph), *gpus the
+ * node's GPU count (the hierarchical algorithm's GPUs a node). */
+bool cmdnccl_topology(const CmdNcclOpts *o, TopoSpec *spec, int *gpus, char **err);
 
 /* --algo nccl: every size; prints the table on out, the JSON into the
  * file json and the CSV into the file csv (each NULL: none; "-":

@@ -5,7 +5,7 @@
 # any case, nccl-tests' busbw factor per collective, the same output twice,
 # a scenario's node cluster as arsim check describes it, and the cluster's
 # line in words (one leaf, no NVLink rate on a PCIe node), and the progress
-# line of a long collective.
+# line of a long collective; the point-to-point algorithms on --node's cluster.
 A=${ARSIM:-./arsim}
 source tests/clilib.bash
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
@@ -91,3 +91,15 @@ coll_progress() {
     done
 }
 t "collective: progress on stderr only when asked or a terminal" coll_progress
+
+# --node without --algo nccl: hierarchical takes the node's GPUs as a node
+# (as a scenario's units do): the same time as --gpus-per-node 8 given,
+# not the flat ring's (one GPU a node, what it fell back to).
+hier_node() {
+    local c=("$A" collective --node dgx-h100 --nodes 2 --size 1MiB --json -) a b r
+    a=$("${c[@]}" --algo hierarchical | awk -F'[\t,]+' '/"time_s"/ { print $3 }') || return 1
+    b=$("${c[@]}" --algo hierarchical --gpus-per-node 8 | awk -F'[\t,]+' '/"time_s"/ { print $3 }') || return 1
+    r=$("${c[@]}" --algo ring | awk -F'[\t,]+' '/"time_s"/ { print $3 }') || return 1
+    [ -n "$a" ] && [ "$a" = "$b" ] && [ "$a" != "$r" ] || { echo "default $a, 8 a node $b, ring $r"; return 1; }
+}
+t "collective --node --algo hierarchical: the node's GPUs a node" hier_node
