@@ -127,6 +127,8 @@ static const char *nccl_unused(const CmdCollOpts *o)
          : o->packet != CMDCOLL_PACKET_TOPO ? "packet"
          : o->gamma > 0 ? "gamma"
          : o->elem_bytes > 1 ? "elem-bytes"
+         : o->prm.gpus_per_node > 1 ? "gpus-per-node"   /* the node file's GPUs; --ranks takes fewer */
+         : o->prm.inter != COLL_RING ? "inter"
          : o->proto.mask ? "a protocol option"
                          : NULL;
 }

@@ -191,8 +191,8 @@ int cmdnccl_run(const CmdNcclOpts *o, int ranks, const GArray *sizes, const char
     int G = cl.node.ngpus, ppn = G;
     if (t && ranks > 0) {
         if (ranks % o->nodes || ranks / o->nodes > G || ranks < o->nodes) {
-            *err = g_strdup_printf("--ranks: %d GPUs on %d nodes of %d; expected a multiple of --nodes, at most %d",
-                                   ranks, o->nodes, G, o->nodes * G);
+            *err = g_strdup_printf("--ranks: %d GPUs on %d node%s of %d; expected a multiple of --nodes, at most %d",
+                                   ranks, o->nodes, o->nodes > 1 ? "s" : "", G, o->nodes * G);
             topo_free(t);
             node_cluster_clear(&cl);
             return 2;
