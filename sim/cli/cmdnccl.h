@@ -34,7 +34,7 @@ bool cmdnccl_parse(void *field, const CliOpt *opt, const char *value, char **err
     {"nodes", CLI_INT, offsetof(type, m.nodes), .help = "nodes of --node", .min = 1, .max = 1 << 20,                \
      .deflt = "1"},                                                                                                  \
     {"oversubscription", CLI_NUMBER, offsetof(type, m.oversub), .help = "with --node: a leaf's downlink capacity "   \
-     "over its uplink capacity", .unit = "a finite number >= 1", .deflt = "1"},                                                               \
+     "over its uplink capacity", .unit = "a finite number >= 1", .deflt = "1"},                                     \
     {"leaf-radix", CLI_INT, offsetof(type, m.leaf_radix), .help = "with --node: ports of a rail's leaf switch "     \
      "(half to nodes, half to spines)", .min = 2, .max = 4096, .deflt = "64"},                                      \
     {"nccl-algo", CLI_CUSTOM, offsetof(type, m.algo), .help = "with --algo nccl: force NCCL's algorithm "           \
