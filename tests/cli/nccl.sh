@@ -5,7 +5,8 @@
 # any case, nccl-tests' busbw factor per collective, the same output twice,
 # a scenario's node cluster as arsim check describes it, and the cluster's
 # line in words (one leaf, no NVLink rate on a PCIe node), and the progress
-# line of a long collective; the point-to-point algorithms on --node's cluster.
+# line of a long collective; the point-to-point algorithms on --node's cluster;
+# run's header on a node cluster.
 A=${ARSIM:-./arsim}
 source tests/clilib.bash
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
@@ -103,3 +104,14 @@ hier_node() {
     [ -n "$a" ] && [ "$a" = "$b" ] && [ "$a" != "$r" ] || { echo "default $a, 8 a node $b, ring $r"; return 1; }
 }
 t "collective --node --algo hierarchical: the node's GPUs a node" hier_node
+
+# run's table on a node cluster names the node and its rails, not the graph
+# built of them and a NIC's data rate ("graph 381.6 Gb/s").
+run_header() {
+    printf 'model: resnet50\nprecision: fp16\nbatch: [8]\niterations: {warmup: 0, measured: 1}\ncluster: {node: dgx-a100, nodes: 2}\npolicies: [{name: p, overlap: ddp}]\n' >"$T/h.yaml"
+    local l
+    l=$("$A" run "$T/h.yaml" | head -1) || return 1
+    [ "$l" = "# resnet50: resnet50 on 2 x 8 a100 (dgx-a100 nodes, 8 x 200 Gb/s rails), fp16; baseline p" ] ||
+        { echo "got: $l"; return 1; }
+}
+t "run's header on a node cluster: the node and its rails" run_header
