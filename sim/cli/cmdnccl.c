@@ -111,9 +111,11 @@ static double wall_now(void)
 /* The process itself (binary, libraries): bytes. */
 #define CMDNCCL_MEM_BASE ((uint64_t)8 << 20)
 
-/* One size: the tuner, then the simulation (refused above limit bytes). */
+/* One size: the tuner, then (simulate) the simulation; refused where NCCL
+ * cannot run what is forced or above limit bytes, which !simulate checks
+ * alone (before any size runs). */
 static bool one_size(const CmdNcclOpts *o, Topo *t, const NodeCluster *cl, int ppn, uint64_t bytes, uint64_t limit,
-                     ReportNcclRow *r, char **err)
+                     bool simulate, ReportNcclRow *r, char **err)
 {
     NcclSystem sys;
     int ranks = o->nodes * ppn;
@@ -135,6 +137,8 @@ static bool one_size(const CmdNcclOpts *o, Topo *t, const NodeCluster *cl, int p
         g_free(change);
         return false;
     }
+    if (!simulate)
+        return true;
     double w0 = wall_now();
     NcclSimStats st;
     r->time_s = ncclsim_time(&sp, &st, &why);
@@ -207,6 +211,11 @@ int cmdnccl_run(const CmdNcclOpts *o, int ranks, const GArray *sizes, const char
     }
     GArray *rows = g_array_new(FALSE, TRUE, sizeof(ReportNcclRow));
     int rc = 0;
+    for (guint i = 0; i < sizes->len && rc == 0; i++) {   /* every size's refusals before the first runs */
+        ReportNcclRow r;
+        if (!one_size(o, t, &cl, ppn, g_array_index(sizes, uint64_t, i), memlimit_resolve(max_memory), false, &r, err))
+            rc = 2;
+    }
     CliProgress *bar = cliprogress_start(stderr, "arsim collective");
     for (guint i = 0; i < sizes->len && rc == 0; i++) {
         ReportNcclRow r;
@@ -214,7 +223,7 @@ int cmdnccl_run(const CmdNcclOpts *o, int ranks, const GArray *sizes, const char
         char *now = g_strdup_printf("size %" G_GUINT64_FORMAT " B", bytes);
         cliprogress_step(bar, (int)i, (int)sizes->len, now);
         g_free(now);
-        if (one_size(o, t, &cl, ppn, bytes, memlimit_resolve(max_memory), &r, err))
+        if (one_size(o, t, &cl, ppn, bytes, memlimit_resolve(max_memory), true, &r, err))
             g_array_append_val(rows, r);
         else
             rc = 2;

@@ -115,3 +115,15 @@ run_header() {
         { echo "got: $l"; return 1; }
 }
 t "run's header on a node cluster: the node and its rails" run_header
+
+# every size's refusal comes before any size runs: a size above --max-memory
+# after one that fits is refused with nothing simulated (the forced progress
+# line, one a size that starts, stays empty).
+refuse_first() {
+    ARSIM_PROGRESS=1 "$A" collective --node dgx-h100 --nodes 64 --algo nccl --size 1KB,1GiB --max-memory 12MB \
+        >"$T/r.out" 2>"$T/r.err"
+    local rc=$?
+    [ $rc = 2 ] && [ ! -s "$T/r.out" ] && [ "$(wc -l <"$T/r.err")" = 1 ] && grep -q '^--max-memory: ' "$T/r.err" ||
+        { echo "rc $rc: $(cat "$T/r.err")"; return 1; }
+}
+t "collective --algo nccl: refusals before the first size runs" refuse_first
