@@ -6,7 +6,7 @@
 # a scenario's node cluster as arsim check describes it, and the cluster's
 # line in words (one leaf, no NVLink rate on a PCIe node), and the progress
 # line of a long collective; the point-to-point algorithms on --node's cluster;
-# run's header on a node cluster.
+# run's header on a node cluster; every size's refusal before any size runs.
 A=${ARSIM:-./arsim}
 source tests/clilib.bash
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
