@@ -1,5 +1,6 @@
 /* cmdcoll — `arsim collective`: its options and its run; see cmdcoll.h. */
 #include "cli/cmdcoll.h"
+#include "cli/cliprogress.h"
 #include "coll/collexec.h"
 #include "coll/collrun.h"
 #include "io/fileio.h"
@@ -126,19 +127,25 @@ static const char *nccl_unused(const CmdCollOpts *o)
          : o->packet != CMDCOLL_PACKET_TOPO ? "packet"
          : o->gamma > 0 ? "gamma"
          : o->elem_bytes > 1 ? "elem-bytes"
+         : o->prm.gpus_per_node > 1 ? "gpus-per-node"   /* the node file's GPUs; --ranks takes fewer */
+         : o->prm.inter != COLL_RING ? "inter"
          : o->proto.mask ? "a protocol option"
                          : NULL;
 }
 
 /* The network of the options: --node, --topology (or a star of --ranks hosts)
  * with --bandwidth, --latency, --packet, the protocol options and --intra
- * over it. NULL and *err on a bad topology. */
-static Topo *coll_topo(const CmdCollOpts *o, char **err)
+ * over it; *node_gpus: --node's GPUs a node (0 without --node). NULL and
+ * *err on a bad topology, for --bandwidth or --latency on a graph, whose
+ * links took theirs when it was read, and for --intra on --node's (the
+ * node file says how its GPUs meet). */
+static Topo *coll_topo(const CmdCollOpts *o, int *node_gpus, char **err)
 {
     TopoSpec spec;
     topo_spec_init(&spec);
+    *node_gpus = 0;
     if (o->nccl.node) {
-        if (!cmdnccl_topology(&o->nccl, &spec, err)) {
+        if (!cmdnccl_topology(&o->nccl, &spec, node_gpus, err)) {
             topo_spec_clear(&spec);
             return NULL;
         }
@@ -150,6 +157,16 @@ static Topo *coll_topo(const CmdCollOpts *o, char **err)
     } else {
         spec.kind = TOPO_STAR;
         spec.hosts = o->ranks > 0 ? o->ranks : 8;
+    }
+    const char *fixed = o->bw_Bps > 0 ? "bandwidth" : o->latency_s >= 0 ? "latency"
+                      : o->intra.bw_Bps > 0 && o->nccl.node ? "intra" : NULL;
+    if (spec.kind == TOPO_GRAPH && fixed) {
+        *err = o->nccl.node ? g_strdup_printf("--%s: --node's links are the node file's and the fabric's; expected no "
+                                              "--%s (other links: a node file of your own)", fixed, fixed)
+                            : g_strdup_printf("--%s: a graph topology's links took theirs from its file; expected no "
+                                              "--%s (other links: in the file)", fixed, fixed);
+        topo_spec_clear(&spec);
+        return NULL;
     }
     if (o->bw_Bps > 0)
         spec.link.bw_Bps = o->bw_Bps;
@@ -201,7 +218,8 @@ int cmdcoll_run(const CmdCollOpts *o, FILE *out, char **err)
         return 2;
     if (o->nccl.on)
         return cmdnccl_run(&o->nccl, o->ranks, o->sizes, o->json, o->csv, o->max_memory, out, err);
-    Topo *t = coll_topo(o, err);
+    int node_gpus;
+    Topo *t = coll_topo(o, &node_gpus, err);
     if (!t)
         return 2;
     int p = o->ranks > 0 ? o->ranks : t->nhosts;
@@ -212,8 +230,8 @@ int cmdcoll_run(const CmdCollOpts *o, FILE *out, char **err)
         return 2;
     }
     CollParams prm = o->prm;
-    if (o->algo == COLL_HIERARCHICAL && prm.gpus_per_node <= 1)
-        prm.gpus_per_node = t->gpus_per_node;
+    if (o->algo == COLL_HIERARCHICAL && prm.gpus_per_node <= 1)   /* --node: its GPUs, as a scenario's units */
+        prm.gpus_per_node = node_gpus > 0 && p % node_gpus == 0 ? node_gpus : t->gpus_per_node;
     if (o->algo == COLL_TORUS2D && prm.torus_x == 0 && t->torus_x * t->torus_y == p) {
         prm.torus_x = t->torus_x;
         prm.torus_y = t->torus_y;
@@ -242,8 +260,12 @@ int cmdcoll_run(const CmdCollOpts *o, FILE *out, char **err)
     GArray *rows = g_array_new(FALSE, TRUE, sizeof(ReportCollRow));
     char *why = NULL;
     int rc = 0;
+    CliProgress *bar = cliprogress_start(stderr, "arsim collective");
     for (guint i = 0; i < o->sizes->len; i++) {
         ReportCollRow r = {.algo = o->algo, .ranks = p, .bytes = g_array_index(o->sizes, uint64_t, i)};
+        char *now = g_strdup_printf("size %" G_GUINT64_FORMAT " B", r.bytes);
+        cliprogress_step(bar, (int)i, (int)o->sizes->len, now);
+        g_free(now);
         double w0 = wall_now();
         if (o->links)
             r.links = g_new0(NetLinkStats, t->links->len);
@@ -264,6 +286,7 @@ int cmdcoll_run(const CmdCollOpts *o, FILE *out, char **err)
         r.busbw_Bps = p > 1 ? r.algbw_Bps * 2.0 * (p - 1) / p : 0;
         g_array_append_val(rows, r);
     }
+    cliprogress_end(bar);
     CollOut co = {t, (const ReportCollRow *)rows->data, rows->len};
     if (rc == 0 && o->json && !fileio_write_with(o->json, write_json, &co, err))
         rc = 1;
@@ -379,21 +402,24 @@ static const CliOpt opts[] = {
      .help = "ranks taking part, one per host", .min = 1, .max = UNITS_COUNT_MAX,
      .note = "every host of the topology (8 on the default star)"},
     {"bandwidth", CLI_RATE, offsetof(CmdCollOpts, bw_Bps),
-     .help = "each link's bandwidth, instead of the topology's",
+     .help = "each link's bandwidth, instead of the topology's (not on a graph topology or --node: their links "
+             "are their files')",
      .note = "the topology's (10Gbps on the default star)"},
     {"latency", CLI_TIME, offsetof(CmdCollOpts, latency_s),
-     .help = "each link's latency, instead of the topology's", .note = "the topology's (5us on the default star)"},
+     .help = "each link's latency, instead of the topology's (not on a graph topology or --node)",
+     .note = "the topology's (5us on the default star)"},
     {"packet", CLI_CUSTOM, offsetof(CmdCollOpts, packet),
      .help = "the packet size, or message: whole messages", .value = "SIZE|message", .unit = "a size: 9000, 64KiB",
      .note = "the topology's (message on the default star)", .parse = parse_packet},
     {"gamma", CLI_NUMBER, offsetof(CmdCollOpts, gamma),
      .help = "reduction cost, seconds per byte", .value = "S_PER_BYTE", .deflt = "0"},
     {"algo", CLI_CUSTOM, offsetof(CmdCollOpts, algo),
-     .help = "the all-reduce algorithm", .value = "ALGO", .words = &(COLL_ALGO_TABLE(COLL_ALGO_WORD) " nccl")[1],
+     .help = "the all-reduce algorithm (nccl: NCCL's, for --op's collective)", .value = "ALGO",
+     .words = &(COLL_ALGO_TABLE(COLL_ALGO_WORD) " nccl")[1],
      .required = true,
      .parse = parse_algo},
     {"size", CLI_CUSTOM, offsetof(CmdCollOpts, sizes),
-     .help = "the vector sizes, one all-reduce each", .value = "S[,S...]", .unit = "sizes: 4096, 64KiB, 1MB",
+     .help = "the vector sizes, one collective each", .value = "S[,S...]", .unit = "sizes: 4096, 64KiB, 1MB",
      .required = true, .parse = parse_sizes},
     {"inter", CLI_CUSTOM, offsetof(CmdCollOpts, prm.inter),
      .help = "the inter-node algorithm of hierarchical", .value = "ALGO", .deflt = "ring",
@@ -433,7 +459,8 @@ static const CliOpt opts[] = {
 
 const CliCmd cmdcoll_cli = {
     .name = "collective",
-    .summary = "time one all-reduce per size on a topology, in nccl-tests' terms (time, algbw, busbw)",
+    .summary = "time one collective per size on a topology (an all-reduce; with --algo nccl, --op's), in nccl-tests' "
+               "terms (time, algbw, busbw)",
     .about = "Without --topology the network is a star of --ranks hosts; --bandwidth, --latency and --packet "
              "override the topology's links.",
     .args_field = offsetof(CmdCollOpts, args),

@@ -1,5 +1,6 @@
 /* cmdnccl — GPU node clusters and NCCL runs for `arsim collective`; see cmdnccl.h. */
 #include "cli/cmdnccl.h"
+#include "cli/cliprogress.h"
 #include "io/fileio.h"
 #include "coll/ncclshape.h"
 #include "coll/ncclsim.h"
@@ -90,19 +91,22 @@ static bool build(const CmdNcclOpts *o, TopoSpec *spec, NodeCluster *cl, char **
     char *why = NULL;
     bool ok = node_cluster(&n, &f, spec, cl, &why);
     node_spec_clear(&n);
-    if (!ok) {
-        *err = g_strdup_printf("--nodes: %s", why);
+    if (!ok) {   /* node_cluster's message names what it refused: the option that gave it */
+        *err = g_strdup_printf("--%s: %s", g_str_has_prefix(why, "oversubscription") ? "oversubscription"
+                                           : g_str_has_prefix(why, "leaf radix") ? "leaf-radix" : "nodes", why);
         g_free(why);
     }
     return ok;
 }
 
-bool cmdnccl_topology(const CmdNcclOpts *o, TopoSpec *spec, char **err)
+bool cmdnccl_topology(const CmdNcclOpts *o, TopoSpec *spec, int *gpus, char **err)
 {
     NodeCluster cl;
     bool ok = build(o, spec, &cl, err);
-    if (ok)
+    if (ok) {
+        *gpus = cl.node.ngpus;
         node_cluster_clear(&cl);
+    }
     return ok;
 }
 
@@ -116,9 +120,11 @@ static double wall_now(void)
 /* The process itself (binary, libraries): bytes. */
 #define CMDNCCL_MEM_BASE ((uint64_t)8 << 20)
 
-/* One size: the tuner, then the simulation (refused above limit bytes). */
+/* One size: the tuner, then (simulate) the simulation; refused where NCCL
+ * cannot run what is forced or above limit bytes, which !simulate checks
+ * alone (before any size runs). */
 static bool one_size(const CmdNcclOpts *o, Topo *t, const NodeCluster *cl, int ppn, uint64_t bytes, uint64_t limit,
-                     ReportNcclRow *r, char **err)
+                     bool simulate, ReportNcclRow *r, char **err)
 {
     NcclSystem sys;
     int ranks = o->nodes * ppn;
@@ -141,6 +147,8 @@ static bool one_size(const CmdNcclOpts *o, Topo *t, const NodeCluster *cl, int p
         g_free(change);
         return false;
     }
+    if (!simulate)
+        return true;
     double w0 = wall_now();
     NcclSimStats st;
     r->time_s = ncclsim_time(&sp, &st, &why);
@@ -197,8 +205,8 @@ int cmdnccl_run(const CmdNcclOpts *o, int ranks, const GArray *sizes, const char
     int G = cl.node.ngpus, ppn = G;
     if (t && ranks > 0) {
         if (ranks % o->nodes || ranks / o->nodes > G || ranks < o->nodes) {
-            *err = g_strdup_printf("--ranks: %d GPUs on %d nodes of %d; expected a multiple of --nodes, at most %d",
-                                   ranks, o->nodes, G, o->nodes * G);
+            *err = g_strdup_printf("--ranks: %d GPUs on %d node%s of %d; expected a multiple of --nodes, at most %d",
+                                   ranks, o->nodes, o->nodes > 1 ? "s" : "", G, o->nodes * G);
             topo_free(t);
             node_cluster_clear(&cl);
             return 2;
@@ -213,13 +221,24 @@ int cmdnccl_run(const CmdNcclOpts *o, int ranks, const GArray *sizes, const char
     }
     GArray *rows = g_array_new(FALSE, TRUE, sizeof(ReportNcclRow));
     int rc = 0;
+    for (guint i = 0; i < sizes->len && rc == 0; i++) {   /* every size's refusals before the first runs */
+        ReportNcclRow r;
+        if (!one_size(o, t, &cl, ppn, g_array_index(sizes, uint64_t, i), memlimit_resolve(max_memory), false, &r, err))
+            rc = 2;
+    }
+    CliProgress *bar = cliprogress_start(stderr, "arsim collective");
     for (guint i = 0; i < sizes->len && rc == 0; i++) {
         ReportNcclRow r;
-        if (one_size(o, t, &cl, ppn, g_array_index(sizes, uint64_t, i), memlimit_resolve(max_memory), &r, err))
+        uint64_t bytes = g_array_index(sizes, uint64_t, i);
+        char *now = g_strdup_printf("size %" G_GUINT64_FORMAT " B", bytes);
+        cliprogress_step(bar, (int)i, (int)sizes->len, now);
+        g_free(now);
+        if (one_size(o, t, &cl, ppn, bytes, memlimit_resolve(max_memory), true, &r, err))
             g_array_append_val(rows, r);
         else
             rc = 2;
     }
+    cliprogress_end(bar);
     if (rc == 0) {
         char *what = node_cluster_describe(&cl);
         NcclOut no = {what, rows};

@@ -35,7 +35,7 @@ bool cmdnccl_parse(void *field, const CliOpt *opt, const char *value, char **err
     {"nodes", CLI_INT, offsetof(type, m.nodes), .help = "nodes of --node", .min = 1, .max = 1 << 20,                \
      .deflt = "1"},                                                                                                  \
     {"oversubscription", CLI_NUMBER, offsetof(type, m.oversub), .help = "with --node: a leaf's downlink capacity "   \
-     "over its uplink capacity (>= 1)", .deflt = "1"},                                                               \
+     "over its uplink capacity", .unit = "a finite number >= 1", .deflt = "1"},                                     \
     {"leaf-radix", CLI_INT, offsetof(type, m.leaf_radix), .help = "with --node: ports of a rail's leaf switch "     \
      "(half to nodes, half to spines)", .min = 2, .max = 4096, .deflt = "64"},                                      \
     {"nccl-algo", CLI_CUSTOM, offsetof(type, m.algo), .help = "with --algo nccl: force NCCL's algorithm "           \
@@ -59,8 +59,9 @@ bool cmdnccl_parse(void *field, const CliOpt *opt, const char *value, char **err
  * --topology. False and *err. */
 bool cmdnccl_check(const CmdNcclOpts *o, bool topology, char **err);
 
-/* --node given: spec becomes the cluster's topology (a graph). */
-bool cmdnccl_topology(const CmdNcclOpts *o, TopoSpec *spec, char **err);
+/* --node given: spec becomes the cluster's topology (a graph), *gpus the
+ * node's GPU count (the hierarchical algorithm's GPUs a node). */
+bool cmdnccl_topology(const CmdNcclOpts *o, TopoSpec *spec, int *gpus, char **err);
 
 /* --algo nccl: every size; prints the table on out, the JSON into the
  * file json and the CSV into the file csv (each NULL: none; "-":

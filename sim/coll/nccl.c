@@ -331,6 +331,30 @@ static double algo_time_us(const NcclSystem *s, NcclOp op, NcclAlgo a, NcclProto
     return lat + (double)bytes / (1000.0 * bw);
 }
 
+/* What NCCL runs for op on s, any protocol forced: "Ring (LL, LL128,
+ * Simple), Tree (LL, LL128, Simple) or NVLS (Simple)" (g_free). */
+static char *runnable(const NcclSystem *s, NcclOp op, uint64_t bytes)
+{
+    static const NcclAlgo order[] = {NCCL_ALGO_RING, NCCL_ALGO_TREE, NCCL_ALGO_NVLS, NCCL_ALGO_NVLSTREE};
+    GPtrArray *runs = g_ptr_array_new_with_free_func(g_free);
+    for (size_t i = 0; i < G_N_ELEMENTS(order); i++) {
+        GString *g = g_string_new(NULL);
+        double lat, bw;
+        for (int p = 0; p < NCCL_NPROTOS; p++)
+            if (algo_time_us(s, op, order[i], p, bytes, 0, &lat, &bw) >= 0)
+                g_string_append_printf(g, "%s%s", g->len ? ", " : "", proto_names[p]);
+        if (g->len)
+            g_ptr_array_add(runs, g_strdup_printf("%s (%s)", algo_names[order[i]], g->str));
+        g_string_free(g, TRUE);
+    }
+    GString *out = g_string_new(NULL);
+    for (guint i = 0; i < runs->len; i++)
+        g_string_append_printf(out, "%s%s", i == 0 ? "" : i + 1 < runs->len ? ", " : " or ",
+                               (char *)g_ptr_array_index(runs, i));
+    g_ptr_array_unref(runs);
+    return g_string_free(out, FALSE);
+}
+
 bool nccl_tune(const NcclSystem *s, NcclOp op, uint64_t bytes, int algo, int proto, int channels, NcclChoice *out,
                char **err)
 {
@@ -347,14 +371,16 @@ bool nccl_tune(const NcclSystem *s, NcclOp op, uint64_t bytes, int algo, int pro
             }
         }
     if (best < 0 && s->nranks > 1) {
-        *err = g_strdup_printf("NCCL cannot run %s%s%s%s for %s on %d GPUs in %d node%s%s; expected %s",
+        char *can = runnable(s, op, bytes);
+        *err = g_strdup_printf("NCCL cannot run %s%s%s%s for %s on %d GPUs in %d node%s%s; expected what NCCL runs "
+                               "there: %s%s",
                                algo >= 0 ? "algorithm " : "", algo >= 0 ? algo_names[algo] : "",
                                proto >= 0 ? (algo >= 0 ? " with protocol " : "protocol ") : "",
                                proto >= 0 ? proto_names[proto] : "", op_names[op], s->nranks, s->nnodes,
-                               s->nnodes > 1 ? "s" : "", s->nvls ? "" : " without NVLink SHARP",
-                               op == NCCL_OP_ALLREDUCE ? "Ring or Tree (NVLS needs an H100 NVSwitch and more than 2 GPUs "
-                                                         "a node; NVLSTree more than one node; NVLS one node)"
-                                                       : "Ring (NVLS on one H100 node)");
+                               s->nnodes > 1 ? "s" : "", s->nvls ? "" : " without NVLink SHARP", can,
+                               op == NCCL_OP_ALLREDUCE ? " (NVLS needs an H100 NVSwitch and more than 2 GPUs a node, "
+                                                         "NVLSTree more than one node, NVLS one node)" : "");
+        g_free(can);
         return false;
     }
     if (s->nranks <= 1) {

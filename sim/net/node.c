@@ -138,6 +138,11 @@ static bool read_nvlink(CfgNode *m, NodeSpec *n, char **err)
         *err = cfg_err(cfg_peek(m, "nvls"), "nvls on a %s; expected nvls only with fabric: nvswitch", fs);
         return false;
     }
+    if (n->nvls && n->compcap < 90) {   /* NVLink SHARP (multicast) is the third NVSwitch's, Hopper's on */
+        *err = cfg_err(cfg_peek(m, "nvls"), "nvls on GPUs of compute capability %d.%d; expected nvls only with 9.0 "
+                       "(NVLink SHARP came with Hopper's NVSwitch)", n->compcap / 10, n->compcap % 10);
+        return false;
+    }
     if (n->nvls && !need_rate(m, "nvls_data_rate", what, &n->nvls_Bps, err))
         return false;
     if (!n->nvls && cfg_peek(m, "nvls_data_rate")) {
@@ -284,11 +289,11 @@ bool node_read(CfgNode *map, NodeSpec *n, char **err)
     return cfg_check_keys(map, what, keys, err);
 }
 
-bool node_load(const char *name, NodeSpec *n, char **err)
+bool node_load_from(const char *name, const char *including_file, NodeSpec *n, char **err)
 {
-    char *path = cfg_resolve(name, "topologies/nodes", NULL);
+    char *path = cfg_resolve(name, "topologies/nodes", including_file);
     if (!path) {
-        *err = g_strdup_printf("%s:1:1: no such node file; expected a file or a name in topologies/nodes/ (arsim "
+        *err = g_strdup_printf("%s:1:1: " NODE_LOAD_MISSING "; expected a file or a name in topologies/nodes/ (arsim "
                                "list nodes)", name);
         return false;
     }
@@ -308,6 +313,11 @@ bool node_load(const char *name, NodeSpec *n, char **err)
     if (!ok)
         node_spec_clear(n);
     return ok;
+}
+
+bool node_load(const char *name, NodeSpec *n, char **err)
+{
+    return node_load_from(name, NULL, n, err);
 }
 
 static gint cmp_str(gconstpointer a, gconstpointer b)
@@ -524,13 +534,24 @@ static const char *fabric_name(NodeFabric f)
     return f == NODE_FABRIC_NVSWITCH ? "NVSwitch" : f == NODE_FABRIC_MESH ? "NVLink mesh" : "PCIe only";
 }
 
+/* "1 leaf", "2 leaves". */
+static const char *plural(int n, const char *one, const char *many)
+{
+    return n == 1 ? one : many;
+}
+
 char *node_cluster_describe(const NodeCluster *c)
 {
     const NodeSpec *n = &c->node;
-    return g_strdup_printf("%d x %s (%d %s on %s%s, %d GB/s NVLink a GPU; %d NICs of %g Gb/s): rail-optimized "
-                           "fat-tree, %d rails x %d leaves of radix %d, %d spines, oversubscription %g",
-                           c->fab.nodes, n->name, n->ngpus, n->gpu, fabric_name(n->fabric),
-                           n->nvls ? " with NVLS" : "", (int)lround(node_gpu_nvlink_Bps(n) / 1e9), n->nnics,
-                           n->nic_raw_Bps * 8 / 1e9, c->rails, c->leaves_per_rail, c->fab.leaf_radix, c->spines,
-                           c->fab.oversub);
+    char *nvlink = n->fabric == NODE_FABRIC_PCIE ? g_strdup("")
+                 : g_strdup_printf(", %d GB/s NVLink a GPU", (int)lround(node_gpu_nvlink_Bps(n) / 1e9));
+    char *d = g_strdup_printf("%d x %s (%d %s on %s%s%s; %d %s of %g Gb/s): rail-optimized fat-tree, %d %s x %d %s "
+                              "of radix %d, %d %s, oversubscription %g",
+                              c->fab.nodes, n->name, n->ngpus, n->gpu, fabric_name(n->fabric),
+                              n->nvls ? " with NVLS" : "", nvlink, n->nnics, plural(n->nnics, "NIC", "NICs"),
+                              n->nic_raw_Bps * 8 / 1e9, c->rails, plural(c->rails, "rail", "rails"),
+                              c->leaves_per_rail, plural(c->leaves_per_rail, "leaf", "leaves"), c->fab.leaf_radix,
+                              c->spines, plural(c->spines, "spine", "spines"), c->fab.oversub);
+    g_free(nvlink);
+    return d;
 }

@@ -62,8 +62,15 @@ typedef struct {
 
 void node_spec_clear(NodeSpec *n);
 
-/* Reads a node file (a name resolves to topologies/nodes/<name>.yaml);
- * false and *err ("file:line:col: ...; expected ...") otherwise. */
+/* Reads a node file (a name resolves to topologies/nodes/<name>.yaml)
+ * along the data search path of including_file (the config that names
+ * it; NULL: a name from the command line), as cfg_resolve does; false and
+ * *err ("file:line:col: ...; expected ...") otherwise: the node file's
+ * own position, or, when there is no such file, NODE_LOAD_MISSING after
+ * "name:1:1: ". */
+#define NODE_LOAD_MISSING "no such node file"
+bool node_load_from(const char *name_or_path, const char *including_file, NodeSpec *n, char **err);
+/* node_load_from a name from the command line. */
 bool node_load(const char *name_or_path, NodeSpec *n, char **err);
 /* Reads a node mapping (every key checked). */
 bool node_read(CfgNode *map, NodeSpec *n, char **err);

@@ -190,11 +190,18 @@ static bool fits(const Scenario *s, const TrainResult *r)
 
 void report_run_table(FILE *out, const Scenario *s, const GArray *results, bool layers)
 {
-    char bw[32];
-    units_fmt_rate(bw, sizeof bw, net_link(s)->bw_Bps);
-    fprintf(out, "# %s: %s on %d x %d %s (%s %s), %s; baseline %s\n", s->name, s->model->name, s->nodes,
-            s->gpus_per_node, s->gpu.key, net_kind(s), bw, gpu_precision_name(s->precision),
+    char bw[32], *net;
+    if (s->node) {   /* a cluster of GPU nodes: the node and its rails, not the graph built of it */
+        units_fmt_rate(bw, sizeof bw, s->node->nic_raw_Bps);
+        net = g_strdup_printf("%s nodes, %d x %s rails", s->node->name, s->node->nnics, bw);
+    } else {
+        units_fmt_rate(bw, sizeof bw, net_link(s)->bw_Bps);
+        net = g_strdup_printf("%s %s", net_kind(s), bw);
+    }
+    fprintf(out, "# %s: %s on %d x %d %s (%s), %s; baseline %s\n", s->name, s->model->name, s->nodes,
+            s->gpus_per_node, s->gpu.key, net, gpu_precision_name(s->precision),
             ((Policy *)g_ptr_array_index(s->policies, s->baseline))->name);
+    g_free(net);
     fprintf(out, "%6s %-18s %-9s %-12s %11s", "batch", "policy", "overlap", "algorithm", "iter(ms)");
     if (s->whatif)   /* what-if runs: the measured iterations' distribution */
         fprintf(out, " %11s %11s", "p50(ms)", "p99(ms)");

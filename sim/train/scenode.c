@@ -18,9 +18,12 @@ bool scenode_read(CfgNode *c, bool gpu_given, Gpu *gpu, const char *gpus_file, T
         return false;
     NodeSpec n;
     char *why = NULL;
-    if (!node_load(name, &n, &why)) {
-        *err = g_str_has_prefix(why, name) ? cfg_err(nv, "%s", strstr(why, ": ") ? strstr(why, ": ") + 2 : why)
-                                           : g_strdup(why);
+    if (!node_load_from(name, nv->file, &n, &why)) {
+        /* a missing file is the scenario's fault; a broken one names its own position */
+        char *missing = g_strdup_printf("%s:1:1: " NODE_LOAD_MISSING, name);
+        *err = g_str_has_prefix(why, missing) ? cfg_err(nv, "%s", why + strlen(missing) - strlen(NODE_LOAD_MISSING))
+                                              : g_strdup(why);
+        g_free(missing);
         g_free(why);
         return false;
     }

@@ -1,5 +1,5 @@
 #!/bin/bash
-# `arsim list models|gpus|topologies|algorithms|policies [--json]`: the
+# `arsim list models|gpus|topologies|nodes|algorithms|policies [--json]`: the
 # model totals are the published parameter counts (docs/dev/references.md §4), written
 # here independently; the data files are found along the data search path
 # ($ARSIM_DATA, the working directory, the installed directory). Prints
@@ -85,6 +85,26 @@ for kv in star-8-10g:8 fat-tree-k8:128 fat-tree-k16:1024 torus-8x8:64 ring-16:16
 done
 check topologies.kinds "$(for k in star ring torus2d fat-tree hierarchical graph; do
   grep -qE "^$k +\(built-in\)" "$tmp/topo" || exit 1; done && echo 0)"
+
+# nodes: each shipped node's row against the issue's figures (docs/dev/references-nccl.md):
+# GPU kind and count, NVLink fabric, links a GPU, GB/s a GPU and direction, NVLS, NICs and their Gb/s
+"$ARSIM" list nodes >"$tmp/nodes" 2>"$tmp/err"
+check nodes.exit "$([ -s "$tmp/nodes" ] && [ ! -s "$tmp/err" ] && echo 0)" "$(cat "$tmp/err")"
+for row in "dgx-1 v100 8 mesh 6 150 no 4 100" "dgx-a100 a100 8 nvswitch 12 300 no 8 200" \
+           "dgx-h100 h100 8 nvswitch 18 450 yes 8 400" "pcie-a100 a100 8 pcie 0 0 no 4 200"; do
+  check "nodes.${row%% *}" "$(awk -v r="$row" '{ $1 = $1 } $0 == r { f = 1 } END { exit !f }' "$tmp/nodes" && echo 0)" \
+    "$(grep "^${row%% *} " "$tmp/nodes")"
+done
+# a node file of one's own in $ARSIM_DATA is listed beside the shipped ones; a broken one is skipped with its
+# own position in a note
+mkdir -p "$tmp/hn/topologies/nodes"
+sed 's/^gpus: 8/gpus: 4/; s/gpu_switch: .*/gpu_switch: [0, 0, 1, 1]/; s/gpu_nic: .*/gpu_nic: [0, 1, 2, 3]/' \
+  topologies/nodes/dgx-h100.yaml >"$tmp/hn/topologies/nodes/my-h100x4.yaml"
+sed 's/gpu_nic: .*/gpu_nic: [0, 1, 2, 3, 4, 5, 6, 9]/' topologies/nodes/dgx-h100.yaml >"$tmp/hn/topologies/nodes/broken.yaml"
+ARSIM_DATA=$tmp/hn "$ARSIM" list nodes >"$tmp/out" 2>"$tmp/err"
+check nodes.own "$([ $? = 0 ] && grep -qE '^my-h100x4 +h100 +4 +nvswitch' "$tmp/out" && grep -q '^dgx-h100 ' "$tmp/out" &&
+                    ! grep -q '^broken' "$tmp/out" && grep -q 'nodes/broken.yaml:[0-9]*:[0-9]*: GPU 7 wired to NIC 9' "$tmp/err" &&
+                    echo 0)" "$(cat "$tmp/out" "$tmp/err")"
 
 # --names: the first column of the table, one a line (the header left out)
 for what in models gpus topologies nodes algorithms policies; do
