@@ -47,7 +47,8 @@ bool cmdnccl_parse(void *field, const CliOpt *opt, const char *value, char **err
     {"nccl-channels", CLI_INT, offsetof(type, m.channels), .help = "with --algo nccl: channels (NCCL_MIN_NCHANNELS " \
      "= NCCL_MAX_NCHANNELS)", .min = 1, .max = 64, .note = "the tuner's count for the size"},                       \
     {"nccl-release", CLI_CUSTOM, offsetof(type, m.release), .help = "with --algo nccl: the NCCL release whose "    \
-     "NVLS to run (its latency and how it lays a call's data over the channels; the rest is 2.21's)",              \
+     "NVLS and Tree/Simple to run (NVLS's latency and how it lays a call's data over the channels, Tree/Simple's " \
+     "latency in the tuner and its chunk; the rest is 2.21's)",                                                    \
      .value = "RELEASE", .unit = "2.18, 2.19, 2.20 or 2.21", .words = "2.18 2.19 2.20 2.21", .deflt = "2.21",      \
      .parse = cmdnccl_parse},                                                                                       \
     {"op", CLI_CUSTOM, offsetof(type, m.op), .help = "with --algo nccl: the collective", .value = "OP",             \

@@ -52,6 +52,17 @@ double nccl_nvls_lat_us(NcclRelease r) { return r == NCCL_REL_2_21 ? 25.0 : 23.0
  * E:346-347 splits the count over the channels first (the kernel's oneNode path, all_reduce.h:384-386). */
 bool nccl_release_nvls_grid(NcclRelease r) { return r == NCCL_REL_2_18 || r == NCCL_REL_2_19; }
 
+/* tuning.cc's hwLat Tree rows: v2.18.5-1:67, 71, 75 (Simple 4, 6, 14); 28 on each at v2.19.4-1:67-75 and T:67-75. */
+double nccl_tree_simple_hw_lat_us(NcclHw hw, NcclRelease r)
+{
+    static const double v218[3] = {4, 6, 14};
+    return r == NCCL_REL_2_18 ? v218[hw] : 28;
+}
+
+/* enqueue.cc v2.18.5-1:1313-1318, v2.19.4-1:1349-1354 (the tree's depth: connect.cc:135); from v2.20.3-1
+ * computeCollChunkInfo (E:1722-1771) has no Tree/Simple rule. */
+bool nccl_release_tree_depth_chunk(NcclRelease r) { return r == NCCL_REL_2_18 || r == NCCL_REL_2_19; }
+
 double nccl_busbw_factor(NcclOp o, int n)
 {
     if (n <= 1)
@@ -249,6 +260,10 @@ void nccl_model(const NcclSystem *s, NcclOp op, NcclAlgo a, NcclProto p, double 
     int ai = a == NCCL_ALGO_TREE ? 0 : 1;
     double lat = a <= NCCL_ALGO_RING ? base_lat[ai][p] : 0;
     double intra = hw_lat[intra_hw][a][p], inter = hw_lat[HW_NET][a][p];   /* T:225-229 */
+    if (a == NCCL_ALGO_TREE && p == NCCL_PROTO_SIMPLE) {
+        intra = nccl_tree_simple_hw_lat_us((NcclHw)intra_hw, s->release);
+        inter = nccl_tree_simple_hw_lat_us(NCCL_HW_NET, s->release);
+    }
     if (a == NCCL_ALGO_RING) {
         if (op == NCCL_OP_BROADCAST) {
             lat += hw_lat[nn == 1 ? intra_hw : HW_NET][a][p];             /* sameChannels: T:233-235 */

@@ -32,12 +32,17 @@ bool nccl_algo_parse(const char *s, NcclAlgo *out);
 bool nccl_proto_parse(const char *s, NcclProto *out);
 bool nccl_op_parse(const char *s, NcclOp *out);
 
-/* The NCCL release whose NVLS (one node) a run follows; everything else
- * (Ring, Tree, NVLSTree, the tuner's other tables) is v2.21.5's in every
- * release. 0, the default, is 2.21. NVLS differs in two things (tags
- * v2.18.5-1 .. v2.21.5-1, docs/dev/references-nccl.md): its latency
- * (nccl_nvls_lat_us) and how a call's data is laid out over the
- * channels (nccl_release_nvls_grid). */
+/* Where a step's data moves, for the hardware latencies (T:61-78). */
+typedef enum { NCCL_HW_NVLINK, NCCL_HW_PCI, NCCL_HW_NET } NcclHw;
+
+/* The NCCL release whose NVLS (one node) and Tree/Simple a run follows;
+ * everything else (Ring, Tree under LL and LL128, NVLSTree, the tuner's
+ * other tables) is v2.21.5's in every release. 0, the default, is 2.21.
+ * NVLS differs in two things (tags v2.18.5-1 .. v2.21.5-1,
+ * docs/dev/references-nccl.md): its latency (nccl_nvls_lat_us) and how a
+ * call's data is laid out over the channels (nccl_release_nvls_grid);
+ * Tree/Simple in two: its latency a hop in the tuner
+ * (nccl_tree_simple_hw_lat_us) and its chunk (nccl_release_tree_depth_chunk). */
 typedef enum { NCCL_REL_2_21, NCCL_REL_2_18, NCCL_REL_2_19, NCCL_REL_2_20, NCCL_NRELS } NcclRelease;
 const char *nccl_release_name(NcclRelease r);   /* "2.21", "2.18", ... */
 /* Exactly "2.18", "2.19", "2.20" or "2.21". */
@@ -52,6 +57,13 @@ double nccl_nvls_lat_us(NcclRelease r);
  * (2.18, 2.19); false where it splits a call evenly over its channels
  * first (2.20 on). */
 bool nccl_release_nvls_grid(NcclRelease r);
+/* The tuner's latency a hop of Tree/Simple over hw, us: 2.18's 4, 6 and
+ * 14 (NVLink, PCI, network), 28 on each from 2.19. */
+double nccl_tree_simple_hw_lat_us(NcclHw hw, NcclRelease r);
+/* True where the release halves Tree/Simple's chunk (a step's 512 KiB)
+ * while a channel would get few chunks for the tree's depth (2.18,
+ * 2.19); false where the chunk is a step whatever the size (2.20 on). */
+bool nccl_release_tree_depth_chunk(NcclRelease r);
 
 /* nccl-tests' bus bandwidth factor: busbw = algbw x this. */
 double nccl_busbw_factor(NcclOp o, int nranks);
@@ -68,7 +80,7 @@ typedef struct {
     double bw_intra_GBps;    /* the ring graph's bandwidth inside a node, all channels, GB/s */
     double bw_inter_GBps;    /* the graph's bandwidth between nodes, all channels, GB/s */
     double nvls_bw_GBps;     /* the NVLS graph's bandwidth, GB/s */
-    NcclRelease release;     /* whose NVLS latency the tuner takes (0: 2.21) */
+    NcclRelease release;     /* whose NVLS and Tree/Simple latencies the tuner takes (0: 2.21) */
 } NcclSystem;
 
 /* The system of `ranks` GPUs on `nodes` nodes of kind n: on an NVSwitch
@@ -96,8 +108,6 @@ typedef struct {
 bool nccl_tune(const NcclSystem *sys, NcclOp op, uint64_t bytes, int algo, int proto, int channels, NcclChoice *out,
                char **err);
 
-/* Where a step's data moves, for the hardware latencies (T:61-78). */
-typedef enum { NCCL_HW_NVLINK, NCCL_HW_PCI, NCCL_HW_NET } NcclHw;
 /* NCCL's base latency of (a, p) and its hardware latency a step, us. */
 double nccl_base_lat_us(NcclAlgo a, NcclProto p);
 double nccl_hw_lat_us(NcclHw hw, NcclAlgo a, NcclProto p);

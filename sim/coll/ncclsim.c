@@ -427,6 +427,16 @@ static bool plan(Run *R, char **err)
         while ((double)(S / ((uint64_t)R->C * R->chunk)) < steps * 16 / ppn && R->chunk > 32768)
             R->chunk /= 2;
     }
+    if (a == NCCL_ALGO_TREE && p == NCCL_PROTO_SIMPLE && nccl_release_tree_depth_chunk(sp->release)) {
+        /* 2.18, 2.19 (nccl.h): halved while a channel would get few chunks for the tree's depth */
+        uint64_t d = (uint64_t)sp->ppn - 1 + (uint64_t)floor(log2((double)sp->nodes)), CC = (uint64_t)R->C;
+        while (S / (CC * R->chunk) < d * 8 && R->chunk > 131072)
+            R->chunk /= 2;
+        while (S / (CC * R->chunk) < d * 4 && R->chunk > 65536)
+            R->chunk /= 2;
+        while (S / (CC * R->chunk) < d && R->chunk > 32768)
+            R->chunk /= 2;
+    }
     if (a == NCCL_ALGO_NVLSTREE) {   /* E:1754-1761 */
         if (sp->nodes >= 4 && R->chunk > 65536)
             R->chunk = 65536;

@@ -54,8 +54,8 @@ typedef struct {
     NcclOp op;
     uint64_t bytes;            /* nccl-tests' size: the buffer (all-gather: the output) */
     NcclChoice choice;         /* algorithm, protocol, channels */
-    NcclRelease release;       /* whose NVLS (nccl.h) the run follows: its launch latency and its data's
-                                * layout over the channels; 0: 2.21 */
+    NcclRelease release;       /* whose NVLS and Tree/Simple (nccl.h) the run follows: NVLS's launch latency
+                                * and its data's layout over the channels, Tree/Simple's chunk; 0: 2.21 */
     uint64_t *rank_bytes;      /* NULL, or nodes*ppn entries the run fills: the data bytes each rank sends (to
                                 * other GPUs and, NVLS, to the NVSwitch), bytes */
     bool full;                 /* simulate every channel even where one channel an orbit would do, and every

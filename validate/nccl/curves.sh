@@ -21,7 +21,7 @@ curve h100ring --node dgx-h100 --nccl-algo ring
 curve h100nvls --node dgx-h100 --nccl-algo nvls
 curve h100nvls218 --node dgx-h100 --nccl-algo nvls --nccl-release 2.18
 curve a100 --node dgx-a100
-curve a100tree --node dgx-a100 --nccl-algo tree
+curve a100tree --node dgx-a100 --nccl-algo tree --nccl-release 2.18
 curve a100x2 --node dgx-a100 --nodes 2
 curve dgx1 --node dgx-1
 curve pcie --node pcie-a100
@@ -69,8 +69,8 @@ plot "$T/h100nvls.dat" u 1:2 w l lc 7 t "arsim: 8 x H100, NVLS", \\
      "$P/azure-nd-h100-v5.txt" u 1:2 w p pt 6 ps 1.2 lc 7 t "published: 8 x H100, NVLS (Azure ND H100 v5, NCCL 2.18.5)", \\
      "$P/azure-nd-h200-v5.txt" u 1:2 w p pt 8 ps 1.2 lc 7 t "published: 8 x H200, NVLS (Azure ND H200 v5, NCCL 2.20.5)", \\
      "$P/azure-nd-h200-v5-nccl2.26.txt" u 1:2 w p pt 10 ps 1.2 lc 7 t "published: 8 x H200, NVLS (Azure ND H200 v5, NCCL 2.26.2)", \\
-     "$T/a100tree.dat" u 1:2 w l lc 3 t "arsim: 8 x A100, Tree forced", \\
-     "$T/a100tree.dat" u 1:3 w l dt 2 lc 3 t "arsim's tuner: 8 x A100, Tree", \\
+     "$T/a100tree.dat" u 1:2 w l lc 3 t "arsim: 8 x A100, Tree forced, as NCCL 2.18 runs it (--nccl-release 2.18)", \\
+     "$T/a100tree.dat" u 1:3 w l dt 2 lc 3 t "arsim's tuner: 8 x A100, Tree (2.18)", \\
      "$T/a100.dat" u 1:2 w l dt 3 lc 3 t "arsim: 8 x A100, the tuner's choice (Ring)", \\
      "$P/azure-nd-a100-v4.txt" u 1:2 w p pt 4 ps 1.2 lc 3 t "published: 8 x A100, Tree as inferred (Azure ND A100 v4, NCCL 2.18.5)"
 unset multiplot
