@@ -313,7 +313,33 @@ static bool read_reshard(CfgNode *n, int world, Policy *p, char **err)
                        "false or a divisor of %d", g, world, world);
         return false;
     }
-    p->reshard = g == world ? POLICY_RESHARD_TRUE : (int)g;
+    p->reshard = (int)g;   /* its sharding decides what it means: check_reshard */
+    return true;
+}
+
+/* fsdp2's `reshard_after_forward: N` against the sharding read: N
+ * re-shards a unit sharded over its shard group (every GPU; the node's
+ * under hybrid_shard) to groups of N, so N divides that group; N equal
+ * to it is `true`, N = 1 (a whole copy kept) is `false`. shard_grad_op
+ * and no_shard re-shard nothing: N there is refused. */
+static bool check_reshard(CfgNode *n, int world, int gpus_per_node, Policy *p, char **err)
+{
+    if (p->reshard <= 0)
+        return true;
+    CfgNode *r = cfg_peek(n, "reshard_after_forward");
+    if (p->sharding == SHARD_GRAD_OP || p->sharding == SHARD_NONE) {
+        *err = cfg_err(r, "reshard_after_forward %d with %s, which %s; expected it with full_shard or hybrid_shard, "
+                       "or no reshard_after_forward", p->reshard, shard_strategy_name(p->sharding),
+                       p->sharding == SHARD_NONE ? "gathers nothing" : "keeps every unit gathered after forward");
+        return false;
+    }
+    int group = p->sharding == SHARD_HYBRID ? gpus_per_node : world;
+    if (group % p->reshard != 0) {
+        *err = cfg_err(r, "reshard_after_forward %d does not divide hybrid_shard's shard group, the %d GPUs of a "
+                       "node; expected true, false or a divisor of %d", p->reshard, group, group);
+        return false;
+    }
+    p->reshard = p->reshard == group ? POLICY_RESHARD_TRUE : p->reshard == 1 ? POLICY_RESHARD_FALSE : p->reshard;
     return true;
 }
 
@@ -382,6 +408,8 @@ bool shardplan_read(CfgNode *n, int world, int gpus_per_node, Policy *p, char **
         return false;
     }
     p->shard_group = p->sharding == SHARD_HYBRID ? gpus_per_node : 0;
+    if (fsdp2 && !check_reshard(n, world, gpus_per_node, p, err))
+        return false;
     if (fsdp2 && !read_reshard_last(n, p, err))
         return false;
     CfgNode *w = cfg_get(n, "wrap");

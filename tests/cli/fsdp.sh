@@ -7,7 +7,9 @@
 # --strict-memory (refuses with exit 2 and one line naming the batch that
 # would fit; passes a run that fits); sweeps over fsdp keys and their
 # figures (configs/sweep-fsdp-knobs.yaml: a line per value; the model
-# sweep's memory figure with the runs above the GPU's memory marked).
+# sweep's memory figure with the runs above the GPU's memory marked);
+# fsdp2's reshard_after_forward N at the shard group's size and at 1 (true's
+# and false's rows).
 # Prints "ok <test>" or "FAIL <test>: why" per test.
 set -u
 A=${ARSIM:?set ARSIM to the arsim binary}
@@ -122,6 +124,33 @@ models_memory() {
         { echo "fits: $(tr '\n' ';' <"$T/over")"; return 1; }
 }
 
+# fsdp2's reshard_after_forward: N equal to the shard group re-shards to all of it, as true does (the
+# world under full_shard, the node under hybrid_shard), and N = 1 keeps a whole copy, as false does: the
+# same row, time, bytes and memory, to the last digit (hybrid's N = node once held a second 1/N copy)
+cat >"$T/rg.yaml" <<'YAML'
+model: llama3-8b
+precision: bf16
+gpus_file: gpus-llm
+gpu: h100
+batch: [1]
+cluster: {topology: fat-tree, nodes: 2, gpus_per_node: 4, link: {bandwidth: 400Gbps, latency: 2us}}
+iterations: {warmup: 1, measured: 1}
+policies:
+  - {name: re-true, overlap: fsdp2}
+  - {name: world, overlap: fsdp2, reshard_after_forward: 8}
+  - {name: re-false, overlap: fsdp2, reshard_after_forward: false}
+  - {name: one, overlap: fsdp2, reshard_after_forward: 1}
+  - {name: hybrid, overlap: fsdp2, sharding: hybrid_shard}
+  - {name: node, overlap: fsdp2, sharding: hybrid_shard, reshard_after_forward: 4}
+YAML
+reshard_group_sizes() {
+    "$A" run "$T/rg.yaml" --csv "$T/rg.csv" >/dev/null 2>"$T/err" || { echo "exit $?: $(cat "$T/err")"; return 1; }
+    # every field but the name (10th), row by row: true = world, false = one, hybrid = node
+    awk -F, 'NR > 1 { $10 = ""; row[NR] = $0 }
+             END { exit !(row[2] == row[3] && row[4] == row[5] && row[6] == row[7] && row[2] != row[4]) }' \
+        "$T/rg.csv" || { echo "rows differ: $(cut -d, -f10,13,21,22 "$T/rg.csv" | tr '\n' ';')"; return 1; }
+}
+
 t fsdp-json json_fields
 t fsdp-csv csv_fields
 t fsdp-table-mark table_mark
@@ -129,3 +158,4 @@ t fsdp-strict-memory strict_refuses
 t fsdp-sweep-knobs-lines knobs_lines
 t fsdp-sweep-knobs-best knobs_best
 t fsdp-sweep-models-memory models_memory
+t fsdp2-reshard-group-sizes reshard_group_sizes
