@@ -343,6 +343,32 @@ static bool check_reshard(CfgNode *n, int world, int gpus_per_node, Policy *p, c
     return true;
 }
 
+/* On a sharded strategy (all but no_shard) the policy's own all-gathers
+ * and reduce-scatters run ring schedules (hierarchical under
+ * hybrid_shard; shardplan_units) or NCCL's calls: another `algorithm`, a
+ * `hybrid` map or `overrides` would be read and never used. */
+static bool check_sharded_algo(CfgNode *n, const Policy *p, char **err)
+{
+    if (p->sharding == SHARD_NONE)
+        return true;
+    CfgNode *a = cfg_peek(n, "algorithm");
+    const char *sh = shard_strategy_name(p->sharding);
+    if (a && p->select != ALGSEL_NCCL && !(p->select == ALGSEL_FIXED && p->algo == COLL_RING)) {
+        *err = cfg_err(a, "algorithm %s with sharding %s, whose all-gathers and reduce-scatters run ring schedules "
+                       "(or NCCL's on GPU nodes); expected ring or nccl, or sharding: no_shard", policy_algo_label(p),
+                       sh);
+        return false;
+    }
+    static const char *const keys[] = {"hybrid", "overrides"};
+    for (size_t i = 0; i < G_N_ELEMENTS(keys); i++)
+        if (cfg_peek(n, keys[i])) {
+            *err = cfg_err(cfg_peek(n, keys[i]), "%s with sharding %s, which all-reduces no layer's gradients; "
+                           "expected no %s, or sharding: no_shard", keys[i], sh, keys[i]);
+            return false;
+        }
+    return true;
+}
+
 /* fsdp2's `reshard_last_unit: true | false`: false only where every other
  * unit is re-sharded to every GPU after forward (full_shard or
  * hybrid_shard, reshard_after_forward true). */
@@ -408,7 +434,7 @@ bool shardplan_read(CfgNode *n, int world, int gpus_per_node, Policy *p, char **
         return false;
     }
     p->shard_group = p->sharding == SHARD_HYBRID ? gpus_per_node : 0;
-    if (fsdp2 && !check_reshard(n, world, gpus_per_node, p, err))
+    if (!check_sharded_algo(n, p, err) || (fsdp2 && !check_reshard(n, world, gpus_per_node, p, err)))
         return false;
     if (fsdp2 && !read_reshard_last(n, p, err))
         return false;
