@@ -97,6 +97,29 @@ static bool read_algo(CfgNode *n, bool allow_meta, const Scenario *sc, CollAlgo 
     return !sc || algo_fits(sc, *algo, n, err);
 }
 
+/* The keys of one kind of unit (DDP's buckets, priority's partitions,
+ * fused layers) on a policy whose rules make none: read and never used,
+ * so refused at their position. */
+static bool refuse_unused(CfgNode *n, const Policy *p, char **err)
+{
+    const OverlapRules *r = policy_rules(p->overlap);
+    bool buckets = r->units == UNITS_BUCKETS;
+    const struct {
+        const char *key, *who;
+        bool takes;
+    } keys[] = {{"bucket", "ddp", buckets},         {"first_bucket", "ddp", buckets},
+                {"ddp_layout", "ddp", buckets},     {"ddp_launch", "ddp", buckets},
+                {"partition", "priority", r->partition}, {"fusion", "layer or priority", r->fuse}};
+    for (size_t i = 0; i < G_N_ELEMENTS(keys); i++) {
+        if (!keys[i].takes && cfg_peek(n, keys[i].key)) {
+            *err = cfg_err(cfg_peek(n, keys[i].key), "%s applies to overlap: %s only; expected overlap: %s, or no %s",
+                           keys[i].key, keys[i].who, keys[i].who, keys[i].key);
+            return false;
+        }
+    }
+    return true;
+}
+
 static bool read_hybrid(CfgNode *n, const Scenario *s, Policy *p, char **err)
 {
     if (!cfg_expect_map(n, "hybrid", err))
@@ -170,7 +193,7 @@ static bool read_policy(CfgNode *n, const Scenario *s, Policy *p, char **err)
         return false;
     }
     p->ddp_after_backward = launch && strcmp(launch, "after_backward") == 0;
-    if (!shardplan_read(n, s->world, s->gpus_per_node, p, err))
+    if (!refuse_unused(n, p, err) || !shardplan_read(n, s->world, s->gpus_per_node, p, err))
         return false;
     CfgNode *ov = cfg_get(n, "overrides");
     if (ov) {
