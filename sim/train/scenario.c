@@ -628,19 +628,32 @@ static bool read_background(CfgNode *root, Scenario *s, char **err)
  * idle-network syncs (one in flight, every rank issuing at once), in
  * either engine. Scenarios whose syncs run live on the network
  * (comm.streams > 1; variation, stragglers, faults, background: ranks
- * issue apart or the network is shared) are refused. */
+ * issue apart or the network is shared; an fsdp2 policy's collectives on
+ * streams of their own) are refused, at the slow-down's position. */
 static bool check_comm_slowdown(CfgNode *root, const Scenario *s, char **err)
 {
-    if (s->comm_slowdown <= 0 || (s->comm_streams == 1 && !trainrank_needed(s)))
+    if (s->comm_slowdown <= 0)
         return true;
     CfgNode *cm = cfg_peek(root, "comm");
     const CfgNode *at = cm && cfg_peek(cm, "slowdown") ? cfg_peek(cm, "slowdown")
                         : cfg_peek(root, "gpu")        ? cfg_peek(root, "gpu")
                                                        : root;
-    *err = cfg_err(at, "comm.slowdown %g is modelled for one sync at a time on an idle network; expected "
-                   "comm.streams 1 and no variation, stragglers, faults or background (or comm.slowdown 0)",
-                   s->comm_slowdown);
-    return false;
+    if (s->comm_streams > 1 || trainrank_needed(s)) {
+        *err = cfg_err(at, "comm.slowdown %g is modelled for one sync at a time on an idle network; expected "
+                       "comm.streams 1 and no variation, stragglers, faults or background (or comm.slowdown 0)",
+                       s->comm_slowdown);
+        return false;
+    }
+    for (guint i = 0; i < s->policies->len; i++) {   /* fsdp2's streams: one per collective (no_shard: one) */
+        const Policy *p = g_ptr_array_index(s->policies, i);
+        if (policy_rules(p->overlap)->stream == STREAM_PER_COLLECTIVE && p->sharding != SHARD_NONE) {
+            *err = cfg_err(at, "comm.slowdown %g is modelled for one sync at a time, and policy '%s' runs its "
+                           "all-gathers and reduce-scatters on streams of their own; expected comm.slowdown 0, or "
+                           "no %s policy", s->comm_slowdown, p->name, policy_overlap_name(p->overlap));
+            return false;
+        }
+    }
+    return true;
 }
 
 Scenario *scenario_from_cfg(CfgNode *root, char **err)
