@@ -5,7 +5,8 @@
 # its reduce-scatters in fp32, reduce_precision), the table's memory
 # column and its mark for a run above the GPU's memory, and
 # --strict-memory (refuses with exit 2 and one line naming the batch that
-# would fit; passes a run that fits); sweeps over fsdp keys and their
+# would fit, or, when none does, a change that fits at batch 1, which does;
+# passes a run that fits); sweeps over fsdp keys and their
 # figures (configs/sweep-fsdp-knobs.yaml: a line per value; the model
 # sweep's memory figure with the runs above the GPU's memory marked);
 # fsdp2's reshard_after_forward N at the shard group's size and at 1 (true's
@@ -78,6 +79,21 @@ strict_refuses() {
         "$T/err" || { echo "message: $(cat "$T/err")"; return 1; }
     [ "$(cat "$T/keep.json")" = sentinel ] || { echo "output written"; return 1; }
     "$A" run "$FIT" --strict-memory >/dev/null 2>"$T/err" || { echo "a fitting run refused: $(cat "$T/err")"; return 1; }
+}
+
+# when no batch fits, the hint names a change that fits, and it does: DDP's replicas (checkpointed already)
+# fit at no batch; the hint's overlap: fsdp at batch 1 runs at the estimate it names, under the 80 GiB
+strict_hint_fits() {
+    local rc=0 want got
+    "$A" run "$T/big.yaml" --strict-memory --set 'policies=[{name: d, overlap: ddp, checkpoint: full}]' \
+        >/dev/null 2>"$T/err" || rc=$?
+    [ "$rc" -eq 2 ] || { echo "exit $rc, expected 2"; return 1; }
+    want=$(sed -n 's/.*; expected overlap: fsdp (\([0-9.]*\) GiB at batch 1)$/\1/p' "$T/err")
+    [ -n "$want" ] || { echo "message: $(cat "$T/err")"; return 1; }
+    "$A" run "$T/big.yaml" --strict-memory --set batch=1 --set 'policies=[{name: d, overlap: fsdp, checkpoint: full}]' \
+        >"$T/table" 2>"$T/err" || { echo "the hint refused: $(cat "$T/err")"; return 1; }
+    got=$(awk '$2 == "d" { print $NF }' "$T/table")
+    [ "$got" = "$want" ] || { echo "hint $want GiB, run $got GiB"; return 1; }
 }
 
 knobs_lines() {
@@ -155,6 +171,7 @@ t fsdp-json json_fields
 t fsdp-csv csv_fields
 t fsdp-table-mark table_mark
 t fsdp-strict-memory strict_refuses
+t fsdp-strict-memory-hint strict_hint_fits
 t fsdp-sweep-knobs-lines knobs_lines
 t fsdp-sweep-knobs-best knobs_best
 t fsdp-sweep-models-memory models_memory
