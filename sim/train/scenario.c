@@ -9,6 +9,7 @@
 #include "train/trainrank.h"
 #include "train/scenode.h"
 #include "train/shardplan.h"
+#include "train/shardwrap.h"
 #include "train/trainnccl.h"
 #include "net/topocfg.h"
 
@@ -120,6 +121,22 @@ static bool refuse_unused(CfgNode *n, const Policy *p, char **err)
     return true;
 }
 
+/* `checkpoint` re-runs blocks' forwards (shardplan_recomputed): on a
+ * model without blocks it would change nothing, so it is refused. */
+static bool check_checkpoint(CfgNode *n, const Model *m, const Policy *p, char **err)
+{
+    if (p->checkpoint == SHARD_CKPT_NONE)
+        return true;
+    GArray *blocks = shardwrap_blocks(m);
+    bool none = blocks->len == 0;
+    shardwrap_free(blocks);
+    if (none)
+        *err = cfg_err(cfg_peek(n, "checkpoint"), "checkpoint on model %s, which has no blocks to checkpoint (no "
+                       "layer name has a numbered component, as layers.3.attention); expected checkpoint: none, or "
+                       "a model with blocks", m->name);
+    return !none;
+}
+
 static bool read_hybrid(CfgNode *n, const Scenario *s, Policy *p, char **err)
 {
     if (!cfg_expect_map(n, "hybrid", err))
@@ -193,7 +210,8 @@ static bool read_policy(CfgNode *n, const Scenario *s, Policy *p, char **err)
         return false;
     }
     p->ddp_after_backward = launch && strcmp(launch, "after_backward") == 0;
-    if (!refuse_unused(n, p, err) || !shardplan_read(n, s->world, s->gpus_per_node, p, err))
+    if (!refuse_unused(n, p, err) || !shardplan_read(n, s->world, s->gpus_per_node, p, err) ||
+        !check_checkpoint(n, s->model, p, err))
         return false;
     CfgNode *ov = cfg_get(n, "overrides");
     if (ov) {
