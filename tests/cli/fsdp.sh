@@ -10,7 +10,7 @@
 # figures (configs/sweep-fsdp-knobs.yaml: a line per value; the model
 # sweep's memory figure with the runs above the GPU's memory marked);
 # fsdp2's reshard_after_forward N at the shard group's size and at 1 (true's
-# and false's rows).
+# and false's rows); the trace of an fsdp iteration (one iteration's spans).
 # Prints "ok <test>" or "FAIL <test>: why" per test.
 set -u
 A=${ARSIM:?set ARSIM to the arsim binary}
@@ -96,6 +96,34 @@ strict_hint_fits() {
     [ "$got" = "$want" ] || { echo "hint $want GiB, run $got GiB"; return 1; }
 }
 
+# the trace of an fsdp iteration: well-formed spans (ts, dur >= 0), one iteration's collectives (33 wrapping
+# units: 33 reduce-scatters), and of the iteration before only what this forward waits on (the all-gathers
+# issued after its update, still running when the iteration starts): no collective ends before the compute
+# track's first task starts (once the whole iteration before's collectives were there, with no compute)
+trace_one_iteration() {
+    "$A" run "$FIT" --trace "$T/tr.json" >/dev/null 2>"$T/err" || { echo "exit $?: $(cat "$T/err")"; return 1; }
+    flat "$T/tr.json" >"$T/tr.flat" || { echo "invalid JSON"; return 1; }
+    awk -F'\t' '
+        match($1, /^\.traceEvents\[[0-9]+\]\./) { i = substr($1, 14, RLENGTH - 15); k = substr($1, RLENGTH + 1); v[i, k] = $2
+                                                   if (i + 0 > n) n = i + 0 }
+        END {
+            k0 = -1
+            for (i = 0; i <= n; i++)
+                if (v[i, "ph"] == "X" && v[i, "pid"] == 0 && v[i, "tid"] == 0 && (k0 < 0 || v[i, "ts"] < k0)) k0 = v[i, "ts"]
+            for (i = 0; i <= n; i++) {
+                if (v[i, "ph"] != "X" || v[i, "pid"] != 0) continue
+                if (v[i, "ts"] < 0 || v[i, "dur"] < 0) { print "span " v[i, "name"] " at " v[i, "ts"] " for " v[i, "dur"]; bad = 1 }
+                if (v[i, "tid"] != 1) continue
+                rs += v[i, "name"] ~ / rs$/
+                before += v[i, "ts"] < k0
+                if (v[i, "ts"] + v[i, "dur"] < k0 - 1e-3) { print v[i, "name"] " ended before the iteration"; bad = 1 }
+            }
+            if (rs != 33) { print rs " reduce-scatters, expected 33"; bad = 1 }
+            if (before < 1) { print "no all-gather of the iteration before"; bad = 1 }
+            exit bad
+        }' "$T/tr.flat"
+}
+
 knobs_lines() {
     command -v gnuplot >/dev/null || return 0
     "$A" sweep configs/sweep-fsdp-knobs.yaml --out "$T/knobs" --jobs 1 >/dev/null 2>"$T/err" ||
@@ -172,6 +200,7 @@ t fsdp-csv csv_fields
 t fsdp-table-mark table_mark
 t fsdp-strict-memory strict_refuses
 t fsdp-strict-memory-hint strict_hint_fits
+t fsdp-trace-one-iteration trace_one_iteration
 t fsdp-sweep-knobs-lines knobs_lines
 t fsdp-sweep-knobs-best knobs_best
 t fsdp-sweep-models-memory models_memory
