@@ -95,13 +95,22 @@ static char *hint(const Scenario *s, const Policy *p, int b)
 bool shardfit_check(const Scenario *s, char **err)
 {
     uint64_t cap = s->gpu.mem_capacity;
-    if (!cap)
-        return true;
+    if (!cap) {
+        *err = g_strdup_printf("--strict-memory: GPU %s gives no memory_GiB, so nothing to check against; expected "
+                               "memory_GiB in its GPU entry, or no --strict-memory", s->gpu.key);
+        return false;
+    }
     for (guint i = 0; i < s->batches->len; i++) {
         int b = g_array_index(s->batches, int, i);
         for (guint j = 0; j < s->policies->len; j++) {
             const Policy *p = g_ptr_array_index(s->policies, j);
             uint64_t m = shardfit_peak(s, p, b);
+            if (!m) {
+                *err = g_strdup_printf("--strict-memory: model %s gives no act_bytes, so no memory estimate; "
+                                       "expected a model whose layers give act_bytes (llama3-*), or no "
+                                       "--strict-memory", s->model->name);
+                return false;
+            }
             if (m <= cap)
                 continue;
             char *h = hint(s, p, b);
