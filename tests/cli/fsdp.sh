@@ -96,10 +96,11 @@ strict_hint_fits() {
     [ "$got" = "$want" ] || { echo "hint $want GiB, run $got GiB"; return 1; }
 }
 
-# the trace of an fsdp iteration: well-formed spans (ts, dur >= 0), one iteration's collectives (33 wrapping
+# the trace of an fsdp2 iteration: well-formed spans (ts, dur >= 0), one iteration's collectives (33 wrapping
 # units: 33 reduce-scatters), and of the iteration before only what this forward waits on (the all-gathers
 # issued after its update, still running when the iteration starts): no collective ends before the compute
-# track's first task starts (once the whole iteration before's collectives were there, with no compute)
+# track's first task starts (once the whole iteration before's collectives were there, with no compute);
+# collectives that run at once on lanes of their own (once they overlapped on one thread)
 trace_one_iteration() {
     "$A" run "$FIT" --trace "$T/tr.json" >/dev/null 2>"$T/err" || { echo "exit $?: $(cat "$T/err")"; return 1; }
     flat "$T/tr.json" >"$T/tr.flat" || { echo "invalid JSON"; return 1; }
@@ -113,11 +114,23 @@ trace_one_iteration() {
             for (i = 0; i <= n; i++) {
                 if (v[i, "ph"] != "X" || v[i, "pid"] != 0) continue
                 if (v[i, "ts"] < 0 || v[i, "dur"] < 0) { print "span " v[i, "name"] " at " v[i, "ts"] " for " v[i, "dur"]; bad = 1 }
-                if (v[i, "tid"] != 1) continue
+                if (v[i, "tid"] < 1) continue
+                c[++nc] = i
                 rs += v[i, "name"] ~ / rs$/
                 before += v[i, "ts"] < k0
                 if (v[i, "ts"] + v[i, "dur"] < k0 - 1e-3) { print v[i, "name"] " ended before the iteration"; bad = 1 }
             }
+            # fsdp2 runs all-gathers and reduce-scatters at once: a viewer nests the slices of one thread, so
+            # collectives that overlap are on lanes (tids) of their own, none overlapping another in its lane
+            for (a = 1; a <= nc; a++)
+                for (b = a + 1; b <= nc; b++) {
+                    i = c[a]; j = c[b]
+                    if (v[i, "tid"] == v[j, "tid"] && v[i, "ts"] < v[j, "ts"] + v[j, "dur"] - 1e-3 &&
+                        v[j, "ts"] < v[i, "ts"] + v[i, "dur"] - 1e-3) { print v[i, "name"] " overlaps " v[j, "name"]; bad = 1 }
+                    lanes[v[i, "tid"]]
+                }
+            nl = 0; for (l in lanes) nl++
+            if (nl < 2) { print "one communication lane for two streams"; bad = 1 }
             if (rs != 33) { print rs " reduce-scatters, expected 33"; bad = 1 }
             if (before < 1) { print "no all-gather of the iteration before"; bad = 1 }
             exit bad
