@@ -102,7 +102,8 @@ bool *shardplan_recomputed(const Policy *p, const Model *m);
  * shard group or with shard_grad_op or no_shard, a sharded strategy
  * (all but no_shard) with an algorithm other than ring or nccl, a
  * `hybrid` map or `overrides` (its collectives' schedules are the
- * policy's own): false + *err (cfg_err: its position). */
+ * policy's own), `inter` but under hybrid_shard: false + *err (cfg_err:
+ * its position). */
 bool shardplan_read(CfgNode *n, int world, int gpus_per_node, Policy *p, char **err);
 
 #endif
