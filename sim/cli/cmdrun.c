@@ -168,7 +168,8 @@ static const CliOpt opts[] = {
     {"layers", CLI_FLAG, offsetof(CmdRunOpts, layers),
      .help = "add a table per sync unit: bytes, algorithm, ready, start, end, needed, hidden"},
     {"strict-memory", CLI_FLAG, offsetof(CmdRunOpts, strict_memory),
-     .help = "refuse a run whose estimated peak memory a GPU (memory_peak_bytes) is above the GPU's memory"},
+     .help = "refuse a run whose estimated peak memory a GPU (memory_peak_bytes) is above the GPU's memory, "
+             "or that has no estimate (a model without act_bytes, a GPU without memory_GiB)"},
     {"trace-policy", CLI_STR, offsetof(CmdRunOpts, trace_policy),
      .help = "the policy --trace and --plot trace", .value = "NAME", .unit = "a policy name of the scenario",
      .note = "the first policy that is not the baseline"},

@@ -289,8 +289,9 @@ void report_run_csv(FILE *out, const Scenario *s, const GArray *results)
     }
 }
 
-/* The trace's names of rank pid: its process and its two threads. */
-static void trace_rank_meta(cJSON *ev, int pid)
+/* The trace's names of rank pid: its process and its threads, compute
+ * (tid 0) and `lanes` communication lanes (tid 1, 2, ...). */
+static void trace_rank_meta(cJSON *ev, int pid, int lanes)
 {
     cJSON *m = cJSON_CreateObject();
     cJSON_AddStringToObject(m, "name", "process_name");
@@ -300,26 +301,79 @@ static void trace_rank_meta(cJSON *ev, int pid)
     snprintf(nm, sizeof nm, "rank %d", pid);
     cJSON_AddStringToObject(cJSON_AddObjectToObject(m, "args"), "name", nm);
     cJSON_AddItemToArray(ev, m);
-    for (int tid = 0; tid < 2; tid++) {
+    for (int tid = 0; tid <= lanes; tid++) {
         cJSON *t = cJSON_CreateObject();
         cJSON_AddStringToObject(t, "name", "thread_name");
         cJSON_AddStringToObject(t, "ph", "M");
         cJSON_AddNumberToObject(t, "pid", pid);
         cJSON_AddNumberToObject(t, "tid", tid);
-        cJSON_AddStringToObject(cJSON_AddObjectToObject(t, "args"), "name", tid ? "communication" : "compute");
+        if (tid > 1)
+            snprintf(nm, sizeof nm, "communication %d", tid);
+        cJSON_AddStringToObject(cJSON_AddObjectToObject(t, "args"), "name",
+                                tid == 0 ? "compute" : tid == 1 ? "communication" : nm);
         cJSON_AddItemToArray(ev, t);
     }
 }
 
+/* Span i's start and end in whole ps (exact for the engine's times). */
+static void span_ps(const TrainSpan *sp, int64_t *start, int64_t *end)
+{
+    *start = (int64_t)llround(sp->start_s * PS_PER_S);
+    *end = *start + (int64_t)llround(sp->dur_s * PS_PER_S);
+}
+
+static gint by_start(gconstpointer a, gconstpointer b, gpointer data)
+{
+    const GArray *spans = data;
+    int i = *(const int *)a, j = *(const int *)b;
+    int64_t si, sj, e;
+    span_ps(&g_array_index(spans, TrainSpan, i), &si, &e);
+    span_ps(&g_array_index(spans, TrainSpan, j), &sj, &e);
+    return si != sj ? (si < sj ? -1 : 1) : (i > j) - (i < j);
+}
+
+/* The communication lane (tid, from 1) of each span of r (0 for a
+ * compute span; g_free it): collectives that overlap in time (several
+ * streams, comm.streams > 1) go to lanes of their own, each to the
+ * lowest lane free at its start, since a trace viewer nests the slices of
+ * one thread and cannot show two that merely overlap. *lanes: how many. */
+static int *trace_lanes(const TrainResult *r, int *lanes)
+{
+    guint n = r->spans ? r->spans->len : 0;
+    int *lane = g_new0(int, MAX(n, 1));
+    GArray *order = g_array_new(FALSE, FALSE, sizeof(int));
+    for (guint i = 0; i < n; i++)
+        if (g_array_index(r->spans, TrainSpan, i).track == 1)
+            g_array_append_val(order, i);
+    g_array_sort_with_data(order, by_start, r->spans);
+    GArray *ends = g_array_new(FALSE, FALSE, sizeof(int64_t));   /* per lane: its last span's end */
+    for (guint k = 0; k < order->len; k++) {
+        int i = g_array_index(order, int, k);
+        int64_t st, en;
+        span_ps(&g_array_index(r->spans, TrainSpan, i), &st, &en);
+        guint l = 0;
+        while (l < ends->len && g_array_index(ends, int64_t, l) > st)
+            l++;
+        if (l == ends->len)
+            g_array_append_val(ends, en);
+        g_array_index(ends, int64_t, l) = en;
+        lane[i] = (int)l + 1;
+    }
+    *lanes = MAX((int)ends->len, 1);
+    g_array_free(ends, TRUE);
+    g_array_free(order, TRUE);
+    return lane;
+}
+
 /* One "X" span of the trace on (pid, tid), shifted by t0. */
-static void trace_span(cJSON *ev, const TrainSpan *sp, int pid, double t0)
+static void trace_span(cJSON *ev, const TrainSpan *sp, int pid, int tid, double t0)
 {
     cJSON *x = cJSON_CreateObject();
     cJSON_AddStringToObject(x, "name", sp->name);
     cJSON_AddStringToObject(x, "cat", sp->track ? "comm" : "compute");
     cJSON_AddStringToObject(x, "ph", "X");
     cJSON_AddNumberToObject(x, "pid", pid);
-    cJSON_AddNumberToObject(x, "tid", sp->track);
+    cJSON_AddNumberToObject(x, "tid", tid);
     cJSON_AddNumberToObject(x, "ts", (sp->start_s - t0) * 1e6);
     cJSON_AddNumberToObject(x, "dur", sp->dur_s * 1e6);
     cJSON_AddItemToArray(ev, x);
@@ -327,7 +381,7 @@ static void trace_span(cJSON *ev, const TrainSpan *sp, int pid, double t0)
 
 /* What-if runs: each traced rank's own compute track (TrainSpan.rank),
  * and the collectives (every rank takes part) on each. */
-static void trace_per_rank(cJSON *ev, const Scenario *s, const TrainResult *r, double t0)
+static void trace_per_rank(cJSON *ev, const Scenario *s, const TrainResult *r, const int *lane, int lanes, double t0)
 {
     bool *shown = g_new0(bool, s->world);
     for (guint i = 0; r->spans && i < r->spans->len; i++) {
@@ -338,11 +392,11 @@ static void trace_per_rank(cJSON *ev, const Scenario *s, const TrainResult *r, d
     for (int k = 0; k < s->world; k++) {
         if (!shown[k])
             continue;
-        trace_rank_meta(ev, k);
+        trace_rank_meta(ev, k, lanes);
         for (guint i = 0; r->spans && i < r->spans->len; i++) {
             const TrainSpan *sp = &g_array_index(r->spans, TrainSpan, i);
             if (sp->track == 1 || sp->rank == k)
-                trace_span(ev, sp, k, t0);
+                trace_span(ev, sp, k, lane[i], t0);
         }
     }
     g_free(shown);
@@ -358,16 +412,17 @@ void report_run_trace(FILE *out, const Scenario *s, const TrainResult *r, int ra
     for (guint i = 0; r->spans && i < r->spans->len; i++)
         if (g_array_index(r->spans, TrainSpan, i).start_s < t0)
             t0 = g_array_index(r->spans, TrainSpan, i).start_s;
-    int nr = ranks_shown < 2 || s->world == 1 ? 1 : 2;
+    int nr = ranks_shown < 2 || s->world == 1 ? 1 : 2, lanes;
+    int *lane = trace_lanes(r, &lanes);
     if (s->whatif) {
-        trace_per_rank(ev, s, r, t0);
+        trace_per_rank(ev, s, r, lane, lanes, t0);
         nr = 0;
     }
     for (int k = 0; k < nr; k++) {
-        trace_rank_meta(ev, ranks[k]);
+        trace_rank_meta(ev, ranks[k], lanes);
         for (guint i = 0; r->spans && i < r->spans->len; i++) {
             const TrainSpan *sp = &g_array_index(r->spans, TrainSpan, i);
-            trace_span(ev, sp, ranks[k], t0);
+            trace_span(ev, sp, ranks[k], lane[i], t0);
             if (sp->track == 1 && k == 0) {
                 /* counter track: NIC egress utilization while the all-reduce runs */
                 for (int edge = 0; edge < 2; edge++) {
@@ -383,6 +438,7 @@ void report_run_trace(FILE *out, const Scenario *s, const TrainResult *r, int ra
             }
         }
     }
+    g_free(lane);
     cJSON *meta = cJSON_AddObjectToObject(root, "otherData");
     cJSON_AddStringToObject(meta, "scenario", s->name);
     cJSON_AddStringToObject(meta, "policy", p->name);

@@ -9,6 +9,7 @@
 #include "train/trainrank.h"
 #include "train/scenode.h"
 #include "train/shardplan.h"
+#include "train/shardwrap.h"
 #include "train/trainnccl.h"
 #include "net/topocfg.h"
 
@@ -97,6 +98,45 @@ static bool read_algo(CfgNode *n, bool allow_meta, const Scenario *sc, CollAlgo 
     return !sc || algo_fits(sc, *algo, n, err);
 }
 
+/* The keys of one kind of unit (DDP's buckets, priority's partitions,
+ * fused layers) on a policy whose rules make none: read and never used,
+ * so refused at their position. */
+static bool refuse_unused(CfgNode *n, const Policy *p, char **err)
+{
+    const OverlapRules *r = policy_rules(p->overlap);
+    bool buckets = r->units == UNITS_BUCKETS;
+    const struct {
+        const char *key, *who;
+        bool takes;
+    } keys[] = {{"bucket", "ddp", buckets},         {"first_bucket", "ddp", buckets},
+                {"ddp_layout", "ddp", buckets},     {"ddp_launch", "ddp", buckets},
+                {"partition", "priority", r->partition}, {"fusion", "layer or priority", r->fuse}};
+    for (size_t i = 0; i < G_N_ELEMENTS(keys); i++) {
+        if (!keys[i].takes && cfg_peek(n, keys[i].key)) {
+            *err = cfg_err(cfg_peek(n, keys[i].key), "%s applies to overlap: %s only; expected overlap: %s, or no %s",
+                           keys[i].key, keys[i].who, keys[i].who, keys[i].key);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* `checkpoint` re-runs blocks' forwards (shardplan_recomputed): on a
+ * model without blocks it would change nothing, so it is refused. */
+static bool check_checkpoint(CfgNode *n, const Model *m, const Policy *p, char **err)
+{
+    if (p->checkpoint == SHARD_CKPT_NONE)
+        return true;
+    GArray *blocks = shardwrap_blocks(m);
+    bool none = blocks->len == 0;
+    shardwrap_free(blocks);
+    if (none)
+        *err = cfg_err(cfg_peek(n, "checkpoint"), "checkpoint on model %s, which has no blocks to checkpoint (no "
+                       "layer name has a numbered component, as layers.3.attention); expected checkpoint: none, or "
+                       "a model with blocks", m->name);
+    return !none;
+}
+
 static bool read_hybrid(CfgNode *n, const Scenario *s, Policy *p, char **err)
 {
     if (!cfg_expect_map(n, "hybrid", err))
@@ -170,7 +210,8 @@ static bool read_policy(CfgNode *n, const Scenario *s, Policy *p, char **err)
         return false;
     }
     p->ddp_after_backward = launch && strcmp(launch, "after_backward") == 0;
-    if (!shardplan_read(n, s->world, s->gpus_per_node, p, err))
+    if (!refuse_unused(n, p, err) || !shardplan_read(n, s->world, s->gpus_per_node, p, err) ||
+        !check_checkpoint(n, s->model, p, err))
         return false;
     CfgNode *ov = cfg_get(n, "overrides");
     if (ov) {
@@ -605,19 +646,32 @@ static bool read_background(CfgNode *root, Scenario *s, char **err)
  * idle-network syncs (one in flight, every rank issuing at once), in
  * either engine. Scenarios whose syncs run live on the network
  * (comm.streams > 1; variation, stragglers, faults, background: ranks
- * issue apart or the network is shared) are refused. */
+ * issue apart or the network is shared; an fsdp2 policy's collectives on
+ * streams of their own) are refused, at the slow-down's position. */
 static bool check_comm_slowdown(CfgNode *root, const Scenario *s, char **err)
 {
-    if (s->comm_slowdown <= 0 || (s->comm_streams == 1 && !trainrank_needed(s)))
+    if (s->comm_slowdown <= 0)
         return true;
     CfgNode *cm = cfg_peek(root, "comm");
     const CfgNode *at = cm && cfg_peek(cm, "slowdown") ? cfg_peek(cm, "slowdown")
                         : cfg_peek(root, "gpu")        ? cfg_peek(root, "gpu")
                                                        : root;
-    *err = cfg_err(at, "comm.slowdown %g is modelled for one sync at a time on an idle network; expected "
-                   "comm.streams 1 and no variation, stragglers, faults or background (or comm.slowdown 0)",
-                   s->comm_slowdown);
-    return false;
+    if (s->comm_streams > 1 || trainrank_needed(s)) {
+        *err = cfg_err(at, "comm.slowdown %g is modelled for one sync at a time on an idle network; expected "
+                       "comm.streams 1 and no variation, stragglers, faults or background (or comm.slowdown 0)",
+                       s->comm_slowdown);
+        return false;
+    }
+    for (guint i = 0; i < s->policies->len; i++) {   /* fsdp2's streams: one per collective (no_shard: one) */
+        const Policy *p = g_ptr_array_index(s->policies, i);
+        if (policy_rules(p->overlap)->stream == STREAM_PER_COLLECTIVE && p->sharding != SHARD_NONE) {
+            *err = cfg_err(at, "comm.slowdown %g is modelled for one sync at a time, and policy '%s' runs its "
+                           "all-gathers and reduce-scatters on streams of their own; expected comm.slowdown 0, or "
+                           "no %s policy", s->comm_slowdown, p->name, policy_overlap_name(p->overlap));
+            return false;
+        }
+    }
+    return true;
 }
 
 Scenario *scenario_from_cfg(CfgNode *root, char **err)

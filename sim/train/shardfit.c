@@ -38,7 +38,24 @@ static double gib(uint64_t b)
     return (double)b / 1073741824.0;
 }
 
-/* What would fit for policy p instead of batch b (g_free). */
+/* p fully sharded: fsdp's full_shard (fsdp2 stays fsdp2), re-sharded to
+ * every GPU after forward. */
+static Policy full_shard(const Policy *p)
+{
+    Policy q = *p;   /* shares p's owned fields: read only */
+    if (policy_rules(q.overlap)->units != UNITS_SHARDED)
+        q.overlap = OVERLAP_FSDP;
+    q.sharding = SHARD_FULL;
+    q.shard_group = 0;
+    q.reshard = POLICY_RESHARD_TRUE;
+    q.keep_last = false;
+    return q;
+}
+
+/* What would fit for policy p instead of batch b (g_free): the largest
+ * smaller batch; else, at batch 1, the first of checkpoint: full, full
+ * sharding and both that fits, each only where it changes p; else what
+ * both leave at batch 1 and whether more GPUs would bring it under. */
 static char *hint(const Scenario *s, const Policy *p, int b)
 {
     uint64_t cap = s->gpu.mem_capacity;
@@ -47,19 +64,53 @@ static char *hint(const Scenario *s, const Policy *p, int b)
         if (m <= cap)
             return g_strdup_printf("batch %d (%.1f GiB) or less with this policy", k, gib(m));
     }
-    return g_strdup("checkpoint: full, sharding: full_shard or more GPUs (no batch fits this policy)");
+    bool sharded = policy_rules(p->overlap)->units == UNITS_SHARDED;
+    const char *shard = sharded ? "sharding: full_shard" : "overlap: fsdp";
+    Policy ck = *p, fs = full_shard(p), both = fs;
+    ck.checkpoint = both.checkpoint = SHARD_CKPT_FULL;
+    struct {
+        const Policy *q;
+        bool differs;
+        const char *what;
+    } tries[] = {{&ck, p->checkpoint != SHARD_CKPT_FULL, "checkpoint: full"},
+                 {&fs, !sharded || p->sharding != SHARD_FULL, shard},
+                 {&both, true, NULL}};
+    for (size_t i = 0; i < G_N_ELEMENTS(tries); i++) {
+        uint64_t m = tries[i].differs ? shardfit_peak(s, tries[i].q, 1) : 0;
+        if (!tries[i].differs || !m || m > cap)
+            continue;
+        if (tries[i].what)
+            return g_strdup_printf("%s (%.1f GiB at batch 1)", tries[i].what, gib(m));
+        return g_strdup_printf("%s with checkpoint: full (%.1f GiB at batch 1)", shard, gib(m));
+    }
+    uint64_t here = shardfit_peak(s, &both, 1);
+    /* with GPUs without end, the sharded states vanish: what is left is
+     * every GPU's own (activations, the gathered units, buffers) */
+    uint64_t floor = shardplan_memory(&both, s->model, 1 << 20, s->gpus_per_node, 1, s->elem_bytes);
+    return g_strdup_printf("more GPUs or a GPU with more memory (no batch fits this policy; fully sharded with "
+                           "checkpoint: full it needs %.1f GiB at batch 1 on %d GPUs%s)", gib(here), s->world,
+                           floor > cap ? ", and above the GPU's memory on any number" : "");
 }
 
 bool shardfit_check(const Scenario *s, char **err)
 {
     uint64_t cap = s->gpu.mem_capacity;
-    if (!cap)
-        return true;
+    if (!cap) {
+        *err = g_strdup_printf("--strict-memory: GPU %s gives no memory_GiB, so nothing to check against; expected "
+                               "memory_GiB in its GPU entry, or no --strict-memory", s->gpu.key);
+        return false;
+    }
     for (guint i = 0; i < s->batches->len; i++) {
         int b = g_array_index(s->batches, int, i);
         for (guint j = 0; j < s->policies->len; j++) {
             const Policy *p = g_ptr_array_index(s->policies, j);
             uint64_t m = shardfit_peak(s, p, b);
+            if (!m) {
+                *err = g_strdup_printf("--strict-memory: model %s gives no act_bytes, so no memory estimate; "
+                                       "expected a model whose layers give act_bytes (llama3-*), or no "
+                                       "--strict-memory", s->model->name);
+                return false;
+            }
             if (m <= cap)
                 continue;
             char *h = hint(s, p, b);

@@ -40,12 +40,16 @@ uint64_t shardfit_nccl_bytes(const Scenario *s, const Policy *p);
  * shardfit_nccl_bytes; 0 when the model gives no act_bytes (unknown). */
 uint64_t shardfit_peak(const Scenario *s, const Policy *p, int batch);
 
-/* True when every (batch, policy) of s whose peak is known fits, or the
- * GPU gives no capacity. Else false + *err: "--strict-memory: policy 'P'
+/* True when every (batch, policy) of s fits. Else false + *err: a GPU
+ * without a capacity or a model without act_bytes (nothing to check, one
+ * line saying so), or "--strict-memory: policy 'P'
  * at batch B needs an estimated X GiB a GPU, above the GPU's C GiB;
- * expected ..." naming what would fit (the largest batch that fits for
- * that policy, or, when none does, checkpointing, full sharding or more
- * GPUs). The first that does not fit, batch-major. */
+ * expected ..." naming what would fit: the largest batch that fits for
+ * that policy; when none does, the first of checkpoint: full, full
+ * sharding (overlap: fsdp for a policy that does not shard) and both
+ * that fits at batch 1, with its estimate; else more GPUs or a larger
+ * GPU, with what both leave at batch 1 and whether any number of GPUs
+ * would bring it under. The first that does not fit, batch-major. */
 bool shardfit_check(const Scenario *s, char **err);
 
 #endif

@@ -313,7 +313,64 @@ static bool read_reshard(CfgNode *n, int world, Policy *p, char **err)
                        "false or a divisor of %d", g, world, world);
         return false;
     }
-    p->reshard = g == world ? POLICY_RESHARD_TRUE : (int)g;
+    p->reshard = (int)g;   /* its sharding decides what it means: check_reshard */
+    return true;
+}
+
+/* fsdp2's `reshard_after_forward: N` against the sharding read: N
+ * re-shards a unit sharded over its shard group (every GPU; the node's
+ * under hybrid_shard) to groups of N, so N divides that group; N equal
+ * to it is `true`, N = 1 (a whole copy kept) is `false`. shard_grad_op
+ * and no_shard re-shard nothing: N there is refused. */
+static bool check_reshard(CfgNode *n, int world, int gpus_per_node, Policy *p, char **err)
+{
+    if (p->reshard <= 0)
+        return true;
+    CfgNode *r = cfg_peek(n, "reshard_after_forward");
+    if (p->sharding == SHARD_GRAD_OP || p->sharding == SHARD_NONE) {
+        *err = cfg_err(r, "reshard_after_forward %d with %s, which %s; expected it with full_shard or hybrid_shard, "
+                       "or no reshard_after_forward", p->reshard, shard_strategy_name(p->sharding),
+                       p->sharding == SHARD_NONE ? "gathers nothing" : "keeps every unit gathered after forward");
+        return false;
+    }
+    int group = p->sharding == SHARD_HYBRID ? gpus_per_node : world;
+    if (group % p->reshard != 0) {
+        *err = cfg_err(r, "reshard_after_forward %d does not divide hybrid_shard's shard group, the %d GPUs of a "
+                       "node; expected true, false or a divisor of %d", p->reshard, group, group);
+        return false;
+    }
+    p->reshard = p->reshard == group ? POLICY_RESHARD_TRUE : p->reshard == 1 ? POLICY_RESHARD_FALSE : p->reshard;
+    return true;
+}
+
+/* On a sharded strategy (all but no_shard) the policy's own all-gathers
+ * and reduce-scatters run ring schedules (hierarchical under
+ * hybrid_shard; shardplan_units) or NCCL's calls: another `algorithm`, a
+ * `hybrid` map or `overrides` would be read and never used. */
+static bool check_sharded_algo(CfgNode *n, const Policy *p, char **err)
+{
+    if (p->sharding == SHARD_NONE)
+        return true;
+    CfgNode *a = cfg_peek(n, "algorithm");
+    const char *sh = shard_strategy_name(p->sharding);
+    if (a && p->select != ALGSEL_NCCL && !(p->select == ALGSEL_FIXED && p->algo == COLL_RING)) {
+        *err = cfg_err(a, "algorithm %s with sharding %s, whose all-gathers and reduce-scatters run ring schedules "
+                       "(or NCCL's on GPU nodes); expected ring or nccl, or sharding: no_shard", policy_algo_label(p),
+                       sh);
+        return false;
+    }
+    static const char *const keys[] = {"hybrid", "overrides"};
+    for (size_t i = 0; i < G_N_ELEMENTS(keys); i++)
+        if (cfg_peek(n, keys[i])) {
+            *err = cfg_err(cfg_peek(n, keys[i]), "%s with sharding %s, which all-reduces no layer's gradients; "
+                           "expected no %s, or sharding: no_shard", keys[i], sh, keys[i]);
+            return false;
+        }
+    if (p->sharding != SHARD_HYBRID && cfg_peek(n, "inter")) {   /* hybrid_shard's step across nodes takes it */
+        *err = cfg_err(cfg_peek(n, "inter"), "inter with sharding %s, whose rings span every GPU with no step "
+                       "across nodes of its own; expected no inter, or sharding: hybrid_shard or no_shard", sh);
+        return false;
+    }
     return true;
 }
 
@@ -382,6 +439,8 @@ bool shardplan_read(CfgNode *n, int world, int gpus_per_node, Policy *p, char **
         return false;
     }
     p->shard_group = p->sharding == SHARD_HYBRID ? gpus_per_node : 0;
+    if (!check_sharded_algo(n, p, err) || (fsdp2 && !check_reshard(n, world, gpus_per_node, p, err)))
+        return false;
     if (fsdp2 && !read_reshard_last(n, p, err))
         return false;
     CfgNode *w = cfg_get(n, "wrap");

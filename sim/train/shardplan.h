@@ -95,9 +95,15 @@ bool *shardplan_recomputed(const Policy *p, const Model *m);
  * reshard_after_forward and reshard_last_unit (fsdp2; false only with
  * reshard_after_forward true and full_shard or hybrid_shard). The cluster has `world` GPUs in nodes
  * of gpus_per_node (hybrid_shard needs two nodes or more; a re-shard
- * size must divide world). A key on a policy that does not take it, an
- * unknown value, hybrid_shard on one node, a re-shard size that does not
- * divide the world: false + *err (cfg_err: its position). */
+ * size N must divide the shard group, the world or under hybrid_shard
+ * the node, and is taken as true when equal to it, as false when 1).
+ * A key on a policy that does not take it, an unknown value,
+ * hybrid_shard on one node, a re-shard size that does not divide the
+ * shard group or with shard_grad_op or no_shard, a sharded strategy
+ * (all but no_shard) with an algorithm other than ring or nccl, a
+ * `hybrid` map or `overrides` (its collectives' schedules are the
+ * policy's own), `inter` but under hybrid_shard: false + *err (cfg_err:
+ * its position). */
 bool shardplan_read(CfgNode *n, int world, int gpus_per_node, Policy *p, char **err);
 
 #endif

@@ -408,16 +408,31 @@ void traincore_rows(const TrainCore *c, TrainResult *out, TrainInstantsFn at, vo
     }
 }
 
-/* Makes span starts relative to rec_iter's start (whole ps: exact). */
+/* Makes span starts relative to rec_iter's start (whole ps: exact).
+ * Under a whole-model update the forward waits on no sync of the
+ * iteration before but those still running at rec_iter's start (fsdp's
+ * all-gathers issued after that update): the others ended under the
+ * iteration before's compute, which the trace does not hold, and are
+ * dropped. */
 static void rebase_spans(TrainCore *c)
 {
     simtime_t base = c->iter_start[c->rec_iter];
+    bool whole = policy_rules(c->plan->pol->overlap)->update == UPDATE_WHOLE_MODEL;
+    guint kept = 0;
     for (guint i = 0; c->spans && i < c->spans->len; i++) {
-        TrainSpan *sp = &g_array_index(c->spans, TrainSpan, i);
-        simtime_t abs = 0;
-        sim_seconds_to_ps(sp->start_s, &abs);
-        sp->start_s = (double)((int64_t)abs - (int64_t)base) / PS_PER_S;
+        TrainSpan sp = g_array_index(c->spans, TrainSpan, i);
+        simtime_t abs = 0, dur = 0;
+        sim_seconds_to_ps(sp.start_s, &abs);
+        sim_seconds_to_ps(sp.dur_s, &dur);
+        if (whole && sp.iter < 0 && abs + dur < base) {
+            g_free(sp.name);
+            continue;
+        }
+        sp.start_s = (double)((int64_t)abs - (int64_t)base) / PS_PER_S;
+        g_array_index(c->spans, TrainSpan, kept++) = sp;
     }
+    if (c->spans)
+        g_array_set_size(c->spans, kept);
 }
 
 void traincore_finish(TrainCore *c, int batch, TrainResult *out)
@@ -426,6 +441,8 @@ void traincore_finish(TrainCore *c, int batch, TrainResult *out)
     trainvar_iter_stats(c->iter_start, s->warmup, s->measured, &out->iteration_s, &out->iteration_p50_s,
                         &out->iteration_p99_s, &out->iteration_max_s, s->whatif ? &out->iter_times : NULL);
     out->compute_s = c->plan->compute_s;
+    if (TRAINPLAN_ONCE_ITER >= s->warmup && TRAINPLAN_ONCE_ITER < s->warmup + s->measured)
+        out->compute_s += sim_ps_to_seconds(c->plan->once_ps) / s->measured;   /* a measured one paid it: its share */
     out->copy_s = c->plan->copy_s;
     out->comm_s = sim_ps_to_seconds(c->comm_ps);
     out->slowdown_s = sim_ps_to_seconds(c->slow_ps);

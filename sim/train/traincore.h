@@ -96,8 +96,9 @@ typedef struct {
     int iters;               /* iterations simulated: warmup + measured + 1 */
     int rec_iter;            /* the iteration recorded for rows, spans and accounting: the last measured */
     simtime_t *iter_start;   /* ps, per iteration (iters + 1 slots); owned */
-    GArray *spans;           /* TrainSpan of rec_iter (and its syncs from the one before), or NULL; owned.
-                              * Starts are absolute until traincore_finish */
+    GArray *spans;           /* TrainSpan of rec_iter (and its syncs from the one before: under a
+                              * whole-model update only those that end at or after rec_iter's start), or
+                              * NULL; owned. Starts are absolute until traincore_finish */
     simtime_t comm_ps;       /* sum of rec_iter's sync durations */
     simtime_t slow_ps;       /* compute time comm.interference added in rec_iter (per rank: rank 0's) */
     simtime_t cslow_ps;      /* sync time comm.slowdown (or the mechanism's s) added in rec_iter */

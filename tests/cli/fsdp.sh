@@ -5,9 +5,12 @@
 # its reduce-scatters in fp32, reduce_precision), the table's memory
 # column and its mark for a run above the GPU's memory, and
 # --strict-memory (refuses with exit 2 and one line naming the batch that
-# would fit; passes a run that fits); sweeps over fsdp keys and their
+# would fit, or, when none does, a change that fits at batch 1, which does;
+# passes a run that fits); sweeps over fsdp keys and their
 # figures (configs/sweep-fsdp-knobs.yaml: a line per value; the model
-# sweep's memory figure with the runs above the GPU's memory marked).
+# sweep's memory figure with the runs above the GPU's memory marked);
+# fsdp2's reshard_after_forward N at the shard group's size and at 1 (true's
+# and false's rows); the trace of an fsdp iteration (one iteration's spans).
 # Prints "ok <test>" or "FAIL <test>: why" per test.
 set -u
 A=${ARSIM:?set ARSIM to the arsim binary}
@@ -78,6 +81,62 @@ strict_refuses() {
     "$A" run "$FIT" --strict-memory >/dev/null 2>"$T/err" || { echo "a fitting run refused: $(cat "$T/err")"; return 1; }
 }
 
+# when no batch fits, the hint names a change that fits, and it does: DDP's replicas (checkpointed already)
+# fit at no batch; the hint's overlap: fsdp at batch 1 runs at the estimate it names, under the 80 GiB
+strict_hint_fits() {
+    local rc=0 want got
+    "$A" run "$T/big.yaml" --strict-memory --set 'policies=[{name: d, overlap: ddp, checkpoint: full}]' \
+        >/dev/null 2>"$T/err" || rc=$?
+    [ "$rc" -eq 2 ] || { echo "exit $rc, expected 2"; return 1; }
+    want=$(sed -n 's/.*; expected overlap: fsdp (\([0-9.]*\) GiB at batch 1)$/\1/p' "$T/err")
+    [ -n "$want" ] || { echo "message: $(cat "$T/err")"; return 1; }
+    "$A" run "$T/big.yaml" --strict-memory --set batch=1 --set 'policies=[{name: d, overlap: fsdp, checkpoint: full}]' \
+        >"$T/table" 2>"$T/err" || { echo "the hint refused: $(cat "$T/err")"; return 1; }
+    got=$(awk '$2 == "d" { print $NF }' "$T/table")
+    [ "$got" = "$want" ] || { echo "hint $want GiB, run $got GiB"; return 1; }
+}
+
+# the trace of an fsdp2 iteration: well-formed spans (ts, dur >= 0), one iteration's collectives (33 wrapping
+# units: 33 reduce-scatters), and of the iteration before only what this forward waits on (the all-gathers
+# issued after its update, still running when the iteration starts): no collective ends before the compute
+# track's first task starts (once the whole iteration before's collectives were there, with no compute);
+# collectives that run at once on lanes of their own (once they overlapped on one thread)
+trace_one_iteration() {
+    "$A" run "$FIT" --trace "$T/tr.json" >/dev/null 2>"$T/err" || { echo "exit $?: $(cat "$T/err")"; return 1; }
+    flat "$T/tr.json" >"$T/tr.flat" || { echo "invalid JSON"; return 1; }
+    awk -F'\t' '
+        match($1, /^\.traceEvents\[[0-9]+\]\./) { i = substr($1, 14, RLENGTH - 15); k = substr($1, RLENGTH + 1); v[i, k] = $2
+                                                   if (i + 0 > n) n = i + 0 }
+        END {
+            k0 = -1
+            for (i = 0; i <= n; i++)
+                if (v[i, "ph"] == "X" && v[i, "pid"] == 0 && v[i, "tid"] == 0 && (k0 < 0 || v[i, "ts"] < k0)) k0 = v[i, "ts"]
+            for (i = 0; i <= n; i++) {
+                if (v[i, "ph"] != "X" || v[i, "pid"] != 0) continue
+                if (v[i, "ts"] < 0 || v[i, "dur"] < 0) { print "span " v[i, "name"] " at " v[i, "ts"] " for " v[i, "dur"]; bad = 1 }
+                if (v[i, "tid"] < 1) continue
+                c[++nc] = i
+                rs += v[i, "name"] ~ / rs$/
+                before += v[i, "ts"] < k0
+                if (v[i, "ts"] + v[i, "dur"] < k0 - 1e-3) { print v[i, "name"] " ended before the iteration"; bad = 1 }
+            }
+            # fsdp2 runs all-gathers and reduce-scatters at once: a viewer nests the slices of one thread, so
+            # collectives that overlap are on lanes (tids) of their own, none overlapping another in its lane
+            for (a = 1; a <= nc; a++)
+                for (b = a + 1; b <= nc; b++) {
+                    i = c[a]; j = c[b]
+                    if (v[i, "tid"] == v[j, "tid"] && v[i, "ts"] < v[j, "ts"] + v[j, "dur"] - 1e-3 &&
+                        v[j, "ts"] < v[i, "ts"] + v[i, "dur"] - 1e-3) { print v[i, "name"] " overlaps " v[j, "name"]; bad = 1 }
+                    lanes[v[i, "tid"]]
+                }
+            nl = 0; for (l in lanes) nl++
+            if (nl < 2) { print "one communication lane for two streams"; bad = 1 }
+            if (rs != 33) { print rs " reduce-scatters, expected 33"; bad = 1 }
+            if (before < 1) { print "no all-gather of the iteration before"; bad = 1 }
+            exit bad
+        }' "$T/tr.flat"
+}
+
 knobs_lines() {
     command -v gnuplot >/dev/null || return 0
     "$A" sweep configs/sweep-fsdp-knobs.yaml --out "$T/knobs" --jobs 1 >/dev/null 2>"$T/err" ||
@@ -122,10 +181,40 @@ models_memory() {
         { echo "fits: $(tr '\n' ';' <"$T/over")"; return 1; }
 }
 
+# fsdp2's reshard_after_forward: N equal to the shard group re-shards to all of it, as true does (the
+# world under full_shard, the node under hybrid_shard), and N = 1 keeps a whole copy, as false does: the
+# same row, time, bytes and memory, to the last digit (hybrid's N = node once held a second 1/N copy)
+cat >"$T/rg.yaml" <<'YAML'
+model: llama3-8b
+precision: bf16
+gpus_file: gpus-llm
+gpu: h100
+batch: [1]
+cluster: {topology: fat-tree, nodes: 2, gpus_per_node: 4, link: {bandwidth: 400Gbps, latency: 2us}}
+iterations: {warmup: 1, measured: 1}
+policies:
+  - {name: re-true, overlap: fsdp2}
+  - {name: world, overlap: fsdp2, reshard_after_forward: 8}
+  - {name: re-false, overlap: fsdp2, reshard_after_forward: false}
+  - {name: one, overlap: fsdp2, reshard_after_forward: 1}
+  - {name: hybrid, overlap: fsdp2, sharding: hybrid_shard}
+  - {name: node, overlap: fsdp2, sharding: hybrid_shard, reshard_after_forward: 4}
+YAML
+reshard_group_sizes() {
+    "$A" run "$T/rg.yaml" --csv "$T/rg.csv" >/dev/null 2>"$T/err" || { echo "exit $?: $(cat "$T/err")"; return 1; }
+    # every field but the name (10th), row by row: true = world, false = one, hybrid = node
+    awk -F, 'NR > 1 { $10 = ""; row[NR] = $0 }
+             END { exit !(row[2] == row[3] && row[4] == row[5] && row[6] == row[7] && row[2] != row[4]) }' \
+        "$T/rg.csv" || { echo "rows differ: $(cut -d, -f10,13,21,22 "$T/rg.csv" | tr '\n' ';')"; return 1; }
+}
+
 t fsdp-json json_fields
 t fsdp-csv csv_fields
 t fsdp-table-mark table_mark
 t fsdp-strict-memory strict_refuses
+t fsdp-strict-memory-hint strict_hint_fits
+t fsdp-trace-one-iteration trace_one_iteration
 t fsdp-sweep-knobs-lines knobs_lines
 t fsdp-sweep-knobs-best knobs_best
 t fsdp-sweep-models-memory models_memory
+t fsdp2-reshard-group-sizes reshard_group_sizes

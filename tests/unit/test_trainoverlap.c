@@ -279,6 +279,36 @@ START_TEST(test_ddp_added_time)
 }
 END_TEST
 
+/* DDP's rebuild in a measured iteration (warm-up 0 or 1) is compute: on
+ * one GPU (no sync) the iteration is compute + slowdown to the last ps
+ * (no exposed communication), and compute_s carries the rebuild's share
+ * of the measured iterations, none with two warm-ups. */
+START_TEST(test_ddp_rebuild_measured)
+{
+    double base = 0;
+    for (int w = 2; w >= 0; w--) {
+        char *y = g_strdup_printf("model: vgg16\ngpu: v100\nbatch: [32]\ncluster: {topology: star, nodes: 1}\n"
+                                  "policies: [{name: p, overlap: ddp, algorithm: ring}]\n"
+                                  "iterations: {warmup: %d, measured: 2}\n", w);
+        Scenario *s = load(y);
+        g_free(y);
+        TrainResult r;
+        char *err = NULL;
+        ck_assert_msg(train_run(s, 32, 0, NULL, &r, &err), "%s", err);
+        ck_assert_double_eq(r.comm_s, 0);
+        ck_assert_double_eq_tol(r.iteration_s, r.compute_s + r.slowdown_s, 1e-12);
+        ck_assert_double_eq(r.exposed_comm_s, 0);
+        if (w == 2)
+            base = r.compute_s;
+        else
+            ck_assert_double_eq_tol(r.compute_s - base, s->gpu.ddp.rebuild_s / 2, 1e-12);
+        ck_assert_double_gt(s->gpu.ddp.rebuild_s, 0);
+        train_result_clear(&r);
+        scenario_free(s);
+    }
+}
+END_TEST
+
 /* Whole runs: nothing overlaps under `none` (the update waits for every
  * sync, the next forward for the update), so the mechanism changes
  * nothing; under `layer` it slows compute and the exposed-time identity
@@ -461,6 +491,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_memory_bound_task);
     tcase_add_test(tc, test_overrides);
     tcase_add_test(tc, test_ddp_added_time);
+    tcase_add_test(tc, test_ddp_rebuild_measured);
     tc = testmain_case(s, "runs");
     tcase_add_test(tc, test_runs);
     tcase_add_test(tc, test_live_sync);
