@@ -641,33 +641,51 @@ static bool read_background(CfgNode *root, Scenario *s, char **err)
     return trainbg_read(cfg_get(root, "background"), s->world, s->background, err);
 }
 
-/* comm.slowdown > 0 rescales a sync's remaining time at every compute
- * start and end, exact for a sync of known duration: the memo's
- * idle-network syncs (one in flight, every rank issuing at once), in
- * either engine. Scenarios whose syncs run live on the network
- * (comm.streams > 1; variation, stragglers, faults, background: ranks
- * issue apart or the network is shared; an fsdp2 policy's collectives on
- * streams of their own) are refused, at the slow-down's position. */
+/* Where comm.slowdown reaches a sync. With the overlap mechanism on
+ * (comm.overlap and a GPU with sms), a given comm.slowdown replaces the
+ * mechanism's s wherever that s acts: the memo's syncs in either engine,
+ * and live syncs (comm.streams > 1, fsdp2's streams, ranks issuing apart
+ * under variation or stragglers) through their links' and channels' rate;
+ * not on a network with faults or background flows, whose live syncs run
+ * at the links' own rates. Without the mechanism comm.slowdown rescales a
+ * sync of known duration, the memo's: live syncs (comm.streams > 1,
+ * fsdp2's streams, faults, background) are refused, at the slow-down's
+ * position; variation and stragglers keep the memo's syncs. */
+bool scenario_overlap_mech(const Scenario *s)
+{
+    return s->overlap && s->gpu.overlap.sms > 0;
+}
+
 static bool check_comm_slowdown(CfgNode *root, const Scenario *s, char **err)
 {
-    if (s->comm_slowdown <= 0)
+    bool mech = scenario_overlap_mech(s);
+    if (s->comm_slowdown <= 0 || (mech && !s->slowdown_given))   /* the mechanism's own s, not the GPU's figure */
         return true;
     CfgNode *cm = cfg_peek(root, "comm");
     const CfgNode *at = cm && cfg_peek(cm, "slowdown") ? cfg_peek(cm, "slowdown")
                         : cfg_peek(root, "gpu")        ? cfg_peek(root, "gpu")
                                                        : root;
-    if (s->comm_streams > 1 || trainrank_needed(s)) {
-        *err = cfg_err(at, "comm.slowdown %g is modelled for one sync at a time on an idle network; expected "
-                       "comm.streams 1 and no variation, stragglers, faults or background (or comm.slowdown 0)",
+    if ((s->faults && s->faults->len > 0) || (s->background && s->background->len > 0)) {
+        *err = cfg_err(at, "comm.slowdown %g does not reach syncs on a network with faults or background flows "
+                       "(they run at the links' own rates); expected no faults or background (or comm.slowdown 0)",
+                       s->comm_slowdown);
+        return false;
+    }
+    if (mech)
+        return true;
+    if (s->comm_streams > 1) {
+        *err = cfg_err(at, "comm.slowdown %g without the overlap mechanism is modelled for one sync at a time; "
+                       "expected comm.streams 1, or comm.overlap true on a GPU with sms (or comm.slowdown 0)",
                        s->comm_slowdown);
         return false;
     }
     for (guint i = 0; i < s->policies->len; i++) {   /* fsdp2's streams: one per collective (no_shard: one) */
         const Policy *p = g_ptr_array_index(s->policies, i);
         if (policy_rules(p->overlap)->stream == STREAM_PER_COLLECTIVE && p->sharding != SHARD_NONE) {
-            *err = cfg_err(at, "comm.slowdown %g is modelled for one sync at a time, and policy '%s' runs its "
-                           "all-gathers and reduce-scatters on streams of their own; expected comm.slowdown 0, or "
-                           "no %s policy", s->comm_slowdown, p->name, policy_overlap_name(p->overlap));
+            *err = cfg_err(at, "comm.slowdown %g without the overlap mechanism is modelled for one sync at a time, "
+                           "and policy '%s' runs its all-gathers and reduce-scatters on streams of their own; "
+                           "expected comm.overlap true on a GPU with sms, or no %s policy (or comm.slowdown 0)",
+                           s->comm_slowdown, p->name, policy_overlap_name(p->overlap));
             return false;
         }
     }

@@ -87,5 +87,8 @@ Scenario *scenario_from_cfg(CfgNode *root, char **err);
 /* Loads FILE, applies --set assignments (char* array, may be NULL), reads. */
 Scenario *scenario_load(const char *file, char **sets, char **err);
 void scenario_free(Scenario *s);
+/* The overlap mechanism sets the rates (comm.overlap on a GPU with sms): a
+ * given comm.slowdown then stands in for its s on every sync it reaches. */
+bool scenario_overlap_mech(const Scenario *s);
 
 #endif

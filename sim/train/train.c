@@ -306,7 +306,7 @@ static const TrainInstants *rec_instants(void *ctx, int u)
 bool train_run_ex(const Scenario *s, int batch, int policy, const TrainOpts *o, bool force_live, TrainResult *out,
                   char **err)
 {
-    if (s->comm_slowdown > 0 && force_live) {
+    if (s->comm_slowdown > 0 && force_live && !scenario_overlap_mech(s)) {
         *err = g_strdup_printf("%s: comm.slowdown %g is modelled for syncs of known duration on an idle network; "
                                "expected no force_live (or comm.slowdown 0)", s->file, s->comm_slowdown);
         return false;
@@ -319,7 +319,7 @@ bool train_run_ex(const Scenario *s, int batch, int policy, const TrainOpts *o, 
     t.units = t.c.plan->units;
     trainwalk_init(&t.w, t.c.plan);
     t.live = force_live || s->comm_streams > 1 || t.c.plan->nstreams > 1;
-    if (t.live && s->comm_slowdown > 0) {   /* several unit streams: collectives overlap */
+    if (t.live && s->comm_slowdown > 0 && !t.c.mech) {   /* several unit streams: collectives overlap */
         *err = g_strdup_printf("%s: policy '%s' runs its units on %d communicator streams: comm.slowdown %g is "
                                "modelled for one sync at a time; expected comm.slowdown 0", s->file,
                                t.c.plan->pol->name, t.c.plan->nstreams, s->comm_slowdown);

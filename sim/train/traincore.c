@@ -274,7 +274,7 @@ bool traincore_init(TrainCore *c, const Scenario *s, int policy, int batch, cons
     c->rec_iter = s->warmup + s->measured - 1;
     if (o && o->trace)
         c->spans = g_array_new(FALSE, TRUE, sizeof(TrainSpan));
-    c->mech = s->overlap && s->gpu.overlap.sms > 0;
+    c->mech = scenario_overlap_mech(s);
     if (c->mech)
         mech_init(c);
     return true;

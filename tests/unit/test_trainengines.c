@@ -54,6 +54,7 @@ static const char *const comms[] = {
     "comm: {overlap: true, interference: 0.1}\n",
     "comm: {overlap: true, slowdown: 0.5}\n",
     "comm: {overlap: true, streams: 2}\n",
+    "comm: {overlap: true, streams: 2, slowdown: 0.5}\n",
 };
 
 /* The scenario of cluster c and comm settings m (every policy). */
@@ -384,6 +385,67 @@ START_TEST(test_live_slowed)
 }
 END_TEST
 
+/* comm.slowdown where the ranks run apart (the per-rank engine the
+ * scenario itself selects): a straggler slowed by 1 varies nothing, so
+ * each policy's run equals the memo's field for field, with and without
+ * the mechanism, and the given slow-down slowed some sync. Then the
+ * override reaches live syncs under stragglers too: with comm.slowdown 0
+ * given, no live sync loses time (comm_slowdown_s 0), while 0.5 slows
+ * some. */
+START_TEST(test_slowdown_apart)
+{
+    const char *cm[] = {"comm: {slowdown: 0.25}\n", "comm: {overlap: false, slowdown: 0.25}\n"};
+    int cslowed = 0;
+    for (size_t m = 0; m < G_N_ELEMENTS(cm); m++) {
+        char *base = g_strdup_printf("model: vgg16-cifar10\ngpu: v100\nbatch: [32]\n%s%s%s"
+                                     "iterations: {warmup: 1, measured: 3}\n", clusters[0], POLICIES, cm[m]);
+        char *apart = g_strconcat(base, "stragglers: [{ranks: [1], slowdown: 1}]\n", NULL);
+        Scenario *s = load(base), *v = load(apart);
+        for (guint p = 0; p < s->policies->len; p++) {
+            TrainResult a, b;
+            char *err = NULL;
+            TrainOpts o = {0};
+            ck_assert_msg(train_run(s, 32, (int)p, &o, &a, &err), "%s", err);
+            ck_assert_msg(train_run(v, 32, (int)p, &o, &b, &err), "%s", err);
+            ck_assert_double_eq(a.iteration_s, b.iteration_s);
+            ck_assert_double_eq(a.compute_s, b.compute_s);
+            ck_assert_double_eq(a.comm_s, b.comm_s);
+            ck_assert_double_eq(a.slowdown_s, b.slowdown_s);
+            ck_assert_double_eq(a.comm_slowdown_s, b.comm_slowdown_s);
+            ck_assert_double_eq(a.exposed_comm_s, b.exposed_comm_s);
+            cslowed += b.comm_slowdown_s > 0;
+            train_result_clear(&a);
+            train_result_clear(&b);
+        }
+        scenario_free(s);
+        scenario_free(v);
+        g_free(base);
+        g_free(apart);
+    }
+    ck_assert_int_gt(cslowed, 0);
+    double lost[2] = {0, 0};
+    for (int m = 0; m < 2; m++) {
+        char *y = g_strdup_printf("model: vgg16-cifar10\ngpu: h100\nbatch: [32]\ncluster: {topology: star, nodes: 4, "
+                                  "link: {bandwidth: 4Tbps, latency: 1us}}\n%scomm: {streams: 2, channels: 1, "
+                                  "slowdown: %s}\nstragglers: [{ranks: [1], slowdown: 1.1}]\niterations: {warmup: 1, "
+                                  "measured: 2}\n", POLICIES, m ? "0.5" : "0");
+        Scenario *s = load(y);
+        g_free(y);
+        for (guint p = 0; p < s->policies->len; p++) {
+            TrainResult r;
+            char *err = NULL;
+            TrainOpts o = {0};
+            ck_assert_msg(train_run(s, 32, (int)p, &o, &r, &err), "%s", err);
+            lost[m] += r.comm_slowdown_s;
+            train_result_clear(&r);
+        }
+        scenario_free(s);
+    }
+    ck_assert_double_eq(lost[0], 0);
+    ck_assert_double_gt(lost[1], 0);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("trainengines");
@@ -392,6 +454,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_same_iteration_gates);
     tcase_add_test(tc, test_two_streams);
     tcase_add_test(tc, test_live_slowed);
+    tcase_add_test(tc, test_slowdown_apart);
     tc = testmain_case(s, "bad-input");
     tcase_add_test(tc, test_refused_edit);
     return s;
