@@ -131,7 +131,8 @@ static bool one_size(const CmdNcclOpts *o, Topo *t, const NodeCluster *cl, int p
     nccl_system_from_node(&cl->node, ranks, o->nodes, &sys);
     sys.release = (NcclRelease)o->release;
     char *why = NULL;
-    *r = (ReportNcclRow){.bytes = bytes, .op = (NcclOp)o->op, .ranks = ranks, .nodes = o->nodes};
+    *r = (ReportNcclRow){.bytes = bytes, .op = (NcclOp)o->op, .ranks = ranks, .nodes = o->nodes,
+                         .release = (NcclRelease)o->release};
     if (!nccl_tune(&sys, (NcclOp)o->op, bytes, o->algo, o->proto, o->channels, &r->choice, &why)) {
         *err = g_strdup_printf("%s: %s", o->algo >= 0 ? "--nccl-algo" : "--nccl-proto", why);
         g_free(why);

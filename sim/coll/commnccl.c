@@ -26,7 +26,8 @@ static guint key_hash(gconstpointer k)
 {
     const NcclKey *x = k;
     return (guint)(x->bytes * 2654435761u) ^ (guint)((x->force.algo + 1) | (x->force.proto + 1) << 4 |
-                                                     x->force.channels << 8 | (int)x->op << 16) ^
+                                                     x->force.channels << 8 | (int)x->op << 16 |
+                                                     x->force.release << 20) ^
            (guint)(x->group.nodes * 40503u + x->group.ppn) << 7;
 }
 
@@ -35,7 +36,8 @@ static gboolean key_eq(gconstpointer a, gconstpointer b)
     const NcclKey *x = a, *y = b;
     return x->bytes == y->bytes && x->op == y->op && x->group.nodes == y->group.nodes &&
            x->group.ppn == y->group.ppn && x->force.algo == y->force.algo &&
-           x->force.proto == y->force.proto && x->force.channels == y->force.channels;
+           x->force.proto == y->force.proto && x->force.channels == y->force.channels &&
+           x->force.release == y->force.release;
 }
 
 CommNccl *commnccl_new(Topo *t, const NodeSpec *n, const NodeFabricSpec *f, char **err)
@@ -78,6 +80,7 @@ bool commnccl_choose(const CommNccl *c, const CommNcclGroup *g, NcclOp op, const
     }
     NcclSystem sys;   /* what the tuner sees: the communicator's GPUs */
     nccl_system_from_node(&c->cl.node, g->nodes * g->ppn, g->nodes, &sys);
+    sys.release = (NcclRelease)f->release;
     return nccl_tune(&sys, op, bytes, f->algo, f->proto, f->channels, ch, err);
 }
 
@@ -101,6 +104,7 @@ static const NcclEntry *entry(CommNccl *c, const CommNcclGroup *g, NcclOp op, co
         if (!commnccl_choose(c, g, op, f, bytes, &ch, err))
             return NULL;
         NcclSimSpec sp = commnccl_spec(c, g, op, bytes, &ch);
+        sp.release = (NcclRelease)f->release;
         NcclSimStats st = {0};
         char *why = NULL;
         sp.rank_bytes = g_new0(uint64_t, (size_t)sp.nodes * sp.ppn);

@@ -6,15 +6,16 @@
  * communicator of `nodes` nodes with `ppn` GPUs each (the whole cluster,
  * one node's GPUs, or one GPU of every node): the tuner's choice for
  * that communicator (coll/nccl.h; forced as NCCL_ALGO, NCCL_PROTO and
- * NCCL_MIN/MAX_NCHANNELS force it) simulated on the node cluster
- * (coll/ncclsim.h) on the first `nodes` nodes' first `ppn` GPUs alone:
- * the same path as `arsim collective --algo nccl --nodes N --ranks
- * N*ppn` on a cluster of that many nodes, so a call of B bytes takes what
- * that command reports. Which real group the simulated one stands for,
- * and whether it can, is the caller's (train/trainnccl.h). As with
- * commcost, one collective in flight at a time starts on an idle
- * network, so the duration depends only on (communicator, collective,
- * forcing, bytes) and is simulated once. */
+ * NCCL_MIN/MAX_NCHANNELS force it; in the force's NCCL release) simulated
+ * on the node cluster (coll/ncclsim.h) on the first `nodes` nodes' first
+ * `ppn` GPUs alone: the same path as `arsim collective --algo nccl
+ * --nodes N --ranks N*ppn --nccl-release R` on a cluster of that many
+ * nodes, so a call of B bytes takes what that command reports. Which
+ * real group the simulated one stands for, and whether it can, is the
+ * caller's (train/trainnccl.h). As with commcost, one collective in
+ * flight at a time starts on an idle network, so the duration depends
+ * only on (communicator, collective, forcing, bytes) and is simulated
+ * once. */
 #ifndef ARSIM_COMMNCCL_H
 #define ARSIM_COMMNCCL_H
 
@@ -58,7 +59,8 @@ bool commnccl_get(CommNccl *c, const CommNcclGroup *g, NcclOp op, const NcclForc
 bool commnccl_choose(const CommNccl *c, const CommNcclGroup *g, NcclOp op, const NcclForce *f, uint64_t bytes,
                      NcclChoice *ch, char **err);
 /* The spec of that call's run on the cluster (the memo's, for a live run:
- * coll/nccllive.h); it points into c, which must outlive it. */
+ * coll/nccllive.h), release 2.21's: the caller sets .release to its
+ * force's; it points into c, which must outlive it. */
 NcclSimSpec commnccl_spec(const CommNccl *c, const CommNcclGroup *g, NcclOp op, uint64_t bytes, const NcclChoice *ch);
 
 /* The data bytes rank 0 sends in that call (to other GPUs and, NVLS, to

@@ -92,6 +92,7 @@ NcclLive *nccllive_start(const CommNccl *c, const CommNcclGroup *g, NcclOp op, c
     if (choice)
         *choice = ch;
     NcclSimSpec sp = commnccl_spec(c, g, op, bytes, &ch);
+    sp.release = (NcclRelease)f->release;
     return run_start(m, c, &sp, sim, net, done, ctx, data, err);
 }
 
@@ -108,6 +109,7 @@ bool nccllive_merges(const CommNccl *c, const NcclCall *k, const NcclForce *f, u
     bool ok = true;
     for (int i = 0; ok && i < groups; i++) {   /* each group's own nodes, their routes checked */
         NcclSimSpec sp = commnccl_spec(c, &k->group, k->op, k->bytes, &ch);
+        sp.release = (NcclRelease)f->release;
         sp.node0 = i * k->group.nodes;
         sp.live_orbits = true;
         ok = ncclsim_orbit(&sp, img) > 1;
@@ -135,6 +137,7 @@ struct NcclLiveCalls {
     const CommNccl *c;       /* not owned */
     NcclCall *calls;         /* n; owned */
     NcclChoice *choice;      /* the tuner's choice for each call's shape; owned */
+    int release;             /* the NcclRelease its calls run as (the force's) */
     int n;                   /* calls */
     int at;                  /* the call running */
     NcclLive **runs;         /* its groups' runs (owned), ngroups */
@@ -193,6 +196,7 @@ static bool phase_start(NcclLiveCalls *x, char **err)
     x->runs = g_new0(NcclLive *, (size_t)x->ngroups);
     for (int i = 0; i < x->ngroups; i++) {
         NcclSimSpec sp = commnccl_spec(x->c, &k->group, k->op, k->bytes, &x->choice[x->at]);
+        sp.release = (NcclRelease)x->release;
         sp.node0 = i / cols * k->group.nodes;
         sp.gpu0 = i % cols * k->group.ppn;
         char *why = NULL;
@@ -240,7 +244,7 @@ NcclLiveCalls *nccllive_calls_start(const CommNccl *c, const NcclCall *calls, in
 {
     NcclLiveCalls *x = g_new0(NcclLiveCalls, 1);
     *x = (NcclLiveCalls){.c = c, .calls = g_memdup2(calls, sizeof *calls * (size_t)n),
-                         .choice = g_new0(NcclChoice, (size_t)n), .n = n, .sim = sim, .net = net, .m = m,
+                         .choice = g_new0(NcclChoice, (size_t)n), .release = f->release, .n = n, .sim = sim, .net = net, .m = m,
                          .done = done, .ctx = ctx, .data = data};
     bool ok = n > 0;
     if (!ok)

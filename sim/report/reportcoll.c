@@ -178,6 +178,6 @@ void report_coll_csv(FILE *out, const ReportCollRow *rows, size_t n)
                     report_num(c, r->time_max_s));
         else
             fputs(",,,,", out);
-        fputs(",,,,,,,,\n", out);   /* op .. tuner_busbw_Bps: an NCCL call's */
+        fputs(",,,,,,,,,\n", out);   /* op .. nccl_release: an NCCL call's */
     }
 }

@@ -38,7 +38,7 @@ void report_coll_json(FILE *out, const Topo *t, const ReportCollRow *rows, size_
  * where the row's kind has no value; no per-link rows, no host timings. */
 #define REPORTCOLL_CSV_HEADER                                                                                        \
     "algorithm,ranks,bytes,time_s,algbw_Bps,busbw_Bps,events,skew_s,trials,time_min_s,time_max_s,op,nodes,"        \
-    "nccl_algo,nccl_proto,channels,threads,tuner_time_s,tuner_busbw_Bps\n"
+    "nccl_algo,nccl_proto,channels,threads,tuner_time_s,tuner_busbw_Bps,nccl_release\n"
 void report_coll_csv(FILE *out, const ReportCollRow *rows, size_t n);
 
 #endif

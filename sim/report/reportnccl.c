@@ -34,6 +34,7 @@ void reportnccl_json(FILE *out, const char *cluster, const ReportNcclRow *rows, 
         cJSON_AddNumberToObject(o, "bytes", (double)r->bytes);
         cJSON_AddStringToObject(o, "nccl_algo", nccl_algo_name(r->choice.algo));
         cJSON_AddStringToObject(o, "nccl_proto", nccl_proto_name(r->choice.proto));
+        cJSON_AddStringToObject(o, "nccl_release", nccl_release_name(r->release));
         cJSON_AddNumberToObject(o, "channels", r->choice.channels);
         cJSON_AddNumberToObject(o, "threads", r->choice.threads);
         cJSON_AddNumberToObject(o, "time_s", r->time_s);
@@ -55,10 +56,11 @@ void reportnccl_csv(FILE *out, const ReportNcclRow *rows, size_t n)
     for (size_t i = 0; i < n; i++) {
         const ReportNcclRow *r = &rows[i];
         char a[REPORT_NUM_MAX], b[REPORT_NUM_MAX], c[REPORT_NUM_MAX], d[REPORT_NUM_MAX], e[REPORT_NUM_MAX];
-        fprintf(out, "nccl,%d,%" G_GUINT64_FORMAT ",%s,%s,%s,%" G_GUINT64_FORMAT ",,,,,%s,%d,%s,%s,%d,%d,%s,%s\n",
+        fprintf(out, "nccl,%d,%" G_GUINT64_FORMAT ",%s,%s,%s,%" G_GUINT64_FORMAT ",,,,,%s,%d,%s,%s,%d,%d,%s,%s,%s\n",
                 r->ranks, (guint64)r->bytes, report_num(a, r->time_s), report_num(b, r->algbw_Bps),
                 report_num(c, r->busbw_Bps), (guint64)r->events, nccl_op_name(r->op), r->nodes,
                 nccl_algo_name(r->choice.algo), nccl_proto_name(r->choice.proto), r->choice.channels,
-                r->choice.threads, report_num(d, r->choice.time_s), report_num(e, r->tuner_busbw_Bps));
+                r->choice.threads, report_num(d, r->choice.time_s), report_num(e, r->tuner_busbw_Bps),
+                nccl_release_name(r->release));
     }
 }

@@ -13,6 +13,7 @@ typedef struct {
     NcclOp op;
     int ranks, nodes;
     NcclChoice choice;       /* algorithm, protocol, channels, threads; the tuner's time */
+    NcclRelease release;     /* the NCCL release the tuner and the simulation followed */
     double time_s;           /* simulated */
     double algbw_Bps, busbw_Bps;              /* from the simulated time */
     double tuner_busbw_Bps;  /* from the tuner's time */

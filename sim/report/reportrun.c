@@ -113,6 +113,7 @@ cJSON *report_result_json(const Scenario *s, const TrainResult *r)
         char nm[64];
         cJSON_AddStringToObject(o, "nccl_algo", nccl_names(nm, sizeof nm, r->nccl.algos, true));
         cJSON_AddStringToObject(o, "nccl_proto", nccl_names(nm, sizeof nm, r->nccl.protos, false));
+        cJSON_AddStringToObject(o, "nccl_release", nccl_release_name((NcclRelease)p->nccl.release));
         cJSON_AddNumberToObject(o, "channels", r->nccl.channels);
         cJSON_AddNumberToObject(o, "nccl_time_s", r->nccl.time_s);
         cJSON_AddNumberToObject(o, "nccl_tuner_time_s", r->nccl.tuner_s);
@@ -128,6 +129,7 @@ cJSON *report_result_json(const Scenario *s, const TrainResult *r)
             if (u->nccl.on) {   /* what NCCL's tuner chose for the unit's size */
                 cJSON_AddStringToObject(x, "nccl_algo", nccl_algo_name(u->nccl.choice.algo));
                 cJSON_AddStringToObject(x, "nccl_proto", nccl_proto_name(u->nccl.choice.proto));
+                cJSON_AddStringToObject(x, "nccl_release", nccl_release_name((NcclRelease)u->nccl.force.release));
                 cJSON_AddNumberToObject(x, "channels", u->nccl.choice.channels);
             }
             cJSON_AddStringToObject(x, "reason", u->reason);
@@ -257,7 +259,7 @@ void report_run_csv(FILE *out, const Scenario *s, const GArray *results)
                  "iteration_s,compute_s,comm_s,exposed_comm_s,samples_per_s,speedup%s%s,comm_bytes,memory_peak_bytes%s\n",
             s->whatif ? ",iteration_p50_s,iteration_p99_s,iteration_max_s" : "",
             s->overlap ? ",slowdown_s,comm_slowdown_s" : "",
-            nccl ? ",nccl_algo,nccl_proto,channels,nccl_time_s,nccl_tuner_time_s" : "");
+            nccl ? ",nccl_algo,nccl_proto,channels,nccl_time_s,nccl_tuner_time_s,nccl_release" : "");
     for (guint i = 0; i < results->len; i++) {
         const TrainResult *r = &g_array_index(results, TrainResult, i);
         const Policy *p = policy_of(s, r);
@@ -279,11 +281,11 @@ void report_run_csv(FILE *out, const Scenario *s, const GArray *results)
             fprintf(out, "%" G_GUINT64_FORMAT, (guint64)r->memory_peak_bytes);
         if (nccl && r->nccl.units) {
             char x[64], y[64];
-            fprintf(out, ",%s,%s,%d,%s,%s", nccl_names(x, sizeof x, r->nccl.algos, true),
+            fprintf(out, ",%s,%s,%d,%s,%s,%s", nccl_names(x, sizeof x, r->nccl.algos, true),
                     nccl_names(y, sizeof y, r->nccl.protos, false), r->nccl.channels, report_num(a, r->nccl.time_s),
-                    report_num(b, r->nccl.tuner_s));
+                    report_num(b, r->nccl.tuner_s), nccl_release_name((NcclRelease)p->nccl.release));
         } else if (nccl) {   /* a policy without NCCL calls */
-            fputs(",,,,,", out);
+            fputs(",,,,,,", out);
         }
         fprintf(out, "\n");
     }

@@ -124,7 +124,8 @@ typedef struct {
     ShardCkpt checkpoint;                /* activation checkpointing of blocks: none (default), selective (every
                                           * second block), full; a checkpointed block's forward runs again in
                                           * its backward */
-    NcclForce nccl;                      /* nccl: {algo, proto, channels}; NCCL_FORCE_NONE: the tuner's */
+    NcclForce nccl;                      /* nccl: {algo, proto, channels, release}; NCCL_FORCE_NONE: the
+                                          * tuner's, release 2.21 */
     int reduce_bytes;                    /* fsdp, fsdp2: bytes of an element the gradients are reduced in
                                           * (reduce_precision, MixedPrecision's reduce_dtype); 0: the run's
                                           * gradient element */

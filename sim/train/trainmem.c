@@ -55,7 +55,8 @@ static uint64_t nccl_peak(const Scenario *s, Topo *t, int cap, NcclSimSpec *at)
                     continue;
                 int ch = p->nccl.channels > 0 ? p->nccl.channels : nvls ? sys.nvls_channels : sys.channels;
                 NcclSimSpec sp = {.topo = t, .nodes = g->nodes, .ppn = g->ppn, .op = NCCL_OP_ALLREDUCE,
-                                  .choice = {.algo = (NcclAlgo)a, .channels = cap > 0 && ch > cap ? cap : ch}};
+                                  .choice = {.algo = (NcclAlgo)a, .channels = cap > 0 && ch > cap ? cap : ch},
+                                  .release = (NcclRelease)p->nccl.release};
                 /* the run's own Net and routes; the Topo is the run's; the per-rank counts (commnccl) */
                 uint64_t m = (uint64_t)trainmem_nccl_live_calls(s, p) * groups * nccllive_mem(&sp) +
                              (uint64_t)s->world * sizeof(uint64_t);

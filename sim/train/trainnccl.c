@@ -1,7 +1,7 @@
 /* trainnccl — a policy's NCCL keys and the hybrid rule on GPU nodes; see trainnccl.h. */
 #include "train/trainnccl.h"
 
-#define NCCL_KEYS "algo, proto, channels"
+#define NCCL_KEYS "algo, proto, channels, release"
 
 NcclAlgo trainnccl_hybrid_algo(CollAlgo a)
 {
@@ -229,6 +229,7 @@ static bool runs(const Scenario *s, const NcclForce *f, int nodes, int ppn, cons
     NcclChoice ch;
     char *why = NULL;
     nccl_system_from_node(s->node, nodes * ppn, nodes, &sys);
+    sys.release = (NcclRelease)f->release;
     if (nccl_tune(&sys, NCCL_OP_ALLREDUCE, 1 << 20, f->algo, f->proto, f->channels, &ch, &why))
         return true;
     *err = cfg_err(at, "%s", why);
@@ -270,13 +271,19 @@ static bool read_force(CfgNode *m, const Scenario *s, Policy *p, char **err)
 {
     if (!cfg_expect_map(m, "nccl", err) || !cfg_known_keys(m, "nccl", NCCL_KEYS, err))
         return false;
-    const char *algo = NULL, *proto = NULL;
+    const char *algo = NULL, *proto = NULL, *release = NULL;
     int64_t channels = 0;
     if (!cfg_opt_string(m, "algo", &algo, err) || !cfg_opt_string(m, "proto", &proto, err) ||
-        !cfg_opt_int(m, "channels", 1, 64, &channels, err))
+        !cfg_opt_int(m, "channels", 1, 64, &channels, err) || !cfg_opt_string(m, "release", &release, err))
         return false;
     NcclAlgo a;
     NcclProto pr;
+    NcclRelease rel = NCCL_REL_2_21;
+    if (release && !nccl_release_parse(release, &rel)) {   /* "2.18" or 2.18: the scalar's text either way */
+        *err = cfg_err(cfg_peek(m, "release"), "unknown NCCL release '%s'; expected 2.18, 2.19, 2.20 or 2.21",
+                       release);
+        return false;
+    }
     if (algo && !nccl_algo_parse(algo, &a)) {
         *err = cfg_err(cfg_peek(m, "algo"), "unknown NCCL algorithm '%s'; expected ring, tree, nvls or nvlstree", algo);
         return false;
@@ -290,7 +297,7 @@ static bool read_force(CfgNode *m, const Scenario *s, Policy *p, char **err)
                        "layer); expected only proto and channels, or another algorithm");
         return false;
     }
-    p->nccl = (NcclForce){algo ? (int)a : -1, proto ? (int)pr : -1, (int)channels};
+    p->nccl = (NcclForce){algo ? (int)a : -1, proto ? (int)pr : -1, (int)channels, (int)rel};
     if (p->select == ALGSEL_HYBRID) {   /* both of the rule's algorithms must run what is forced */
         NcclForce t = p->nccl, r = p->nccl;
         t.algo = NCCL_ALGO_TREE;

@@ -1,5 +1,5 @@
 /* trainnccl — NCCL in training: a policy's `algorithm: nccl` and
- * `nccl: {algo, proto, channels}` keys, and the thesis's hybrid rule
+ * `nccl: {algo, proto, channels, release}` keys, and the thesis's hybrid rule
  * mapped onto NCCL's algorithms.
  *
  * On a cluster of GPU nodes (cluster: {node: ...}) a policy without an
@@ -11,7 +11,9 @@
  * `hybrid` on GPU nodes maps each unit's algorithm onto NCCL's
  * (trainnccl_hybrid_algo); `auto` counts NCCL among its candidates. The
  * `nccl` key forces what NCCL_ALGO, NCCL_PROTO and NCCL_MIN/MAX_NCHANNELS
- * force, for the units that go through NCCL.
+ * force, for the units that go through NCCL, and `release` names the
+ * NCCL release (coll/nccl.h's NcclRelease; 2.21 unless given) that
+ * every one of the policy's calls, tuned and simulated, follows.
  *
  * A unit's NCCL calls run on the communicator of its group, as NCCL
  * would (trainnccl_calls): a unit of the whole world on every GPU of the

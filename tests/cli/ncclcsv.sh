@@ -1,14 +1,15 @@
 #!/bin/bash
 # ncclcsv — NCCL's columns in the CSV outputs, against the JSON of the
 # same run (the other path), in a forced case:
-#  - collective --csv: one header for every algorithm, 19 cells a line;
-#    an NCCL row's nccl_algo, nccl_proto, channels, threads, time_s and
-#    tuner_time_s are its JSON's, Ring/Simple as forced; a point-to-point
-#    row leaves NCCL's cells empty;
-#  - run --csv on GPU nodes: nccl_algo, nccl_proto, channels, nccl_time_s
-#    and nccl_tuner_time_s appended; forced Ring/Simple on 4 channels;
-#    nccl_time_s is comm_s (every unit an NCCL call, no slowdown); a
-#    point-to-point policy's cells empty; the JSON's keys hold the same;
+#  - collective --csv: one header for every algorithm, 20 cells a line;
+#    an NCCL row's nccl_algo, nccl_proto, channels, threads, time_s,
+#    tuner_time_s and nccl_release are its JSON's, Ring/Simple as forced;
+#    a point-to-point row leaves NCCL's cells empty;
+#  - run --csv on GPU nodes: nccl_algo, nccl_proto, channels, nccl_time_s,
+#    nccl_tuner_time_s and nccl_release appended; forced Ring/Simple on 4
+#    channels; nccl_time_s is comm_s (every unit an NCCL call, no
+#    slowdown); a point-to-point policy's cells empty; the JSON's keys
+#    hold the same;
 #  - run --csv elsewhere: no NCCL columns (the header as it was).
 A=${ARSIM:-./arsim}
 source tests/clilib.bash
@@ -25,12 +26,13 @@ coll_csv() {
     "$A" collective "${FORCED[@]}" --csv "$T/c.csv" --json "$T/c.json" >/dev/null || return 1
     flat "$T/c.json" >"$T/c.flat"
     [ "$(wc -l <"$T/c.csv")" = 3 ] || { echo "$(wc -l <"$T/c.csv") lines"; return 1; }
-    awk -F, 'NF != 19 { print "line " NR ": " NF " cells"; bad = 1 } END { exit bad }' "$T/c.csv" || return 1
+    awk -F, 'NF != 20 { print "line " NR ": " NF " cells"; bad = 1 } END { exit bad }' "$T/c.csv" || return 1
     local row key want got
     for row in 1 2; do
         [ "$(cell "$T/c.csv" $row algorithm)" = nccl ] || return 1
         [ "$(cell "$T/c.csv" $row nccl_algo)" = Ring ] || { echo "row $row nccl_algo"; return 1; }
         [ "$(cell "$T/c.csv" $row nccl_proto)" = Simple ] || { echo "row $row nccl_proto"; return 1; }
+        [ "$(cell "$T/c.csv" $row nccl_release)" = 2.21 ] || { echo "row $row nccl_release"; return 1; }
         [ -z "$(cell "$T/c.csv" $row skew_s)" ] || { echo "row $row skew_s not empty"; return 1; }
         for key in channels threads nodes bytes events; do
             want=$(awk -F'\t' -v k="[$((row - 1))].$key" '$1 == k { print $2 }' "$T/c.flat")
@@ -50,9 +52,9 @@ t "collective --csv: NCCL's columns are its JSON's (forced Ring/Simple)" coll_cs
 coll_p2p() {
     "$A" collective --ranks 8 --algo ring --size 1KB,1MB --csv - >"$T/p.csv" || return 1
     head -1 "$T/p.csv" | cmp -s - <(head -1 "$T/c.csv") || { echo "headers differ"; return 1; }
-    awk -F, 'NF != 19 { bad = 1 } END { exit bad }' "$T/p.csv" || { echo "not 19 cells"; return 1; }
+    awk -F, 'NF != 20 { bad = 1 } END { exit bad }' "$T/p.csv" || { echo "not 20 cells"; return 1; }
     local c
-    for c in op nodes nccl_algo nccl_proto channels threads tuner_time_s tuner_busbw_Bps; do
+    for c in op nodes nccl_algo nccl_proto channels threads tuner_time_s tuner_busbw_Bps nccl_release; do
         [ -z "$(cell "$T/p.csv" 1 $c)" ] || { echo "$c not empty"; return 1; }
     done
     [ "$(cell "$T/p.csv" 2 algorithm)" = ring ] && [ "$(cell "$T/p.csv" 2 bytes)" = 1000000 ]
@@ -73,7 +75,7 @@ policies:
 EOF
     "$A" run "$T/s.yaml" --csv "$T/r.csv" --json "$T/r.json" >/dev/null || return 1
     flat "$T/r.json" >"$T/r.flat"
-    head -1 "$T/r.csv" | grep -q ',comm_bytes,memory_peak_bytes,nccl_algo,nccl_proto,channels,nccl_time_s,nccl_tuner_time_s$' ||
+    head -1 "$T/r.csv" | grep -q ',comm_bytes,memory_peak_bytes,nccl_algo,nccl_proto,channels,nccl_time_s,nccl_tuner_time_s,nccl_release$' ||
         { head -1 "$T/r.csv"; return 1; }
     [ "$(cell "$T/r.csv" 1 nccl_algo)" = Ring ] && [ "$(cell "$T/r.csv" 1 nccl_proto)" = Simple ] &&
         [ "$(cell "$T/r.csv" 1 channels)" = 4 ] || { sed -n 2p "$T/r.csv"; return 1; }
@@ -81,16 +83,16 @@ EOF
     local tu; tu=$(cell "$T/r.csv" 1 nccl_tuner_time_s)
     awk -v x="$tu" 'BEGIN { exit !(x > 0) }' || { echo "tuner time '$tu'"; return 1; }
     local k j
-    for k in nccl_algo nccl_proto channels nccl_time_s nccl_tuner_time_s; do
+    for k in nccl_algo nccl_proto channels nccl_time_s nccl_tuner_time_s nccl_release; do
         [ -z "$(cell "$T/r.csv" 2 $k)" ] || { echo "p2p $k not empty"; return 1; }
         grep -q "^\.results\[1\]\.$k	" "$T/r.flat" && { echo "p2p JSON has $k"; return 1; }
         j=$(awk -F'\t' -v p=".results[0].$k" '$1 == p { print $2 }' "$T/r.flat" | tr -d '"')
         case $k in
-        nccl_algo | nccl_proto) [ "$j" = "$(cell "$T/r.csv" 1 $k)" ] ;;
+        nccl_algo | nccl_proto | nccl_release) [ "$j" = "$(cell "$T/r.csv" 1 $k)" ] ;;
         *) [ -n "$j" ] && near "$j" "$(cell "$T/r.csv" 1 $k)" 1e-12 ;;
         esac || { echo "JSON's $k '$j' differs from the CSV's"; return 1; }
     done
-    awk -F, 'NR > 1 && NF != 27 { bad = 1 } END { exit bad }' "$T/r.csv" || { echo "cells a line"; return 1; }
+    awk -F, 'NR > 1 && NF != 28 { bad = 1 } END { exit bad }' "$T/r.csv" || { echo "cells a line"; return 1; }
 }
 t "run --csv on GPU nodes: NCCL's columns appended, forced Ring/Simple/4" run_csv
 

@@ -38,7 +38,7 @@ static simtime_t memo_ps(Live *l, const NcclCall *k)
 {
     simtime_t d;
     char *err = NULL;
-    NcclForce f = {-1, -1, 0};
+    NcclForce f = {-1, -1, 0, 0};
     ck_assert_msg(commnccl_get(l->c, &k->group, k->op, &f, k->bytes, &d, NULL, NULL, &err), "%s", err);
     return d;
 }
@@ -70,7 +70,7 @@ static void on_end(void *ctx, void *data)
  * tuner's free choice; *end when it ends (-1 until then). */
 static NcclLive *start_group(Live *l, const NcclCall *k, int node0, int gpu0, simtime_t *end)
 {
-    NcclForce f = {-1, -1, 0};
+    NcclForce f = {-1, -1, 0, 0};
     NcclChoice ch;
     char *err = NULL;
     ck_assert_msg(commnccl_choose(l->c, &k->group, k->op, &f, k->bytes, &ch, &err), "%s", err);
@@ -86,7 +86,7 @@ static NcclLive *start_group(Live *l, const NcclCall *k, int node0, int gpu0, si
 /* Messages and data bytes one group of k's shape moves alone (every channel). */
 static void one_group(Live *l, const NcclCall *k, NcclSimStats *st)
 {
-    NcclForce f = {-1, -1, 0};
+    NcclForce f = {-1, -1, 0, 0};
     NcclChoice ch;
     char *err = NULL;
     ck_assert_msg(commnccl_choose(l->c, &k->group, k->op, &f, k->bytes, &ch, &err), "%s", err);
@@ -136,7 +136,7 @@ END_TEST
 /* Starts calls[0..n) of a unit at `at` on l; returns them, *end set when done. */
 static NcclLiveCalls *start_calls(Live *l, const NcclCall *calls, int n, simtime_t at, simtime_t *end)
 {
-    NcclForce f = {-1, -1, 0};
+    NcclForce f = {-1, -1, 0, 0};
     char *err = NULL;
     advance(l, at);
     *end = -1;
@@ -251,7 +251,7 @@ START_TEST(shape_must_tile)
     Live l;
     live_init(&l, "dgx-h100", 3);
     NcclCall bad[] = {{{2, 8}, NCCL_OP_ALLREDUCE, 1u << 20}, {{1, 3}, NCCL_OP_ALLGATHER, 1u << 20}};
-    NcclForce f = {-1, -1, 0};
+    NcclForce f = {-1, -1, 0, 0};
     for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
         char *err = NULL;
         simtime_t end = -1;

@@ -127,7 +127,7 @@ START_TEST(alone_is_memo)
         Live l;
         live_init(&l, cases[i].node, cases[i].nodes);
         Call k = {.l = &l, .g = {cases[i].gnodes, cases[i].ppn}, .op = cases[i].op,
-                  .f = {cases[i].algo, cases[i].proto, cases[i].channels}, .bytes = cases[i].bytes};
+                  .f = {cases[i].algo, cases[i].proto, cases[i].channels, 0}, .bytes = cases[i].bytes};
         simtime_t at = 1234567;
         run_calls(&l, &k, &at, 1);
         ck_assert_msg(k.end - at == memo_ps(&l, &k), "case %zu: live %" G_GINT64_FORMAT " ps, alone %" G_GINT64_FORMAT,
@@ -147,7 +147,7 @@ START_TEST(two_calls_contend)
         live_init(&l, "dgx-h100", 2);
         Call k[2];
         for (int i = 0; i < 2; i++)
-            k[i] = (Call){.l = &l, .g = {2, 8}, .op = ops[o], .f = {-1, -1, 0}, .bytes = 64u << 20};
+            k[i] = (Call){.l = &l, .g = {2, 8}, .op = ops[o], .f = {-1, -1, 0, 0}, .bytes = 64u << 20};
         simtime_t alone = memo_ps(&l, &k[0]), at[2] = {1000, 1000};
         run_calls(&l, k, at, 2);
         NcclSimStats a, b, one;
@@ -179,8 +179,8 @@ START_TEST(late_call_slows)
     Live l;
     live_init(&l, "dgx-h100", 2);
     Call k[2];
-    k[0] = (Call){.l = &l, .g = {2, 8}, .op = NCCL_OP_ALLREDUCE, .f = {-1, -1, 0}, .bytes = 64u << 20};
-    k[1] = (Call){.l = &l, .g = {2, 8}, .op = NCCL_OP_REDUCESCATTER, .f = {-1, -1, 0}, .bytes = 64u << 20};
+    k[0] = (Call){.l = &l, .g = {2, 8}, .op = NCCL_OP_ALLREDUCE, .f = {-1, -1, 0, 0}, .bytes = 64u << 20};
+    k[1] = (Call){.l = &l, .g = {2, 8}, .op = NCCL_OP_REDUCESCATTER, .f = {-1, -1, 0, 0}, .bytes = 64u << 20};
     simtime_t a0 = memo_ps(&l, &k[0]), a1 = memo_ps(&l, &k[1]);
     simtime_t at[2] = {0, a0 / 4};   /* the second while the first is at a quarter */
     run_calls(&l, k, at, 2);
@@ -216,7 +216,7 @@ START_TEST(slowed_call)
         for (size_t j = 0; j < G_N_ELEMENTS(ss); j++) {
             Live l;
             live_init(&l, "dgx-h100", 1);
-            Call k = {.l = &l, .g = {1, 8}, .op = NCCL_OP_ALLREDUCE, .f = {cases[i].algo, cases[i].proto, 0},
+            Call k = {.l = &l, .g = {1, 8}, .op = NCCL_OP_ALLREDUCE, .f = {cases[i].algo, cases[i].proto, 0, 0},
                       .bytes = 64u << 20, .s = ss[j]};
             simtime_t at = 1000, alone = memo_ps(&l, &k);
             run_calls(&l, &k, &at, 1);
@@ -276,7 +276,7 @@ START_TEST(merged_is_full)
                             NcclLiveMerge *m = nccllive_merge_new(l.sim, !full);
                             for (int i = 0; i < 2; i++)
                                 k[full][i] = (Call){.l = &l, .g = {nn, 8}, .op = pairs[p].op[i],
-                                                    .f = {pairs[p].algo[i], protos[q], 16},
+                                                    .f = {pairs[p].algo[i], protos[q], 16, 0},
                                                     .bytes = pairs[p].bytes[i], .s = ss[j], .m = m};
                             run_among(&l, k[full], at, 2, st[full]);
                             ev[full] = l.sim->events;
@@ -334,7 +334,7 @@ START_TEST(merged_groups_are_full)
                     NcclLiveMerge *m = nccllive_merge_new(l.sim, !full);
                     NcclCall c[2] = {{.group = {shapes[g].gnodes, 8}, .op = NCCL_OP_ALLGATHER, .bytes = 3u << 20},
                                      {.group = {shapes[g].gnodes, 8}, .op = NCCL_OP_ALLREDUCE, .bytes = 5000000}};
-                    NcclForce f[2] = {{NCCL_ALGO_RING, protos[q], 16}, {NCCL_ALGO_TREE, protos[q], 16}};
+                    NcclForce f[2] = {{NCCL_ALGO_RING, protos[q], 16, 0}, {NCCL_ALGO_TREE, protos[q], 16, 0}};
                     for (int i = 0; i < 2; i++) {
                         ck_assert(nccllive_merges(l.c, &c[i], &f[i], NULL));
                         char *err = NULL;
@@ -377,7 +377,7 @@ START_TEST(merge_one_map)
     NcclCall c[3] = {{.group = {3, 8}, .op = NCCL_OP_ALLGATHER, .bytes = 3u << 20},
                      {.group = {3, 8}, .op = NCCL_OP_ALLREDUCE, .bytes = 5000000},
                      {.group = {3, 8}, .op = NCCL_OP_REDUCESCATTER, .bytes = 700000}};
-    NcclForce f[3] = {{NCCL_ALGO_RING, -1, 16}, {NCCL_ALGO_TREE, -1, 16}, {NCCL_ALGO_RING, -1, 32}};
+    NcclForce f[3] = {{NCCL_ALGO_RING, -1, 16, 0}, {NCCL_ALGO_TREE, -1, 16, 0}, {NCCL_ALGO_RING, -1, 32, 0}};
     for (int i = 0; i < 3; i++)
         ck_assert(nccllive_merges(l.c, &c[i], &f[i], img));
     guint set = 0, first = n;
@@ -415,7 +415,7 @@ START_TEST(merge_refuses)
         live_init(&l, "dgx-h100", 2);
         NcclLiveMerge *m = nccllive_merge_new(l.sim, true);
         NcclCall c = {.group = {2, cases[i].ppn}, .op = cases[i].op, .bytes = 4u << 20};
-        NcclForce f = {cases[i].algo, -1, cases[i].channels};
+        NcclForce f = {cases[i].algo, -1, cases[i].channels, 0};
         bool ok = i + 1 == G_N_ELEMENTS(cases);
         ck_assert_int_eq(nccllive_merges(l.c, &c, &f, NULL), ok);
         char *err = NULL;
