@@ -22,8 +22,8 @@ while [ $# -gt 0 ]; do
     shift
 done
 [ "$s" = 64 ] || { echo "size $s" >&2; exit 3; }
-echo "algorithm,ranks,bytes,time_s,algbw_Bps,busbw_Bps,events,skew_s,trials,time_min_s,time_max_s,op,nodes,nccl_algo,nccl_proto,channels,threads,tuner_time_s,tuner_busbw_Bps"
-awk -v n="$n" 'BEGIN { s = 2 * (n - 1); printf "nccl,%d,64,%.9g,1,1,1,,,,,allreduce,1,Ring,LL,1,96,%.9g,1\n", n, (4 + 1.5 * s) * 1e-6, (3 + 0.5 * s) * 1e-6 }'
+echo "algorithm,ranks,bytes,time_s,algbw_Bps,busbw_Bps,events,skew_s,trials,time_min_s,time_max_s,op,nodes,nccl_algo,nccl_proto,channels,threads,tuner_time_s,tuner_busbw_Bps,nccl_release"
+awk -v n="$n" 'BEGIN { s = 2 * (n - 1); printf "nccl,%d,64,%.9g,1,1,1,,,,,allreduce,1,Ring,LL,1,96,%.9g,1,2.21\n", n, (4 + 1.5 * s) * 1e-6, (3 + 0.5 * s) * 1e-6 }'
 SH
 chmod +x "$T/fake"
 cat >"$T/pub.txt" <<'TXT'

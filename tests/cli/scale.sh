@@ -19,8 +19,8 @@ T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 cat >"$T/fake" <<'SH'
 #!/bin/bash
 while [ $# -gt 0 ]; do [ "$1" = --size ] && sizes=$2; shift; done
-echo "algorithm,ranks,bytes,time_s,algbw_Bps,busbw_Bps,events,skew_s,trials,time_min_s,time_max_s,op,nodes,nccl_algo,nccl_proto,channels,threads,tuner_time_s,tuner_busbw_Bps"
-tr , '\n' <<<"$sizes" | awk '{ print "nccl,16," $1 ",0.00002,1,100000000000,1,,,,,allreduce,2,Ring,LL128,16,640,0.000005,200000000000" }'
+echo "algorithm,ranks,bytes,time_s,algbw_Bps,busbw_Bps,events,skew_s,trials,time_min_s,time_max_s,op,nodes,nccl_algo,nccl_proto,channels,threads,tuner_time_s,tuner_busbw_Bps,nccl_release"
+tr , '\n' <<<"$sizes" | awk '{ print "nccl,16," $1 ",0.00002,1,100000000000,1,,,,,allreduce,2,Ring,LL128,16,640,0.000005,200000000000,2.21" }'
 SH
 chmod +x "$T/fake"
 cat >"$T/pub.txt" <<'TXT'
