@@ -35,11 +35,13 @@ static int cmp_double(const void *a, const void *b)
  * COLLRUN_ERR_ value with *why. */
 static double skewed_time(Topo *t, const CmdCollOpts *o, const CollParams *prm, int p, ReportCollRow *r, char **why)
 {
-    double *v = g_new(double, o->trials);
+    int trials = o->trials > 0 ? o->trials : CMDCOLL_TRIALS;
+    uint64_t seed = o->seed >= 0 ? (uint64_t)o->seed : CMDCOLL_SEED;
+    double *v = g_new(double, trials);
     double med = -1;
     int k;
-    for (k = 0; k < o->trials; k++) {
-        CollSkew skew = {.skew_s = o->skew_s, .seed = (uint64_t)o->seed, .trial = (uint64_t)k};
+    for (k = 0; k < trials; k++) {
+        CollSkew skew = {.skew_s = o->skew_s, .seed = seed, .trial = (uint64_t)k};
         uint64_t ev = 0;
         v[k] = collrun_time_skewed(t, o->algo, prm, p, r->bytes, (uint32_t)o->elem_bytes, o->gamma, &skew, &ev, why);
         r->events += ev;
@@ -48,7 +50,7 @@ static double skewed_time(Topo *t, const CmdCollOpts *o, const CollParams *prm, 
             break;
         }
     }
-    if (k == o->trials) {
+    if (k == trials) {
         qsort(v, (size_t)k, sizeof *v, cmp_double);
         med = (v[(k - 1) / 2] + v[k / 2]) / 2;
         r->trials = k;
@@ -208,6 +210,18 @@ static char *run_error(const CmdCollOpts *o, double code, const char *why)
 
 int cmdcoll_run(const CmdCollOpts *o, FILE *out, char **err)
 {
+    if (o->skew_s <= 0 && (o->trials > 0 || o->seed >= 0)) {
+        const char *w = o->trials > 0 ? "trials" : "seed";
+        *err = g_strdup_printf("--%s: given without --skew, whose draws it sets; expected --skew TIME with it (or no "
+                               "--%s)", w, w);
+        return 2;
+    }
+    if (o->prm.inter != COLL_RING && o->algo != COLL_HIERARCHICAL && !o->nccl.on) {
+        *err = g_strdup_printf("--inter: %s between nodes is for --algo hierarchical, not %s; expected --algo "
+                               "hierarchical with it (or no --inter)", coll_algo_name(o->prm.inter),
+                               coll_algo_name(o->algo));
+        return 2;
+    }
     const char *unused = o->nccl.on ? nccl_unused(o) : NULL;
     if (unused) {
         *err = g_strdup_printf("--algo: nccl does not use %s%s (NCCL's run times its own protocols on the node's "
@@ -450,9 +464,9 @@ static const CliOpt opts[] = {
              "then the median over --trials, from the first issue to the last end, with min and max",
      .deflt = "0"},
     {"trials", CLI_INT, offsetof(CmdCollOpts, trials),
-     .help = "skewed runs per size (with --skew)", .min = 1, .max = 100000, .deflt = "100"},
+     .help = "skewed runs per size (with --skew)", .min = 1, .max = 100000, .note = "100"},
     {"seed", CLI_INT, offsetof(CmdCollOpts, seed),
-     .help = "seed of the --skew draws", .min = 0, .max = INT32_MAX, .deflt = "1"},
+     .help = "seed of the --skew draws", .min = 0, .max = INT32_MAX, .note = "1"},
     CMDNCCL_OPTS(CmdCollOpts, nccl),
     {NULL},
 };
@@ -475,7 +489,7 @@ static int coll_main(void *opts, char **err)
 
 int cmdcoll_main(int argc, char **argv)
 {
-    CmdCollOpts o = {.latency_s = -1, .packet = CMDCOLL_PACKET_TOPO, .trials = 100, .seed = 1,
+    CmdCollOpts o = {.latency_s = -1, .packet = CMDCOLL_PACKET_TOPO, .trials = 0, .seed = -1,
                      .sizes = g_array_new(FALSE, FALSE, sizeof(uint64_t))};
     coll_params_init(&o.prm);
     cmdnccl_init(&o.nccl);

@@ -41,11 +41,16 @@ typedef struct {
                               * that has a flag */
     uint64_t max_memory;     /* --max-memory, bytes; 0: the machine's available memory */
     double skew_s;           /* --skew, s: ranks issue up to this far apart (0: together) */
-    int trials;              /* --trials: skewed runs per size (their median is the time) */
-    int seed;                /* --seed: the skew draws' seed */
+    int trials;              /* --trials: skewed runs per size (their median is the time); 0: not
+                              * given, CMDCOLL_TRIALS */
+    int seed;                /* --seed: the skew draws' seed; -1: not given, CMDCOLL_SEED */
     GPtrArray *args;         /* arguments: none are taken */
     CmdNcclOpts nccl;        /* --node, --nodes, --algo nccl and its options (cli/cmdnccl.h) */
 } CmdCollOpts;
+
+/* --trials' and --seed's defaults (with --skew; refused without it). */
+#define CMDCOLL_TRIALS 100
+#define CMDCOLL_SEED 1
 
 extern const CliCmd cmdcoll_cli;
 
