@@ -119,17 +119,22 @@ completion() {
 }
 t "arsim --bash-completion: commands, options, values, list names" completion
 
-# A default --help states is the default: giving it changes nothing.
+# A default --help states is the default: giving it changes nothing
+# (--trials and --seed, which only a skewed run takes, beside --skew).
 defaults_hold() {
     local base=(collective --ranks 5 --algo hierarchical --gpus-per-node 1 --size 1KB,1MB --json -) opt val n=0
     "$A" "${base[@]}" | grep -v '"wall_s"' >"$T/base.json" || return 1
+    "$A" "${base[@]}" --skew 1us | grep -v '"wall_s"' >"$T/skew.json" || return 1
     # "--opt VALUE  ...; default: X" on the option's lines, joined
     awk 'function out() { if (o) print o, (match(line, /default: [^ ;]+$/) ? substr(line, RSTART + 9) : "") }
          /^  --/ { out(); o = $1; line = $0; next } /^   / { line = line $0 } END { out() }' \
         "$T/collective.help" | while read -r opt val; do
         [ -n "$val" ] || continue
-        "$A" "${base[@]}" "$opt" "$val" | grep -v '"wall_s"' | cmp -s - "$T/base.json" ||
-            { echo "$opt $val changes the output"; return 1; }
+        case $opt in
+        --trials | --seed)
+            "$A" "${base[@]}" --skew 1us "$opt" "$val" | grep -v '"wall_s"' | cmp -s - "$T/skew.json" ;;
+        *) "$A" "${base[@]}" "$opt" "$val" | grep -v '"wall_s"' | cmp -s - "$T/base.json" ;;
+        esac || { echo "$opt $val changes the output"; return 1; }
         n=$((n + 1)); echo "$n" >"$T/ndefaults"
     done || return 1
     [ "$(cat "$T/ndefaults" 2>/dev/null)" -ge 3 ] || { echo "only $(cat "$T/ndefaults" 2>/dev/null) defaults tried"; return 1; }
