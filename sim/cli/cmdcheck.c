@@ -42,8 +42,10 @@ static int check(const char *config, char **sets, bool probe, FILE *out, char **
     Scenario *s = scenario_load(config, sets, err);
     if (!s)
         return 2;
-    fprintf(out, "%s: ok: %s, %u batch sizes x %u policies, %d GPUs (%d nodes x %d)\n", config, s->model->name,
-            s->batches->len, s->policies->len, s->world, s->nodes, s->gpus_per_node);
+    guint nb = s->batches->len, np = s->policies->len, nr = nb * np;
+    fprintf(out, "%s: ok: %s, %u batch size%s x %u polic%s, %d GPU%s (%d node%s x %d)\n", config, s->model->name, nb,
+            nb == 1 ? "" : "s", np, np == 1 ? "y" : "ies", s->world, s->world == 1 ? "" : "s", s->nodes,
+            s->nodes == 1 ? "" : "s", s->gpus_per_node);
     if (s->cluster_desc)
         fprintf(out, "%s: cluster: %s\n", config, s->cluster_desc);
     uint64_t nccl = 0, mem = trainmem_estimate_parts(s, &nccl, err);
@@ -61,9 +63,9 @@ static int check(const char *config, char **sets, bool probe, FILE *out, char **
         g_snprintf(part, sizeof part, ", %s of it NCCL's simulation of one call", mn);
     else if (nccl)
         g_snprintf(part, sizeof part, ", %s of it NCCL's simulation of up to %d calls live at once", mn, live);
-    fprintf(out, "%s: run would simulate %u runs of %d iterations (%d warmup + %d measured), holding about %s of "
-            "memory at the peak%s (the estimate --max-memory is compared with)\n", config,
-            s->batches->len * s->policies->len, s->warmup + s->measured, s->warmup, s->measured, m, part);
+    fprintf(out, "%s: run would simulate %u run%s of %d iterations (%d warmup + %d measured), holding about %s of "
+            "memory at the peak%s (the estimate --max-memory is compared with)\n", config, nr, nr == 1 ? "" : "s",
+            s->warmup + s->measured, s->warmup, s->measured, m, part);
     int rc = probe ? estimate(config, s, out, err) : 0;
     scenario_free(s);
     return rc;

@@ -201,6 +201,11 @@ bool topocfg_overrides(CfgNode *map, TopoSpec *spec, char **err)
 {
     int64_t k = spec->k, x = spec->x, y = spec->y;
     CfgNode *link = cfg_get(map, "link");
+    if (link && spec->kind == TOPO_GRAPH) {   /* each link of a graph is the file's own */
+        *err = cfg_err(link, "link: a graph topology's links took theirs from its file; expected no link here "
+                       "(other links: in the file)");
+        return false;
+    }
     if (link && !topocfg_link(link, &spec->link, "link", err))
         return false;
     if (!cfg_opt_time(map, "switch_latency", &spec->switch_latency_s, err) || !read_packet(map, spec, err) ||

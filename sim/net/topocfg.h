@@ -14,7 +14,8 @@
 bool topocfg_read(CfgNode *map, TopoSpec *spec, const char *extra_known, char **err);
 
 /* Reads only the network overrides a scenario's cluster may carry (link,
- * switch_latency, packet, k, oversubscription, x, y, protocol) into spec. */
+ * switch_latency, packet, k, oversubscription, x, y, protocol) into spec;
+ * link is refused on a graph, whose links are its file's. */
 bool topocfg_overrides(CfgNode *map, TopoSpec *spec, char **err);
 
 /* Reads a {bandwidth, latency, burst} link mapping into cls (keys optional). */
