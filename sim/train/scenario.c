@@ -123,6 +123,33 @@ static bool refuse_unused(CfgNode *n, const Policy *p, char **err)
 
 /* `checkpoint` re-runs blocks' forwards (shardplan_recomputed): on a
  * model without blocks it would change nothing, so it is refused. */
+/* inter names hierarchical's step between nodes (and hybrid_shard's
+ * all-reduce across them): refused where no unit of the policy can run
+ * it, so that it is never silently ignored: a fixed algorithm other than
+ * hierarchical with no override naming it, a hybrid rule none of whose
+ * kinds maps to it, or every unit an NCCL call. */
+static bool check_inter(CfgNode *n, const Policy *p, char **err)
+{
+    CfgNode *inter = cfg_peek(n, "inter");
+    if (!inter)
+        return true;
+    bool can = p->select == ALGSEL_AUTO || (p->select == ALGSEL_FIXED && p->algo == COLL_HIERARCHICAL) ||
+               (p->sharding == SHARD_HYBRID && p->select != ALGSEL_NCCL);
+    for (int k = 0; k < LAYER_NKINDS && p->select == ALGSEL_HYBRID; k++)
+        can = can || p->hybrid[k] == COLL_HIERARCHICAL;
+    GHashTableIter it;
+    gpointer key, val;
+    g_hash_table_iter_init(&it, p->overrides);
+    while (!can && g_hash_table_iter_next(&it, &key, &val))
+        can = GPOINTER_TO_INT(val) - 1 == COLL_HIERARCHICAL;
+    if (can)
+        return true;
+    *err = cfg_err(inter, "inter: no sync unit of policy '%s' runs hierarchical, whose step between nodes it "
+                   "names%s; expected algorithm: hierarchical (or auto, or a hybrid or override entry naming it) "
+                   "with it, or no inter", p->name, p->select == ALGSEL_NCCL ? " (its units are NCCL calls)" : "");
+    return false;
+}
+
 static bool check_checkpoint(CfgNode *n, const Model *m, const Policy *p, char **err)
 {
     if (p->checkpoint == SHARD_CKPT_NONE)
@@ -234,7 +261,7 @@ static bool read_policy(CfgNode *n, const Scenario *s, Policy *p, char **err)
             g_hash_table_insert(p->overrides, g_strdup(k->scalar), GINT_TO_POINTER(alg + 1));
         }
     }
-    return trainnccl_read(n, s, p, err) && cfg_check_keys(n, "a policy", POLICY_KEYS, err);
+    return trainnccl_read(n, s, p, err) && check_inter(n, p, err) && cfg_check_keys(n, "a policy", POLICY_KEYS, err);
 }
 
 static bool read_policies(CfgNode *root, Scenario *s, char **err)
