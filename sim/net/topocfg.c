@@ -213,6 +213,14 @@ bool topocfg_overrides(CfgNode *map, TopoSpec *spec, char **err)
         !cfg_opt_double(map, "oversubscription", 1, 1e6, &spec->oversub, err) ||
         !cfg_opt_int(map, "x", 1, 1 << 16, &x, err) || !cfg_opt_int(map, "y", 1, 1 << 16, &y, err))
         return false;
+    const char *fat = cfg_peek(map, "k") ? "k" : cfg_peek(map, "oversubscription") ? "oversubscription" : NULL;
+    const char *tor = cfg_peek(map, "x") ? "x" : cfg_peek(map, "y") ? "y" : NULL;
+    if ((fat && spec->kind != TOPO_FATTREE) || (tor && spec->kind != TOPO_TORUS2D)) {   /* it would be ignored */
+        const char *key = fat && spec->kind != TOPO_FATTREE ? fat : tor;
+        *err = cfg_err(cfg_peek(map, key), "%s: a %s network has none; expected topology: %s with it (or no %s)", key,
+                       topo_kind_name(spec->kind), key == fat ? "fat-tree" : "torus2d", key);
+        return false;
+    }
     spec->k = (int)k;
     spec->x = (int)x;
     spec->y = (int)y;
