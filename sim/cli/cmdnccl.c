@@ -222,9 +222,10 @@ int cmdnccl_run(const CmdNcclOpts *o, int ranks, const GArray *sizes, const char
     }
     GArray *rows = g_array_new(FALSE, TRUE, sizeof(ReportNcclRow));
     int rc = 0;
+    uint64_t limit = memlimit_resolve(max_memory);
     for (guint i = 0; i < sizes->len && rc == 0; i++) {   /* every size's refusals before the first runs */
         ReportNcclRow r;
-        if (!one_size(o, t, &cl, ppn, g_array_index(sizes, uint64_t, i), memlimit_resolve(max_memory), false, &r, err))
+        if (!one_size(o, t, &cl, ppn, g_array_index(sizes, uint64_t, i), limit, false, &r, err))
             rc = 2;
     }
     CliProgress *bar = cliprogress_start(stderr, "arsim collective");
@@ -234,7 +235,7 @@ int cmdnccl_run(const CmdNcclOpts *o, int ranks, const GArray *sizes, const char
         char *now = g_strdup_printf("size %" G_GUINT64_FORMAT " B", bytes);
         cliprogress_step(bar, (int)i, (int)sizes->len, now);
         g_free(now);
-        if (one_size(o, t, &cl, ppn, bytes, memlimit_resolve(max_memory), true, &r, err))
+        if (one_size(o, t, &cl, ppn, bytes, limit, true, &r, err))
             g_array_append_val(rows, r);
         else
             rc = 2;

@@ -34,15 +34,7 @@ static const char *const release_names[NCCL_NRELS] = {"2.21", "2.18", "2.19", "2
 
 const char *nccl_release_name(NcclRelease r) { return (unsigned)r < NCCL_NRELS ? release_names[r] : "?"; }
 
-bool nccl_release_parse(const char *s, NcclRelease *out)
-{
-    for (int i = 0; i < NCCL_NRELS; i++)
-        if (strcmp(s, release_names[i]) == 0) {
-            *out = (NcclRelease)i;
-            return true;
-        }
-    return false;
-}
+bool nccl_release_parse(const char *s, NcclRelease *out) { return parse_in(s, release_names, NCCL_NRELS, (int *)out); }
 
 /* tuning.cc: 2.18 baseLat (v2.18.5-1:59, hwLat 0); 2.19, 2.20 hwLat (v2.20.5-1:69); 2.21 T:69. */
 double nccl_nvls_lat_us(NcclRelease r) { return r == NCCL_REL_2_21 ? 25.0 : 23.0; }
