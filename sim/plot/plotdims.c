@@ -61,7 +61,8 @@ static PlotDim *dim_new(const char *label, bool field)
     return m;
 }
 
-static const char *FIELDS[] = {"model", "gpu", "topology", "nodes", "gpus_per_node", "world", "bandwidth", "batch"};
+static const char *FIELDS[] = {"model", "gpu",   "topology", "nodes",   "gpus_per_node",
+                               "world", "bandwidth", "batch", "node", "cluster"};
 
 static char *field_text(const PlotRow *r, int f)
 {
@@ -76,7 +77,9 @@ static char *field_text(const PlotRow *r, int f)
     case 6:
         units_fmt_rate(bw, sizeof bw, r->bandwidth_Bps);
         return g_strdup(r->bandwidth_Bps > 0 ? bw : "");
-    default: return g_strdup_printf("%d", r->batch);
+    case 7: return g_strdup_printf("%d", r->batch);
+    case 8: return g_strdup(r->node);
+    default: return g_strdup(r->cluster);
     }
 }
 
@@ -327,14 +330,21 @@ char *plotdims_title(const PlotDims *d, const PlotGroup *g)
     const char *model = constant(d, g, "model"), *gpu = constant(d, g, "gpu"), *world = constant(d, g, "world");
     const char *nodes = constant(d, g, "nodes"), *gpn = constant(d, g, "gpus_per_node");
     const char *topo = constant(d, g, "topology"), *bw = constant(d, g, "bandwidth");
+    const char *node = constant(d, g, "node"), *cluster = constant(d, g, "cluster");
     GString *s = g_string_new(model ? model : "several models");
     if (world)
         g_string_append_printf(s, ", %s x %s GPUs", world, gpu ? gpu : "mixed");
     else
         g_string_append_printf(s, ", %s GPUs", gpu ? gpu : "mixed");
-    if (world && nodes && gpn)
-        g_string_append_printf(s, " (%s node%s x %s)", nodes, strcmp(nodes, "1") ? "s" : "", gpn);
-    if (topo || bw)
-        g_string_append_printf(s, ", %s%s%s", topo ? topo : "", topo && bw ? " " : "", bw ? bw : "");
+    if (cluster)   /* a cluster of GPU nodes: named as built, not by the graph and the NIC rate it became */
+        g_string_append_printf(s, ", %s", cluster);
+    else if (node)
+        g_string_append_printf(s, ", %s nodes, rail-optimized fat-tree", node);
+    else {
+        if (world && nodes && gpn)
+            g_string_append_printf(s, " (%s node%s x %s)", nodes, strcmp(nodes, "1") ? "s" : "", gpn);
+        if (topo || bw)
+            g_string_append_printf(s, ", %s%s%s", topo ? topo : "", topo && bw ? " " : "", bw ? bw : "");
+    }
     return g_string_free(s, FALSE);
 }

@@ -1,8 +1,8 @@
 /* plotdims — the dimensions of a set of result rows and how figures
  * split them. A dimension is a sweep axis (by its values' text) or a row
  * field (model, gpu, topology, nodes, gpus_per_node, world, bandwidth,
- * batch). A field that some varying axis determines (cluster.nodes ->
- * world) is covered by that axis and not counted twice. Axes that change
+ * batch, node, cluster). A field that some varying axis determines
+ * (cluster.nodes -> world) is covered by that axis and not counted twice. Axes that change
  * the policy set (policies..., baseline) are never dimensions: policies
  * are the lines of every figure. An axis on one policy's key
  * (policies.N.KEY: sharding, backward_prefetch, wrap...) that varies
@@ -59,7 +59,10 @@ void plotdims_group_free(PlotGroup *g);
 int plotdims_rank(const PlotDims *d, int dim, const char *v);
 
 /* "VGG16, 8 x v100 GPUs (8 nodes x 1), star 10 Gbps" from what is constant
- * over the group's rows (g_free). */
+ * over the group's rows; a cluster of GPU nodes by its name instead of
+ * its shape and network ("ResNet50, 128 x h100 GPUs, 16 x dgx-h100,
+ * rail-optimized fat-tree"; "dgx-h100 nodes, rail-optimized fat-tree"
+ * where the node count varies) (g_free). */
 char *plotdims_title(const PlotDims *d, const PlotGroup *g);
 
 #endif

@@ -22,6 +22,8 @@ static void row_free(PlotRow *r)
     g_free(r->model);
     g_free(r->gpu);
     g_free(r->topology);
+    g_free(r->node);
+    g_free(r->cluster);
     if (r->iter_times)
         g_array_free(r->iter_times, TRUE);
     g_free(r);
@@ -150,6 +152,8 @@ static char *add_rows(PlotData *pd, const cJSON *arr, const char *id, const cJSO
         r->model = g_strdup(str_of(o, "model"));
         r->gpu = g_strdup(str_of(o, "gpu"));
         r->topology = g_strdup(str_of(o, "topology"));
+        r->node = g_strdup(str_of(o, "node"));
+        r->cluster = g_strdup(str_of(o, "cluster"));
         r->batch = cv[0];
         r->nodes = cv[1];
         r->gpus_per_node = cv[2];

@@ -19,6 +19,8 @@ typedef struct {
     char *overlap;           /* overlap kind; owned ("" when absent) */
     char *algorithm;         /* algorithm label; owned ("" when absent) */
     char *model, *gpu, *topology; /* scenario-level names; owned ("" when absent) */
+    char *node, *cluster;    /* a cluster of GPU nodes: the node file's name and the cluster in a few words
+                              * ("16 x dgx-h100, rail-optimized fat-tree"); owned ("" for other clusters) */
     int batch;               /* per-GPU batch, >= 1 */
     int nodes, gpus_per_node, world; /* cluster shape; 0 when absent */
     double bandwidth_Bps;    /* inter-node link rate, bytes/s; 0 when absent or infinite */

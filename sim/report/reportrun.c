@@ -31,6 +31,36 @@ static const char *unit_algo_name(const TrainUnitRow *u)
     return u->nccl.on ? "nccl" : coll_algo_name(u->algo);
 }
 
+/* A cluster of GPU nodes in a few words, "16 x dgx-h100, rail-optimized
+ * fat-tree" (the fabric's leaf radix and oversubscription after it where
+ * they are not the defaults): what its results and their figures are
+ * titled by (g_free); NULL for any other cluster. */
+static char *cluster_name(const Scenario *s)
+{
+    if (!s->node)
+        return NULL;
+    NodeFabricSpec def;
+    node_fabric_init(&def);
+    GString *t = g_string_new(NULL);
+    g_string_printf(t, "%d x %s, rail-optimized fat-tree", s->node_fab.nodes, s->node->name);
+    if (s->node_fab.leaf_radix != def.leaf_radix)
+        g_string_append_printf(t, ", leaf radix %d", s->node_fab.leaf_radix);
+    if (s->node_fab.oversub != def.oversub)
+        g_string_append_printf(t, ", oversubscription %g", s->node_fab.oversub);
+    return g_string_free(t, FALSE);
+}
+
+/* Adds "node" and "cluster" to o for a cluster of GPU nodes. */
+static void add_cluster(cJSON *o, const Scenario *s)
+{
+    char *c = cluster_name(s);
+    if (!c)
+        return;
+    cJSON_AddStringToObject(o, "node", s->node->name);
+    cJSON_AddStringToObject(o, "cluster", c);
+    g_free(c);
+}
+
 /* The names of the algorithms (algo) or protocols whose bits are set, in
  * NCCL's order, joined by '+' ("Ring", "Tree+Ring"), into buf (n bytes). */
 static const char *nccl_names(char *buf, size_t n, unsigned bits, bool algo)
@@ -72,6 +102,7 @@ cJSON *report_result_json(const Scenario *s, const TrainResult *r)
     cJSON_AddStringToObject(o, "gpu", s->gpu.key);
     cJSON_AddStringToObject(o, "precision", gpu_precision_name(s->precision));
     cJSON_AddStringToObject(o, "topology", net_kind(s));
+    add_cluster(o, s);
     cJSON_AddNumberToObject(o, "nodes", s->nodes);
     cJSON_AddNumberToObject(o, "gpus_per_node", s->gpus_per_node);
     cJSON_AddNumberToObject(o, "world", s->world);
@@ -156,6 +187,7 @@ cJSON *report_run_json(const Scenario *s, const GArray *results)
     cJSON_AddNumberToObject(sc, "params", (double)s->model->params);
     cJSON_AddStringToObject(sc, "gpu", s->gpu.key);
     cJSON_AddStringToObject(sc, "topology", net_kind(s));
+    add_cluster(sc, s);
     cJSON_AddNumberToObject(sc, "nodes", s->nodes);
     cJSON_AddNumberToObject(sc, "gpus_per_node", s->gpus_per_node);
     cJSON_AddNumberToObject(sc, "world", s->world);

@@ -157,6 +157,33 @@ else
   fail plot-run-and-trace "arsim run failed: $(tail -1 "$T/run.log")"
 fi
 
+# A cluster of GPU nodes: its figures are titled by the cluster as built
+# (the node, its count, the fabric; radix and oversubscription where not
+# the defaults), not by the graph and the NIC rate it became.
+cat >"$T/nodes.yaml" <<'EOF'
+name: nodes
+model: resnet50
+precision: fp16
+batch: [32, 64]
+cluster: {node: dgx-h100, nodes: 2}
+policies:
+  - {name: ddp-nccl, overlap: ddp, bucket: 25MiB}
+baseline: ddp-nccl
+iterations: {warmup: 1, measured: 1}
+EOF
+sed 's/nodes: 2}/nodes: 4, leaf_radix: 4, oversubscription: 2}/' "$T/nodes.yaml" >"$T/nodes4.yaml"
+titled() {   # DIR TITLE: how many figures of DIR/figures.txt have TITLE
+  awk -F'\t' -v t="$2" '$2 == t { n++ } END { print n + 0 }' "$1/figures.txt" 2>/dev/null || echo 0
+}
+for f in nodes nodes4; do
+  "$ARSIM" run "$T/$f.yaml" --json "$T/$f.json" --plot "$T/$f-plots" >/dev/null 2>"$T/$f.log" ||
+    echo "arsim run $f failed" >>"$T/$f.log"
+done
+n=$(titled "$T/nodes-plots" "resnet50, 16 x h100 GPUs, 2 x dgx-h100, rail-optimized fat-tree")
+check plot-node-cluster-title "[ $n -eq 4 ] && grep -q '\"cluster\":.*\"2 x dgx-h100, rail-optimized fat-tree\"' '$T/nodes.json' && grep -q '\"node\":.*\"dgx-h100\"' '$T/nodes.json'" "$n of 4 titled: $(tail -1 "$T/nodes.log") $(cut -f2 "$T/nodes-plots/figures.txt" 2>/dev/null | tail -1)"
+n=$(titled "$T/nodes4-plots" "resnet50, 32 x h100 GPUs, 4 x dgx-h100, rail-optimized fat-tree, leaf radix 4, oversubscription 2")
+check plot-node-cluster-fabric-title "[ $n -eq 4 ]" "$n of 4 titled: $(tail -1 "$T/nodes4.log") $(cut -f2 "$T/nodes4-plots/figures.txt" 2>/dev/null | tail -1)"
+
 : >"$T/empty.jsonl"
 head -c 300 "$T/j1/results.jsonl" >"$T/torn.jsonl"
 printf '{"id":"0000-x","index":0,"axes":{},"results":[{"batch":16,"policy":"a"}]}\n' >"$T/nokeys.jsonl"

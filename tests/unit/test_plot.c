@@ -138,6 +138,49 @@ START_TEST(test_policy_axes)
 }
 END_TEST
 
+/* A sweep over cluster.nodes of GPU nodes (results with node and
+ * cluster): a figure of one node count is titled by its cluster, one
+ * over the node counts by the node, never by the graph and the NIC rate
+ * it was built into. */
+START_TEST(test_node_cluster_titles)
+{
+    GString *s = g_string_new(NULL);
+    for (int k = 0; k < 2; k++) {
+        int n = 2 << k;
+        g_string_append_printf(s, "{\"id\":\"%04d-00000000\",\"index\":%d,\"axes\":{\"cluster.nodes\":%d},"
+                                  "\"results\":[", k, k, n);
+        for (int b = 0; b < 2; b++)
+            g_string_append_printf(s, "%s{\"batch\":%d,\"policy\":\"ddp\",\"model\":\"resnet50\",\"gpu\":\"h100\","
+                                      "\"topology\":\"graph\",\"node\":\"dgx-h100\",\"cluster\":\"%d x dgx-h100, "
+                                      "rail-optimized fat-tree\",\"nodes\":%d,\"gpus_per_node\":8,\"world\":%d,"
+                                      "\"bandwidth_Bps\":4.77e10,\"iteration_s\":%d,\"compute_s\":0.5,\"comm_s\":0.2,"
+                                      "\"exposed_comm_s\":0.1}",
+                                   b ? "," : "", 32 << b, n, n, 8 * n, 1 + b);
+        g_string_append(s, "]}\n");
+    }
+    Loaded w;
+    loaded_init(&w, s->str);
+    PlotDims *d = w.d;
+    int xb[] = {d->batch_dim};
+    GPtrArray *g = plotdims_groups(d, xb, 1);
+    ck_assert_uint_eq(g->len, 2);
+    ck_assert_str_eq(((PlotGroup *)g_ptr_array_index(g, 1))->label, "cluster.nodes=4");
+    char *title = plotdims_title(d, g_ptr_array_index(g, 1));
+    ck_assert_str_eq(title, "resnet50, 32 x h100 GPUs, 4 x dgx-h100, rail-optimized fat-tree");
+    g_free(title);
+    g_ptr_array_free(g, TRUE);
+    int xw[] = {d->world_dim};
+    g = plotdims_groups(d, xw, 1);
+    ck_assert_uint_eq(g->len, 2);   /* one per batch; the cluster field is covered by cluster.nodes */
+    title = plotdims_title(d, g_ptr_array_index(g, 0));
+    ck_assert_str_eq(title, "resnet50, h100 GPUs, dgx-h100 nodes, rail-optimized fat-tree");
+    g_free(title);
+    g_ptr_array_free(g, TRUE);
+    loaded_clear(&w);
+    g_string_free(s, TRUE);
+}
+END_TEST
+
 START_TEST(test_run_json_and_trace)
 {
     char *run = tmp_file("{\n\t\"scenario\": {\"name\": \"x\"},\n\t\"results\": [{\"batch\": 32, \"policy\": \"a\", "
@@ -213,6 +256,7 @@ int main(void)
     tcase_add_test(tc, test_sweep_rows_and_groups);
     tcase_add_test(tc, test_run_json_and_trace);
     tcase_add_test(tc, test_policy_axes);
+    tcase_add_test(tc, test_node_cluster_titles);
     tc = testmain_case(s, "bad-input");
     tcase_add_test(tc, test_errors);
     return testmain_run(s);
