@@ -413,6 +413,73 @@ static void trace_span(cJSON *ev, const TrainSpan *sp, int pid, int tid, double 
     cJSON_AddItemToArray(ev, x);
 }
 
+/* One edge of a collective's span: where the NIC counter changes. */
+typedef struct {
+    int64_t at;              /* ps */
+    double ts_us;            /* the same instant as the trace writes it, shifted by t0 */
+    int span;                /* the span's index */
+    bool start;              /* its start, else its end */
+} NicEdge;
+
+static gint by_edge(gconstpointer a, gconstpointer b)
+{
+    const NicEdge *x = a, *y = b;
+    if (x->at != y->at)
+        return x->at < y->at ? -1 : 1;
+    if (x->start != y->start)
+        return x->start ? 1 : -1;   /* at one instant, ends before starts */
+    return (x->span > y->span) - (x->span < y->span);
+}
+
+/* The counter track "link utilization" on pid: at every instant a
+ * collective starts or ends, "NIC egress %" is the sum, over the
+ * collectives in flight just after it, of each one's egress utilization
+ * (TrainSpan.value, x 100); 0 when none is. */
+static void trace_nic_counter(cJSON *ev, const TrainResult *r, int pid, double t0)
+{
+    guint n = r->spans ? r->spans->len : 0;
+    GArray *edges = g_array_new(FALSE, FALSE, sizeof(NicEdge));
+    for (guint i = 0; i < n; i++) {
+        const TrainSpan *sp = &g_array_index(r->spans, TrainSpan, i);
+        if (sp->track != 1)
+            continue;
+        int64_t st, en;
+        span_ps(sp, &st, &en);
+        NicEdge e[2] = {{st, (sp->start_s - t0) * 1e6, (int)i, true},
+                        {en, (sp->start_s - t0 + sp->dur_s) * 1e6, (int)i, false}};
+        g_array_append_vals(edges, e, 2);
+    }
+    g_array_sort(edges, by_edge);
+    GArray *live = g_array_new(FALSE, FALSE, sizeof(int));   /* the spans in flight, by start */
+    for (guint k = 0; k < edges->len;) {
+        const NicEdge *first = &g_array_index(edges, NicEdge, k);
+        for (; k < edges->len && g_array_index(edges, NicEdge, k).at == first->at; k++) {
+            const NicEdge *e = &g_array_index(edges, NicEdge, k);
+            if (e->start) {
+                g_array_append_val(live, e->span);
+                continue;
+            }
+            for (guint j = 0; j < live->len; j++)
+                if (g_array_index(live, int, j) == e->span) {
+                    g_array_remove_index(live, j);
+                    break;
+                }
+        }
+        double pct = 0;   /* summed afresh: no rounding left over from the collectives that ended */
+        for (guint j = 0; j < live->len; j++)
+            pct += 100.0 * g_array_index(r->spans, TrainSpan, g_array_index(live, int, j)).value;
+        cJSON *c = cJSON_CreateObject();
+        cJSON_AddStringToObject(c, "name", "link utilization");
+        cJSON_AddStringToObject(c, "ph", "C");
+        cJSON_AddNumberToObject(c, "pid", pid);
+        cJSON_AddNumberToObject(c, "ts", first->ts_us);
+        cJSON_AddNumberToObject(cJSON_AddObjectToObject(c, "args"), "NIC egress %", pct);
+        cJSON_AddItemToArray(ev, c);
+    }
+    g_array_free(live, TRUE);
+    g_array_free(edges, TRUE);
+}
+
 /* What-if runs: each traced rank's own compute track (TrainSpan.rank),
  * and the collectives (every rank takes part) on each. */
 static void trace_per_rank(cJSON *ev, const Scenario *s, const TrainResult *r, const int *lane, int lanes, double t0)
@@ -457,20 +524,9 @@ void report_run_trace(FILE *out, const Scenario *s, const TrainResult *r, int ra
         for (guint i = 0; r->spans && i < r->spans->len; i++) {
             const TrainSpan *sp = &g_array_index(r->spans, TrainSpan, i);
             trace_span(ev, sp, ranks[k], lane[i], t0);
-            if (sp->track == 1 && k == 0) {
-                /* counter track: NIC egress utilization while the all-reduce runs */
-                for (int edge = 0; edge < 2; edge++) {
-                    cJSON *c = cJSON_CreateObject();
-                    cJSON_AddStringToObject(c, "name", "link utilization");
-                    cJSON_AddStringToObject(c, "ph", "C");
-                    cJSON_AddNumberToObject(c, "pid", ranks[k]);
-                    cJSON_AddNumberToObject(c, "ts", (sp->start_s - t0 + (edge ? sp->dur_s : 0)) * 1e6);
-                    cJSON_AddNumberToObject(cJSON_AddObjectToObject(c, "args"), "NIC egress %",
-                                            edge ? 0 : 100.0 * sp->value);
-                    cJSON_AddItemToArray(ev, c);
-                }
-            }
         }
+        if (k == 0)
+            trace_nic_counter(ev, r, ranks[k], t0);
     }
     g_free(lane);
     cJSON *meta = cJSON_AddObjectToObject(root, "otherData");
