@@ -234,16 +234,21 @@ static const struct {
 } default_cc[] = {{"v100", 70}, {"a100", 80}, {"h100", 90}, {"h100gt", 90}, {"h200", 90}};
 
 /* n->compcap from 'compute_capability' (e.g. 9.0), else from a known GPU
- * name; an unknown name without the key is refused at its 'gpu' value. */
+ * name; an unknown name without the key is refused at its 'gpu' value,
+ * and a known name with another architecture than its own at the key's
+ * value (a GPU's architecture is a fact of the GPU, not a setting). */
 static bool read_compcap(CfgNode *map, CfgNode *gv, NodeSpec *n, char **err)
 {
     CfgNode *cv = cfg_get(map, "compute_capability");
+    int known = 0;
+    for (size_t i = 0; i < G_N_ELEMENTS(default_cc); i++)
+        if (strcmp(n->gpu, default_cc[i].gpu) == 0)
+            known = default_cc[i].cc;
     if (!cv) {
-        for (size_t i = 0; i < G_N_ELEMENTS(default_cc); i++)
-            if (strcmp(n->gpu, default_cc[i].gpu) == 0) {
-                n->compcap = default_cc[i].cc;
-                return true;
-            }
+        if (known) {
+            n->compcap = known;
+            return true;
+        }
         *err = cfg_err(gv, "GPU '%s' has no known architecture; expected compute_capability: 7.0, 7.5, 8.0, 8.6, "
                        "8.9 or 9.0 beside it (v100, a100, h100, h100gt and h200 may leave it out)", n->gpu);
         return false;
@@ -254,6 +259,12 @@ static bool read_compcap(CfgNode *map, CfgNode *gv, NodeSpec *n, char **err)
     int cc = (int)lround(v * 10);
     for (size_t i = 0; i < G_N_ELEMENTS(known_cc); i++)
         if (cc == known_cc[i] && fabs(v * 10 - cc) < 1e-9) {
+            if (known && cc != known) {
+                *err = cfg_err(cv, "compute_capability %d.%d contradicts GPU '%s', whose architecture is %d.%d; "
+                               "expected %d.%d or no compute_capability (another architecture is another GPU: name "
+                               "it in gpu)", cc / 10, cc % 10, n->gpu, known / 10, known % 10, known / 10, known % 10);
+                return false;
+            }
             n->compcap = cc;
             return true;
         }

@@ -534,7 +534,8 @@ END_TEST
  * give 9 x 40 GB/s, duplicated to the cap: 32), and Hopper's rows of the tuner's tables: Ring/LL128
  * min(18 x 20.6 x .92, 24 x 36.7) x 8/14 (Ampere's 20 GB/s a channel would cap it at 24 x 20 x 8/14),
  * Ring/LL min(141, 18 x 20.6 x .5) x 8/14, a lane's LL128 cap 36.7 GB/s. A name left without
- * compute_capability keeps its default only if known (v100, a100, h100). */
+ * compute_capability keeps its default only if known (v100, a100, h100), and a known name's stated one must
+ * be its own. */
 START_TEST(node_architecture)
 {
     NodeSpec n;
@@ -560,7 +561,8 @@ START_TEST(node_architecture)
         {"gpu: a100\n", 80},
         {"gpu: h100\n", 90},
         {"gpu: x1\ncompute_capability: 8.6\n", 86},
-        {"gpu: h100\ncompute_capability: 8.0\n", 80},
+        {"gpu: h100\ncompute_capability: 9.0\n", 90},
+        {"gpu: h100\ncompute_capability: 8.0\n", 0},   /* contradicts the H100's */
         {"gpu: x1\n", 0},
         {"gpu: x1\ncompute_capability: 8.5\n", 0},
         {"gpu: x1\ncompute_capability: 9.01\n", 0},
