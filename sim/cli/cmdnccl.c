@@ -89,11 +89,13 @@ static bool build(const CmdNcclOpts *o, TopoSpec *spec, NodeCluster *cl, char **
     f.oversub = o->oversub;
     f.leaf_radix = o->leaf_radix;
     char *why = NULL;
-    bool ok = node_cluster(&n, &f, spec, cl, &why);
+    NodeFabricField refused = NODE_FIELD_NODES;
+    bool ok = node_cluster(&n, &f, spec, cl, &refused, &why);
     node_spec_clear(&n);
-    if (!ok) {   /* node_cluster's message names what it refused: the option that gave it */
-        *err = g_strdup_printf("--%s: %s", g_str_has_prefix(why, "oversubscription") ? "oversubscription"
-                                           : g_str_has_prefix(why, "leaf radix") ? "leaf-radix" : "nodes", why);
+    if (!ok) {   /* the option that gave the field node_cluster refused */
+        *err = g_strdup_printf("--%s: %s", refused == NODE_FIELD_OVERSUB      ? "oversubscription"
+                                           : refused == NODE_FIELD_LEAF_RADIX ? "leaf-radix"
+                                                                                : "nodes", why);
         g_free(why);
     }
     return ok;

@@ -45,7 +45,7 @@ CommNccl *commnccl_new(Topo *t, const NodeSpec *n, const NodeFabricSpec *f, char
     CommNccl *c = g_new0(CommNccl, 1);
     TopoSpec spec;   /* the same spec t was built from; only the map is kept */
     topo_spec_init(&spec);
-    bool ok = node_cluster(n, f, &spec, &c->cl, err);
+    bool ok = node_cluster(n, f, &spec, &c->cl, NULL, err);
     topo_spec_clear(&spec);
     if (!ok) {
         g_free(c);

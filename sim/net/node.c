@@ -447,24 +447,34 @@ static void build_node(Graph *gr, NodeCluster *c, int k, int *leaf_of_nic)
     }
 }
 
-bool node_cluster(const NodeSpec *n, const NodeFabricSpec *f, TopoSpec *spec, NodeCluster *c, char **err)
+/* node_cluster's refusal: false, with the field at fault in *refused
+ * (when not NULL). */
+static bool refuse_field(NodeFabricField *refused, NodeFabricField field)
+{
+    if (refused)
+        *refused = field;
+    return false;
+}
+
+bool node_cluster(const NodeSpec *n, const NodeFabricSpec *f, TopoSpec *spec, NodeCluster *c,
+                  NodeFabricField *refused, char **err)
 {
     memset(c, 0, sizeof *c);
     int N = f->nodes, G = n->ngpus, R = n->nnics, P = n->npcie;
     if (f->leaf_radix < 2 || f->leaf_radix % 2) {
         *err = g_strdup_printf("leaf radix %d; expected an even number of ports, at least 2", f->leaf_radix);
-        return false;
+        return refuse_field(refused, NODE_FIELD_LEAF_RADIX);
     }
     if (!(f->oversub >= 1) || isinf(f->oversub)) {
         *err = g_strdup_printf("oversubscription %g; expected a finite number >= 1", f->oversub);
-        return false;
+        return refuse_field(refused, NODE_FIELD_OVERSUB);
     }
     int half = f->leaf_radix / 2;
     int64_t cap = (int64_t)half * f->leaf_radix;
     if (N < 1 || N > cap) {
         *err = g_strdup_printf("%d nodes on a two-tier rail fabric of radix-%d switches; expected 1 to %" G_GINT64_FORMAT
                                " (radix/2 nodes a leaf, radix leaves a rail)", N, f->leaf_radix, cap);
-        return false;
+        return refuse_field(refused, NODE_FIELD_NODES);
     }
     c->node = *n;
     c->node.name = g_strdup(n->name);

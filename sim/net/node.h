@@ -115,11 +115,23 @@ typedef struct {
     GArray *leaf_spine_down; /* [(rail*L+leaf)*spines+s]: spine -> leaf */
 } NodeCluster;
 
+/* The field of a NodeFabricSpec that node_cluster refused: what its
+ * callers name (a command-line option, a scenario key) beside the
+ * message. */
+typedef enum {
+    NODE_FIELD_NODES,        /* nodes: more than the fabric holds, or < 1 */
+    NODE_FIELD_LEAF_RADIX,   /* leaf_radix: odd or < 2 */
+    NODE_FIELD_OVERSUB,      /* oversub: < 1 or not finite */
+} NodeFabricField;
+
 /* Builds the graph TopoSpec of f->nodes nodes n (GPUs are the hosts, node
  * k's GPU g is host k*G+g) into *spec (initialised by the caller; its
  * kind, graph and link fields are replaced) and the map of its pieces
- * into *c. False and *err if the fabric cannot hold the nodes. */
-bool node_cluster(const NodeSpec *n, const NodeFabricSpec *f, TopoSpec *spec, NodeCluster *c, char **err);
+ * into *c. False, *err ("what is wrong; expected ...", no position) and
+ * *refused (when not NULL: the field at fault) if the fabric cannot hold
+ * the nodes. */
+bool node_cluster(const NodeSpec *n, const NodeFabricSpec *f, TopoSpec *spec, NodeCluster *c,
+                  NodeFabricField *refused, char **err);
 void node_cluster_clear(NodeCluster *c);
 
 static inline int32_t node_link(const GArray *a, int i) { return g_array_index((GArray *)a, int32_t, i); }

@@ -50,7 +50,8 @@ bool scenode_read(CfgNode *c, bool gpu_given, Gpu *gpu, const char *gpus_file, T
     f.oversub = oversub;
     f.leaf_radix = (int)radix;
     NodeCluster cl;
-    if (ok && (ok = node_cluster(&n, &f, topo, &cl, &why))) {
+    NodeFabricField refused = NODE_FIELD_NODES;
+    if (ok && (ok = node_cluster(&n, &f, topo, &cl, &refused, &why))) {
         info->nodes = (int)nodes;
         info->gpus_per_node = n.ngpus;
         info->describe = node_cluster_describe(&cl);
@@ -60,10 +61,11 @@ bool scenode_read(CfgNode *c, bool gpu_given, Gpu *gpu, const char *gpus_file, T
         n = (NodeSpec){0};   /* moved into info */
         node_cluster_clear(&cl);
     } else if (why) {
-        CfgNode *at = strstr(why, "oversubscription") ? cfg_peek(c, "oversubscription")
-                    : g_str_has_prefix(why, "leaf radix") ? cfg_peek(c, "leaf_radix")
-                    : cfg_peek(c, "nodes") ? cfg_peek(c, "nodes") : nv;
-        *err = cfg_err(at, "%s", why);
+        /* the key that gave the field node_cluster refused (nodes: its default, 1, never is) */
+        CfgNode *at = cfg_peek(c, refused == NODE_FIELD_OVERSUB      ? "oversubscription"
+                                  : refused == NODE_FIELD_LEAF_RADIX ? "leaf_radix"
+                                                                       : "nodes");
+        *err = cfg_err(at ? at : nv, "%s", why);
         g_free(why);
     }
     node_spec_clear(&n);

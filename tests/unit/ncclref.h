@@ -33,7 +33,7 @@ static inline void ncclfix_init(NcclFix *x, const char *name, int nodes, int rad
     if (radix > 0)
         f.leaf_radix = radix;
     topo_spec_init(&x->spec);
-    ck_assert_msg(node_cluster(&x->node, &f, &x->spec, &x->cl, &err), "%s", err);
+    ck_assert_msg(node_cluster(&x->node, &f, &x->spec, &x->cl, NULL, &err), "%s", err);
     x->t = topo_new(&x->spec, &err);
     ck_assert_msg(x->t, "%s", err);
 }

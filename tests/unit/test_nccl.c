@@ -73,7 +73,7 @@ START_TEST(cluster_structure)
     topo_spec_init(&spec);
     NodeCluster cl;
     char *err = NULL;
-    ck_assert_msg(node_cluster(&n, &f, &spec, &cl, &err), "%s", err);
+    ck_assert_msg(node_cluster(&n, &f, &spec, &cl, NULL, &err), "%s", err);
     ck_assert_int_eq(cl.rails, 8);
     ck_assert_int_eq(cl.leaves_per_rail, 2);
     ck_assert_int_eq(cl.spines, 32);
@@ -99,9 +99,29 @@ START_TEST(cluster_structure)
     node_cluster_clear(&cl);
     f.nodes = 64 * 32 + 1;    /* more than radix/2 x radix */
     topo_spec_init(&spec);
-    ck_assert(!node_cluster(&n, &f, &spec, &cl, &err));
+    NodeFabricField refused = NODE_FIELD_OVERSUB;
+    ck_assert(!node_cluster(&n, &f, &spec, &cl, &refused, &err));
     ck_assert_ptr_nonnull(strstr(err, "expected 1 to 2048"));
+    ck_assert_int_eq(refused, NODE_FIELD_NODES);
     g_free(err);
+    /* each refusal names its field, whatever its message says */
+    static const struct {
+        int nodes, radix;
+        double oversub;
+        NodeFabricField field;
+    } bad[] = {{2, 7, 1, NODE_FIELD_LEAF_RADIX}, {2, 0, 1, NODE_FIELD_LEAF_RADIX}, {2, 64, 0.5, NODE_FIELD_OVERSUB},
+               {2, 64, INFINITY, NODE_FIELD_OVERSUB}, {0, 64, 1, NODE_FIELD_NODES}, {9, 4, 1, NODE_FIELD_NODES}};
+    for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
+        f.nodes = bad[i].nodes;
+        f.leaf_radix = bad[i].radix;
+        f.oversub = bad[i].oversub;
+        refused = (NodeFabricField)-1;
+        ck_assert_msg(!node_cluster(&n, &f, &spec, &cl, &refused, &err), "case %zu built", i);
+        ck_assert_msg(refused == bad[i].field, "case %zu: field %d, want %d (%s)", i, refused, bad[i].field, err);
+        g_free(err);
+        ck_assert(!node_cluster(&n, &f, &spec, &cl, NULL, &err));   /* refused needs no place */
+        g_free(err);
+    }
     topo_spec_clear(&spec);
     node_spec_clear(&n);
 }
