@@ -80,35 +80,46 @@ static bool refuse_unused(CfgNode *n, const Policy *p, char **err)
     return true;
 }
 
-/* `checkpoint` re-runs blocks' forwards (shardplan_recomputed): on a
- * model without blocks it would change nothing, so it is refused. */
 /* inter names hierarchical's step between nodes (and hybrid_shard's
  * all-reduce across them): refused where no unit of the policy can run
  * it, so that it is never silently ignored: a fixed algorithm other than
  * hierarchical with no override naming it, a hybrid rule none of whose
- * kinds maps to it, or every unit an NCCL call. */
+ * kinds maps to it, every unit an NCCL call, or sharding full_shard or
+ * shard_grad_op (their all-gathers and reduce-scatters are rings, or
+ * NCCL's calls, over every GPU: no step between nodes of their own). The
+ * one rule for inter: shardplan's checks leave it here. */
 static bool check_inter(CfgNode *n, const Policy *p, char **err)
 {
     CfgNode *inter = cfg_peek(n, "inter");
     if (!inter)
         return true;
-    bool can = p->select == ALGSEL_AUTO || (p->select == ALGSEL_FIXED && p->algo == COLL_HIERARCHICAL) ||
-               (p->sharding == SHARD_HYBRID && p->select != ALGSEL_NCCL);
-    for (int k = 0; k < LAYER_NKINDS && p->select == ALGSEL_HYBRID; k++)
+    bool sharded = policy_rules(p->overlap)->units == UNITS_SHARDED &&
+                   (p->sharding == SHARD_FULL || p->sharding == SHARD_GRAD_OP);
+    bool can = !sharded && (p->select == ALGSEL_AUTO || (p->select == ALGSEL_FIXED && p->algo == COLL_HIERARCHICAL) ||
+                            (p->sharding == SHARD_HYBRID && p->select != ALGSEL_NCCL));
+    for (int k = 0; k < LAYER_NKINDS && !sharded && p->select == ALGSEL_HYBRID; k++)
         can = can || p->hybrid[k] == COLL_HIERARCHICAL;
     GHashTableIter it;
     gpointer key, val;
     g_hash_table_iter_init(&it, p->overrides);
-    while (!can && g_hash_table_iter_next(&it, &key, &val))
+    while (!can && !sharded && g_hash_table_iter_next(&it, &key, &val))
         can = GPOINTER_TO_INT(val) - 1 == COLL_HIERARCHICAL;
     if (can)
         return true;
+    char *why = sharded ? g_strdup_printf(" (sharding %s: its all-gathers and reduce-scatters span every GPU)",
+                                          shard_strategy_name(p->sharding))
+                        : g_strdup(p->select == ALGSEL_NCCL ? " (its units are NCCL calls)" : "");
     *err = cfg_err(inter, "inter: no sync unit of policy '%s' runs hierarchical, whose step between nodes it "
-                   "names%s; expected algorithm: hierarchical (or auto, or a hybrid or override entry naming it) "
-                   "with it, or no inter", p->name, p->select == ALGSEL_NCCL ? " (its units are NCCL calls)" : "");
+                   "names%s; expected %s, or no inter", p->name, why,
+                   sharded ? "sharding: hybrid_shard (its all-reduce across nodes takes it), or no_shard with "
+                             "algorithm: hierarchical"
+                           : "algorithm: hierarchical (or auto, or a hybrid or override entry naming it) with it");
+    g_free(why);
     return false;
 }
 
+/* `checkpoint` re-runs blocks' forwards (shardplan_recomputed): on a
+ * model without blocks it would change nothing, so it is refused. */
 static bool check_checkpoint(CfgNode *n, const Model *m, const Policy *p, char **err)
 {
     if (p->checkpoint == SHARD_CKPT_NONE)

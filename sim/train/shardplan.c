@@ -366,12 +366,7 @@ static bool check_sharded_algo(CfgNode *n, const Policy *p, char **err)
                            "expected no %s, or sharding: no_shard", keys[i], sh, keys[i]);
             return false;
         }
-    if (p->sharding != SHARD_HYBRID && cfg_peek(n, "inter")) {   /* hybrid_shard's step across nodes takes it */
-        *err = cfg_err(cfg_peek(n, "inter"), "inter with sharding %s, whose rings span every GPU with no step "
-                       "across nodes of its own; expected no inter, or sharding: hybrid_shard or no_shard", sh);
-        return false;
-    }
-    return true;
+    return true;   /* inter: scenpolicy's check_inter, the one rule for it */
 }
 
 /* fsdp2's `reshard_last_unit: true | false`: false only where every other
