@@ -338,6 +338,8 @@ char *plotdims_title(const PlotDims *d, const PlotGroup *g)
         g_string_append_printf(s, ", %s GPUs", gpu ? gpu : "mixed");
     if (cluster)   /* a cluster of GPU nodes: named as built, not by the graph and the NIC rate it became */
         g_string_append_printf(s, ", %s", cluster);
+    else if (node && nodes)   /* the fabric varies (oversubscription, radix): the group's label says how */
+        g_string_append_printf(s, ", %s x %s, rail-optimized fat-tree", nodes, node);
     else if (node)
         g_string_append_printf(s, ", %s nodes, rail-optimized fat-tree", node);
     else {
