@@ -2,6 +2,7 @@
  * spans; see reportplot.h. */
 #include "report/reportplot.h"
 #include "io/cfg.h"
+#include "report/reportsweep.h"
 
 #include <cJSON.h>
 #include <limits.h>
@@ -101,19 +102,10 @@ static bool count_of(const cJSON *o, const char *k, int max, int *out)
     return true;
 }
 
-/* The text of an axis value: a string as is, anything else as JSON. */
-static char *value_text(const cJSON *v)
-{
-    if (cJSON_IsString(v))
-        return g_strdup(v->valuestring);
-    char *p = cJSON_PrintUnformatted(v);
-    char *out = g_strdup(p ? p : "");
-    cJSON_free(p);
-    return out;
-}
-
-/* Adds the result objects of arr; NULL on success, else what is wrong. */
-static char *add_rows(PlotData *pd, const cJSON *arr, const char *id, const cJSON *axes)
+/* Adds the result objects of arr (axes: the sweep line's axis texts,
+ * reportsweep_axis_texts; NULL for a run file); NULL on success, else
+ * what is wrong. */
+static char *add_rows(PlotData *pd, const cJSON *arr, const char *id, GHashTable *axes)
 {
     if (!cJSON_IsArray(arr) || cJSON_GetArraySize(arr) == 0)
         return g_strdup("no results; expected a non-empty \"results\" array of result objects");
@@ -143,8 +135,8 @@ static char *add_rows(PlotData *pd, const cJSON *arr, const char *id, const cJSO
         r->id = g_strdup(id);
         r->axis_vals = g_ptr_array_new_with_free_func(g_free);
         for (guint a = 0; a < pd->axes->len; a++) {
-            const cJSON *v = axes ? cJSON_GetObjectItemCaseSensitive(axes, g_ptr_array_index(pd->axes, a)) : NULL;
-            g_ptr_array_add(r->axis_vals, v ? value_text(v) : g_strdup(""));
+            const char *v = axes ? g_hash_table_lookup(axes, g_ptr_array_index(pd->axes, a)) : NULL;
+            g_ptr_array_add(r->axis_vals, g_strdup(v ? v : ""));
         }
         r->policy = g_strdup(str_of(o, "policy"));
         r->overlap = g_strdup(str_of(o, "overlap"));
@@ -185,8 +177,9 @@ static char *add_rows(PlotData *pd, const cJSON *arr, const char *id, const cJSO
     return NULL;
 }
 
-/* One results.jsonl line (an object with id, axes, results). */
-static char *add_sweep_line(PlotData *pd, const cJSON *o, bool first)
+/* One results.jsonl line (an object with id, axes, results), o read
+ * from text[0..len). */
+static char *add_sweep_line(PlotData *pd, const cJSON *o, const char *text, gsize len, bool first)
 {
     const cJSON *id = cJSON_GetObjectItemCaseSensitive(o, "id");
     const cJSON *axes = cJSON_GetObjectItemCaseSensitive(o, "axes");
@@ -201,7 +194,12 @@ static char *add_sweep_line(PlotData *pd, const cJSON *o, bool first)
         same = cJSON_HasObjectItem(axes, g_ptr_array_index(pd->axes, a));
     if (!same)
         return g_strdup("axes differ from the first result's; expected the results of one sweep");
-    return add_rows(pd, cJSON_GetObjectItemCaseSensitive(o, "results"), id->valuestring, axes);
+    GHashTable *texts = reportsweep_axis_texts(text, len);   /* each value as written: 2.20, not 2.2 */
+    if (!texts)
+        return g_strdup("not a sweep result; expected an object with id, axes and results");
+    char *why = add_rows(pd, cJSON_GetObjectItemCaseSensitive(o, "results"), id->valuestring, texts);
+    g_hash_table_destroy(texts);
+    return why;
 }
 
 static char *add_trace(PlotData *pd, const cJSON *doc)
@@ -239,12 +237,12 @@ static char *add_trace(PlotData *pd, const cJSON *doc)
 
 /* A whole-file JSON document: a run --json object, a trace, or a
  * one-line results.jsonl. */
-static char *add_document(PlotData *pd, const cJSON *doc)
+static char *add_document(PlotData *pd, const cJSON *doc, const char *text, gsize len)
 {
     if (cJSON_IsArray(doc) || (cJSON_IsObject(doc) && cJSON_HasObjectItem(doc, "traceEvents")))
         return add_trace(pd, doc);
     if (cJSON_IsObject(doc) && cJSON_HasObjectItem(doc, "id"))
-        return add_sweep_line(pd, doc, true);
+        return add_sweep_line(pd, doc, text, len, true);
     if (cJSON_IsObject(doc) && cJSON_HasObjectItem(doc, "results"))
         return add_rows(pd, cJSON_GetObjectItemCaseSensitive(doc, "results"), "", NULL);
     return g_strdup("a JSON value without results or traceEvents; " EXPECTED);
@@ -270,7 +268,7 @@ static bool load_lines(const char *path, const char *text, gsize len, PlotData *
                 return fail_at(path, text, stop ? (gsize)(stop - text) : s, err,
                                "not valid JSON (a torn or edited line?); expected one result object per line");
             }
-            char *why = add_sweep_line(pd, o, first);
+            char *why = add_sweep_line(pd, o, text + s, end - s, first);
             cJSON_Delete(o);
             first = false;
             if (why) {
@@ -311,7 +309,7 @@ bool reportplot_load(const char *path, PlotData *pd, char **err)
         bool whole = doc && (!stop || stop == text + len);
         bool pretty = text[s] == '{' && text[s + 1] == '\n';
         if (whole) {
-            char *why = add_document(pd, doc);
+            char *why = add_document(pd, doc, text, len);
             if (why) {
                 const char *at = strstr(text, "\"results\"");
                 ok = fail_at(path, text, at && !strstr(why, "trace") ? (gsize)(at - text) : s, err, why);

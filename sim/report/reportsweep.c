@@ -8,18 +8,24 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* True when s is a plain decimal number as YAML and JSON both read it. */
-static bool is_number(const char *s)
+/* True when s is a number as JSON writes it (-?(0|[1-9]digits)(.digits)?
+ * ([eE][+-]?digits)?) and finite: such a YAML scalar goes into the line
+ * as its own text, "2.20" as 2.20, not as the 2.2 a double prints. */
+static bool is_json_number(const char *s)
 {
     const char *c = s;
-    if (*c == '-' || *c == '+')
+    if (*c == '-')
         c++;
-    if (!g_ascii_isdigit(*c))
+    if (*c == '0')
+        c++;
+    else if (g_ascii_isdigit(*c))
+        while (g_ascii_isdigit(*c))
+            c++;
+    else
         return false;
-    while (g_ascii_isdigit(*c))
-        c++;
     if (*c == '.') {
-        c++;
+        if (!g_ascii_isdigit(*++c))
+            return false;
         while (g_ascii_isdigit(*c))
             c++;
     }
@@ -44,8 +50,8 @@ static cJSON *node_json(const CfgNode *n)
             return cJSON_CreateNull();
         if (strcmp(n->scalar, "true") == 0 || strcmp(n->scalar, "false") == 0)
             return cJSON_CreateBool(n->scalar[0] == 't');
-        if (is_number(n->scalar))
-            return cJSON_CreateNumber(strtod(n->scalar, NULL));
+        if (is_json_number(n->scalar))   /* as written: its text is the label sweep output shows */
+            return cJSON_CreateRaw(n->scalar);
         return cJSON_CreateString(n->scalar);
     }
     cJSON *o = n->type == CFG_MAP ? cJSON_CreateObject() : cJSON_CreateArray();
@@ -82,6 +88,79 @@ char *reportsweep_line(const char *id, guint64 index, const ReportSweepAxis *axe
     char *out = g_strdup(s);
     cJSON_free(s);
     return out;
+}
+
+static const char *skip_ws(const char *p, const char *e)
+{
+    while (p < e && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+        p++;
+    return p;
+}
+
+/* The members of the JSON object that text[0..n) starts with: name ->
+ * the value's text as written (both owned by the table); NULL if it is
+ * not an object. cJSON reads each token; only their extents are kept. */
+static GHashTable *raw_members(const char *text, gsize n)
+{
+    const char *e = text + n, *p = skip_ws(text, e), *end = NULL;
+    GHashTable *t = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+    if (p == e || *p != '{')
+        goto bad;
+    p = skip_ws(p + 1, e);
+    if (p < e && *p == '}')
+        return t;
+    for (;;) {
+        cJSON *k = cJSON_ParseWithLengthOpts(p, (size_t)(e - p), &end, FALSE);
+        char *name = cJSON_IsString(k) ? g_strdup(k->valuestring) : NULL;
+        cJSON_Delete(k);
+        if (!name)
+            goto bad;
+        p = skip_ws(end, e);
+        if (p == e || *p != ':') {
+            g_free(name);
+            goto bad;
+        }
+        p = skip_ws(p + 1, e);
+        cJSON *v = cJSON_ParseWithLengthOpts(p, (size_t)(e - p), &end, FALSE);
+        cJSON_Delete(v);
+        if (!v) {
+            g_free(name);
+            goto bad;
+        }
+        g_hash_table_replace(t, name, g_strndup(p, (gsize)(end - p)));
+        p = skip_ws(end, e);
+        if (p < e && *p == ',')
+            p = skip_ws(p + 1, e);
+        else if (p < e && *p == '}')
+            return t;
+        else
+            goto bad;
+    }
+bad:
+    g_hash_table_destroy(t);
+    return NULL;
+}
+
+GHashTable *reportsweep_axis_texts(const char *line, gsize len)
+{
+    GHashTable *top = raw_members(line, len);
+    const char *axes = top ? g_hash_table_lookup(top, "axes") : NULL;
+    GHashTable *t = axes ? raw_members(axes, strlen(axes)) : NULL;
+    if (top)
+        g_hash_table_destroy(top);
+    if (!t)
+        return NULL;
+    GHashTableIter it;
+    gpointer k, v;
+    g_hash_table_iter_init(&it, t);
+    while (g_hash_table_iter_next(&it, &k, &v)) {
+        if (((char *)v)[0] != '"')
+            continue;
+        cJSON *s = cJSON_Parse(v);   /* a string: its text, unquoted and unescaped */
+        g_hash_table_iter_replace(&it, g_strdup(cJSON_IsString(s) ? s->valuestring : ""));
+        cJSON_Delete(s);
+    }
+    return t;
 }
 
 bool reportsweep_parse(const char *text, gsize len, char **id, guint64 *index, char **why, gsize *at)
@@ -124,6 +203,22 @@ bool reportsweep_parse(const char *text, gsize len, char **id, guint64 *index, c
     return ok;
 }
 
+/* One CSV field of text (quoted when it holds , " or a newline). */
+static void csv_text(GString *out, const char *text)
+{
+    if (strpbrk(text, ",\"\n\r")) {
+        g_string_append_c(out, '"');
+        for (const char *c = text; *c; c++) {
+            if (*c == '"')
+                g_string_append_c(out, '"');
+            g_string_append_c(out, *c);
+        }
+        g_string_append_c(out, '"');
+    } else {
+        g_string_append(out, text);
+    }
+}
+
 /* One CSV field from a JSON value. */
 static void csv_value(GString *out, const cJSON *v)
 {
@@ -140,17 +235,7 @@ static void csv_value(GString *out, const cJSON *v)
         text = g_strdup(p);
         cJSON_free(p);
     }
-    if (strpbrk(text, ",\"\n\r")) {
-        g_string_append_c(out, '"');
-        for (const char *c = text; *c; c++) {
-            if (*c == '"')
-                g_string_append_c(out, '"');
-            g_string_append_c(out, *c);
-        }
-        g_string_append_c(out, '"');
-    } else {
-        g_string_append(out, text);
-    }
+    csv_text(out, text);
     g_free(text);
 }
 
@@ -178,13 +263,19 @@ static void sort_rows(const cJSON **rows, int n)
 char *reportsweep_csv(GPtrArray *lines)
 {
     GPtrArray *docs = g_ptr_array_new_with_free_func((GDestroyNotify)cJSON_Delete);
+    GPtrArray *texts = g_ptr_array_new_with_free_func((GDestroyNotify)g_hash_table_destroy); /* per doc: axis texts */
     GPtrArray *axes = g_ptr_array_new(), *keys = g_ptr_array_new();
     GHashTable *seen = g_hash_table_new(g_str_hash, g_str_equal);
     for (guint i = 0; i < lines->len; i++) {
-        cJSON *o = cJSON_Parse(g_ptr_array_index(lines, i));
-        if (!o)
+        const char *line = g_ptr_array_index(lines, i);
+        cJSON *o = cJSON_Parse(line);
+        GHashTable *tx = o ? reportsweep_axis_texts(line, strlen(line)) : NULL;
+        if (!tx) {
+            cJSON_Delete(o);
             continue;
+        }
         g_ptr_array_add(docs, o);
+        g_ptr_array_add(texts, tx);
         if (docs->len == 1) {
             const cJSON *a;
             cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(o, "axes")) g_ptr_array_add(axes, a->string);
@@ -218,7 +309,6 @@ char *reportsweep_csv(GPtrArray *lines)
     for (guint i = 0; i < docs->len; i++) {
         const cJSON *o = g_ptr_array_index(docs, i);
         const cJSON *res = cJSON_GetObjectItemCaseSensitive(o, "results");
-        const cJSON *ax = cJSON_GetObjectItemCaseSensitive(o, "axes");
         int n = cJSON_GetArraySize(res);
         const cJSON **rows = g_new(const cJSON *, n + 1);
         for (int r = 0; r < n; r++)
@@ -228,7 +318,9 @@ char *reportsweep_csv(GPtrArray *lines)
             csv_value(out, cJSON_GetObjectItemCaseSensitive(o, "id"));
             for (guint a = 0; a < axes->len; a++) {
                 g_string_append_c(out, ',');
-                csv_value(out, cJSON_GetObjectItemCaseSensitive(ax, g_ptr_array_index(axes, a)));
+                const char *v = g_hash_table_lookup(g_ptr_array_index(texts, i), g_ptr_array_index(axes, a));
+                if (v)   /* the value as the sweep file wrote it: 2.20, not 2.2 */
+                    csv_text(out, v);
             }
             for (guint k = 0; k < keys->len; k++) {
                 g_string_append_c(out, ',');
@@ -241,6 +333,7 @@ char *reportsweep_csv(GPtrArray *lines)
     g_hash_table_destroy(seen);
     g_ptr_array_free(keys, TRUE);
     g_ptr_array_free(axes, TRUE);
+    g_ptr_array_free(texts, TRUE);
     g_ptr_array_free(docs, TRUE);
     return g_string_free(out, FALSE);
 }

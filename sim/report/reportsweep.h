@@ -5,9 +5,11 @@
  *   {"id":"0003-1a2b3c4d","index":3,"axes":{"cluster.nodes":8,...},"results":[{...},...]}
  * where results holds the `run --json` result objects (report_result_json)
  * in train_run_all's order (batch-major, then the scenario's policy order).
- * Axis values are JSON numbers when their YAML scalar is a plain number,
- * true/false/null for those words, strings otherwise, arrays and objects
- * for lists and mappings.
+ * Axis values are JSON numbers when their unquoted YAML scalar is a
+ * number as JSON writes it, in its own text (2.20 stays 2.20: an axis
+ * value is shown as the sweep file wrote it, and NCCL release 2.20 is
+ * not 2.2), true/false/null for those words, strings otherwise (+5 and
+ * 1. too), arrays and objects for lists and mappings.
  */
 #ifndef ARSIM_REPORTSWEEP_H
 #define ARSIM_REPORTSWEEP_H
@@ -38,12 +40,19 @@ char *reportsweep_line(const char *id, guint64 index, const ReportSweepAxis *axe
  * wrong at byte offset *at of the line. */
 bool reportsweep_parse(const char *text, gsize len, char **id, guint64 *index, char **why, gsize *at);
 
+/* The axes of results.jsonl line text[0..len): path -> the value's text
+ * as the line holds it (a number's own digits, a string's text without
+ * quotes, a list or mapping as JSON); g_hash_table_destroy it. NULL when
+ * the line is not an object with an axes object. */
+GHashTable *reportsweep_axis_texts(const char *line, gsize len);
+
 /* CSV text of lines (char*, whole results.jsonl lines, already sorted by
  * id): header "id,<axis paths...>,<result keys...>", then per line its
  * result rows sorted (stably) by batch. Columns: the axis keys of the
- * first line, then every result key in order of first appearance. Values
- * as JSON prints them (strings unquoted unless they hold , " or a
- * newline; lists as JSON text). */
+ * first line, then every result key in order of first appearance. Axis
+ * values as reportsweep_axis_texts gives them, result values as JSON
+ * prints them (strings unquoted unless they hold , " or a newline; lists
+ * as JSON text). */
 char *reportsweep_csv(GPtrArray *lines);
 
 #endif

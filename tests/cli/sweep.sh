@@ -184,6 +184,27 @@ check plot-node-cluster-title "[ $n -eq 4 ] && grep -q '\"cluster\":.*\"2 x dgx-
 n=$(titled "$T/nodes4-plots" "resnet50, 32 x h100 GPUs, 4 x dgx-h100, rail-optimized fat-tree, leaf radix 4, oversubscription 2")
 check plot-node-cluster-fabric-title "[ $n -eq 4 ]" "$n of 4 titled: $(tail -1 "$T/nodes4.log") $(cut -f2 "$T/nodes4-plots/figures.txt" 2>/dev/null | tail -1)"
 
+# Axis values as the sweep file wrote them: an NCCL release 2.20 and an
+# oversubscription 1.50, unquoted, are 2.20 and 1.50 in results.jsonl, its
+# CSV and the figures' labels (they were 2.2 and 1.5, what a double prints).
+cat >"$T/asis.yaml" <<'EOF'
+name: asis
+model: resnet50
+precision: fp16
+batch: [32, 64]
+cluster: {node: dgx-h100, nodes: 4, leaf_radix: 4}
+policies:
+  - {name: ddp-nccl, overlap: ddp, bucket: 25MiB, algorithm: nccl}
+baseline: ddp-nccl
+iterations: {warmup: 1, measured: 1}
+sweep:
+  policies.0.nccl.release: [2.18, 2.20]
+  cluster.oversubscription: [1.50, 2]
+EOF
+"$ARSIM" sweep "$T/asis.yaml" --out "$T/asis" >/dev/null 2>"$T/asis.log" &&
+  "$ARSIM" plot "$T/asis/results.jsonl" --out "$T/asis-plots" >/dev/null 2>>"$T/asis.log"; rc=$?
+check sweep-axis-values-as-written "[ $rc -eq 0 ] && grep -q '\"axes\":{\"policies.0.nccl.release\":2.20,\"cluster.oversubscription\":1.50}' '$T/asis/results.jsonl' && [ \$(grep -c '^[^,]*,2.20,1.50,' '$T/asis/results.csv') -eq 2 ] && grep -q '\"ddp-nccl (ddp, nccl) nccl.release=2.20\"' '$T/asis-plots/iteration_vs_batch-01.dat' && grep -q 'cluster.oversubscription=1.50\$' '$T/asis-plots/figures.txt'" "rc=$rc $(tail -1 "$T/asis.log")"
+
 : >"$T/empty.jsonl"
 head -c 300 "$T/j1/results.jsonl" >"$T/torn.jsonl"
 printf '{"id":"0000-x","index":0,"axes":{},"results":[{"batch":16,"policy":"a"}]}\n' >"$T/nokeys.jsonl"

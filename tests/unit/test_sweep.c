@@ -4,6 +4,7 @@
  * and the real scenario check on an unknown axis key. */
 #include "io/cfgtree.h"
 #include "io/units.h"
+#include "report/reportsweep.h"
 #include "sweep/sweepexec.h"
 #include "sweep/sweepout.h"
 #include "sweep/sweepsim.h"
@@ -600,6 +601,43 @@ START_TEST(test_shards_and_merge)
 }
 END_TEST
 
+/* Axis values are shown as the sweep file wrote them: an unquoted 2.20
+ * (an NCCL release) is 2.20 in results.jsonl, its CSV and the axis texts
+ * plot labels come from, never the 2.2 a double prints; a scalar that is
+ * no JSON number as written (+5) is its text, a string. */
+START_TEST(test_axis_values_as_written)
+{
+    char *err = NULL;
+    CfgNode *root = cfg_parse_string("{a: 2.20, b: 1.50, c: \"2.21\", d: 16, e: +5, f: [1.50, 2], g: 1e3, h: -0.0}",
+                                     "x.yaml", &err);
+    ck_assert_msg(root, "%s", err);
+    ReportSweepAxis axes[8];
+    ck_assert_uint_eq(root->items->len, G_N_ELEMENTS(axes));
+    for (guint i = 0; i < G_N_ELEMENTS(axes); i++)
+        axes[i] = (ReportSweepAxis){((CfgNode *)g_ptr_array_index(root->keys, i))->scalar,
+                                    g_ptr_array_index(root->items, i)};
+    char *line = reportsweep_line("0000-x", 0, axes, G_N_ELEMENTS(axes), "[{\"batch\":1}]", &err);
+    ck_assert_msg(line, "%s", err);
+    ck_assert_str_eq(line, "{\"id\":\"0000-x\",\"index\":0,\"axes\":{\"a\":2.20,\"b\":1.50,\"c\":\"2.21\",\"d\":16,"
+                           "\"e\":\"+5\",\"f\":[1.50,2],\"g\":1e3,\"h\":-0.0},\"results\":[{\"batch\":1}]}");
+    GHashTable *tx = reportsweep_axis_texts(line, strlen(line));
+    ck_assert_ptr_nonnull(tx);
+    ck_assert_str_eq(g_hash_table_lookup(tx, "a"), "2.20");
+    ck_assert_str_eq(g_hash_table_lookup(tx, "c"), "2.21");
+    ck_assert_str_eq(g_hash_table_lookup(tx, "e"), "+5");
+    ck_assert_str_eq(g_hash_table_lookup(tx, "f"), "[1.50,2]");
+    g_hash_table_destroy(tx);
+    GPtrArray *lines = g_ptr_array_new();
+    g_ptr_array_add(lines, line);
+    char *csv = reportsweep_csv(lines);
+    ck_assert_str_eq(csv, "id,a,b,c,d,e,f,g,h,batch\n0000-x,2.20,1.50,2.21,16,+5,\"[1.50,2]\",1e3,-0.0,1\n");
+    g_free(csv);
+    g_ptr_array_free(lines, TRUE);
+    g_free(line);
+    cfg_free(root);
+}
+END_TEST
+
 static Suite *sweep_suite(void)
 {
     Suite *s = suite_create("sweep");
@@ -618,6 +656,7 @@ static Suite *sweep_suite(void)
     tcase_add_test(tc, test_resume_after_kill);
     tcase_add_test(tc, test_failures_not_recorded);
     tcase_add_test(tc, test_shards_and_merge);
+    tcase_add_test(tc, test_axis_values_as_written);
     tc = testmain_case(s, "determinism");
     tcase_add_test(tc, test_csv_sorted_jobs_independent);
     return s;
