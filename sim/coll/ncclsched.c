@@ -83,6 +83,10 @@ static int32_t add_conn(Run *R, int src_host, int dst_host, int rail)
               .hw = (uint8_t)ncclroute_hw(R->routes, src_host, dst_host),
               .sw = src_host == NCCLROUTE_SWITCH || dst_host == NCCLROUTE_SWITCH};
     g_array_append_val(R->conns, c);
+    if (R->px_plan) {   /* the proxy threads' hosts (ncclproxy.h) */
+        int32_t hosts[2] = {src_host, dst_host};
+        g_array_append_vals(R->px_plan, hosts, 2);
+    }
     return (int32_t)R->conns->len - 1;
 }
 

@@ -9,6 +9,7 @@
 #define ARSIM_NCCLSCHED_H
 
 #include "coll/ncclsim.h"
+#include "coll/ncclproxy.h"
 #include "coll/ncclroute.h"
 #include "coll/ncclsym.h"
 
@@ -116,6 +117,13 @@ typedef struct {
     uint64_t held;           /* bytes of the int32 arrays allocated so far (ints_new) */
     uint64_t memo_data;      /* the last data size wire_of converted (0: none yet), bytes */
     uint64_t memo_wire[2];   /* its wire bytes: [0] on a link, [1] to or from the NVSwitch at its port rate */
+    NcclProxy *proxy;        /* the GPUs' proxy threads where the node's nic_proxy_s > 0 (then every channel is
+                              * simulated: ncclshape.c's merges), else NULL; owned */
+    GArray *px_plan;         /* with proxy, while planning: int32 pairs, each connection's hosts from and to */
+    int32_t *px_host;        /* with proxy: [2 conn], [2 conn + 1]: conn's hosts from and to */
+    uint64_t *px_wire;       /* with proxy: [conn * W + k % W]: wire bytes of conn's k-th slice to the network,
+                              * waiting for its post */
+    uint64_t *px_in, *px_out;   /* with proxy: [conn]: the slices its sender's proxy was asked to post, and posted */
     Op scratch;
     struct NcclLive *lv;     /* a live run's (ncclsim_start): told of each delivery and op end; NULL alone */
 } Run;

@@ -14,10 +14,13 @@ NcclSymMap ncclshape_key_map(const NcclSimSpec *sp)
 }
 
 /* Whether spec's run may simulate a share of itself (channels merged by
- * orbit, a Ring's first block): not the full run, the oracle. */
+ * orbit, a Ring's first block): not the full run, the oracle; nor a run
+ * whose GPUs' proxy threads take time (node.nic_proxy_s > 0): a thread
+ * serves every channel of its GPU, and which of them a picosecond's ties
+ * serve first is not kept by the maps. */
 static bool merges(const NcclSimSpec *sp)
 {
-    return sp->cl && !sp->full && !g_getenv("ARSIM_NCCL_FULL");
+    return sp->cl && !sp->full && !g_getenv("ARSIM_NCCL_FULL") && !(sp->cl->node.nic_proxy_s > 0);
 }
 
 /* Ring: the blocks nccltrans.h's translation may cut spec's run into, else 1. */
@@ -99,6 +102,9 @@ void ncclshape_layout(const NcclSimSpec *sp, NcclLayout *ly)
     ly->ints += 2 * ly->maxpeer;
     if (ncclshape_cap_GBps(sp) > 0)   /* Run.nb and Run.nb_k: W + 1 64-bit words a connection; Run.until: one a lane */
         ly->ints += ly->conns * 2 * ((uint64_t)ncclproto_window(a, sp->choice.proto, sp->op) + 1) + ly->lanes * 2;
+    if (sp->cl && sp->cl->node.nic_proxy_s > 0)   /* Run.px_host: 2 ints a connection; px_wire, px_in, px_out: W + 2
+                                                   * 64-bit words */
+        ly->ints += ly->conns * (2 + 2 * ((uint64_t)ncclproto_window(a, sp->choice.proto, sp->op) + 2));
 }
 
 uint64_t ncclshape_mem_sched(const NcclSimSpec *sp)

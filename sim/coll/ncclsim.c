@@ -74,17 +74,26 @@ static void arrive(void *ctx, void *data)
 }
 
 /* The network delivered a slice: it arrives then, or (capped) once its
- * op has held its lane long enough to have written it. */
+ * op has held its lane long enough to have written it, or (a network
+ * connection where the proxy threads take time) once its receiver's
+ * proxy has seen it done, if later. */
 static void delivered(void *ctx, void *data)
 {
     Run *R = ctx;
+    const ConnQ *c = data;
+    uint64_t conn = (uint64_t)(c - R->cq);
+    simtime_t t = R->sim->now;
     if (R->nb) {
-        uint64_t conn = (uint64_t)((const ConnQ *)data - R->cq);
-        simtime_t t = R->nb[conn * R->W + R->nb_k[conn]++ % (uint64_t)R->W];
-        if (t > R->sim->now) {
-            sim_at(R->sim, t, arrive, R, data);
-            return;
-        }
+        simtime_t h = R->nb[conn * R->W + R->nb_k[conn]++ % (uint64_t)R->W];
+        t = h > t ? h : t;
+    }
+    if (R->proxy && c->hw == NCCL_HW_NET) {
+        simtime_t p = ncclproxy_take(R->proxy, R->px_host[2 * conn + 1], R->sim->now);
+        t = p > t ? p : t;
+    }
+    if (t > R->sim->now) {
+        sim_at(R->sim, t, arrive, R, data);
+        return;
     }
     arrive(ctx, data);
 }
@@ -156,10 +165,27 @@ static uint64_t tie_key(const Run *R, const Lane *L, int i)
     return (((k * 64 + (uint64_t)(c - q * o)) * 8 + L->kind) * 8 + (uint64_t)i) * 64 + (uint64_t)o;
 }
 
+/* A network slice its sender's proxy has posted (send_one) leaves. */
+static void px_posted(void *ctx, void *data)
+{
+    Run *R = ctx;
+    ConnQ *c = data;
+    uint64_t conn = (uint64_t)(c - R->cq);
+    net_send(R->net, c->route, R->px_wire[conn * R->W + R->px_out[conn]++ % (uint64_t)R->W], delivered, R, c);
+}
+
+/* A slice leaves on conn now; over the network where the proxy threads
+ * take time, once its sender's proxy has posted it. */
 static void send_one(Run *R, int32_t conn, uint64_t data)
 {
-    const ConnQ *c = &R->cq[conn];
-    net_send(R->net, c->route, wire_of(R, data, c->sw), delivered, R, &R->cq[conn]);
+    ConnQ *c = &R->cq[conn];
+    if (R->proxy && c->hw == NCCL_HW_NET) {
+        uint64_t k = (uint64_t)conn;
+        R->px_wire[k * R->W + R->px_in[k]++ % (uint64_t)R->W] = wire_of(R, data, c->sw);
+        sim_at(R->sim, ncclproxy_take(R->proxy, R->px_host[2 * k], R->sim->now), px_posted, R, c);
+    } else {
+        net_send(R->net, c->route, wire_of(R, data, c->sw), delivered, R, c);
+    }
     R->msgs++;
     R->data += data;
 }
@@ -363,6 +389,28 @@ static void cap_init(Run *R)
     memset(R->until, 0, sizeof(simtime_t) * nl);
 }
 
+/* The proxy threads' state (Run.proxy, px_*), where the node's take time,
+ * on R->sim: counted in R->held as layout counts it. */
+static void px_init(Run *R)
+{
+    if (!R->px_plan)
+        return;
+    const NcclSimSpec *sp = R->sp;
+    uint64_t nc = R->conns->len;
+    R->px_host = ncclsched_ints(R, nc * 2);
+    memcpy(R->px_host, R->px_plan->data, sizeof(int32_t) * nc * 2);
+    g_array_unref(R->px_plan);
+    R->px_plan = NULL;
+    R->px_wire = (uint64_t *)ncclsched_ints(R, nc * (uint64_t)R->W * 2);
+    R->px_in = (uint64_t *)ncclsched_ints(R, nc * 2);
+    R->px_out = (uint64_t *)ncclsched_ints(R, nc * 2);
+    memset(R->px_in, 0, sizeof(uint64_t) * nc);
+    memset(R->px_out, 0, sizeof(uint64_t) * nc);
+    simtime_t op = 0;
+    sim_seconds_to_ps(sp->cl->node.nic_proxy_s, &op);
+    R->proxy = ncclproxy_new(R->sim, sp->cl->fab.nodes * sp->cl->node.ngpus, op);
+}
+
 static double launch_us(const NcclSimSpec *sp)
 {
     NcclAlgo a = sp->choice.algo;
@@ -469,6 +517,13 @@ static void run_free(Run *R)
         g_array_unref(R->batch);
     if (R->batch_tmp)
         g_array_unref(R->batch_tmp);
+    ncclproxy_free(R->proxy);
+    if (R->px_plan)
+        g_array_unref(R->px_plan);
+    g_free(R->px_host);
+    g_free(R->px_wire);
+    g_free(R->px_in);
+    g_free(R->px_out);
     g_aligned_free(R->lane);
     g_aligned_free(R->cq);
     if (R->lanes)
@@ -514,6 +569,8 @@ static int run_prepare(Run *R, const NcclSimSpec *sp, char **err)
     R->routes = ncclroute_new_at(sp->topo, sp->cl, sp->gpu0, sp->nodes, sp->ppn);
     if (sp->nodes * sp->ppn <= 1)
         return 0;
+    if (sp->cl->node.nic_proxy_s > 0)
+        R->px_plan = g_array_new(FALSE, FALSE, sizeof(int32_t));
     if (!plan(R, err))
         return -1;
     lat_tables(R);
@@ -564,6 +621,7 @@ double ncclsim_time(const NcclSimSpec *sp, NcclSimStats *st, char **err)
         return ready;
     }
     R.sim = sim_new(SIM_DEFAULT_SEED);
+    px_init(&R);
     R.net = net_new(R.sim, sp->topo);
     net_set_stats(R.net, false);   /* nothing reads them; a link is then one line a hop */
     evq_set_hint(R.sim->q, fire, lane_hint, NULL);
@@ -641,6 +699,7 @@ NcclLive *ncclsim_start(const NcclSimSpec *sp, Sim *sim, Net *net, void (*done)(
     x->R.sim = sim;
     x->R.net = net;
     x->R.lv = x;
+    px_init(&x->R);
     x->start = sim->now;
     x->done = done;
     x->ctx = ctx;

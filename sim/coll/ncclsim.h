@@ -19,15 +19,20 @@
  * switch's port rate; Ring Simple: none), and the op's slices arrive no
  * sooner than the hold ends (the copy and the link run together).
  * A call starts after its launch latency. Wire bytes are the protocol's
- * (LL: twice the data, LL128: 16/15, Simple: the data).
+ * (LL: twice the data, LL128: 16/15, Simple: the data). Where the node's
+ * nic_proxy_s > 0, each GPU's proxy thread (ncclproxy.h) posts every
+ * slice the GPU sends over the network before it leaves, and sees every
+ * slice delivered to it over the network done before it arrives, one at
+ * a time at that cost each; such a run merges nothing (below).
  *
  * Ties: Ring's and Tree's op ends at one picosecond send their slices
  * together, in the order of a key that the maps of ncclsym.h keep (the
  * sending rank mapped back to its orbit's first channel, that channel,
  * the lane's kind, the send), not in the order their events were made.
- * Where the maps hold (full nodes of an even number of GPUs on NVSwitch,
- * channels a multiple of it, Ring or Tree and not a broadcast, the mapped
- * schedules and routes checked link for link) a run simulates one
+ * Where the maps hold and the proxy threads cost nothing (full nodes of
+ * an even number of GPUs on NVSwitch, channels a multiple of it, Ring or
+ * Tree and not a broadcast, the mapped schedules and routes checked link
+ * for link) a run simulates one
  * channel of each orbit on links merged by orbit, with the same time and
  * per-rank bytes as the full run, messages and bytes counted for every
  * channel, events, lanes and connections for those simulated. A Ring run

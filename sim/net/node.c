@@ -219,9 +219,14 @@ static bool read_nics(CfgNode *m, NodeSpec *n, char **err)
     }
     if (!need_rate(m, "bandwidth", what, &n->nic_raw_Bps, err) || !need_rate(m, "data_rate", what, &n->nic_Bps, err) ||
         !check_data_rate(m, "data_rate", n->nic_Bps, n->nic_raw_Bps, err) ||
-        !need_time(m, "latency", what, &n->nic_lat_s, err))
+        !need_time(m, "latency", what, &n->nic_lat_s, err) || !cfg_opt_time(m, "proxy_op", &n->nic_proxy_s, err))
         return false;
-    return cfg_check_keys(m, what, "count, nic_switch, gpu_nic, bandwidth, data_rate, latency", err);
+    CfgNode *po = cfg_get(m, "proxy_op");
+    if (po && n->nic_proxy_s > 1e-3) {   /* a thread's operation, not a network's latency */
+        *err = cfg_err(po, "proxy_op is %g s; expected at most 1ms", n->nic_proxy_s);
+        return false;
+    }
+    return cfg_check_keys(m, what, "count, nic_switch, gpu_nic, bandwidth, data_rate, latency, proxy_op", err);
 }
 
 /* The architectures NCCL's tuner tells apart (Volta, Turing, Ampere, Ada,

@@ -56,6 +56,8 @@ typedef struct {
     double nic_raw_Bps;      /* a NIC's signalling rate, per direction, bytes/s (documentation) */
     double nic_Bps;          /* a NIC's data rate, per direction, bytes/s */
     double nic_lat_s;        /* NIC to its leaf switch, s */
+    double nic_proxy_s;      /* NCCL's proxy thread (one a GPU): what one network operation of a step costs it,
+                              * s, >= 0; 0 (the default): not modelled (coll/ncclproxy.h) */
     int nic_pcie[NODE_MAX_NICS]; /* NIC i's PCIe switch */
     int gpu_nic[NODE_MAX_GPUS];  /* the NIC nearest GPU g (on its PCIe switch), -1 if none */
 } NodeSpec;
