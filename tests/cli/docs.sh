@@ -107,6 +107,47 @@ man_pages() {
 }
 t "man pages: arsim(1) has EXAMPLES and FILES, arsim-scenario(5) every scenario key" man_pages
 
+# The words of docs/reference/scenario.md's code: its fenced blocks and
+# its `code spans` (a span may cross a line), one word a line.
+code_words() {
+    awk '/^ *```/ { fence = !fence; next } fence { print > "/dev/stderr"; next } { print }' "$1" 2>"$T/fenced" |
+        tr '\n' ' ' | grep -o '`[^`]*`' >"$T/spans"
+    cat "$T/fenced" "$T/spans" | grep -oE '[A-Za-z_][A-Za-z_0-9]*' | sort -u
+}
+
+# Every key the scenario reader accepts is in docs/reference/scenario.md:
+# an unknown key in each map of a scenario makes arsim name the keys it
+# knows there ("expected one of: ..."), and each must be in the page's code.
+scenario_keys() {
+    local probes=(   # ~ is a space inside one --set value
+        "--set zzz=1" "--set cluster.zzz=1" "--set cluster.link.zzz=1" "--set cluster.protocol.zzz=1"
+        "--set policies.0.zzz=1" "--set comm.zzz=1" "--set iterations.zzz=1" "--set compute.zzz=1"
+        "--set cluster.gpus_per_node=2 --set cluster.intra={zzz:~1}" "--set variation={zzz:~1}"
+        "--set stragglers=[{ranks:~[0],~slowdown:~2,~zzz:~1}]"
+        "--set faults=[{link:~h0->sw0,~bandwidth:~5Gbps,~zzz:~1}]" "--set faults=[{link:~{zzz:~1}}]"
+        "--set background=[{pattern:~incast,~load:~0.1,~zzz:~1}]" "--set policies.4.hybrid={zzz:~1}"
+        "--set policies=[{name:~f,~overlap:~fsdp,~wrap:~{zzz:~1}}]"
+        "--set gpu=h100 --set cluster={node:~dgx-h100,~nodes:~2,~zzz:~1}"
+        "--set gpu=h100 --set cluster={node:~dgx-h100,~nodes:~2} --set policies=[{name:~n,~algorithm:~nccl,~nccl:~{zzz:~1}}]"
+    )
+    local p a keys k n=0 bad=0 args words
+    code_words docs/reference/scenario.md >"$T/words"
+    for p in "${probes[@]}"; do
+        args=()
+        read -ra words <<<"$p"
+        for a in "${words[@]}"; do args+=("${a//\~/ }"); done
+        keys=$("$A" check configs/default.yaml "${args[@]}" 2>&1 | sed -n "s/.*unknown key 'zzz' in .*; expected one of: //p")
+        [ -n "$keys" ] || { echo "$p: arsim named no keys"; bad=1; continue; }
+        for k in ${keys//,/ }; do
+            n=$((n + 1))
+            grep -qxF "$k" "$T/words" || { echo "docs/reference/scenario.md lacks key $k (${p})"; bad=1; }
+        done
+    done
+    [ "$n" -ge 100 ] || { echo "only $n keys probed"; bad=1; }
+    return $bad
+}
+t "every key the scenario reader accepts is in docs/reference/scenario.md" scenario_keys
+
 # A scratch workspace: every top-level entry of the checkout linked, ./arsim
 # the binary under test behind a wrapper that notes each call that fails
 # (a pipe into head would hide its status); a fresh one per page, its
