@@ -148,6 +148,58 @@ scenario_keys() {
 }
 t "every key the scenario reader accepts is in docs/reference/scenario.md" scenario_keys
 
+# doc_keys FROM TO — the `keys` of the first column of outputs.md's table
+# rows between a line holding FROM and one holding TO, in page order.
+doc_keys() {
+    awk -v from="$1" -v to="$2" 'index($0, from) { on = 1; next } on && index($0, to) { exit }
+        on && /^\| `/ { split($0, c, "|"); print c[2] }' docs/reference/outputs.md |
+        grep -o '`[^`]*`' | tr -d '`' | tr -d '[]' | sed 's/^layers\.//'
+}
+
+# emitted_keys JSON PREFIX — the keys right under PREFIX (".results[0].")
+# in JSON's order, each once.
+emitted_keys() {
+    LC_ALL=C awk -f tests/cli/jsonflat.awk "$1" | cut -f1 | grep -F "$2" | awk -v p="$2" '
+        index($0, p) == 1 { k = substr($0, length(p) + 1); sub(/[.[].*/, "", k); if (!seen[k]++) print k }'
+}
+
+# in_order EMITTED DOC — every line of EMITTED is in DOC, in DOC's order.
+in_order() {
+    awk 'NR == FNR { if (!($0 in at)) at[$0] = FNR; next }
+        !($0 in at) { print "undocumented: " $0; bad = 1; next }
+        at[$0] < last { print "out of the page'\''s order: " $0 " (after " prev ")"; bad = 1 }
+        { last = at[$0]; prev = $0 } END { exit bad }' "$2" "$1"
+}
+
+# Every key of a run's --json result and unit row, and of its --csv header,
+# is in docs/reference/outputs.md, in the order arsim writes them: a plain
+# run with what-if variation, and fsdp2 through NCCL (memory, NCCL, FSDP2's
+# copies).
+output_fields() {
+    local bad=0
+    "$A" run configs/default.yaml --set batch=64 --set 'variation={dist: normal, cv: 0.1, seed: 1}' \
+        --json "$T/o1.json" --csv "$T/o1.csv" >/dev/null || { echo "run 1 failed"; return 1; }
+    "$A" run configs/llama3-8b-fsdp-h100-8.yaml --set 'policies=[{name: f, overlap: fsdp2, checkpoint: selective}]' \
+        --set iterations.warmup=0 --set iterations.measured=1 --json "$T/o2.json" --csv "$T/o2.csv" >/dev/null ||
+        { echo "run 2 failed"; return 1; }
+    doc_keys 'Each of `results`' 'Each of `layers`' >"$T/doc-results"
+    doc_keys 'Each of `layers`' '## ' >"$T/doc-layers"
+    sed -n '/^`scenario`: /,/^$/p' docs/reference/outputs.md | grep -o '`[^`]*`' | tr -d '`' | tail -n +2 >"$T/doc-scenario"
+    awk '/^A header line, then one line per result/,/^rows\./' docs/reference/outputs.md | tr '\n' ' ' |
+        sed 's/^[^:]*: //' | grep -oE '[A-Za-z_0-9]+' >"$T/doc-csv"
+    local o
+    for o in o1 o2; do
+        emitted_keys "$T/$o.json" '.scenario.' >"$T/e" && in_order "$T/e" "$T/doc-scenario" || { echo "($o scenario)"; bad=1; }
+        emitted_keys "$T/$o.json" '.results[0].' >"$T/e" && in_order "$T/e" "$T/doc-results" || { echo "($o results)"; bad=1; }
+        emitted_keys "$T/$o.json" '.results[0].layers[0].' >"$T/e" && in_order "$T/e" "$T/doc-layers" ||
+            { echo "($o layers)"; bad=1; }
+        head -1 "$T/$o.csv" | tr ',' '\n' >"$T/e" && in_order "$T/e" "$T/doc-csv" || { echo "($o csv)"; bad=1; }
+    done
+    [ "$(wc -l <"$T/doc-results")" -ge 30 ] || { echo "the results table was not found"; bad=1; }
+    return $bad
+}
+t "every --json and --csv field of arsim run is in docs/reference/outputs.md, in its order" output_fields
+
 # A scratch workspace: every top-level entry of the checkout linked, ./arsim
 # the binary under test behind a wrapper that notes each call that fails
 # (a pipe into head would hide its status); a fresh one per page, its
