@@ -189,9 +189,20 @@ static void schedule(BgSource *s)
     sim_after(s->b->sim, dt, on_send, s, NULL);
 }
 
-/* The rate of host h's first link (its NIC). */
-static double host_rate(const Topo *t, int h)
+/* The rate host h offers its load against: its NIC's. On a cluster of
+ * nodes of g > 1 GPUs (hierarchical, or GPU nodes) a GPU's first link
+ * stays inside its node (NVLink, a PCIe switch), so the NIC is the
+ * slowest link on its route to its peer in the next node; else (one node,
+ * or one GPU a node) the host's first link. */
+static double host_rate(Topo *t, int h, int g)
 {
+    if (g > 1 && t->nhosts > g) {
+        const TopoRoute *r = topo_route(t, h, (h + g) % t->nhosts);
+        double rate = INFINITY;
+        for (uint32_t i = 0; i < r->nhops; i++)
+            rate = fmin(rate, g_array_index(t->links, TopoLink, r->link[i]).bw_Bps);
+        return rate;
+    }
     for (guint l = 0; l < t->links->len; l++) {
         const TopoLink *k = &g_array_index(t->links, TopoLink, l);
         if (k->from == h)
@@ -200,7 +211,7 @@ static double host_rate(const Topo *t, int h)
     return INFINITY;
 }
 
-TrainBg *trainbg_start(Sim *sim, Net *net, Topo *t, const GArray *flows)
+TrainBg *trainbg_start(Sim *sim, Net *net, Topo *t, int gpus_per_node, const GArray *flows)
 {
     TrainBg *b = g_new0(TrainBg, 1);
     b->sim = sim;
@@ -212,7 +223,7 @@ TrainBg *trainbg_start(Sim *sim, Net *net, Topo *t, const GArray *flows)
         for (guint i = 0; i < f->hosts->len; i++) {
             if (f->pattern == TRAINBG_INCAST && i == 0)
                 continue;   /* the sink */
-            double rate = host_rate(t, g_array_index(f->hosts, int, i));
+            double rate = host_rate(t, g_array_index(f->hosts, int, i), gpus_per_node);
             if (isinf(rate))
                 continue;   /* an infinitely fast NIC: no load to offer */
             BgSource s = {.b = b, .f = f, .i = (int)i, .flow = (int)fi,

@@ -41,8 +41,10 @@ GArray *trainbg_flows_new(void);
 
 typedef struct TrainBg TrainBg;
 
-/* Starts the flows (borrowed; they outlive the result) on net over t now. */
-TrainBg *trainbg_start(Sim *sim, Net *net, Topo *t, const GArray *flows);
+/* Starts the flows (borrowed; they outlive the result) on net over t now;
+ * t's hosts are GPUs, gpus_per_node (>= 1) of them a node, and a source
+ * offers its load against its node's NIC (its first link when 1). */
+TrainBg *trainbg_start(Sim *sim, Net *net, Topo *t, int gpus_per_node, const GArray *flows);
 /* No new message from now on. */
 void trainbg_stop(TrainBg *b);
 /* Messages the background sent so far. */

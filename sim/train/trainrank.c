@@ -572,7 +572,7 @@ static void run_setup(RankRun *t, const TrainOpts *o, bool force_live)
     if (s->faults && s->faults->len)
         t->faults = netfault_start(sim, t->net, plan->topo, s->faults);
     if (s->background && s->background->len)
-        t->bg = trainbg_start(sim, t->net, plan->topo, s->background);
+        t->bg = trainbg_start(sim, t->net, plan->topo, s->gpus_per_node, s->background);
     t->ranks = g_new0(Rank, t->world);
     t->u = g_new0(RUnit, MAX(t->units->len, 1));
     t->rec = g_new0(RUnit, MAX(t->units->len, 1));

@@ -107,6 +107,99 @@ man_pages() {
 }
 t "man pages: arsim(1) has EXAMPLES and FILES, arsim-scenario(5) every scenario key" man_pages
 
+# The words of docs/reference/scenario.md's code: its fenced blocks and
+# its `code spans` (a span may cross a line), one word a line.
+code_words() {
+    awk '/^ *```/ { fence = !fence; next } fence { print > "/dev/stderr"; next } { print }' "$1" 2>"$T/fenced" |
+        tr '\n' ' ' | grep -o '`[^`]*`' >"$T/spans"
+    cat "$T/fenced" "$T/spans" | grep -oE '[A-Za-z_][A-Za-z_0-9]*' | sort -u
+}
+
+# Every key the scenario reader accepts is in docs/reference/scenario.md:
+# an unknown key in each map of a scenario makes arsim name the keys it
+# knows there ("expected one of: ..."), and each must be in the page's code.
+scenario_keys() {
+    local probes=(   # ~ is a space inside one --set value
+        "--set zzz=1" "--set cluster.zzz=1" "--set cluster.link.zzz=1" "--set cluster.protocol.zzz=1"
+        "--set policies.0.zzz=1" "--set comm.zzz=1" "--set iterations.zzz=1" "--set compute.zzz=1"
+        "--set cluster.gpus_per_node=2 --set cluster.intra={zzz:~1}" "--set variation={zzz:~1}"
+        "--set stragglers=[{ranks:~[0],~slowdown:~2,~zzz:~1}]"
+        "--set faults=[{link:~h0->sw0,~bandwidth:~5Gbps,~zzz:~1}]" "--set faults=[{link:~{zzz:~1}}]"
+        "--set background=[{pattern:~incast,~load:~0.1,~zzz:~1}]" "--set policies.4.hybrid={zzz:~1}"
+        "--set policies=[{name:~f,~overlap:~fsdp,~wrap:~{zzz:~1}}]"
+        "--set gpu=h100 --set cluster={node:~dgx-h100,~nodes:~2,~zzz:~1}"
+        "--set gpu=h100 --set cluster={node:~dgx-h100,~nodes:~2} --set policies=[{name:~n,~algorithm:~nccl,~nccl:~{zzz:~1}}]"
+    )
+    local p a keys k n=0 bad=0 args words
+    code_words docs/reference/scenario.md >"$T/words"
+    for p in "${probes[@]}"; do
+        args=()
+        read -ra words <<<"$p"
+        for a in "${words[@]}"; do args+=("${a//\~/ }"); done
+        keys=$("$A" check configs/default.yaml "${args[@]}" 2>&1 | sed -n "s/.*unknown key 'zzz' in .*; expected one of: //p")
+        [ -n "$keys" ] || { echo "$p: arsim named no keys"; bad=1; continue; }
+        for k in ${keys//,/ }; do
+            n=$((n + 1))
+            grep -qxF "$k" "$T/words" || { echo "docs/reference/scenario.md lacks key $k (${p})"; bad=1; }
+        done
+    done
+    [ "$n" -ge 100 ] || { echo "only $n keys probed"; bad=1; }
+    return $bad
+}
+t "every key the scenario reader accepts is in docs/reference/scenario.md" scenario_keys
+
+# doc_keys FROM TO — the `keys` of the first column of outputs.md's table
+# rows between a line holding FROM and one holding TO, in page order.
+doc_keys() {
+    awk -v from="$1" -v to="$2" 'index($0, from) { on = 1; next } on && index($0, to) { exit }
+        on && /^\| `/ { split($0, c, "|"); print c[2] }' docs/reference/outputs.md |
+        grep -o '`[^`]*`' | tr -d '`' | tr -d '[]' | sed 's/^layers\.//'
+}
+
+# emitted_keys JSON PREFIX — the keys right under PREFIX (".results[0].")
+# in JSON's order, each once.
+emitted_keys() {
+    LC_ALL=C awk -f tests/cli/jsonflat.awk "$1" | cut -f1 | grep -F "$2" | awk -v p="$2" '
+        index($0, p) == 1 { k = substr($0, length(p) + 1); sub(/[.[].*/, "", k); if (!seen[k]++) print k }'
+}
+
+# in_order EMITTED DOC — every line of EMITTED is in DOC, in DOC's order.
+in_order() {
+    awk 'NR == FNR { if (!($0 in at)) at[$0] = FNR; next }
+        !($0 in at) { print "undocumented: " $0; bad = 1; next }
+        at[$0] < last { print "out of the page'\''s order: " $0 " (after " prev ")"; bad = 1 }
+        { last = at[$0]; prev = $0 } END { exit bad }' "$2" "$1"
+}
+
+# Every key of a run's --json result and unit row, and of its --csv header,
+# is in docs/reference/outputs.md, in the order arsim writes them: a plain
+# run with what-if variation, and fsdp2 through NCCL (memory, NCCL, FSDP2's
+# copies).
+output_fields() {
+    local bad=0
+    "$A" run configs/default.yaml --set batch=64 --set 'variation={dist: normal, cv: 0.1, seed: 1}' \
+        --json "$T/o1.json" --csv "$T/o1.csv" >/dev/null || { echo "run 1 failed"; return 1; }
+    "$A" run configs/llama3-8b-fsdp-h100-8.yaml --set 'policies=[{name: f, overlap: fsdp2, checkpoint: selective}]' \
+        --set iterations.warmup=0 --set iterations.measured=1 --json "$T/o2.json" --csv "$T/o2.csv" >/dev/null ||
+        { echo "run 2 failed"; return 1; }
+    doc_keys 'Each of `results`' 'Each of `layers`' >"$T/doc-results"
+    doc_keys 'Each of `layers`' '## ' >"$T/doc-layers"
+    sed -n '/^`scenario`: /,/^$/p' docs/reference/outputs.md | grep -o '`[^`]*`' | tr -d '`' | tail -n +2 >"$T/doc-scenario"
+    awk '/^A header line, then one line per result/,/^rows\./' docs/reference/outputs.md | tr '\n' ' ' |
+        sed 's/^[^:]*: //' | grep -oE '[A-Za-z_0-9]+' >"$T/doc-csv"
+    local o
+    for o in o1 o2; do
+        emitted_keys "$T/$o.json" '.scenario.' >"$T/e" && in_order "$T/e" "$T/doc-scenario" || { echo "($o scenario)"; bad=1; }
+        emitted_keys "$T/$o.json" '.results[0].' >"$T/e" && in_order "$T/e" "$T/doc-results" || { echo "($o results)"; bad=1; }
+        emitted_keys "$T/$o.json" '.results[0].layers[0].' >"$T/e" && in_order "$T/e" "$T/doc-layers" ||
+            { echo "($o layers)"; bad=1; }
+        head -1 "$T/$o.csv" | tr ',' '\n' >"$T/e" && in_order "$T/e" "$T/doc-csv" || { echo "($o csv)"; bad=1; }
+    done
+    [ "$(wc -l <"$T/doc-results")" -ge 30 ] || { echo "the results table was not found"; bad=1; }
+    return $bad
+}
+t "every --json and --csv field of arsim run is in docs/reference/outputs.md, in its order" output_fields
+
 # A scratch workspace: every top-level entry of the checkout linked, ./arsim
 # the binary under test behind a wrapper that notes each call that fails
 # (a pipe into head would hide its status); a fresh one per page, its

@@ -8,6 +8,7 @@
 #include "coll/collexec.h"
 #include "engine/simrng.h"
 #include "net/netfault.h"
+#include "net/topocfg.h"
 #include "train/train.h"
 #include "train/trainbg.h"
 
@@ -15,6 +16,7 @@
 #include "testmain.h"
 
 #include <check.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -586,12 +588,16 @@ START_TEST(test_fattree_reroute)
 }
 END_TEST
 
-/* Background flows alone on an 8-host star for `secs`: each link's bytes into lb. */
-static void bg_alone(const char *yaml, double secs, uint64_t *lb, Topo **tp)
+/* Background flows alone for `secs` on 8 hosts: a star of them (g = 1) or
+ * of 8 / g nodes of g GPUs on 150 GB/s intra links; each link's bytes
+ * into lb, the messages sent into *sent (when not NULL). */
+static void bg_alone(const char *yaml, int g, double secs, uint64_t *lb, uint64_t *sent, Topo **tp)
 {
     TopoSpec sp;
     topo_spec_init(&sp);
-    sp.hosts = 8;
+    sp.hosts = 8 / g;
+    if (g > 1)
+        topocfg_nodes(&sp, g, (TopoLinkClass){.bw_Bps = 150e9, .latency_s = 1e-6});
     char *err = NULL;
     Topo *t = topo_new(&sp, &err);
     ck_assert_msg(t, "%s", err);
@@ -601,11 +607,13 @@ static void bg_alone(const char *yaml, double secs, uint64_t *lb, Topo **tp)
     ck_assert_msg(trainbg_read(root, 8, flows, &err), "%s", err);
     Sim *sim = sim_new(SIM_DEFAULT_SEED);
     Net *net = net_new(sim, t);
-    TrainBg *b = trainbg_start(sim, net, t, flows);
+    TrainBg *b = trainbg_start(sim, net, t, g, flows);
     simtime_t end;
     ck_assert(sim_seconds_to_ps(secs, &end));
     sim_run_until(sim, end);
     trainbg_stop(b);
+    if (sent)
+        *sent = trainbg_messages(b);
     sim_run(sim);
     ck_assert_uint_eq(net_inflight(net), 0);
     for (guint l = 0; l < t->links->len; l++)
@@ -628,7 +636,7 @@ START_TEST(test_background_load)
 {
     uint64_t lb[64];
     Topo *t;
-    bg_alone("- {pattern: permutation, load: 0.4, message: 64KiB, seed: 5}", 2.0, lb, &t);
+    bg_alone("- {pattern: permutation, load: 0.4, message: 64KiB, seed: 5}", 1, 2.0, lb, NULL, &t);
     double want = 0.4 * 1.25e9 * 2.0;
     for (int h = 0; h < 8; h++) {
         char hn[16];
@@ -638,7 +646,7 @@ START_TEST(test_background_load)
         ck_assert_msg(fabs(down / want - 1) < 0.04, "h%d received %g of %g", h, down, want);
     }
     topo_free(t);
-    bg_alone("- {pattern: incast, hosts: [5, 1, 2, 3], load: 0.2, message: 64KiB, seed: 5}", 1.0, lb, &t);
+    bg_alone("- {pattern: incast, hosts: [5, 1, 2, 3], load: 0.2, message: 64KiB, seed: 5}", 1, 1.0, lb, NULL, &t);
     uint64_t in = lb[link_named(t, "sw0", "h5")], sum = 0;
     ck_assert_uint_eq(lb[link_named(t, "h5", "sw0")], 0);
     ck_assert_uint_eq(lb[link_named(t, "h0", "sw0")], 0);
@@ -649,6 +657,30 @@ START_TEST(test_background_load)
     }
     ck_assert_uint_eq(in, sum);
     ck_assert_msg(fabs((double)sum / (3 * 0.2 * 1.25e9) - 1) < 0.06, "incast %g", (double)sum);
+    topo_free(t);
+}
+END_TEST
+
+/* On nodes of several GPUs a source offers its load against its node's
+ * NIC (the 10 Gbit/s link into the star), not its 150 GB/s link into the
+ * node: 8 GPUs at load 0.4 for 0.5 s send 8 x 0.4 x 1.25e9 x 0.5 B in
+ * 64 KiB messages (30,518 expected, a standard deviation of 0.6 %: within
+ * 4 %), and every message is delivered. */
+START_TEST(test_background_load_nodes)
+{
+    uint64_t lb[64], sent = 0;
+    Topo *t;
+    bg_alone("- {pattern: permutation, load: 0.4, message: 64KiB, seed: 5}", 2, 0.5, lb, &sent, &t);
+    double want = 8 * 0.4 * 1.25e9 * 0.5 / 65536;
+    ck_assert_msg(fabs((double)sent / want - 1) < 0.04, "sent %" PRIu64 " messages, expected about %g", sent, want);
+    uint64_t up = 0;
+    for (int h = 0; h < 8; h++) {
+        char hn[16], nn[16];
+        snprintf(hn, sizeof hn, "h%d", h);
+        snprintf(nn, sizeof nn, "node%d", h / 2);
+        up += lb[link_named(t, hn, nn)];
+    }
+    ck_assert_uint_eq(up, sent * 65536);
     topo_free(t);
 }
 END_TEST
@@ -702,6 +734,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_half_bandwidth_training);
     tcase_add_test(tc, test_fattree_reroute);
     tcase_add_test(tc, test_background_load);
+    tcase_add_test(tc, test_background_load_nodes);
     tc = testmain_case(s, "determinism");
     tcase_add_test(tc, test_seeded);
     tcase_add_test(tc, test_background_training);
