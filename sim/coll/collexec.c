@@ -390,6 +390,26 @@ static void start_send(CollExec *x, uint64_t id, int r, int32_t peer, uint64_t b
     }
 }
 
+/* Delivery hints (collexec_hint_net): three events before the delivery of
+ * lane `data`'s message, its lane (from the id alone: the Net has not
+ * read it); one event before, the receiving lane, found from the sender's
+ * peer, and its inbox. */
+static void deliver_early(void *ctx, void *data)
+{
+    const CollExec *x = ctx;
+    __builtin_prefetch(&x->lanes[GPOINTER_TO_SIZE(data)]);
+}
+
+static void deliver_late(void *ctx, void *data)
+{
+    const CollExec *x = ctx;
+    uint64_t ia = GPOINTER_TO_SIZE(data);
+    const ExecLane *lb = &x->lanes[peer_lane(x, ia, x->lanes[ia].send_peer)];
+    __builtin_prefetch(lb);
+    if (lb->inbox)
+        __builtin_prefetch(lb->inbox->data);
+}
+
 /* Lane id's posted receive has its message: the receiver's overhead, if
  * any, starts. */
 static void recv_arrived(CollExec *x, uint64_t id, int r)
@@ -703,6 +723,19 @@ void collexec_rank_go(CollExec *x, int r)
     }
     if (x->ndone == x->nlanes && !x->fired)   /* as in collexec_start: done runs from the queue */
         sim_at(x->sim, x->sim->now, fire_event, x, NULL);
+}
+
+bool collexec_sends_controls(const Topo *t)
+{
+    for (int c = 0; c < TOPO_NCLASSES; c++)
+        if (t->protocol[c].handshake == PROTOCOL_HANDSHAKE_RTT || t->protocol[c].ack == PROTOCOL_ACK_RTT)
+            return true;
+    return false;
+}
+
+void collexec_hint_net(Net *n)
+{
+    net_set_deliver_hint(n, on_deliver, deliver_early, deliver_late);
 }
 
 simtime_t collexec_start_time(const CollExec *x)

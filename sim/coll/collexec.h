@@ -67,6 +67,18 @@ simtime_t collexec_end_time(const CollExec *x);   /* valid once done ran */
 simtime_t collexec_rank_end_time(const CollExec *x, int r);
 void collexec_free(CollExec *x);
 
+/* Whether a run on topology t sends control messages (a request- or
+ * clear-to-send, an acknowledgement or a confirmation: some route class's
+ * protocol has handshake rtt or ack rtt). A Net without link statistics
+ * (net_set_stats) refuses them; one that carries no control message times
+ * the same with or without statistics. */
+bool collexec_sends_controls(const Topo *t);
+/* Sets n's delivery hints (net_set_deliver_hint) to prefetch, ahead of a
+ * message's delivery, the sending and receiving lanes the executor then
+ * touches. Only prefetches: the run is the same with or without them. For
+ * a Net whose deliveries are this module's (one collective's Net). */
+void collexec_hint_net(Net *n);
+
 /* Bytes one run of algorithm a on p ranks (hosts 0..p-1) of topology t
  * and `bytes` bytes holds at its peak, the Topo's own structures and
  * routes included (an estimate, for --max-memory: io/memlimit.h). A run

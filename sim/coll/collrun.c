@@ -127,6 +127,9 @@ static double timed_run(Topo *t, CollAlgo a, const CollParams *prm, int p, uint6
     }
     Sim *sim = sim_new(SIM_DEFAULT_SEED);   /* an idle-network run draws nothing; a skewed one from skew->seed */
     Net *net = net_new(sim, t);
+    if (!links && !collexec_sends_controls(t))
+        net_set_stats(net, false);   /* nothing reads them: a link is one line a hop, the timing the same */
+    collexec_hint_net(net);
     const CollSkew together = {.skew_s = 0};   /* repetitions: every rank issues at the repetition's start */
     const CollSkew *k = reps && !skew ? &together : skew;
     int total = reps ? reps->warmup + reps->reps : 1;

@@ -443,6 +443,125 @@ START_TEST(test_link_bytes)
 }
 END_TEST
 
+/* Runs s on a fresh Sim and Net over t, the Net keeping its link
+ * statistics or not and carrying collexec_hint_net's hints or not;
+ * every rank's end into ends[0..p), the events into *events. */
+static void run_ends(Topo *t, const CollSchedule *s, bool stats, bool hints, simtime_t *ends, uint64_t *events)
+{
+    Sim *sim = sim_new(7);
+    Net *net = net_new(sim, t);
+    net_set_stats(net, stats);
+    if (hints)
+        collexec_hint_net(net);
+    Done d = {.sim = sim};
+    CollRunSpec run = {.sim = sim, .net = net, .topo = t, .sched = s, .elem_bytes = 4, .gamma = GAMMA,
+                       .done = on_done, .ctx = &d};
+    CollExec *x = collexec_start(&run);
+    ck_assert_msg(x != NULL, "%s", sim->error);
+    ck_assert(sim_run(sim));
+    ck_assert_int_eq(d.calls, 1);
+    for (int r = 0; r < s->p; r++)
+        ends[r] = collexec_rank_end_time(x, r);
+    *events = sim->events;
+    collexec_free(x);
+    net_free(net);
+    sim_free(sim);
+}
+
+/* A hierarchical cluster of `nodes` nodes of 4 GPUs over a k = 4
+ * fat-tree (message mode), with protocol pr between and inside nodes. */
+static Topo *hier_fat_tree(int nodes, const Protocol *pr)
+{
+    TopoSpec sp;
+    topo_spec_init(&sp);
+    sp.kind = TOPO_HIERARCHICAL;
+    sp.hosts = 0;   /* every GPU: nodes x 4 */
+    sp.gpus_per_node = 4;
+    sp.intra = (TopoLinkClass){.bw_Bps = 450e9, .latency_s = 1e-6};
+    sp.inter = g_new(TopoSpec, 1);
+    topo_spec_init(sp.inter);
+    sp.inter->kind = TOPO_FATTREE;
+    sp.inter->k = 4;
+    sp.inter->hosts = nodes;
+    sp.inter->link = (TopoLinkClass){.bw_Bps = 50e9, .latency_s = 500e-9};
+    sp.inter->switch_latency_s = 200e-9;
+    sp.protocol = *pr;
+    char *err = NULL;
+    Topo *t = topo_new(&sp, &err);
+    ck_assert_msg(t != NULL, "topo_new: %s", err ? err : "");
+    topo_spec_clear(&sp);
+    return t;
+}
+
+/* What collrun does to its fresh Net (no link statistics where no
+ * control message is sent, collexec_hint_net's prefetch hints) leaves
+ * every rank's end and the event count as a plain Net has them: a star
+ * in both modes and a hierarchical cluster over a fat-tree, every
+ * algorithm (hierarchical with a ring and Rabenseifner between nodes),
+ * sizes from one element to rendezvous, under the default protocol, an
+ * eager one, one with overhead and segments (no control message), and
+ * handshake and ack rtt (control messages: statistics kept). */
+START_TEST(test_fresh_net)
+{
+    Protocol prs[4];
+    protocol_init(&prs[0]);
+    protocol_init_eager(&prs[1]);
+    protocol_init(&prs[2]);
+    prs[2].overhead_s = 1e-6;
+    prs[2].segment_bytes = 32 << 10;
+    protocol_init(&prs[3]);
+    prs[3].handshake = PROTOCOL_HANDSHAKE_RTT;
+    prs[3].ack = PROTOCOL_ACK_RTT;
+    static const uint64_t sizes[] = {1, 100003, 1u << 18};
+    int runs = 0;
+    for (int pi = 0; pi < 4; pi++)
+        for (int ti = 0; ti < 3; ti++) {
+            Topo *t = ti == 2 ? hier_fat_tree(4, &prs[pi]) : star_proto(16, ti ? 1500 : 0, &prs[pi]);
+            ck_assert(collexec_sends_controls(t) == (pi == 3));
+            for (int algo = 0; algo < COLL_NALGOS; algo++)
+                for (int inter = 0; inter < 2; inter++)
+                    for (size_t si = 0; si < G_N_ELEMENTS(sizes); si++) {
+                        if (inter && algo != COLL_HIERARCHICAL)
+                            continue;
+                        CollParams prm;
+                        coll_params_init(&prm);
+                        prm.gpus_per_node = 4;
+                        prm.inter = inter ? COLL_RABENSEIFNER : COLL_RING;
+                        CollSchedule *s = coll_schedule_new(16, sizes[si]);
+                        char *err = NULL;
+                        if (!coll_build(s, (CollAlgo)algo, &prm, &err)) {   /* torus2d off a torus */
+                            g_free(err);
+                            coll_schedule_free(s);
+                            continue;
+                        }
+                        simtime_t plain[16], fresh[16];
+                        uint64_t e_plain, e_fresh;
+                        run_ends(t, s, true, false, plain, &e_plain);
+                        run_ends(t, s, collexec_sends_controls(t), true, fresh, &e_fresh);
+                        ck_assert_uint_eq(e_fresh, e_plain);
+                        for (int r = 0; r < 16; r++)
+                            ck_assert_msg(fresh[r] == plain[r], "%s, protocol %d, topology %d, %" G_GUINT64_FORMAT
+                                          " elements: rank %d ends at %" G_GUINT64_FORMAT " ps, not %"
+                                          G_GUINT64_FORMAT, coll_algo_name((CollAlgo)algo), pi, ti,
+                                          (guint64)sizes[si], r, (guint64)fresh[r], (guint64)plain[r]);
+                        coll_schedule_free(s);
+                        runs++;
+                        /* collrun itself: the fresh Net against one that keeps statistics (links asked for) */
+                        uint64_t e_run, e_links;
+                        NetLinkStats *st = g_new0(NetLinkStats, t->links->len);
+                        double a = collrun_time(t, (CollAlgo)algo, &prm, 16, sizes[si] * 4, 4, GAMMA, &e_run, &err);
+                        double b = collrun_time_links(t, (CollAlgo)algo, &prm, 16, sizes[si] * 4, 4, GAMMA, &e_links,
+                                                      st, &err);
+                        ck_assert_msg(a >= 0 && a == b, "collrun %.12g s, with links %.12g s", a, b);
+                        ck_assert_uint_eq(e_run, e_links);
+                        g_free(st);
+                    }
+            topo_free(t);
+        }
+    ck_assert_int_ge(runs, 4 * 3 * 5 * 3);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("collexec");
@@ -460,6 +579,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_rules);
     tc = testmain_case(s, "determinism");
     tcase_add_test(tc, test_repeatable);
+    tcase_add_test(tc, test_fresh_net);
     tc = testmain_case(s, "bad-input");
     tcase_add_test(tc, test_errors);
     return s;
