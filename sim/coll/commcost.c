@@ -3,7 +3,7 @@
 
 typedef struct {
     simtime_t dur;           /* ps */
-    double util;             /* mean host-egress utilization, 0..1 */
+    double bytes;            /* bytes serialized onto the hosts' egress links */
 } CostEntry;
 
 struct CommCost {
@@ -117,16 +117,9 @@ bool commcost_get_op(CommCost *c, CollOp op, CollAlgo a, uint64_t elems, simtime
         } else {
             e = g_new0(CostEntry, 1);
             e->dur = collexec_end_time(x) - collexec_start_time(x);
-            double bytes = 0, cap = 0;
-            for (guint l = 0; l < c->topo->links->len; l++) {
-                const TopoLink *tl = &g_array_index(c->topo->links, TopoLink, l);
-                if (tl->from < c->p) {
-                    bytes += (double)net_link_stats(net, l)->bytes;
-                    cap += tl->bw_Bps;
-                }
-            }
-            double secs = sim_ps_to_seconds(e->dur);
-            e->util = secs > 0 && cap > 0 ? bytes / (cap * secs) : 0;
+            for (guint l = 0; l < c->topo->links->len; l++)
+                if (g_array_index(c->topo->links, TopoLink, l).from < c->p)
+                    e->bytes += (double)net_link_stats(net, l)->bytes;
             c->events += sim->events;
             g_hash_table_insert(c->costs, g_memdup2(&k, sizeof k), e);
         }
@@ -138,8 +131,30 @@ bool commcost_get_op(CommCost *c, CollOp op, CollAlgo a, uint64_t elems, simtime
     }
     *dur = e->dur;
     if (util)
-        *util = e->util;
+        *util = commcost_util(c->topo, c->p, e->bytes, e->dur);
     return true;
+}
+
+bool commcost_egress_op(CommCost *c, CollOp op, CollAlgo a, uint64_t elems, double *bytes, SimErr *code, char **err)
+{
+    simtime_t dur;
+    if (!commcost_get_op(c, op, a, elems, &dur, NULL, code, err))
+        return false;
+    CostKey k = {op, a, elems};
+    *bytes = ((const CostEntry *)g_hash_table_lookup(c->costs, &k))->bytes;
+    return true;
+}
+
+double commcost_util(const Topo *t, int p, double bytes, simtime_t dur)
+{
+    double cap = 0;
+    for (guint l = 0; l < t->links->len; l++) {
+        const TopoLink *tl = &g_array_index(t->links, TopoLink, l);
+        if (tl->from < p)
+            cap += tl->bw_Bps;
+    }
+    double secs = sim_ps_to_seconds(dur);
+    return secs > 0 && cap > 0 ? bytes / (cap * secs) : 0;
 }
 
 uint64_t commcost_events(const CommCost *c)

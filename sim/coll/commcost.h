@@ -31,6 +31,17 @@ const CollSchedule *commcost_schedule(CommCost *c, CollAlgo a, uint64_t elems, c
 bool commcost_get_op(CommCost *c, CollOp op, CollAlgo a, uint64_t elems, simtime_t *dur, double *util, SimErr *code,
                      char **err);
 const CollSchedule *commcost_schedule_op(CommCost *c, CollOp op, CollAlgo a, uint64_t elems, char **err);
+/* The bytes that collective serializes onto the egress links of hosts
+ * 0..p-1 (every link leaving one of them), measured on its idle run (the
+ * memo's; run now if it was not yet). They do not depend on what else is
+ * on the network: the same messages cross the same routes, so a live run
+ * of it puts the same bytes there. False + *err, *code as commcost_get. */
+bool commcost_egress_op(CommCost *c, CollOp op, CollAlgo a, uint64_t elems, double *bytes, SimErr *code, char **err);
+/* The mean utilization (0..1) of the egress links of hosts 0..p-1 of t
+ * when `bytes` cross them in dur ps: bytes / (their summed capacity x
+ * dur); 0 when dur or the capacity is 0. commcost_get's util is this with
+ * the idle run's bytes and duration. */
+double commcost_util(const Topo *t, int p, double bytes, simtime_t dur);
 /* Engine events spent on the memo runs so far. */
 uint64_t commcost_events(const CommCost *c);
 

@@ -6,6 +6,7 @@ typedef struct {
     simtime_t dur;           /* ps */
     NcclChoice choice;       /* what the tuner chose */
     uint64_t sent0;          /* data bytes rank 0 sends in the call */
+    uint64_t sent;           /* data bytes its ranks send in all */
 } NcclEntry;
 
 typedef struct {
@@ -109,7 +110,9 @@ static const NcclEntry *entry(CommNccl *c, const CommNcclGroup *g, NcclOp op, co
         char *why = NULL;
         sp.rank_bytes = g_new0(uint64_t, (size_t)sp.nodes * sp.ppn);
         double secs = ncclsim_time(&sp, &st, &why);
-        uint64_t sent0 = sp.rank_bytes[0];
+        uint64_t sent0 = sp.rank_bytes[0], sent = 0;
+        for (int r = 0; r < sp.nodes * sp.ppn; r++)
+            sent += sp.rank_bytes[r];
         g_free(sp.rank_bytes);
         simtime_t ps;
         if (secs < 0 || !sim_seconds_to_ps(secs, &ps)) {
@@ -123,7 +126,7 @@ static const NcclEntry *entry(CommNccl *c, const CommNcclGroup *g, NcclOp op, co
         }
         c->events += st.events;
         e = g_new(NcclEntry, 1);
-        *e = (NcclEntry){.dur = ps, .choice = ch, .sent0 = sent0};
+        *e = (NcclEntry){.dur = ps, .choice = ch, .sent0 = sent0, .sent = sent};
         g_hash_table_insert(c->memo, g_memdup2(&k, sizeof k), e);
     }
     return e;
@@ -147,6 +150,15 @@ bool commnccl_sent(CommNccl *c, const CommNcclGroup *g, NcclOp op, const NcclFor
     const NcclEntry *e = entry(c, g, op, f, bytes, NULL, err);
     if (e)
         *sent = e->sent0;
+    return e != NULL;
+}
+
+bool commnccl_sent_all(CommNccl *c, const CommNcclGroup *g, NcclOp op, const NcclForce *f, uint64_t bytes,
+                       uint64_t *sent, char **err)
+{
+    const NcclEntry *e = entry(c, g, op, f, bytes, NULL, err);
+    if (e)
+        *sent = e->sent;
     return e != NULL;
 }
 

@@ -69,6 +69,12 @@ NcclSimSpec commnccl_spec(const CommNccl *c, const CommNcclGroup *g, NcclOp op, 
 bool commnccl_sent(CommNccl *c, const CommNcclGroup *g, NcclOp op, const NcclForce *f, uint64_t bytes,
                    uint64_t *sent, char **err);
 
+/* The data bytes all of g's ranks send in that call (as commnccl_sent's,
+ * summed over them: what the call puts on its GPUs' outgoing links, the
+ * protocol's wire overhead not counted). */
+bool commnccl_sent_all(CommNccl *c, const CommNcclGroup *g, NcclOp op, const NcclForce *f, uint64_t bytes,
+                       uint64_t *sent, char **err);
+
 /* Engine events spent on the memo runs so far. */
 uint64_t commnccl_events(const CommNccl *c);
 

@@ -26,7 +26,6 @@ typedef struct {
     simtime_t dur;                 /* ps; its all-reduce's duration on the idle network (the memo's) */
     double lag0;                   /* live: c.lag when it started, ps */
     bool done;
-    double util;                   /* host egress utilization during it */
 } UnitState;
 
 typedef struct {
@@ -121,7 +120,7 @@ static void unit_finished(Train *t, int u)
         t->c.cslow_ps += st->at.end - st->at.start - st->dur;
     if (st->iter == t->c.rec_iter && t->live)
         t->c.cslow_ps += trainlag_since(&t->c.lag, st->at.end, st->lag0);
-    traincore_sync_ended(&t->c, su, st->iter, st->at.start, st->at.end, st->util);
+    traincore_sync_ended(&t->c, su, st->iter, st->at.start, st->at.end);
 }
 
 static void comm_dispatch(Train *t);
@@ -170,7 +169,7 @@ static void comm_start(Train *t, int u)
     if (!t->live) {
         char *why = NULL;
         SimErr code;
-        if (!trainplan_unit_cost(t->c.plan, u, &st->dur, &st->util, &code, &why)) {
+        if (!trainplan_unit_cost(t->c.plan, u, &st->dur, NULL, &code, &why)) {
             sim_fail_code(sim, code, "%s", why);
             g_free(why);
             return;

@@ -43,7 +43,8 @@ typedef struct {
     int last_layer;          /* comm: last layer carried; compute: as first_layer */
     bool forward;            /* compute: a forward pass (with its layer's update under layer/priority) */
     double start_s, dur_s;   /* from the recorded iteration's start; may be < 0 for iter -1 */
-    double value;            /* comm: mean NIC egress utilization in [0,1] while it ran */
+    double value;            /* comm: mean utilization of the hosts' egress links in [0,1] while it ran
+                              * (trainplan_unit_util) */
     int rank;                /* compute: the rank whose stream it is (per-rank runs; else 0, standing for all) */
 } TrainSpan;
 

@@ -344,10 +344,20 @@ void traincore_task_ended(TrainCore *c, const TrainWork *w, int span, bool count
         g_array_index(c->spans, TrainSpan, span).dur_s = sim_ps_to_seconds(took);
 }
 
-void traincore_sync_ended(TrainCore *c, const SyncUnit *su, int iter, simtime_t start, simtime_t end, double util)
+void traincore_sync_ended(TrainCore *c, const SyncUnit *su, int iter, simtime_t start, simtime_t end)
 {
     if (iter == c->rec_iter)
         c->comm_ps += end - start;
+    double util = 0;
+    char *why = NULL;
+    SimErr code;
+    if (c->spans && (iter == c->rec_iter || iter == c->rec_iter - 1) &&
+        !trainplan_unit_util(c->plan, (int)(su - &g_array_index(c->plan->units, SyncUnit, 0)), end - start, &util,
+                             &code, &why)) {
+        sim_fail_code(c->sim, code, "%s", why);
+        g_free(why);
+        return;
+    }
     if (c->spans)
         traincore_span(c, (TrainSpan){.name = g_strdup(su->name), .track = 1, .first_layer = su->first_layer,
                                       .last_layer = su->last_layer, .value = util},

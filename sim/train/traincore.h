@@ -155,10 +155,11 @@ int traincore_task_span(TrainCore *c, const TrainTask *k, int iter, int rank, si
  * done slowed to beside_ps when `counted` (rec_iter, and rank 0 on the
  * per-rank engine), and fixes its span's (index span, -1: none) duration. */
 void traincore_task_ended(TrainCore *c, const TrainWork *w, int span, bool counted);
-/* Unit su of iteration iter ran from start to end: counts it in comm_ps
- * when iter is rec_iter and records its span (util: the NIC egress
- * utilization while it ran, 0 when not measured). */
-void traincore_sync_ended(TrainCore *c, const SyncUnit *su, int iter, simtime_t start, simtime_t end, double util);
+/* Unit su (in c->plan->units) of iteration iter ran from start to end:
+ * counts it in comm_ps when iter is rec_iter and records its span, its
+ * value the hosts' egress utilization over that time
+ * (trainplan_unit_util; a failure fails the Sim). */
+void traincore_sync_ended(TrainCore *c, const SyncUnit *su, int iter, simtime_t start, simtime_t end);
 
 /* Where unit u's `needed` instant is kept by the engine. */
 typedef simtime_t *(*TrainNeededFn)(void *ctx, int u);

@@ -220,6 +220,20 @@ bool trainnccl_unit_sent(CommNccl *c, const Scenario *s, const SyncUnit *u, uint
     return n > 0;
 }
 
+bool trainnccl_unit_egress(CommNccl *c, const Scenario *s, const SyncUnit *u, double *bytes, char **err)
+{
+    TrainNcclCall calls[TRAINNCCL_MAX_CALLS];
+    int n = trainnccl_calls(s, u, calls, err);
+    *bytes = 0;
+    for (int i = 0; i < n; i++) {
+        uint64_t b;
+        if (!commnccl_sent_all(c, &calls[i].group, calls[i].op, &u->nccl.force, calls[i].bytes, &b, err))
+            return false;
+        *bytes += (double)b * (double)s->world / (double)(calls[i].group.nodes * calls[i].group.ppn);
+    }
+    return n > 0;
+}
+
 /* Whether NCCL runs force f on a communicator of `nodes` nodes of `ppn`
  * GPUs of s's cluster (the tuner's check at 1 MiB: what it refuses
  * depends on the cluster, not on the size); the error points at `at`. */

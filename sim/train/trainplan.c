@@ -481,10 +481,23 @@ bool trainplan_unit_cost(const TrainPlan *p, int u, simtime_t *dur, double *util
     const SyncUnit *su = &g_array_index(p->units, SyncUnit, u);
     if (!su->nccl.on)
         return commcost_get_op(unit_memo(p, su), su->coll, su->algo, su->elems, dur, util, code, err);
-    if (util)
-        *util = 0;
     SyncNccl calls;
-    return trainnccl_unit_cost(p->nccl, p->s, su, &su->nccl.force, dur, &calls, code, err);
+    if (!trainnccl_unit_cost(p->nccl, p->s, su, &su->nccl.force, dur, &calls, code, err))
+        return false;
+    return !util || trainplan_unit_util(p, u, *dur, util, code, err);
+}
+
+bool trainplan_unit_util(const TrainPlan *p, int u, simtime_t dur, double *util, SimErr *code, char **err)
+{
+    const SyncUnit *su = &g_array_index(p->units, SyncUnit, u);
+    double bytes;
+    if (code)
+        *code = SIM_ERR_MODEL;
+    bool ok = su->nccl.on ? trainnccl_unit_egress(p->nccl, p->s, su, &bytes, err)
+                          : commcost_egress_op(unit_memo(p, su), su->coll, su->algo, su->elems, &bytes, code, err);
+    if (ok)
+        *util = commcost_util(p->topo, p->s->world, bytes, dur);
+    return ok;
 }
 
 CollExec *trainplan_launch(const TrainPlan *p, Sim *sim, Net *net, int u, bool deferred, CollDoneFn done,

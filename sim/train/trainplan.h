@@ -123,13 +123,21 @@ NcclLiveCalls *trainplan_launch_nccl(const TrainPlan *p, Sim *sim, Net *net, Ncc
  * and every GPU under one s, and frees it after the calls. */
 NcclLiveMerge *trainplan_live_merge(const TrainPlan *p, Sim *sim);
 
-/* Unit u's idle-network duration (ps) and egress utilization: an NCCL
- * unit's calls' from commnccl's memo (trainnccl_unit_cost: on its
- * group's communicator; util 0: their links are not recorded), else
+/* Unit u's idle-network duration (ps) and egress utilization (util may
+ * be NULL; trainplan_unit_util over that duration): an NCCL unit's
+ * calls' from commnccl's memo (trainnccl_unit_cost: on its group's
+ * communicator), else
  * commcost_get_op's with the unit's collective, algorithm and size.
  * False + *err and *code as commcost_get. The engines and the MPI replay
  * ask here so that every collective is run as the unit says. */
 bool trainplan_unit_cost(const TrainPlan *p, int u, simtime_t *dur, double *util, SimErr *code, char **err);
+/* The mean utilization (0..1) of the hosts' egress links by unit u's
+ * collective when it takes dur ps (commcost_util): the bytes it puts on
+ * them, the same however it ran (commcost_egress_op's, measured on its
+ * idle run; an NCCL unit's: the data bytes its GPUs send,
+ * trainnccl_unit_egress), over dur. False + *err and *code as
+ * trainplan_unit_cost. */
+bool trainplan_unit_util(const TrainPlan *p, int u, simtime_t dur, double *util, SimErr *code, char **err);
 /* Unit u's cached schedule (not for an NCCL call's own schedule: the
  * unit's algorithm's). */
 const CollSchedule *trainplan_unit_schedule(const TrainPlan *p, int u, char **err);

@@ -239,7 +239,7 @@ static void on_unit_done(void *ctx, void *data)
         t->rec[u] = *ru;
         t->rec[u].early = NULL;   /* owned by t->u[u] */
     }
-    traincore_sync_ended(&t->c, su, ru->iter, ru->at.start, ru->at.end, 0);
+    traincore_sync_ended(&t->c, su, ru->iter, ru->at.start, ru->at.end);
     ru->released = ru->issued = 0;
     for (int r = 0; r < t->world; r++) {
         traincomm_done(&t->ranks[r].comm, u);
@@ -308,10 +308,9 @@ static void on_launch(void *ctx, void *data)
     RUnit *ru = &t->u[u];
     if (ru->issued == t->world && t->running == 1 && net_inflight(t->net) == 0) {
         simtime_t dur;
-        double util;
         char *why = NULL;
         SimErr code;
-        if (!trainplan_unit_cost(t->c.plan, u, &dur, &util, &code, &why)) {
+        if (!trainplan_unit_cost(t->c.plan, u, &dur, NULL, &code, &why)) {
             sim_fail_code(t->c.sim, code, "%s", why);
             g_free(why);
             return;

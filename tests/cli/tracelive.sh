@@ -1,0 +1,52 @@
+#!/bin/bash
+# What `arsim run` shows of collectives run live on the shared network
+# (comm.streams > 1): the trace's NIC counter against its closed form.
+source tests/clilib.bash
+A=${ARSIM:-./arsim}
+T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
+SCEN=tests/bad/support/ok.yaml      # vgg16-cifar10, 4 hosts on a star of 10 Gbit/s links; ddp: ring
+
+# The counter of a live ddp run (two streams: buckets overlap). A ring
+# all-reduce of S bytes over p ranks has every rank send 2(p-1) chunks of
+# S/p: 2(p-1)S bytes leave the hosts, whatever else shares the links; the
+# p egress links hold p x 1.25e9 B/s. So a bucket that took dur s used
+# them 2(p-1)S / (p 1.25e9 dur) of the time (p = 4: 6S / 5e9 dur), and at
+# each instant the counter is the sum of that over the buckets in flight
+# (dur and S read from the trace and the JSON's layers).
+live_counter() {
+    "$A" run "$SCEN" --set comm.streams=2 --set 'batch=[32]' --trace-policy ddp --trace "$T/tr.json" \
+        --json "$T/r.json" >/dev/null 2>"$T/err" || { echo "exit $?: $(cat "$T/err")"; return 1; }
+    flat "$T/tr.json" >"$T/tr.flat" && flat "$T/r.json" >"$T/r.flat" || { echo "not valid JSON"; return 1; }
+    awk -F'\t' '
+        FNR == NR {   # the JSON: ddp'"'"'s units, their bytes
+            if (match($1, /^\.results\[[0-9]+\]\./)) {
+                i = substr($1, 10, RLENGTH - 11); k = substr($1, RLENGTH + 1)
+                if (k == "policy") pol[i] = $2
+                if (match(k, /^layers\[[0-9]+\]\./)) { j = substr(k, 8, RLENGTH - 9); f = substr(k, RLENGTH + 1)
+                    if (f == "name") nm[i, j] = $2; if (f == "bytes") by[i, j] = $2; if (j + 1 > nl[i]) nl[i] = j + 1 }
+            }
+            next
+        }
+        match($1, /^\.traceEvents\[[0-9]+\]\./) { i = substr($1, 14, RLENGTH - 15); e[i, substr($1, RLENGTH + 1)] = $2; if (i + 1 > n) n = i + 1 }
+        END {
+            for (i in pol) if (pol[i] == "ddp") for (j = 0; j < nl[i]; j++) S[nm[i, j]] = by[i, j]
+            for (i = 0; i < n; i++)
+                if (e[i, "ph"] == "X" && e[i, "cat"] == "comm" && e[i, "pid"] == "0") {
+                    if (!(e[i, "name"] in S)) { print "comm event " e[i, "name"] " not among ddp'"'"'s units"; exit 1 }
+                    m++; ts[m] = e[i, "ts"]; te[m] = e[i, "ts"] + e[i, "dur"]
+                    u[m] = 100 * 6 * S[e[i, "name"]] / (5e9 * e[i, "dur"] * 1e-6)
+                }
+            if (m < 4) { print "only " m " collectives on rank 0"; exit 1 }
+            for (i = 0; i < n; i++) {
+                if (e[i, "ph"] != "C") continue
+                c++; t = e[i, "ts"]; want = 0
+                for (k = 1; k <= m; k++) if (ts[k] <= t + 1e-3 && t < te[k] - 1e-3) { want += u[k]; on++ }
+                got = e[i, "args.NIC egress %"]; d = got - want
+                if ((d < 0 ? -d : d) > 1e-9 * (want > 1 ? want : 1)) { print "at " t " us: counter " got ", closed form " want; bad = 1 }
+                if (got > 0) pos++
+            }
+            if (!c || !pos) { print c " counter events, " pos " of them above 0"; exit 1 }
+            exit bad
+        }' "$T/r.flat" "$T/tr.flat"
+}
+t "live ddp: the NIC counter is each bucket's 6S / (5e9 dur), summed over those in flight" live_counter
