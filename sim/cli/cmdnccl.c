@@ -6,6 +6,7 @@
 #include "coll/ncclsim.h"
 #include "io/memlimit.h"
 #include "report/reportnccl.h"
+#include "report/reportnode.h"
 
 #include <string.h>
 #include <time.h>
@@ -172,14 +173,15 @@ static bool one_size(const CmdNcclOpts *o, Topo *t, const NodeCluster *cl, int p
 
 /* What --json writes. */
 typedef struct {
-    const char *what;
+    const char *what;     /* what was built */
+    const char *name;     /* the cluster's name */
     const GArray *rows;   /* ReportNcclRow */
 } NcclOut;
 
 static void write_json(FILE *f, void *ctx)
 {
     const NcclOut *no = ctx;
-    reportnccl_json(f, no->what, (const ReportNcclRow *)no->rows->data, no->rows->len);
+    reportnccl_json(f, no->name, no->what, (const ReportNcclRow *)no->rows->data, no->rows->len);
 }
 
 static void write_csv(FILE *f, void *ctx)
@@ -245,7 +247,8 @@ int cmdnccl_run(const CmdNcclOpts *o, int ranks, const GArray *sizes, const char
     cliprogress_end(bar);
     if (rc == 0) {
         char *what = node_cluster_describe(&cl);
-        NcclOut no = {what, rows};
+        char *name = reportnode_cluster_name(cl.node.name, &cl.fab, NULL);
+        NcclOut no = {what, name, rows};
         if (json && !fileio_write_with(json, write_json, &no, err))
             rc = 1;
         if (rc == 0 && csv && !fileio_write_with(csv, write_csv, &no, err))
@@ -253,6 +256,7 @@ int cmdnccl_run(const CmdNcclOpts *o, int ranks, const GArray *sizes, const char
         if (rc == 0 && !fileio_is_stdout(json) && !fileio_is_stdout(csv))
             reportnccl_table(out, what, (const ReportNcclRow *)rows->data, rows->len);
         g_free(what);
+        g_free(name);
     }
     g_array_free(rows, TRUE);
     topo_free(t);

@@ -5,6 +5,7 @@
 #include <cJSON.h>
 #include <glib.h>
 #include <stdlib.h>
+#include <string.h>
 
 char *report_num(char buf[REPORT_NUM_MAX], double v)
 {
@@ -22,4 +23,19 @@ void report_print_json(FILE *out, const cJSON *root)
     fputs(s, out);
     fputc('\n', out);
     cJSON_free(s);
+}
+
+void report_csv_text(GString *out, const char *text)
+{
+    if (strpbrk(text, ",\"\n\r")) {
+        g_string_append_c(out, '"');
+        for (const char *c = text; *c; c++) {
+            if (*c == '"')
+                g_string_append_c(out, '"');
+            g_string_append_c(out, *c);
+        }
+        g_string_append_c(out, '"');
+    } else {
+        g_string_append(out, text);
+    }
 }

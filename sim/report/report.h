@@ -3,6 +3,7 @@
 #ifndef ARSIM_REPORT_H
 #define ARSIM_REPORT_H
 
+#include <glib.h>
 #include <stdio.h>
 
 typedef struct cJSON cJSON;   /* cJSON.h's type; only report code includes cJSON.h */
@@ -17,5 +18,9 @@ void report_print_json(FILE *out, const cJSON *root);
  * strtod reads back as exactly v (17 significant digits always do);
  * returns buf. 0.1 is "0.1", not "0.10000000000000001". */
 char *report_num(char buf[REPORT_NUM_MAX], double v);
+
+/* Appends text to out as one CSV field: quoted ("" for a quote inside)
+ * when it holds a comma, a quote or a line break, else as it is. */
+void report_csv_text(GString *out, const char *text);
 
 #endif

@@ -20,7 +20,7 @@ void reportnccl_table(FILE *out, const char *cluster, const ReportNcclRow *rows,
     }
 }
 
-void reportnccl_json(FILE *out, const char *cluster, const ReportNcclRow *rows, size_t n)
+void reportnccl_json(FILE *out, const char *cluster, const char *built, const ReportNcclRow *rows, size_t n)
 {
     cJSON *arr = cJSON_CreateArray();
     for (size_t i = 0; i < n; i++) {
@@ -28,6 +28,7 @@ void reportnccl_json(FILE *out, const char *cluster, const ReportNcclRow *rows, 
         cJSON *o = cJSON_CreateObject();
         cJSON_AddStringToObject(o, "algorithm", "nccl");
         cJSON_AddStringToObject(o, "cluster", cluster);
+        cJSON_AddStringToObject(o, "cluster_built", built);
         cJSON_AddStringToObject(o, "op", nccl_op_name(r->op));
         cJSON_AddNumberToObject(o, "ranks", r->ranks);
         cJSON_AddNumberToObject(o, "nodes", r->nodes);

@@ -23,7 +23,10 @@ typedef struct {
 
 /* cluster: the line saying what was built (printed first in the table). */
 void reportnccl_table(FILE *out, const char *cluster, const ReportNcclRow *rows, size_t n);
-void reportnccl_json(FILE *out, const char *cluster, const ReportNcclRow *rows, size_t n);
+/* JSON: each row with `cluster`, the cluster's name (cluster, as `arsim
+ * run --json` names it: reportnode_cluster_name), and `cluster_built`,
+ * the line saying what was built (built). */
+void reportnccl_json(FILE *out, const char *cluster, const char *built, const ReportNcclRow *rows, size_t n);
 /* `collective --csv`: reportcoll.h's header and columns (no --skew cells). */
 void reportnccl_csv(FILE *out, const ReportNcclRow *rows, size_t n);
 

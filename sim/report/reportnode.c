@@ -48,3 +48,20 @@ void reportnode_list(FILE *out, const GArray *rows, bool json)
                 n->nnics, n->nic_raw_Bps * 8 / 1e9);
     }
 }
+
+char *reportnode_cluster_name(const char *node, const NodeFabricSpec *f, const char *oversub_text)
+{
+    NodeFabricSpec def;
+    node_fabric_init(&def);
+    GString *t = g_string_new(NULL);
+    g_string_printf(t, "%d x %s, rail-optimized fat-tree", f->nodes, node);
+    if (f->leaf_radix != def.leaf_radix)
+        g_string_append_printf(t, ", leaf radix %d", f->leaf_radix);
+    if (f->oversub != def.oversub) {
+        if (oversub_text)
+            g_string_append_printf(t, ", oversubscription %s", oversub_text);
+        else
+            g_string_append_printf(t, ", oversubscription %g", f->oversub);
+    }
+    return g_string_free(t, FALSE);
+}

@@ -1,6 +1,7 @@
 /* reportrun — `arsim run` output: table, JSON, CSV, Chrome trace; see
  * reportrun.h. */
 #include "report/reportrun.h"
+#include "report/reportnode.h"
 #include "io/units.h"
 
 #include <cJSON.h>
@@ -31,23 +32,12 @@ static const char *unit_algo_name(const TrainUnitRow *u)
     return u->nccl.on ? "nccl" : coll_algo_name(u->algo);
 }
 
-/* A cluster of GPU nodes in a few words, "16 x dgx-h100, rail-optimized
- * fat-tree" (the fabric's leaf radix and oversubscription after it where
- * they are not the defaults): what its results and their figures are
- * titled by (g_free); NULL for any other cluster. */
+/* A cluster of GPU nodes in a few words (reportnode_cluster_name): what
+ * its results and their figures are titled by (g_free); NULL for any
+ * other cluster. */
 static char *cluster_name(const Scenario *s)
 {
-    if (!s->node)
-        return NULL;
-    NodeFabricSpec def;
-    node_fabric_init(&def);
-    GString *t = g_string_new(NULL);
-    g_string_printf(t, "%d x %s, rail-optimized fat-tree", s->node_fab.nodes, s->node->name);
-    if (s->node_fab.leaf_radix != def.leaf_radix)
-        g_string_append_printf(t, ", leaf radix %d", s->node_fab.leaf_radix);
-    if (s->node_fab.oversub != def.oversub)
-        g_string_append_printf(t, ", oversubscription %g", s->node_fab.oversub);
-    return g_string_free(t, FALSE);
+    return s->node ? reportnode_cluster_name(s->node->name, &s->node_fab, s->oversub_text) : NULL;
 }
 
 /* Adds "node" and "cluster" to o for a cluster of GPU nodes. */
@@ -287,11 +277,20 @@ void report_run_table(FILE *out, const Scenario *s, const GArray *results, bool 
 void report_run_csv(FILE *out, const Scenario *s, const GArray *results)
 {
     bool nccl = any_nccl(results);
+    char *cluster = cluster_name(s);
+    GString *tail = g_string_new(NULL);   /* node, cluster: the same on every line */
+    if (cluster) {
+        g_string_append_c(tail, ',');
+        report_csv_text(tail, s->node->name);
+        g_string_append_c(tail, ',');
+        report_csv_text(tail, cluster);
+    }
     fprintf(out, "scenario,model,gpu,topology,nodes,gpus_per_node,world,bandwidth_Bps,batch,policy,overlap,algorithm,"
-                 "iteration_s,compute_s,comm_s,exposed_comm_s,samples_per_s,speedup%s%s,comm_bytes,memory_peak_bytes%s\n",
+                 "iteration_s,compute_s,comm_s,exposed_comm_s,samples_per_s,speedup%s%s,comm_bytes,memory_peak_bytes%s%s\n",
             s->whatif ? ",iteration_p50_s,iteration_p99_s,iteration_max_s" : "",
             s->overlap ? ",slowdown_s,comm_slowdown_s" : "",
-            nccl ? ",nccl_algo,nccl_proto,channels,nccl_time_s,nccl_tuner_time_s,nccl_release" : "");
+            nccl ? ",nccl_algo,nccl_proto,channels,nccl_time_s,nccl_tuner_time_s,nccl_release" : "",
+            cluster ? ",node,cluster" : "");
     for (guint i = 0; i < results->len; i++) {
         const TrainResult *r = &g_array_index(results, TrainResult, i);
         const Policy *p = policy_of(s, r);
@@ -319,8 +318,10 @@ void report_run_csv(FILE *out, const Scenario *s, const GArray *results)
         } else if (nccl) {   /* a policy without NCCL calls */
             fputs(",,,,,,", out);
         }
-        fprintf(out, "\n");
+        fprintf(out, "%s\n", tail->str);
     }
+    g_string_free(tail, TRUE);
+    g_free(cluster);
 }
 
 /* The trace's names of rank pid: its process and its threads, compute

@@ -203,22 +203,6 @@ bool reportsweep_parse(const char *text, gsize len, char **id, guint64 *index, c
     return ok;
 }
 
-/* One CSV field of text (quoted when it holds , " or a newline). */
-static void csv_text(GString *out, const char *text)
-{
-    if (strpbrk(text, ",\"\n\r")) {
-        g_string_append_c(out, '"');
-        for (const char *c = text; *c; c++) {
-            if (*c == '"')
-                g_string_append_c(out, '"');
-            g_string_append_c(out, *c);
-        }
-        g_string_append_c(out, '"');
-    } else {
-        g_string_append(out, text);
-    }
-}
-
 /* One CSV field from a JSON value. */
 static void csv_value(GString *out, const cJSON *v)
 {
@@ -235,7 +219,7 @@ static void csv_value(GString *out, const cJSON *v)
         text = g_strdup(p);
         cJSON_free(p);
     }
-    csv_text(out, text);
+    report_csv_text(out, text);
     g_free(text);
 }
 
@@ -320,7 +304,7 @@ char *reportsweep_csv(GPtrArray *lines)
                 g_string_append_c(out, ',');
                 const char *v = g_hash_table_lookup(g_ptr_array_index(texts, i), g_ptr_array_index(axes, a));
                 if (v)   /* the value as the sweep file wrote it: 2.20, not 2.2 */
-                    csv_text(out, v);
+                    report_csv_text(out, v);
             }
             for (guint k = 0; k < keys->len; k++) {
                 g_string_append_c(out, ',');

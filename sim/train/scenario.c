@@ -29,6 +29,7 @@ void scenario_free(Scenario *s)
         g_array_free(s->batches, TRUE);
     topo_spec_clear(&s->topo);
     g_free(s->cluster_desc);
+    g_free(s->oversub_text);
     if (s->node)
         node_spec_clear(s->node);
     g_free(s->node);
@@ -177,6 +178,7 @@ static bool read_node_cluster(CfgNode *root, CfgNode *c, const char *gpath, Scen
     s->cluster_desc = info.describe;
     s->node = info.node;
     s->node_fab = info.fab;
+    s->oversub_text = info.oversub_text;
     CfgNode *cal = cfg_get(c, "calibration");
     if (cal && !read_calibration(cal, s, err))
         return false;

@@ -52,6 +52,7 @@ typedef struct {
     char *cluster_desc;      /* cluster.node: what was built (train/scenode.h); owned; NULL otherwise */
     NodeSpec *node;          /* cluster.node: the node (NCCL units run on it); owned; NULL otherwise */
     NodeFabricSpec node_fab; /* cluster.node: the fabric between the nodes */
+    char *oversub_text;      /* cluster.node: oversubscription as written ("1.50"), owned; NULL when not given */
     Calibration calib;
     GPtrArray *policies;     /* Policy*, owned, >= 1 */
     int baseline;            /* index into policies */

@@ -56,6 +56,8 @@ bool scenode_read(CfgNode *c, bool gpu_given, Gpu *gpu, const char *gpus_file, T
         info->gpus_per_node = n.ngpus;
         info->describe = node_cluster_describe(&cl);
         info->fab = f;
+        CfgNode *ov = cfg_peek(c, "oversubscription");
+        info->oversub_text = ov && ov->type == CFG_SCALAR ? g_strdup(ov->scalar) : NULL;
         info->node = g_new(NodeSpec, 1);
         *info->node = n;
         n = (NodeSpec){0};   /* moved into info */

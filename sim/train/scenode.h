@@ -19,6 +19,7 @@ typedef struct {
     char *describe;          /* node_cluster_describe's line; owned */
     NodeSpec *node;          /* the node file read; owned (node_spec_clear, g_free) */
     NodeFabricSpec fab;      /* the fabric between the nodes */
+    char *oversub_text;      /* oversubscription as the file wrote it ("1.50"); owned; NULL when not given */
 } ScenodeInfo;
 
 /* Reads the cluster mapping c (which has a `node` key) into *topo (a

@@ -18,8 +18,8 @@ listed() {
 }
 t "listed" listed
 
-# the rows of `collective --json` without the cluster's description (it names the node and GPU)
-rows() { "$A" collective --algo nccl --json - "$@" | grep -v '"cluster":'; }
+# the rows of `collective --json` without the cluster's name and description (they name the node and GPU)
+rows() { "$A" collective --algo nccl --json - "$@" | grep -vE '"cluster(_built)?":'; }
 same_nccl() {   # same_nccl ARGS... — dgx-h200 and dgx-h100 give the same rows
     rows --node dgx-h100 "$@" >"$T/h100.json" || return 1
     rows --node dgx-h200 "$@" >"$T/h200.json" || return 1

@@ -6,7 +6,8 @@
 #    tuner_time_s and nccl_release are its JSON's, Ring/Simple as forced;
 #    a point-to-point row leaves NCCL's cells empty;
 #  - run --csv on GPU nodes: nccl_algo, nccl_proto, channels, nccl_time_s,
-#    nccl_tuner_time_s and nccl_release appended; forced Ring/Simple on 4
+#    nccl_tuner_time_s and nccl_release appended (then node and cluster,
+#    tests/cli/tracelive.sh); forced Ring/Simple on 4
 #    channels; nccl_time_s is comm_s (every unit an NCCL call, no
 #    slowdown); a point-to-point policy's cells empty; the JSON's keys
 #    hold the same;
@@ -75,7 +76,7 @@ policies:
 EOF
     "$A" run "$T/s.yaml" --csv "$T/r.csv" --json "$T/r.json" >/dev/null || return 1
     flat "$T/r.json" >"$T/r.flat"
-    head -1 "$T/r.csv" | grep -q ',comm_bytes,memory_peak_bytes,nccl_algo,nccl_proto,channels,nccl_time_s,nccl_tuner_time_s,nccl_release$' ||
+    head -1 "$T/r.csv" | grep -q ',comm_bytes,memory_peak_bytes,nccl_algo,nccl_proto,channels,nccl_time_s,nccl_tuner_time_s,nccl_release,node,cluster$' ||
         { head -1 "$T/r.csv"; return 1; }
     [ "$(cell "$T/r.csv" 1 nccl_algo)" = Ring ] && [ "$(cell "$T/r.csv" 1 nccl_proto)" = Simple ] &&
         [ "$(cell "$T/r.csv" 1 channels)" = 4 ] || { sed -n 2p "$T/r.csv"; return 1; }
@@ -92,7 +93,9 @@ EOF
         *) [ -n "$j" ] && near "$j" "$(cell "$T/r.csv" 1 $k)" 1e-12 ;;
         esac || { echo "JSON's $k '$j' differs from the CSV's"; return 1; }
     done
-    awk -F, 'NR > 1 && NF != 28 { bad = 1 } END { exit bad }' "$T/r.csv" || { echo "cells a line"; return 1; }
+    # 28 cells, then node and the quoted cluster (its comma inside the quotes)
+    awk -F, 'NR > 1 && !(sub(/,dgx-h100,"2 x dgx-h100, rail-optimized fat-tree"$/, "") && NF == 28) { bad = 1 }
+        END { exit bad }' "$T/r.csv" || { echo "cells a line"; return 1; }
 }
 t "run --csv on GPU nodes: NCCL's columns appended, forced Ring/Simple/4" run_csv
 

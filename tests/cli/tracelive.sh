@@ -2,6 +2,7 @@
 # What `arsim run` shows of collectives run live on the shared network
 # (comm.streams > 1): the trace's NIC counter against its closed form.
 source tests/clilib.bash
+get() { awk -F'\t' -v p="$2" '$1 == p { print $2; found = 1; exit } END { exit !found }' "$1"; }
 A=${ARSIM:-./arsim}
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 SCEN=tests/bad/support/ok.yaml      # vgg16-cifar10, 4 hosts on a star of 10 Gbit/s links; ddp: ring
@@ -50,3 +51,50 @@ live_counter() {
         }' "$T/r.flat" "$T/tr.flat"
 }
 t "live ddp: the NIC counter is each bucket's 6S / (5e9 dur), summed over those in flight" live_counter
+
+# A cluster of GPU nodes: `cluster` is its name in a few words in both
+# `run --json` and `collective --algo nccl --json`; the latter's full
+# description is `cluster_built`; `run --csv` ends with node and cluster
+# (quoted: it holds commas), the JSON's values.
+NODES=$T/nodes.yaml
+printf 'name: s\nmodel: gpt2\nprecision: fp16\nbatch: [8]\ncluster: {node: dgx-h100, nodes: 2}\npolicies: [{name: p, overlap: ddp, algorithm: nccl}]\niterations: {warmup: 0, measured: 1}\n' >"$NODES"
+WANT="2 x dgx-h100, rail-optimized fat-tree"
+cluster_key() {
+    "$A" run "$NODES" --json "$T/n.json" >/dev/null 2>"$T/err" || { echo "run: exit $?: $(cat "$T/err")"; return 1; }
+    flat "$T/n.json" >"$T/n.flat" || { echo "run: not valid JSON"; return 1; }
+    local k
+    for k in .scenario.cluster '.results[0].cluster'; do
+        [ "$(get "$T/n.flat" "$k")" = "$WANT" ] || { echo "run $k: $(get "$T/n.flat" "$k"), want $WANT"; return 1; }
+    done
+    "$A" collective --algo nccl --node dgx-h100 --nodes 2 --size 1MiB --json "$T/c.json" >/dev/null 2>"$T/err" ||
+        { echo "collective: exit $?: $(cat "$T/err")"; return 1; }
+    flat "$T/c.json" >"$T/c.flat" || { echo "collective: not valid JSON"; return 1; }
+    [ "$(get "$T/c.flat" '[0].cluster')" = "$WANT" ] || { echo "collective cluster: $(get "$T/c.flat" '[0].cluster')"; return 1; }
+    case $(get "$T/c.flat" '[0].cluster_built') in
+        "2 x dgx-h100 ("*"rail-optimized fat-tree, 8 rails"*) ;;
+        *) echo "collective cluster_built: $(get "$T/c.flat" '[0].cluster_built')"; return 1 ;;
+    esac
+}
+t "cluster: the short name in run and collective --json, cluster_built the description" cluster_key
+
+csv_cluster() {
+    "$A" run "$NODES" --csv "$T/n.csv" --json "$T/n2.json" >/dev/null 2>"$T/err" || { echo "exit $?: $(cat "$T/err")"; return 1; }
+    [ "$(head -1 "$T/n.csv" | awk -F, '{ print $(NF - 1) "," $NF }')" = node,cluster ] ||
+        { echo "header ends: $(head -1 "$T/n.csv" | tail -c 60)"; return 1; }
+    local row; row=$(sed -n 2p "$T/n.csv")
+    [ "${row%,dgx-h100,\"$WANT\"}" != "$row" ] || { echo "row ends: ${row: -60}"; return 1; }
+    [ "$(wc -l <"$T/n.csv")" -eq 2 ] || { echo "$(wc -l <"$T/n.csv") lines"; return 1; }
+}
+t "run --csv ends with node and cluster, as the JSON's" csv_cluster
+
+# An oversubscription is named as the scenario wrote it (1.50, as a sweep's
+# group label shows it), in run's JSON and so in plot's titles.
+oversub_text() {
+    "$A" run "$NODES" --set cluster.oversubscription=1.50 --json "$T/o.json" >/dev/null 2>"$T/err" ||
+        { echo "exit $?: $(cat "$T/err")"; return 1; }
+    flat "$T/o.json" >"$T/o.flat" || { echo "not valid JSON"; return 1; }
+    [ "$(get "$T/o.flat" .scenario.cluster)" = "$WANT, oversubscription 1.50" ] ||
+        { echo "cluster: $(get "$T/o.flat" .scenario.cluster)"; return 1; }
+}
+t "oversubscription 1.50 is named 1.50" oversub_text
+
