@@ -39,7 +39,8 @@ typedef struct {
     bool waiting;            /* stream blocked on a gate */
     TrainComm comm;          /* released units not started, and those running, per stream */
     bool live;               /* run collectives on the shared network */
-    UnitState *rec_st;       /* per unit: its instance of c.rec_iter, saved when the next one is released */
+    UnitState *rec_st;       /* per unit: its instance of its rows' iteration (traincore_row_iter), saved when the
+                              * next one is released */
     GPtrArray *execs;        /* live CollExec*; owned */
     NcclLiveCalls **nlive;   /* per unit: its NCCL calls while it runs live (one instance at a time), or NULL;
                               * owned */
@@ -201,7 +202,7 @@ static void comm_dispatch(Train *t)
 static void unit_ready(void *ctx, int u)
 {
     Train *t = ctx;
-    if (t->st[u].iter == t->c.rec_iter)
+    if (t->st[u].iter == traincore_row_iter(&t->c, u))
         t->rec_st[u] = t->st[u];
     t->st[u] = (UnitState){.iter = t->w.rel_iter[u], .at.ready = t->c.sim->now};
     traincomm_enqueue(&t->comm, u);
@@ -345,7 +346,7 @@ bool train_run_ex(const Scenario *s, int batch, int policy, const TrainOpts *o, 
         return false;
     }
     for (guint u = 0; u < t.units->len; u++)   /* a unit the last iteration did not release again */
-        if (t.st[u].iter == t.c.rec_iter)
+        if (t.st[u].iter == traincore_row_iter(&t.c, (int)u))
             t.rec_st[u] = t.st[u];
     if (o && o->layers)
         traincore_rows(&t.c, out, rec_instants, &t);

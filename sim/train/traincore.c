@@ -364,13 +364,20 @@ void traincore_sync_ended(TrainCore *c, const SyncUnit *su, int iter, simtime_t 
                        iter, start, end - start);
 }
 
-/* Records when a stream first wanted the units of rec_iter task k waits for. */
+int traincore_row_iter(const TrainCore *c, int u)
+{
+    const SyncUnit *su = &g_array_index(c->plan->units, SyncUnit, u);
+    return su->release.task == GATE_UPDATE && su->need.iter == 1 && c->rec_iter > 0 ? c->rec_iter - 1 : c->rec_iter;
+}
+
+/* Records when a stream first wanted the units task k waits for, those
+ * of their rows' iteration (traincore_row_iter). */
 static void note_needed(TrainCore *c, const TrainWalk *w, const TrainTask *k, TrainNeededFn needed, void *ctx)
 {
     for (guint i = 0; i < k->wait_count; i++) {
         int u = trainplan_task_wait(c->plan, k, i);
-        if (w->iter - g_array_index(c->plan->units, SyncUnit, u).need.iter != c->rec_iter ||
-            w->rel_iter[u] != c->rec_iter)
+        int row = traincore_row_iter(c, u);
+        if (w->iter - g_array_index(c->plan->units, SyncUnit, u).need.iter != row || w->rel_iter[u] != row)
             continue;
         simtime_t *at = needed(ctx, u);
         if (!*at)

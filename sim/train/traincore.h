@@ -175,9 +175,17 @@ bool traincore_stream_ready(TrainCore *c, TrainWalk *w, bool *waiting, TrainNeed
  * one-line error of policy at batch, g_free'd by the caller. */
 char *traincore_failure(const TrainCore *c, int batch);
 
-/* The instants of unit u in rec_iter, kept by the engine. */
+/* The iteration whose instance of unit u the rows show: rec_iter's,
+ * except for a unit released when the update ends and needed by the next
+ * iteration's forward (fsdp's and fsdp2's first all-gathers, the next
+ * iteration's prefetch: rec_iter's runs after rec_iter ended), whose
+ * rows show the instance rec_iter's forward waits on, rec_iter - 1's
+ * (released as rec_iter starts), when there is one. */
+int traincore_row_iter(const TrainCore *c, int u);
+/* The instants of unit u in traincore_row_iter's iteration, kept by the
+ * engine. */
 typedef const TrainInstants *(*TrainInstantsFn)(void *ctx, int u);
-/* out->units: one row per unit of rec_iter (wait_s 0). */
+/* out->units: one row per unit, its instance of traincore_row_iter (wait_s 0). */
 void traincore_rows(const TrainCore *c, TrainResult *out, TrainInstantsFn at, void *ctx);
 /* The run finished: fills out's times from iter_start and the
  * accounting, and hands it the spans made relative to rec_iter's start. */

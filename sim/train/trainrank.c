@@ -80,7 +80,8 @@ struct RankRun {
     int world;               /* ranks */
     Rank *ranks;             /* world; owned */
     RUnit *u;                /* per unit: the current instance; owned */
-    RUnit *rec;              /* per unit: the instance of rec_iter once it ended; owned */
+    RUnit *rec;              /* per unit: its instance of its rows' iteration (traincore_row_iter) once it
+                              * ended; owned */
     bool trace_all;          /* spans of every rank's compute (else the first and the last rank's) */
     bool negotiated;         /* priority: one shared queue of units every rank released */
     bool memo_ok;            /* the memo may serve a unit every rank issues at once on an idle network */
@@ -233,7 +234,7 @@ static void on_unit_done(void *ctx, void *data)
     ru->nx = NULL;
     ru->launched = false;
     t->running--;
-    if (ru->iter == t->c.rec_iter) {
+    if (ru->iter == traincore_row_iter(&t->c, u)) {
         if (!ru->at.needed)
             ru->at.needed = t->rec[u].at.needed;
         t->rec[u] = *ru;
@@ -420,13 +421,13 @@ static void unit_ready(void *ctx, int u)
         traincomm_enqueue(&t->gcomm, u);   /* issued once the task's releases are all queued (task_done) */
 }
 
-/* Where the recorded iteration's unit u keeps when a stream first
- * wanted it: its current instance once released in rec_iter, else the
- * saved one. */
+/* Where unit u's instance of its rows' iteration (traincore_row_iter)
+ * keeps when a stream first wanted it: its current instance once
+ * released in that iteration, else the saved one. */
 static simtime_t *unit_needed(void *ctx, int u)
 {
     RankRun *t = ctx;
-    RUnit *ru = t->u[u].released && t->u[u].iter == t->c.rec_iter ? &t->u[u] : &t->rec[u];
+    RUnit *ru = t->u[u].released && t->u[u].iter == traincore_row_iter(&t->c, u) ? &t->u[u] : &t->rec[u];
     return &ru->at.needed;
 }
 

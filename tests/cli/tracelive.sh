@@ -98,3 +98,38 @@ oversub_text() {
 }
 t "oversubscription 1.50 is named 1.50" oversub_text
 
+# fsdp2's first all-gathers (root ag, layers.0 ag) are issued as the update
+# ends, for the next forward: the rows show the instance the shown
+# iteration's forward waited on, issued as it started (root ag: ready,
+# start and needed 0), the same instance the trace draws first; no row is
+# stamped at the iteration's end.
+fsdp_rows() {
+    "$A" run configs/llama3-8b-fsdp-h100-8.yaml --json "$T/f.json" --trace "$T/f.tr.json" >/dev/null 2>"$T/err" ||
+        { echo "exit $?: $(cat "$T/err")"; return 1; }
+    flat "$T/f.json" >"$T/f.flat" && flat "$T/f.tr.json" >"$T/ftr.flat" || { echo "not valid JSON"; return 1; }
+    awk -F'\t' '
+        FNR == NR {
+            if ($1 == ".results[0].iteration_s") it = $2
+            if (match($1, /^\.results\[0\]\.layers\[[0-9]+\]\./)) { j = substr($1, 20, RLENGTH - 21); r[j, substr($1, RLENGTH + 1)] = $2; if (j + 1 > n) n = j + 1 }
+            next
+        }
+        match($1, /^\.traceEvents\[[0-9]+\]\./) { i = substr($1, 14, RLENGTH - 15); e[i, substr($1, RLENGTH + 1)] = $2; if (i + 1 > m) m = i + 1 }
+        END {
+            if (n < 3 || it <= 0) { print n " rows, iteration " it; exit 1 }
+            for (j = 0; j < n; j++) {
+                if (!(0 <= r[j, "ready_s"] && r[j, "ready_s"] <= r[j, "start_s"] && r[j, "start_s"] <= r[j, "end_s"] && r[j, "ready_s"] < it)) {
+                    print r[j, "name"] ": ready " r[j, "ready_s"] ", start " r[j, "start_s"] ", end " r[j, "end_s"] " of an iteration of " it; bad = 1 }
+                if (r[j, "name"] == "root ag" && (r[j, "ready_s"] != 0 || r[j, "start_s"] != 0 || r[j, "needed_s"] != 0)) { print "root ag not issued at 0"; bad = 1 }
+                if (r[j, "name"] == "root ag" || r[j, "name"] == "layers.0 ag") {
+                    for (i = 0; i < m; i++) if (e[i, "ph"] == "X" && e[i, "pid"] == "0" && e[i, "name"] == r[j, "name"]) break
+                    if (i == m) { print "no trace span of " r[j, "name"]; bad = 1; continue }
+                    d1 = e[i, "ts"] / 1e6 - r[j, "start_s"]; d2 = (e[i, "ts"] + e[i, "dur"]) / 1e6 - r[j, "end_s"]
+                    if (d1 * d1 > 1e-18 || d2 * d2 > 1e-18) { print r[j, "name"] ": row " r[j, "start_s"] ".." r[j, "end_s"] ", trace " e[i, "ts"] " + " e[i, "dur"] " us"; bad = 1 }
+                    seen++
+                }
+            }
+            if (seen != 2) { print "root ag and layers.0 ag: " seen " of 2 rows"; bad = 1 }
+            exit bad
+        }' "$T/f.flat" "$T/ftr.flat"
+}
+t "fsdp2 rows: the first all-gathers as the iteration's forward waited on them" fsdp_rows
