@@ -55,8 +55,8 @@ csv_fields() {
     "$A" run "$FIT" "${CH16[@]}" --csv "$T/o.csv" >/dev/null 2>"$T/err" ||
         { echo "exit $?: $(cat "$T/err")"; return 1; }
     local nccl=',nccl_algo,nccl_proto,channels,nccl_time_s,nccl_tuner_time_s,nccl_release'   # its units go through NCCL
-    head -1 "$T/o.csv" | grep -Eq ",speedup(,slowdown_s,comm_slowdown_s)?,comm_bytes,memory_peak_bytes$nccl\$" || { echo "header: $(head -1 "$T/o.csv")"; return 1; }
-    tail -1 "$T/o.csv" | grep -Eq ',53991447552,[0-9]+,Ring,Simple,[0-9]+,[0-9.e-]+,[0-9.e-]+,2\.21$' || { echo "row: $(tail -1 "$T/o.csv")"; return 1; }
+    head -1 "$T/o.csv" | grep -Eq ",speedup(,slowdown_s,comm_slowdown_s)?,comm_bytes,memory_peak_bytes$nccl,node,cluster\$" || { echo "header: $(head -1 "$T/o.csv")"; return 1; }
+    tail -1 "$T/o.csv" | grep -Eq ',53991447552,[0-9]+,Ring,Simple,[0-9]+,[0-9.e-]+,[0-9.e-]+,2\.21,[a-z0-9-]+,"[^"]*"$' || { echo "row: $(tail -1 "$T/o.csv")"; return 1; }
 }
 
 table_mark() {
