@@ -1,0 +1,137 @@
+/* test_collhier — the hierarchical all-reduce with a ring between nodes,
+ * run as one ring a node (collrun's fast path), against the full
+ * schedule (ARSIM_HIER_FULL=1): the same time to the picosecond, over
+ * clusters of 16 to 512 nodes of 8 GPUs (and 4) on fat-trees and stars,
+ * sizes whose messages between nodes are 1 KiB (the bench row's) and
+ * others, eager and the default protocol. Where the fast path declines
+ * (a rendezvous message, a vector not a multiple of G, a pattern it does
+ * not find) the times agree trivially; the test asserts that it applied
+ * (fewer events) in the cases where it must. Other inter-node
+ * algorithms are untouched: their event counts equal the full run's. */
+#include "coll/collrun.h"
+#include "io/protocol.h"
+#include "net/topo.h"
+
+#include "testmain.h"
+
+#include <check.h>
+#include <glib.h>
+#include <stdlib.h>
+
+/* `nodes` nodes of g GPUs (450 GB/s, 1 us to their switch) on a fat-tree
+ * of arity k (k 0: a star) of 50 GB/s, 500 ns links and 200 ns switches. */
+static Topo *cluster(int nodes, int g, int k, bool eager)
+{
+    TopoSpec sp;
+    topo_spec_init(&sp);
+    sp.kind = TOPO_HIERARCHICAL;
+    sp.hosts = 0;
+    sp.gpus_per_node = g;
+    sp.intra = (TopoLinkClass){.bw_Bps = 450e9, .latency_s = 1e-6};
+    sp.inter = g_new(TopoSpec, 1);
+    topo_spec_init(sp.inter);
+    sp.inter->kind = k ? TOPO_FATTREE : TOPO_STAR;
+    sp.inter->k = k;
+    sp.inter->hosts = nodes;
+    sp.inter->link = (TopoLinkClass){.bw_Bps = 50e9, .latency_s = 500e-9};
+    sp.inter->switch_latency_s = k ? 200e-9 : 0;
+    if (eager)
+        protocol_init_eager(&sp.protocol);
+    char *err = NULL;
+    Topo *t = topo_new(&sp, &err);
+    ck_assert_msg(t != NULL, "topo_new: %s", err ? err : "");
+    topo_spec_clear(&sp);
+    return t;
+}
+
+/* One run of hierarchical with `inter` between nodes, fast (full false)
+ * or full; its time in s, events into *ev. */
+static double run(Topo *t, CollAlgo inter, int p, int g, uint64_t bytes, bool full, uint64_t *ev)
+{
+    CollParams prm;
+    coll_params_init(&prm);
+    prm.gpus_per_node = g;
+    prm.inter = inter;
+    if (full)
+        g_setenv("ARSIM_HIER_FULL", "1", TRUE);
+    char *err = NULL;
+    double s = collrun_time(t, COLL_HIERARCHICAL, &prm, p, bytes, 1, 0, ev, &err);
+    g_unsetenv("ARSIM_HIER_FULL");
+    ck_assert_msg(s > 0, "collrun: %s", err ? err : "");
+    return s;
+}
+
+typedef struct {
+    int nodes, g, k;     /* cluster (k 0: a star) */
+    uint64_t bytes;
+    bool eager;          /* every message eager (else the default protocol) */
+    bool applies;        /* the fast path must apply */
+} Case;
+
+static const Case CASES[] = {
+    /* 1 KiB messages between nodes, as the bench row's */
+    {16, 8, 4, 128 << 10, false, true},
+    {16, 8, 0, 128 << 10, false, true},
+    {64, 8, 0, 512 << 10, true, true},
+    {128, 8, 8, 1 << 20, true, true},
+    {512, 8, 16, 4 << 20, true, true},
+    /* other sizes: smaller, larger, odd multiples of G */
+    {16, 8, 4, 8 << 10, false, true},
+    {16, 8, 4, 64 << 10, false, true},
+    {16, 8, 4, 1 << 20, true, true},
+    {16, 8, 4, 4000000, true, false},
+    {16, 8, 0, 4000000, true, false},
+    {128, 8, 8, 8 << 20, true, false},
+    {128, 8, 8, 100000, true, false},
+    {64, 8, 0, 3 << 20, true, false},
+    {16, 4, 4, 128 << 10, true, true},
+    {32, 4, 0, 1 << 20, true, false},
+    /* declined: a vector not a multiple of G; rendezvous inside nodes */
+    {16, 8, 4, 1000004, true, false},
+    {16, 8, 4, 1 << 20, false, false},
+};
+
+START_TEST(test_fast_equals_full)
+{
+    const Case *c = &CASES[_i];
+    Topo *t = cluster(c->nodes, c->g, c->k, c->eager);
+    int p = c->nodes * c->g;
+    uint64_t ev_fast, ev_full;
+    double fast = run(t, COLL_RING, p, c->g, c->bytes, false, &ev_fast);
+    double full = run(t, COLL_RING, p, c->g, c->bytes, true, &ev_full);
+    ck_assert_msg(fast == full, "%d x %d, k = %d, %" G_GUINT64_FORMAT " B: fast %.12g s, full %.12g s", c->nodes,
+                  c->g, c->k, (guint64)c->bytes, fast, full);
+    if (c->applies)
+        ck_assert_msg(ev_fast < ev_full, "%d x %d, %" G_GUINT64_FORMAT " B: the fast path did not apply (%"
+                      G_GUINT64_FORMAT " events)", c->nodes, c->g, (guint64)c->bytes, (guint64)ev_fast);
+    topo_free(t);
+}
+END_TEST
+
+/* The other inter-node algorithms run the full schedule. */
+START_TEST(test_others_untouched)
+{
+    Topo *t = cluster(16, 8, 4, true);
+    static const CollAlgo inter[] = {COLL_BUTTERFLY, COLL_RABENSEIFNER, COLL_TREE};
+    for (size_t i = 0; i < G_N_ELEMENTS(inter); i++) {
+        uint64_t a, b;
+        ck_assert(run(t, inter[i], 128, 8, 128 << 10, false, &a) == run(t, inter[i], 128, 8, 128 << 10, true, &b));
+        ck_assert_uint_eq(a, b);
+    }
+    topo_free(t);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("collhier");
+    TCase *tc = testmain_case(s, "fast-vs-full");
+    tcase_add_loop_test(tc, test_fast_equals_full, 0, (int)G_N_ELEMENTS(CASES));
+    tcase_add_test(tc, test_others_untouched);
+    return s;
+}
+
+int main(void)
+{
+    return testmain_run(suite());
+}
