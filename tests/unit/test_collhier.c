@@ -7,9 +7,12 @@
  * (a rendezvous message, a vector not a multiple of G, a pattern it does
  * not find) the times agree trivially; the test asserts that it applied
  * (fewer events) in the cases where it must. Other inter-node
- * algorithms are untouched: their event counts equal the full run's. */
+ * algorithms are untouched: their event counts equal the full run's.
+ * The Net's trains (net_set_train), which decide whether the fast path
+ * may apply, are checked against their closed form. */
 #include "coll/collrun.h"
 #include "io/protocol.h"
+#include "net/net.h"
 #include "net/topo.h"
 
 #include "testmain.h"
@@ -122,12 +125,82 @@ START_TEST(test_others_untouched)
 }
 END_TEST
 
+/* net_set_train, closed form: a star of 3 hosts, links of 50 GB/s and
+ * L = 1 us, 1 KiB messages (S = 20,480 ps a link). Host 0 sends to host
+ * 2 at 0 and host 1 to host 2 at x: both take the switch's link down to
+ * host 2, the first from L to L + S, held with 7 copies S apart until
+ * L + 8S. The train is broken iff the second arrives before that
+ * (x < 8S), or the spacing is shorter than S; deliveries are those of
+ * the messages alone (2L + S for the first). */
+typedef struct {
+    Sim *sim;
+    Net *net;
+    Topo *t;
+    simtime_t at;        /* the first message's delivery */
+} Two;
+
+static void delivered(void *ctx, void *data)
+{
+    (void)data;
+    Two *w = ctx;
+    if (!w->at)
+        w->at = w->sim->now;
+}
+
+static void second_send(void *ctx, void *data)
+{
+    (void)data;
+    Two *w = ctx;
+    net_send(w->net, topo_route(w->t, 1, 2), 1024, NULL, NULL, NULL);
+}
+
+static bool train_broken(simtime_t x, simtime_t gap, simtime_t *first)
+{
+    TopoSpec sp;
+    topo_spec_init(&sp);
+    sp.kind = TOPO_STAR;
+    sp.hosts = 3;
+    sp.link = (TopoLinkClass){.bw_Bps = 50e9, .latency_s = 1e-6};
+    char *err = NULL;
+    Topo *t = topo_new(&sp, &err);
+    ck_assert_msg(t != NULL, "topo_new: %s", err ? err : "");
+    topo_spec_clear(&sp);
+    Sim *sim = sim_new(1);
+    Net *net = net_new(sim, t);
+    net_set_train(net, 7, gap);
+    Two w = {.sim = sim, .net = net, .t = t};
+    net_send(net, topo_route(t, 0, 2), 1024, delivered, &w, NULL);
+    sim_at(sim, x, second_send, &w, NULL);
+    ck_assert(sim_run(sim));
+    bool broken = net_train_broken(net);
+    *first = w.at;
+    net_free(net);
+    sim_free(sim);
+    topo_free(t);
+    return broken;
+}
+
+START_TEST(test_trains)
+{
+    const simtime_t S = 20480, L = 1000000;
+    simtime_t first;
+    ck_assert(!train_broken(8 * S, S, &first));
+    ck_assert_uint_eq(first, 2 * L + S);
+    ck_assert(train_broken(8 * S - 1, S, &first));
+    ck_assert_uint_eq(first, 2 * L + S);
+    ck_assert(!train_broken(100 * S, S, &first));
+    ck_assert(train_broken(100 * S, S - 1, &first));   /* a copy would wait behind the one before */
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("collhier");
     TCase *tc = testmain_case(s, "fast-vs-full");
     tcase_add_loop_test(tc, test_fast_equals_full, 0, (int)G_N_ELEMENTS(CASES));
     tcase_add_test(tc, test_others_untouched);
+    tc = testmain_case(s, "trains");
+    tcase_add_test(tc, test_trains);
     return s;
 }
 
