@@ -57,7 +57,7 @@ static void issue_event(void *ctx, void *data)
  *      reaches it (bounded by the ranks' ends of B and the latencies) and
  *      no two ranks' C messages share a link.
  * Preconditions besides: a generated hierarchical all-reduce, ring between
- * nodes, N >= 2 nodes of G >= 2 GPUs, the vector a multiple of G elements,
+ * nodes, N >= 2 nodes of 2 <= G <= 32 GPUs, the vector a multiple of G elements,
  * message mode, no token bucket, no control message (collexec_sends_controls),
  * no segments, and between nodes no overhead and every message of B eager
  * (inside nodes A and C may be rendezvous, with overhead: they are
