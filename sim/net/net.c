@@ -120,6 +120,9 @@ struct Net {
     NetDeliverFn deliver_late;  /* its hint one event ahead, or NULL */
     NetRouteFn router;      /* route map (net_set_router), or NULL */
     void *router_ctx;       /* its argument */
+    simtime_t train_gap;    /* net_set_train: the followers' spacing, ps */
+    uint32_t train_n;       /* net_set_train: followers behind each message; 0: none */
+    bool train_broken;      /* a message waited for a link, or held one longer than train_gap */
 };
 
 static void link_free(void *ctx, void *data);
@@ -272,6 +275,11 @@ static void mm_start(Net *n, NetLink *l, NetMsg *m, simtime_t s)
     if (end < m->tail_ps)
         end = m->tail_ps;               /* the tail cannot leave before it arrived */
     l->free_ps = end;
+    if (n->train_n) {   /* the followers take the link back to back behind m */
+        if (end - s > n->train_gap)
+            n->train_broken = true;
+        l->free_ps = tadd(n, end, (simtime_t)n->train_n * n->train_gap);
+    }
     if (n->stats) {
         NetLinkStats *st = &l->st;
         st->bytes += m->bytes;
@@ -371,6 +379,7 @@ static void mm_enter(Net *n, NetMsg *m)
         mm_start(n, l, m, n->sim->now);
         return;
     }
+    n->train_broken |= n->train_n > 0;
     m->next = NULL;
     if (l->fifo.tail)
         l->fifo.tail->next = m;
@@ -592,6 +601,17 @@ void net_prefetch_send(const Net *n, const TopoRoute *r)
 {
     if (!n->router && r->nhops)
         __builtin_prefetch(&n->links[r->link[0]]);
+}
+
+void net_set_train(Net *n, uint32_t followers, simtime_t gap_ps)
+{
+    n->train_n = followers;
+    n->train_gap = gap_ps;
+}
+
+bool net_train_broken(const Net *n)
+{
+    return n->train_broken;
 }
 
 void net_set_router(Net *n, NetRouteFn fn, void *ctx)

@@ -102,6 +102,18 @@ void net_prefetch_send(const Net *n, const TopoRoute *r);
 typedef const TopoRoute *(*NetRouteFn)(void *ctx, const TopoRoute *r);
 void net_set_router(Net *n, NetRouteFn fn, void *ctx);
 
+/* Trains (message mode, data messages only): every message stands for
+ * itself and `followers` copies of it sent gap_ps apart behind it on
+ * routes whose links time alike. A link a message takes is held for the
+ * copies too (until its end plus followers x gap_ps); the message itself
+ * moves and is delivered as before. The run stands for the copies
+ * exactly only if each copy finds every link free when its head arrives:
+ * net_train_broken says when that may fail, true once any message waited
+ * for a link or held one longer than gap_ps (its copy behind would wait).
+ * followers 0: off (the default). Set before the first send. */
+void net_set_train(Net *n, uint32_t followers, simtime_t gap_ps);
+bool net_train_broken(const Net *n);
+
 /* Messages sent and not yet delivered. */
 uint64_t net_inflight(const Net *n);
 /* Bytes a Net on topology t holds with `msgs` messages in flight at once,

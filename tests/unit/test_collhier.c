@@ -1,0 +1,219 @@
+/* test_collhier — the hierarchical all-reduce with a ring between nodes,
+ * run as one ring a node (collrun's fast path), against the full
+ * schedule (ARSIM_HIER_FULL=1): the same time to the picosecond, over
+ * clusters of 2 to 512 nodes of 8 GPUs (and 4 and 2) on fat-trees and
+ * stars, sizes whose messages between nodes are 1 KiB (the bench row's)
+ * and others, eager and the default protocol, with and without reduction
+ * time. Where the fast path declines (a rendezvous message between
+ * nodes, a vector not a multiple of G, a pattern it does not find) the
+ * times agree trivially; the test asserts that it applied (other event
+ * counts than the full run's) in the cases where it must. Other inter-node
+ * algorithms are untouched: their event counts equal the full run's.
+ * The Net's trains (net_set_train), which decide whether the fast path
+ * may apply, are checked against their closed form. */
+#include "coll/collrun.h"
+#include "io/protocol.h"
+#include "net/net.h"
+#include "net/topo.h"
+
+#include "testmain.h"
+
+#include <check.h>
+#include <glib.h>
+#include <stdlib.h>
+
+/* `nodes` nodes of g GPUs (450 GB/s, 1 us to their switch) on a fat-tree
+ * of arity k (k 0: a star) of 50 GB/s, 500 ns links and 200 ns switches. */
+static Topo *cluster(int nodes, int g, int k, bool eager)
+{
+    TopoSpec sp;
+    topo_spec_init(&sp);
+    sp.kind = TOPO_HIERARCHICAL;
+    sp.hosts = 0;
+    sp.gpus_per_node = g;
+    sp.intra = (TopoLinkClass){.bw_Bps = 450e9, .latency_s = 1e-6};
+    sp.inter = g_new(TopoSpec, 1);
+    topo_spec_init(sp.inter);
+    sp.inter->kind = k ? TOPO_FATTREE : TOPO_STAR;
+    sp.inter->k = k;
+    sp.inter->hosts = nodes;
+    sp.inter->link = (TopoLinkClass){.bw_Bps = 50e9, .latency_s = 500e-9};
+    sp.inter->switch_latency_s = k ? 200e-9 : 0;
+    if (eager)
+        protocol_init_eager(&sp.protocol);
+    char *err = NULL;
+    Topo *t = topo_new(&sp, &err);
+    ck_assert_msg(t != NULL, "topo_new: %s", err ? err : "");
+    topo_spec_clear(&sp);
+    return t;
+}
+
+/* One run of hierarchical with `inter` between nodes and reductions of
+ * gamma s a byte, fast (full false) or full; its time in s, events into *ev. */
+static double run(Topo *t, CollAlgo inter, int p, int g, uint64_t bytes, double gamma, bool full, uint64_t *ev)
+{
+    CollParams prm;
+    coll_params_init(&prm);
+    prm.gpus_per_node = g;
+    prm.inter = inter;
+    if (full)
+        g_setenv("ARSIM_HIER_FULL", "1", TRUE);
+    char *err = NULL;
+    double s = collrun_time(t, COLL_HIERARCHICAL, &prm, p, bytes, 1, gamma, ev, &err);
+    g_unsetenv("ARSIM_HIER_FULL");
+    ck_assert_msg(s > 0, "collrun: %s", err ? err : "");
+    return s;
+}
+
+typedef struct {
+    int nodes, g, k;     /* cluster (k 0: a star) */
+    uint64_t bytes;
+    bool eager;          /* every message eager (else the default protocol) */
+    bool applies;        /* the fast path must apply */
+    double gamma;        /* reduction, s a byte */
+} Case;
+
+static const Case CASES[] = {
+    /* 1 KiB messages between nodes, as the bench row's */
+    {16, 8, 4, 128 << 10, false, true, 0},
+    {16, 8, 0, 128 << 10, false, true, 0},
+    {64, 8, 0, 512 << 10, true, true, 0},
+    {128, 8, 8, 1 << 20, true, true, 0},
+    {512, 8, 16, 4 << 20, true, true, 0},
+    /* other sizes: smaller, larger, odd multiples of G */
+    {16, 8, 4, 8 << 10, false, true, 0},
+    {16, 8, 4, 64 << 10, false, true, 0},
+    {16, 8, 4, 1 << 20, true, true, 0},
+    {16, 8, 4, 4000000, true, false, 0},
+    {16, 8, 0, 4000000, true, false, 0},
+    {128, 8, 8, 8 << 20, true, false, 0},
+    {128, 8, 8, 100000, true, false, 0},
+    {64, 8, 0, 3 << 20, true, false, 0},
+    {16, 4, 4, 128 << 10, true, true, 0},
+    {32, 4, 0, 1 << 20, true, false, 0},
+    /* reductions that take time; 2, 3 and 12 nodes; nodes of 2 GPUs */
+    {12, 8, 4, 96 << 10, false, true, 1e-10},
+    {3, 8, 4, 24 << 10, false, true, 1e-10},
+    {2, 8, 0, 96 << 10, false, true, 0},
+    {12, 2, 4, 960 << 10, true, true, 1e-10},
+    /* declined: a vector not a multiple of G; rendezvous between nodes */
+    {16, 8, 4, 1000004, true, false, 0},
+    {16, 8, 4, 16 << 20, false, false, 0},
+    /* rendezvous inside nodes (A and C, simulated in full), eager between */
+    {16, 8, 4, 1 << 20, false, true, 0},
+};
+
+START_TEST(test_fast_equals_full)
+{
+    const Case *c = &CASES[_i];
+    Topo *t = cluster(c->nodes, c->g, c->k, c->eager);
+    int p = c->nodes * c->g;
+    uint64_t ev_fast, ev_full;
+    double fast = run(t, COLL_RING, p, c->g, c->bytes, c->gamma, false, &ev_fast);
+    double full = run(t, COLL_RING, p, c->g, c->bytes, c->gamma, true, &ev_full);
+    ck_assert_msg(fast == full, "%d x %d, k = %d, %" G_GUINT64_FORMAT " B: fast %.12g s, full %.12g s", c->nodes,
+                  c->g, c->k, (guint64)c->bytes, fast, full);
+    if (c->applies)   /* other events (fewer but on 2 and 3 nodes, where the phases cost more) */
+        ck_assert_msg(ev_fast != ev_full, "%d x %d, %" G_GUINT64_FORMAT " B: the fast path did not apply (%"
+                      G_GUINT64_FORMAT " events)", c->nodes, c->g, (guint64)c->bytes, (guint64)ev_fast);
+    topo_free(t);
+}
+END_TEST
+
+/* The other inter-node algorithms run the full schedule. */
+START_TEST(test_others_untouched)
+{
+    Topo *t = cluster(16, 8, 4, true);
+    static const CollAlgo inter[] = {COLL_BUTTERFLY, COLL_RABENSEIFNER, COLL_TREE};
+    for (size_t i = 0; i < G_N_ELEMENTS(inter); i++) {
+        uint64_t a, b;
+        ck_assert(run(t, inter[i], 128, 8, 128 << 10, 0, false, &a) == run(t, inter[i], 128, 8, 128 << 10, 0, true, &b));
+        ck_assert_uint_eq(a, b);
+    }
+    topo_free(t);
+}
+END_TEST
+
+/* net_set_train, closed form: a star of 3 hosts, links of 50 GB/s and
+ * L = 1 us, 1 KiB messages (S = 20,480 ps a link). Host 0 sends to host
+ * 2 at 0 and host 1 to host 2 at x: both take the switch's link down to
+ * host 2, the first from L to L + S, held with 7 copies S apart until
+ * L + 8S. The train is broken iff the second arrives before that
+ * (x < 8S), or the spacing is shorter than S; deliveries are those of
+ * the messages alone (2L + S for the first). */
+typedef struct {
+    Sim *sim;
+    Net *net;
+    Topo *t;
+    simtime_t at;        /* the first message's delivery */
+} Two;
+
+static void delivered(void *ctx, void *data)
+{
+    (void)data;
+    Two *w = ctx;
+    if (!w->at)
+        w->at = w->sim->now;
+}
+
+static void second_send(void *ctx, void *data)
+{
+    (void)data;
+    Two *w = ctx;
+    net_send(w->net, topo_route(w->t, 1, 2), 1024, NULL, NULL, NULL);
+}
+
+static bool train_broken(simtime_t x, simtime_t gap, simtime_t *first)
+{
+    TopoSpec sp;
+    topo_spec_init(&sp);
+    sp.kind = TOPO_STAR;
+    sp.hosts = 3;
+    sp.link = (TopoLinkClass){.bw_Bps = 50e9, .latency_s = 1e-6};
+    char *err = NULL;
+    Topo *t = topo_new(&sp, &err);
+    ck_assert_msg(t != NULL, "topo_new: %s", err ? err : "");
+    topo_spec_clear(&sp);
+    Sim *sim = sim_new(1);
+    Net *net = net_new(sim, t);
+    net_set_train(net, 7, gap);
+    Two w = {.sim = sim, .net = net, .t = t};
+    net_send(net, topo_route(t, 0, 2), 1024, delivered, &w, NULL);
+    sim_at(sim, x, second_send, &w, NULL);
+    ck_assert(sim_run(sim));
+    bool broken = net_train_broken(net);
+    *first = w.at;
+    net_free(net);
+    sim_free(sim);
+    topo_free(t);
+    return broken;
+}
+
+START_TEST(test_trains)
+{
+    const simtime_t S = 20480, L = 1000000;
+    simtime_t first;
+    ck_assert(!train_broken(8 * S, S, &first));
+    ck_assert_uint_eq(first, 2 * L + S);
+    ck_assert(train_broken(8 * S - 1, S, &first));
+    ck_assert_uint_eq(first, 2 * L + S);
+    ck_assert(!train_broken(100 * S, S, &first));
+    ck_assert(train_broken(100 * S, S - 1, &first));   /* a copy would wait behind the one before */
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("collhier");
+    TCase *tc = testmain_case(s, "fast-vs-full");
+    tcase_add_loop_test(tc, test_fast_equals_full, 0, (int)G_N_ELEMENTS(CASES));
+    tcase_add_test(tc, test_others_untouched);
+    tc = testmain_case(s, "trains");
+    tcase_add_test(tc, test_trains);
+    return s;
+}
+
+int main(void)
+{
+    return testmain_run(suite());
+}
