@@ -14,7 +14,7 @@
 # scale-64k/ takes minutes and about 100 MiB, so it is left to its own
 # command (docs/dev/performance.md):
 #   arsim sweep configs/sweep-scale-64k.yaml --out R --jobs 1 && arsim plot R/results.jsonl --out R/plots
-#   cp R/plots/scaling-01.png docs/img/scale-64k/scaling.png; cp R/plots/scaling-01.dat docs/img/scale-64k/scaling.dat
+#   cp R/plots/scaling.png docs/img/scale-64k/scaling.png; cp R/plots/scaling.dat docs/img/scale-64k/scaling.dat
 # fsdp/scale-nccl.*: the NCCL scale sweeps (configs/sweep-fsdp-scale-nccl-node,
 # -nccl and -nccl-far.yaml, 8 to 65,536 GPUs) take about 16 minutes of CPU, most of
 # it the far sweep's 4,096 and 8,192 nodes, so they too have their own commands:
