@@ -62,7 +62,8 @@ t "live ddp: the NIC counter is each bucket's 6S / (5e9 dur), summed over those 
 # all, over links leaving the GPUs of 18 x 20.6 GB/s (NVLink) + 55 GB/s
 # (PCIe) each: K = 14 / (8 x 425.8e9). Within 1e-4: the data bytes the
 # simulated NCCL schedule sends are not exactly 2 x 7/8 S (1.2e-5 more
-# here; where its rounding comes from is not pinned down).
+# here): the last loop's parts and slices are rounded up, alike for all
+# ranks (docs/explanation/nccl.md, "Bytes a rank sends"; test_ncclacct).
 printf 'name: n\nmodel: resnet50\nprecision: fp16\nbatch: [64]\ncluster: {node: dgx-h100, nodes: 1}\niterations: {warmup: 1, measured: 1}\npolicies: [{name: ring, overlap: ddp, bucket: 25MiB, nccl: {algo: ring, proto: simple}}]\n' >"$T/ring.yaml"
 t "nccl Ring: the NIC counter is each call's 14S / (8 x 425.8e9 dur)" \
     counter "$(awk 'BEGIN { printf "%.17g", 14 / (8 * 425.8e9) }')" 1e-4 ring "$T/ring.yaml"

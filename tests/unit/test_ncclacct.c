@@ -12,6 +12,7 @@
  *    allocated, to the byte, and the whole estimate is at least that; a
  *    scenario's estimate adds NCCL's call to the rest, and a refusal's
  *    "nccl: {channels: K}" is the most channels that fit. */
+#include "coll/ncclproto.h"
 #include "coll/ncclroute.h"
 #include "coll/ncclshape.h"
 #include "coll/ncclsim.h"
@@ -63,6 +64,37 @@ START_TEST(ring_closed_forms)
         sum += sent[r];
     ck_assert_uint_eq(sent[0], S);
     ck_assert_uint_eq(sum, (uint64_t)(n - 1) * S);
+    ncclfix_clear(&x);
+}
+END_TEST
+
+/* A size that does not fill its last loop: arsim gives every part of a
+ * loop one chunk, ceil(left / (C n)), and every slice of it
+ * ceil(chunk / K) bytes (NCCL instead truncates the last parts, so its
+ * total is exact). So a rank sends 2(n-1) C chunk in each full loop and
+ * 2(n-1) C K ceil(ceil(left / (C n)) / K) in the last: in all at least
+ * the exact 2(n-1)/n x S, and less than 2(n-1) C K bytes more
+ * (docs/explanation/nccl.md, "Bytes a call moves"). */
+START_TEST(ring_partial_loop)
+{
+    NcclFix x;
+    ncclfix_init(&x, "dgx-h100", 2, 0);
+    int n = 16, C = 4;
+    uint64_t chunk = 2u << 20, K = (uint64_t)ncclproto_slices_per_chunk(NCCL_ALGO_RING, NCCL_PROTO_SIMPLE,
+                                                                          NCCL_OP_ALLREDUCE);
+    uint64_t left = 1000003, S = (uint64_t)C * n * chunk + left, sent[16];
+    NcclSimStats st;
+    run(&x, 2, 8, NCCL_OP_ALLREDUCE, NCCL_ALGO_RING, C, S, sent, &st);
+    uint64_t part = (left + (uint64_t)C * n - 1) / ((uint64_t)C * n), slice = (part + K - 1) / K;
+    uint64_t want = 2 * (uint64_t)(n - 1) * C * (chunk + K * slice);
+    uint64_t sum = 0;
+    for (int r = 0; r < n; r++) {
+        ck_assert_uint_eq(sent[r], want);
+        sum += sent[r];
+    }
+    uint64_t exact = 2 * (uint64_t)(n - 1) * S;   /* in all, over the n ranks */
+    ck_assert_uint_ge(sum, exact);
+    ck_assert_uint_lt(sum - exact, (uint64_t)n * 2 * (n - 1) * C * K);
     ncclfix_clear(&x);
 }
 END_TEST
@@ -258,6 +290,7 @@ int main(void)
 {
     Suite *s = suite_create("ncclacct");
     tcase_add_test(testmain_case(s, "closed-forms"), ring_closed_forms);
+    tcase_add_test(testmain_case(s, "closed-forms-partial"), ring_partial_loop);
     tcase_add_test(testmain_case(s, "closed-forms-tree"), tree_closed_forms);
     tcase_add_test(testmain_case(s, "closed-forms-nvls"), nvls_closed_forms);
     tcase_add_test(testmain_case(s, "memory"), memory_estimate);
