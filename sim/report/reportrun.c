@@ -482,9 +482,11 @@ static void trace_nic_counter(cJSON *ev, const TrainResult *r, int pid, double t
 }
 
 /* What-if runs: each traced rank's own compute track (TrainSpan.rank),
- * and the collectives (every rank takes part) on each. */
+ * and the collectives (every rank takes part) on each; the NIC counter
+ * on the first traced rank, as in a run of identical ranks. */
 static void trace_per_rank(cJSON *ev, const Scenario *s, const TrainResult *r, const int *lane, int lanes, double t0)
 {
+    int first = -1;
     bool *shown = g_new0(bool, s->world);
     for (guint i = 0; r->spans && i < r->spans->len; i++) {
         const TrainSpan *sp = &g_array_index(r->spans, TrainSpan, i);
@@ -499,6 +501,10 @@ static void trace_per_rank(cJSON *ev, const Scenario *s, const TrainResult *r, c
             const TrainSpan *sp = &g_array_index(r->spans, TrainSpan, i);
             if (sp->track == 1 || sp->rank == k)
                 trace_span(ev, sp, k, lane[i], t0);
+        }
+        if (first < 0) {
+            first = k;
+            trace_nic_counter(ev, r, k, t0);
         }
     }
     g_free(shown);

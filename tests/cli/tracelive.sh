@@ -58,6 +58,12 @@ counter() {
 t "live ddp: the NIC counter is each bucket's 6S / (5e9 dur), summed over those in flight" \
     counter 1.2e-9 1e-9 ddp "$SCEN" --set comm.streams=2 --set 'batch=[32]'
 
+# The same on the per-rank engine (a what-if run: `variation` given): the
+# counter is drawn on the first traced rank, from the same closed form.
+printf '%s\n' "$(cat "$SCEN")" 'variation: {dist: normal, cv: 0.05, per: gpu}' >"$T/whatif.yaml"
+t "what-if ddp: the NIC counter on the first traced rank is each bucket's 6S / (5e9 dur)" \
+    counter 1.2e-9 1e-9 ddp "$T/whatif.yaml" --set 'batch=[32]'
+
 # NCCL's Ring on one dgx-h100 (8 GPUs): each GPU sends 2 x 7/8 S, 14 S in
 # all, over links leaving the GPUs of 18 x 20.6 GB/s (NVLink) + 55 GB/s
 # (PCIe) each: K = 14 / (8 x 425.8e9). Within 1e-4: the data bytes the
