@@ -176,33 +176,35 @@ uint64_t coll_max_send(const CollSchedule *s)
     return most;
 }
 
-uint64_t coll_schedule_elems_sent(const CollSchedule *s)
+/* Every rank's sends in s: how many (*msgs) and their elements (*elems). */
+static void schedule_sends(const CollSchedule *s, uint64_t *msgs, uint64_t *elems)
 {
-    uint64_t n = 0;
+    *msgs = *elems = 0;
     for (int r = 0; r < s->p; r++) {
         uint32_t len = coll_nsteps(s, r);
         for (uint32_t k = 0; k < len; k++) {
             CollStep st;
             coll_step(s, r, k, &st);
-            if (st.send_peer >= 0)
-                n += st.send_len;
+            if (st.send_peer >= 0) {
+                (*msgs)++;
+                *elems += st.send_len;
+            }
         }
     }
-    return n;
+}
+
+uint64_t coll_schedule_elems_sent(const CollSchedule *s)
+{
+    uint64_t msgs, elems;
+    schedule_sends(s, &msgs, &elems);
+    return elems;
 }
 
 uint64_t coll_schedule_msgs(const CollSchedule *s)
 {
-    uint64_t n = 0;
-    for (int r = 0; r < s->p; r++) {
-        uint32_t len = coll_nsteps(s, r);
-        for (uint32_t k = 0; k < len; k++) {
-            CollStep st;
-            coll_step(s, r, k, &st);
-            n += st.send_peer >= 0;
-        }
-    }
-    return n;
+    uint64_t msgs, elems;
+    schedule_sends(s, &msgs, &elems);
+    return msgs;
 }
 
 void coll_owned_range(const CollSchedule *s, int r, uint64_t *off, uint64_t *len)
