@@ -23,8 +23,9 @@
 #include <stdlib.h>
 
 /* `nodes` nodes of g GPUs (450 GB/s, 1 us to their switch) on a fat-tree
- * of arity k (k 0: a star) of 50 GB/s, 500 ns links and 200 ns switches. */
-static Topo *cluster(int nodes, int g, int k, bool eager)
+ * of arity k (k 0: a star) of 50 GB/s, 500 ns links and 200 ns switches,
+ * its edge->agg and agg->core links oversubscribed by `oversub` (>= 1). */
+static Topo *cluster(int nodes, int g, int k, bool eager, double oversub)
 {
     TopoSpec sp;
     topo_spec_init(&sp);
@@ -36,6 +37,8 @@ static Topo *cluster(int nodes, int g, int k, bool eager)
     topo_spec_init(sp.inter);
     sp.inter->kind = k ? TOPO_FATTREE : TOPO_STAR;
     sp.inter->k = k;
+    if (k)
+        sp.inter->oversub = oversub;
     sp.inter->hosts = nodes;
     sp.inter->link = (TopoLinkClass){.bw_Bps = 50e9, .latency_s = 500e-9};
     sp.inter->switch_latency_s = k ? 200e-9 : 0;
@@ -71,42 +74,54 @@ typedef struct {
     bool eager;          /* every message eager (else the default protocol) */
     bool applies;        /* the fast path must apply */
     double gamma;        /* reduction, s a byte */
+    double oversub;      /* the fat-tree's edge->agg and agg->core capacity divided by this (1: none) */
 } Case;
 
 static const Case CASES[] = {
     /* 1 KiB messages between nodes, as the bench row's */
-    {16, 8, 4, 128 << 10, false, true, 0},
-    {16, 8, 0, 128 << 10, false, true, 0},
-    {64, 8, 0, 512 << 10, true, true, 0},
-    {128, 8, 8, 1 << 20, true, true, 0},
-    {512, 8, 16, 4 << 20, true, true, 0},
+    {16, 8, 4, 128 << 10, false, true, 0, 1},
+    {16, 8, 0, 128 << 10, false, true, 0, 1},
+    {64, 8, 0, 512 << 10, true, true, 0, 1},
+    {128, 8, 8, 1 << 20, true, true, 0, 1},
+    {512, 8, 16, 4 << 20, true, true, 0, 1},
     /* other sizes: smaller, larger, odd multiples of G */
-    {16, 8, 4, 8 << 10, false, true, 0},
-    {16, 8, 4, 64 << 10, false, true, 0},
-    {16, 8, 4, 1 << 20, true, true, 0},
-    {16, 8, 4, 4000000, true, false, 0},
-    {16, 8, 0, 4000000, true, false, 0},
-    {128, 8, 8, 8 << 20, true, false, 0},
-    {128, 8, 8, 100000, true, false, 0},
-    {64, 8, 0, 3 << 20, true, false, 0},
-    {16, 4, 4, 128 << 10, true, true, 0},
-    {32, 4, 0, 1 << 20, true, false, 0},
+    {16, 8, 4, 8 << 10, false, true, 0, 1},
+    {16, 8, 4, 64 << 10, false, true, 0, 1},
+    {16, 8, 4, 1 << 20, true, true, 0, 1},
+    {16, 8, 4, 4000000, true, false, 0, 1},
+    {16, 8, 0, 4000000, true, false, 0, 1},
+    {128, 8, 8, 8 << 20, true, false, 0, 1},
+    {128, 8, 8, 100000, true, false, 0, 1},
+    {64, 8, 0, 3 << 20, true, false, 0, 1},
+    {16, 4, 4, 128 << 10, true, true, 0, 1},
+    {32, 4, 0, 1 << 20, true, false, 0, 1},
     /* reductions that take time; 2, 3 and 12 nodes; nodes of 2 GPUs */
-    {12, 8, 4, 96 << 10, false, true, 1e-10},
-    {3, 8, 4, 24 << 10, false, true, 1e-10},
-    {2, 8, 0, 96 << 10, false, true, 0},
-    {12, 2, 4, 960 << 10, true, true, 1e-10},
+    {12, 8, 4, 96 << 10, false, true, 1e-10, 1},
+    {3, 8, 4, 24 << 10, false, true, 1e-10, 1},
+    {2, 8, 0, 96 << 10, false, true, 0, 1},
+    {12, 2, 4, 960 << 10, true, true, 1e-10, 1},
     /* declined: a vector not a multiple of G; rendezvous between nodes */
-    {16, 8, 4, 1000004, true, false, 0},
-    {16, 8, 4, 16 << 20, false, false, 0},
+    {16, 8, 4, 1000004, true, false, 0, 1},
+    {16, 8, 4, 16 << 20, false, false, 0, 1},
     /* rendezvous inside nodes (A and C, simulated in full), eager between */
-    {16, 8, 4, 1 << 20, false, true, 0},
+    {16, 8, 4, 1 << 20, false, true, 0, 1},
+    /* an oversubscribed fabric (edge->agg and agg->core at 1/4 and 1/2 of
+     * 50 GB/s: one serialization there is the spacing between the rings) */
+    {16, 8, 4, 128 << 10, true, true, 0, 4},
+    {16, 8, 4, 128 << 10, true, true, 0, 2},
+    /* B's express trains break (64 KiB messages: a ring's next message
+     * reaches its links while the copies of the one before hold them; the
+     * full run queues there) and the full schedule runs */
+    {16, 8, 4, 8 << 20, true, false, 0, 1},
+    {16, 8, 0, 8 << 20, true, false, 0, 1},
+    /* declined before B: the first step between nodes differs across nodes */
+    {64, 8, 8, 512 << 10, true, false, 0, 1.5},
 };
 
 START_TEST(test_fast_equals_full)
 {
     const Case *c = &CASES[_i];
-    Topo *t = cluster(c->nodes, c->g, c->k, c->eager);
+    Topo *t = cluster(c->nodes, c->g, c->k, c->eager, c->oversub);
     int p = c->nodes * c->g;
     uint64_t ev_fast, ev_full;
     double fast = run(t, COLL_RING, p, c->g, c->bytes, c->gamma, false, &ev_fast);
@@ -123,7 +138,7 @@ END_TEST
 /* The other inter-node algorithms run the full schedule. */
 START_TEST(test_others_untouched)
 {
-    Topo *t = cluster(16, 8, 4, true);
+    Topo *t = cluster(16, 8, 4, true, 1);
     static const CollAlgo inter[] = {COLL_BUTTERFLY, COLL_RABENSEIFNER, COLL_TREE};
     for (size_t i = 0; i < G_N_ELEMENTS(inter); i++) {
         uint64_t a, b;
