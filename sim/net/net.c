@@ -649,7 +649,7 @@ void net_set_train(Net *n, uint32_t followers, simtime_t gap_ps)
 {
     n->train_n = followers;
     n->train_gap = gap_ps;
-    n->train_hold = tadd(n, 0, (simtime_t)followers * gap_ps);
+    n->train_hold = (simtime_t)followers * gap_ps;
 }
 
 void net_set_express(Net *n, bool on)
