@@ -51,7 +51,14 @@ static void issue_event(void *ctx, void *data)
  *      message ever waited for a link nor held one longer than delta
  *      (net_train_broken), and the other GPUs' routes to their next node
  *      share every link but their own first and last (those used by their
- *      ring alone and timed alike); GPU g then ends B q(g) x delta after it;
+ *      ring alone and timed alike); GPU g then ends B q(g) x delta after it.
+ *      Its messages are express (net_set_express: booked whole at the
+ *      send, one event each); the trains break wherever that could differ
+ *      from hop by hop, and the order of deliveries at one picosecond,
+ *      which express changes, moves no time here: a ring lane's step ends
+ *      when both its send and its receive are delivered and its reduction
+ *      is done, whichever event comes first, and a send's order only
+ *      decides whether the trains break;
  *   C  the ring all-gather inside each node, rank r issuing at its end of B:
  *      exact only if no B message can still hold a link when a C message
  *      reaches it (bounded by the ranks' ends of B and the latencies) and
@@ -82,6 +89,7 @@ static bool sub_run(Topo *t, const CollSchedule *s, const int *map, const simtim
     net_set_stats(net, false);
     collexec_hint_net(net);
     net_set_train(net, followers, gap);
+    net_set_express(net, followers > 0);   /* B: a message one event, exact while no train breaks */
     CollRunSpec run = {.sim = sim, .net = net, .topo = t, .sched = s, .rank2host = map, .elem_bytes = elem_bytes,
                        .gamma = gamma, .done = mark_done, .ctx = &fired, .deferred = at != NULL};
     CollExec *x = collexec_start(&run);

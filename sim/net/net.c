@@ -6,7 +6,9 @@
  * the current hop. A link that is idle when a head arrives starts it at
  * once; otherwise the message waits in the link's FIFO and the link
  * schedules one "free" event for the moment its current message's tail
- * has left. Uncontended, a message costs one event per hop.
+ * has left. Uncontended, a message costs one event per hop; with express
+ * trains (net_set_express) it is booked whole at its send and costs one,
+ * its delivery.
  *
  * Packet mode keeps one NetFlow per (message, hop): how many of its
  * packets reached that hop and how many left. A link's round-robin queue
@@ -121,8 +123,10 @@ struct Net {
     NetRouteFn router;      /* route map (net_set_router), or NULL */
     void *router_ctx;       /* its argument */
     simtime_t train_gap;    /* net_set_train: the followers' spacing, ps */
+    simtime_t train_hold;   /* net_set_train: train_n x train_gap, how long the followers hold a link */
     uint32_t train_n;       /* net_set_train: followers behind each message; 0: none */
     bool train_broken;      /* a message waited for a link, or held one longer than train_gap */
+    bool express;           /* net_set_express: data messages booked whole at their send */
 };
 
 static void link_free(void *ctx, void *data);
@@ -278,7 +282,7 @@ static void mm_start(Net *n, NetLink *l, NetMsg *m, simtime_t s)
     if (n->train_n) {   /* the followers take the link back to back behind m */
         if (end - s > n->train_gap)
             n->train_broken = true;
-        l->free_ps = tadd(n, end, (simtime_t)n->train_n * n->train_gap);
+        l->free_ps = tadd(n, end, n->train_hold);
     }
     if (n->stats) {
         NetLinkStats *st = &l->st;
@@ -295,6 +299,37 @@ static void mm_start(Net *n, NetLink *l, NetMsg *m, simtime_t s)
         m->at = m->route->link[m->hop];
         sim_at(n->sim, tadd(n, s, l->lat_ps), mm_arrive, n, m);
     }
+}
+
+/* Message mode, express (net_set_express): m's whole route is booked now,
+ * each hop as mm_start starts it when the head arrives (head times
+ * s_h = s_{h-1} + L_{h-1}, s_0 = now; end = max(s_h + ser, the previous
+ * hop's tail), the link held until end + the followers), and its one
+ * event is its delivery at the last hop's tail. The trains break where
+ * the hop-by-hop run could have differed: a link booked past the head's
+ * arrival or with messages waiting, a hop held longer than train_gap. */
+static void mm_express(Net *n, NetMsg *m)
+{
+    const TopoRoute *r = m->route;
+    for (uint32_t h = 0; h < r->nhops; h++)   /* the links' lines load side by side, not hop after hop */
+        __builtin_prefetch(&n->links[r->link[h]], 1);
+    simtime_t s = n->sim->now, tail = s;
+    bool broken = false;
+    for (uint32_t h = 0; h < r->nhops; h++) {
+        NetLink *l = &n->links[r->link[h]];
+        broken |= l->wait_n != 0 || l->free_ps > s;
+        simtime_t end = tadd(n, s, link_ser_ps(n, l, m->bytes, s));
+        if (end < tail)
+            end = tail;                 /* the tail cannot leave before it arrived */
+        broken |= end - s > n->train_gap;
+        l->free_ps = tadd(n, end, n->train_hold);
+        tail = tadd(n, end, l->lat_ps);
+        s = tadd(n, s, l->lat_ps);
+    }
+    n->train_broken |= broken;
+    m->hop = (uint16_t)r->nhops;
+    m->tail_ps = tail;
+    sim_at(n->sim, tail, msg_deliver, n, m);
 }
 
 /* Message mode: control message m passes link l at time s without
@@ -412,6 +447,8 @@ static void msg_deliver_early(void *ctx, void *data)
     const Net *n = ctx;
     const NetMsg *m = data;
     __builtin_prefetch(m->data);   /* the callback's datum (an integer prefetches nothing) */
+    if (n->express)   /* its sender's next message often takes the same route (a ring) */
+        __builtin_prefetch(m->route);
     if (n->deliver_early && m->fn == n->deliver_fn)
         n->deliver_early(m->ctx, m->data);
 }
@@ -420,6 +457,9 @@ static void msg_deliver_late(void *ctx, void *data)
 {
     const Net *n = ctx;
     const NetMsg *m = data;
+    if (n->express)   /* the links of that route, for mm_express (the route's line was prefetched) */
+        for (uint32_t h = 0; h < m->route->nhops; h++)
+            __builtin_prefetch(&n->links[m->route->link[h]], 1);
     if (n->deliver_late && m->fn == n->deliver_fn)
         n->deliver_late(m->ctx, m->data);
 }
@@ -583,6 +623,8 @@ void net_set_link(Net *n, uint32_t link, double bw_Bps, simtime_t lat_ps)
     g_return_if_fail(link < n->nlinks);
     n->links[link].bw_Bps = bw_Bps;
     n->links[link].lat_ps = lat_ps;
+    if (n->express && n->inflight)   /* booked hops ahead of their time used the old rate */
+        n->train_broken = true;
 }
 
 void net_set_stats(Net *n, bool keep)
@@ -607,6 +649,12 @@ void net_set_train(Net *n, uint32_t followers, simtime_t gap_ps)
 {
     n->train_n = followers;
     n->train_gap = gap_ps;
+    n->train_hold = (simtime_t)followers * gap_ps;
+}
+
+void net_set_express(Net *n, bool on)
+{
+    n->express = on;
 }
 
 bool net_train_broken(const Net *n)
@@ -653,7 +701,10 @@ static void send_msg(Net *n, const TopoRoute *r, uint64_t bytes, bool control, u
         m->hop = 0;
         m->at = r->link[0];
         m->tail_ps = n->sim->now;
-        mm_enter(n, m);
+        if (n->express && n->train_n && !control && !n->router && !n->stats && !n->buckets)
+            mm_express(n, m);
+        else
+            mm_enter(n, m);
         return;
     }
     m->npkts = bytes / n->pkt + (bytes % n->pkt != 0 || bytes == 0);

@@ -114,6 +114,30 @@ void net_set_router(Net *n, NetRouteFn fn, void *ctx);
 void net_set_train(Net *n, uint32_t followers, simtime_t gap_ps);
 bool net_train_broken(const Net *n);
 
+/* Express trains (on: true; off, the default). A data message sent while
+ * trains are on (followers > 0), in message mode, without link statistics
+ * (net_set_stats(n, false)), route map or token bucket, is booked whole
+ * at net_send: each hop as the hop-by-hop run starts it when its head
+ * arrives (s_h = s_{h-1} + L_{h-1}, s_0 = now; end = max(s_h + m/B, the
+ * previous hop's tail); the link held for the followers after end), and
+ * its one event is its delivery at the last hop's tail. Any other message
+ * goes hop by hop as without it; the two mix (a hop-by-hop message that
+ * finds a link booked waits, which breaks the trains).
+ * Exact where kept: while net_train_broken is false every message's
+ * delivery time is the hop-by-hop run's to the picosecond, as nothing
+ * waits there. The trains break wherever it could differ, and more often,
+ * never less: a hop whose link is booked past the head's arrival, however
+ * the two were booked (a message sent after another but reaching a
+ * shared link before it breaks them, though hop by hop it might pass
+ * first), a link with messages waiting, a hop held longer than gap_ps,
+ * and net_set_link while a message is in flight (booked hops used the
+ * old rate). Once broken, its times are not the hop-by-hop run's.
+ * Deliveries at one picosecond may run in another order than hop by hop
+ * (each is scheduled at its send, not at its last hop's start): the
+ * caller's results must not depend on that order. Set before the first
+ * send. */
+void net_set_express(Net *n, bool on);
+
 /* Messages sent and not yet delivered. */
 uint64_t net_inflight(const Net *n);
 /* Bytes a Net on topology t holds with `msgs` messages in flight at once,
