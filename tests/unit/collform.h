@@ -55,6 +55,37 @@ static inline Topo *star(int hosts, uint64_t packet)
     return star_proto(hosts, packet, NULL);
 }
 
+/* `nodes` nodes of g GPUs (450 GB/s, 1 us to their switch) on a fat-tree
+ * of arity k (k 0: a star) of 50 GB/s, 500 ns links and 200 ns switches,
+ * its edge->agg and agg->core links oversubscribed by `oversub` (>= 1),
+ * message mode, protocol pr (NULL: topo_spec_init's) between and inside
+ * nodes. */
+static inline Topo *hier_cluster(int nodes, int g, int k, double oversub, const Protocol *pr)
+{
+    TopoSpec sp;
+    topo_spec_init(&sp);
+    sp.kind = TOPO_HIERARCHICAL;
+    sp.hosts = 0;   /* every GPU: nodes x g */
+    sp.gpus_per_node = g;
+    sp.intra = (TopoLinkClass){.bw_Bps = 450e9, .latency_s = 1e-6};
+    sp.inter = g_new(TopoSpec, 1);
+    topo_spec_init(sp.inter);
+    sp.inter->kind = k ? TOPO_FATTREE : TOPO_STAR;
+    sp.inter->k = k;
+    if (k)
+        sp.inter->oversub = oversub;
+    sp.inter->hosts = nodes;
+    sp.inter->link = (TopoLinkClass){.bw_Bps = 50e9, .latency_s = 500e-9};
+    sp.inter->switch_latency_s = k ? 200e-9 : 0;
+    if (pr)
+        sp.protocol = *pr;
+    char *err = NULL;
+    Topo *t = topo_new(&sp, &err);
+    ck_assert_msg(t != NULL, "topo_new: %s", err ? err : "");
+    topo_spec_clear(&sp);
+    return t;
+}
+
 static inline int lg_floor(int p)
 {
     int k = 0;

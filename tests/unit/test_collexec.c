@@ -468,31 +468,6 @@ static void run_ends(Topo *t, const CollSchedule *s, bool stats, bool hints, sim
     sim_free(sim);
 }
 
-/* A hierarchical cluster of `nodes` nodes of 4 GPUs over a k = 4
- * fat-tree (message mode), with protocol pr between and inside nodes. */
-static Topo *hier_fat_tree(int nodes, const Protocol *pr)
-{
-    TopoSpec sp;
-    topo_spec_init(&sp);
-    sp.kind = TOPO_HIERARCHICAL;
-    sp.hosts = 0;   /* every GPU: nodes x 4 */
-    sp.gpus_per_node = 4;
-    sp.intra = (TopoLinkClass){.bw_Bps = 450e9, .latency_s = 1e-6};
-    sp.inter = g_new(TopoSpec, 1);
-    topo_spec_init(sp.inter);
-    sp.inter->kind = TOPO_FATTREE;
-    sp.inter->k = 4;
-    sp.inter->hosts = nodes;
-    sp.inter->link = (TopoLinkClass){.bw_Bps = 50e9, .latency_s = 500e-9};
-    sp.inter->switch_latency_s = 200e-9;
-    sp.protocol = *pr;
-    char *err = NULL;
-    Topo *t = topo_new(&sp, &err);
-    ck_assert_msg(t != NULL, "topo_new: %s", err ? err : "");
-    topo_spec_clear(&sp);
-    return t;
-}
-
 /* What collrun does to its fresh Net (no link statistics where no
  * control message is sent, collexec_hint_net's prefetch hints) leaves
  * every rank's end and the event count as a plain Net has them: a star
@@ -518,7 +493,7 @@ START_TEST(test_fresh_net)
     g_setenv("ARSIM_HIER_FULL", "1", TRUE);
     for (int pi = 0; pi < 4; pi++)
         for (int ti = 0; ti < 3; ti++) {
-            Topo *t = ti == 2 ? hier_fat_tree(4, &prs[pi]) : star_proto(16, ti ? 1500 : 0, &prs[pi]);
+            Topo *t = ti == 2 ? hier_cluster(4, 4, 4, 1, &prs[pi]) : star_proto(16, ti ? 1500 : 0, &prs[pi]);
             ck_assert(collexec_sends_controls(t) == (pi == 3));
             for (int algo = 0; algo < COLL_NALGOS; algo++)
                 for (int inter = 0; inter < 2; inter++)

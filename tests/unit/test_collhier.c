@@ -21,39 +21,20 @@
 #include "net/net.h"
 #include "net/topo.h"
 
+#include "collform.h"
 #include "testmain.h"
 
 #include <check.h>
 #include <glib.h>
 #include <stdlib.h>
 
-/* `nodes` nodes of g GPUs (450 GB/s, 1 us to their switch) on a fat-tree
- * of arity k (k 0: a star) of 50 GB/s, 500 ns links and 200 ns switches,
- * its edge->agg and agg->core links oversubscribed by `oversub` (>= 1). */
+/* hier_cluster's cluster, with the eager protocol where `eager`. */
 static Topo *cluster(int nodes, int g, int k, bool eager, double oversub)
 {
-    TopoSpec sp;
-    topo_spec_init(&sp);
-    sp.kind = TOPO_HIERARCHICAL;
-    sp.hosts = 0;
-    sp.gpus_per_node = g;
-    sp.intra = (TopoLinkClass){.bw_Bps = 450e9, .latency_s = 1e-6};
-    sp.inter = g_new(TopoSpec, 1);
-    topo_spec_init(sp.inter);
-    sp.inter->kind = k ? TOPO_FATTREE : TOPO_STAR;
-    sp.inter->k = k;
-    if (k)
-        sp.inter->oversub = oversub;
-    sp.inter->hosts = nodes;
-    sp.inter->link = (TopoLinkClass){.bw_Bps = 50e9, .latency_s = 500e-9};
-    sp.inter->switch_latency_s = k ? 200e-9 : 0;
+    Protocol eg;
     if (eager)
-        protocol_init_eager(&sp.protocol);
-    char *err = NULL;
-    Topo *t = topo_new(&sp, &err);
-    ck_assert_msg(t != NULL, "topo_new: %s", err ? err : "");
-    topo_spec_clear(&sp);
-    return t;
+        protocol_init_eager(&eg);
+    return hier_cluster(nodes, g, k, oversub, eager ? &eg : NULL);
 }
 
 /* One run of hierarchical with `inter` between nodes and reductions of
