@@ -272,18 +272,28 @@ static void msg_deliver(void *ctx, void *data)
     finish(ctx, data);
 }
 
-/* Message mode: m's head takes link l at time s (>= its head time, l idle). */
-static void mm_start(Net *n, NetLink *l, NetMsg *m, simtime_t s)
+/* Message mode: `bytes` whose head takes link l at s and whose tail
+ * reached it at `tail` hold it until the returned end (their
+ * serialization from s, not before the tail), and with trains the
+ * followers behind them after it (a hold over train_gap breaks them). */
+static inline simtime_t hop_book(Net *n, NetLink *l, uint64_t bytes, simtime_t s, simtime_t tail)
 {
-    simtime_t end = tadd(n, s, link_ser_ps(n, l, m->bytes, s));
-    if (end < m->tail_ps)
-        end = m->tail_ps;               /* the tail cannot leave before it arrived */
+    simtime_t end = tadd(n, s, link_ser_ps(n, l, bytes, s));
+    if (end < tail)
+        end = tail;                     /* the tail cannot leave before it arrived */
     l->free_ps = end;
-    if (n->train_n) {   /* the followers take the link back to back behind m */
+    if (n->train_n) {   /* the followers take the link back to back behind them */
         if (end - s > n->train_gap)
             n->train_broken = true;
         l->free_ps = tadd(n, end, n->train_hold);
     }
+    return end;
+}
+
+/* Message mode: m's head takes link l at time s (>= its head time, l idle). */
+static void mm_start(Net *n, NetLink *l, NetMsg *m, simtime_t s)
+{
+    simtime_t end = hop_book(n, l, m->bytes, s, m->tail_ps);
     if (n->stats) {
         NetLinkStats *st = &l->st;
         st->bytes += m->bytes;
@@ -318,12 +328,7 @@ static void mm_express(Net *n, NetMsg *m)
     for (uint32_t h = 0; h < r->nhops; h++) {
         NetLink *l = &n->links[r->link[h]];
         broken |= l->wait_n != 0 || l->free_ps > s;
-        simtime_t end = tadd(n, s, link_ser_ps(n, l, m->bytes, s));
-        if (end < tail)
-            end = tail;                 /* the tail cannot leave before it arrived */
-        broken |= end - s > n->train_gap;
-        l->free_ps = tadd(n, end, n->train_hold);
-        tail = tadd(n, end, l->lat_ps);
+        tail = tadd(n, hop_book(n, l, m->bytes, s, tail), l->lat_ps);
         s = tadd(n, s, l->lat_ps);
     }
     n->train_broken |= broken;
