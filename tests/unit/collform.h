@@ -30,24 +30,37 @@ typedef struct {
     bool ack;
 } FormCost;
 
-/* A star of `hosts` hosts with protocol pr (NULL: topo_spec_init's). */
-static inline Topo *star_proto(int hosts, uint64_t packet, const Protocol *pr)
+/* The topology sp describes (its spec cleared); the test fails if it is refused. */
+static inline Topo *form_topo(TopoSpec *sp)
+{
+    char *err = NULL;
+    Topo *t = topo_new(sp, &err);
+    ck_assert_msg(t != NULL, "topo_new: %s", err ? err : "");
+    topo_spec_clear(sp);
+    return t;
+}
+
+/* A star of `hosts` hosts, links of bw B/s and lat s, packets of `packet`
+ * bytes (0: message mode), protocol pr (NULL: topo_spec_init's). */
+static inline Topo *star_links(int hosts, double bw, double lat, uint64_t packet, const Protocol *pr)
 {
     TopoSpec sp;
     topo_spec_init(&sp);
     sp.kind = TOPO_STAR;
     sp.hosts = hosts;
-    sp.link.bw_Bps = BW;
-    sp.link.latency_s = LAT;
+    sp.link.bw_Bps = bw;
+    sp.link.latency_s = lat;
     sp.switch_latency_s = 0;
     sp.packet_bytes = packet;
     if (pr)
         sp.protocol = *pr;
-    char *err = NULL;
-    Topo *t = topo_new(&sp, &err);
-    ck_assert_msg(t != NULL, "topo_new: %s", err ? err : "");
-    topo_spec_clear(&sp);
-    return t;
+    return form_topo(&sp);
+}
+
+/* A star of `hosts` hosts of BW and LAT links with protocol pr (NULL: topo_spec_init's). */
+static inline Topo *star_proto(int hosts, uint64_t packet, const Protocol *pr)
+{
+    return star_links(hosts, BW, LAT, packet, pr);
 }
 
 static inline Topo *star(int hosts, uint64_t packet)
@@ -79,11 +92,7 @@ static inline Topo *hier_cluster(int nodes, int g, int k, double oversub, const 
     sp.inter->switch_latency_s = k ? 200e-9 : 0;
     if (pr)
         sp.protocol = *pr;
-    char *err = NULL;
-    Topo *t = topo_new(&sp, &err);
-    ck_assert_msg(t != NULL, "topo_new: %s", err ? err : "");
-    topo_spec_clear(&sp);
-    return t;
+    return form_topo(&sp);
 }
 
 static inline int lg_floor(int p)

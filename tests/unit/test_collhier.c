@@ -244,15 +244,7 @@ static void second_send(void *ctx, void *data)
 
 static bool train_broken(simtime_t x, simtime_t gap, simtime_t *first)
 {
-    TopoSpec sp;
-    topo_spec_init(&sp);
-    sp.kind = TOPO_STAR;
-    sp.hosts = 3;
-    sp.link = (TopoLinkClass){.bw_Bps = 50e9, .latency_s = 1e-6};
-    char *err = NULL;
-    Topo *t = topo_new(&sp, &err);
-    ck_assert_msg(t != NULL, "topo_new: %s", err ? err : "");
-    topo_spec_clear(&sp);
+    Topo *t = star_links(3, 50e9, 1e-6, 0, NULL);
     Sim *sim = sim_new(1);
     Net *net = net_new(sim, t);
     net_set_train(net, 7, gap);

@@ -14,34 +14,17 @@
  * their event counts are the plain run's. */
 #include "net/net.h"
 
+#include "collform.h"
 #include "netrec.h"
 #include "testmain.h"
 
 #include <check.h>
 #include <glib.h>
 
-/* `nodes` nodes of g GPUs (450 GB/s, 1 us to their NVSwitch) on a k = 4
- * fat-tree of 50 GB/s, 500 ns links and 200 ns switches. */
+/* `nodes` nodes of g GPUs on collform.h's k = 4 fat-tree. */
 static Topo *cluster(int nodes, int g)
 {
-    TopoSpec sp;
-    topo_spec_init(&sp);
-    sp.kind = TOPO_HIERARCHICAL;
-    sp.hosts = 0;
-    sp.gpus_per_node = g;
-    sp.intra = (TopoLinkClass){.bw_Bps = 450e9, .latency_s = 1e-6};
-    sp.inter = g_new(TopoSpec, 1);
-    topo_spec_init(sp.inter);
-    sp.inter->kind = TOPO_FATTREE;
-    sp.inter->k = 4;
-    sp.inter->hosts = nodes;
-    sp.inter->link = (TopoLinkClass){.bw_Bps = 50e9, .latency_s = 500e-9};
-    sp.inter->switch_latency_s = 200e-9;
-    char *err = NULL;
-    Topo *t = topo_new(&sp, &err);
-    ck_assert_msg(t != NULL, "topo_new: %s", err ? err : "");
-    topo_spec_clear(&sp);
-    return t;
+    return hier_cluster(nodes, g, 4, 1, NULL);
 }
 
 /* A scenario: message i goes from src[i] to dst[i] at at[i]. */
@@ -174,16 +157,7 @@ END_TEST
  * S); the first delivery is 2L + S. Express agrees. */
 static Topo *star3(void)
 {
-    TopoSpec sp;
-    topo_spec_init(&sp);
-    sp.kind = TOPO_STAR;
-    sp.hosts = 3;
-    sp.link = (TopoLinkClass){.bw_Bps = 50e9, .latency_s = 1e-6};
-    char *err = NULL;
-    Topo *t = topo_new(&sp, &err);
-    ck_assert_msg(t != NULL, "topo_new: %s", err ? err : "");
-    topo_spec_clear(&sp);
-    return t;
+    return star_links(3, 50e9, 1e-6, 0, NULL);
 }
 
 static bool two(Topo *t, simtime_t x, simtime_t gap, bool express, Rec *rec)
