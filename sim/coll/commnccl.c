@@ -145,20 +145,13 @@ bool commnccl_get(CommNccl *c, const CommNcclGroup *g, NcclOp op, const NcclForc
 }
 
 bool commnccl_sent(CommNccl *c, const CommNcclGroup *g, NcclOp op, const NcclForce *f, uint64_t bytes,
-                   uint64_t *sent, char **err)
+                   uint64_t *sent0, uint64_t *sent_all, char **err)
 {
     const NcclEntry *e = entry(c, g, op, f, bytes, NULL, err);
-    if (e)
-        *sent = e->sent0;
-    return e != NULL;
-}
-
-bool commnccl_sent_all(CommNccl *c, const CommNcclGroup *g, NcclOp op, const NcclForce *f, uint64_t bytes,
-                       uint64_t *sent, char **err)
-{
-    const NcclEntry *e = entry(c, g, op, f, bytes, NULL, err);
-    if (e)
-        *sent = e->sent;
+    if (e) {
+        *sent0 = e->sent0;
+        *sent_all = e->sent;
+    }
     return e != NULL;
 }
 

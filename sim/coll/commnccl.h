@@ -63,17 +63,13 @@ bool commnccl_choose(const CommNccl *c, const CommNcclGroup *g, NcclOp op, const
  * force's; it points into c, which must outlive it. */
 NcclSimSpec commnccl_spec(const CommNccl *c, const CommNcclGroup *g, NcclOp op, uint64_t bytes, const NcclChoice *ch);
 
-/* The data bytes rank 0 sends in that call (to other GPUs and, NVLS, to
- * the NVSwitch: coll/ncclsim.h's rank_bytes), from the same memo run;
- * false + *err as commnccl_get. */
+/* The data bytes that call's ranks send (to other GPUs and, NVLS, to the
+ * NVSwitch: coll/ncclsim.h's rank_bytes; the protocol's wire overhead not
+ * counted), from the same memo run: rank 0's (*sent0) and all of g's
+ * ranks' summed (*sent_all: what the call puts on its GPUs' outgoing
+ * links); false + *err as commnccl_get. */
 bool commnccl_sent(CommNccl *c, const CommNcclGroup *g, NcclOp op, const NcclForce *f, uint64_t bytes,
-                   uint64_t *sent, char **err);
-
-/* The data bytes all of g's ranks send in that call (as commnccl_sent's,
- * summed over them: what the call puts on its GPUs' outgoing links, the
- * protocol's wire overhead not counted). */
-bool commnccl_sent_all(CommNccl *c, const CommNcclGroup *g, NcclOp op, const NcclForce *f, uint64_t bytes,
-                       uint64_t *sent, char **err);
+                   uint64_t *sent0, uint64_t *sent_all, char **err);
 
 /* Engine events spent on the memo runs so far. */
 uint64_t commnccl_events(const CommNccl *c);

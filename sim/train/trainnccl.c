@@ -206,11 +206,10 @@ bool trainnccl_unit_cost(CommNccl *c, const Scenario *s, const SyncUnit *u, cons
     return true;
 }
 
-/* The data bytes of unit u's NCCL calls under its force: rank 0's (all
- * false; *sent) or every GPU's over the cluster (all; *egress, each call's
- * commnccl_sent_all times its groups). False + *err otherwise. */
-static bool unit_bytes(CommNccl *c, const Scenario *s, const SyncUnit *u, bool all, uint64_t *sent, double *egress,
-                       char **err)
+/* The data bytes of unit u's NCCL calls under its force: rank 0's
+ * (*sent) and every GPU's over the cluster (*egress, each call's
+ * commnccl_sent all-rank bytes times its groups). False + *err otherwise. */
+static bool unit_bytes(CommNccl *c, const Scenario *s, const SyncUnit *u, uint64_t *sent, double *egress, char **err)
 {
     TrainNcclCall calls[TRAINNCCL_MAX_CALLS];
     int n = trainnccl_calls(s, u, calls, err);
@@ -218,11 +217,11 @@ static bool unit_bytes(CommNccl *c, const Scenario *s, const SyncUnit *u, bool a
     *egress = 0;
     for (int i = 0; i < n; i++) {
         const TrainNcclCall *k = &calls[i];
-        uint64_t b;
-        if (!(all ? commnccl_sent_all : commnccl_sent)(c, &k->group, k->op, &u->nccl.force, k->bytes, &b, err))
+        uint64_t b0, all;
+        if (!commnccl_sent(c, &k->group, k->op, &u->nccl.force, k->bytes, &b0, &all, err))
             return false;
-        *sent += b;
-        *egress += (double)b * (double)s->world / (double)(k->group.nodes * k->group.ppn);
+        *sent += b0;
+        *egress += (double)all * (double)s->world / (double)(k->group.nodes * k->group.ppn);
     }
     return n > 0;
 }
@@ -230,13 +229,13 @@ static bool unit_bytes(CommNccl *c, const Scenario *s, const SyncUnit *u, bool a
 bool trainnccl_unit_sent(CommNccl *c, const Scenario *s, const SyncUnit *u, uint64_t *sent, char **err)
 {
     double egress;
-    return unit_bytes(c, s, u, false, sent, &egress, err);
+    return unit_bytes(c, s, u, sent, &egress, err);
 }
 
 bool trainnccl_unit_egress(CommNccl *c, const Scenario *s, const SyncUnit *u, double *bytes, char **err)
 {
     uint64_t sent;
-    return unit_bytes(c, s, u, true, &sent, bytes, err);
+    return unit_bytes(c, s, u, &sent, bytes, err);
 }
 
 /* Whether NCCL runs force f on a communicator of `nodes` nodes of `ppn`

@@ -102,8 +102,8 @@ bool trainnccl_unit_cost(CommNccl *c, const Scenario *s, const SyncUnit *u, cons
  * (commnccl_sent of each, summed); false + *err otherwise. */
 bool trainnccl_unit_sent(CommNccl *c, const Scenario *s, const SyncUnit *u, uint64_t *sent, char **err);
 /* The data bytes every GPU sends in unit u's NCCL calls, summed over the
- * cluster (each call's groups tile it: commnccl_sent_all of one group
- * times their number); false + *err otherwise. */
+ * cluster (each call's groups tile it: commnccl_sent's all-rank bytes
+ * of one group times their number); false + *err otherwise. */
 bool trainnccl_unit_egress(CommNccl *c, const Scenario *s, const SyncUnit *u, double *bytes, char **err);
 
 #endif
