@@ -90,8 +90,9 @@ bool commcost_get(CommCost *c, CollAlgo a, uint64_t elems, simtime_t *dur, doubl
     return commcost_get_op(c, COLL_OP_ALLREDUCE, a, elems, dur, util, code, err);
 }
 
-bool commcost_get_op(CommCost *c, CollOp op, CollAlgo a, uint64_t elems, simtime_t *dur, double *util, SimErr *code,
-                     char **err)
+/* The memo's entry of that collective, run now on an idle network if it
+ * was not yet; NULL + *err (and *code unless NULL) if it failed. */
+static const CostEntry *cost_entry(CommCost *c, CollOp op, CollAlgo a, uint64_t elems, SimErr *code, char **err)
 {
     CostKey k = {op, a, elems};
     CostEntry *e = g_hash_table_lookup(c->costs, &k);
@@ -100,7 +101,7 @@ bool commcost_get_op(CommCost *c, CollOp op, CollAlgo a, uint64_t elems, simtime
         if (!s) {
             if (code)
                 *code = SIM_ERR_MODEL;
-            return false;
+            return NULL;
         }
         Sim *sim = sim_new(SIM_DEFAULT_SEED);   /* an idle-network run draws nothing */
         Net *net = net_new(sim, c->topo);
@@ -126,9 +127,16 @@ bool commcost_get_op(CommCost *c, CollOp op, CollAlgo a, uint64_t elems, simtime
         collexec_free(x);
         net_free(net);
         sim_free(sim);
-        if (!ok)
-            return false;
     }
+    return e;
+}
+
+bool commcost_get_op(CommCost *c, CollOp op, CollAlgo a, uint64_t elems, simtime_t *dur, double *util, SimErr *code,
+                     char **err)
+{
+    const CostEntry *e = cost_entry(c, op, a, elems, code, err);
+    if (!e)
+        return false;
     *dur = e->dur;
     if (util)
         *util = commcost_util(c->topo, c->p, e->bytes, e->dur);
@@ -137,12 +145,10 @@ bool commcost_get_op(CommCost *c, CollOp op, CollAlgo a, uint64_t elems, simtime
 
 bool commcost_egress_op(CommCost *c, CollOp op, CollAlgo a, uint64_t elems, double *bytes, SimErr *code, char **err)
 {
-    simtime_t dur;
-    if (!commcost_get_op(c, op, a, elems, &dur, NULL, code, err))
-        return false;
-    CostKey k = {op, a, elems};
-    *bytes = ((const CostEntry *)g_hash_table_lookup(c->costs, &k))->bytes;
-    return true;
+    const CostEntry *e = cost_entry(c, op, a, elems, code, err);
+    if (e)
+        *bytes = e->bytes;
+    return e != NULL;
 }
 
 double commcost_util(const Topo *t, int p, double bytes, simtime_t dur)
