@@ -486,7 +486,7 @@ static void trace_nic_counter(cJSON *ev, const TrainResult *r, int pid, double t
  * on the first traced rank, as in a run of identical ranks. */
 static void trace_per_rank(cJSON *ev, const Scenario *s, const TrainResult *r, const int *lane, int lanes, double t0)
 {
-    int first = -1;
+    bool counter = false;   /* the NIC counter drawn */
     bool *shown = g_new0(bool, s->world);
     for (guint i = 0; r->spans && i < r->spans->len; i++) {
         const TrainSpan *sp = &g_array_index(r->spans, TrainSpan, i);
@@ -502,8 +502,8 @@ static void trace_per_rank(cJSON *ev, const Scenario *s, const TrainResult *r, c
             if (sp->track == 1 || sp->rank == k)
                 trace_span(ev, sp, k, lane[i], t0);
         }
-        if (first < 0) {
-            first = k;
+        if (!counter) {
+            counter = true;
             trace_nic_counter(ev, r, k, t0);
         }
     }
