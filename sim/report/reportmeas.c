@@ -216,6 +216,7 @@ static bool get_time(const Ctx *x, const cJSON *o, int k, const char *key, KeyNe
     return true;
 }
 
+/* The non-empty string at key into *out (NULL when there is none, and false). */
 static bool get_string(const Ctx *x, const cJSON *o, int k, const char *key, const char *expect, const char **out)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
@@ -223,6 +224,7 @@ static bool get_string(const Ctx *x, const cJSON *o, int k, const char *key, con
         *out = v->valuestring;
         return true;
     }
+    *out = NULL;
     return fail_at(x, offset_of(x->text, x->len, "cases", k, key), "case %d: %s '%s'; expected %s", k,
                    v ? "bad" : "no", key, expect);
 }
