@@ -4,7 +4,10 @@
 # scratch workspace that links the checkout's files, so what a command
 # writes lands there); the command-line reference equals what
 # docs/reference/cli.sh writes from arsim's help; no markdown file is over
-# 1,500 lines and README.md over 300; the man pages carry their sections.
+# 1,500 lines and README.md over 300; the man pages carry their sections;
+# every arsim session a page shows prints what it shows; nccl.md's anchor
+# table is what validate/nccl/anchors.sh prints; the summaries quote the
+# torchtitan check's current errors.
 source tests/clilib.bash
 A=$(readlink -f "${ARSIM:?set ARSIM to the arsim binary}")   # absolute: the page blocks run in a scratch workspace
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
@@ -260,3 +263,82 @@ for page in README.md docs/tutorial/*.md docs/howto/*.md; do
 done
 some_pages() { [ "$pages" -ge 5 ] || { echo "only $pages pages have sh blocks"; return 1; }; }
 t "the tutorial and the how-tos have runnable sh blocks" some_pages
+
+# transcript_segments FILE DIR — every fenced block of FILE that opens with
+# "$ arsim ..." or "$ ./arsim ..." is a shown session: each "$ " command
+# (with its "\" continuation lines) and the output lines under it, up to
+# the next "$ ". Writes each command with output as DIR/LINE.cmd (the
+# command, "arsim" or "./arsim" dropped) and DIR/LINE.out (its lines, "..."
+# for an omission).
+transcript_segments() {
+    awk -v dir="$2" '
+    function flush() { if (cmd != "" && nout > 0) { print cmd > (dir "/" at ".cmd"); close(dir "/" at ".cmd"); close(dir "/" at ".out") } cmd = ""; nout = 0 }
+    /^```/ {
+        if (!inb) { inb = 1; first = 1; shown = 0; next }
+        inb = 0; flush(); next
+    }
+    !inb { next }
+    first { first = 0; shown = ($0 ~ /^\$ (\.\/)?arsim /) }
+    !shown { next }
+    cont { cmd = cmd " " $0; cont = sub(/ *\\$/, "", cmd); next }
+    /^\$ / { flush(); at = NR; cmd = $0; sub(/^\$ (\.\/)?arsim /, "", cmd); cont = sub(/ *\\$/, "", cmd); next }
+    { nout++; print > (dir "/" at ".out") }' "$1"
+}
+
+# shown_in_order SHOWN ACTUAL — each line of SHOWN but "..." begins a line
+# of ACTUAL, after the one the line before it began (a shown line may be
+# cut short at the page's width, never changed).
+shown_in_order() {
+    awk 'NR == FNR { out[++n] = $0; next }
+        $0 == "..." { next }
+        { while (++i <= n && index(out[i], $0) != 1) ; if (i > n) { print "not printed (in this order): " $0; exit 1 } }' "$2" "$1"
+}
+
+# Every session the docs show (README.md, the tutorial, the how-tos) is what
+# arsim prints today: a command's shown lines, in order, begin its output's.
+transcripts() {
+    local page d c n=0 bad=0 ws=$T/ws/transcripts
+    workspace "$ws"
+    for page in README.md docs/tutorial/*.md docs/howto/*.md; do
+        d=$T/transcripts/$(basename "$page" .md); mkdir -p "$d"
+        transcript_segments "$page" "$d"
+        for c in "$d"/*.cmd; do
+            [ -e "$c" ] || continue
+            n=$((n + 1))
+            (cd "$ws" && eval "\"\$A\" $(cat "$c")") >"$T/actual" 2>&1 ||
+                { echo "$page:$(basename "$c" .cmd): exit $?"; bad=1; continue; }
+            shown_in_order "${c%.cmd}.out" "$T/actual" >"$T/why" ||
+                { echo "$page:$(basename "$c" .cmd): $(cat "$T/why")"; bad=1; }
+        done
+    done
+    [ "$n" -ge 3 ] || { echo "only $n shown sessions found; the scanner is broken"; bad=1; }
+    return $bad
+}
+t "every arsim session shown in README.md, the tutorial and the how-tos prints what the page shows" transcripts
+
+# nccl.md's table against published busbw is what validate/nccl/anchors.sh
+# prints today (the summaries in README.md, accuracy.md and limitations.md
+# quote it).
+nccl_anchor_table() {
+    bash validate/nccl/anchors.sh "$A" >"$T/anchors" 2>&1 || { echo "anchors.sh: exit $?: $(tail -2 "$T/anchors")"; return 1; }
+    [ "$(wc -l <"$T/anchors")" -ge 10 ] || { echo "anchors.sh printed $(wc -l <"$T/anchors") lines"; return 1; }
+    grep -vxF -f docs/explanation/nccl.md "$T/anchors" >"$T/missing"
+    [ ! -s "$T/missing" ] || { echo "docs/explanation/nccl.md lacks these rows of validate/nccl/anchors.sh:"; cat "$T/missing"; return 1; }
+}
+t "docs/explanation/nccl.md's anchor table is what validate/nccl/anchors.sh prints" nccl_anchor_table
+
+# The torchtitan check's result table gives its history "before → ... →
+# **now**"; README.md, limitations.md and accuracy.md quote the current
+# error on 8 and on 128 GPUs ("+9.5 %", the last bold figure of the row).
+torchtitan_quotes() {
+    local gpus now f bad=0
+    for gpus in 8 128; do
+        now=$(awk -F'|' -v g="$gpus" '$2 ~ "^ *" g " *$" { n = split($5, b, /\*\*/); print b[n - 1] }' docs/explanation/torchtitan.md)
+        [[ $now =~ ^[-+][0-9.]+\ %$ ]] || { echo "torchtitan.md: no current error for $gpus GPUs (read '$now')"; bad=1; continue; }
+        for f in README.md docs/explanation/limitations.md docs/explanation/accuracy.md; do
+            grep -qF -- "$now" "$f" || { echo "$f does not quote torchtitan.md's current error on $gpus GPUs, $now"; bad=1; }
+        done
+    done
+    return $bad
+}
+t "README.md, limitations.md and accuracy.md quote the torchtitan check's current errors" torchtitan_quotes
