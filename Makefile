@@ -4,6 +4,8 @@
 #   make check      install, build, run every suite and the short validation loop (no error bound),
 #                   then the suites again under ASan+UBSan, then make fuzz-smoke
 #   make test       the suites without sanitizers: unit (Check), command-line, bad-input corpus
+#   make check-tools the maintainer tools' checks in Python (tests/tools; not in make check, which
+#                   needs no Python; .ci/run runs it after make check)
 #   make bench      speed and memory figures against their targets (tests/bench)
 #   make asan       the suites under AddressSanitizer and UBSan only
 #   make validate   measure real MPI collectives on an emulated cluster, calibrate, report the error
@@ -75,7 +77,7 @@ BIN      := $(BUILD)/arsim
 FUZZ_HARNESSES := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 
 .SECONDARY:
-.PHONY: all run check test asan fuzz fuzz-build fuzz-bins fuzz-smoke bench deps deps-torch clean validate validate-short validate-torch install uninstall FORCE
+.PHONY: all run check check-tools test asan fuzz fuzz-build fuzz-bins fuzz-smoke bench deps deps-torch clean validate validate-short validate-torch install uninstall FORCE
 all: arsim
 
 arsim: $(BUILD)/arsim
@@ -212,6 +214,12 @@ test: arsim validate-build $(TEST_BIN)
 	@./tests/layers.sh
 	@./tests/run_unit.sh $(BUILD)
 	@MPICC=$(MPICC) ./tests/run_cli.sh ./arsim
+
+# The maintainer tools' own checks (tests/tools/: the generators, validation
+# tables and the PyTorch loop's pure parts, in Python): not part of make
+# check, which needs no Python; .ci/run runs them after it.
+check-tools: arsim
+	@./tests/run_cli.sh ./arsim tools
 
 asan:
 	@$(MAKE) --no-print-directory validate-build

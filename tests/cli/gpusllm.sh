@@ -5,7 +5,8 @@
 # measured in validate/kernels/h200/ (and validate/h100/overlap): checked
 # here against those raw runs by independent awk, and by a closed form of a
 # two-layer model's compute on 1 x dgx-a100; the generated model files'
-# mem_factor (models/gen/memfactor.py) against the same runs.
+# mem_factor (models/gen/memfactor.py) against the same runs. That the
+# generators (Python) write these files is tests/tools/gpusllm.sh's.
 A=${ARSIM:-./arsim}
 source tests/clilib.bash
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
@@ -225,18 +226,6 @@ llm_file() {
     done
 }
 t "gpus-llm files: gpus.yaml's fields, the kind shape, the cudnn file's one difference" llm_file
-
-gen_check() { python3 models/gen/gen_gpus_llm.py --check >/dev/null; }
-if python3_or_skip "gen_gpus_llm.py --check" models/gen/gen_gpus_llm.py; then
-    t "gen_gpus_llm.py writes the shipped gpus-llm files" gen_check
-fi
-model_gen_check() {
-    python3 models/gen/gen_gpt3.py --check && python3 models/gen/gen_models.py --check >/dev/null &&
-        python3 validate/anchors/gen_lee_models.py --check >/dev/null && python3 validate/gen_vgg16_small.py --check
-}
-if python3_or_skip "gen_gpt3.py, gen_models.py, gen_lee_models.py, gen_vgg16_small.py --check" models/gen/gen_gpt3.py; then
-    t "the model generators (their mem_factor included; the validation model on gen_models' records) write the shipped model files" model_gen_check
-fi
 
 # FILE D N: the eager score products of FILE, N of them (Q K^T and P V a block), each at head dimension D
 eager_hd() {

@@ -2,10 +2,10 @@
 # onegpu — Llama 3 8B at a reduced depth on one GPU (validate/fsdp/llama-1gpu*.yaml,
 # docs/explanation/sharding.md "Against one GPU's measured memory"), from the
 # repository root: the model files' exact parameter counts (the measured
-# runs' too), memory_peak_bytes of each checkpoint mode at 2 and 4 blocks
-# against its closed form from the model files' act_bytes, and the table
-# script's per-block slopes (python3 only; skipped otherwise). Prints "ok
-# <test>" or "FAIL <test>: why" per test.
+# runs' too) and memory_peak_bytes of each checkpoint mode at 2 and 4 blocks
+# against its closed form from the model files' act_bytes (the table
+# script's slopes, Python: tests/tools/onegpu.sh). Prints "ok <test>" or
+# "FAIL <test>: why" per test.
 set -u
 A=${ARSIM:?set ARSIM to the arsim binary}
 D=validate/fsdp
@@ -65,20 +65,5 @@ closed_forms() {
     done
 }
 
-# arsim's per-block slope under op-level SAC and full checkpointing is the measured one to the GiB's
-# thousandth (12 bytes a parameter and the saved activations of a block)
-table_slopes() {
-    python3 "$D/llama_table.py" --arsim "$A" >"$T/table" || return 1
-    grep -Eq '^selective +3\.408 +[0-9.]+ +3\.408 ' "$T/table" || { grep '^selective' "$T/table"; return 1; }
-    grep -Eq '^full +2\.563 +[0-9.]+ +2\.563 ' "$T/table" || { grep '^full' "$T/table"; return 1; }
-    local sum icpt
-    sum=$(awk '/^sum / { print $(NF - 1), $NF }' "$T/table") icpt=$(awk '/^intercept \(selective\)/ { print $(NF - 1), $NF }' "$T/table")
-    [ -n "$sum" ] && [ "$sum" = "$icpt" ] || { echo "terms sum to $sum, intercept $icpt"; return 1; }
-    python3 "$D/llama_table.py" --arsim "$A" | cmp -s - "$T/table" || { echo "not deterministic"; return 1; }
-}
-
 t onegpu-params params
 t onegpu-closed-forms closed_forms
-if python3_or_skip onegpu-table-slopes "the table script"; then
-    t onegpu-table-slopes table_slopes
-fi

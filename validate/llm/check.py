@@ -18,7 +18,7 @@ attention's score products counted in full, causal or not, and no
 recompute), times the sequences a GPU finishes per second (samples_per_s /
 world); its tokens per second are samples_per_s x S. The error is computed
 from the printed, rounded figure, so that it can be checked from the table
-alone (tests/cli/llmval.sh). Standard library only.
+alone (tests/tools/llmval.sh). Standard library only.
 """
 import json
 import os

@@ -12,7 +12,7 @@ interrupted run never leaves a complete-looking file.
     python3 validate/torch/measfile.py RAW.json OUT.json
 
 turns a raw file ({"env": {...}, "cases": [{..., "samples_s": [...]}]}) into
-a measurements file: what tests/cli/torch.sh feeds `arsim calibrate`. No
+a measurements file: what tests/tools/torch.sh feeds `arsim calibrate`. No
 PyTorch needed.
 """
 import json

@@ -17,7 +17,7 @@ butterfly (recursive doubling) and Rabenseifner (recursive halving, then
 recursive doubling, MPICH's index arithmetic), with MPICH's fold for group
 sizes that are not powers of two. The C schedules and these are compared
 step by step: `--dump` writes tests/data/coll_steps.txt, which
-tests/unit/test_coll.c checks against coll_build(), and tests/cli/torch.sh
+tests/unit/test_coll.c checks against coll_build(), and tests/tools/torch.sh
 checks that this script still writes that file. `--check` runs every
 schedule on integer vectors and checks each rank's exact sum.
 

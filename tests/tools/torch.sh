@@ -61,7 +61,7 @@ for n in (65536, 262144, 1048576, 4194304):
     add({"mode": "allreduce", "algo": "ring", "ranks": p, "bytes": n, "verified": True},
         2 * (p - 1) * a + 2 * (p - 1) / p * n * b + (p - 1) / p * n * g)
 env = {"ranks": 4, "hosts": 4, "ranks_per_host": 1, "consecutive": True, "mpi_library": "gloo (synthetic)",
-       "mpi_standard": "none", "date": "2025-01-01T00:00:00Z", "command": "tests/cli/torch.sh"}
+       "mpi_standard": "none", "date": "2025-01-01T00:00:00Z", "command": "tests/tools/torch.sh"}
 json.dump({"env": env, "cases": cases}, open(sys.argv[1], "w"))
 EOF
 }
@@ -171,7 +171,7 @@ for name, f in fac.items():
            "elem_bytes": 4, "ranks": 4, "bytes": scn.total_elems() * 4}
     cases.append(measfile.iteration_case(run, [2 * t, t, t, t], t, None if pol.overlap == "ddp" else 0.1,
                                          True, [2.3, 2.2], units))
-env = measfile.env(4, ["h0", "h1", "h2", "h3"], "gloo (synthetic)", "tests/cli/torch.sh")
+env = measfile.env(4, ["h0", "h1", "h2", "h3"], "gloo (synthetic)", "tests/tools/torch.sh")
 measfile.write(out, env, cases)
 EOF
 }
