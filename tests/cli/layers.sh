@@ -29,3 +29,14 @@ t "an include of a missing header fails" broken missing '#include "net/nosuch.h"
 t "a folder that is not a layer fails" bash -c 'rm -rf "$0/r"; mkdir -p "$0/r"; cp -r sim tests "$0/r/";
     mkdir "$0/r/sim/extra"; printf "int x;\n" > "$0/r/sim/extra/x.c";
     ! tests/layers.sh "$0/r" >/dev/null' "$T"
+
+# make check runs no Python (docs/dev/testing.md): no line of its suites
+# (tests/cli, the runners, the layer check) calls python outside a comment;
+# the maintainer tools' checks that do live in tests/tools.
+no_python() {
+    local hits
+    hits=$(grep -nE '(^|[;&|({]|\$\()[[:space:]]*(exec[[:space:]]+)?python3?[[:space:]]' tests/cli/*.sh tests/run_cli.sh \
+        tests/run_unit.sh tests/layers.sh tests/clilib.bash | grep -vE '^[^:]+:[0-9]+:[[:space:]]*#')
+    [ -z "$hits" ] || { echo "$hits" | head -3; return 1; }
+}
+t "the suites of make check call no Python" no_python
