@@ -413,7 +413,7 @@ static const CliOpt opts[] = {
      .help = "the network: a topology file, or a name in topologies/", .value = "FILE|NAME",
      .note = "a star of --ranks hosts", .names = "topologies"},
     {"ranks", CLI_INT, offsetof(CmdCollOpts, ranks),
-     .help = "ranks taking part, one per host", .min = 1, .max = UNITS_COUNT_MAX,
+     .help = "ranks taking part, one per host (with --node: GPUs, the first --ranks/--nodes GPUs of each node)", .min = 1, .max = UNITS_COUNT_MAX,
      .note = "every host of the topology (8 on the default star)"},
     {"bandwidth", CLI_RATE, offsetof(CmdCollOpts, bw_Bps),
      .help = "each link's bandwidth, instead of the topology's (not on a graph topology or --node: their links "

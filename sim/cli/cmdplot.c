@@ -17,7 +17,12 @@ const CliCmd cmdplot_cli = {
     .name = "plot",
     .summary = "draw the figures of a sweep or a run with gnuplot",
     .about = "RESULTS: a sweep's results.jsonl, a `run --json` file or a `run --trace` file (a run's JSON and its "
-             "trace may be given together). Every input is read and checked before anything is drawn.",
+             "trace may be given together). Every input is read and checked before anything is drawn. The figures: "
+             "iteration time, speed-up and a compute/exposed breakdown against the batch (one set per combination of "
+             "the other axes: -01, -02, ...); scaling against GPUs (scaling.png) when the GPU count varies; "
+             "iteration time and peak memory per GPU when the results carry memory_peak_bytes; a heat map of the "
+             "best policy over two axes; for what-if results, the iteration times' CDF and the time against the "
+             "what-if key; a trace's timeline. figures.txt lists what was drawn.",
     .args = "RESULTS...",
     .arg_what = "RESULTS file",
     .min_args = 1,

@@ -162,17 +162,19 @@ static const CliOpt opts[] = {
     {"csv", CLI_OUT, offsetof(CmdRunOpts, csv),
      .help = "write the table as CSV"},
     {"trace", CLI_OUT, offsetof(CmdRunOpts, trace),
-     .help = "write one iteration's timeline as a Chrome/Perfetto trace"},
+     .help = "write one iteration's timeline as a Chrome/Perfetto trace: a compute and a communication track "
+             "per rank shown; a gap in a compute track is exposed communication"},
     {"plot", CLI_DIR, offsetof(CmdRunOpts, plot),
      .help = "draw the figures of this run into DIR (created), with its JSON and trace"},
     {"layers", CLI_FLAG, offsetof(CmdRunOpts, layers),
-     .help = "add a table per sync unit: bytes, algorithm, ready, start, end, needed, hidden"},
+     .help = "add a table per sync unit: bytes, algorithm, ready, start, end, needed, hidden (the share of "
+             "its sync done before it was needed: below 100 % the GPU waited for its end)"},
     {"strict-memory", CLI_FLAG, offsetof(CmdRunOpts, strict_memory),
      .help = "refuse a run whose estimated peak memory a GPU (memory_peak_bytes) is above the GPU's memory, "
              "or that has no estimate (a model without act_bytes, a GPU without memory_GiB)"},
     {"trace-policy", CLI_STR, offsetof(CmdRunOpts, trace_policy),
      .help = "the policy --trace and --plot trace", .value = "NAME", .unit = "a policy name of the scenario",
-     .note = "the first policy that is not the baseline"},
+     .note = "the first policy that is not the baseline (the baseline when it is the only one)"},
     {"trace-ranks", CLI_STR, offsetof(CmdRunOpts, trace_ranks),
      .help = "the ranks whose compute --trace shows (what-if runs, where ranks differ)", .value = "WHICH",
      .unit = "all or ends", .note = "ends: the first and the last rank"},
