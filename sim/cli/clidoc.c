@@ -86,7 +86,8 @@ void clidoc_help(FILE *out, const CliCmd *const *cmds, int n)
     }
     fputc('\n', out);
     wrap(out, "`arsim COMMAND --help` (or `arsim help COMMAND`) lists the command's options, each with its value, "
-              "unit and default; `man arsim` has them all.");
+              "unit and default; `man arsim` has them all (before `make install`: `./arsim --man | man -l -`, and "
+              "`./arsim --man-scenario | man -l -` for the scenario file).");
     fputc('\n', out);
     wrap(out, UNITS);
     fputc('\n', out);
