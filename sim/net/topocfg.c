@@ -197,6 +197,28 @@ static bool read_graph(CfgNode *map, TopoSpec *spec, char **err)
     return ok;
 }
 
+/* Refuses a key of map that only another kind of network reads (k and
+ * oversubscription: fat-tree; x and y: torus2d; with hier, gpus_per_node
+ * and intra: hierarchical), which would be ignored; kind_key names the
+ * key that says the kind (kind, or a scenario's topology). */
+static bool kind_keys(const CfgNode *map, TopoKind kind, bool hier, const char *kind_key, char **err)
+{
+    static const struct {
+        const char *key;
+        TopoKind kind;
+    } only[] = {{"k", TOPO_FATTREE},        {"oversubscription", TOPO_FATTREE}, {"x", TOPO_TORUS2D},
+                {"y", TOPO_TORUS2D},        {"gpus_per_node", TOPO_HIERARCHICAL}, {"intra", TOPO_HIERARCHICAL}};
+    for (size_t i = 0; i < G_N_ELEMENTS(only); i++) {
+        CfgNode *v = cfg_peek(map, only[i].key);
+        if (!v || only[i].kind == kind || (only[i].kind == TOPO_HIERARCHICAL && !hier))
+            continue;
+        *err = cfg_err(v, "%s: a %s network has none; expected %s: %s with it (or no %s)", only[i].key,
+                       topo_kind_name(kind), kind_key, topo_kind_name(only[i].kind), only[i].key);
+        return false;
+    }
+    return true;
+}
+
 bool topocfg_overrides(CfgNode *map, TopoSpec *spec, char **err)
 {
     int64_t k = spec->k, x = spec->x, y = spec->y;
@@ -213,14 +235,8 @@ bool topocfg_overrides(CfgNode *map, TopoSpec *spec, char **err)
         !cfg_opt_double(map, "oversubscription", 1, 1e6, &spec->oversub, err) ||
         !cfg_opt_int(map, "x", 1, 1 << 16, &x, err) || !cfg_opt_int(map, "y", 1, 1 << 16, &y, err))
         return false;
-    const char *fat = cfg_peek(map, "k") ? "k" : cfg_peek(map, "oversubscription") ? "oversubscription" : NULL;
-    const char *tor = cfg_peek(map, "x") ? "x" : cfg_peek(map, "y") ? "y" : NULL;
-    if ((fat && spec->kind != TOPO_FATTREE) || (tor && spec->kind != TOPO_TORUS2D)) {   /* it would be ignored */
-        const char *key = fat && spec->kind != TOPO_FATTREE ? fat : tor;
-        *err = cfg_err(cfg_peek(map, key), "%s: a %s network has none; expected topology: %s with it (or no %s)", key,
-                       topo_kind_name(spec->kind), key == fat ? "fat-tree" : "torus2d", key);
+    if (!kind_keys(map, spec->kind, false, "topology", err))
         return false;
-    }
     spec->k = (int)k;
     spec->x = (int)x;
     spec->y = (int)y;
@@ -248,6 +264,8 @@ static bool read_topology(CfgNode *map, TopoSpec *spec, const char *extra_known,
         !cfg_opt_double(map, "oversubscription", 1, 1e6, &spec->oversub, err) ||
         !cfg_opt_int(map, "x", 1, 1 << 16, &x, err) || !cfg_opt_int(map, "y", 1, 1 << 16, &y, err) ||
         !cfg_opt_int(map, "gpus_per_node", 1, 1 << 16, &g, err))
+        return false;
+    if (!kind_keys(map, spec->kind, true, "kind", err))
         return false;
     spec->hosts = (int)hosts;
     spec->k = (int)k;
