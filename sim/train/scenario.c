@@ -530,7 +530,7 @@ Scenario *scenario_from_cfg(CfgNode *root, char **err)
     g_free(gpath);
     gpath = NULL;
     if (!cluster_ok || !read_sections(root, s, err) ||
-        !trainvar_read(root, s->world, &s->var, err) || !read_faults(root, s, err) ||
+        !trainvar_read(root, s->world, s->warmup + s->measured, &s->var, err) || !read_faults(root, s, err) ||
         !read_background(root, s, err) || !scenpolicy_read(root, s, err) ||
         !cfg_check_keys(root, "the scenario", SCENARIO_KEYS, err))
         goto fail;
