@@ -68,6 +68,12 @@ static bool read_batches(CfgNode *root, Scenario *s, char **err)
         if (!cfg_as_int(g_ptr_array_index(items, i), 1, UNITS_COUNT_MAX, &v, err))
             return false;
         int iv = (int)v;
+        for (guint j = 0; j < s->batches->len; j++)
+            if (g_array_index(s->batches, int, j) == iv) {   /* the same rows twice */
+                *err = cfg_err(g_ptr_array_index(items, i), "batch %d is listed twice; expected distinct batch sizes",
+                               iv);
+                return false;
+            }
         g_array_append_val(s->batches, iv);
     }
     return true;
