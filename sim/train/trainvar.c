@@ -94,6 +94,11 @@ static bool read_straggler(CfgNode *n, int world, int iters, TrainStraggler *g, 
             return false;
         }
         int ri = (int)r;
+        for (guint j = 0; j < g->ranks->len; j++)
+            if (g_array_index(g->ranks, int, j) == ri) {   /* it would be slowed twice */
+                *err = cfg_err(it, "rank %d twice; expected distinct ranks", ri);
+                return false;
+            }
         g_array_append_val(g->ranks, ri);
     }
     if (!cfg_need(n, "slowdown", "a straggler", err) || !cfg_opt_double(n, "slowdown", 1e-3, 1e3, &g->slowdown, err) ||
