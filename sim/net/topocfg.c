@@ -197,26 +197,39 @@ static bool read_graph(CfgNode *map, TopoSpec *spec, char **err)
     return ok;
 }
 
-/* Refuses a key of map that only another kind of network reads (k and
- * oversubscription: fat-tree; x and y: torus2d; with hier, gpus_per_node
- * and intra: hierarchical), which would be ignored; kind_key names the
- * key that says the kind (kind, or a scenario's topology). */
+/* Refuses a key of map that only other kinds of network read (k and
+ * oversubscription: fat-tree; x and y: torus2d; switch_latency: the kinds
+ * with switches, not ring or torus2d; with hier, gpus_per_node and intra:
+ * hierarchical), which would be ignored; kind_key names the key that says
+ * the kind (kind, or a scenario's topology). */
 static bool kind_keys(const CfgNode *map, TopoKind kind, bool hier, const char *kind_key, char **err)
 {
+#define KIND(k) (1u << (k))
     static const struct {
         const char *key;
-        TopoKind kind;
-    } only[] = {{"k", TOPO_FATTREE},        {"oversubscription", TOPO_FATTREE}, {"x", TOPO_TORUS2D},
-                {"y", TOPO_TORUS2D},        {"gpus_per_node", TOPO_HIERARCHICAL}, {"intra", TOPO_HIERARCHICAL}};
+        unsigned kinds;      /* KIND() of the kinds that read it */
+        const char *which;   /* their names */
+    } only[] = {
+        {"k", KIND(TOPO_FATTREE), "fat-tree"},
+        {"oversubscription", KIND(TOPO_FATTREE), "fat-tree"},
+        {"x", KIND(TOPO_TORUS2D), "torus2d"},
+        {"y", KIND(TOPO_TORUS2D), "torus2d"},
+        {"switch_latency", KIND(TOPO_STAR) | KIND(TOPO_FATTREE) | KIND(TOPO_HIERARCHICAL) | KIND(TOPO_GRAPH),
+         "star, fat-tree, hierarchical or graph"},
+        {"gpus_per_node", KIND(TOPO_HIERARCHICAL), "hierarchical"},
+        {"intra", KIND(TOPO_HIERARCHICAL), "hierarchical"},
+    };
     for (size_t i = 0; i < G_N_ELEMENTS(only); i++) {
         CfgNode *v = cfg_peek(map, only[i].key);
-        if (!v || only[i].kind == kind || (only[i].kind == TOPO_HIERARCHICAL && !hier))
+        bool hier_only = only[i].kinds == KIND(TOPO_HIERARCHICAL);
+        if (!v || (only[i].kinds & KIND(kind)) || (hier_only && !hier))
             continue;
         *err = cfg_err(v, "%s: a %s network has none; expected %s: %s with it (or no %s)", only[i].key,
-                       topo_kind_name(kind), kind_key, topo_kind_name(only[i].kind), only[i].key);
+                       topo_kind_name(kind), kind_key, only[i].which, only[i].key);
         return false;
     }
     return true;
+#undef KIND
 }
 
 bool topocfg_overrides(CfgNode *map, TopoSpec *spec, char **err)
