@@ -344,10 +344,18 @@ static bool parse_sizes(void *field, const CliOpt *opt, const char *value, char 
     for (int i = 0; ok && parts[i]; i++) {
         uint64_t b;
         const char *why;
-        if ((ok = units_parse_bytes(parts[i], &b, &why)))
-            g_array_append_val(sizes, b);
-        else
+        if (!(ok = units_parse_bytes(parts[i], &b, &why))) {
             *err = g_strdup_printf("--%s: '%s': %s", opt->name, parts[i], why);
+            break;
+        }
+        for (guint j = 0; ok && j < sizes->len; j++)
+            if (g_array_index(sizes, uint64_t, j) == b) {   /* the same row twice */
+                *err = g_strdup_printf("--%s: '%s' is %" G_GUINT64_FORMAT " bytes, given twice; expected distinct "
+                                       "sizes", opt->name, parts[i], (guint64)b);
+                ok = false;
+            }
+        if (ok)
+            g_array_append_val(sizes, b);
     }
     if (ok && !parts[0]) {
         *err = g_strdup_printf("--%s: no sizes; expected --%s S[,S...] such as 1KB,1MB", opt->name, opt->name);

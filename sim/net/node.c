@@ -53,9 +53,13 @@ static bool check_data_rate(CfgNode *map, const char *key, double data, double r
 /* A sequence of `count` integers, each in [lo, hi], into out. */
 static bool read_index_list(CfgNode *seq, int count, int lo, int hi, int *out, const char *what, char **err)
 {
-    if (seq->type != CFG_SEQ || (int)seq->items->len != count) {
-        *err = cfg_err(seq, "%s has %d entries; expected a list of %d", what,
-                       seq->type == CFG_SEQ ? (int)seq->items->len : 0, count);
+    if (seq->type != CFG_SEQ) {
+        *err = cfg_err(seq, "%s is %s; expected a list of %d", what, seq->type == CFG_MAP ? "a mapping" : "a scalar",
+                       count);
+        return false;
+    }
+    if ((int)seq->items->len != count) {
+        *err = cfg_err(seq, "%s has %d entries; expected a list of %d", what, (int)seq->items->len, count);
         return false;
     }
     for (int i = 0; i < count; i++) {

@@ -197,6 +197,41 @@ static bool read_graph(CfgNode *map, TopoSpec *spec, char **err)
     return ok;
 }
 
+/* Refuses a key of map that only other kinds of network read (k and
+ * oversubscription: fat-tree; x and y: torus2d; switch_latency: the kinds
+ * with switches, not ring or torus2d; with hier, gpus_per_node and intra:
+ * hierarchical), which would be ignored; kind_key names the key that says
+ * the kind (kind, or a scenario's topology). */
+static bool kind_keys(const CfgNode *map, TopoKind kind, bool hier, const char *kind_key, char **err)
+{
+#define KIND(k) (1u << (k))
+    static const struct {
+        const char *key;
+        unsigned kinds;      /* KIND() of the kinds that read it */
+        const char *which;   /* their names */
+    } only[] = {
+        {"k", KIND(TOPO_FATTREE), "fat-tree"},
+        {"oversubscription", KIND(TOPO_FATTREE), "fat-tree"},
+        {"x", KIND(TOPO_TORUS2D), "torus2d"},
+        {"y", KIND(TOPO_TORUS2D), "torus2d"},
+        {"switch_latency", KIND(TOPO_STAR) | KIND(TOPO_FATTREE) | KIND(TOPO_HIERARCHICAL) | KIND(TOPO_GRAPH),
+         "star, fat-tree, hierarchical or graph"},
+        {"gpus_per_node", KIND(TOPO_HIERARCHICAL), "hierarchical"},
+        {"intra", KIND(TOPO_HIERARCHICAL), "hierarchical"},
+    };
+    for (size_t i = 0; i < G_N_ELEMENTS(only); i++) {
+        CfgNode *v = cfg_peek(map, only[i].key);
+        bool hier_only = only[i].kinds == KIND(TOPO_HIERARCHICAL);
+        if (!v || (only[i].kinds & KIND(kind)) || (hier_only && !hier))
+            continue;
+        *err = cfg_err(v, "%s: a %s network has none; expected %s: %s with it (or no %s)", only[i].key,
+                       topo_kind_name(kind), kind_key, only[i].which, only[i].key);
+        return false;
+    }
+    return true;
+#undef KIND
+}
+
 bool topocfg_overrides(CfgNode *map, TopoSpec *spec, char **err)
 {
     int64_t k = spec->k, x = spec->x, y = spec->y;
@@ -213,14 +248,8 @@ bool topocfg_overrides(CfgNode *map, TopoSpec *spec, char **err)
         !cfg_opt_double(map, "oversubscription", 1, 1e6, &spec->oversub, err) ||
         !cfg_opt_int(map, "x", 1, 1 << 16, &x, err) || !cfg_opt_int(map, "y", 1, 1 << 16, &y, err))
         return false;
-    const char *fat = cfg_peek(map, "k") ? "k" : cfg_peek(map, "oversubscription") ? "oversubscription" : NULL;
-    const char *tor = cfg_peek(map, "x") ? "x" : cfg_peek(map, "y") ? "y" : NULL;
-    if ((fat && spec->kind != TOPO_FATTREE) || (tor && spec->kind != TOPO_TORUS2D)) {   /* it would be ignored */
-        const char *key = fat && spec->kind != TOPO_FATTREE ? fat : tor;
-        *err = cfg_err(cfg_peek(map, key), "%s: a %s network has none; expected topology: %s with it (or no %s)", key,
-                       topo_kind_name(spec->kind), key == fat ? "fat-tree" : "torus2d", key);
+    if (!kind_keys(map, spec->kind, false, "topology", err))
         return false;
-    }
     spec->k = (int)k;
     spec->x = (int)x;
     spec->y = (int)y;
@@ -248,6 +277,8 @@ static bool read_topology(CfgNode *map, TopoSpec *spec, const char *extra_known,
         !cfg_opt_double(map, "oversubscription", 1, 1e6, &spec->oversub, err) ||
         !cfg_opt_int(map, "x", 1, 1 << 16, &x, err) || !cfg_opt_int(map, "y", 1, 1 << 16, &y, err) ||
         !cfg_opt_int(map, "gpus_per_node", 1, 1 << 16, &g, err))
+        return false;
+    if (!kind_keys(map, spec->kind, true, "kind", err))
         return false;
     spec->hosts = (int)hosts;
     spec->k = (int)k;

@@ -458,10 +458,53 @@ static bool read_case(const Ctx *x, const cJSON *o, int k, MeasCase *c)
     return true;
 }
 
-static int env_int(const cJSON *env, const char *key)
+/* env's count at key into *out: absent, 0 (unknown); else a whole number
+ * from min to 2^24, or an error at its value. */
+static bool env_count(const Ctx *x, const cJSON *env, const char *key, int min, int *out)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(env, key);
-    return cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble < 1e9 ? (int)v->valuedouble : 0;
+    *out = 0;
+    if (!v)
+        return true;
+    double d = cJSON_IsNumber(v) ? v->valuedouble : NAN;
+    if (isfinite(d) && d == floor(d) && d >= min && d <= (1 << 24)) {
+        *out = (int)d;
+        return true;
+    }
+    Walk w = {x->text, x->len, 0};
+    walk_ws(&w);
+    if (walk_key(&w, "env"))
+        walk_key(&w, key);
+    char *what = cJSON_IsNumber(v) ? g_strdup_printf("%.17g", d) : g_strdup("not a number");
+    bool r = fail_at(x, w.i, "env: '%s' is %s; expected an integer from %d to 16777216 (or no '%s')", key, what, min,
+                     key);
+    g_free(what);
+    return r;
+}
+
+/* env's ranks, hosts and ranks_per_host (0: uneven, as mpibench writes
+ * it), each absent or a count, and together as mpibench writes them:
+ * hosts at most ranks, ranks hosts x ranks_per_host. */
+static bool read_env(const Ctx *x, const cJSON *env, MeasFile *m)
+{
+    if (!env_count(x, env, "ranks", 1, &m->ranks) || !env_count(x, env, "hosts", 1, &m->hosts) ||
+        !env_count(x, env, "ranks_per_host", 0, &m->ranks_per_host))
+        return false;
+    bool fewer = m->ranks && m->hosts > m->ranks;
+    bool product = m->ranks && m->hosts && m->ranks_per_host &&
+                   (int64_t)m->hosts * m->ranks_per_host != (int64_t)m->ranks;
+    if (!fewer && !product)
+        return true;
+    Walk w = {x->text, x->len, 0};
+    walk_ws(&w);
+    if (walk_key(&w, "env"))
+        walk_key(&w, "hosts");
+    if (fewer)
+        return fail_at(x, w.i, "env: %d hosts for %d ranks; expected at most as many hosts as ranks", m->hosts,
+                       m->ranks);
+    return fail_at(x, w.i, "env: %d hosts x %d ranks_per_host is not the %d ranks; expected ranks = hosts x "
+                   "ranks_per_host (ranks_per_host 0: hosts of unequal counts)", m->hosts, m->ranks_per_host,
+                   m->ranks);
 }
 
 static const char *env_str(const cJSON *env, const char *key)
@@ -485,9 +528,8 @@ static bool read_doc(const Ctx *x, const cJSON *doc, MeasFile *m)
     m->mpi_library = g_strdup(env_str(env, "mpi_library"));
     m->date = g_strdup(env_str(env, "date"));
     m->cwd = g_strdup(env_str(env, "cwd"));
-    m->ranks = env_int(env, "ranks");
-    m->hosts = env_int(env, "hosts");
-    m->ranks_per_host = env_int(env, "ranks_per_host");
+    if (!read_env(x, env, m))
+        return false;
     const cJSON *cases = cJSON_GetObjectItemCaseSensitive(doc, "cases");
     if (!cJSON_IsArray(cases) || cJSON_GetArraySize(cases) == 0)
         return fail_at(x, cases ? offset_of(x->text, x->len, "cases", -1, NULL) : 0,

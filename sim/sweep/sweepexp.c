@@ -45,6 +45,14 @@ static bool add_axis(SweepDef *d, const CfgNode *key, const CfgNode *list, int g
                            o->key->line);
             return false;
         }
+        /* one inside the other: which value wins would depend on their order */
+        size_t n = MIN(strlen(o->path), strlen(path));
+        if (strncmp(o->path, path, n) == 0 && (o->path[n] == '.' || path[n] == '.')) {
+            *err = cfg_err(key, "axis '%s' overlaps axis '%s' (line %d), %s; expected one of them (or keys apart)",
+                           path, o->path, o->key->line,
+                           o->path[n] == '.' ? "which lies inside it" : "inside which it lies");
+            return false;
+        }
     }
     if (list->type != CFG_SEQ) {
         *err = cfg_err(key, "axis '%s' is %s; expected a list of values such as [8, 16]", path,
@@ -118,6 +126,49 @@ static bool read_sweep(SweepDef *d, const CfgNode *sw, char **err)
     return true;
 }
 
+/* Every group's values (a zip group's: its tuples) distinct: a repeated
+ * one is the same scenario twice, its rows duplicated. */
+static bool check_distinct(const SweepDef *d, char **err)
+{
+    bool ok = true;
+    for (guint g = 0; ok && g < d->groups->len; g++) {
+        int len = g_array_index(d->groups, int, g), naxes = 0;
+        const SweepAxis *first = NULL;
+        for (guint i = 0; i < d->axes->len; i++) {
+            const SweepAxis *a = g_ptr_array_index(d->axes, i);
+            if (a->group == (int)g) {
+                first = first ? first : a;
+                naxes++;
+            }
+        }
+        GHashTable *seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+        for (int k = 0; ok && k < len; k++) {
+            GString *t = g_string_new(NULL);
+            for (guint i = 0; i < d->axes->len; i++) {
+                const SweepAxis *a = g_ptr_array_index(d->axes, i);
+                if (a->group != (int)g)
+                    continue;
+                if (t->len)
+                    g_string_append(t, ", ");
+                cfgtree_emit_flow(t, g_ptr_array_index(a->list->items, k));
+            }
+            gpointer at;
+            if (g_hash_table_lookup_extended(seen, t->str, NULL, &at)) {
+                *err = cfg_err(g_ptr_array_index(first->list->items, k), "%s '%s' repeats %s (values %d and %d); "
+                               "expected distinct values (a repeat is the same scenario twice)",
+                               naxes > 1 ? "the zip group of axis" : "axis", first->path, t->str,
+                               GPOINTER_TO_INT(at) + 1, k + 1);
+                ok = false;
+            } else {
+                g_hash_table_insert(seen, g_strdup(t->str), GINT_TO_POINTER(k));
+            }
+            g_string_free(t, TRUE);
+        }
+        g_hash_table_destroy(seen);
+    }
+    return ok;
+}
+
 SweepDef *sweepexp_from_cfg(CfgNode *root, const char *file, char **err)
 {
     SweepDef *d = g_new0(SweepDef, 1);
@@ -130,7 +181,7 @@ SweepDef *sweepexp_from_cfg(CfgNode *root, const char *file, char **err)
         return NULL;
     }
     d->sweep = cfgtree_take(root, "sweep");
-    if (d->sweep && !read_sweep(d, d->sweep, err)) {
+    if (d->sweep && !(read_sweep(d, d->sweep, err) && check_distinct(d, err))) {
         sweepexp_free(d);
         return NULL;
     }

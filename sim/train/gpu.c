@@ -231,6 +231,17 @@ bool gpu_load(const char *key, const char *file, Gpu *g, char **err)
         *err = cfg_err(e, "GPU '%s' lacks fp32_tflops or mem_GBps; expected both, positive", key);
         ok = false;
     }
+    /* the tensor-core keys count only where a precision runs on tensor cores */
+    const char *tensor_key = cfg_peek(e, "tensor_efficiency")          ? "tensor_efficiency"
+                           : cfg_peek(e, "fused_attention_head_dim") ? "fused_attention_head_dim"
+                           : cfg_peek(e, "attention_head_dim")       ? "attention_head_dim"
+                                                                      : NULL;
+    if (ok && tensor_key && tf32 <= 0 && fp16 <= 0) {
+        *err = cfg_err(cfg_peek(e, tensor_key), "%s on GPU '%s', which has no tensor cores (tf32_tflops and "
+                       "fp16_tflops 0 or absent: every precision runs at fp32_tflops x efficiency); expected a "
+                       "tensor peak beside it, or no %s", tensor_key, key, tensor_key);
+        ok = false;
+    }
     ok = ok && read_efficiency(cfg_get(e, "efficiency"), "efficiency", NULL, g->efficiency, err);
     ok = ok && read_efficiency(cfg_get(e, "tensor_efficiency"), "tensor_efficiency", g->efficiency,
                                g->tensor_efficiency, err);

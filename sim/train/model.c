@@ -1,5 +1,6 @@
 /* model — loading DNN model files; see model.h. */
 #include "train/model.h"
+#include "train/gpu.h"
 #include "io/datapath.h"
 #include "io/units.h"
 
@@ -171,6 +172,12 @@ Model *model_from_cfg(CfgNode *root, char **err)
         const char *src = NULL, *prec = NULL;
         ok = ok && cfg_opt_string(meas, "source", &src, err) && cfg_opt_string(meas, "precision", &prec, err) &&
              cfg_check_keys(meas, "measured", MEASURED_KEYS, err);
+        Precision pr;
+        if (ok && prec && !gpu_precision_parse(prec, &pr)) {
+            *err = cfg_err(cfg_peek(meas, "precision"), "unknown precision '%s' the times were measured at; "
+                           "expected fp32, tf32, fp16 or bf16", prec);
+            ok = false;
+        }
         if (ok && ref_batch <= 0) {
             *err = cfg_err(meas, "measured lacks batch; expected the batch size the times were measured at");
             ok = false;

@@ -68,6 +68,12 @@ static bool read_batches(CfgNode *root, Scenario *s, char **err)
         if (!cfg_as_int(g_ptr_array_index(items, i), 1, UNITS_COUNT_MAX, &v, err))
             return false;
         int iv = (int)v;
+        for (guint j = 0; j < s->batches->len; j++)
+            if (g_array_index(s->batches, int, j) == iv) {   /* the same rows twice */
+                *err = cfg_err(g_ptr_array_index(items, i), "batch %d is listed twice; expected distinct batch sizes",
+                               iv);
+                return false;
+            }
         g_array_append_val(s->batches, iv);
     }
     return true;
@@ -530,7 +536,7 @@ Scenario *scenario_from_cfg(CfgNode *root, char **err)
     g_free(gpath);
     gpath = NULL;
     if (!cluster_ok || !read_sections(root, s, err) ||
-        !trainvar_read(root, s->world, &s->var, err) || !read_faults(root, s, err) ||
+        !trainvar_read(root, s->world, s->warmup + s->measured, &s->var, err) || !read_faults(root, s, err) ||
         !read_background(root, s, err) || !scenpolicy_read(root, s, err) ||
         !cfg_check_keys(root, "the scenario", SCENARIO_KEYS, err))
         goto fail;

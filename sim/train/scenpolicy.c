@@ -4,6 +4,7 @@
  * cluster, the model or the policy's kind leaves them unused; the
  * baseline. */
 #include "train/scenpolicy.h"
+#include "io/units.h"
 #include "train/shardplan.h"
 #include "train/shardwrap.h"
 #include "train/trainnccl.h"
@@ -76,6 +77,35 @@ static bool refuse_unused(CfgNode *n, const Policy *p, char **err)
                            keys[i].key, keys[i].who, keys[i].who, keys[i].key);
             return false;
         }
+    }
+    return true;
+}
+
+/* priority's partition: 0 (no partition) or at least one gradient
+ * element (a smaller one would split nothing), and few enough pieces of
+ * the model's gradients (each a sync unit the run holds and schedules) to
+ * stay within UNITS_COUNT_MAX; the default 4 MiB is held to it too (a
+ * model of 2^50 parameters). */
+static bool check_partition(CfgNode *n, const Scenario *s, const Policy *p, char **err)
+{
+    if (!policy_rules(p->overlap)->partition || p->partition_bytes == 0)
+        return true;
+    CfgNode *at = cfg_peek(n, "partition") ? cfg_peek(n, "partition") : n;
+    uint64_t elem = (uint64_t)s->elem_bytes, per = p->partition_bytes / elem;
+    if (per == 0) {
+        *err = cfg_err(at, "partition %" G_GUINT64_FORMAT " B is less than one gradient element (%" G_GUINT64_FORMAT
+                       " B); expected 0 (no partition) or at least %" G_GUINT64_FORMAT " B", (guint64)p->partition_bytes,
+                       (guint64)elem, (guint64)elem);
+        return false;
+    }
+    uint64_t pieces = s->model->params / per;   /* at least this many: every piece but a unit's last is full */
+    if (pieces > UNITS_COUNT_MAX) {
+        uint64_t least = (s->model->params + UNITS_COUNT_MAX - 1) / UNITS_COUNT_MAX * elem;
+        *err = cfg_err(at, "partition %" G_GUINT64_FORMAT " B splits model %s's %" G_GUINT64_FORMAT " gradients into "
+                       "at least %" G_GUINT64_FORMAT " pieces; expected at most %d pieces (a partition of at least %"
+                       G_GUINT64_FORMAT " B, or 0 for none)", (guint64)p->partition_bytes, s->model->name,
+                       (guint64)s->model->params, (guint64)pieces, UNITS_COUNT_MAX, (guint64)least);
+        return false;
     }
     return true;
 }
@@ -207,7 +237,7 @@ static bool read_policy(CfgNode *n, const Scenario *s, Policy *p, char **err)
         return false;
     }
     p->ddp_after_backward = launch && strcmp(launch, "after_backward") == 0;
-    if (!refuse_unused(n, p, err) || !shardplan_read(n, s->world, s->gpus_per_node, p, err) ||
+    if (!refuse_unused(n, p, err) || !check_partition(n, s, p, err) || !shardplan_read(n, s->world, s->gpus_per_node, p, err) ||
         !check_checkpoint(n, s->model, p, err))
         return false;
     CfgNode *ov = cfg_get(n, "overrides");

@@ -70,7 +70,7 @@ static bool read_variation(CfgNode *n, TrainVar *v, char **err)
     return cfg_check_keys(n, "variation", "dist, cv, per, seed, jitter", err);
 }
 
-static bool read_straggler(CfgNode *n, int world, TrainStraggler *g, char **err)
+static bool read_straggler(CfgNode *n, int world, int iters, TrainStraggler *g, char **err)
 {
     int64_t from = 0;
     g->slowdown = 1;
@@ -94,16 +94,27 @@ static bool read_straggler(CfgNode *n, int world, TrainStraggler *g, char **err)
             return false;
         }
         int ri = (int)r;
+        for (guint j = 0; j < g->ranks->len; j++)
+            if (g_array_index(g->ranks, int, j) == ri) {   /* it would be slowed twice */
+                *err = cfg_err(it, "rank %d twice; expected distinct ranks", ri);
+                return false;
+            }
         g_array_append_val(g->ranks, ri);
     }
     if (!cfg_need(n, "slowdown", "a straggler", err) || !cfg_opt_double(n, "slowdown", 1e-3, 1e3, &g->slowdown, err) ||
         !cfg_opt_int(n, "from_iteration", 0, 1 << 20, &from, err))
         return false;
+    if (from >= iters) {   /* it would slow no iteration of the run */
+        *err = cfg_err(cfg_peek(n, "from_iteration"), "from_iteration %" G_GINT64_FORMAT " is past the run's last "
+                       "iteration, %d (iterations counted from 0: warmup, then measured); expected at most %d",
+                       from, iters - 1, iters - 1);
+        return false;
+    }
     g->from_iteration = (int)from;
     return cfg_check_keys(n, "a straggler", "ranks, slowdown, from_iteration", err);
 }
 
-bool trainvar_read(CfgNode *root, int world, TrainVar *v, char **err)
+bool trainvar_read(CfgNode *root, int world, int iters, TrainVar *v, char **err)
 {
     memset(v, 0, sizeof *v);
     v->seed = 1;
@@ -122,7 +133,7 @@ bool trainvar_read(CfgNode *root, int world, TrainVar *v, char **err)
     for (guint i = 0; i < st->items->len; i++) {
         TrainStraggler g = {0};
         g_array_append_val(v->stragglers, g);
-        if (!read_straggler(g_ptr_array_index(st->items, i), world,
+        if (!read_straggler(g_ptr_array_index(st->items, i), world, iters,
                             &g_array_index(v->stragglers, TrainStraggler, v->stragglers->len - 1), err))
             return false;
     }

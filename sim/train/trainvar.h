@@ -50,8 +50,10 @@ typedef struct {
 #define TRAINVAR_JITTER_KEY (UINT64_C(1) << 40)   /* draw keys of the issue delays: above every task slot's */
 
 /* Reads `variation` and `stragglers` of a scenario root (absent keys: no
- * variation, no stragglers) for a cluster of `world` ranks. */
-bool trainvar_read(CfgNode *root, int world, TrainVar *v, char **err);
+ * variation, no stragglers) for a cluster of `world` ranks and a run of
+ * `iters` iterations (warmup + measured): a straggler's from_iteration
+ * must fall within them. */
+bool trainvar_read(CfgNode *root, int world, int iters, TrainVar *v, char **err);
 void trainvar_clear(TrainVar *v);
 /* Whether compute differs between ranks or iterations. */
 bool trainvar_varies(const TrainVar *v);
