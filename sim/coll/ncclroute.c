@@ -408,7 +408,7 @@ void ncclroute_dtree(int n, int rank, int t, int *up, int *d0, int *d1)
     *d1 = map[2];
 }
 
-void ncclroute_tree(NcclRoutes *r, int c, int nodes, int ppn, int32_t *tree, int *rl)
+void ncclroute_tree(NcclRoutes *r, int c, int t, int nodes, int ppn, int32_t *tree, int *rl)
 {
     int loc[NODE_MAX_GPUS];
     local_order(r, c, loc, rl);
@@ -417,7 +417,7 @@ void ncclroute_tree(NcclRoutes *r, int c, int nodes, int ppn, int32_t *tree, int
         tree[i] = -1;
     for (int k = 0; k < nodes; k++) {
         int up, d0, d1;
-        ncclroute_dtree(nodes, k, c % 2, &up, &d0, &d1);
+        ncclroute_dtree(nodes, k, t, &up, &d0, &d1);
         for (int q = 0; q < ppn; q++) {
             int32_t *t = tree + (size_t)(k * ppn + loc[q]) * 4;
             if (q > 0)

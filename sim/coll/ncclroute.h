@@ -34,10 +34,11 @@ NcclHw ncclroute_hw(const NcclRoutes *r, int src_host, int dst_host);
 /* Channel c's ring: order[pos] = rank (nodes*ppn entries, node by node,
  * rank 0 first), and the rail its hops between nodes take. */
 void ncclroute_ring(NcclRoutes *r, int c, int nodes, int ppn, int32_t *order, int *rail);
-/* Channel c's tree (NCCL's double binary tree over the nodes, tree c % 2,
- * a chain inside each node from the GPU on the rail's NIC): for each rank
- * tree[rank*4 + 0] its parent, tree[rank*4 + 1..3] its children (-1 none). */
-void ncclroute_tree(NcclRoutes *r, int c, int nodes, int ppn, int32_t *tree, int *rail);
+/* Channel c's tree (tree t, 0 or 1, of NCCL's double binary tree over the
+ * nodes, a chain inside each node from the GPU on channel c's rail's NIC):
+ * for each rank tree[rank*4 + 0] its parent, tree[rank*4 + 1..3] its
+ * children (-1 none). */
+void ncclroute_tree(NcclRoutes *r, int c, int t, int nodes, int ppn, int32_t *tree, int *rail);
 
 /* NCCL's double binary tree (trees.cc ncclGetDtree) over n ranks: rank's
  * parent and two children in tree t (0 or 1), -1 for none. */

@@ -3,6 +3,7 @@
  * ncclsched.h. Sizes and rules cite NCCL v2.21.5-1 (docs/dev/references-nccl.md). */
 #include "coll/ncclsched.h"
 #include "coll/ncclroute.h"
+#include "coll/ncclshape.h"
 #include "coll/nccltrans.h"
 
 #include <string.h>
@@ -263,7 +264,8 @@ void ncclsched_build_tree(Run *R)
     R->conn_dn = ncclsched_ints(R, (uint64_t)n * C);
     int *rail = g_new(int, C);
     for (int c = 0; c < C; c++)
-        ncclroute_tree(R->routes, c, R->sp->nodes, R->sp->ppn, R->tree + (size_t)c * n * 4, &rail[c]);
+        ncclroute_tree(R->routes, c, ncclshape_tree_of(R->sp, c), R->sp->nodes, R->sp->ppn, R->tree + (size_t)c * n * 4,
+                       &rail[c]);
     if (R->h > 1)
         merge_tree(R, rail);
     for (int s = 0; s < R->S; s++)

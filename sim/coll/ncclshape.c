@@ -10,7 +10,23 @@ NcclSymMap ncclshape_key_map(const NcclSimSpec *sp)
 {
     int m = sp->ppn;
     bool tree = sp->choice.algo == NCCL_ALGO_TREE;
-    return (NcclSymMap){.G = m, .nodes = sp->nodes, .h = m % 2 ? 1 : tree ? m : m / 2};
+    return (NcclSymMap){.G = m, .h = m % 2 ? 1 : tree ? m : m / 2};
+}
+
+/* The communicator's ring/tree channels (NcclSystem.channels). */
+static int comm_channels(const NcclSimSpec *sp)
+{
+    if (!sp->cl)
+        return sp->choice.channels > 0 ? sp->choice.channels : 1;
+    NcclSystem sys;
+    nccl_system_from_node(&sp->cl->node, sp->nodes * sp->ppn, sp->nodes, &sys);
+    return sys.channels > 0 ? sys.channels : 1;
+}
+
+int ncclshape_tree_of(const NcclSimSpec *sp, int c)
+{
+    int cc = comm_channels(sp);
+    return sp->nodes > 1 && cc > 1 && c % cc >= cc / 2;
 }
 
 /* Whether spec's run may simulate a share of itself (channels merged by
@@ -32,8 +48,8 @@ int ncclshape_blocks(const NcclSimSpec *sp)
 /* The channels an orbit of ncclsym.h when spec's run may merge them (the
  * structure the maps need: full nodes of an even number G >= 4 of GPUs on
  * NVSwitch, from the cluster's first unless live_orbits, channels a multiple of G, Ring or Tree and not a broadcast;
- * Tree's orbits of G where the second tree's relabelling of the nodes
- * maps the leaves to leaves and the run is not live_orbits', else of G/2),
+ * Tree's G channels of an orbit on one tree of the double binary tree;
+ * Tree's orbits of G unless the run is live_orbits', else of G/2),
  * else 1; plan checks the rest
  * and runs them all if it fails. */
 int ncclshape_orbit(const NcclSimSpec *sp)
@@ -47,9 +63,10 @@ int ncclshape_orbit(const NcclSimSpec *sp)
         sp->op == NCCL_OP_BROADCAST || (sp->node0 && !sp->live_orbits) || sp->gpu0 || sp->ppn != G || G < 4 || G % 2 || C % G || nd->fabric != NODE_FABRIC_NVSWITCH ||
         (uint64_t)sp->nodes * (uint64_t)sp->ppn <= 1)
         return 1;
-    int N = sp->nodes, per = sp->cl->nodes_per_leaf;
-    bool leaves = N <= per || (N % 2 == 0 && N % per == 0);
-    return a == NCCL_ALGO_TREE && (!leaves || sp->live_orbits) ? G / 2 : ncclshape_key_map(sp).h;
+    for (int c = 0; a == NCCL_ALGO_TREE && c < C; c++)
+        if (ncclshape_tree_of(sp, c) != ncclshape_tree_of(sp, c - c % G))
+            return 1;
+    return a == NCCL_ALGO_TREE && sp->live_orbits ? G / 2 : ncclshape_key_map(sp).h;
 }
 
 double ncclshape_cap_hw_GBps(const NcclSimSpec *sp, NcclHw hw)

@@ -22,6 +22,13 @@ typedef struct {
 /* The orbits of ncclsym.h that spec's tie key follows: Tree G channels,
  * Ring G/2, G = ppn when even; else none (h 1). */
 NcclSymMap ncclshape_key_map(const NcclSimSpec *sp);
+/* Which tree of NCCL's double binary tree channel c runs: NCCL doubles its
+ * graph's channels, channel c and c + Cc/2 on the same GPUs and NIC, the
+ * first on tree 0, the second on tree 1 (connect.cc connectTrees; channels
+ * beyond the communicator's Cc repeat them, Cc/2 apart); on one node 0.
+ * Cc: the communicator's ring/tree channels (nccl_system_from_node), the
+ * call's own without the cluster's map. */
+int ncclshape_tree_of(const NcclSimSpec *sp, int c);
 /* Ring: the blocks nccltrans.h's translation may cut spec's run into, else 1
  * (a live_orbits run: 1). */
 int ncclshape_blocks(const NcclSimSpec *sp);

@@ -430,7 +430,7 @@ static bool plan(Run *R, char **err)
     R->C = sp->choice.channels > 0 ? sp->choice.channels : 1;
     R->map = ncclshape_key_map(sp);
     R->h = ncclshape_orbit(sp);
-    R->mm = (NcclSymMap){.G = sp->ppn, .nodes = sp->nodes, .h = R->h};
+    R->mm = (NcclSymMap){.G = sp->ppn, .h = R->h};
     R->S = R->C / R->h;
     R->T = ncclshape_blocks(sp);
     R->K = ncclproto_slices_per_chunk(a, p, sp->op);

@@ -124,25 +124,13 @@ const TopoRoute *ncclsym_route(NcclSym *s, const TopoRoute *r0)
     return t;
 }
 
-/* The GPU shift and whether the node is relabelled for the o-th channel. */
-static void shift_of(const NcclSymMap *m, int o, int *d, bool *relabel)
-{
-    *d = m->h == m->G ? o : 2 * o;
-    *relabel = m->h == m->G && o % 2;
-}
-
 /* Rank r moved by the o-th channel's rotation, dir +1 forward, -1 back
- * (the inverse): GPUs by the shift, nodes by NCCL's second-tree
- * relabelling (k + 1 mod N for odd N, its own inverse N - 1 - k else). */
+ * (the inverse): its GPU by o (h == G) or 2o (h == G/2), its node kept. */
 static int move(const NcclSymMap *m, int r, int o, int dir)
 {
     if (m->h <= 1)
         return r;
-    int d, k = r / m->G, g = r % m->G, N = m->nodes;
-    bool rl;
-    shift_of(m, o, &d, &rl);
-    if (rl)
-        k = N % 2 ? (k + dir + N) % N : N - 1 - k;
+    int d = m->h == m->G ? o : 2 * o, k = r / m->G, g = r % m->G;
     return k * m->G + ((g + dir * d) % m->G + m->G) % m->G;
 }
 

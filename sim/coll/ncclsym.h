@@ -4,11 +4,10 @@
  * On nodes of G GPUs (G even) whose channel c + 2 is channel c with every
  * GPU g of every node moved to g + 2 (mod G) — its rail, NIC and spine
  * moving along — and, for Tree, channel c + 1 is channel c with every GPU
- * moved by one and the nodes relabelled as NCCL's second tree relabels
- * them (k to N-1-k, or k+1 mod N for N odd), a channel's schedule is its
- * orbit's first channel's mapped: an orbit of h channels (Tree: G, the
- * channels c0..c0+G-1 with c0 % G == 0; Ring: G/2, the channels c0 + 2o
- * with c0 % G < 2). A merged run simulates each orbit's first channel on
+ * moved by one (the two on the same tree of NCCL's double binary tree:
+ * ncclshape_tree_of), a channel's schedule is its orbit's first channel's
+ * mapped: an orbit of h channels (Tree: G, the channels c0..c0+G-1 with
+ * c0 % G == 0; Ring: G/2, the channels c0 + 2o with c0 % G < 2). A merged run simulates each orbit's first channel on
  * links merged by orbit (each link stands for the h links of its orbit);
  * its lanes' timelines are those of all h channels, mapped. Exact where
  * the maps carry the schedule, the routes and the links' rates and
@@ -29,17 +28,15 @@ typedef struct NcclSym NcclSym;
 /* An orbit's maps of ranks. */
 typedef struct {
     int G;                   /* GPUs a node, all taking part, even (else h is 1) */
-    int nodes;               /* nodes */
-    int h;                   /* channels an orbit: G (rotations and the second tree's relabelling), G/2
-                              * (rotations) or 1 (none) */
+    int h;                   /* channels an orbit: G (rotations by one GPU), G/2 (by two) or 1 (none) */
 } NcclSymMap;
 
 /* Channels an orbit's first ones stand apart: the o-th channel of an orbit is its first + q*o, q = G/h. */
 static inline int ncclsym_q(const NcclSymMap *m) { return m->h > 1 ? m->G / m->h : 1; }
 
 /* Rank r of an orbit's first channel as it is in the orbit's o-th
- * (0 <= o < h): its GPU moved by o (h == G, the node relabelled when o is
- * odd) or by 2o (h == G/2). ncclsym_back is its inverse. */
+ * (0 <= o < h): its GPU moved by o (h == G) or by 2o (h == G/2), its node
+ * the same. ncclsym_back is its inverse. */
 int ncclsym_fwd(const NcclSymMap *m, int r, int o);
 int ncclsym_back(const NcclSymMap *m, int r, int o);
 

@@ -115,9 +115,10 @@ START_TEST(tree_closed_forms)
         run(&x, N, m, NCCL_OP_ALLREDUCE, NCCL_ALGO_TREE, C, S, sent, &st);
         NcclRoutes *rt = ncclroute_new(x.t, &x.cl, N, m);
         int32_t *tree = g_new(int32_t, (size_t)n * 4);
+        NcclSimSpec tsp = {.cl = &x.cl, .nodes = N, .ppn = m, .choice = {.channels = C}};
         for (int c = 0; c < C; c++) {
             int rail;
-            ncclroute_tree(rt, c, N, m, tree, &rail);
+            ncclroute_tree(rt, c, ncclshape_tree_of(&tsp, c), N, m, tree, &rail);
             for (int r = 0; r < n; r++)
                 for (int i = 0; i < 4; i++)
                     want[r] += tree[r * 4 + i] >= 0 ? S / (uint64_t)C : 0;
@@ -144,6 +145,49 @@ START_TEST(tree_closed_forms)
     ck_assert_uint_eq(sent[0], S);
     ck_assert_uint_eq(sent[1], S);
     ncclfix_clear(&x);
+}
+END_TEST
+
+/* The double binary tree as NCCL lays it over its channels (connect.cc
+ * connectTrees, 2.21.5): it doubles the graph's Cc/2 channels, channel c
+ * and c + Cc/2 on the same GPUs and NIC, the first on tree 0, the second
+ * on tree 1; Cc is 2 x the NICs between nodes. So every NIC carries one
+ * channel of each tree, and the tree edges leaving a node through each of
+ * its rails number the same: deg0 + deg1 (every node is inside one tree
+ * and a leaf, or the root, of the other). Laid c % 2, each rail would
+ * carry two channels of one tree: 2 x deg0 on half the rails, 2 x deg1 on
+ * the others. */
+START_TEST(tree_pairs_on_a_nic)
+{
+    int shapes[][2] = {{4, 16}, {7, 16}, {4, 8}, {16, 32}};   /* nodes, channels */
+    for (size_t k = 0; k < G_N_ELEMENTS(shapes); k++) {
+        int N = shapes[k][0], C = shapes[k][1], m = 8, n = N * m;
+        NcclFix x;
+        ncclfix_init(&x, "dgx-a100", N, 0);
+        NcclSimSpec sp = {.cl = &x.cl, .nodes = N, .ppn = m, .choice = {.channels = C}};
+        NcclRoutes *rt = ncclroute_new(x.t, &x.cl, N, m);
+        int32_t *tree = g_new(int32_t, (size_t)n * 4);
+        int *edges = g_new0(int, (size_t)N * m), *rail = g_new(int, C);   /* per node and rail: edges between nodes */
+        for (int c = 0; c < C; c++) {
+            ck_assert_int_eq(ncclshape_tree_of(&sp, c), c % 16 >= 8);   /* Cc = 2 x 8 NICs */
+            ncclroute_tree(rt, c, ncclshape_tree_of(&sp, c), N, m, tree, &rail[c]);
+            if (c >= 8)
+                ck_assert_int_eq(rail[c], rail[c - 8]);   /* a pair on one NIC */
+            for (int r = 0; r < n; r++)
+                for (int i = 0; i < 4; i++)
+                    if (i != 1 && tree[r * 4 + i] >= 0 && tree[r * 4 + i] / m != r / m)
+                        edges[(r / m) * m + rail[c]]++;
+        }
+        for (int node = 0; node < N; node++)
+            for (int g = 1; g < m; g++)
+                ck_assert_msg(edges[node * m + g] == edges[node * m], "%d nodes, %d channels: node %d rail %d has %d "
+                              "edges, rail 0 %d", N, C, node, g, edges[node * m + g], edges[node * m]);
+        g_free(edges);
+        g_free(rail);
+        g_free(tree);
+        ncclroute_free(rt);
+        ncclfix_clear(&x);
+    }
 }
 END_TEST
 
@@ -292,6 +336,7 @@ int main(void)
     tcase_add_test(testmain_case(s, "closed-forms"), ring_closed_forms);
     tcase_add_test(testmain_case(s, "closed-forms-partial"), ring_partial_loop);
     tcase_add_test(testmain_case(s, "closed-forms-tree"), tree_closed_forms);
+    tcase_add_test(testmain_case(s, "tree-pairs"), tree_pairs_on_a_nic);
     tcase_add_test(testmain_case(s, "closed-forms-nvls"), nvls_closed_forms);
     tcase_add_test(testmain_case(s, "memory"), memory_estimate);
     tcase_add_test(testmain_case(s, "training"), train_comm_bytes);

@@ -61,10 +61,8 @@ static bool agree(NcclFix *x, int nodes, NcclOp op, NcclAlgo a, NcclProto p, int
     st[1].lanes /= T;
     st[1].conns /= T;
     bool merged = st[0].lanes < st[1].lanes;
-    if (merged) {   /* Tree: an orbit of m channels where the second tree maps leaves to leaves; else m/2 */
-        int per = x->cl.nodes_per_leaf;
-        bool leaves = nodes <= per || (nodes % 2 == 0 && nodes % per == 0);
-        uint64_t h = a == NCCL_ALGO_TREE && leaves ? (uint64_t)m : (uint64_t)m / 2;
+    if (merged) {   /* Tree: an orbit of m channels, all on one tree (their rotations by one GPU); Ring: m/2 */
+        uint64_t h = a == NCCL_ALGO_TREE ? (uint64_t)m : (uint64_t)m / 2;
         ck_assert_uint_eq(st[0].lanes * h, st[1].lanes);
         ck_assert_uint_eq(st[0].conns * h, st[1].conns);
         ck_assert_uint_lt(st[0].events, st[1].events);
@@ -172,23 +170,21 @@ START_TEST(translated_is_full)
 }
 END_TEST
 
-/* The maps of ranks: Ring's moves GPU g to g + 2o; Tree's to g + o, odd
- * o relabelling the nodes (k to N-1-k, or k+1 mod N for N odd); back
- * undoes fwd. */
+/* The maps of ranks: Ring's moves GPU g to g + 2o, Tree's to g + o (mod
+ * 8), both keeping the node; back undoes fwd. */
 START_TEST(maps)
 {
-    NcclSymMap ring = {.G = 8, .nodes = 4, .h = 4}, tree = {.G = 8, .nodes = 4, .h = 8},
-               odd = {.G = 8, .nodes = 3, .h = 8};
+    NcclSymMap ring = {.G = 8, .h = 4}, tree = {.G = 8, .h = 8};
     ck_assert_int_eq(ncclsym_fwd(&ring, 0, 1), 2);
     ck_assert_int_eq(ncclsym_fwd(&ring, 7, 1), 1);
     ck_assert_int_eq(ncclsym_fwd(&ring, 15, 3), 13);
-    ck_assert_int_eq(ncclsym_fwd(&tree, 9, 1), 2 * 8 + 2);
-    ck_assert_int_eq(ncclsym_fwd(&tree, 9, 2), 8 + 3);
-    ck_assert_int_eq(ncclsym_fwd(&odd, 17, 3), 0 * 8 + 4);
-    const NcclSymMap *maps[] = {&ring, &tree, &odd};
-    for (int k = 0; k < 3; k++)
+    ck_assert_int_eq(ncclsym_fwd(&tree, 9, 1), 8 + 2);
+    ck_assert_int_eq(ncclsym_fwd(&tree, 9, 7), 8 + 0);
+    ck_assert_int_eq(ncclsym_fwd(&tree, 17, 3), 2 * 8 + 4);
+    const NcclSymMap *maps[] = {&ring, &tree};
+    for (int k = 0; k < 2; k++)
         for (int o = 0; o < maps[k]->h; o++)
-            for (int r = 0; r < maps[k]->nodes * 8; r++)
+            for (int r = 0; r < 4 * 8; r++)
                 ck_assert_int_eq(ncclsym_back(maps[k], ncclsym_fwd(maps[k], r, o), o), r);
 }
 END_TEST
