@@ -477,7 +477,7 @@ Scenario *scenario_from_cfg(CfgNode *root, char **err)
     if (!cfg_expect_map(root, "a scenario", err))
         goto fail;
     if (cfg_peek(root, "sweep")) {
-        *err = cfg_err(cfg_peek(root, "sweep"), "this file defines a sweep; expected `arsim sweep` for it");
+        *err = cfg_err(cfg_peek(root, "sweep"), "this file defines a sweep; expected `arsim sweep` for it (or --set sweep=null for one point)");
         goto fail;
     }
     /* misspelt keys first, before the rules about the values they would set */
