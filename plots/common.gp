@@ -15,4 +15,6 @@ fulltitle = plottitle . ((subtitle eq "") ? "" : "\n" . subtitle)
 set title fulltitle
 set grid lc rgb "#dddddd"
 set key outside below center horizontal
+# Past eight lines the colours repeat: lines 9 to 16 take the colours of 1 to 8, dashed.
+do for [i=1:8] { set linetype i + 8 linecolor i dashtype 2 }
 set border lw 1
