@@ -7,16 +7,14 @@
 # Prints "ok <test>" or "FAIL <test>: why" per test.
 set -u
 A=${ARSIM:?set ARSIM to the arsim binary}
-G=models/gen/gen_llama3_titan.py
 T=$(mktemp -d "${TMPDIR:-/tmp}/arsim-titan.XXXXXX") || exit 1
 trap 'rm -rf "$T"' EXIT
 export LC_ALL=C
 # shellcheck source=../clilib.bash
 . tests/clilib.bash
 
-# llama3-8b (torchtitan's 8B: dim 4096, 32 heads, 8 KV heads, FFN 14336), batch 2, sequence 8192
-d=4096 H=32 hd=128 dkv=1024 f=14336 S=8192 b=2
-tok=$((b * S)) nd=$((b * S * d)) nr=$((b * S * (d + dkv))) nkv=$((b * S * dkv)) nf=$((b * S * f))
+# llama3-8b (torchtitan's 8B): dim 4096, K/V projections 1024 wide (8 KV heads), FFN 14336
+d=4096 dkv=1024 f=14336
 
 # the copy-out's bytes are 4 a parameter: the block's parameters as the measured block counted them
 block_params() {

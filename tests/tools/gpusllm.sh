@@ -4,9 +4,7 @@
 # models/gpus-llm.yaml and gpus-llm-cudnn.yaml (models/gen/gen_gpus_llm.py)
 # and the model files of gen_gpt3.py, gen_models.py, gen_lee_models.py and
 # gen_vgg16_small.py. What those files say is tests/cli/gpusllm.sh's.
-A=${ARSIM:-./arsim}
 source tests/clilib.bash
-T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 
 gen_check() { python3 models/gen/gen_gpus_llm.py --check >/dev/null; }
 if python3_or_skip "gen_gpus_llm.py --check" models/gen/gen_gpus_llm.py; then
